@@ -1,0 +1,75 @@
+// Package activities holds the side-effecting steps of workflows. One Activities value
+// carries every dependency; each method is a small idempotent step that persists through
+// the sqlc queries or talks to the outside world.
+package activities
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/db"
+	"paycore/internal/netguard"
+	"paycore/internal/sealbox"
+	"paycore/internal/webhooksig"
+)
+
+// Activities is registered with the worker; its methods are the activities.
+type Activities struct {
+	pool    *pgxpool.Pool
+	q       *db.Queries
+	box     *sealbox.Box
+	signer  *webhooksig.ECDSASigner
+	public  *http.Client // webhook client that refuses non-public addresses
+	sandbox *http.Client // client for sandbox platforms; may reach private addresses
+	log     *slog.Logger
+}
+
+// Options configures New.
+type Options struct {
+	Pool   *pgxpool.Pool
+	Box    *sealbox.Box
+	Signer *webhooksig.ECDSASigner
+	Logger *slog.Logger
+	// WebhookTimeout bounds one delivery attempt.
+	WebhookTimeout time.Duration
+	// SandboxAllowPrivate lets sandbox platforms deliver to loopback and private addresses
+	// (local development). Production platforms never can.
+	SandboxAllowPrivate bool
+}
+
+// New builds the activities.
+func New(o Options) *Activities {
+	if o.WebhookTimeout <= 0 {
+		o.WebhookTimeout = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Activities{
+		pool:    o.Pool,
+		q:       db.New(o.Pool),
+		box:     o.Box,
+		signer:  o.Signer,
+		public:  webhookClient(false, o.WebhookTimeout),
+		sandbox: webhookClient(o.SandboxAllowPrivate, o.WebhookTimeout),
+		log:     o.Logger,
+	}
+}
+
+func webhookClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			DialContext:         netguard.Dialer(allowPrivate, timeout).DialContext,
+			Proxy:               nil, // a proxy would connect on our behalf and bypass the address check
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: timeout,
+		},
+		// Redirects are not followed: a receiver must answer at the configured URL.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

@@ -1,0 +1,227 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/webhooksig"
+)
+
+// Application error types returned by DeliverWebhook.
+const (
+	ErrDeliveryFailed = "WEBHOOK_DELIVERY_FAILED"  // retryable: non-2xx answer or network error
+	ErrEndpointGone   = "WEBHOOK_ENDPOINT_GONE"    // 410: the endpoint is disabled, no more retries
+	ErrNoEndpoint     = "WEBHOOK_ENDPOINT_NOT_SET" // no (enabled) endpoint configured
+	ErrEventClosed    = "WEBHOOK_EVENT_CLOSED"     // the event is no longer pending
+)
+
+// Final event statuses.
+const (
+	EventDelivered     = "DELIVERED"
+	EventFailed        = "FAILED"
+	EventUndeliverable = "UNDELIVERABLE"
+)
+
+// maxStoredBody bounds how much of a receiver's answer is kept.
+const maxStoredBody = 4096
+
+// DeliverInput names the event to deliver.
+type DeliverInput struct {
+	EventID string
+	Once    bool
+}
+
+// DeliveryOutcome is what one attempt saw.
+type DeliveryOutcome struct {
+	URL        string    `json:"url"`
+	StatusCode int       `json:"statusCode"`
+	Body       string    `json:"body"`
+	Error      string    `json:"error,omitempty"`
+	Delivered  bool      `json:"delivered"`
+	StartedAt  time.Time `json:"startedAt"`
+	LatencyMs  int64     `json:"latencyMs"`
+}
+
+// DeliverWebhook makes one delivery attempt of an event and records it. It returns nil when
+// the receiver accepted the event (2xx) or already had it (409). Other answers are
+// retryable errors, except 410, which disables the endpoint. With in.Once the outcome is
+// returned without error whatever the receiver said, and the event is closed.
+func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliveryOutcome, error) {
+	eventID, err := ids.Parse(ids.Webhook, in.EventID)
+	if err != nil {
+		return DeliveryOutcome{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
+	}
+	ev, err := a.q.WebhookEventGetByID(ctx, eventID)
+	if err != nil {
+		return DeliveryOutcome{}, fmt.Errorf("load event %s: %w", in.EventID, err)
+	}
+	if ev.Status != "PENDING" {
+		return DeliveryOutcome{}, temporal.NewNonRetryableApplicationError("event is "+ev.Status, ErrEventClosed, nil)
+	}
+	p, err := a.q.PlatformGet(ctx, ev.PlatformID)
+	if err != nil {
+		return DeliveryOutcome{}, fmt.Errorf("load platform of event %s: %w", in.EventID, err)
+	}
+	if p.WebhookEndpoint == "" || p.WebhookDisabledAt != nil {
+		msg := "the platform has no webhook endpoint"
+		if p.WebhookDisabledAt != nil {
+			msg = "the platform's webhook endpoint was disabled after it answered 410 Gone"
+		}
+		return DeliveryOutcome{Error: msg}, temporal.NewNonRetryableApplicationError(msg, ErrNoEndpoint, nil)
+	}
+	out := a.attempt(ctx, ev, p)
+	accepted := out.Error == "" && (out.StatusCode/100 == 2 || out.StatusCode == http.StatusConflict)
+	out.Delivered = accepted
+	err = db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		if err := a.record(ctx, q, ev.ID, out); err != nil {
+			return err
+		}
+		switch {
+		case accepted:
+			return q.WebhookEventMarkDelivered(ctx, ev.ID)
+		case in.Once:
+			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: EventFailed})
+		case out.StatusCode == http.StatusGone:
+			if err := q.PlatformDisableWebhook(ctx, db.PlatformDisableWebhookParams{ID: p.ID, WebhookEndpoint: out.URL}); err != nil {
+				return err
+			}
+			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: EventUndeliverable})
+		}
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("record attempt of %s: %w", in.EventID, err)
+	}
+	a.log.Info("webhook attempt", "event", in.EventID, "type", ev.Type, "status", out.StatusCode, "error", out.Error)
+	switch {
+	case accepted || in.Once:
+		return out, nil
+	case out.StatusCode == http.StatusGone:
+		return out, temporal.NewNonRetryableApplicationError("endpoint answered 410 Gone; disabled", ErrEndpointGone, nil)
+	case out.Error != "":
+		return out, temporal.NewApplicationError(out.Error, ErrDeliveryFailed)
+	default:
+		return out, temporal.NewApplicationError("endpoint answered "+strconv.Itoa(out.StatusCode), ErrDeliveryFailed)
+	}
+}
+
+// attempt signs and sends the event once.
+func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platform) DeliveryOutcome {
+	out := DeliveryOutcome{URL: p.WebhookEndpoint}
+	now := time.Now().UTC()
+	msgID := ids.Format(ids.Webhook, ev.ID)
+	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
+	if err != nil {
+		out.Error = "encode event: " + err.Error()
+		return out
+	}
+	secrets, err := a.signingSecrets(ctx, p.ID)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	sig, err := a.signer.Sign(body)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.WebhookEndpoint, bytes.NewReader(body))
+	if err != nil {
+		out.Error = "build request: " + err.Error()
+		return out
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "paycore-webhooks/1")
+	req.Header.Set(webhooksig.HeaderServiceSignature, sig)
+	req.Header.Set(webhooksig.HeaderID, msgID)
+	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard(secrets, msgID, now, body))
+	client := a.public
+	if p.Environment == "SANDBOX" {
+		client = a.sandbox
+	}
+	out.StartedAt = time.Now()
+	resp, err := client.Do(req)
+	out.LatencyMs = time.Since(out.StartedAt).Milliseconds()
+	if err != nil {
+		out.Error = "send: " + err.Error()
+		return out
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxStoredBody))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	out.StatusCode = resp.StatusCode
+	out.Body = string(bytes.ToValidUTF8(b, []byte("?")))
+	return out
+}
+
+func (a *Activities) record(ctx context.Context, q *db.Queries, eventID uuid.UUID, out DeliveryOutcome) error {
+	now := time.Now()
+	started := out.StartedAt
+	if started.IsZero() {
+		started = now
+	}
+	var status *int32
+	if out.StatusCode != 0 {
+		s := int32(out.StatusCode)
+		status = &s
+	}
+	var errText *string
+	if out.Error != "" {
+		errText = &out.Error
+	}
+	if err := q.WebhookAttemptCreate(ctx, db.WebhookAttemptCreateParams{
+		EventID: eventID, Url: out.URL, StartedAt: started, LatencyMs: int32(out.LatencyMs), StatusCode: status, Error: errText, ResponseBody: out.Body,
+	}); err != nil {
+		return err
+	}
+	return q.WebhookEventRecordAttempt(ctx, db.WebhookEventRecordAttemptParams{
+		ID: eventID, AttemptedAt: &started, StatusCode: status, LastError: errText,
+	})
+}
+
+// signingSecrets returns the platform's Standard Webhooks secrets, newest first.
+func (a *Activities) signingSecrets(ctx context.Context, platformID uuid.UUID) ([][]byte, error) {
+	rows, err := a.q.WebhookSecretListActive(ctx, platformID)
+	if err != nil {
+		return nil, fmt.Errorf("load webhook secrets: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("platform has no webhook secret")
+	}
+	out := make([][]byte, 0, len(rows))
+	for _, r := range rows {
+		raw, err := a.box.Open(webhooksig.SealLabel, r.SecretSealed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	return out, nil
+}
+
+// MarkWebhookFinal closes a pending event with a final status (FAILED or UNDELIVERABLE).
+func (a *Activities) MarkWebhookFinal(ctx context.Context, eventID, status string) error {
+	id, err := ids.Parse(ids.Webhook, eventID)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
+	}
+	if err := a.q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: id, Status: status}); err != nil {
+		return fmt.Errorf("mark event %s %s: %w", eventID, status, err)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/ids"
+	"paycore/internal/secrets"
+)
+
+// Token permissions.
+const (
+	PermView     = "VIEW"
+	PermTransact = "TRANSACT"
+	PermManage   = "MANAGE"
+)
+
+var permissions = []string{PermView, PermTransact, PermManage}
+
+// Principal is the authenticated caller of a platform route.
+type Principal struct {
+	PlatformID  uuid.UUID
+	TokenID     uuid.UUID
+	Permissions []string
+	Sandbox     bool
+}
+
+type principalKey struct{}
+
+func principalFrom(ctx context.Context) Principal {
+	p, _ := ctx.Value(principalKey{}).(Principal)
+	return p
+}
+
+// dummyDigest keeps the work of a lookup miss equal to a hit's.
+var dummyDigest = secrets.Digest("paycore-no-such-token")
+
+// authenticate checks HTTP Basic credentials: the username is the token's clientId (its
+// uuid) or its full id "Token:<uuid>", the password its secret.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, ok := basicCredentials(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="paycore"`)
+			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing or malformed HTTP Basic credentials (token id and secret)"})
+			return
+		}
+		row, err := s.q.TokenAuthenticate(r.Context(), id)
+		if err != nil {
+			secrets.Matches(secret, dummyDigest)
+			if isNoRows(err) {
+				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid API credentials"})
+				return
+			}
+			writeError(w, r, err)
+			return
+		}
+		if !secrets.Matches(secret, row.SecretHash) {
+			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid API credentials"})
+			return
+		}
+		p := Principal{PlatformID: row.PlatformID, TokenID: row.ID, Permissions: row.Permissions, Sandbox: row.Environment == envSandbox}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	})
+}
+
+func basicCredentials(header string) (uuid.UUID, string, bool) {
+	raw, ok := strings.CutPrefix(header, "Basic ")
+	if !ok {
+		return uuid.Nil, "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+	if err != nil {
+		return uuid.Nil, "", false
+	}
+	creds := strings.TrimPrefix(string(b), ids.Token+":")
+	user, secret, ok := strings.Cut(creds, ":")
+	if !ok || secret == "" {
+		return uuid.Nil, "", false
+	}
+	id, err := uuid.Parse(user)
+	if err != nil || len(user) != 36 {
+		return uuid.Nil, "", false
+	}
+	return id, secret, true
+}
+
+// require allows the request only when the token holds perm.
+func require(perm string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !slices.Contains(principalFrom(r.Context()).Permissions, perm) {
+				writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+					Message: "this API token lacks the " + perm + " permission"})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// sandboxOnly refuses sandbox routes to production platforms.
+func sandboxOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !principalFrom(r.Context()).Sandbox {
+			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "sandbox endpoints are not available to production platforms"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

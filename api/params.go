@@ -1,0 +1,152 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"paycore/internal/cursor"
+	"paycore/internal/ids"
+)
+
+// Page size bounds of every paginated list.
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+// query reads and validates query parameters, collecting the first error.
+type query struct {
+	v   url.Values
+	err error
+}
+
+func newQuery(r *http.Request, allowed ...string) *query {
+	q := &query{v: r.URL.Query()}
+	for name := range q.v {
+		found := false
+		for _, a := range allowed {
+			if a == name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			q.fail(invalidField(name, "unknown query parameter %q (allowed: %s)", name, strings.Join(allowed, ", ")))
+		}
+	}
+	return q
+}
+
+func (q *query) fail(e *Error) {
+	if q.err == nil {
+		q.err = e
+	}
+}
+
+func (q *query) str(name string) *string {
+	if !q.v.Has(name) {
+		return nil
+	}
+	s := q.v.Get(name)
+	if s == "" {
+		q.fail(invalidField(name, "query parameter %s must not be empty", name))
+		return nil
+	}
+	return &s
+}
+
+func (q *query) time(name string) *time.Time {
+	s := q.str(name)
+	if s == nil {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		q.fail(invalidField(name, "query parameter %s must be an ISO 8601 date-time such as 2025-10-13T00:00:00Z", name))
+		return nil
+	}
+	return &t
+}
+
+func (q *query) boolean(name string, def bool) bool {
+	s := q.str(name)
+	if s == nil {
+		return def
+	}
+	b, err := strconv.ParseBool(*s)
+	if err != nil || (*s != "true" && *s != "false") {
+		q.fail(invalidField(name, "query parameter %s must be true or false", name))
+		return def
+	}
+	return b
+}
+
+func (q *query) enum(name string, values ...string) *string {
+	s := q.str(name)
+	if s == nil {
+		return nil
+	}
+	for _, v := range values {
+		if *s == v {
+			return s
+		}
+	}
+	q.fail(invalidField(name, "query parameter %s must be one of %s", name, strings.Join(values, ", ")))
+	return nil
+}
+
+func (q *query) limit() int32 {
+	s := q.str("limit")
+	if s == nil {
+		return defaultLimit
+	}
+	n, err := strconv.Atoi(*s)
+	if err != nil || n < 1 || n > maxLimit {
+		q.fail(invalidField("limit", "limit must be an integer from 1 to %d", maxLimit))
+		return defaultLimit
+	}
+	return int32(n)
+}
+
+// cursor decodes the cursor parameter of list into pos; ok reports whether one was given.
+func (q *query) cursor(list string, pos any) bool {
+	s := q.str("cursor")
+	if s == nil {
+		return false
+	}
+	if err := cursor.Decode(list, *s, pos); err != nil {
+		q.fail(invalidField("cursor", "cursor is not valid for this list; pass nextCursor from a previous page unchanged"))
+		return false
+	}
+	return true
+}
+
+// pathID parses a path parameter of the form <prefix>:<uuid>; a malformed id is simply
+// not found.
+func pathID(r *http.Request, param, prefix string, nf *Error) (uuid.UUID, error) {
+	id, err := ids.Parse(prefix, chi.URLParam(r, param))
+	if err != nil {
+		return uuid.Nil, nf
+	}
+	return id, nil
+}
+
+// page trims a fetched page of limit+1 rows and builds the envelope.
+func page[R, T any](rows []R, limit int32, total int64, conv func(R) T, next func(R) string) List[T] {
+	out := List[T]{Data: make([]T, 0, min(len(rows), int(limit))), TotalCount: total}
+	if len(rows) > int(limit) {
+		rows = rows[:limit]
+		out.HasMore = true
+		out.NextCursor = next(rows[len(rows)-1])
+	}
+	for _, r := range rows {
+		out.Data = append(out.Data, conv(r))
+	}
+	return out
+}

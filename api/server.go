@@ -1,0 +1,198 @@
+// Package api is the REST interface: the chi router, middleware (request id, recovery,
+// body limit, access log, metrics, authentication, idempotency), one file per resource,
+// and the OpenAPI document it serves.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+
+	"paycore/db"
+	"paycore/internal/config"
+	"paycore/internal/metrics"
+	"paycore/internal/netguard"
+	"paycore/internal/sealbox"
+	"paycore/internal/webhooksig"
+	"paycore/workflows"
+)
+
+const (
+	envSandbox    = "SANDBOX"
+	envProduction = "PRODUCTION"
+)
+
+// Deps are the API's collaborators.
+type Deps struct {
+	Pool     *pgxpool.Pool
+	Temporal client.Client
+	Config   config.Config
+	Metrics  *metrics.Metrics
+	Box      *sealbox.Box
+	Signer   *webhooksig.ECDSASigner
+	Logger   *slog.Logger
+	// Resolver resolves webhook hosts when they are saved; net.DefaultResolver when nil.
+	Resolver netguard.Resolver
+}
+
+// Server serves the API.
+type Server struct {
+	Deps
+	q      *db.Queries
+	router chi.Router
+}
+
+// New builds the HTTP handler of the whole service.
+func New(d Deps) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Resolver == nil {
+		d.Resolver = net.DefaultResolver
+	}
+	if d.Metrics == nil {
+		d.Metrics = metrics.New()
+	}
+	s := &Server{Deps: d, q: db.New(d.Pool)}
+	s.router = s.routes()
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// Router exposes the route tree (the OpenAPI completeness test walks it).
+func (s *Server) Router() chi.Routes { return s.router }
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer)
+	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
+		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+	}))
+	r.MethodNotAllowed(handler(func(http.ResponseWriter, *http.Request) error {
+		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Message: "method not allowed on this route"}
+	}))
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	r.Get("/readyz", handler(s.ready))
+	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
+	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
+	r.Get("/openapi.yaml", serveOpenAPI)
+
+	r.Route(s.Config.BasePath(), func(r chi.Router) {
+		r.Use(bodyLimit(s.Config.MaxBodyBytes), s.authenticate)
+		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
+			return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+		}))
+		manage := require(PermManage)
+
+		r.Get("/config", handler(s.getConfig))
+		r.With(manage).Patch("/config", handler(s.patchConfig))
+
+		r.With(manage, s.idempotent).Post("/tokens", handler(s.createToken))
+		r.Get("/tokens", handler(s.listTokens))
+		r.Get("/tokens/{tokenId}", handler(s.getToken))
+		r.With(manage).Delete("/tokens/{tokenId}", handler(s.deleteToken))
+
+		r.Get("/uma-providers", handler(s.listUmaProviders))
+
+		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
+		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))
+		r.Get("/webhooks/events", handler(s.listWebhookEvents))
+		r.Get("/webhooks/events/{eventId}", handler(s.getWebhookEvent))
+		r.With(manage, s.idempotent).Post("/webhooks/events/{eventId}/redeliver", handler(s.redeliverWebhook))
+		r.Get("/webhooks/signing-key", handler(s.getSigningKey))
+		r.With(manage).Get("/webhooks/secret", handler(s.getWebhookSecret))
+		r.With(manage, s.idempotent).Post("/webhooks/secret/rotate", handler(s.rotateWebhookSecret))
+	})
+	return r
+}
+
+func (s *Server) webhookRetry() workflows.WebhookRetry {
+	return workflows.WebhookRetry{Initial: s.Config.WebhookRetryStart, MaxInterval: s.Config.WebhookRetryMax, MaxAge: s.Config.WebhookRetryAge}
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	checks := map[string]string{"postgres": "ok", "temporal": "ok"}
+	status := http.StatusOK
+	if err := s.Pool.Ping(ctx); err != nil {
+		checks["postgres"] = err.Error()
+		status = http.StatusServiceUnavailable
+	}
+	if _, err := s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		checks["temporal"] = err.Error()
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ready", false: "unavailable"}[status == 200], "checks": checks})
+	return nil
+}
+
+func requestIDHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", middleware.GetReqID(r.Context()))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panic into a logged 500 in the error envelope.
+func recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func bodyLimit(n int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > n {
+				writeError(w, r, invalid("request body is larger than %d bytes", n))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// observe records metrics and an access log line per request.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		route := chi.RouteContext(r.Context()).RoutePattern()
+		if route == "" {
+			route = "unmatched"
+		}
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		s.Metrics.Requests.WithLabelValues(r.Method, route, fmt.Sprint(status)).Inc()
+		s.Metrics.Latency.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+		s.Logger.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", status), slog.Duration("elapsed", elapsed), slog.String("request_id", middleware.GetReqID(r.Context())))
+	})
+}
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

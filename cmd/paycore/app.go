@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	tlog "go.temporal.io/sdk/log"
+
+	"paycore/activities"
+	"paycore/api"
+	"paycore/db"
+	"paycore/internal/config"
+	"paycore/internal/metrics"
+	"paycore/internal/sealbox"
+	"paycore/internal/webhooksig"
+	"paycore/worker"
+	"paycore/workflows"
+	"paycore/workflows/start"
+)
+
+// app is the wiring shared by the serve, worker and dev commands.
+type app struct {
+	cfg      config.Config
+	log      *slog.Logger
+	pool     *pgxpool.Pool
+	temporal client.Client
+	box      *sealbox.Box
+	signer   *webhooksig.ECDSASigner
+	metrics  *metrics.Metrics
+}
+
+func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
+	if cfg.MasterKey == "" {
+		return nil, errors.New("PAYCORE_MASTER_KEY is not set (base64 of 32 random bytes; `paycore dev` generates one)")
+	}
+	key, err := sealbox.ParseKey(cfg.MasterKey)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_MASTER_KEY: %w", err)
+	}
+	box, err := sealbox.New(key)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := db.Connect(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: metrics.New()}
+	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	a.temporal, err = client.DialContext(ctx, client.Options{
+		HostPort:     cfg.TemporalAddress,
+		Namespace:    cfg.TemporalNamespace,
+		Logger:       tlog.NewStructuredLogger(log.With("component", "temporal")),
+		Interceptors: []interceptor.ClientInterceptor{start.CountStarts(a.metrics.WorkflowStarts)},
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to temporal at %s: %w", cfg.TemporalAddress, err)
+	}
+	return a, nil
+}
+
+func (a *app) close() {
+	a.temporal.Close()
+	a.pool.Close()
+}
+
+const signingKeyName = "webhook-ecdsa-p256"
+
+// loadSigningKey returns the service's webhook signing key, creating it on first use. The
+// insert is a no-op when another process created it first, so every process ends up with
+// the same key.
+func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webhooksig.ECDSASigner, error) {
+	der, err := webhooksig.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	s, err := webhooksig.NewECDSASigner(der)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.ServiceKeyInsert(ctx, db.ServiceKeyInsertParams{Name: signingKeyName, PrivateSealed: box.Seal(signingKeyName, der), PublicKeyPem: s.PublicKeyPEM()}); err != nil {
+		return nil, fmt.Errorf("store webhook signing key: %w", err)
+	}
+	row, err := q.ServiceKeyGet(ctx, signingKeyName)
+	if err != nil {
+		return nil, fmt.Errorf("load webhook signing key: %w", err)
+	}
+	der, err = box.Open(signingKeyName, row.PrivateSealed)
+	if err != nil {
+		return nil, fmt.Errorf("webhook signing key does not open under PAYCORE_MASTER_KEY: %w", err)
+	}
+	return webhooksig.NewECDSASigner(der)
+}
+
+func (a *app) apiHandler() *api.Server {
+	return api.New(api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log})
+}
+
+// runAPI serves HTTP on ln until ctx ends, then drains in-flight requests.
+func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: a.apiHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	return nil
+}
+
+// runWorker runs the Temporal worker, the webhook outbox relay and the janitor until ctx
+// ends, then stops the worker gracefully (in-flight activities get WorkerStopTimeout).
+func (a *app) runWorker(ctx context.Context) error {
+	acts := activities.New(activities.Options{
+		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
+		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
+	})
+	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	relay := &worker.Relay{Pool: a.pool, Client: a.temporal, Logger: a.log.With("component", "relay"),
+		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
+	janitor := &worker.Janitor{Queries: db.New(a.pool), Logger: a.log.With("component", "janitor")}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = relay.Run(ctx) }()
+	go func() { defer wg.Done(); janitor.Run(ctx) }()
+	<-ctx.Done()
+	wg.Wait()
+	w.Stop()
+	return nil
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"paycore/api"
+	"paycore/db"
+	"paycore/internal/config"
+	"paycore/internal/devserver"
+	"paycore/internal/ids"
+	"paycore/internal/sealbox"
+	"paycore/workflows"
+)
+
+// devCredentials are kept in the data folder so a restart prints the same credentials.
+type devCredentials struct {
+	PlatformID   string `json:"platformId"`
+	TokenID      string `json:"tokenId"`
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+}
+
+// runDev starts the whole stack on embedded defaults: the pinned Temporal dev server
+// (persisted under the data folder, with its UI), the database and its migrations, a
+// sandbox platform on first start, the API and the worker. Ctrl-C stops everything.
+func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.Writer) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	if os.Getenv("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE") == "" {
+		cfg.SandboxPrivateOK = true // local receivers are the point of a dev stack
+	}
+	if cfg.MasterKey == "" {
+		k, err := readOrCreate(filepath.Join(cfg.DataDir, "master.key"), sealbox.NewKey)
+		if err != nil {
+			return err
+		}
+		cfg.MasterKey = k
+	}
+	host, port, err := net.SplitHostPort(cfg.TemporalAddress)
+	if err != nil {
+		return fmt.Errorf("PAYCORE_TEMPORAL_ADDRESS: %w", err)
+	}
+	var portN int
+	_, _ = fmt.Sscan(port, &portN)
+	logFile, err := os.OpenFile(filepath.Join(cfg.DataDir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	fmt.Fprintln(stdout, "starting Temporal dev server ...")
+	ts, err := devserver.Start(ctx, devserver.Options{
+		CLIPath: cfg.TemporalCLI, IP: host, Port: portN, UIPort: cfg.TemporalUIPort,
+		DBFile: filepath.Join(cfg.DataDir, "temporal.db"), SearchAttributes: workflows.SearchAttributeNames, Log: logFile,
+	})
+	if err != nil {
+		return err
+	}
+	defer ts.Stop()
+	fmt.Fprintln(stdout, "preparing database ...")
+	if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	if err := db.Migrate(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	creds, err := ensureSandboxPlatform(ctx, a)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	fmt.Fprintf(stdout, `
+paycore is running (Ctrl-C stops everything)
+
+  API base URL     %s
+  OpenAPI          %s/openapi.yaml
+  API token id     %s
+  API secret       %s
+  (HTTP Basic: clientId %s, password the secret)
+  Temporal UI      %s
+  Metrics          %s/metrics
+  Data             %s
+
+  curl -u %s:%s %s/config
+`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, cfg.PublicBaseURL, cfg.DataDir,
+		creds.ClientID, creds.ClientSecret, cfg.BaseURL())
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Add(2)
+	go func() { defer wg.Done(); errc <- a.runAPI(runCtx, ln) }()
+	go func() { defer wg.Done(); errc <- a.runWorker(runCtx) }()
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	cancel()
+	wg.Wait()
+	fmt.Fprintln(stdout, "stopped")
+	return err
+}
+
+func ensureSandboxPlatform(ctx context.Context, a *app) (devCredentials, error) {
+	path := filepath.Join(a.cfg.DataDir, "sandbox-platform.json")
+	var creds devCredentials
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &creds); err != nil {
+			return creds, fmt.Errorf("read %s: %w", path, err)
+		}
+		id, err := ids.Parse(ids.Platform, creds.PlatformID)
+		if err == nil {
+			if _, err := db.New(a.pool).PlatformGet(ctx, id); err == nil {
+				return creds, nil
+			}
+		}
+		// The database was reset: create a new platform.
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return creds, err
+	}
+	p, tok, err := api.CreatePlatform(ctx, a.pool, a.box, api.PlatformParams{Name: "Sandbox Platform", Sandbox: true, UmaDomain: "sandbox.uma.localhost"})
+	if err != nil {
+		return creds, err
+	}
+	creds = devCredentials{PlatformID: ids.Format(ids.Platform, p.ID), TokenID: ids.Format(ids.Token, tok.Token.ID),
+		ClientID: tok.Token.ID.String(), ClientSecret: tok.Secret}
+	b, _ := json.MarshalIndent(creds, "", "  ")
+	return creds, os.WriteFile(path, b, 0o600)
+}
+
+func readOrCreate(path string, create func() string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	v := create()
+	if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,189 @@
+// Command paycore is the payments service binary. Subcommands:
+//
+//	paycore dev                                  the whole stack for local development
+//	paycore serve                                the REST API
+//	paycore worker                               the Temporal worker, webhook relay and janitor
+//	paycore migrate                              create the database if missing and migrate it
+//	paycore platform create -name N [-production] [-regulated] [-uma-domain D]
+//	paycore token create -platform ID -name N [-permissions VIEW,TRANSACT,MANAGE]
+//
+// Configuration comes from PAYCORE_* environment variables (see README.md).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"paycore/api"
+	"paycore/db"
+	"paycore/internal/config"
+	"paycore/internal/ids"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "paycore:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: paycore <command> [flags]
+
+commands:
+  dev                 start Temporal dev server, migrate, API and worker; create a sandbox platform
+  serve               serve the REST API
+  worker              run the Temporal worker, webhook relay and janitor
+  migrate             create the database if missing and apply migrations
+  platform create     create a platform (operator only)
+  token create        create an API token for a platform (operator only)`
+
+func run(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s", usage)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "dev":
+		return runDev(ctx, cfg, log, stdout)
+	case "serve":
+		return serve(ctx, cfg, log)
+	case "worker":
+		return runWorkerCmd(ctx, cfg, log)
+	case "migrate":
+		if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+		return db.Migrate(ctx, cfg.DatabaseURL)
+	case "platform":
+		if len(args) < 2 || args[1] != "create" {
+			return fmt.Errorf("usage: paycore platform create -name NAME [-production] [-regulated] [-uma-domain DOMAIN]")
+		}
+		return platformCreate(ctx, cfg, args[2:], stdout)
+	case "token":
+		if len(args) < 2 || args[1] != "create" {
+			return fmt.Errorf("usage: paycore token create -platform ID -name NAME [-permissions VIEW,TRANSACT,MANAGE]")
+		}
+		return tokenCreate(ctx, cfg, args[2:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	log.Info("API listening", "base_url", cfg.BaseURL())
+	return a.runAPI(ctx, ln)
+}
+
+func runWorkerCmd(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	// The worker process serves its own health and metrics.
+	addr := os.Getenv("PAYCORE_WORKER_HTTP_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8081"
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", a.metrics.Handler())
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"status":"ok"}`)) })
+	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.ListenAndServe() }()
+	defer hs.Close()
+	log.Info("worker running", "metrics", "http://"+addr+"/metrics")
+	return a.runWorker(ctx)
+}
+
+func platformCreate(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("platform create", flag.ContinueOnError)
+	name := fs.String("name", "", "platform name (required)")
+	production := fs.Bool("production", false, "create a production platform (default: sandbox)")
+	regulated := fs.Bool("regulated", false, "isRegulatedFinancialInstitution")
+	domain := fs.String("uma-domain", "", "UMA domain (default derived from the name)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	p, tok, err := api.CreatePlatform(ctx, a.pool, a.box, api.PlatformParams{Name: *name, Sandbox: !*production, IsRegulated: *regulated, UmaDomain: *domain})
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{
+		"platformId": ids.Format(ids.Platform, p.ID), "environment": p.Environment,
+		"isRegulatedFinancialInstitution": p.IsRegulatedFinancialInstitution,
+		"tokenId":                         ids.Format(ids.Token, tok.Token.ID), "clientId": tok.Token.ID.String(), "clientSecret": tok.Secret,
+		"baseUrl": cfg.BaseURL(),
+	})
+}
+
+func tokenCreate(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+	platform := fs.String("platform", "", "platform id (Platform:<uuid>)")
+	name := fs.String("name", "", "token name (required)")
+	perms := fs.String("permissions", "VIEW,TRANSACT,MANAGE", "comma-separated permissions")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	pid, err := ids.Parse(ids.Platform, *platform)
+	if err != nil {
+		return fmt.Errorf("-platform: %w", err)
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	tok, err := api.IssueToken(ctx, a.pool, pid, *name, strings.Split(*perms, ","))
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"tokenId": ids.Format(ids.Token, tok.Token.ID), "clientId": tok.Token.ID.String(),
+		"clientSecret": tok.Secret, "permissions": tok.Token.Permissions})
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,34 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/ids"
+)
+
+// EventRecord records a webhook event inside the caller's transaction (the outbox). When
+// dispatched is false the worker's relay starts its delivery after commit; a caller that
+// starts the delivery itself passes true.
+func EventRecord(ctx context.Context, q *Queries, platformID uuid.UUID, eventType string, data any, dispatched bool) (WebhookEvent, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return WebhookEvent{}, fmt.Errorf("encode %s event: %w", eventType, err)
+	}
+	var at *time.Time
+	if dispatched {
+		now := time.Now()
+		at = &now
+	}
+	ev, err := q.WebhookEventCreate(ctx, WebhookEventCreateParams{
+		ID: ids.New(), PlatformID: platformID, Type: eventType, Data: raw, DispatchedAt: at,
+	})
+	if err != nil {
+		return WebhookEvent{}, fmt.Errorf("record %s event: %w", eventType, err)
+	}
+	return ev, nil
+}

@@ -1,0 +1,156 @@
+// Package config reads the service configuration from environment variables. Every
+// variable has a default suited to local development; README.md lists them all.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole service configuration.
+type Config struct {
+	DatabaseURL       string        // PAYCORE_DATABASE_URL
+	DatabaseMaxConns  int32         // PAYCORE_DATABASE_MAX_CONNS
+	HTTPAddr          string        // PAYCORE_HTTP_ADDR
+	APIPrefix         string        // PAYCORE_API_PREFIX: path before the version segment
+	PublicBaseURL     string        // PAYCORE_PUBLIC_BASE_URL: how clients reach the API (printed, used in docs)
+	TemporalAddress   string        // PAYCORE_TEMPORAL_ADDRESS
+	TemporalNamespace string        // PAYCORE_TEMPORAL_NAMESPACE
+	MasterKey         string        // PAYCORE_MASTER_KEY: base64 32 bytes sealing secrets at rest
+	MaxBodyBytes      int64         // PAYCORE_MAX_BODY_BYTES
+	IdempotencyTTL    time.Duration // PAYCORE_IDEMPOTENCY_TTL
+	IdempotencyWait   time.Duration // PAYCORE_IDEMPOTENCY_WAIT: how long a duplicate waits for the first
+	WebhookTimeout    time.Duration // PAYCORE_WEBHOOK_TIMEOUT
+	WebhookRetryStart time.Duration // PAYCORE_WEBHOOK_RETRY_INITIAL
+	WebhookRetryMax   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL
+	WebhookRetryAge   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_AGE
+	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
+	WorkerPollers     int           // PAYCORE_WORKER_POLLERS
+	LogLevel          string        // PAYCORE_LOG_LEVEL
+	DataDir           string        // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
+	TemporalCLI       string        // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
+	TemporalUIPort    int           // PAYCORE_TEMPORAL_UI_PORT
+}
+
+// Defaults returns the configuration used when no variable is set.
+func Defaults() Config {
+	return Config{
+		DatabaseURL:       "postgres://postgres@127.0.0.1:5432/paycore?sslmode=disable",
+		DatabaseMaxConns:  32,
+		HTTPAddr:          "127.0.0.1:8080",
+		APIPrefix:         "/api",
+		TemporalAddress:   "127.0.0.1:7233",
+		TemporalNamespace: "default",
+		MaxBodyBytes:      1 << 20,
+		IdempotencyTTL:    24 * time.Hour,
+		IdempotencyWait:   5 * time.Second,
+		WebhookTimeout:    10 * time.Second,
+		WebhookRetryStart: 5 * time.Second,
+		WebhookRetryMax:   30 * time.Minute,
+		WebhookRetryAge:   7 * 24 * time.Hour,
+		WorkerPollers:     16,
+		LogLevel:          "info",
+		DataDir:           ".data",
+		TemporalCLI:       "bin/temporal",
+		TemporalUIPort:    8233,
+	}
+}
+
+// Load reads the environment over the defaults.
+func Load() (Config, error) { return LoadFrom(os.Getenv) }
+
+// LoadFrom reads configuration through getenv (tests pass a map lookup).
+func LoadFrom(getenv func(string) string) (Config, error) {
+	c := Defaults()
+	var errs []string
+	str := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	dur := func(name string, dst *time.Duration) {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a positive duration", name, v))
+				return
+			}
+			*dst = d
+		}
+	}
+	integer := func(name string, dst *int64) {
+		if v := getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a positive integer", name, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	boolean := func(name string, dst *bool) {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a boolean", name, v))
+				return
+			}
+			*dst = b
+		}
+	}
+	str("PAYCORE_DATABASE_URL", &c.DatabaseURL)
+	maxConns := int64(c.DatabaseMaxConns)
+	integer("PAYCORE_DATABASE_MAX_CONNS", &maxConns)
+	c.DatabaseMaxConns = int32(min(maxConns, 1000))
+	str("PAYCORE_HTTP_ADDR", &c.HTTPAddr)
+	str("PAYCORE_API_PREFIX", &c.APIPrefix)
+	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
+	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)
+	str("PAYCORE_TEMPORAL_NAMESPACE", &c.TemporalNamespace)
+	str("PAYCORE_MASTER_KEY", &c.MasterKey)
+	integer("PAYCORE_MAX_BODY_BYTES", &c.MaxBodyBytes)
+	dur("PAYCORE_IDEMPOTENCY_TTL", &c.IdempotencyTTL)
+	dur("PAYCORE_IDEMPOTENCY_WAIT", &c.IdempotencyWait)
+	dur("PAYCORE_WEBHOOK_TIMEOUT", &c.WebhookTimeout)
+	dur("PAYCORE_WEBHOOK_RETRY_INITIAL", &c.WebhookRetryStart)
+	dur("PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL", &c.WebhookRetryMax)
+	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
+	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
+	pollers := int64(c.WorkerPollers)
+	integer("PAYCORE_WORKER_POLLERS", &pollers)
+	c.WorkerPollers = int(min(pollers, 256))
+	str("PAYCORE_LOG_LEVEL", &c.LogLevel)
+	str("PAYCORE_DATA_DIR", &c.DataDir)
+	str("PAYCORE_TEMPORAL_CLI", &c.TemporalCLI)
+	uiPort := int64(c.TemporalUIPort)
+	integer("PAYCORE_TEMPORAL_UI_PORT", &uiPort)
+	c.TemporalUIPort = int(uiPort)
+
+	c.APIPrefix = "/" + strings.Trim(c.APIPrefix, "/")
+	if c.APIPrefix == "/" {
+		c.APIPrefix = ""
+	}
+	if c.IdempotencyTTL < 24*time.Hour {
+		errs = append(errs, "PAYCORE_IDEMPOTENCY_TTL must be at least 24h")
+	}
+	if c.PublicBaseURL == "" {
+		c.PublicBaseURL = "http://" + c.HTTPAddr
+	}
+	c.PublicBaseURL = strings.TrimRight(c.PublicBaseURL, "/")
+	if len(errs) > 0 {
+		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+// APIVersion is the date-based version segment of every platform path.
+const APIVersion = "2025-10-13"
+
+// BasePath is the path under which the versioned API is served.
+func (c Config) BasePath() string { return c.APIPrefix + "/" + APIVersion }
+
+// BaseURL is the full base URL of the versioned API.
+func (c Config) BaseURL() string { return c.PublicBaseURL + c.BasePath() }

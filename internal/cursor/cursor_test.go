@@ -1,0 +1,33 @@
+package cursor
+
+import "testing"
+
+type pos struct {
+	ID   string `json:"id"`
+	Name string `json:"n"`
+}
+
+func TestRoundTrip(t *testing.T) {
+	c := Encode("tokens", pos{ID: "x", Name: "y"})
+	var got pos
+	if err := Decode("tokens", c, &got); err != nil || got.ID != "x" || got.Name != "y" {
+		t.Fatalf("Decode = %+v, %v", got, err)
+	}
+	if err := Decode("events", c, &got); err == nil {
+		t.Fatal("cursor accepted by another list")
+	}
+	for _, bad := range []string{"", "!!!", "e30", "bm90IGpzb24"} {
+		if err := Decode("tokens", bad, &got); err == nil {
+			t.Errorf("Decode(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(Encode("tokens", pos{ID: "a"}))
+	f.Add("garbage")
+	f.Fuzz(func(t *testing.T, s string) {
+		var p pos
+		_ = Decode("tokens", s, &p)
+	})
+}

@@ -1,0 +1,53 @@
+// Package events names the webhook event types and the envelope the service sends.
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event types, in the spec's underscore form.
+const (
+	Test                          = "TEST"
+	InternalAccountBalanceUpdated = "INTERNAL_ACCOUNT_BALANCE_UPDATED"
+	InternalAccountStatusUpdated  = "INTERNAL_ACCOUNT_STATUS_UPDATED"
+	OutgoingPaymentPending        = "OUTGOING_PAYMENT_PENDING"
+	OutgoingPaymentProcessing     = "OUTGOING_PAYMENT_PROCESSING"
+	OutgoingPaymentCompleted      = "OUTGOING_PAYMENT_COMPLETED"
+	OutgoingPaymentFailed         = "OUTGOING_PAYMENT_FAILED"
+	IncomingPaymentPending        = "INCOMING_PAYMENT_PENDING"
+	IncomingPaymentCompleted      = "INCOMING_PAYMENT_COMPLETED"
+	IncomingPaymentFailed         = "INCOMING_PAYMENT_FAILED"
+	InvitationClaimed             = "INVITATION_CLAIMED"
+)
+
+// Types lists every known event type, for validating filters.
+var Types = []string{
+	Test, InternalAccountBalanceUpdated, InternalAccountStatusUpdated,
+	OutgoingPaymentPending, OutgoingPaymentProcessing, OutgoingPaymentCompleted, OutgoingPaymentFailed,
+	"OUTGOING_PAYMENT_EXPIRED", "OUTGOING_PAYMENT_REFUND_PENDING", "OUTGOING_PAYMENT_REFUND_COMPLETED", "OUTGOING_PAYMENT_REFUND_FAILED",
+	IncomingPaymentPending, IncomingPaymentCompleted, IncomingPaymentFailed,
+	"CUSTOMER_KYC_APPROVED", "CUSTOMER_KYC_REJECTED", "CUSTOMER_KYC_PENDING",
+	"CUSTOMER_KYB_APPROVED", "CUSTOMER_KYB_REJECTED", "CUSTOMER_KYB_PENDING",
+	"VERIFICATION_APPROVED", "VERIFICATION_REJECTED", "VERIFICATION_RESOLVE_ERRORS", "VERIFICATION_IN_PROGRESS",
+	"VERIFICATION_PENDING_MANUAL_REVIEW", "VERIFICATION_READY_FOR_VERIFICATION",
+	InvitationClaimed, "BULK_UPLOAD_COMPLETED", "BULK_UPLOAD_FAILED", "AGENT_ACTION_PENDING_APPROVAL",
+}
+
+// IsType reports whether t is a known event type.
+func IsType(t string) bool {
+	for _, k := range Types {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Envelope is the JSON body of every webhook.
+type Envelope struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}

@@ -1,0 +1,46 @@
+// Package ids creates and parses the API's resource identifiers, strings of the form
+// "<ResourceType>:<uuid>". UUIDv7 values sort by creation time, which keyset pagination uses.
+package ids
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Resource type prefixes used by the API.
+const (
+	Token          = "Token"
+	PlatformConfig = "PlatformConfig"
+	Platform       = "Platform"
+	Webhook        = "Webhook"
+	Customer       = "Customer"
+	Transaction    = "Transaction"
+)
+
+// New returns a fresh time-ordered UUIDv7.
+func New() uuid.UUID {
+	return uuid.Must(uuid.NewV7())
+}
+
+// Format renders id with its resource prefix.
+func Format(prefix string, id uuid.UUID) string {
+	return prefix + ":" + id.String()
+}
+
+// Parse reads "<prefix>:<uuid>". It rejects other prefixes and malformed uuids.
+func Parse(prefix, s string) (uuid.UUID, error) {
+	rest, ok := strings.CutPrefix(s, prefix+":")
+	if !ok {
+		return uuid.Nil, fmt.Errorf("%q is not a %s id (expected %s:<uuid>)", s, prefix, prefix)
+	}
+	if len(rest) != 36 {
+		return uuid.Nil, fmt.Errorf("%q is not a %s id (expected %s:<uuid>)", s, prefix, prefix)
+	}
+	id, err := uuid.Parse(rest)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("%q is not a %s id: %w", s, prefix, err)
+	}
+	return id, nil
+}

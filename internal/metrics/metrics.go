@@ -1,0 +1,48 @@
+// Package metrics holds the Prometheus collectors of one process. Each process builds its
+// own Metrics (no package-level registry) and serves it on /metrics.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the collectors the API and the worker update.
+type Metrics struct {
+	Registry       *prometheus.Registry
+	Requests       *prometheus.CounterVec   // by method, route pattern and status
+	Latency        *prometheus.HistogramVec // by method and route pattern
+	WorkflowStarts *prometheus.CounterVec   // by workflow type and result
+	WebhookSends   *prometheus.CounterVec   // by outcome
+}
+
+// New registers the collectors on a fresh registry, with Go runtime and process metrics.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_http_requests_total", Help: "HTTP requests by method, route and status.",
+		}, []string{"method", "route", "status"}),
+		Latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "paycore_http_request_duration_seconds", Help: "HTTP request latency by method and route.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+		WorkflowStarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_workflow_starts_total", Help: "Temporal workflow starts by workflow type and result.",
+		}, []string{"workflow", "result"}),
+		WebhookSends: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_webhook_attempts_total", Help: "Webhook delivery attempts by outcome.",
+		}, []string{"outcome"}),
+	}
+	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts, m.WebhookSends,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}

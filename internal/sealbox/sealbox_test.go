@@ -1,0 +1,48 @@
+package sealbox
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestSealOpen(t *testing.T) {
+	key, err := ParseKey(NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := b.Seal("webhook-secret", []byte("hello"))
+	if bytes.Contains(sealed, []byte("hello")) {
+		t.Fatal("plaintext visible in sealed value")
+	}
+	got, err := b.Open("webhook-secret", sealed)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("Open = %q, %v", got, err)
+	}
+	if _, err := b.Open("other-label", sealed); err == nil {
+		t.Fatal("opened under another label")
+	}
+	sealed[len(sealed)-1] ^= 1
+	if _, err := b.Open("webhook-secret", sealed); err == nil {
+		t.Fatal("opened a tampered value")
+	}
+	other, _ := ParseKey(NewKey())
+	b2, _ := New(other)
+	if _, err := b2.Open("webhook-secret", b.Seal("webhook-secret", []byte("x"))); err == nil {
+		t.Fatal("opened with another key")
+	}
+	if _, err := b.Open("x", []byte{1, 2}); err == nil {
+		t.Fatal("opened a short value")
+	}
+}
+
+func TestParseKeyRejects(t *testing.T) {
+	for _, s := range []string{"", "not base64!!", "c2hvcnQ="} {
+		if _, err := ParseKey(s); err == nil {
+			t.Errorf("ParseKey(%q) accepted", s)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+-- name: WebhookEventCreate :one
+INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at)
+VALUES ($1, $2, $3, $4, $5)
+RETURNING *;
+
+-- name: WebhookEventGet :one
+SELECT * FROM webhook_events WHERE platform_id = $1 AND id = $2;
+
+-- name: WebhookEventGetByID :one
+SELECT * FROM webhook_events WHERE id = $1;
+
+-- name: WebhookEventClaimUndispatched :many
+-- Events committed but not yet handed to a delivery workflow. SKIP LOCKED lets several
+-- relays run side by side.
+SELECT id, platform_id, type FROM webhook_events
+WHERE dispatched_at IS NULL
+ORDER BY created_at
+LIMIT $1
+FOR UPDATE SKIP LOCKED;
+
+-- name: WebhookEventMarkDispatched :exec
+UPDATE webhook_events SET dispatched_at = now() WHERE id = ANY(@ids::uuid[]) AND dispatched_at IS NULL;
+
+-- name: WebhookEventRecordAttempt :exec
+UPDATE webhook_events
+SET attempt_count = attempt_count + 1, last_attempt_at = @attempted_at,
+    last_status_code = @status_code, last_error = @last_error, updated_at = now()
+WHERE id = @id;
+
+-- name: WebhookEventMarkDelivered :exec
+UPDATE webhook_events SET status = 'DELIVERED', delivered_at = now(), updated_at = now()
+WHERE id = $1;
+
+-- name: WebhookEventMarkFinal :exec
+UPDATE webhook_events SET status = $2, updated_at = now()
+WHERE id = $1 AND status = 'PENDING';
+
+-- name: WebhookEventResetForRedelivery :one
+UPDATE webhook_events SET status = 'PENDING', dispatched_at = now(), updated_at = now()
+WHERE platform_id = $1 AND id = $2
+RETURNING *;
+
+-- name: WebhookEventList :many
+SELECT * FROM webhook_events
+WHERE platform_id = @platform_id
+  AND (sqlc.narg(type)::text IS NULL OR type = sqlc.narg(type))
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
+  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
+  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
+ORDER BY id DESC
+LIMIT @row_limit;
+
+-- name: WebhookEventCount :one
+SELECT count(*) FROM webhook_events
+WHERE platform_id = @platform_id
+  AND (sqlc.narg(type)::text IS NULL OR type = sqlc.narg(type))
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
+  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before));

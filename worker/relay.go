@@ -1,0 +1,108 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+
+	"paycore/db"
+	"paycore/internal/ids"
+	"paycore/workflows"
+	"paycore/workflows/start"
+)
+
+// Relay hands committed webhook events (the outbox) to delivery workflows. It wakes on the
+// NOTIFY that every insert sends at commit, and also polls, so an event committed while
+// no relay was listening is still picked up. Workflow ids derive from event ids, so a
+// relay that crashes between starting a workflow and marking the row never delivers twice.
+type Relay struct {
+	Pool     *pgxpool.Pool
+	Client   client.Client
+	Retry    workflows.WebhookRetry
+	Logger   *slog.Logger
+	Interval time.Duration // poll interval when no notification arrives; default 2s
+}
+
+// Run relays until ctx ends.
+func (r *Relay) Run(ctx context.Context) error {
+	if r.Interval <= 0 {
+		r.Interval = 2 * time.Second
+	}
+	for ctx.Err() == nil {
+		if err := r.listen(ctx); err != nil && ctx.Err() == nil {
+			r.Logger.Warn("webhook relay: reconnecting", "error", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Relay) listen(ctx context.Context) error {
+	conn, err := r.Pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire listen connection: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN webhook_events"); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "UNLISTEN webhook_events") }()
+	for {
+		for {
+			n, err := r.DispatchBatch(ctx)
+			if err != nil {
+				return err
+			}
+			if n < batchSize {
+				break
+			}
+		}
+		wctx, cancel := context.WithTimeout(ctx, r.Interval)
+		_, err := conn.Conn().WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return nil
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("wait for notification: %w", err)
+		}
+	}
+}
+
+const batchSize = 100
+
+// DispatchBatch starts delivery workflows for up to one batch of undispatched events and
+// returns how many it handled.
+func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
+	n := 0
+	err := db.WithTx(ctx, r.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		rows, err := q.WebhookEventClaimUndispatched(ctx, batchSize)
+		if err != nil {
+			return fmt.Errorf("claim events: %w", err)
+		}
+		started := make([]uuid.UUID, 0, len(rows))
+		for _, ev := range rows {
+			if err := start.WebhookDelivery(ctx, r.Client, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry, false); err != nil {
+				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
+				continue
+			}
+			started = append(started, ev.ID)
+		}
+		n = len(rows)
+		if len(started) == 0 {
+			return nil
+		}
+		return q.WebhookEventMarkDispatched(ctx, started)
+	})
+	return n, err
+}

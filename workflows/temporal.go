@@ -1,0 +1,69 @@
+// Package workflows holds the deterministic workflow code and the Temporal conventions every
+// workflow follows: one task queue, workflow ids derived from resource ids, Keyword search
+// attributes, and activity option presets.
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// TaskQueue is the one task queue every workflow and activity runs on.
+const TaskQueue = "paycore"
+
+// Search attributes (all Keyword) let operators find executions in the Temporal UI, e.g.
+// TransactionStatus="PROCESSING" or PlatformId="…".
+var (
+	AttrPlatformID        = temporal.NewSearchAttributeKeyKeyword("PlatformId")
+	AttrCustomerID        = temporal.NewSearchAttributeKeyKeyword("CustomerId")
+	AttrTransactionID     = temporal.NewSearchAttributeKeyKeyword("TransactionId")
+	AttrTransactionStatus = temporal.NewSearchAttributeKeyKeyword("TransactionStatus")
+	AttrWebhookEventType  = temporal.NewSearchAttributeKeyKeyword("WebhookEventType")
+)
+
+// SearchAttributeNames lists the Keyword attributes the Temporal namespace must register.
+var SearchAttributeNames = []string{
+	AttrPlatformID.GetName(), AttrCustomerID.GetName(), AttrTransactionID.GetName(),
+	AttrTransactionStatus.GetName(), AttrWebhookEventType.GetName(),
+}
+
+// WebhookDeliveryWorkflowID is the id of the delivery workflow of one webhook event
+// ("Webhook:<uuid>"), so an event can never have two deliveries running at once.
+func WebhookDeliveryWorkflowID(eventID string) string {
+	return "webhook-delivery/" + eventID
+}
+
+// DatabaseStep is the preset for short database activities: quick timeout, fast retries
+// that never give up on transient errors (the steps are idempotent).
+func DatabaseStep(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    200 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+		},
+	})
+}
+
+// OutboundCall is the preset for calls to the outside world (webhooks, rails, e-mail):
+// a bounded attempt, exponential backoff from initial up to maxInterval, giving up after
+// maxAge in total. nonRetryable names application error types that end the retries.
+func OutboundCall(ctx workflow.Context, initial, maxInterval, maxAge time.Duration, maxAttempts int32, nonRetryable ...string) workflow.Context {
+	opts := workflow.ActivityOptions{
+		StartToCloseTimeout: 45 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        initial,
+			BackoffCoefficient:     2,
+			MaximumInterval:        maxInterval,
+			MaximumAttempts:        maxAttempts,
+			NonRetryableErrorTypes: nonRetryable,
+		},
+	}
+	if maxAge > 0 {
+		opts.ScheduleToCloseTimeout = maxAge
+	}
+	return workflow.WithActivityOptions(ctx, opts)
+}
