@@ -25,6 +25,7 @@ import (
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
 	"paycore/workflows"
+	"paycore/workflows/start"
 )
 
 const (
@@ -49,6 +50,7 @@ type Deps struct {
 type Server struct {
 	Deps
 	q      *db.Queries
+	start  start.Starter
 	router chi.Router
 }
 
@@ -63,7 +65,7 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = metrics.New()
 	}
-	s := &Server{Deps: d, q: db.New(d.Pool)}
+	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue}}
 	s.router = s.routes()
 	return s
 }

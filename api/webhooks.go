@@ -72,7 +72,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := start.WebhookTest(r.Context(), s.Temporal, ids.Format(ids.Webhook, ev.ID), p.ID, events.Test)
+	out, err := s.start.WebhookTest(r.Context(), ids.Format(ids.Webhook, ev.ID), p.ID, events.Test)
 	if err != nil {
 		return err
 	}
@@ -157,13 +157,6 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	pr := principalFrom(r.Context())
-	p, err := s.q.PlatformGet(r.Context(), pr.PlatformID)
-	if err != nil {
-		return fmt.Errorf("load platform: %w", err)
-	}
-	if p.WebhookEndpoint == "" || p.WebhookDisabledAt != nil {
-		return &Error{Status: http.StatusBadRequest, Code: CodeWebhookNotSet, Message: "no enabled webhookEndpoint is configured; set one with PATCH /config"}
-	}
 	var ev db.WebhookEvent
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		if _, err := q.WebhookEventGet(r.Context(), db.WebhookEventGetParams{PlatformID: pr.PlatformID, ID: id}); err != nil {
@@ -172,13 +165,19 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 			}
 			return err
 		}
-		var err error
+		p, err := q.PlatformGet(r.Context(), pr.PlatformID)
+		if err != nil {
+			return fmt.Errorf("load platform: %w", err)
+		}
+		if p.WebhookEndpoint == "" || p.WebhookDisabledAt != nil {
+			return &Error{Status: http.StatusBadRequest, Code: CodeWebhookNotSet, Message: "no enabled webhookEndpoint is configured; set one with PATCH /config"}
+		}
 		ev, err = q.WebhookEventResetForRedelivery(r.Context(), db.WebhookEventResetForRedeliveryParams{PlatformID: pr.PlatformID, ID: id})
 		if err != nil {
 			return err
 		}
 		// Started inside the transaction: if the start fails the status reset rolls back.
-		err = start.WebhookDelivery(r.Context(), s.Temporal, ids.Format(ids.Webhook, id), pr.PlatformID, ev.Type, s.webhookRetry(), true)
+		err = s.start.WebhookDelivery(r.Context(), ids.Format(ids.Webhook, id), pr.PlatformID, ev.Type, s.webhookRetry(), true)
 		if errors.Is(err, start.ErrDeliveryRunning) {
 			return &Error{Status: http.StatusConflict, Code: CodeDeliveryInProgress, Message: "a delivery of this event is still in progress"}
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.temporal.io/sdk/client"
 
 	"paycore/db"
 	"paycore/internal/ids"
@@ -24,7 +23,7 @@ import (
 // relay that crashes between starting a workflow and marking the row never delivers twice.
 type Relay struct {
 	Pool     *pgxpool.Pool
-	Client   client.Client
+	Starter  start.Starter
 	Retry    workflows.WebhookRetry
 	Logger   *slog.Logger
 	Interval time.Duration // poll interval when no notification arrives; default 2s
@@ -92,7 +91,7 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 		}
 		started := make([]uuid.UUID, 0, len(rows))
 		for _, ev := range rows {
-			if err := start.WebhookDelivery(ctx, r.Client, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry, false); err != nil {
+			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry, false); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
 			}

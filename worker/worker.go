@@ -19,6 +19,8 @@ type Options struct {
 	// Pollers is the number of workflow and of activity task pollers. With the defaults (2)
 	// throughput on a small machine falls several times; 8–16 suits the dev server.
 	Pollers int
+	// TaskQueue defaults to workflows.TaskQueue.
+	TaskQueue string
 	// StopTimeout is how long in-flight activities get to finish on shutdown.
 	StopTimeout time.Duration
 }
@@ -31,7 +33,10 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 20 * time.Second
 	}
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+	if o.TaskQueue == "" {
+		o.TaskQueue = workflows.TaskQueue
+	}
+	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 		MaxConcurrentWorkflowTaskPollers: o.Pollers,
 		MaxConcurrentActivityTaskPollers: o.Pollers,
 		WorkerStopTimeout:                o.StopTimeout,

@@ -134,11 +134,11 @@ func (a *app) runWorker(ctx context.Context) error {
 		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 	})
-	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers})
+	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	relay := &worker.Relay{Pool: a.pool, Client: a.temporal, Logger: a.log.With("component", "relay"),
+	relay := &worker.Relay{Pool: a.pool, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
 	janitor := &worker.Janitor{Queries: db.New(a.pool), Logger: a.log.With("component", "janitor")}
 	var wg sync.WaitGroup

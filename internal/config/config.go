@@ -19,6 +19,7 @@ type Config struct {
 	PublicBaseURL     string        // PAYCORE_PUBLIC_BASE_URL: how clients reach the API (printed, used in docs)
 	TemporalAddress   string        // PAYCORE_TEMPORAL_ADDRESS
 	TemporalNamespace string        // PAYCORE_TEMPORAL_NAMESPACE
+	TaskQueue         string        // PAYCORE_TASK_QUEUE
 	MasterKey         string        // PAYCORE_MASTER_KEY: base64 32 bytes sealing secrets at rest
 	MaxBodyBytes      int64         // PAYCORE_MAX_BODY_BYTES
 	IdempotencyTTL    time.Duration // PAYCORE_IDEMPOTENCY_TTL
@@ -44,6 +45,7 @@ func Defaults() Config {
 		APIPrefix:         "/api",
 		TemporalAddress:   "127.0.0.1:7233",
 		TemporalNamespace: "default",
+		TaskQueue:         "paycore",
 		MaxBodyBytes:      1 << 20,
 		IdempotencyTTL:    24 * time.Hour,
 		IdempotencyWait:   5 * time.Second,
@@ -110,6 +112,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
 	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)
 	str("PAYCORE_TEMPORAL_NAMESPACE", &c.TemporalNamespace)
+	str("PAYCORE_TASK_QUEUE", &c.TaskQueue)
 	str("PAYCORE_MASTER_KEY", &c.MasterKey)
 	integer("PAYCORE_MAX_BODY_BYTES", &c.MaxBodyBytes)
 	dur("PAYCORE_IDEMPOTENCY_TTL", &c.IdempotencyTTL)

@@ -17,13 +17,27 @@ import (
 	"paycore/workflows"
 )
 
+// Starter starts workflows on one task queue (workflows.TaskQueue unless configured
+// otherwise, e.g. to isolate test stacks sharing a Temporal server).
+type Starter struct {
+	Client    client.Client
+	TaskQueue string
+}
+
+func (s Starter) queue() string {
+	if s.TaskQueue == "" {
+		return workflows.TaskQueue
+	}
+	return s.TaskQueue
+}
+
 // WebhookDelivery starts the delivery workflow of an event. A delivery that already ran (or
 // runs) under the same workflow id is not started again unless redeliver is set, in which
 // case a closed delivery may run anew.
-func WebhookDelivery(ctx context.Context, c client.Client, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, redeliver bool) error {
+func (s Starter) WebhookDelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, redeliver bool) error {
 	opts := client.StartWorkflowOptions{
 		ID:                    workflows.WebhookDeliveryWorkflowID(eventID),
-		TaskQueue:             workflows.TaskQueue,
+		TaskQueue:             s.queue(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		EnableEagerStart:      true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
@@ -34,7 +48,7 @@ func WebhookDelivery(ctx context.Context, c client.Client, eventID string, platf
 	if redeliver {
 		opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	}
-	_, err := c.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry})
+	_, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	switch {
 	case errors.As(err, &already) && redeliver:
@@ -52,10 +66,10 @@ func WebhookDelivery(ctx context.Context, c client.Client, eventID string, platf
 var ErrDeliveryRunning = errors.New("a delivery of this event is in progress")
 
 // WebhookTest delivers an event once, synchronously, and returns what the receiver said.
-func WebhookTest(ctx context.Context, c client.Client, eventID string, platformID uuid.UUID, eventType string) (workflows.WebhookDeliveryResult, error) {
+func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uuid.UUID, eventType string) (workflows.WebhookDeliveryResult, error) {
 	opts := client.StartWorkflowOptions{
 		ID:                    workflows.WebhookDeliveryWorkflowID(eventID),
-		TaskQueue:             workflows.TaskQueue,
+		TaskQueue:             s.queue(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		EnableEagerStart:      true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
@@ -63,7 +77,7 @@ func WebhookTest(ctx context.Context, c client.Client, eventID string, platformI
 			workflows.AttrWebhookEventType.ValueSet(eventType),
 		),
 	}
-	run, err := c.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Once: true})
+	run, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Once: true})
 	if err != nil {
 		return workflows.WebhookDeliveryResult{}, fmt.Errorf("start test delivery: %w", err)
 	}

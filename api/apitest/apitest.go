@@ -1,0 +1,165 @@
+// Package apitest drives the API over HTTP the way a platform does, validating every
+// response it receives against the served OpenAPI document. Both the api tests and the
+// end-to-end tests use it.
+package apitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"paycore/api"
+)
+
+var loadValidator = sync.OnceValues(func() (validator.Validator, error) {
+	doc, err := libopenapi.NewDocument(api.OpenAPI())
+	if err != nil {
+		return nil, err
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return v, nil
+})
+
+// Validator returns the OpenAPI validator of the embedded document.
+func Validator(t testing.TB) validator.Validator {
+	t.Helper()
+	v, err := loadValidator()
+	if err != nil {
+		t.Fatalf("load OpenAPI document: %v", err)
+	}
+	return v
+}
+
+// Client calls the API with one set of Basic credentials.
+type Client struct {
+	T        testing.TB
+	BaseURL  string // up to and including the version segment
+	User     string
+	Password string
+	HTTP     *http.Client
+	// SkipValidation turns off OpenAPI checks (for deliberately malformed requests the
+	// validator cannot pair with an operation).
+	SkipValidation bool
+}
+
+// Response is a fully read response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a map.
+func (r *Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("response is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// Decode decodes the body into v.
+func (r *Response) Decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode response: %v: %s", err, r.Body)
+	}
+}
+
+// Code returns the error envelope's code.
+func (r *Response) Code(t testing.TB) string {
+	t.Helper()
+	m := r.JSON(t)
+	s, _ := m["code"].(string)
+	return s
+}
+
+// With returns a copy of c using other credentials.
+func (c *Client) With(user, password string) *Client {
+	cp := *c
+	cp.User, cp.Password = user, password
+	return &cp
+}
+
+// Do sends a request. body may be nil, a string/[]byte (sent raw) or any value (JSON
+// encoded). headers are name, value pairs.
+func (c *Client) Do(method, path string, body any, headers ...string) *Response {
+	c.T.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			c.T.Fatalf("encode request: %v", err)
+		}
+	}
+	req, err := http.NewRequest(method, c.BaseURL+path, bytes.NewReader(raw))
+	if err != nil {
+		c.T.Fatalf("build request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.User != "" {
+		req.SetBasicAuth(c.User, c.Password)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		c.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.T.Fatalf("read response: %v", err)
+	}
+	if resp.StatusCode >= 500 {
+		c.T.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, out)
+	}
+	if !c.SkipValidation {
+		c.validate(method, path, raw, resp, out)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+}
+
+func (c *Client) validate(method, path string, reqBody []byte, resp *http.Response, body []byte) {
+	c.T.Helper()
+	v := Validator(c.T)
+	req, _ := http.NewRequest(method, c.BaseURL+path, bytes.NewReader(reqBody))
+	if len(reqBody) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	ok, errs := v.ValidateHttpResponse(req, resp)
+	if !ok {
+		for _, e := range errs {
+			msg := e.Message + ": " + e.Reason
+			for _, se := range e.SchemaValidationErrors {
+				msg += "; " + se.FieldPath + " " + se.Reason
+			}
+			c.T.Errorf("OpenAPI: %s %s → %d does not match the document: %s\nbody: %s", method, path, resp.StatusCode, msg, body)
+		}
+	}
+}

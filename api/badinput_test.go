@@ -1,0 +1,76 @@
+package api_test
+
+import (
+	"strings"
+	"testing"
+
+	"paycore/internal/config"
+)
+
+// Bad input is always a clear 4xx in the error envelope, never a 500.
+func TestBadInputIsA4xx(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *config.Config) { c.MaxBodyBytes = 1024 })
+	c, _ := e.platform(true)
+	huge := `{"name":"` + strings.Repeat("x", 2000) + `","permissions":["VIEW"]}`
+	cases := []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		status             int
+		code               string
+	}{
+		{"oversize body", "POST", "/tokens", huge, nil, 400, "INVALID_INPUT"},
+		{"oversize chunked", "POST", "/tokens", huge, []string{"Transfer-Encoding", "chunked"}, 400, "INVALID_INPUT"},
+		{"malformed json", "POST", "/tokens", `{"name": "x",`, nil, 400, "INVALID_INPUT"},
+		{"not an object", "POST", "/tokens", `"hello"`, nil, 400, "INVALID_INPUT"},
+		{"null body", "POST", "/tokens", `null`, nil, 400, "INVALID_INPUT"},
+		{"wrong type", "POST", "/tokens", `{"name": ["x"], "permissions": ["VIEW"]}`, nil, 400, "INVALID_INPUT"},
+		{"unknown enum", "POST", "/tokens", `{"name": "x", "permissions": ["ROOT"]}`, nil, 400, "INVALID_INPUT"},
+		{"form encoded", "POST", "/tokens", `name=x`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "INVALID_INPUT"},
+		{"unknown route", "GET", "/no/such/thing", nil, nil, 404, "NOT_FOUND"},
+		{"wrong method", "PUT", "/config", `{}`, nil, 405, "METHOD_NOT_ALLOWED"},
+		{"huge limit", "GET", "/webhooks/events?limit=99999999999999999999", nil, nil, 400, "INVALID_INPUT"},
+		{"bad status filter", "GET", "/webhooks/events?status=LOST", nil, nil, 400, "INVALID_INPUT"},
+		{"bad type filter", "GET", "/webhooks/events?type=NOPE", nil, nil, 400, "INVALID_INPUT"},
+		{"foreign cursor", "GET", "/webhooks/events?cursor=eyJsIjoidG9rZW5zIiwicCI6eyJpZCI6IjAxOTBhMDAwLTAwMDAtNzAwMC04MDAwLTAwMDAwMDAwMDAwMSJ9fQ", nil, nil, 400, "INVALID_INPUT"},
+		{"malformed event id", "GET", "/webhooks/events/Webhook:zzz", nil, nil, 404, "WEBHOOK_EVENT_NOT_FOUND"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := *c
+			cl.SkipValidation = tc.status == 404 && tc.code == "NOT_FOUND" || tc.status == 405
+			r := cl.Do(tc.method, tc.path, tc.body, tc.headers...)
+			expectError(t, r, tc.status, tc.code)
+		})
+	}
+	var n int
+	if err := e.pool.QueryRow(t.Context(), "SELECT count(*) FROM api_tokens").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("bad requests wrote tokens: %d %v", n, err)
+	}
+}
+
+func TestOperationalEndpoints(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client("", "")
+	c.BaseURL = e.srv.URL
+	if r := c.Do("GET", "/healthz", nil); r.Status != 200 {
+		t.Fatalf("healthz: %d", r.Status)
+	}
+	r := c.Do("GET", "/openapi.yaml", nil)
+	if r.Status != 200 || !strings.Contains(string(r.Body), "openapi: 3.1") {
+		t.Fatalf("openapi: %d %.80s", r.Status, r.Body)
+	}
+	// Requests are counted by route pattern and status.
+	p, _ := e.platform(true)
+	p.Do("GET", "/tokens/Token:0190a000-0000-7000-8000-000000000001", nil)
+	m := c.Do("GET", "/metrics", nil)
+	want := `paycore_http_requests_total{method="GET",route="/api/2025-10-13/tokens/{tokenId}",status="404"} 1`
+	if !strings.Contains(string(m.Body), want) {
+		t.Fatalf("metrics lack %s", want)
+	}
+	if !strings.Contains(string(m.Body), "paycore_http_request_duration_seconds_bucket") {
+		t.Fatal("no latency histogram")
+	}
+}

@@ -1,0 +1,87 @@
+package api_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/db"
+	"paycore/db/dbtest"
+	"paycore/internal/config"
+	"paycore/internal/sealbox"
+	"paycore/internal/webhooksig"
+)
+
+// env is one API server on its own database. Routes that need Temporal are covered by the
+// end-to-end tests in cmd/paycore; here the Temporal client is lazy and never dialled.
+type env struct {
+	t    *testing.T
+	srv  *httptest.Server
+	pool *pgxpool.Pool
+	q    *db.Queries
+	box  *sealbox.Box
+	cfg  config.Config
+	api  *api.Server
+}
+
+func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
+	t.Helper()
+	pool, _ := dbtest.NewPool(t)
+	key, _ := sealbox.ParseKey(sealbox.NewKey())
+	box, _ := sealbox.New(key)
+	der, err := webhooksig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := webhooksig.NewECDSASigner(der)
+	cfg := config.Defaults()
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	tc, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := api.New(api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer})
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s}
+}
+
+// platform creates a platform and returns a client authenticated with its first token.
+func (e *env) platform(sandbox bool) (*apitest.Client, db.Platform) {
+	e.t.Helper()
+	p, tok, err := api.CreatePlatform(context.Background(), e.pool, e.box, api.PlatformParams{Name: "Test Platform", Sandbox: sandbox})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.client(tok.Token.ID.String(), tok.Secret), p
+}
+
+func (e *env) client(user, password string) *apitest.Client {
+	return &apitest.Client{T: e.t, BaseURL: e.srv.URL + e.cfg.BasePath(), User: user, Password: password}
+}
+
+// expectError checks an error envelope: status, code, and that the message says something.
+func expectError(t *testing.T, r *apitest.Response, status int, code string) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	m := r.JSON(t)
+	if m["code"] != code {
+		t.Fatalf("code %v, want %s: %s", m["code"], code, r.Body)
+	}
+	if int(m["status"].(float64)) != status {
+		t.Fatalf("envelope status %v, want %d", m["status"], status)
+	}
+	if msg, _ := m["message"].(string); msg == "" {
+		t.Fatalf("empty message: %s", r.Body)
+	}
+	return m
+}

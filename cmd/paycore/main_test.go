@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/db"
+	"paycore/db/dbtest"
+	"paycore/internal/config"
+	"paycore/internal/devserver"
+	"paycore/internal/sealbox"
+	"paycore/workflows"
+)
+
+// temporalAddr is the one Temporal dev server shared by every test of this binary; each
+// stack gets its own task queue and database so tests run in parallel.
+var temporalAddr string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	wd, _ := os.Getwd()
+	cli, err := devserver.FindCLI(wd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "end-to-end tests need the Temporal CLI:", err)
+		return 1
+	}
+	ts, err := devserver.Start(context.Background(), devserver.Options{
+		CLIPath: cli, Headless: true, SearchAttributes: workflows.SearchAttributeNames, Log: io.Discard,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start Temporal dev server:", err)
+		return 1
+	}
+	defer ts.Stop()
+	temporalAddr = ts.Address
+	return m.Run()
+}
+
+var queueSeq atomic.Int64
+
+// stack is the whole service (API + worker) on its own database and task queue.
+type stack struct {
+	t       *testing.T
+	app     *app
+	cfg     config.Config
+	baseURL string
+	q       *db.Queries
+
+	mu         sync.Mutex
+	stopWorker context.CancelFunc
+	workerDone chan struct{}
+}
+
+func newStack(t *testing.T, tweak ...func(*config.Config)) *stack {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.DatabaseURL = dbtest.New(t)
+	cfg.DatabaseMaxConns = 16
+	cfg.TemporalAddress = temporalAddr
+	cfg.TaskQueue = fmt.Sprintf("e2e-%d-%d", os.Getpid(), queueSeq.Add(1))
+	cfg.MasterKey = sealbox.NewKey()
+	cfg.SandboxPrivateOK = true
+	cfg.WebhookRetryStart = 100 * time.Millisecond
+	cfg.WebhookRetryMax = 400 * time.Millisecond
+	cfg.WebhookTimeout = 5 * time.Second
+	cfg.WorkerPollers = 4
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() && os.Getenv("PAYCORE_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		t.Fatalf("app: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiDone := make(chan struct{})
+	go func() { defer close(apiDone); _ = a.runAPI(ctx, ln) }()
+	s := &stack{t: t, app: a, cfg: cfg, baseURL: "http://" + ln.Addr().String() + cfg.BasePath(), q: db.New(a.pool)}
+	s.startWorker()
+	t.Cleanup(func() {
+		s.stopWorkerAndWait()
+		cancel()
+		<-apiDone
+		a.close()
+	})
+	return s
+}
+
+func (s *stack) startWorker() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.app.runWorker(ctx) }()
+	s.stopWorker, s.workerDone = cancel, done
+}
+
+func (s *stack) stopWorkerAndWait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopWorker != nil {
+		s.stopWorker()
+		<-s.workerDone
+		s.stopWorker = nil
+	}
+}
+
+// platform creates a platform and a client for its first token.
+func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
+	s.t.Helper()
+	p, tok, err := api.CreatePlatform(context.Background(), s.app.pool, s.app.box, api.PlatformParams{Name: "E2E", Sandbox: sandbox})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return &apitest.Client{T: s.t, BaseURL: s.baseURL, User: tok.Token.ID.String(), Password: tok.Secret}, p
+}
+
+// eventually polls cond until it holds or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
