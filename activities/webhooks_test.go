@@ -1,0 +1,205 @@
+package activities_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"paycore/activities"
+	"paycore/db"
+	"paycore/db/dbtest"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/sealbox"
+	"paycore/internal/webhooksig"
+)
+
+type fixture struct {
+	box  *sealbox.Box
+	acts *activities.Activities
+	q    *db.Queries
+	env  *testsuite.TestActivityEnvironment
+}
+
+func newFixture(t *testing.T, sandboxPrivate bool) *fixture {
+	pool, _ := dbtest.NewPool(t)
+	key, _ := sealbox.ParseKey(sealbox.NewKey())
+	box, _ := sealbox.New(key)
+	der, _ := webhooksig.GenerateKey()
+	signer, _ := webhooksig.NewECDSASigner(der)
+	acts := activities.New(activities.Options{Pool: pool, Box: box, Signer: signer, SandboxAllowPrivate: sandboxPrivate,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	f := &fixture{acts: acts, q: db.New(pool), env: env}
+	f.box = box
+	return f
+}
+
+// platform inserts a platform with a webhook secret and endpoint url.
+func (f *fixture) platform(t *testing.T, env, url string) db.Platform {
+	ctx := context.Background()
+	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: ids.New(), Name: "p", Environment: env, ConfigID: ids.New(),
+		UmaDomain: "p.example.com", WebhookEndpoint: url, SupportedCurrencies: json.RawMessage(`[]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := webhooksig.NewSecret()
+	if _, err := f.q.WebhookSecretCreate(ctx, db.WebhookSecretCreateParams{ID: ids.New(), PlatformID: p.ID, SecretSealed: f.box.Seal(webhooksig.SealLabel, raw)}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (f *fixture) event(t *testing.T, p db.Platform) (db.WebhookEvent, string) {
+	ev, err := db.EventRecord(context.Background(), f.q, p.ID, events.Test, map[string]any{"k": "v"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev, ids.Format(ids.Webhook, ev.ID)
+}
+
+func (f *fixture) deliver(id string, once bool) (activities.DeliveryOutcome, error) {
+	var out activities.DeliveryOutcome
+	v, err := f.env.ExecuteActivity(f.acts.DeliverWebhook, activities.DeliverInput{EventID: id, Once: once})
+	if err == nil {
+		_ = v.Get(&out)
+	}
+	return out, err
+}
+
+func appErrType(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Type()
+	}
+	return ""
+}
+
+func receiver(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte("answer"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestDeliverOutcomes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	for _, tc := range []struct {
+		status    int
+		errType   string
+		wantState string
+	}{
+		{200, "", "DELIVERED"},
+		{204, "", "DELIVERED"},
+		{409, "", "DELIVERED"},
+		{500, activities.ErrDeliveryFailed, "PENDING"},
+		{400, activities.ErrDeliveryFailed, "PENDING"},
+		{410, activities.ErrEndpointGone, "UNDELIVERABLE"},
+	} {
+		srv, hits := receiver(t, tc.status)
+		p := f.platform(t, "SANDBOX", srv.URL)
+		ev, id := f.event(t, p)
+		out, err := f.deliver(id, false)
+		if appErrType(err) != tc.errType {
+			t.Fatalf("%d: error %v, want type %q", tc.status, err, tc.errType)
+		}
+		got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+		if got.Status != tc.wantState || got.AttemptCount != 1 || hits.Load() != 1 {
+			t.Fatalf("%d: status %s attempts %d hits %d", tc.status, got.Status, got.AttemptCount, hits.Load())
+		}
+		attempts, _ := f.q.WebhookAttemptList(context.Background(), ev.ID)
+		if len(attempts) != 1 || attempts[0].StatusCode == nil || int(*attempts[0].StatusCode) != tc.status ||
+			(tc.status != 204 && attempts[0].ResponseBody != "answer") {
+			t.Fatalf("%d: attempt not recorded: %+v", tc.status, attempts)
+		}
+		if tc.errType == "" && (!out.Delivered || out.StatusCode != tc.status) {
+			t.Fatalf("%d: outcome %+v", tc.status, out)
+		}
+		if tc.status == 410 {
+			pl, _ := f.q.PlatformGet(context.Background(), p.ID)
+			if pl.WebhookDisabledAt == nil {
+				t.Fatal("410 did not disable the endpoint")
+			}
+			_, id2 := f.event(t, p)
+			if _, err := f.deliver(id2, false); appErrType(err) != activities.ErrNoEndpoint {
+				t.Fatalf("delivery to a disabled endpoint: %v", err)
+			}
+		}
+	}
+}
+
+// A delivered event is never sent again (an activity retried after success is a no-op).
+func TestDeliverIsIdempotent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	srv, hits := receiver(t, 200)
+	_, id := f.event(t, f.platform(t, "SANDBOX", srv.URL))
+	if _, err := f.deliver(id, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.deliver(id, false); appErrType(err) != activities.ErrEventClosed {
+		t.Fatalf("second delivery: %v", err)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("receiver hit %d times", hits.Load())
+	}
+}
+
+func TestDeliverOnceReportsWithoutError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	srv, _ := receiver(t, 503)
+	ev, id := f.event(t, f.platform(t, "SANDBOX", srv.URL))
+	out, err := f.deliver(id, true)
+	if err != nil || out.StatusCode != 503 || out.Delivered {
+		t.Fatalf("once: %+v %v", out, err)
+	}
+	got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+	if got.Status != "FAILED" {
+		t.Fatalf("status %s", got.Status)
+	}
+}
+
+// Production platforms never reach private addresses, whatever the sandbox setting.
+func TestDeliverRefusesPrivateAddressesForProduction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	srv, hits := receiver(t, 200)
+	ev, id := f.event(t, f.platform(t, "PRODUCTION", srv.URL))
+	_, err := f.deliver(id, false)
+	if appErrType(err) != activities.ErrDeliveryFailed || !strings.Contains(err.Error(), "not publicly routable") {
+		t.Fatalf("error %v", err)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("private receiver reached")
+	}
+	got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+	if got.LastError == nil || !strings.Contains(*got.LastError, "not publicly routable") {
+		t.Fatalf("last error %v", got.LastError)
+	}
+	// Sandbox platforms are refused too unless the operator allows private addresses.
+	strict := newFixture(t, false)
+	_, id2 := strict.event(t, strict.platform(t, "SANDBOX", srv.URL))
+	if _, err := strict.deliver(id2, false); appErrType(err) != activities.ErrDeliveryFailed || hits.Load() != 0 {
+		t.Fatalf("strict sandbox: %v", err)
+	}
+}
