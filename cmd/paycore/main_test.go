@@ -53,7 +53,7 @@ var queueSeq atomic.Int64
 
 // stack is the whole service (API + worker) on its own database and task queue.
 type stack struct {
-	t       *testing.T
+	t       testing.TB
 	app     *app
 	cfg     config.Config
 	baseURL string
@@ -64,7 +64,7 @@ type stack struct {
 	workerDone chan struct{}
 }
 
-func newStack(t *testing.T, tweak ...func(*config.Config)) *stack {
+func newStack(t testing.TB, tweak ...func(*config.Config)) *stack {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.DatabaseURL = dbtest.New(t)

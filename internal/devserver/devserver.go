@@ -61,6 +61,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		"--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true",
 		"--dynamic-config-value", "frontend.enableExecuteMultiOperation=true",
 		"--dynamic-config-value", "system.enableEagerWorkflowStart=true",
+		"--dynamic-config-value", "system.enableActivityEagerExecution=true",
 	}
 	for _, sa := range o.SearchAttributes {
 		args = append(args, "--search-attribute", sa+"=Keyword")

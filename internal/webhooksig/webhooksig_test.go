@@ -74,3 +74,23 @@ func TestStandardWebhooksInterop(t *testing.T) {
 		t.Fatal("verified a tampered body")
 	}
 }
+
+func BenchmarkECDSASign(b *testing.B) {
+	der, _ := GenerateKey()
+	s, _ := NewECDSASigner(der)
+	body := []byte(`{"id":"Webhook:01a2","type":"TEST","timestamp":"2026-01-01T00:00:00Z","data":{}}`)
+	for b.Loop() {
+		if _, err := s.Sign(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStandardSign(b *testing.B) {
+	raw, _ := NewSecret()
+	body := []byte(`{"id":"Webhook:01a2","type":"TEST","timestamp":"2026-01-01T00:00:00Z","data":{}}`)
+	now := time.Now()
+	for b.Loop() {
+		SignStandard([][]byte{raw}, "Webhook:01a2", now, body)
+	}
+}
