@@ -1,0 +1,30 @@
+package workflows
+
+import (
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Histories recorded from real runs (delivered; 410 then marked undeliverable; a
+// one-attempt TEST send) must replay against the current code. A change that breaks
+// replay needs workflow.GetVersion.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("recorded histories missing: %v %v", files, err)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
+	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, f := range files {
+		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
