@@ -22,7 +22,7 @@ build:
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (once; several minutes)"
 	GOBIN=$(BIN) $(GO) install -v github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION) 2>&1 | \
-		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { printf("   %d packages compiled\n", n) }'
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@test -x $(BIN)/temporal
 
 $(BIN)/sqlc:
