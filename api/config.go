@@ -224,6 +224,11 @@ func (s *Server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return fmt.Errorf("update platform config: %w", err)
 		}
+		if currencies != nil {
+			if err := ensurePlatformAccounts(r.Context(), q, s.Box, updated); err != nil {
+				return err
+			}
+		}
 		if endpointChanged && params.WebhookEndpoint != "" {
 			// A new endpoint gets a one-off TEST event, delivered by the relay after commit.
 			if _, err := db.EventRecord(r.Context(), q, p.ID, events.Test, map[string]any{}, false); err != nil {

@@ -75,6 +75,9 @@ func CreatePlatform(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p
 		}); err != nil {
 			return fmt.Errorf("create webhook secret: %w", err)
 		}
+		if err := ensurePlatformAccounts(ctx, q, box, plat); err != nil {
+			return err
+		}
 		tok, err = issueToken(ctx, q, plat.ID, "default", []string{PermView, PermTransact, PermManage})
 		return err
 	})

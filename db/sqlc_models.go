@@ -22,6 +22,44 @@ type ApiToken struct {
 	DeletedAt   *time.Time
 }
 
+type Customer struct {
+	ID                 uuid.UUID
+	PlatformID         uuid.UUID
+	PlatformCustomerID string
+	CustomerType       string
+	Region             string
+	Currencies         []string
+	Email              *string
+	UmaAddress         string
+	KycStatus          string
+	FullName           *string
+	BirthDate          *time.Time
+	Nationality        *string
+	Address            json.RawMessage
+	BusinessInfo       json.RawMessage
+	IsDeleted          bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+type ExternalAccount struct {
+	ID                            uuid.UUID
+	PlatformID                    uuid.UUID
+	CustomerID                    uuid.NullUUID
+	Currency                      string
+	AccountType                   string
+	AccountInfo                   json.RawMessage
+	Identifier                    string
+	PlatformAccountID             *string
+	DefaultUmaDepositAccount      bool
+	BeneficiaryVerificationStatus *string
+	BeneficiaryVerifiedName       *string
+	Status                        string
+	IsDeleted                     bool
+	CreatedAt                     time.Time
+	UpdatedAt                     time.Time
+}
+
 type IdempotencyKey struct {
 	PlatformID      uuid.UUID
 	Key             string
@@ -33,6 +71,41 @@ type IdempotencyKey struct {
 	ResponseBody    []byte
 	CreatedAt       time.Time
 	ExpiresAt       time.Time
+}
+
+type InternalAccount struct {
+	ID                  uuid.UUID
+	PlatformID          uuid.UUID
+	CustomerID          uuid.NullUUID
+	Type                string
+	Status              string
+	Currency            string
+	AccountNumber       int64
+	FundingInstructions json.RawMessage
+	PrivateEnabled      *bool
+	WalletSealed        []byte
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+type LedgerAccount struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	Currency   string
+	Kind       string
+	Balance    int64
+	Held       int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type LedgerEntry struct {
+	ID            int64
+	TransactionID uuid.UUID
+	AccountID     uuid.UUID
+	Amount        int64
+	Currency      string
+	CreatedAt     time.Time
 }
 
 type Platform struct {
@@ -56,6 +129,28 @@ type ServiceKey struct {
 	PrivateSealed []byte
 	PublicKeyPem  string
 	CreatedAt     time.Time
+}
+
+type Transaction struct {
+	ID                   uuid.UUID
+	PlatformID           uuid.UUID
+	CustomerID           uuid.NullUUID
+	Kind                 string
+	Type                 string
+	Status               string
+	SourceKind           string
+	SourceAccountID      uuid.NullUUID
+	DestinationKind      string
+	DestinationAccountID uuid.UUID
+	Currency             string
+	Amount               int64
+	Reference            string
+	Description          *string
+	FailureReason        *string
+	FailureDetail        *string
+	SettledAt            *time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
 }
 
 type UmaProvider struct {

@@ -14,17 +14,19 @@ import (
 )
 
 const webhookEventClaimUndispatched = `-- name: WebhookEventClaimUndispatched :many
-SELECT id, platform_id, type FROM webhook_events
-WHERE dispatched_at IS NULL
-ORDER BY created_at
+SELECT e.id, e.platform_id, e.type, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
+FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
+WHERE e.dispatched_at IS NULL
+ORDER BY e.created_at
 LIMIT $1
-FOR UPDATE SKIP LOCKED
+FOR UPDATE OF e SKIP LOCKED
 `
 
 type WebhookEventClaimUndispatchedRow struct {
-	ID         uuid.UUID
-	PlatformID uuid.UUID
-	Type       string
+	ID          uuid.UUID
+	PlatformID  uuid.UUID
+	Type        string
+	Deliverable bool
 }
 
 // Events committed but not yet handed to a delivery workflow. SKIP LOCKED lets several
@@ -38,7 +40,12 @@ func (q *Queries) WebhookEventClaimUndispatched(ctx context.Context, limit int32
 	items := []WebhookEventClaimUndispatchedRow{}
 	for rows.Next() {
 		var i WebhookEventClaimUndispatchedRow
-		if err := rows.Scan(&i.ID, &i.PlatformID, &i.Type); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.Type,
+			&i.Deliverable,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -270,6 +277,19 @@ type WebhookEventMarkFinalParams struct {
 
 func (q *Queries) WebhookEventMarkFinal(ctx context.Context, arg WebhookEventMarkFinalParams) error {
 	_, err := q.db.Exec(ctx, webhookEventMarkFinal, arg.ID, arg.Status)
+	return err
+}
+
+const webhookEventMarkUndeliverable = `-- name: WebhookEventMarkUndeliverable :exec
+UPDATE webhook_events
+SET status = 'UNDELIVERABLE', dispatched_at = now(), last_error = 'no webhook endpoint configured', updated_at = now()
+WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL
+`
+
+// Events of a platform without an (enabled) endpoint are closed without a delivery
+// workflow; POST /webhooks/events/{id}/redeliver sends them later.
+func (q *Queries) WebhookEventMarkUndeliverable(ctx context.Context, ids []uuid.UUID) error {
+	_, err := q.db.Exec(ctx, webhookEventMarkUndeliverable, ids)
 	return err
 }
 

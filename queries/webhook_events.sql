@@ -12,11 +12,19 @@ SELECT * FROM webhook_events WHERE id = $1;
 -- name: WebhookEventClaimUndispatched :many
 -- Events committed but not yet handed to a delivery workflow. SKIP LOCKED lets several
 -- relays run side by side.
-SELECT id, platform_id, type FROM webhook_events
-WHERE dispatched_at IS NULL
-ORDER BY created_at
+SELECT e.id, e.platform_id, e.type, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
+FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
+WHERE e.dispatched_at IS NULL
+ORDER BY e.created_at
 LIMIT $1
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE OF e SKIP LOCKED;
+
+-- name: WebhookEventMarkUndeliverable :exec
+-- Events of a platform without an (enabled) endpoint are closed without a delivery
+-- workflow; POST /webhooks/events/{id}/redeliver sends them later.
+UPDATE webhook_events
+SET status = 'UNDELIVERABLE', dispatched_at = now(), last_error = 'no webhook endpoint configured', updated_at = now()
+WHERE id = ANY(@ids::uuid[]) AND dispatched_at IS NULL;
 
 -- name: WebhookEventMarkDispatched :exec
 UPDATE webhook_events SET dispatched_at = now() WHERE id = ANY(@ids::uuid[]) AND dispatched_at IS NULL;

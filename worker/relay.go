@@ -90,7 +90,12 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 			return fmt.Errorf("claim events: %w", err)
 		}
 		started := make([]uuid.UUID, 0, len(rows))
+		var skipped []uuid.UUID
 		for _, ev := range rows {
+			if !ev.Deliverable {
+				skipped = append(skipped, ev.ID)
+				continue
+			}
 			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry, false); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
@@ -98,6 +103,11 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 			started = append(started, ev.ID)
 		}
 		n = len(rows)
+		if len(skipped) > 0 {
+			if err := q.WebhookEventMarkUndeliverable(ctx, skipped); err != nil {
+				return err
+			}
+		}
 		if len(started) == 0 {
 			return nil
 		}

@@ -42,6 +42,7 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 		WorkerStopTimeout:                o.StopTimeout,
 	})
 	w.RegisterWorkflowWithOptions(workflows.WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
+	w.RegisterWorkflowWithOptions(workflows.Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	w.RegisterActivity(acts)
 	return w
 }

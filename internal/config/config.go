@@ -29,6 +29,7 @@ type Config struct {
 	WebhookRetryMax   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL
 	WebhookRetryAge   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_AGE
 	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
+	SandboxSlowDelay  time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
 	WorkerPollers     int           // PAYCORE_WORKER_POLLERS
 	LogLevel          string        // PAYCORE_LOG_LEVEL
 	DataDir           string        // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
@@ -53,6 +54,7 @@ func Defaults() Config {
 		WebhookRetryStart: 5 * time.Second,
 		WebhookRetryMax:   30 * time.Minute,
 		WebhookRetryAge:   7 * 24 * time.Hour,
+		SandboxSlowDelay:  30 * time.Second,
 		WorkerPollers:     16,
 		LogLevel:          "info",
 		DataDir:           ".data",
@@ -122,6 +124,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL", &c.WebhookRetryMax)
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
 	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
+	dur("PAYCORE_SANDBOX_SLOW_DELAY", &c.SandboxSlowDelay)
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))

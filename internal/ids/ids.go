@@ -11,12 +11,14 @@ import (
 
 // Resource type prefixes used by the API.
 const (
-	Token          = "Token"
-	PlatformConfig = "PlatformConfig"
-	Platform       = "Platform"
-	Webhook        = "Webhook"
-	Customer       = "Customer"
-	Transaction    = "Transaction"
+	Token           = "Token"
+	PlatformConfig  = "PlatformConfig"
+	Platform        = "Platform"
+	Webhook         = "Webhook"
+	Customer        = "Customer"
+	Transaction     = "Transaction"
+	InternalAccount = "InternalAccount"
+	ExternalAccount = "ExternalAccount"
 )
 
 // New returns a fresh time-ordered UUIDv7.

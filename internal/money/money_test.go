@@ -164,3 +164,19 @@ func TestJSON(t *testing.T) {
 		t.Errorf("json.Marshal(USD) = %s, want %s", b, want)
 	}
 }
+
+func TestHomeCurrency(t *testing.T) {
+	for country, want := range map[string]string{"US": "USD", "DE": "EUR", "MX": "MXN", "SN": "XOF", "GB": "GBP"} {
+		if got, ok := HomeCurrency(country); !ok || got != want {
+			t.Errorf("HomeCurrency(%s) = %s, %v", country, got, ok)
+		}
+	}
+	for country, code := range homeCurrency {
+		if !IsFiat(code) {
+			t.Errorf("%s maps to %s, which is not a known fiat currency", country, code)
+		}
+	}
+	if _, ok := HomeCurrency("XX"); ok {
+		t.Error("unknown country has a home currency")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/internal/ids"
+	"paycore/internal/transfer"
 	"paycore/workflows"
 )
 
@@ -86,4 +87,42 @@ func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uui
 		return out, fmt.Errorf("test delivery: %w", err)
 	}
 	return out, nil
+}
+
+// ErrTransferExists reports that the workflow of this transaction already ran to its end
+// (a replayed request): the transaction is read from the database instead.
+var ErrTransferExists = errors.New("the transfer already exists")
+
+// Transfer starts (or joins) the workflow of a transfer with Update-with-Start and waits
+// for its "create" update: when it returns nil the transaction is persisted. A business
+// refusal comes back as a *temporal.ApplicationError whose type is one of the transfer
+// package's error types.
+func (s Starter) Transfer(ctx context.Context, req transfer.Request) error {
+	attrs := []temporal.SearchAttributeUpdate{
+		workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, uuid.MustParse(req.PlatformID))),
+		workflows.AttrTransactionID.ValueSet(ids.Format(ids.Transaction, uuid.MustParse(req.TransactionID))),
+		workflows.AttrTransactionStatus.ValueSet("CREATED"),
+	}
+	if req.CustomerID != "" {
+		attrs = append(attrs, workflows.AttrCustomerID.ValueSet(ids.Format(ids.Customer, uuid.MustParse(req.CustomerID))))
+	}
+	op := s.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       workflows.TransferWorkflowID(req.Kind, req.TransactionID),
+		TaskQueue:                s.queue(),
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes:    temporal.NewSearchAttributes(attrs...),
+	}, workflows.Transfer, req)
+	h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.UpdateCreateTransfer, WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &already) {
+		return ErrTransferExists
+	}
+	if err != nil {
+		return fmt.Errorf("start transfer: %w", err)
+	}
+	return h.Get(ctx, nil)
 }

@@ -1,0 +1,210 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/events"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
+)
+
+// ErrTransferClosed reports a step asked of a transaction that has moved on.
+const ErrTransferClosed = "TRANSFER_CLOSED"
+
+func parseUUID(s string) uuid.NullUUID {
+	if s == "" {
+		return uuid.NullUUID{}
+	}
+	id, err := uuid.Parse(s)
+	return uuid.NullUUID{UUID: id, Valid: err == nil}
+}
+
+// CreateTransfer persists a transfer in one database transaction: the transaction row,
+// for a transfer out the hold on the funds, and the PENDING webhook event. Running it
+// again for the same transaction id changes nothing. Business refusals (insufficient
+// funds, closed account, deleted customer) are non-retryable errors with a stable type.
+func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) error {
+	txID := uuid.MustParse(in.TransactionID)
+	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		if _, err := q.TransactionGetByID(ctx, txID); err == nil {
+			return nil // created by an earlier attempt
+		} else if !db.IsNotFound(err) {
+			return err
+		}
+		platformID := uuid.MustParse(in.PlatformID)
+		acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: platformID, ID: uuid.MustParse(in.InternalAccountID)})
+		if err != nil {
+			return fmt.Errorf("load internal account: %w", err)
+		}
+		if acct.InternalAccount.Status != "ACTIVE" {
+			return temporal.NewNonRetryableApplicationError("the internal account is "+acct.InternalAccount.Status, transfer.ErrAccountInactive, nil)
+		}
+		if acct.InternalAccount.CustomerID.Valid {
+			c, err := q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: platformID, ID: acct.InternalAccount.CustomerID.UUID})
+			if err != nil {
+				return fmt.Errorf("load customer: %w", err)
+			}
+			if c.IsDeleted {
+				return temporal.NewNonRetryableApplicationError("the account's customer is deleted", transfer.ErrCustomerDeleted, nil)
+			}
+		}
+		p := db.TransactionCreateParams{ID: txID, PlatformID: platformID, CustomerID: parseUUID(in.CustomerID), Kind: in.Kind,
+			Status: "PENDING", Currency: in.Currency, Amount: in.Amount, Reference: view.TransactionReference(txID)}
+		if in.Description != "" {
+			p.Description = &in.Description
+		}
+		ext := uuid.NullUUID{UUID: uuid.MustParse(in.ExternalAccountID), Valid: true}
+		eventType := events.IncomingPaymentPending
+		if in.Kind == transfer.Out {
+			p.Type, p.SourceKind, p.SourceAccountID, p.DestinationKind, p.DestinationAccountID = "OUTGOING", "INTERNAL", uuid.NullUUID{UUID: acct.InternalAccount.ID, Valid: true}, "EXTERNAL", ext.UUID
+			eventType = events.OutgoingPaymentPending
+			err := db.LedgerApply(ctx, q, txID, in.Currency, []db.Move{{Account: acct.InternalAccount.ID, Held: in.Amount}})
+			if errors.Is(err, db.ErrInsufficientFunds) {
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("the account's available balance is below %d", in.Amount), transfer.ErrInsufficientFunds, nil)
+			}
+			if err != nil {
+				return err
+			}
+		} else {
+			p.Type, p.SourceKind, p.SourceAccountID, p.DestinationKind, p.DestinationAccountID = "INCOMING", "EXTERNAL", ext, "INTERNAL", acct.InternalAccount.ID
+		}
+		t, err := q.TransactionCreate(ctx, p)
+		if err != nil {
+			return fmt.Errorf("create transaction: %w", err)
+		}
+		return a.emit(ctx, q, t, eventType)
+	})
+}
+
+// emit records the webhook event of a transaction's new state.
+func (a *Activities) emit(ctx context.Context, q *db.Queries, t db.Transaction, eventType string) error {
+	row, err := q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: t.PlatformID, ID: t.ID})
+	if err != nil {
+		return fmt.Errorf("reload transaction: %w", err)
+	}
+	_, err = db.EventRecord(ctx, q, t.PlatformID, eventType, view.TransactionOf(row.Transaction, row.PlatformCustomerID), false)
+	return err
+}
+
+// MarkTransferProcessing moves a PENDING transfer to PROCESSING. It returns the status the
+// transaction has afterwards, so a workflow re-run on a finished transaction stops.
+func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID string) (string, error) {
+	id := uuid.MustParse(transactionID)
+	status := ""
+	err := db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		t, err := q.TransactionSetStatus(ctx, db.TransactionSetStatusParams{ID: id, Status: "PROCESSING", FromStatuses: []string{"PENDING"}})
+		if db.IsNotFound(err) {
+			cur, gerr := q.TransactionGetByID(ctx, id)
+			status = cur.Status
+			return gerr
+		}
+		if err != nil {
+			return err
+		}
+		status = t.Status
+		if t.Type != "OUTGOING" {
+			return nil // incoming payments have no PROCESSING event
+		}
+		return a.emit(ctx, q, t, events.OutgoingPaymentProcessing)
+	})
+	return status, err
+}
+
+// SubmitTransfer hands the transfer to the payment rail and reports how it ends. Sandbox
+// platforms get the outcome their external account's magic suffix selects; production
+// platforms have no rail connected in this deployment, so their transfers fail.
+func (a *Activities) SubmitTransfer(ctx context.Context, transactionID string) (sandbox.Outcome, error) {
+	t, err := a.q.TransactionGetByID(ctx, uuid.MustParse(transactionID))
+	if err != nil {
+		return sandbox.Outcome{}, fmt.Errorf("load transaction: %w", err)
+	}
+	p, err := a.q.PlatformGet(ctx, t.PlatformID)
+	if err != nil {
+		return sandbox.Outcome{}, fmt.Errorf("load platform: %w", err)
+	}
+	extID := t.DestinationAccountID
+	if t.Type == "INCOMING" {
+		extID = t.SourceAccountID.UUID
+	}
+	ext, err := a.q.ExternalAccountGetByID(ctx, extID)
+	if err != nil {
+		return sandbox.Outcome{}, fmt.Errorf("load external account: %w", err)
+	}
+	if p.Environment != "SANDBOX" {
+		return sandbox.Outcome{Status: "FAILED", Code: "RAIL_UNAVAILABLE", Message: "no payment rail is connected for production transfers"}, nil
+	}
+	return sandbox.TransferOutcome(ext.Identifier), nil
+}
+
+// FinishTransfer settles a transfer with its outcome in one database transaction: on
+// success the ledger postings (for a transfer out, capturing the hold), on failure the
+// release of the hold; the final status, settledAt and the webhook event. Finishing an
+// already finished transfer changes nothing.
+func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, out sandbox.Outcome) error {
+	id := uuid.MustParse(transactionID)
+	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		cur, err := q.TransactionGetForUpdate(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lock transaction: %w", err)
+		}
+		if cur.Status != "PROCESSING" && cur.Status != "PENDING" {
+			return nil // already finished
+		}
+		params := db.TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: []string{"PENDING", "PROCESSING"}}
+		settlement, err := db.LedgerSystemAccount(ctx, q, cur.PlatformID, cur.Currency, db.KindSettlement)
+		if err != nil {
+			return err
+		}
+		var moves []db.Move
+		switch {
+		case out.Status == "COMPLETED" && cur.Type == "OUTGOING":
+			moves = []db.Move{{Account: cur.SourceAccountID.UUID, Amount: -cur.Amount, Held: -cur.Amount}, {Account: settlement.ID, Amount: cur.Amount}}
+		case out.Status == "COMPLETED":
+			moves = []db.Move{{Account: settlement.ID, Amount: -cur.Amount}, {Account: cur.DestinationAccountID, Amount: cur.Amount}}
+		case cur.Type == "OUTGOING":
+			moves = []db.Move{{Account: cur.SourceAccountID.UUID, Held: -cur.Amount}}
+		}
+		if moves != nil {
+			if err := db.LedgerApply(ctx, q, id, cur.Currency, moves); err != nil {
+				return fmt.Errorf("post transfer: %w", err)
+			}
+		}
+		now := time.Now()
+		if out.Status == "COMPLETED" {
+			params.SettledAt = &now
+		} else {
+			detail := out.Code + ": " + out.Message
+			params.FailureDetail = &detail
+			if cur.Type == "OUTGOING" {
+				reason := "OFFRAMP_FAILED"
+				params.FailureReason = &reason
+			}
+		}
+		t, err := q.TransactionSetStatus(ctx, params)
+		if err != nil {
+			return fmt.Errorf("finish transaction: %w", err)
+		}
+		return a.emit(ctx, q, t, finishEvent(t))
+	})
+}
+
+func finishEvent(t db.Transaction) string {
+	switch {
+	case t.Type == "OUTGOING" && t.Status == "COMPLETED":
+		return events.OutgoingPaymentCompleted
+	case t.Type == "OUTGOING":
+		return events.OutgoingPaymentFailed
+	case t.Status == "COMPLETED":
+		return events.IncomingPaymentCompleted
+	}
+	return events.IncomingPaymentFailed
+}

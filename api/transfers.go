@@ -1,0 +1,195 @@
+package api
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/ids"
+	"paycore/internal/transfer"
+	"paycore/workflows/start"
+)
+
+type accountRef struct {
+	AccountID *string `json:"accountId"`
+}
+
+type transferBody struct {
+	Source      *accountRef `json:"source"`
+	Destination *accountRef `json:"destination"`
+	Amount      *int64      `json:"amount"`
+	Description *string     `json:"description"`
+}
+
+func (s *Server) transferOut(w http.ResponseWriter, r *http.Request) error {
+	return s.transfer(w, r, transfer.Out)
+}
+
+func (s *Server) transferIn(w http.ResponseWriter, r *http.Request) error {
+	return s.transfer(w, r, transfer.In)
+}
+
+// transfer validates a same-currency transfer against the caller's accounts and the
+// platform configuration, then hands it to its workflow, which persists it before this
+// handler answers with the Transaction.
+func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) error {
+	b, err := ReadJSON[transferBody](r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.Source == nil || b.Source.AccountID == nil:
+		return invalidField("source.accountId", "source.accountId is required")
+	case b.Destination == nil || b.Destination.AccountID == nil:
+		return invalidField("destination.accountId", "destination.accountId is required")
+	case b.Amount == nil:
+		return invalidField("amount", "amount is required (an integer in the smallest unit of the currency)")
+	case *b.Amount <= 0:
+		return invalidField("amount", "amount must be a positive integer")
+	case b.Description != nil && len(*b.Description) > 500:
+		return invalidField("description", "description must be at most 500 characters")
+	}
+	internalField, externalField := "source.accountId", "destination.accountId"
+	internalRaw, externalRaw := *b.Source.AccountID, *b.Destination.AccountID
+	if kind == transfer.In {
+		internalField, externalField = externalField, internalField
+		internalRaw, externalRaw = externalRaw, internalRaw
+	}
+	internalID, err := ids.Parse(ids.InternalAccount, internalRaw)
+	if err != nil {
+		return invalidField(internalField, "%s must be an InternalAccount id", internalField)
+	}
+	externalID, err := ids.Parse(ids.ExternalAccount, externalRaw)
+	if err != nil {
+		return invalidField(externalField, "%s must be an ExternalAccount id", externalField)
+	}
+	pr := principalFrom(r.Context())
+	ctx := r.Context()
+	acct, err := s.q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: pr.PlatformID, ID: internalID})
+	if isNoRows(err) {
+		return errAccountNotFound
+	}
+	if err != nil {
+		return err
+	}
+	ext, err := s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pr.PlatformID, ID: externalID})
+	if isNoRows(err) {
+		return errExternalNotFound
+	}
+	if err != nil {
+		return err
+	}
+	ia := acct.InternalAccount
+	if ia.Currency != ext.Currency {
+		return &Error{Status: http.StatusBadRequest, Code: "INVALID_CURRENCY", Details: map[string]any{"field": externalField},
+			Message: fmt.Sprintf("same-currency transfer: the internal account holds %s but the external account is in %s", ia.Currency, ext.Currency)}
+	}
+	if ia.CustomerID != ext.CustomerID {
+		return invalidField(externalField, "the external account belongs to another owner than the internal account")
+	}
+	if ia.Status != "ACTIVE" {
+		return invalidField(internalField, "the internal account is %s", ia.Status)
+	}
+	if ext.Status != "ACTIVE" {
+		return invalidField(externalField, "the external account is %s", ext.Status)
+	}
+	customerID := ""
+	if ia.CustomerID.Valid {
+		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pr.PlatformID, ID: ia.CustomerID.UUID})
+		if err != nil {
+			return err
+		}
+		if c.IsDeleted {
+			return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the accounts' customer is deleted"}
+		}
+		customerID = c.ID.String()
+	}
+	p, err := s.q.PlatformGet(ctx, pr.PlatformID)
+	if err != nil {
+		return err
+	}
+	if err := checkAmountConfig(p, ia.Currency, kind, *b.Amount); err != nil {
+		return err
+	}
+	txID := ids.New()
+	if key := r.Header.Get(headerIdempotencyKey); key != "" {
+		txID = keyedID(pr.PlatformID, kind, key)
+	}
+	req := transfer.Request{TransactionID: txID.String(), Kind: kind, PlatformID: pr.PlatformID.String(), CustomerID: customerID,
+		InternalAccountID: ia.ID.String(), ExternalAccountID: ext.ID.String(), Currency: ia.Currency, Amount: *b.Amount,
+		SlowDelay: s.Config.SandboxSlowDelay}
+	if b.Description != nil {
+		req.Description = *b.Description
+	}
+	if err := s.start.Transfer(ctx, req); err != nil && !errors.Is(err, start.ErrTransferExists) {
+		return transferRefusal(err)
+	}
+	t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pr.PlatformID, ID: txID})
+	if err != nil {
+		return fmt.Errorf("read created transaction: %w", err)
+	}
+	writeJSON(w, http.StatusCreated, view.TransactionOf(t.Transaction, t.PlatformCustomerID))
+	return nil
+}
+
+// checkAmountConfig applies the platform's currency configuration.
+func checkAmountConfig(p db.Platform, currency, kind string, amount int64) error {
+	cur, err := platformCurrencies(p)
+	if err != nil {
+		return err
+	}
+	txType := "OUTGOING"
+	if kind == transfer.In {
+		txType = "INCOMING"
+	}
+	for _, c := range cur {
+		if c.CurrencyCode != currency {
+			continue
+		}
+		if !slices.Contains(c.EnabledTransactionTypes, txType) {
+			return invalid("%s transactions are not enabled for %s in the platform configuration", txType, currency)
+		}
+		if amount < c.MinAmount || amount > c.MaxAmount {
+			return &Error{Status: http.StatusBadRequest, Code: "AMOUNT_OUT_OF_RANGE", Details: map[string]any{"field": "amount", "minAmount": c.MinAmount, "maxAmount": c.MaxAmount},
+				Message: fmt.Sprintf("amount must be from %d to %d %s (platform configuration)", c.MinAmount, c.MaxAmount, currency)}
+		}
+		return nil
+	}
+	return invalid("the platform does not support %s", currency)
+}
+
+// keyedID derives the transaction id from the Idempotency-Key, so a request repeated after
+// a crash joins the same workflow instead of creating a second payment.
+func keyedID(platformID uuid.UUID, kind, key string) uuid.UUID {
+	sum := sha256.Sum256([]byte(platformID.String() + "\x00" + kind + "\x00" + key))
+	var id uuid.UUID
+	copy(id[:], sum[:16])
+	id[6] = (id[6] & 0x0f) | 0x80 // version 8: custom
+	id[8] = (id[8] & 0x3f) | 0x80 // RFC 4122 variant
+	return id
+}
+
+func transferRefusal(err error) error {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) {
+		return err
+	}
+	switch appErr.Type() {
+	case transfer.ErrInsufficientFunds:
+		return &Error{Status: http.StatusBadRequest, Code: "INSUFFICIENT_FUNDS", Message: appErr.Message()}
+	case transfer.ErrAccountInactive:
+		return invalid("%s", appErr.Message())
+	case transfer.ErrCustomerDeleted:
+		return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: appErr.Message()}
+	}
+	return err
+}
+
+var errExternalNotFound = notFound("EXTERNAL_ACCOUNT_NOT_FOUND", "external account")

@@ -1,0 +1,98 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Ledger account kinds.
+const (
+	KindInternal       = "INTERNAL"
+	KindSettlement     = "SETTLEMENT"
+	KindSandboxFunding = "SANDBOX_FUNDING"
+)
+
+// ErrInsufficientFunds is returned when a movement would take an internal account's
+// available balance (balance minus holds) below zero.
+var ErrInsufficientFunds = errors.New("insufficient available balance")
+
+// Move changes one ledger account: Amount is posted (a ledger entry; all Amounts of one
+// transaction sum to zero) and Held changes the reserved part of the balance.
+type Move struct {
+	Account uuid.UUID
+	Amount  int64
+	Held    int64
+}
+
+// LedgerApply applies moves for transaction txID inside the caller's database transaction.
+// Accounts are locked in id order (no deadlocks between concurrent movements), checked
+// for currency, and no internal account may end with a negative available balance.
+func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) error {
+	var sum int64
+	ids := make([]uuid.UUID, 0, len(moves))
+	for _, m := range moves {
+		sum += m.Amount
+		ids = append(ids, m.Account)
+	}
+	if sum != 0 {
+		return fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
+	}
+	rows, err := q.LedgerAccountsLock(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("lock ledger accounts: %w", err)
+	}
+	byID := make(map[uuid.UUID]LedgerAccount, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	for _, m := range moves {
+		a, ok := byID[m.Account]
+		if !ok {
+			return fmt.Errorf("ledger account %s: %w", m.Account, ErrNotFound)
+		}
+		if a.Currency != currency {
+			return fmt.Errorf("ledger account %s holds %s, not %s", a.ID, a.Currency, currency)
+		}
+		a.Balance += m.Amount
+		a.Held += m.Held
+		if a.Held < 0 {
+			return fmt.Errorf("ledger account %s: releasing more than is held", a.ID)
+		}
+		if a.Kind == KindInternal && a.Balance-a.Held < 0 {
+			return ErrInsufficientFunds
+		}
+		byID[m.Account] = a
+	}
+	for _, m := range moves {
+		if m.Amount != 0 {
+			if err := q.LedgerEntryCreate(ctx, LedgerEntryCreateParams{TransactionID: txID, AccountID: m.Account, Amount: m.Amount, Currency: currency}); err != nil {
+				return fmt.Errorf("post ledger entry: %w", err)
+			}
+		}
+		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
+			var pg *pgconn.PgError
+			if errors.As(err, &pg) && pg.ConstraintName == "ledger_accounts_available_nonnegative" {
+				return ErrInsufficientFunds
+			}
+			return fmt.Errorf("apply ledger move: %w", err)
+		}
+	}
+	return nil
+}
+
+// LedgerSystemAccount returns (creating on first use) a platform's system account of kind
+// in currency.
+func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, currency, kind string) (LedgerAccount, error) {
+	if err := q.LedgerSystemAccountEnsure(ctx, LedgerSystemAccountEnsureParams{ID: uuid.Must(uuid.NewV7()), PlatformID: platformID, Currency: currency, Kind: kind}); err != nil {
+		return LedgerAccount{}, fmt.Errorf("ensure %s account: %w", kind, err)
+	}
+	a, err := q.LedgerSystemAccountGet(ctx, LedgerSystemAccountGetParams{PlatformID: platformID, Currency: currency, Kind: kind})
+	if err != nil {
+		return LedgerAccount{}, fmt.Errorf("load %s account: %w", kind, err)
+	}
+	return a, nil
+}

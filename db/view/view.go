@@ -1,0 +1,148 @@
+// Package view renders stored rows as the API's resources. The API answers with them and
+// the activities put them in webhook events, so both always show the same shape.
+package view
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/internal/ids"
+	"paycore/internal/money"
+)
+
+// CurrencyAmount is an amount in the smallest unit of a currency.
+type CurrencyAmount struct {
+	Amount   int64          `json:"amount"`
+	Currency money.Currency `json:"currency"`
+}
+
+// AmountOf is amount in the currency with that code.
+func AmountOf(amount int64, code string) CurrencyAmount {
+	c, ok := money.Lookup(code)
+	if !ok {
+		c = money.Currency{Code: code}
+	}
+	return CurrencyAmount{Amount: amount, Currency: c}
+}
+
+// InternalAccount is an account held by the service for a customer or the platform.
+type InternalAccount struct {
+	ID                         string          `json:"id"`
+	CustomerID                 string          `json:"customerId,omitempty"`
+	Type                       string          `json:"type"`
+	Status                     string          `json:"status"`
+	Balance                    CurrencyAmount  `json:"balance"`
+	FundingPaymentInstructions json.RawMessage `json:"fundingPaymentInstructions"`
+	PrivateEnabled             *bool           `json:"privateEnabled,omitempty"`
+	CreatedAt                  time.Time       `json:"createdAt"`
+	UpdatedAt                  time.Time       `json:"updatedAt"`
+}
+
+// InternalAccountOf renders an account; the balance shown is what can be spent (posted
+// balance minus funds held by pending transfers out).
+func InternalAccountOf(a db.InternalAccount, balance, held int64) InternalAccount {
+	out := InternalAccount{ID: ids.Format(ids.InternalAccount, a.ID), Type: a.Type, Status: a.Status,
+		Balance: AmountOf(balance-held, a.Currency), FundingPaymentInstructions: a.FundingInstructions,
+		PrivateEnabled: a.PrivateEnabled, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	if a.CustomerID.Valid {
+		out.CustomerID = ids.Format(ids.Customer, a.CustomerID.UUID)
+	}
+	return out
+}
+
+// TransactionEnd is the source or destination of a transaction.
+type TransactionEnd struct {
+	SourceType      string `json:"sourceType,omitempty"`
+	DestinationType string `json:"destinationType,omitempty"`
+	AccountID       string `json:"accountId,omitempty"`
+	Currency        string `json:"currency"`
+	CustomerID      string `json:"customerId,omitempty"`
+}
+
+// FailureDetails says precisely why a transaction failed (an addition to failureReason).
+type FailureDetails struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Transaction is one money movement.
+type Transaction struct {
+	ID                         string          `json:"id"`
+	Status                     string          `json:"status"`
+	Type                       string          `json:"type"`
+	Source                     TransactionEnd  `json:"source"`
+	Destination                TransactionEnd  `json:"destination"`
+	CustomerID                 string          `json:"customerId"`
+	PlatformCustomerID         string          `json:"platformCustomerId"`
+	SentAmount                 *CurrencyAmount `json:"sentAmount,omitempty"`
+	ReceivedAmount             CurrencyAmount  `json:"receivedAmount"`
+	SettledAt                  *time.Time      `json:"settledAt,omitempty"`
+	CreatedAt                  time.Time       `json:"createdAt"`
+	UpdatedAt                  time.Time       `json:"updatedAt"`
+	Description                *string         `json:"description,omitempty"`
+	ReconciliationInstructions *Reconciliation `json:"reconciliationInstructions,omitempty"`
+	FailureReason              *string         `json:"failureReason,omitempty"`
+	FailureDetails             *FailureDetails `json:"failureDetails,omitempty"`
+}
+
+// Reconciliation carries the reference that ties a transaction to bank statements.
+type Reconciliation struct {
+	Reference string `json:"reference"`
+}
+
+// TransactionReference is the reconciliation reference of a transaction.
+func TransactionReference(id uuid.UUID) string {
+	return "PCT-" + strings.ToUpper(strings.ReplaceAll(id.String(), "-", "")[:20])
+}
+
+func endOf(kind string, id uuid.NullUUID, currency string, source bool) TransactionEnd {
+	e := TransactionEnd{Currency: currency}
+	typ := "ACCOUNT"
+	switch kind {
+	case "INTERNAL":
+		e.AccountID = ids.Format(ids.InternalAccount, id.UUID)
+	case "EXTERNAL":
+		e.AccountID = ids.Format(ids.ExternalAccount, id.UUID)
+	case "REALTIME_FUNDING":
+		typ = "REALTIME_FUNDING"
+	}
+	if source {
+		e.SourceType = typ
+	} else {
+		e.DestinationType = typ
+	}
+	return e
+}
+
+// TransactionOf renders a transaction. platformCustomerID is the customer's platform id
+// ("" for the platform's own transactions, whose customerId is the platform id).
+func TransactionOf(t db.Transaction, platformCustomerID string) Transaction {
+	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type,
+		Source:             endOf(t.SourceKind, t.SourceAccountID, t.Currency, true),
+		Destination:        endOf(t.DestinationKind, uuid.NullUUID{UUID: t.DestinationAccountID, Valid: true}, t.Currency, false),
+		PlatformCustomerID: platformCustomerID, ReceivedAmount: AmountOf(t.Amount, t.Currency),
+		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
+		FailureReason: t.FailureReason}
+	if t.CustomerID.Valid {
+		out.CustomerID = ids.Format(ids.Customer, t.CustomerID.UUID)
+	} else {
+		out.CustomerID = ids.Format(ids.Platform, t.PlatformID)
+	}
+	if t.Type == "OUTGOING" {
+		sent := AmountOf(t.Amount, t.Currency)
+		out.SentAmount = &sent
+	}
+	if t.Status != "CREATED" {
+		out.ReconciliationInstructions = &Reconciliation{Reference: t.Reference}
+	}
+	if t.FailureDetail != nil {
+		code, msg, _ := strings.Cut(*t.FailureDetail, ": ")
+		out.FailureDetails = &FailureDetails{Code: code, Message: msg}
+	}
+	return out
+}
+

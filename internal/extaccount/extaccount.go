@@ -1,0 +1,487 @@
+// Package extaccount validates the accountInfo object of an external account
+// (a bank account, mobile-money account or wallet that a customer or the
+// platform pays out to or pulls from).
+//
+// Parse checks an accountInfo against the variant selected by its
+// accountType (44 types: one per supported currency, SWIFT_ACCOUNT and seven
+// wallet types), the currency of the external account and, for bank types,
+// the beneficiary. It returns the normalized object as it is stored and
+// returned by the API, with the paymentRails of bank types added.
+//
+// Validation is strict: unknown fields, duplicate fields and JSON values of
+// the wrong type (including null) are rejected, and strings are never trimmed
+// or otherwise altered. Failures are reported as a *FieldError naming the
+// JSON path of the offending field relative to the request body.
+package extaccount
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"paycore/internal/money"
+)
+
+// FieldError is a validation failure naming the JSON path of the offending
+// field, relative to the request body, e.g. "accountInfo.iban" or
+// "accountInfo.beneficiary.address.postalCode".
+type FieldError struct {
+	// Field is the dotted JSON path of the offending field ("currency",
+	// "accountInfo", "accountInfo.beneficiary.fullName", ...).
+	Field string
+	// Message says what is wrong, in plain words ("is required").
+	Message string
+}
+
+// Error returns the field path followed by the message.
+func (e *FieldError) Error() string {
+	return e.Field + ": " + e.Message
+}
+
+// Info is a validated accountInfo.
+type Info struct {
+	// AccountType is the accountType discriminator, e.g. "USD_ACCOUNT".
+	AccountType string
+	// Normalized is the accountInfo object as stored and returned: the
+	// validated input fields (values unchanged) plus "paymentRails" for bank
+	// types, keys sorted.
+	Normalized json.RawMessage
+	// PaymentRails are the rails of a bank type (e.g. ACH, WIRE, RTP,
+	// FEDNOW); nil for wallets.
+	PaymentRails []string
+	// Identifier is the primary account identifier, whose last digits are
+	// the sandbox magic suffix: accountNumber, iban, clabeNumber, pixKey,
+	// vpa or phoneNumber for bank types (the first present, in that order),
+	// address for wallets, and invoice, bolt12 or lightningAddress for
+	// LIGHTNING.
+	Identifier string
+	// BeneficiaryName is the beneficiary's fullName (INDIVIDUAL) or
+	// legalName (BUSINESS); "" for wallets.
+	BeneficiaryName string
+	// IsWallet is true for the wallet types (…_WALLET and LIGHTNING).
+	IsWallet bool
+}
+
+// AccountTypes returns every accountType Parse accepts, sorted.
+func AccountTypes() []string {
+	return slices.Sorted(maps.Keys(specs))
+}
+
+// Parse validates raw (the accountInfo JSON object) for an external account
+// in currency. On success it returns the validated Info and a nil
+// *FieldError; otherwise the first failure found.
+func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
+	obj, fe := decodeObject("accountInfo", raw)
+	if fe != nil {
+		return Info{}, fe
+	}
+	at, fe := requiredString(obj, "accountInfo", "accountType")
+	if fe != nil {
+		return Info{}, fe
+	}
+	spec, ok := specs[at]
+	if !ok {
+		return Info{}, &FieldError{"accountInfo.accountType", fmt.Sprintf("unknown account type %q", at)}
+	}
+	if fe := checkCurrency(at, spec, currency); fe != nil {
+		return Info{}, fe
+	}
+	if spec.wallet {
+		if _, ok := obj.vals["beneficiary"]; ok {
+			return Info{}, &FieldError{"accountInfo.beneficiary", "is not allowed for wallet accounts"}
+		}
+	}
+	allowed := map[string]bool{"accountType": true}
+	for _, f := range spec.fields {
+		allowed[f.name] = true
+	}
+	if !spec.wallet {
+		allowed["beneficiary"] = true
+	}
+	if fe := obj.rejectUnknown("accountInfo", allowed); fe != nil {
+		return Info{}, fe
+	}
+
+	out := map[string]any{"accountType": at}
+	present := map[string]string{}
+	for _, f := range spec.fields {
+		v, ok, fe := optionalString(obj, "accountInfo", f.name)
+		if fe != nil {
+			return Info{}, fe
+		}
+		if !ok {
+			if f.required {
+				return Info{}, &FieldError{"accountInfo." + f.name, "is required"}
+			}
+			continue
+		}
+		if v == "" {
+			if f.required {
+				return Info{}, &FieldError{"accountInfo." + f.name, "is required"}
+			}
+			return Info{}, &FieldError{"accountInfo." + f.name, "must not be empty"}
+		}
+		if f.check != nil {
+			if msg := f.check(v); msg != "" {
+				return Info{}, &FieldError{"accountInfo." + f.name, msg}
+			}
+		}
+		out[f.name] = v
+		present[f.name] = v
+	}
+
+	info := Info{AccountType: at, IsWallet: spec.wallet}
+	switch {
+	case spec.exactlyOne:
+		var given []string
+		for _, f := range spec.fields {
+			if _, ok := present[f.name]; ok {
+				given = append(given, f.name)
+			}
+		}
+		names := fieldNames(spec.fields)
+		if len(given) == 0 {
+			return Info{}, &FieldError{"accountInfo", "one of " + orList(names) + " is required"}
+		}
+		if len(given) > 1 {
+			return Info{}, &FieldError{"accountInfo." + given[1], "only one of " + orList(names) + " may be given"}
+		}
+		info.Identifier = present[given[0]]
+	case spec.wallet:
+		info.Identifier = present["address"]
+	default:
+		for _, name := range identifierOrder {
+			if v, ok := present[name]; ok {
+				info.Identifier = v
+				break
+			}
+		}
+		if info.Identifier == "" {
+			var ids []string
+			for _, f := range spec.fields {
+				if slices.Contains(identifierOrder, f.name) {
+					ids = append(ids, f.name)
+				}
+			}
+			return Info{}, &FieldError{"accountInfo", "one of " + orList(ids) + " is required"}
+		}
+	}
+
+	if !spec.wallet {
+		b, name, fe := parseBeneficiary(at, obj)
+		if fe != nil {
+			return Info{}, fe
+		}
+		out["beneficiary"] = b
+		info.BeneficiaryName = name
+		info.PaymentRails = slices.Clone(spec.rails)
+		out["paymentRails"] = slices.Clone(spec.rails)
+	}
+
+	norm, err := encode(out)
+	if err != nil { // not reachable: out holds only strings, maps and slices
+		return Info{}, &FieldError{"accountInfo", "cannot be encoded: " + err.Error()}
+	}
+	info.Normalized = norm
+	return info, nil
+}
+
+// identifierOrder is the precedence of bank identifiers for Info.Identifier.
+var identifierOrder = []string{"accountNumber", "iban", "clabeNumber", "pixKey", "vpa", "phoneNumber"}
+
+func checkCurrency(at string, spec *accountSpec, currency string) *FieldError {
+	if currency == "" {
+		return &FieldError{"currency", "is required"}
+	}
+	if _, ok := money.Lookup(currency); !ok {
+		return &FieldError{"currency", fmt.Sprintf("unknown currency %q", currency)}
+	}
+	if spec.currencies == nil { // SWIFT_ACCOUNT
+		if !money.IsFiat(currency) {
+			return &FieldError{"currency", fmt.Sprintf("%s accounts hold a fiat currency, not %s", at, currency)}
+		}
+		return nil
+	}
+	if !slices.Contains(spec.currencies, currency) {
+		return &FieldError{"currency", fmt.Sprintf("%s accounts hold %s, not %s", at, orList(spec.currencies), currency)}
+	}
+	return nil
+}
+
+// beneficiaryRules are the per-account-type deviations for INDIVIDUAL
+// beneficiaries (10.1 last column, 10.3).
+type beneficiaryRules struct {
+	required []string // fields required in addition to fullName
+	extra    []field  // fields allowed in addition to the baseline
+}
+
+var individualRules = map[string]beneficiaryRules{
+	"AED_ACCOUNT": {required: []string{"address"}},
+	"EUR_ACCOUNT": {required: []string{"address"}},
+	"EGP_ACCOUNT": {required: []string{"address", "countryOfResidence", "phoneNumber"}},
+	"GTQ_ACCOUNT": {required: []string{"countryOfResidence", "phoneNumber"}},
+	"JMD_ACCOUNT": {required: []string{"address", "phoneNumber"}},
+	"CAD_ACCOUNT": {extra: []field{{name: "registrationNumber"}}},
+	"COP_ACCOUNT": {extra: []field{
+		{name: "documentType", check: enum("CC", "CE", "TI", "NIT", "PP")},
+		{name: "documentNumber", check: length(1, 50)},
+	}},
+}
+
+// Baseline beneficiary fields (10.3). address is handled separately.
+var (
+	individualFields = []field{
+		{name: "fullName", required: true, check: length(1, 255)},
+		{name: "birthDate"},
+		{name: "nationality", check: countryCode},
+		{name: "email", check: email},
+		{name: "phoneNumber"},
+		{name: "countryOfResidence", check: countryCode},
+	}
+	businessFields = []field{
+		{name: "legalName", required: true, check: length(1, 255)},
+		{name: "registrationNumber"},
+		{name: "taxId"},
+		{name: "email", check: email},
+		{name: "phoneNumber"},
+		{name: "countryOfResidence", check: countryCode},
+	}
+	addressFields = []field{
+		{name: "line1", required: true, check: length(1, 255)},
+		{name: "line2"},
+		{name: "city"},
+		{name: "state"},
+		{name: "postalCode", required: true, check: length(1, 20)},
+		{name: "country", required: true, check: countryCode},
+	}
+)
+
+func parseBeneficiary(at string, acct *object) (map[string]any, string, *FieldError) {
+	const path = "accountInfo.beneficiary"
+	rawB, ok := acct.vals["beneficiary"]
+	if !ok {
+		return nil, "", &FieldError{path, "is required"}
+	}
+	obj, fe := decodeObject(path, rawB)
+	if fe != nil {
+		return nil, "", fe
+	}
+	bt, fe := requiredString(obj, path, "beneficiaryType")
+	if fe != nil {
+		return nil, "", fe
+	}
+	var (
+		fields   []field
+		required []string
+		nameKey  string
+	)
+	switch bt {
+	case "INDIVIDUAL":
+		rules := individualRules[at]
+		fields = slices.Concat(individualFields, rules.extra)
+		required = rules.required
+		nameKey = "fullName"
+	case "BUSINESS":
+		fields = businessFields
+		nameKey = "legalName"
+	default:
+		return nil, "", &FieldError{path + ".beneficiaryType", fmt.Sprintf("must be INDIVIDUAL or BUSINESS, not %q", bt)}
+	}
+	allowed := map[string]bool{"beneficiaryType": true, "address": true}
+	for _, f := range fields {
+		allowed[f.name] = true
+	}
+	if fe := obj.rejectUnknown(path, allowed); fe != nil {
+		return nil, "", fe
+	}
+	out := map[string]any{"beneficiaryType": bt}
+	for _, f := range fields {
+		f.required = f.required || slices.Contains(required, f.name)
+		v, ok, fe := stringField(obj, path, f)
+		if fe != nil {
+			return nil, "", fe
+		}
+		if ok {
+			out[f.name] = v
+		}
+	}
+	if rawA, ok := obj.vals["address"]; ok {
+		a, fe := parseAddress(path+".address", rawA)
+		if fe != nil {
+			return nil, "", fe
+		}
+		out["address"] = a
+	} else if slices.Contains(required, "address") {
+		return nil, "", &FieldError{path + ".address", fmt.Sprintf("is required for an individual beneficiary of a %s", at)}
+	}
+	return out, out[nameKey].(string), nil
+}
+
+func parseAddress(path string, raw json.RawMessage) (map[string]any, *FieldError) {
+	obj, fe := decodeObject(path, raw)
+	if fe != nil {
+		return nil, fe
+	}
+	allowed := map[string]bool{}
+	for _, f := range addressFields {
+		allowed[f.name] = true
+	}
+	if fe := obj.rejectUnknown(path, allowed); fe != nil {
+		return nil, fe
+	}
+	out := map[string]any{}
+	for _, f := range addressFields {
+		v, ok, fe := stringField(obj, path, f)
+		if fe != nil {
+			return nil, fe
+		}
+		if ok {
+			out[f.name] = v
+		}
+	}
+	return out, nil
+}
+
+// stringField reads an optional or required string field of obj and checks
+// it. Plain optional strings (no check) may be empty; required ones may not.
+func stringField(obj *object, path string, f field) (string, bool, *FieldError) {
+	v, ok, fe := optionalString(obj, path, f.name)
+	if fe != nil {
+		return "", false, fe
+	}
+	if !ok || (v == "" && f.required) {
+		if f.required {
+			return "", false, &FieldError{path + "." + f.name, "is required"}
+		}
+		return "", false, nil
+	}
+	if f.check != nil {
+		if msg := f.check(v); msg != "" {
+			return "", false, &FieldError{path + "." + f.name, msg}
+		}
+	}
+	return v, true, nil
+}
+
+// object is a decoded JSON object: its values by key and its keys in input
+// order.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+// decodeObject decodes raw as a single JSON object, rejecting anything else
+// and duplicate keys.
+func decodeObject(path string, raw json.RawMessage) (*object, *FieldError) {
+	if !json.Valid(raw) {
+		return nil, &FieldError{path, "must be a valid JSON object"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, &FieldError{path, "must be an object"}
+	}
+	obj := &object{vals: map[string]json.RawMessage{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, &FieldError{path, "must be a valid JSON object"}
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, &FieldError{path, "must be a valid JSON object"}
+		}
+		if _, dup := obj.vals[key]; dup {
+			return nil, &FieldError{path + "." + key, "is given more than once"}
+		}
+		obj.keys = append(obj.keys, key)
+		obj.vals[key] = v
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, &FieldError{path, "must be a valid JSON object"}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &FieldError{path, "must be a single JSON object"}
+	}
+	return obj, nil
+}
+
+// rejectUnknown fails on the first key (in input order) not in allowed.
+func (o *object) rejectUnknown(path string, allowed map[string]bool) *FieldError {
+	for _, k := range o.keys {
+		if !allowed[k] {
+			if k == "paymentRails" && path == "accountInfo" {
+				return &FieldError{path + "." + k, "unknown field (paymentRails is set by the server)"}
+			}
+			return &FieldError{path + "." + k, "unknown field"}
+		}
+	}
+	return nil
+}
+
+// optionalString returns the string value of key, ok=false when absent, and
+// a FieldError when the value is not a JSON string (null included).
+func optionalString(o *object, path, key string) (string, bool, *FieldError) {
+	raw, ok := o.vals[key]
+	if !ok {
+		return "", false, nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false, &FieldError{path + "." + key, "must be a string"}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false, &FieldError{path + "." + key, "must be a string"}
+	}
+	return s, true, nil
+}
+
+// requiredString is optionalString for a field that must be present and
+// non-empty.
+func requiredString(o *object, path, key string) (string, *FieldError) {
+	s, ok, fe := optionalString(o, path, key)
+	if fe != nil {
+		return "", fe
+	}
+	if !ok || s == "" {
+		return "", &FieldError{path + "." + key, "is required"}
+	}
+	return s, nil
+}
+
+// encode marshals v without HTML escaping and without a trailing newline.
+func encode(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+func fieldNames(fs []field) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	return names
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

@@ -1,0 +1,54 @@
+-- name: CustomerCreate :one
+INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
+                       kyc_status, full_name, birth_date, nationality, address, business_info)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+RETURNING *;
+
+-- name: CustomerGet :one
+SELECT * FROM customers WHERE platform_id = $1 AND id = $2;
+
+-- name: CustomerGetForUpdate :one
+SELECT * FROM customers WHERE platform_id = $1 AND id = $2 FOR UPDATE;
+
+-- name: CustomerUpdate :one
+UPDATE customers
+SET currencies = $3, email = $4, uma_address = $5, kyc_status = $6, full_name = $7, birth_date = $8,
+    nationality = $9, address = $10, business_info = $11, updated_at = now()
+WHERE platform_id = $1 AND id = $2
+RETURNING *;
+
+-- name: CustomerMarkDeleted :one
+UPDATE customers SET is_deleted = true, updated_at = now()
+WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
+RETURNING *;
+
+-- name: CustomerList :many
+SELECT * FROM customers
+WHERE platform_id = @platform_id
+  AND (@include_deleted::boolean OR NOT is_deleted)
+  AND (sqlc.narg(platform_customer_id)::text IS NULL OR platform_customer_id = sqlc.narg(platform_customer_id))
+  AND (sqlc.narg(customer_type)::text IS NULL OR customer_type = sqlc.narg(customer_type))
+  AND (sqlc.narg(region)::text IS NULL OR region = sqlc.narg(region))
+  AND (sqlc.narg(currency)::text IS NULL OR sqlc.narg(currency) = ANY(currencies))
+  AND (sqlc.narg(uma_address)::text IS NULL OR uma_address = sqlc.narg(uma_address))
+  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
+  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
+  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
+  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before))
+  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
+ORDER BY id DESC
+LIMIT @row_limit;
+
+-- name: CustomerCount :one
+SELECT count(*) FROM customers
+WHERE platform_id = @platform_id
+  AND (@include_deleted::boolean OR NOT is_deleted)
+  AND (sqlc.narg(platform_customer_id)::text IS NULL OR platform_customer_id = sqlc.narg(platform_customer_id))
+  AND (sqlc.narg(customer_type)::text IS NULL OR customer_type = sqlc.narg(customer_type))
+  AND (sqlc.narg(region)::text IS NULL OR region = sqlc.narg(region))
+  AND (sqlc.narg(currency)::text IS NULL OR sqlc.narg(currency) = ANY(currencies))
+  AND (sqlc.narg(uma_address)::text IS NULL OR uma_address = sqlc.narg(uma_address))
+  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
+  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
+  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
+  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before));

@@ -1,0 +1,49 @@
+-- name: InternalAccountCreate :one
+INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, wallet_sealed, private_enabled)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING *;
+
+-- name: InternalAccountSetInstructions :exec
+UPDATE internal_accounts SET funding_instructions = $2 WHERE id = $1;
+
+-- name: InternalAccountGet :one
+SELECT sqlc.embed(a), l.balance, l.held
+FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
+WHERE a.platform_id = $1 AND a.id = $2;
+
+-- name: InternalAccountList :many
+SELECT sqlc.embed(a), l.balance, l.held
+FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
+WHERE a.platform_id = @platform_id
+  AND (@platform_owned::boolean = (a.customer_id IS NULL))
+  AND a.status <> 'CLOSED'
+  AND (sqlc.narg(customer_id)::uuid IS NULL OR a.customer_id = sqlc.narg(customer_id))
+  AND (sqlc.narg(currency)::text IS NULL OR a.currency = sqlc.narg(currency))
+  AND (sqlc.narg(type)::text IS NULL OR a.type = sqlc.narg(type))
+  AND (sqlc.narg(after_id)::uuid IS NULL OR a.id < sqlc.narg(after_id))
+ORDER BY a.id DESC
+LIMIT @row_limit;
+
+-- name: InternalAccountCount :one
+SELECT count(*)
+FROM internal_accounts a
+WHERE a.platform_id = @platform_id
+  AND (@platform_owned::boolean = (a.customer_id IS NULL))
+  AND a.status <> 'CLOSED'
+  AND (sqlc.narg(customer_id)::uuid IS NULL OR a.customer_id = sqlc.narg(customer_id))
+  AND (sqlc.narg(currency)::text IS NULL OR a.currency = sqlc.narg(currency))
+  AND (sqlc.narg(type)::text IS NULL OR a.type = sqlc.narg(type));
+
+-- name: InternalAccountsOfCustomer :many
+SELECT sqlc.embed(a), l.balance, l.held
+FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
+WHERE a.customer_id = $1 AND a.status <> 'CLOSED'
+ORDER BY a.id;
+
+-- name: InternalAccountSetStatus :exec
+UPDATE internal_accounts SET status = $2, updated_at = now() WHERE id = $1;
+
+-- name: InternalAccountSetPrivate :one
+UPDATE internal_accounts SET private_enabled = $3, updated_at = now()
+WHERE platform_id = $1 AND id = $2
+RETURNING *;
