@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"paycore/db"
@@ -16,9 +17,11 @@ import (
 const (
 	headerIdempotencyKey = "Idempotency-Key"
 	headerReplayed       = "Idempotent-Replayed"
-	// idempotencyLease is how long a RUNNING claim is honoured before a repeat may take it
-	// over (its owner is presumed dead).
-	idempotencyLease = 2 * time.Minute
+	// idempotencyLease is how long a RUNNING claim is honoured without renewal before a
+	// repeat may take it over: its owner renews it every idempotencyRenew while it runs,
+	// so only a crashed owner's claim lapses.
+	idempotencyLease = 10 * time.Second
+	idempotencyRenew = 3 * time.Second
 	maxKeyLength     = 255
 )
 
@@ -107,7 +110,23 @@ func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.H
 			panic(v)
 		}
 	}()
+	renewDone := make(chan struct{})
+	stopRenew := sync.OnceFunc(func() { close(renewDone) })
+	defer stopRenew()
+	go func() {
+		t := time.NewTicker(idempotencyRenew)
+		defer t.Stop()
+		for {
+			select {
+			case <-renewDone:
+				return
+			case <-t.C:
+				_ = s.q.IdempotencyRenew(store, db.IdempotencyRenewParams{PlatformID: p.PlatformID, Key: key})
+			}
+		}
+	}()
 	next.ServeHTTP(rec, r)
+	stopRenew()
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}

@@ -125,3 +125,18 @@ func (q *Queries) IdempotencyRelease(ctx context.Context, arg IdempotencyRelease
 	_, err := q.db.Exec(ctx, idempotencyRelease, arg.PlatformID, arg.Key)
 	return err
 }
+
+const idempotencyRenew = `-- name: IdempotencyRenew :exec
+UPDATE idempotency_keys SET locked_at = now() WHERE platform_id = $1 AND key = $2 AND state = 'RUNNING'
+`
+
+type IdempotencyRenewParams struct {
+	PlatformID uuid.UUID
+	Key        string
+}
+
+// The owner of a running request keeps its claim alive.
+func (q *Queries) IdempotencyRenew(ctx context.Context, arg IdempotencyRenewParams) error {
+	_, err := q.db.Exec(ctx, idempotencyRenew, arg.PlatformID, arg.Key)
+	return err
+}

@@ -25,3 +25,7 @@ DELETE FROM idempotency_keys WHERE platform_id = $1 AND key = $2 AND state = 'RU
 
 -- name: IdempotencyDeleteExpired :execrows
 DELETE FROM idempotency_keys WHERE expires_at < now();
+
+-- name: IdempotencyRenew :exec
+-- The owner of a running request keeps its claim alive.
+UPDATE idempotency_keys SET locked_at = now() WHERE platform_id = $1 AND key = $2 AND state = 'RUNNING';

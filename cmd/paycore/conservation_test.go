@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"paycore/api"
+	"paycore/internal/config"
+	"paycore/db/view"
+)
+
+// A randomized concurrent workload (32 clients mixing funding, transfers in and out with
+// every suffix) never lets an internal account go below zero, keeps the sum of every
+// currency's ledger at zero at all times, and ends with every transaction final and no
+// hold left.
+func TestConservationUnderConcurrentLoad(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Second; c.WorkerPollers = 8 })
+	base := newWorld(t, s)
+	worlds := []*world{base}
+	for range 3 {
+		r := base.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD"}})
+		var cust api.Customer
+		r.Decode(t, &cust)
+		var accts api.List[view.InternalAccount]
+		base.c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+		worlds = append(worlds, &world{t: t, s: s, c: base.c, customer: cust.ID, account: accts.Data[0].ID})
+	}
+	exts := make([][]string, len(worlds))
+	suffixes := []string{"001", "002", "003", "004", "005", "009"}
+	for i, w := range worlds {
+		for _, sfx := range suffixes {
+			exts[i] = append(exts[i], w.external(sfx))
+		}
+	}
+	// The monitor checks the invariants on committed data while the load runs.
+	stop := make(chan struct{})
+	var violations atomic.Int64
+	var samples atomic.Int64
+	monitorDone := make(chan struct{})
+	go func() {
+		defer close(monitorDone)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			var negative, unbalanced int
+			err := s.app.pool.QueryRow(context.Background(), `
+				SELECT (SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND (balance - held < 0 OR balance < 0 OR held < 0)),
+				       (SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&negative, &unbalanced)
+			if err == nil {
+				samples.Add(1)
+				if negative > 0 || unbalanced > 0 {
+					violations.Add(1)
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var created atomic.Int64
+	var refused atomic.Int64
+	for client := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(client), 7))
+			for range 12 {
+				i := rng.IntN(len(worlds))
+				w := worlds[i]
+				e := exts[i][rng.IntN(len(suffixes))]
+				amount := int64(1 + rng.IntN(5000))
+				if rng.IntN(2) == 0 {
+					amount *= 4 // large enough that holds compete for the balance
+				}
+				switch op := rng.IntN(3); op {
+				case 0:
+					w.fund(amount)
+				case 1:
+					r := w.transferOut(e, amount)
+					if r.Status == 201 {
+						created.Add(1)
+					} else if r.Status == 400 && r.Code(t) == "INSUFFICIENT_FUNDS" {
+						refused.Add(1)
+					} else {
+						t.Errorf("transfer-out: %d %s", r.Status, r.Body)
+					}
+				case 2:
+					if r := w.transferIn(e, amount); r.Status == 201 {
+						created.Add(1)
+					} else {
+						t.Errorf("transfer-in: %d %s", r.Status, r.Body)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	eventually(t, 60*time.Second, "every transaction to finish", func() bool {
+		var open int
+		_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM transactions WHERE status IN ('CREATED','PENDING','PROCESSING')").Scan(&open)
+		return open == 0
+	})
+	close(stop)
+	<-monitorDone
+	if violations.Load() > 0 {
+		t.Fatalf("%d of %d samples saw a negative balance or an unbalanced currency", violations.Load(), samples.Load())
+	}
+	if samples.Load() < 10 || created.Load() < 50 {
+		t.Fatalf("workload too small: %d samples, %d transfers", samples.Load(), created.Load())
+	}
+	// Final state: balanced, no holds, every balance equal to its postings and to the
+	// sum of its completed movements.
+	var held, sum int64
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(held),0), coalesce(sum(balance),0) FROM ledger_accounts").Scan(&held, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if held != 0 || sum != 0 {
+		t.Fatalf("after the load: held %d, ledger sum %d", held, sum)
+	}
+	var mismatched int
+	if err := s.app.pool.QueryRow(context.Background(), `
+		SELECT count(*) FROM ledger_accounts a
+		WHERE a.balance <> coalesce((SELECT sum(amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)`).Scan(&mismatched); err != nil {
+		t.Fatal(err)
+	}
+	if mismatched != 0 {
+		t.Fatalf("%d accounts whose balance differs from their postings", mismatched)
+	}
+	for _, w := range worlds {
+		var expected int64
+		err := s.app.pool.QueryRow(context.Background(), `
+			SELECT coalesce(sum(CASE WHEN type = 'INCOMING' THEN amount ELSE -amount END), 0) FROM transactions
+			WHERE status = 'COMPLETED' AND (destination_account_id = $1 OR source_account_id = $1)`, uuidOf(w.account)).Scan(&expected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.balance(); got != expected {
+			t.Fatalf("%s: balance %d, completed movements add up to %d", w.account, got, expected)
+		}
+	}
+	t.Logf("%d transfers created, %d refused for insufficient funds, %d invariant samples", created.Load(), refused.Load(), samples.Load())
+}
+
+func uuidOf(id string) string {
+	_, rest, _ := strings.Cut(id, ":")
+	return rest
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/db/view"
+	"paycore/internal/banking"
+	"paycore/internal/config"
+)
+
+// world is a sandbox platform with one USD customer account and helpers to move money.
+type world struct {
+	t        *testing.T
+	s        *stack
+	c        *apitest.Client
+	customer string
+	account  string // the customer's USD internal account
+}
+
+func newWorld(t *testing.T, s *stack) *world {
+	t.Helper()
+	c, _ := s.platform(true)
+	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})
+	if r.Status != 201 {
+		t.Fatalf("create customer: %d %s", r.Status, r.Body)
+	}
+	var cust api.Customer
+	r.Decode(t, &cust)
+	var accts api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	if len(accts.Data) != 1 {
+		t.Fatalf("want one internal account, got %d", len(accts.Data))
+	}
+	return &world{t: t, s: s, c: c, customer: cust.ID, account: accts.Data[0].ID}
+}
+
+func (w *world) fund(amount int64) {
+	w.t.Helper()
+	if r := w.c.Do("POST", "/sandbox/internal-accounts/"+w.account+"/fund", map[string]any{"amount": amount}); r.Status != 200 {
+		w.t.Fatalf("fund: %d %s", r.Status, r.Body)
+	}
+}
+
+var accountSeq atomic.Int64
+
+// external registers a USD external account whose account number ends in suffix.
+func (w *world) external(suffix string) string {
+	w.t.Helper()
+	number := fmt.Sprintf("%06d%03d", accountSeq.Add(1), 0)[:6] + fmt.Sprintf("%03d", time.Now().UnixNano()%1000) + suffix
+	r := w.c.Do("POST", "/customers/external-accounts", map[string]any{"customerId": w.customer, "currency": "USD",
+		"accountInfo": map[string]any{"accountType": "USD_ACCOUNT", "accountNumber": number, "routingNumber": banking.MakeABA("02100002"),
+			"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Ada Lovelace"}}})
+	if r.Status != 201 {
+		w.t.Fatalf("create external account: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(w.t)["id"].(string)
+}
+
+func (w *world) balance() int64 {
+	w.t.Helper()
+	var accts api.List[view.InternalAccount]
+	w.c.Do("GET", "/customers/internal-accounts?customerId="+w.customer, nil).Decode(w.t, &accts)
+	return accts.Data[0].Balance.Amount
+}
+
+func (w *world) transaction(id string) view.Transaction {
+	w.t.Helper()
+	var tx view.Transaction
+	r := w.c.Do("GET", "/transactions/"+id, nil)
+	if r.Status != 200 {
+		w.t.Fatalf("get transaction: %d %s", r.Status, r.Body)
+	}
+	r.Decode(w.t, &tx)
+	return tx
+}
+
+func (w *world) waitFinal(id string, timeout time.Duration) view.Transaction {
+	w.t.Helper()
+	var tx view.Transaction
+	eventually(w.t, timeout, "transaction "+id+" to finish", func() bool {
+		tx = w.transaction(id)
+		return tx.Status == "COMPLETED" || tx.Status == "FAILED" || tx.Status == "REJECTED"
+	})
+	return tx
+}
+
+func (w *world) transferOut(ext string, amount int64, headers ...string) *apitest.Response {
+	return w.c.Do("POST", "/transfer-out", map[string]any{"source": map[string]any{"accountId": w.account},
+		"destination": map[string]any{"accountId": ext}, "amount": amount}, headers...)
+}
+
+func (w *world) transferIn(ext string, amount int64) *apitest.Response {
+	return w.c.Do("POST", "/transfer-in", map[string]any{"source": map[string]any{"accountId": ext},
+		"destination": map[string]any{"accountId": w.account}, "amount": amount})
+}
+
+func fast(c *config.Config) { c.SandboxSlowDelay = 2 * time.Second }
+
+// Every sandbox suffix ends as the spec says, and the balance follows.
+func TestTransferOutcomesBySuffix(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, fast)
+	w := newWorld(t, s)
+	w.fund(100_000)
+	cases := []struct {
+		suffix, status, code string
+	}{
+		{"001", "COMPLETED", ""},
+		{"002", "FAILED", "INSUFFICIENT_FUNDS"},
+		{"003", "FAILED", "ACCOUNT_CLOSED"},
+		{"004", "REJECTED", "REJECTED_BY_BANK"},
+		{"005", "FAILED", "TIMED_OUT"},
+	}
+	for _, tc := range cases {
+		ext := w.external(tc.suffix)
+		before := w.balance()
+		r := w.transferOut(ext, 1000)
+		if r.Status != 201 {
+			t.Fatalf("%s: transfer-out %d %s", tc.suffix, r.Status, r.Body)
+		}
+		var tx view.Transaction
+		r.Decode(t, &tx)
+		if tx.Type != "OUTGOING" || tx.ReconciliationInstructions == nil || tx.ReconciliationInstructions.Reference == "" || tx.SentAmount == nil {
+			t.Fatalf("%s: created transaction %s", tc.suffix, r.Body)
+		}
+		if got := w.balance(); got != before-1000 {
+			t.Fatalf("%s: the hold did not reduce the available balance: %d -> %d", tc.suffix, before, got)
+		}
+		start := time.Now()
+		final := w.waitFinal(tx.ID, 20*time.Second)
+		if final.Status != tc.status {
+			t.Fatalf("%s: status %s, want %s", tc.suffix, final.Status, tc.status)
+		}
+		switch {
+		case tc.status == "COMPLETED":
+			if final.SettledAt == nil || w.balance() != before-1000 {
+				t.Fatalf("%s: settledAt %v, balance %d", tc.suffix, final.SettledAt, w.balance())
+			}
+		default:
+			if final.FailureDetails == nil || final.FailureDetails.Code != tc.code || w.balance() != before {
+				t.Fatalf("%s: failure %+v, balance %d (want %d: hold released)", tc.suffix, final.FailureDetails, w.balance(), before)
+			}
+		}
+		if tc.suffix == "005" && time.Since(start) < 2*time.Second {
+			t.Fatalf("005 did not stay pending for the slow delay (%s)", time.Since(start))
+		}
+	}
+	// Transfers in: success credits, failures do not.
+	before := w.balance()
+	ok := w.transferIn(w.external("009"), 700)
+	if ok.Status != 201 {
+		t.Fatalf("transfer-in: %d %s", ok.Status, ok.Body)
+	}
+	var in view.Transaction
+	ok.Decode(t, &in)
+	if in.Type != "INCOMING" || w.waitFinal(in.ID, 20*time.Second).Status != "COMPLETED" || w.balance() != before+700 {
+		t.Fatalf("transfer-in: %+v balance %d", in, w.balance())
+	}
+	bad := w.transferIn(w.external("003"), 700)
+	var failed view.Transaction
+	bad.Decode(t, &failed)
+	if w.waitFinal(failed.ID, 20*time.Second).Status != "FAILED" || w.balance() != before+700 {
+		t.Fatal("failed transfer-in moved money")
+	}
+	// Webhook-visible history: the transactions list shows them all.
+	var list api.List[view.Transaction]
+	w.c.Do("GET", "/transactions?accountIdentifier="+w.account+"&limit=100", nil).Decode(t, &list)
+	if list.TotalCount != 8 { // 1 funding + 5 out + 2 in
+		t.Fatalf("want 8 transactions on the account, got %d", list.TotalCount)
+	}
+}
+
+// Fifty simultaneous transfer-outs with one Idempotency-Key make one transaction and
+// the same answer.
+func TestTransferIdempotency(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, fast)
+	w := newWorld(t, s)
+	w.fund(10_000)
+	ext := w.external("001")
+	const n = 50
+	res := make([]*apitest.Response, n)
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			res[i] = w.transferOut(ext, 2500, "Idempotency-Key", "pay-once")
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	for i, r := range res {
+		if r.Status != 201 || string(r.Body) != string(res[0].Body) {
+			t.Fatalf("response %d: %d %s vs %s", i, r.Status, r.Body, res[0].Body)
+		}
+	}
+	var count int
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM transactions WHERE kind = 'TRANSFER_OUT'").Scan(&count); err != nil {
+		t.Fatal(err)
+	}
+	if count != 1 {
+		t.Fatalf("%d transactions for one key", count)
+	}
+	var tx view.Transaction
+	res[0].Decode(t, &tx)
+	w.waitFinal(tx.ID, 20*time.Second)
+	if w.balance() != 7_500 {
+		t.Fatalf("balance %d, want 7500", w.balance())
+	}
+}
