@@ -92,4 +92,3 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
-

@@ -2,16 +2,16 @@ package main
 
 import (
 	"context"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"paycore/api"
-	"paycore/internal/config"
 	"paycore/db/view"
+	"paycore/internal/config"
 )
 
 // A randomized concurrent workload (32 clients mixing funding, transfers in and out with

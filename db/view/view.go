@@ -145,4 +145,3 @@ func TransactionOf(t db.Transaction, platformCustomerID string) Transaction {
 	}
 	return out
 }
-

@@ -115,7 +115,7 @@ func (s Starter) Transfer(ctx context.Context, req transfer.Request) error {
 	}, workflows.Transfer, req)
 	h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
-		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.UpdateCreateTransfer, WaitForStage: client.WorkflowUpdateStageCompleted},
+		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: workflows.UpdateCreateTransfer, WaitForStage: client.WorkflowUpdateStageCompleted},
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
