@@ -74,6 +74,9 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 			if err != nil {
 				return err
 			}
+			if err := a.emitBalance(ctx, q, platformID, acct.InternalAccount.ID); err != nil {
+				return err
+			}
 		} else {
 			p.Type, p.SourceKind, p.SourceAccountID, p.DestinationKind, p.DestinationAccountID = "INCOMING", "EXTERNAL", ext, "INTERNAL", acct.InternalAccount.ID
 		}
@@ -83,6 +86,16 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 		}
 		return a.emit(ctx, q, t, eventType)
 	})
+}
+
+// emitBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED with the account as it now is.
+func (a *Activities) emitBalance(ctx context.Context, q *db.Queries, platformID, accountID uuid.UUID) error {
+	acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: platformID, ID: accountID})
+	if err != nil {
+		return fmt.Errorf("reload internal account: %w", err)
+	}
+	_, err = db.EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, view.InternalAccountOf(acct.InternalAccount, acct.Balance, acct.Held), false)
+	return err
 }
 
 // emit records the webhook event of a transaction's new state.
@@ -176,6 +189,13 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 		if moves != nil {
 			if err := db.LedgerApply(ctx, q, id, cur.Currency, moves); err != nil {
 				return fmt.Errorf("post transfer: %w", err)
+			}
+			internal := cur.DestinationAccountID
+			if cur.Type == "OUTGOING" {
+				internal = cur.SourceAccountID.UUID
+			}
+			if err := a.emitBalance(ctx, q, cur.PlatformID, internal); err != nil {
+				return err
 			}
 		}
 		now := time.Now()

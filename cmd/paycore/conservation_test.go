@@ -19,7 +19,7 @@ import (
 // currency's ledger at zero at all times, and ends with every transaction final and no
 // hold left.
 func TestConservationUnderConcurrentLoad(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it loads the machine, and runs before the timing-sensitive parallel tests.
 	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Second; c.WorkerPollers = 8 })
 	base := newWorld(t, s)
 	worlds := []*world{base}

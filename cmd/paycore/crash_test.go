@@ -79,7 +79,7 @@ func waitPort(t *testing.T, addr string) {
 // finishes exactly once: no double debit, no hold left, and retried requests with their
 // Idempotency-Keys never create a second payment.
 func TestCrashSafety(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it loads the machine, and runs before the timing-sensitive parallel tests.
 	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 3 * time.Second })
 	s.stopWorkerAndWait() // the worker runs as a separate process here
 	w := newWorld(t, s)

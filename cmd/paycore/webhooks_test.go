@@ -235,8 +235,8 @@ func TestWebhookRetriesUntilReceiverRecovers(t *testing.T) {
 		}
 		return 204
 	})
-	ev := recordEvent(t, s, p, map[string]any{"hello": "world"})
 	setEndpointDirect(t, s, p, rc.srv.URL)
+	ev := recordEvent(t, s, p, map[string]any{"hello": "world"})
 	kick(t, s)
 	eventually(t, 30*time.Second, "delivery after three failures", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
 	got := eventStatus(t, c, ev)
@@ -403,3 +403,23 @@ func setEndpointDirect(t *testing.T, s *stack, p db.Platform, url string) {
 
 // kick is a no-op hook kept for readability: the relay wakes on the commit's NOTIFY.
 func kick(*testing.T, *stack) {}
+
+// Events of a platform without a webhook endpoint are recorded and closed without a
+// delivery workflow; redelivery sends them once an endpoint exists.
+func TestEventsWithoutEndpointAreKept(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	c, p := s.platform(true)
+	ev := recordEvent(t, s, p, map[string]any{"k": 1})
+	eventually(t, 20*time.Second, "the event to be closed", func() bool { return eventStatus(t, c, ev).Status == "UNDELIVERABLE" })
+	got := eventStatus(t, c, ev)
+	if got.AttemptCount != 0 || got.LastError == nil {
+		t.Fatalf("event %+v", got)
+	}
+	rc := newReceiver(t, nil)
+	setEndpointDirect(t, s, p, rc.srv.URL)
+	if r := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil); r.Status != 202 {
+		t.Fatalf("redeliver: %d %s", r.Status, r.Body)
+	}
+	eventually(t, 20*time.Second, "redelivery", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
+}
