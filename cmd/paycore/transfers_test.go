@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
+
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
@@ -217,4 +219,29 @@ func TestTransferIdempotency(t *testing.T) {
 	if w.balance() != 7_500 {
 		t.Fatalf("balance %d, want 7500", w.balance())
 	}
+}
+
+// Operators find a payment's workflow in Temporal by transaction id, customer, platform and
+// current status.
+func TestOperatorsFindPaymentsBySearchAttributes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 4 * time.Second })
+	w := newWorld(t, s)
+	w.fund(5000)
+	r := w.transferOut(w.external("005"), 1000)
+	var tx view.Transaction
+	r.Decode(t, &tx)
+	find := func(query string) int {
+		resp, err := s.app.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		if err != nil {
+			t.Fatalf("list %q: %v", query, err)
+		}
+		return len(resp.Executions)
+	}
+	q := fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "PROCESSING" AND CustomerId = %q`, tx.ID, w.customer)
+	eventually(t, 10*time.Second, "the pending payment in visibility", func() bool { return find(q) == 1 })
+	w.waitFinal(tx.ID, 20*time.Second)
+	eventually(t, 10*time.Second, "the final status in visibility", func() bool {
+		return find(fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "FAILED" AND ExecutionStatus = "Completed"`, tx.ID)) == 1
+	})
 }

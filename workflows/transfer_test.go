@@ -1,0 +1,107 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"paycore/activities"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
+)
+
+var req = transfer.Request{TransactionID: "0190a000-0000-7000-8000-000000000001", Kind: transfer.Out, PlatformID: "0190a000-0000-7000-8000-000000000002",
+	InternalAccountID: "0190a000-0000-7000-8000-000000000003", ExternalAccountID: "0190a000-0000-7000-8000-000000000004",
+	Currency: "USD", Amount: 100, SlowDelay: 30 * time.Second}
+
+// runTransfer executes the workflow, sending the create update first, and returns the
+// update's error.
+func runTransfer(t *testing.T, env *testsuite.TestWorkflowEnvironment) error {
+	t.Helper()
+	var updateErr error
+	done := false
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateCreateTransfer, "u1", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { updateErr, done = err, true },
+			OnAccept:   func() {},
+			OnComplete: func(_ interface{}, err error) { updateErr, done = err, true },
+		})
+	}, 0)
+	env.ExecuteWorkflow(Transfer, req)
+	if !done {
+		t.Fatal("the create update never completed")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	return updateErr
+}
+
+func TestTransferCompletes(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil).Once()
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, req.TransactionID).Return("PROCESSING", nil).Once()
+	env.OnActivity(a.SubmitTransfer, mock.Anything, req.TransactionID).Return(sandbox.Outcome{Status: "COMPLETED"}, nil).Once()
+	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}).Return(nil).Once()
+	if err := runTransfer(t, env); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	env.AssertExpectations(t)
+}
+
+// A refused creation (insufficient funds) answers the update with the business error and
+// ends the workflow without touching the rail.
+func TestTransferRefused(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).
+		Return(temporal.NewNonRetryableApplicationError("balance too low", transfer.ErrInsufficientFunds, nil)).Once()
+	err := runTransfer(t, env)
+	var appErr *temporal.ApplicationError
+	if err == nil || !asApp(err, &appErr) || appErr.Type() != transfer.ErrInsufficientFunds {
+		t.Fatalf("update error %v", err)
+	}
+	env.AssertExpectations(t)
+	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything)
+}
+
+// The slow scenario waits on a durable timer before finishing.
+func TestTransferSlowScenarioWaits(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	slow := sandbox.Outcome{Status: "FAILED", Code: "TIMED_OUT", Slow: true}
+	var finishedAt time.Time
+	start := env.Now()
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
+	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(slow, nil)
+	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, slow).Return(nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
+	if err := runTransfer(t, env); err != nil {
+		t.Fatal(err)
+	}
+	if waited := finishedAt.Sub(start); waited < req.SlowDelay {
+		t.Fatalf("finished after %s, want at least %s", waited, req.SlowDelay)
+	}
+}
+
+// A workflow that finds its transaction already finished (a re-run) stops.
+func TestTransferAlreadyFinished(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("COMPLETED", nil)
+	if err := runTransfer(t, env); err != nil {
+		t.Fatal(err)
+	}
+	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything)
+	env.AssertNotCalled(t, "FinishTransfer", mock.Anything, mock.Anything, mock.Anything)
+}
+
+func asApp(err error, target **temporal.ApplicationError) bool {
+	return errors.As(err, target)
+}
