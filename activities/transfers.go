@@ -48,6 +48,7 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 		if acct.InternalAccount.Status != "ACTIVE" {
 			return temporal.NewNonRetryableApplicationError("the internal account is "+acct.InternalAccount.Status, transfer.ErrAccountInactive, nil)
 		}
+		platformCustomerID := ""
 		if acct.InternalAccount.CustomerID.Valid {
 			c, err := q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: platformID, ID: acct.InternalAccount.CustomerID.UUID})
 			if err != nil {
@@ -56,8 +57,9 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 			if c.IsDeleted {
 				return temporal.NewNonRetryableApplicationError("the account's customer is deleted", transfer.ErrCustomerDeleted, nil)
 			}
+			platformCustomerID = c.PlatformCustomerID
 		}
-		p := db.TransactionCreateParams{ID: txID, PlatformID: platformID, CustomerID: parseUUID(in.CustomerID), Kind: in.Kind,
+		p := db.TransactionCreateParams{ID: txID, PlatformID: platformID, CustomerID: parseUUID(in.CustomerID), PlatformCustomerID: platformCustomerID, Kind: in.Kind,
 			Status: "PENDING", Currency: in.Currency, Amount: in.Amount, Reference: view.TransactionReference(txID)}
 		if in.Description != "" {
 			p.Description = &in.Description
@@ -67,14 +69,14 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 		if in.Kind == transfer.Out {
 			p.Type, p.SourceKind, p.SourceAccountID, p.DestinationKind, p.DestinationAccountID = "OUTGOING", "INTERNAL", uuid.NullUUID{UUID: acct.InternalAccount.ID, Valid: true}, "EXTERNAL", ext.UUID
 			eventType = events.OutgoingPaymentPending
-			err := db.LedgerApply(ctx, q, txID, in.Currency, []db.Move{{Account: acct.InternalAccount.ID, Held: in.Amount}})
+			after, err := db.LedgerApplyAccounts(ctx, q, txID, in.Currency, []db.Move{{Account: acct.InternalAccount.ID, Held: in.Amount}})
 			if errors.Is(err, db.ErrInsufficientFunds) {
 				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("the account's available balance is below %d", in.Amount), transfer.ErrInsufficientFunds, nil)
 			}
 			if err != nil {
 				return err
 			}
-			if err := a.emitBalance(ctx, q, platformID, acct.InternalAccount.ID); err != nil {
+			if err := a.emitBalance(ctx, q, acct.InternalAccount, after[acct.InternalAccount.ID]); err != nil {
 				return err
 			}
 		} else {
@@ -88,23 +90,15 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 	})
 }
 
-// emitBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED with the account as it now is.
-func (a *Activities) emitBalance(ctx context.Context, q *db.Queries, platformID, accountID uuid.UUID) error {
-	acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: platformID, ID: accountID})
-	if err != nil {
-		return fmt.Errorf("reload internal account: %w", err)
-	}
-	_, err = db.EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, view.InternalAccountOf(acct.InternalAccount, acct.Balance, acct.Held), false)
+// emitBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED with the account's new balance.
+func (a *Activities) emitBalance(ctx context.Context, q *db.Queries, acct db.InternalAccount, ledger db.LedgerAccount) error {
+	_, err := db.EventRecord(ctx, q, acct.PlatformID, events.InternalAccountBalanceUpdated, view.InternalAccountOf(acct, ledger.Balance, ledger.Held), false)
 	return err
 }
 
 // emit records the webhook event of a transaction's new state.
 func (a *Activities) emit(ctx context.Context, q *db.Queries, t db.Transaction, eventType string) error {
-	row, err := q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: t.PlatformID, ID: t.ID})
-	if err != nil {
-		return fmt.Errorf("reload transaction: %w", err)
-	}
-	_, err = db.EventRecord(ctx, q, t.PlatformID, eventType, view.TransactionOf(row.Transaction, row.PlatformCustomerID), false)
+	_, err := db.EventRecord(ctx, q, t.PlatformID, eventType, view.TransactionOf(t), false)
 	return err
 }
 
@@ -187,14 +181,19 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 			moves = []db.Move{{Account: cur.SourceAccountID.UUID, Held: -cur.Amount}}
 		}
 		if moves != nil {
-			if err := db.LedgerApply(ctx, q, id, cur.Currency, moves); err != nil {
+			after, err := db.LedgerApplyAccounts(ctx, q, id, cur.Currency, moves)
+			if err != nil {
 				return fmt.Errorf("post transfer: %w", err)
 			}
 			internal := cur.DestinationAccountID
 			if cur.Type == "OUTGOING" {
 				internal = cur.SourceAccountID.UUID
 			}
-			if err := a.emitBalance(ctx, q, cur.PlatformID, internal); err != nil {
+			acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: cur.PlatformID, ID: internal})
+			if err != nil {
+				return fmt.Errorf("load internal account: %w", err)
+			}
+			if err := a.emitBalance(ctx, q, acct.InternalAccount, after[internal]); err != nil {
 				return err
 			}
 		}

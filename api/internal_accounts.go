@@ -237,6 +237,7 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 	pid := principalFrom(r.Context()).PlatformID
 	var out view.InternalAccount
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		platformCustomerID := ""
 		if a.InternalAccount.CustomerID.Valid {
 			c, err := q.CustomerGet(r.Context(), db.CustomerGetParams{PlatformID: pid, ID: a.InternalAccount.CustomerID.UUID})
 			if err != nil {
@@ -245,6 +246,7 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 			if c.IsDeleted {
 				return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the account's customer is deleted"}
 			}
+			platformCustomerID = c.PlatformCustomerID
 		}
 		src, err := db.LedgerSystemAccount(r.Context(), q, pid, a.InternalAccount.Currency, db.KindSandboxFunding)
 		if err != nil {
@@ -258,7 +260,7 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 		}
 		now := time.Now()
 		if _, err := q.TransactionCreate(r.Context(), db.TransactionCreateParams{
-			ID: txID, PlatformID: pid, CustomerID: a.InternalAccount.CustomerID, Kind: "SANDBOX_FUNDING", Type: "INCOMING", Status: "COMPLETED",
+			ID: txID, PlatformID: pid, CustomerID: a.InternalAccount.CustomerID, PlatformCustomerID: platformCustomerID, Kind: "SANDBOX_FUNDING", Type: "INCOMING", Status: "COMPLETED",
 			SourceKind: "REALTIME_FUNDING", DestinationKind: "INTERNAL", DestinationAccountID: a.InternalAccount.ID,
 			Currency: a.InternalAccount.Currency, Amount: *body.Amount, Reference: view.TransactionReference(txID), SettledAt: &now,
 			Description: strPtr("Sandbox funding"),

@@ -30,7 +30,7 @@ func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("get transaction: %w", err)
 	}
-	writeJSON(w, http.StatusOK, view.TransactionOf(t.Transaction, t.PlatformCustomerID))
+	writeJSON(w, http.StatusOK, view.TransactionOf(t))
 	return nil
 }
 
@@ -95,10 +95,8 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return fmt.Errorf("count transactions: %w", err)
 	}
-	writeJSON(w, http.StatusOK, page(rows, limit, total, func(t db.TransactionListRow) view.Transaction {
-		return view.TransactionOf(t.Transaction, t.PlatformCustomerID)
-	}, func(t db.TransactionListRow) string {
-		return cursor.Encode(list, txCursor{Created: t.Transaction.CreatedAt, ID: t.Transaction.ID})
+	writeJSON(w, http.StatusOK, page(rows, limit, total, view.TransactionOf, func(t db.Transaction) string {
+		return cursor.Encode(list, txCursor{Created: t.CreatedAt, ID: t.ID})
 	}))
 	return nil
 }

@@ -135,7 +135,7 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 	if err != nil {
 		return fmt.Errorf("read created transaction: %w", err)
 	}
-	writeJSON(w, http.StatusCreated, view.TransactionOf(t.Transaction, t.PlatformCustomerID))
+	writeJSON(w, http.StatusCreated, view.TransactionOf(t))
 	return nil
 }
 

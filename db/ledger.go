@@ -32,6 +32,12 @@ type Move struct {
 // Accounts are locked in id order (no deadlocks between concurrent movements), checked
 // for currency, and no internal account may end with a negative available balance.
 func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) error {
+	_, err := LedgerApplyAccounts(ctx, q, txID, currency, moves)
+	return err
+}
+
+// LedgerApplyAccounts is LedgerApply returning the accounts as they are afterwards.
+func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
 	var sum int64
 	ids := make([]uuid.UUID, 0, len(moves))
 	for _, m := range moves {
@@ -39,11 +45,11 @@ func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency strin
 		ids = append(ids, m.Account)
 	}
 	if sum != 0 {
-		return fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
+		return nil, fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
 	}
 	rows, err := q.LedgerAccountsLock(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("lock ledger accounts: %w", err)
+		return nil, fmt.Errorf("lock ledger accounts: %w", err)
 	}
 	byID := make(map[uuid.UUID]LedgerAccount, len(rows))
 	for _, r := range rows {
@@ -52,41 +58,46 @@ func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency strin
 	for _, m := range moves {
 		a, ok := byID[m.Account]
 		if !ok {
-			return fmt.Errorf("ledger account %s: %w", m.Account, ErrNotFound)
+			return nil, fmt.Errorf("ledger account %s: %w", m.Account, ErrNotFound)
 		}
 		if a.Currency != currency {
-			return fmt.Errorf("ledger account %s holds %s, not %s", a.ID, a.Currency, currency)
+			return nil, fmt.Errorf("ledger account %s holds %s, not %s", a.ID, a.Currency, currency)
 		}
 		a.Balance += m.Amount
 		a.Held += m.Held
 		if a.Held < 0 {
-			return fmt.Errorf("ledger account %s: releasing more than is held", a.ID)
+			return nil, fmt.Errorf("ledger account %s: releasing more than is held", a.ID)
 		}
 		if a.Kind == KindInternal && a.Balance-a.Held < 0 {
-			return ErrInsufficientFunds
+			return nil, ErrInsufficientFunds
 		}
 		byID[m.Account] = a
 	}
 	for _, m := range moves {
 		if m.Amount != 0 {
 			if err := q.LedgerEntryCreate(ctx, LedgerEntryCreateParams{TransactionID: txID, AccountID: m.Account, Amount: m.Amount, Currency: currency}); err != nil {
-				return fmt.Errorf("post ledger entry: %w", err)
+				return nil, fmt.Errorf("post ledger entry: %w", err)
 			}
 		}
 		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
 			var pg *pgconn.PgError
 			if errors.As(err, &pg) && pg.ConstraintName == "ledger_accounts_available_nonnegative" {
-				return ErrInsufficientFunds
+				return nil, ErrInsufficientFunds
 			}
-			return fmt.Errorf("apply ledger move: %w", err)
+			return nil, fmt.Errorf("apply ledger move: %w", err)
 		}
 	}
-	return nil
+	return byID, nil
 }
 
 // LedgerSystemAccount returns (creating on first use) a platform's system account of kind
 // in currency.
 func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, currency, kind string) (LedgerAccount, error) {
+	if a, err := q.LedgerSystemAccountGet(ctx, LedgerSystemAccountGetParams{PlatformID: platformID, Currency: currency, Kind: kind}); err == nil {
+		return a, nil
+	} else if !IsNotFound(err) {
+		return LedgerAccount{}, fmt.Errorf("load %s account: %w", kind, err)
+	}
 	if err := q.LedgerSystemAccountEnsure(ctx, LedgerSystemAccountEnsureParams{ID: uuid.Must(uuid.NewV7()), PlatformID: platformID, Currency: currency, Kind: kind}); err != nil {
 		return LedgerAccount{}, fmt.Errorf("ensure %s account: %w", kind, err)
 	}

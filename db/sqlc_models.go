@@ -135,6 +135,7 @@ type Transaction struct {
 	ID                   uuid.UUID
 	PlatformID           uuid.UUID
 	CustomerID           uuid.NullUUID
+	PlatformCustomerID   string
 	Kind                 string
 	Type                 string
 	Status               string

@@ -13,12 +13,11 @@ import (
 )
 
 const transactionCount = `-- name: TransactionCount :one
-SELECT count(*)
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
+SELECT count(*) FROM transactions t
 WHERE t.platform_id = $1
   AND (NOT $2::boolean OR t.customer_id IS NULL)
   AND ($3::uuid IS NULL OR t.customer_id = $3)
-  AND ($4::text IS NULL OR c.platform_customer_id = $4)
+  AND ($4::text IS NULL OR t.platform_customer_id = $4)
   AND ($5::uuid IS NULL OR t.source_account_id = $5 OR t.destination_account_id = $5)
   AND ($6::uuid IS NULL OR t.source_account_id = $6)
   AND ($7::uuid IS NULL OR t.destination_account_id = $7)
@@ -65,16 +64,17 @@ func (q *Queries) TransactionCount(ctx context.Context, arg TransactionCountPara
 }
 
 const transactionCreate = `-- name: TransactionCreate :one
-INSERT INTO transactions (id, platform_id, customer_id, kind, type, status, source_kind, source_account_id,
+INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-RETURNING id, platform_id, customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
 `
 
 type TransactionCreateParams struct {
 	ID                   uuid.UUID
 	PlatformID           uuid.UUID
 	CustomerID           uuid.NullUUID
+	PlatformCustomerID   string
 	Kind                 string
 	Type                 string
 	Status               string
@@ -94,6 +94,7 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		arg.ID,
 		arg.PlatformID,
 		arg.CustomerID,
+		arg.PlatformCustomerID,
 		arg.Kind,
 		arg.Type,
 		arg.Status,
@@ -112,6 +113,7 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.ID,
 		&i.PlatformID,
 		&i.CustomerID,
+		&i.PlatformCustomerID,
 		&i.Kind,
 		&i.Type,
 		&i.Status,
@@ -133,9 +135,7 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT t.id, t.platform_id, t.customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, coalesce(c.platform_customer_id, '')::text AS platform_customer_id
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
-WHERE t.platform_id = $1 AND t.id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -143,41 +143,36 @@ type TransactionGetParams struct {
 	ID         uuid.UUID
 }
 
-type TransactionGetRow struct {
-	Transaction        Transaction
-	PlatformCustomerID string
-}
-
-func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) (TransactionGetRow, error) {
+func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) (Transaction, error) {
 	row := q.db.QueryRow(ctx, transactionGet, arg.PlatformID, arg.ID)
-	var i TransactionGetRow
+	var i Transaction
 	err := row.Scan(
-		&i.Transaction.ID,
-		&i.Transaction.PlatformID,
-		&i.Transaction.CustomerID,
-		&i.Transaction.Kind,
-		&i.Transaction.Type,
-		&i.Transaction.Status,
-		&i.Transaction.SourceKind,
-		&i.Transaction.SourceAccountID,
-		&i.Transaction.DestinationKind,
-		&i.Transaction.DestinationAccountID,
-		&i.Transaction.Currency,
-		&i.Transaction.Amount,
-		&i.Transaction.Reference,
-		&i.Transaction.Description,
-		&i.Transaction.FailureReason,
-		&i.Transaction.FailureDetail,
-		&i.Transaction.SettledAt,
-		&i.Transaction.CreatedAt,
-		&i.Transaction.UpdatedAt,
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
 		&i.PlatformCustomerID,
+		&i.Kind,
+		&i.Type,
+		&i.Status,
+		&i.SourceKind,
+		&i.SourceAccountID,
+		&i.DestinationKind,
+		&i.DestinationAccountID,
+		&i.Currency,
+		&i.Amount,
+		&i.Reference,
+		&i.Description,
+		&i.FailureReason,
+		&i.FailureDetail,
+		&i.SettledAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -187,6 +182,7 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.ID,
 		&i.PlatformID,
 		&i.CustomerID,
+		&i.PlatformCustomerID,
 		&i.Kind,
 		&i.Type,
 		&i.Status,
@@ -208,7 +204,7 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -218,6 +214,7 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.ID,
 		&i.PlatformID,
 		&i.CustomerID,
+		&i.PlatformCustomerID,
 		&i.Kind,
 		&i.Type,
 		&i.Status,
@@ -239,12 +236,11 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 }
 
 const transactionList = `-- name: TransactionList :many
-SELECT t.id, t.platform_id, t.customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, coalesce(c.platform_customer_id, '')::text AS platform_customer_id
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
+SELECT t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at FROM transactions t
 WHERE t.platform_id = $1
   AND (NOT $2::boolean OR t.customer_id IS NULL)
   AND ($3::uuid IS NULL OR t.customer_id = $3)
-  AND ($4::text IS NULL OR c.platform_customer_id = $4)
+  AND ($4::text IS NULL OR t.platform_customer_id = $4)
   AND ($5::uuid IS NULL OR t.source_account_id = $5 OR t.destination_account_id = $5)
   AND ($6::uuid IS NULL OR t.source_account_id = $6)
   AND ($7::uuid IS NULL OR t.destination_account_id = $7)
@@ -283,12 +279,7 @@ type TransactionListParams struct {
 	RowLimit           int32
 }
 
-type TransactionListRow struct {
-	Transaction        Transaction
-	PlatformCustomerID string
-}
-
-func (q *Queries) TransactionList(ctx context.Context, arg TransactionListParams) ([]TransactionListRow, error) {
+func (q *Queries) TransactionList(ctx context.Context, arg TransactionListParams) ([]Transaction, error) {
 	rows, err := q.db.Query(ctx, transactionList,
 		arg.PlatformID,
 		arg.PlatformOnly,
@@ -311,30 +302,30 @@ func (q *Queries) TransactionList(ctx context.Context, arg TransactionListParams
 		return nil, err
 	}
 	defer rows.Close()
-	items := []TransactionListRow{}
+	items := []Transaction{}
 	for rows.Next() {
-		var i TransactionListRow
+		var i Transaction
 		if err := rows.Scan(
-			&i.Transaction.ID,
-			&i.Transaction.PlatformID,
-			&i.Transaction.CustomerID,
-			&i.Transaction.Kind,
-			&i.Transaction.Type,
-			&i.Transaction.Status,
-			&i.Transaction.SourceKind,
-			&i.Transaction.SourceAccountID,
-			&i.Transaction.DestinationKind,
-			&i.Transaction.DestinationAccountID,
-			&i.Transaction.Currency,
-			&i.Transaction.Amount,
-			&i.Transaction.Reference,
-			&i.Transaction.Description,
-			&i.Transaction.FailureReason,
-			&i.Transaction.FailureDetail,
-			&i.Transaction.SettledAt,
-			&i.Transaction.CreatedAt,
-			&i.Transaction.UpdatedAt,
+			&i.ID,
+			&i.PlatformID,
+			&i.CustomerID,
 			&i.PlatformCustomerID,
+			&i.Kind,
+			&i.Type,
+			&i.Status,
+			&i.SourceKind,
+			&i.SourceAccountID,
+			&i.DestinationKind,
+			&i.DestinationAccountID,
+			&i.Currency,
+			&i.Amount,
+			&i.Reference,
+			&i.Description,
+			&i.FailureReason,
+			&i.FailureDetail,
+			&i.SettledAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -380,7 +371,7 @@ UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
 `
 
 type TransactionSetStatusParams struct {
@@ -408,6 +399,7 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.ID,
 		&i.PlatformID,
 		&i.CustomerID,
+		&i.PlatformCustomerID,
 		&i.Kind,
 		&i.Type,
 		&i.Status,

@@ -1,13 +1,11 @@
 -- name: TransactionCreate :one
-INSERT INTO transactions (id, platform_id, customer_id, kind, type, status, source_kind, source_account_id,
+INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 RETURNING *;
 
 -- name: TransactionGet :one
-SELECT sqlc.embed(t), coalesce(c.platform_customer_id, '')::text AS platform_customer_id
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
-WHERE t.platform_id = $1 AND t.id = $2;
+SELECT * FROM transactions WHERE platform_id = $1 AND id = $2;
 
 -- name: TransactionGetByID :one
 SELECT * FROM transactions WHERE id = $1;
@@ -25,12 +23,11 @@ WHERE id = @id AND status = ANY(@from_statuses::text[])
 RETURNING *;
 
 -- name: TransactionList :many
-SELECT sqlc.embed(t), coalesce(c.platform_customer_id, '')::text AS platform_customer_id
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
+SELECT t.* FROM transactions t
 WHERE t.platform_id = @platform_id
   AND (NOT @platform_only::boolean OR t.customer_id IS NULL)
   AND (sqlc.narg(customer_id)::uuid IS NULL OR t.customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR c.platform_customer_id = sqlc.narg(platform_customer_id))
+  AND (sqlc.narg(platform_customer_id)::text IS NULL OR t.platform_customer_id = sqlc.narg(platform_customer_id))
   AND (sqlc.narg(account_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(account_id) OR t.destination_account_id = sqlc.narg(account_id))
   AND (sqlc.narg(sender_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(sender_id))
   AND (sqlc.narg(receiver_id)::uuid IS NULL OR t.destination_account_id = sqlc.narg(receiver_id))
@@ -50,12 +47,11 @@ ORDER BY
 LIMIT @row_limit;
 
 -- name: TransactionCount :one
-SELECT count(*)
-FROM transactions t LEFT JOIN customers c ON c.id = t.customer_id
+SELECT count(*) FROM transactions t
 WHERE t.platform_id = @platform_id
   AND (NOT @platform_only::boolean OR t.customer_id IS NULL)
   AND (sqlc.narg(customer_id)::uuid IS NULL OR t.customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR c.platform_customer_id = sqlc.narg(platform_customer_id))
+  AND (sqlc.narg(platform_customer_id)::text IS NULL OR t.platform_customer_id = sqlc.narg(platform_customer_id))
   AND (sqlc.narg(account_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(account_id) OR t.destination_account_id = sqlc.narg(account_id))
   AND (sqlc.narg(sender_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(sender_id))
   AND (sqlc.narg(receiver_id)::uuid IS NULL OR t.destination_account_id = sqlc.narg(receiver_id))

@@ -27,6 +27,9 @@ type Relay struct {
 	Retry    workflows.WebhookRetry
 	Logger   *slog.Logger
 	Interval time.Duration // poll interval when no notification arrives; default 2s
+	// Debounce, when set, waits this long after a notification before dispatching, so
+	// events committed together go out in one batch.
+	Debounce time.Duration
 }
 
 // Run relays until ctx ends.
@@ -74,6 +77,14 @@ func (r *Relay) listen(ctx context.Context) error {
 		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("wait for notification: %w", err)
+		}
+		if err == nil && r.Debounce > 0 {
+			// Let a burst of commits land so one dispatch takes them all.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(r.Debounce):
+			}
 		}
 	}
 }

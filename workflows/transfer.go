@@ -76,7 +76,6 @@ func Transfer(ctx workflow.Context, in transfer.Request) error {
 	if refused {
 		return nil
 	}
-	setStatus(ctx, "PENDING")
 
 	var status string
 	if err := workflow.ExecuteLocalActivity(localStep(ctx), a.MarkTransferProcessing, in.TransactionID).Get(ctx, &status); err != nil {

@@ -138,7 +138,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	relay := &worker.Relay{Pool: a.pool, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
+	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
 	janitor := &worker.Janitor{Queries: db.New(a.pool), Logger: a.log.With("component", "janitor")}
 	var wg sync.WaitGroup

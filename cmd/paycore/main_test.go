@@ -136,7 +136,7 @@ func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
 }
 
 // eventually polls cond until it holds or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {

@@ -19,14 +19,14 @@ import (
 
 // world is a sandbox platform with one USD customer account and helpers to move money.
 type world struct {
-	t        *testing.T
+	t        testing.TB
 	s        *stack
 	c        *apitest.Client
 	customer string
 	account  string // the customer's USD internal account
 }
 
-func newWorld(t *testing.T, s *stack) *world {
+func newWorld(t testing.TB, s *stack) *world {
 	t.Helper()
 	c, _ := s.platform(true)
 	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})

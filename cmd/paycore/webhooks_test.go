@@ -227,7 +227,8 @@ func TestWebhookTestErrors(t *testing.T) {
 // A receiver that fails and then recovers gets the event; every attempt is recorded.
 func TestWebhookRetriesUntilReceiverRecovers(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	// Intervals of whole seconds: the server schedules retries with about 1 s precision.
+	s := newStack(t, func(c *config.Config) { c.WebhookRetryStart = time.Second; c.WebhookRetryMax = 4 * time.Second })
 	c, p := s.platform(true)
 	rc := newReceiver(t, func(n int) int {
 		if n <= 3 {

@@ -126,6 +126,7 @@ CREATE TABLE transactions (
     id                     uuid PRIMARY KEY,
     platform_id            uuid        NOT NULL REFERENCES platforms (id),
     customer_id            uuid REFERENCES customers (id),
+    platform_customer_id   text        NOT NULL DEFAULT '',
     kind                   text        NOT NULL CHECK (kind IN ('TRANSFER_IN', 'TRANSFER_OUT', 'SANDBOX_FUNDING')),
     type                   text        NOT NULL CHECK (type IN ('INCOMING', 'OUTGOING')),
     status                 text        NOT NULL CHECK (status IN ('CREATED', 'PENDING', 'PROCESSING', 'COMPLETED',
@@ -149,6 +150,7 @@ CREATE INDEX transactions_customer_idx ON transactions (customer_id, created_at,
 CREATE INDEX transactions_source_idx ON transactions (source_account_id);
 CREATE INDEX transactions_destination_idx ON transactions (destination_account_id);
 CREATE INDEX transactions_status_idx ON transactions (platform_id, status);
+CREATE INDEX transactions_reference_idx ON transactions (platform_id, reference);
 
 -- +goose Down
 DROP TABLE transactions;

@@ -118,13 +118,13 @@ func endOf(kind string, id uuid.NullUUID, currency string, source bool) Transact
 	return e
 }
 
-// TransactionOf renders a transaction. platformCustomerID is the customer's platform id
-// ("" for the platform's own transactions, whose customerId is the platform id).
-func TransactionOf(t db.Transaction, platformCustomerID string) Transaction {
+// TransactionOf renders a transaction. The platform's own transactions have the platform
+// id as customerId and an empty platformCustomerId.
+func TransactionOf(t db.Transaction) Transaction {
 	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type,
 		Source:             endOf(t.SourceKind, t.SourceAccountID, t.Currency, true),
 		Destination:        endOf(t.DestinationKind, uuid.NullUUID{UUID: t.DestinationAccountID, Valid: true}, t.Currency, false),
-		PlatformCustomerID: platformCustomerID, ReceivedAmount: AmountOf(t.Amount, t.Currency),
+		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(t.Amount, t.Currency),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
 		FailureReason: t.FailureReason}
 	if t.CustomerID.Valid {

@@ -101,7 +101,7 @@ func (s Starter) Transfer(ctx context.Context, req transfer.Request) error {
 	attrs := []temporal.SearchAttributeUpdate{
 		workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, uuid.MustParse(req.PlatformID))),
 		workflows.AttrTransactionID.ValueSet(ids.Format(ids.Transaction, uuid.MustParse(req.TransactionID))),
-		workflows.AttrTransactionStatus.ValueSet("CREATED"),
+		workflows.AttrTransactionStatus.ValueSet("PENDING"),
 	}
 	if req.CustomerID != "" {
 		attrs = append(attrs, workflows.AttrCustomerID.ValueSet(ids.Format(ids.Customer, uuid.MustParse(req.CustomerID))))
