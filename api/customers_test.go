@@ -83,9 +83,9 @@ func TestCustomerLifecycle(t *testing.T) {
 		t.Fatalf("message does not explain: %s", r.Body)
 	}
 	for _, body := range []map[string]any{
-		{"currencies": []string{"MXN"}},                               // customerType missing
-		{"customerType": "BUSINESS"},                                  // type change
-		{"customerType": "INDIVIDUAL", "region": "US"},                // immutable
+		{"currencies": []string{"MXN"}},                // customerType missing
+		{"customerType": "BUSINESS"},                   // type change
+		{"customerType": "INDIVIDUAL", "region": "US"}, // immutable
 		{"customerType": "INDIVIDUAL", "businessInfo": map[string]any{"legalName": "x"}},
 		{"customerType": "INDIVIDUAL", "currencies": []string{"GBP"}}, // not supported by the platform
 		{"customerType": "INDIVIDUAL", "birthDate": "2999-01-01"},

@@ -115,7 +115,7 @@ func TestCrashSafety(t *testing.T) {
 	}
 	worker.kill()
 	time.Sleep(4 * time.Second) // the slow timers fire while no worker runs
-	worker = startProc(t, env, "worker")
+	startProc(t, env, "worker") // the restarted worker finishes what the killed one left
 	for _, id := range ids {
 		w.waitFinal(id, 60*time.Second)
 	}
