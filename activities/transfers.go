@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -32,10 +33,14 @@ func parseUUID(s string) uuid.NullUUID {
 // for a transfer out the hold on the funds, and the PENDING webhook event. Running it
 // again for the same transaction id changes nothing. Business refusals (insufficient
 // funds, closed account, deleted customer) are non-retryable errors with a stable type.
-func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) error {
+//
+// It returns the Transaction resource (JSON) as committed, for the API to answer with.
+func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (json.RawMessage, error) {
 	txID := uuid.MustParse(in.TransactionID)
-	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
-		if _, err := q.TransactionGetByID(ctx, txID); err == nil {
+	var out db.Transaction
+	err := db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		if t, err := q.TransactionGetByID(ctx, txID); err == nil {
+			out = t
 			return nil // created by an earlier attempt
 		} else if !db.IsNotFound(err) {
 			return err
@@ -86,8 +91,13 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) er
 		if err != nil {
 			return fmt.Errorf("create transaction: %w", err)
 		}
+		out = t
 		return a.emit(ctx, q, t, eventType)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(view.TransactionOf(out))
 }
 
 // emitBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED with the account's new balance.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,50 +73,42 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 	}
 	pr := principalFrom(r.Context())
 	ctx := r.Context()
-	acct, err := s.q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: pr.PlatformID, ID: internalID})
+	tc, err := s.q.TransferContext(ctx, db.TransferContextParams{PlatformID: pr.PlatformID, InternalID: internalID, ExternalID: externalID})
 	if isNoRows(err) {
-		return errAccountNotFound
-	}
-	if err != nil {
-		return err
-	}
-	ext, err := s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pr.PlatformID, ID: externalID})
-	if isNoRows(err) {
+		// Say which account is unknown.
+		if _, err := s.q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: pr.PlatformID, ID: internalID}); isNoRows(err) {
+			return errAccountNotFound
+		}
 		return errExternalNotFound
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("load transfer accounts: %w", err)
 	}
-	ia := acct.InternalAccount
-	if ia.Currency != ext.Currency {
+	if tc.InternalCurrency != tc.ExternalCurrency {
 		return &Error{Status: http.StatusBadRequest, Code: "INVALID_CURRENCY", Details: map[string]any{"field": externalField},
-			Message: fmt.Sprintf("same-currency transfer: the internal account holds %s but the external account is in %s", ia.Currency, ext.Currency)}
+			Message: fmt.Sprintf("same-currency transfer: the internal account holds %s but the external account is in %s", tc.InternalCurrency, tc.ExternalCurrency)}
 	}
-	if ia.CustomerID != ext.CustomerID {
+	if tc.InternalCustomerID != tc.ExternalCustomerID {
 		return invalidField(externalField, "the external account belongs to another owner than the internal account")
 	}
-	if ia.Status != "ACTIVE" {
-		return invalidField(internalField, "the internal account is %s", ia.Status)
+	if tc.InternalStatus != "ACTIVE" {
+		return invalidField(internalField, "the internal account is %s", tc.InternalStatus)
 	}
-	if ext.Status != "ACTIVE" {
-		return invalidField(externalField, "the external account is %s", ext.Status)
+	if tc.ExternalStatus != "ACTIVE" {
+		return invalidField(externalField, "the external account is %s", tc.ExternalStatus)
+	}
+	if tc.CustomerDeleted {
+		return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the accounts' customer is deleted"}
 	}
 	customerID := ""
-	if ia.CustomerID.Valid {
-		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pr.PlatformID, ID: ia.CustomerID.UUID})
-		if err != nil {
-			return err
-		}
-		if c.IsDeleted {
-			return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the accounts' customer is deleted"}
-		}
-		customerID = c.ID.String()
+	if tc.InternalCustomerID.Valid {
+		customerID = tc.InternalCustomerID.UUID.String()
 	}
-	p, err := s.q.PlatformGet(ctx, pr.PlatformID)
-	if err != nil {
-		return err
+	var cur []CurrencyConfig
+	if err := json.Unmarshal(tc.SupportedCurrencies, &cur); err != nil {
+		return fmt.Errorf("decode supported currencies: %w", err)
 	}
-	if err := checkAmountConfig(p, ia.Currency, kind, *b.Amount); err != nil {
+	if err := checkAmountConfig(cur, tc.InternalCurrency, kind, *b.Amount); err != nil {
 		return err
 	}
 	txID := ids.New()
@@ -123,28 +116,32 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 		txID = keyedID(pr.PlatformID, kind, key)
 	}
 	req := transfer.Request{TransactionID: txID.String(), Kind: kind, PlatformID: pr.PlatformID.String(), CustomerID: customerID,
-		InternalAccountID: ia.ID.String(), ExternalAccountID: ext.ID.String(), Currency: ia.Currency, Amount: *b.Amount,
+		InternalAccountID: internalID.String(), ExternalAccountID: externalID.String(), Currency: tc.InternalCurrency, Amount: *b.Amount,
 		SlowDelay: s.Config.SandboxSlowDelay}
 	if b.Description != nil {
 		req.Description = *b.Description
 	}
-	if err := s.start.Transfer(ctx, req); err != nil && !errors.Is(err, start.ErrTransferExists) {
+	created, err := s.start.Transfer(ctx, req)
+	if errors.Is(err, start.ErrTransferExists) {
+		t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pr.PlatformID, ID: txID})
+		if err != nil {
+			return fmt.Errorf("read transaction: %w", err)
+		}
+		writeJSON(w, http.StatusCreated, view.TransactionOf(t))
+		return nil
+	}
+	if err != nil {
 		return transferRefusal(err)
 	}
-	t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pr.PlatformID, ID: txID})
-	if err != nil {
-		return fmt.Errorf("read created transaction: %w", err)
-	}
-	writeJSON(w, http.StatusCreated, view.TransactionOf(t))
+	// The update answers with the Transaction as it was committed.
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(append(created, '\n'))
 	return nil
 }
 
 // checkAmountConfig applies the platform's currency configuration.
-func checkAmountConfig(p db.Platform, currency, kind string, amount int64) error {
-	cur, err := platformCurrencies(p)
-	if err != nil {
-		return err
-	}
+func checkAmountConfig(cur []CurrencyConfig, currency, kind string, amount int64) error {
 	txType := "OUTGOING"
 	if kind == transfer.In {
 		txType = "INCOMING"

@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -416,6 +417,55 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const transferContext = `-- name: TransferContext :one
+SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id,
+       e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies
+FROM platforms p
+JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
+JOIN external_accounts e ON e.platform_id = p.id AND e.id = $2 AND NOT e.is_deleted
+LEFT JOIN customers c ON c.id = a.customer_id
+WHERE p.id = $3
+`
+
+type TransferContextParams struct {
+	InternalID uuid.UUID
+	ExternalID uuid.UUID
+	PlatformID uuid.UUID
+}
+
+type TransferContextRow struct {
+	InternalID          uuid.UUID
+	InternalCurrency    string
+	InternalStatus      string
+	InternalCustomerID  uuid.NullUUID
+	ExternalID          uuid.UUID
+	ExternalCurrency    string
+	ExternalStatus      string
+	ExternalCustomerID  uuid.NullUUID
+	CustomerDeleted     bool
+	SupportedCurrencies json.RawMessage
+}
+
+// Everything a transfer request is validated against, in one round trip.
+func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams) (TransferContextRow, error) {
+	row := q.db.QueryRow(ctx, transferContext, arg.InternalID, arg.ExternalID, arg.PlatformID)
+	var i TransferContextRow
+	err := row.Scan(
+		&i.InternalID,
+		&i.InternalCurrency,
+		&i.InternalStatus,
+		&i.InternalCustomerID,
+		&i.ExternalID,
+		&i.ExternalCurrency,
+		&i.ExternalStatus,
+		&i.ExternalCustomerID,
+		&i.CustomerDeleted,
+		&i.SupportedCurrencies,
 	)
 	return i, err
 }

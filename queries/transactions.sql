@@ -63,3 +63,14 @@ WHERE t.platform_id = @platform_id
 
 -- name: TransactionListNonTerminal :many
 SELECT id, status FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROCESSING');
+
+-- name: TransferContext :one
+-- Everything a transfer request is validated against, in one round trip.
+SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id,
+       e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies
+FROM platforms p
+JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @internal_id
+JOIN external_accounts e ON e.platform_id = p.id AND e.id = @external_id AND NOT e.is_deleted
+LEFT JOIN customers c ON c.id = a.customer_id
+WHERE p.id = @platform_id;

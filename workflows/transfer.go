@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -39,7 +40,7 @@ func localStep(ctx workflow.Context) workflow.Context {
 //
 // The API starts it with Update-with-Start: the "create" update persists the transaction
 // (and, for a transfer out, the hold on the funds) in one database transaction and
-// answers the request; a refused creation ends the workflow with nothing written. The
+// answers the request with the Transaction resource; a refused creation ends the workflow with nothing written. The
 // workflow then marks the payment PROCESSING, submits it to the rail (a regular activity:
 // the outside world), waits on a durable timer for the sandbox's slow scenario, and
 // finishes it: COMPLETED with its ledger postings, or FAILED/REJECTED with the hold
@@ -49,17 +50,18 @@ func Transfer(ctx workflow.Context, in transfer.Request) error {
 	var a *activities.Activities
 	logger := workflow.GetLogger(ctx)
 	created, refused := false, false
+	var resource json.RawMessage
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCreateTransfer,
-		func(ctx workflow.Context) error {
+		func(ctx workflow.Context) (json.RawMessage, error) {
 			if created {
-				return nil
+				return resource, nil
 			}
-			if err := workflow.ExecuteLocalActivity(localStep(ctx), a.CreateTransfer, in).Get(ctx, nil); err != nil {
+			if err := workflow.ExecuteLocalActivity(localStep(ctx), a.CreateTransfer, in).Get(ctx, &resource); err != nil {
 				refused = true
-				return err
+				return nil, err
 			}
 			created = true
-			return nil
+			return resource, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error {
 			if refused {

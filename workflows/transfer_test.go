@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func runTransfer(t *testing.T, env *testsuite.TestWorkflowEnvironment) error {
 func TestTransferCompletes(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil).Once()
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{"id":"Transaction:x"}`), nil).Once()
 	env.OnActivity(a.MarkTransferProcessing, mock.Anything, req.TransactionID).Return("PROCESSING", nil).Once()
 	env.OnActivity(a.SubmitTransfer, mock.Anything, req.TransactionID).Return(sandbox.Outcome{Status: "COMPLETED"}, nil).Once()
 	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}).Return(nil).Once()
@@ -60,7 +61,7 @@ func TestTransferRefused(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
 	env.OnActivity(a.CreateTransfer, mock.Anything, req).
-		Return(temporal.NewNonRetryableApplicationError("balance too low", transfer.ErrInsufficientFunds, nil)).Once()
+		Return(nil, temporal.NewNonRetryableApplicationError("balance too low", transfer.ErrInsufficientFunds, nil)).Once()
 	err := runTransfer(t, env)
 	var appErr *temporal.ApplicationError
 	if err == nil || !asApp(err, &appErr) || appErr.Type() != transfer.ErrInsufficientFunds {
@@ -77,7 +78,7 @@ func TestTransferSlowScenarioWaits(t *testing.T) {
 	slow := sandbox.Outcome{Status: "FAILED", Code: "TIMED_OUT", Slow: true}
 	var finishedAt time.Time
 	start := env.Now()
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil)
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{}`), nil)
 	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
 	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(slow, nil)
 	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, slow).Return(nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
@@ -93,7 +94,7 @@ func TestTransferSlowScenarioWaits(t *testing.T) {
 func TestTransferAlreadyFinished(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(nil)
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{}`), nil)
 	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("COMPLETED", nil)
 	if err := runTransfer(t, env); err != nil {
 		t.Fatal(err)

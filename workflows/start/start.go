@@ -4,6 +4,7 @@ package start
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -96,8 +97,8 @@ var ErrTransferExists = errors.New("the transfer already exists")
 // Transfer starts (or joins) the workflow of a transfer with Update-with-Start and waits
 // for its "create" update: when it returns nil the transaction is persisted. A business
 // refusal comes back as a *temporal.ApplicationError whose type is one of the transfer
-// package's error types.
-func (s Starter) Transfer(ctx context.Context, req transfer.Request) error {
+// package's error types. On success it returns the Transaction resource (JSON) as created.
+func (s Starter) Transfer(ctx context.Context, req transfer.Request) (json.RawMessage, error) {
 	attrs := []temporal.SearchAttributeUpdate{
 		workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, uuid.MustParse(req.PlatformID))),
 		workflows.AttrTransactionID.ValueSet(ids.Format(ids.Transaction, uuid.MustParse(req.TransactionID))),
@@ -119,10 +120,12 @@ func (s Starter) Transfer(ctx context.Context, req transfer.Request) error {
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
-		return ErrTransferExists
+		return nil, ErrTransferExists
 	}
 	if err != nil {
-		return fmt.Errorf("start transfer: %w", err)
+		return nil, fmt.Errorf("start transfer: %w", err)
 	}
-	return h.Get(ctx, nil)
+	var out json.RawMessage
+	err = h.Get(ctx, &out)
+	return out, err
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"paycore/db/view"
+	"paycore/internal/config"
+	"paycore/workflows"
+)
+
+// TestRecordHistories refreshes the workflow histories that workflows/replay_test.go
+// replays: PAYCORE_RECORD_HISTORIES=../../workflows/testdata go test -run RecordHistories.
+// It is skipped otherwise.
+func TestRecordHistories(t *testing.T) {
+	dir := os.Getenv("PAYCORE_RECORD_HISTORIES")
+	if dir == "" {
+		t.Skip("set PAYCORE_RECORD_HISTORIES to a directory to record workflow histories")
+	}
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Second })
+	w := newWorld(t, s)
+	w.fund(5000)
+	record := func(name, workflowID string) {
+		iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		h := &historypb.History{}
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Events = append(h.Events, ev)
+		}
+		b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ name, suffix string }{{"transfer_out_completed", "001"}, {"transfer_out_slow_failed", "005"}} {
+		var tx view.Transaction
+		w.transferOut(w.external(tc.suffix), 1000).Decode(t, &tx)
+		w.waitFinal(tx.ID, 30*time.Second)
+		id := strings.TrimPrefix(tx.ID, "Transaction:")
+		eventually(t, 10*time.Second, "workflow completion", func() bool {
+			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.TransferWorkflowID("TRANSFER_OUT", id), "")
+			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		})
+		record(tc.name, workflows.TransferWorkflowID("TRANSFER_OUT", id))
+	}
+	// A refused transfer (insufficient funds): the update fails and the workflow ends.
+	r := w.transferOut(w.external("001"), 1_000_000, "Idempotency-Key", "refused")
+	if r.Status != 400 {
+		t.Fatalf("refused transfer: %d %s", r.Status, r.Body)
+	}
+	rows, err := s.app.temporal.ListWorkflow(context.Background(), listRequest(`ExecutionStatus = "Completed" AND WorkflowType = "Transfer"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rows.Executions {
+		if d, _ := s.app.temporal.DescribeWorkflowExecution(context.Background(), e.Execution.WorkflowId, ""); d != nil && d.WorkflowExecutionInfo.HistoryLength < 12 {
+			record("transfer_out_refused", e.Execution.WorkflowId)
+		}
+	}
+}
+
+func listRequest(query string) *workflowservice.ListWorkflowExecutionsRequest {
+	return &workflowservice.ListWorkflowExecutionsRequest{Query: query}
+}
