@@ -11,16 +11,18 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Histories recorded from real runs (delivered; 410 then marked undeliverable; a
-// one-attempt TEST send) must replay against the current code. A change that breaks
+// Histories recorded from real runs (webhooks: delivered, 410 then undeliverable, a
+// one-attempt TEST send; transfers: completed, slow then failed, refused) must replay
+// against the current code. cmd/paycore's TestRecordHistories refreshes them. A change that breaks
 // replay needs workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) < 3 {
+	if err != nil || len(files) < 6 {
 		t.Fatalf("recorded histories missing: %v %v", files, err)
 	}
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
+	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
