@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -792,4 +791,3 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var _ = errors.New

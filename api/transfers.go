@@ -124,6 +124,11 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 	created, err := s.start.Transfer(ctx, req)
 	if errors.Is(err, start.ErrTransferExists) {
 		t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pr.PlatformID, ID: txID})
+		if isNoRows(err) {
+			// The key's earlier transfer was refused and its stored answer has expired.
+			return &Error{Status: http.StatusUnprocessableEntity, Code: CodeIdempotencyMismatch,
+				Message: "this Idempotency-Key belongs to an earlier transfer request that was refused; use a new key"}
+		}
 		if err != nil {
 			return fmt.Errorf("read transaction: %w", err)
 		}
