@@ -219,6 +219,27 @@ func TestTransferIdempotency(t *testing.T) {
 	if w.balance() != 7_500 {
 		t.Fatalf("balance %d, want 7500", w.balance())
 	}
+	// The stored answer outlives a crash of the API only for 24 hours; after that the key
+	// still cannot pay twice: the transaction id comes from the key.
+	if _, err := s.app.pool.Exec(context.Background(), "DELETE FROM idempotency_keys"); err != nil {
+		t.Fatal(err)
+	}
+	again := w.transferOut(ext, 2500, "Idempotency-Key", "pay-once")
+	var same view.Transaction
+	again.Decode(t, &same)
+	if again.Status != 201 || same.ID != tx.ID || same.Status != "COMPLETED" || w.balance() != 7_500 {
+		t.Fatalf("repeat after the record expired: %d %s (balance %d)", again.Status, again.Body, w.balance())
+	}
+	// A refused transfer's key, reused after its record expired, is refused clearly.
+	if r := w.transferOut(ext, 1_000_000, "Idempotency-Key", "too-much"); r.Status != 400 || r.Code(t) != "INSUFFICIENT_FUNDS" {
+		t.Fatalf("refusal: %d %s", r.Status, r.Body)
+	}
+	if _, err := s.app.pool.Exec(context.Background(), "DELETE FROM idempotency_keys"); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.transferOut(ext, 1_000_000, "Idempotency-Key", "too-much"); r.Status != 422 {
+		t.Fatalf("reused refused key: %d %s", r.Status, r.Body)
+	}
 }
 
 // Operators find a payment's workflow in Temporal by transaction id, customer, platform and
