@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -170,6 +171,26 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 	bad.Decode(t, &failed)
 	if w.waitFinal(failed.ID, 20*time.Second).Status != "FAILED" || w.balance() != before+700 {
 		t.Fatal("failed transfer-in moved money")
+	}
+	// Each status change was announced: the outbox holds the transaction's events in order.
+	rows, err := s.app.pool.Query(context.Background(), "SELECT type, data->>'status' FROM webhook_events WHERE data->>'id' = $1 ORDER BY created_at, id", in.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	for rows.Next() {
+		var typ, status string
+		_ = rows.Scan(&typ, &status)
+		seq = append(seq, typ+"/"+status)
+	}
+	if strings.Join(seq, ",") != "INCOMING_PAYMENT_PENDING/PENDING,INCOMING_PAYMENT_COMPLETED/COMPLETED" {
+		t.Fatalf("incoming events: %v", seq)
+	}
+	var outEvents int
+	_ = s.app.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_events WHERE type IN
+		('OUTGOING_PAYMENT_PENDING','OUTGOING_PAYMENT_PROCESSING','OUTGOING_PAYMENT_COMPLETED','OUTGOING_PAYMENT_FAILED')`).Scan(&outEvents)
+	if outEvents != 5*3 {
+		t.Fatalf("%d outgoing payment events for 5 transfers, want 15 (pending, processing, final)", outEvents)
 	}
 	// Webhook-visible history: the transactions list shows them all.
 	var list api.List[view.Transaction]
