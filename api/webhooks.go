@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,12 +158,14 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	pr := principalFrom(r.Context())
-	var ev db.WebhookEvent
+	var ev, before db.WebhookEvent
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
-		if _, err := q.WebhookEventGet(r.Context(), db.WebhookEventGetParams{PlatformID: pr.PlatformID, ID: id}); err != nil {
-			if isNoRows(err) {
-				return errEventNotFound
-			}
+		var err error
+		before, err = q.WebhookEventGet(r.Context(), db.WebhookEventGetParams{PlatformID: pr.PlatformID, ID: id})
+		if isNoRows(err) {
+			return errEventNotFound
+		}
+		if err != nil {
 			return err
 		}
 		p, err := q.PlatformGet(r.Context(), pr.PlatformID)
@@ -173,18 +176,20 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 			return &Error{Status: http.StatusBadRequest, Code: CodeWebhookNotSet, Message: "no enabled webhookEndpoint is configured; set one with PATCH /config"}
 		}
 		ev, err = q.WebhookEventResetForRedelivery(r.Context(), db.WebhookEventResetForRedeliveryParams{PlatformID: pr.PlatformID, ID: id})
-		if err != nil {
-			return err
-		}
-		// Started inside the transaction: if the start fails the status reset rolls back.
-		err = s.start.WebhookDelivery(r.Context(), ids.Format(ids.Webhook, id), pr.PlatformID, ev.Type, s.webhookRetry(), true)
-		if errors.Is(err, start.ErrDeliveryRunning) {
-			return &Error{Status: http.StatusConflict, Code: CodeDeliveryInProgress, Message: "a delivery of this event is still in progress"}
-		}
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	// Started after the commit, so the delivery sees the event PENDING again.
+	err = s.start.WebhookDelivery(r.Context(), ids.Format(ids.Webhook, id), pr.PlatformID, ev.Type, s.webhookRetry(), true)
+	if errors.Is(err, start.ErrDeliveryRunning) {
+		return &Error{Status: http.StatusConflict, Code: CodeDeliveryInProgress, Message: "a delivery of this event is still in progress"}
+	}
+	if err != nil {
+		// Nothing will deliver it: put the event back as it was.
+		_ = s.q.WebhookEventMarkFinal(context.WithoutCancel(r.Context()), db.WebhookEventMarkFinalParams{ID: id, Status: before.Status})
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the delivery could not be started; try again"}
 	}
 	writeJSON(w, http.StatusAccepted, webhookEventOf(ev))
 	return nil
