@@ -1,0 +1,28 @@
+// Reads one JSON request per line on stdin and answers one JSON line on stdout, using the
+// client libraries a platform would use:
+//   {"op":"decrypt","bundle":"...","privateKey":"<hex>"}            -> {"secret":"<hex>"}
+//   {"op":"stamp","payload":"...","publicKey":"<hex>","privateKey":"<hex>"} -> {"stamp":"..."}
+import { createInterface } from "node:readline";
+import { decryptCredentialBundle, getPublicKey } from "@turnkey/crypto";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+
+const rl = createInterface({ input: process.stdin });
+for await (const line of rl) {
+  if (!line.trim()) continue;
+  const req = JSON.parse(line);
+  try {
+    if (req.op === "decrypt") {
+      const secret = decryptCredentialBundle(req.bundle, req.privateKey);
+      console.log(JSON.stringify({ secret }));
+    } else if (req.op === "stamp") {
+      const publicKey = req.publicKey || Buffer.from(getPublicKey(req.privateKey, true)).toString("hex");
+      const stamper = new ApiKeyStamper({ apiPublicKey: publicKey, apiPrivateKey: req.privateKey });
+      const { stampHeaderValue } = await stamper.stamp(req.payload);
+      console.log(JSON.stringify({ stamp: stampHeaderValue }));
+    } else {
+      console.log(JSON.stringify({ error: "unknown op " + req.op }));
+    }
+  } catch (e) {
+    console.log(JSON.stringify({ error: String(e && e.message ? e.message : e) }));
+  }
+}
