@@ -790,4 +790,3 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, customerOf(c))
 	return nil
 }
-

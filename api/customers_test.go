@@ -140,8 +140,11 @@ func TestBusinessCustomerAndWallets(t *testing.T) {
 	if err := e.pool.QueryRow(t.Context(), "SELECT length(wallet_sealed) FROM internal_accounts WHERE type = 'EMBEDDED_WALLET'").Scan(&sealedLen); err != nil || sealedLen <= 32 {
 		t.Fatalf("wallet key material: %d %v", sealedLen, err)
 	}
-	// PATCH on a wallet needs a wallet signature; on other accounts privateEnabled is refused.
-	expectError(t, c.Do("PATCH", "/internal-accounts/"+accts.Data[0].ID, map[string]any{"privateEnabled": true}), 501, "NOT_IMPLEMENTED")
+	// PATCH on a wallet needs a wallet signature (202 challenge); on other accounts
+	// privateEnabled is refused.
+	if r := c.Do("PATCH", "/internal-accounts/"+accts.Data[0].ID, map[string]any{"privateEnabled": true}); r.Status != 202 {
+		t.Fatalf("wallet PATCH: %d %s", r.Status, r.Body)
+	}
 	var fiat api.List[view.InternalAccount]
 	c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID+"&currency=USD", nil).Decode(t, &fiat)
 	expectError(t, c.Do("PATCH", "/internal-accounts/"+fiat.Data[0].ID, map[string]any{"privateEnabled": true}), 400, "INVALID_INPUT")

@@ -186,7 +186,7 @@ type internalAccountPatch struct {
 
 // patchInternalAccount updates an internal account. The one updatable field,
 // privateEnabled, belongs to embedded wallets, whose changes need a wallet session
-// signature (the signed-retry pattern of embedded-wallet authentication).
+// signature (the signed-retry pattern).
 func (s *Server) patchInternalAccount(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.loadInternalAccount(r, "id")
 	if err != nil {
@@ -202,8 +202,7 @@ func (s *Server) patchInternalAccount(w http.ResponseWriter, r *http.Request) er
 	if a.InternalAccount.Type != TypeEmbeddedWallet {
 		return invalidField("privateEnabled", "privateEnabled applies only to EMBEDDED_WALLET accounts; this account is %s", a.InternalAccount.Type)
 	}
-	return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED",
-		Message: "changing an embedded wallet needs a wallet session signature (signed retry), which this deployment does not offer yet"}
+	return s.updateWalletAccount(w, r, a, *body.PrivateEnabled)
 }
 
 type fundRequest struct {

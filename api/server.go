@@ -20,6 +20,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/mailer"
 	"paycore/internal/metrics"
 	"paycore/internal/netguard"
 	"paycore/internal/sealbox"
@@ -44,6 +45,10 @@ type Deps struct {
 	Logger   *slog.Logger
 	// Resolver resolves webhook hosts when they are saved; net.DefaultResolver when nil.
 	Resolver netguard.Resolver
+	// Mailer sends one-time codes; a development sink when nil.
+	Mailer mailer.Mailer
+	// DevMailbox, when set, is served at /dev/mailbox (local development only).
+	DevMailbox *mailer.Sink
 }
 
 // Server serves the API.
@@ -64,6 +69,9 @@ func New(d Deps) *Server {
 	}
 	if d.Metrics == nil {
 		d.Metrics = metrics.New()
+	}
+	if d.Mailer == nil {
+		d.Mailer = mailer.NewSink(d.Logger)
 	}
 	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue}}
 	s.router = s.routes()
@@ -89,6 +97,11 @@ func (s *Server) routes() chi.Router {
 	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
+	if s.DevMailbox != nil {
+		r.Get("/dev/mailbox", func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.Messages()})
+		})
+	}
 
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
 		r.Use(bodyLimit(s.Config.MaxBodyBytes), s.authenticate)
@@ -115,7 +128,7 @@ func (s *Server) routes() chi.Router {
 		r.With(manage).Patch("/customers/{customerId}", handler(s.patchCustomer))
 		r.With(manage).Delete("/customers/{customerId}", handler(s.deleteCustomer))
 		r.Get("/platform/internal-accounts", handler(s.listPlatformInternalAccounts))
-		r.With(manage).Patch("/internal-accounts/{id}", handler(s.patchInternalAccount))
+		r.With(manage, keepBody).Patch("/internal-accounts/{id}", handler(s.patchInternalAccount))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/internal-accounts/{accountId}/fund", handler(s.fundSandboxAccount))
 		r.With(manage).Post("/customers/external-accounts", handler(s.createCustomerExternalAccount))
 		r.Get("/customers/external-accounts", handler(s.listCustomerExternalAccounts))
@@ -127,6 +140,15 @@ func (s *Server) routes() chi.Router {
 		r.With(manage).Delete("/platform/external-accounts/{externalAccountId}", s.deleteExternalAccount(true))
 		r.With(transact, s.idempotent).Post("/transfer-out", handler(s.transferOut))
 		r.With(transact, s.idempotent).Post("/transfer-in", handler(s.transferIn))
+		r.With(manage, keepBody).Post("/auth/credentials", handler(s.createCredential))
+		r.Get("/auth/credentials", handler(s.listCredentials))
+		r.With(manage, keepBody).Delete("/auth/credentials/{id}", handler(s.deleteCredential))
+		r.With(manage).Post("/auth/credentials/{id}/challenge", handler(s.challengeCredential))
+		r.With(manage).Post("/auth/credentials/{id}/verify", handler(s.verifyCredential))
+		r.Get("/auth/sessions", handler(s.listSessions))
+		r.With(manage, keepBody).Delete("/auth/sessions/{id}", handler(s.deleteSession))
+		r.With(manage, keepBody).Post("/auth/sessions/{id}/refresh", handler(s.refreshSession))
+		r.With(manage, keepBody).Post("/internal-accounts/{id}/export", handler(s.exportWallet))
 		r.Get("/transactions", handler(s.listTransactions))
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))
 

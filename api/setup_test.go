@@ -31,6 +31,12 @@ type env struct {
 
 func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	t.Helper()
+	return newEnvWith(t, nil, tweak...)
+}
+
+// newEnvWith is newEnv with a hook to adjust the API's dependencies.
+func newEnvWith(t *testing.T, deps func(*api.Deps), tweak ...func(*config.Config)) *env {
+	t.Helper()
 	pool, _ := dbtest.NewPool(t)
 	key, _ := sealbox.ParseKey(sealbox.NewKey())
 	box, _ := sealbox.New(key)
@@ -47,7 +53,11 @@ func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := api.New(api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer})
+	d := api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer}
+	if deps != nil {
+		deps(&d)
+	}
+	s := api.New(d)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s}

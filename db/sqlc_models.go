@@ -22,6 +22,38 @@ type ApiToken struct {
 	DeletedAt   *time.Time
 }
 
+type AuthCredential struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	AccountID  uuid.UUID
+	Type       string
+	Nickname   string
+	Details    json.RawMessage
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	DeletedAt  *time.Time
+}
+
+type AuthOtp struct {
+	CredentialID uuid.UUID
+	CodeHash     []byte
+	ExpiresAt    time.Time
+	Attempts     int32
+	SentAt       time.Time
+}
+
+type AuthSession struct {
+	ID           uuid.UUID
+	PlatformID   uuid.UUID
+	AccountID    uuid.UUID
+	CredentialID uuid.UUID
+	PublicKey    []byte
+	ExpiresAt    time.Time
+	RevokedAt    *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
 type Customer struct {
 	ID                 uuid.UUID
 	PlatformID         uuid.UUID
@@ -129,6 +161,18 @@ type ServiceKey struct {
 	PrivateSealed []byte
 	PublicKeyPem  string
 	CreatedAt     time.Time
+}
+
+type SignedRequest struct {
+	ID          uuid.UUID
+	PlatformID  uuid.UUID
+	AccountID   uuid.UUID
+	Kind        string
+	Payload     string
+	RequestHash []byte
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	CreatedAt   time.Time
 }
 
 type Transaction struct {

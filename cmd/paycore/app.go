@@ -19,6 +19,7 @@ import (
 	"paycore/api"
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/mailer"
 	"paycore/internal/metrics"
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
@@ -36,6 +37,7 @@ type app struct {
 	box      *sealbox.Box
 	signer   *webhooksig.ECDSASigner
 	metrics  *metrics.Metrics
+	dev      bool // running under `paycore dev`
 }
 
 func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
@@ -106,7 +108,20 @@ func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webh
 }
 
 func (a *app) apiHandler() *api.Server {
-	return api.New(api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log})
+	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log}
+	if a.cfg.SMTPHost != "" {
+		d.Mailer = mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
+			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS})
+	} else {
+		// No SMTP server configured: mail is logged, and under `paycore dev` also readable at
+		// /dev/mailbox (never otherwise: it would expose one-time codes).
+		sink := mailer.NewSink(a.log.With("component", "mail"))
+		d.Mailer = sink
+		if a.dev {
+			d.DevMailbox = sink
+		}
+	}
+	return api.New(d)
 }
 
 // runAPI serves HTTP on ln until ctx ends, then drains in-flight requests.

@@ -78,6 +78,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
+	a.dev = true
 	defer a.close()
 	creds, err := ensureSandboxPlatform(ctx, a)
 	if err != nil {
@@ -97,10 +98,11 @@ paycore is running (Ctrl-C stops everything)
   (HTTP Basic: clientId %s, password the secret)
   Temporal UI      %s
   Metrics          %s/metrics
+  Mailbox          %s/dev/mailbox (one-time codes; set PAYCORE_SMTP_HOST to send real mail)
   Data             %s
 
   curl -u %s:%s %s/config
-`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, cfg.PublicBaseURL, cfg.DataDir,
+`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, cfg.PublicBaseURL, cfg.PublicBaseURL, cfg.DataDir,
 		creds.ClientID, creds.ClientSecret, cfg.BaseURL())
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)

@@ -31,6 +31,12 @@ type Config struct {
 	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
 	SandboxSlowDelay  time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
 	WorkerPollers     int           // PAYCORE_WORKER_POLLERS
+	MailFrom          string        // PAYCORE_MAIL_FROM: sender of one-time codes
+	SMTPHost          string        // PAYCORE_SMTP_HOST: empty sends mail to the development sink
+	SMTPPort          int           // PAYCORE_SMTP_PORT
+	SMTPUsername      string        // PAYCORE_SMTP_USERNAME
+	SMTPPassword      string        // PAYCORE_SMTP_PASSWORD
+	SMTPTLS           string        // PAYCORE_SMTP_TLS: starttls, tls or none
 	LogLevel          string        // PAYCORE_LOG_LEVEL
 	DataDir           string        // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
 	TemporalCLI       string        // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
@@ -56,6 +62,9 @@ func Defaults() Config {
 		WebhookRetryAge:   7 * 24 * time.Hour,
 		SandboxSlowDelay:  30 * time.Second,
 		WorkerPollers:     16,
+		MailFrom:          "no-reply@paycore.localhost",
+		SMTPPort:          587,
+		SMTPTLS:           "starttls",
 		LogLevel:          "info",
 		DataDir:           ".data",
 		TemporalCLI:       "bin/temporal",
@@ -128,6 +137,17 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))
+	str("PAYCORE_MAIL_FROM", &c.MailFrom)
+	str("PAYCORE_SMTP_HOST", &c.SMTPHost)
+	smtpPort := int64(c.SMTPPort)
+	integer("PAYCORE_SMTP_PORT", &smtpPort)
+	c.SMTPPort = int(smtpPort)
+	str("PAYCORE_SMTP_USERNAME", &c.SMTPUsername)
+	str("PAYCORE_SMTP_PASSWORD", &c.SMTPPassword)
+	str("PAYCORE_SMTP_TLS", &c.SMTPTLS)
+	if c.SMTPTLS != "starttls" && c.SMTPTLS != "tls" && c.SMTPTLS != "none" {
+		errs = append(errs, "PAYCORE_SMTP_TLS must be starttls, tls or none")
+	}
 	str("PAYCORE_LOG_LEVEL", &c.LogLevel)
 	str("PAYCORE_DATA_DIR", &c.DataDir)
 	str("PAYCORE_TEMPORAL_CLI", &c.TemporalCLI)

@@ -1,0 +1,510 @@
+package api
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/mail"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"paycore/db"
+	"paycore/internal/ids"
+	"paycore/internal/mailer"
+	"paycore/internal/walletcrypto"
+)
+
+// Credential types and wallet-auth limits.
+const (
+	CredEmailOTP = "EMAIL_OTP"
+	CredOAuth    = "OAUTH"
+	CredPasskey  = "PASSKEY"
+
+	sessionLifetime   = 15 * time.Minute
+	otpMaxAttempts    = 5
+	challengeInterval = 30 * time.Second
+	sandboxOTP        = "000000"
+	reasonBadOTP      = "Invalid OTP code"
+)
+
+// AuthMethod is a credential (strict: no other fields).
+type AuthMethod struct {
+	ID           string    `json:"id"`
+	AccountID    string    `json:"accountId"`
+	Type         string    `json:"type"`
+	Nickname     string    `json:"nickname"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	CredentialID string    `json:"credentialId,omitempty"`
+}
+
+// Session is an issued wallet session; the sealed key appears only on verify.
+type Session struct {
+	ID                         string    `json:"id"`
+	AccountID                  string    `json:"accountId"`
+	Type                       string    `json:"type"`
+	Nickname                   string    `json:"nickname"`
+	CreatedAt                  time.Time `json:"createdAt"`
+	UpdatedAt                  time.Time `json:"updatedAt"`
+	ExpiresAt                  time.Time `json:"expiresAt"`
+	EncryptedSessionSigningKey string    `json:"encryptedSessionSigningKey,omitempty"`
+}
+
+func authMethodOf(c db.AuthCredential) AuthMethod {
+	out := AuthMethod{ID: ids.Format("AuthMethod", c.ID), AccountID: ids.Format(ids.InternalAccount, c.AccountID), Type: c.Type,
+		Nickname: c.Nickname, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	if c.Type == CredPasskey {
+		var d struct {
+			CredentialID string `json:"credentialId"`
+		}
+		_ = json.Unmarshal(c.Details, &d)
+		out.CredentialID = d.CredentialID
+	}
+	return out
+}
+
+// walletAccount resolves an accountId given in a body or query: malformed → 400,
+// another platform's or unknown → 404, not an embedded wallet → 400.
+func (s *Server) walletAccount(r *http.Request, raw *string) (db.InternalAccountGetRow, error) {
+	if raw == nil {
+		return db.InternalAccountGetRow{}, invalidField("accountId", "accountId is required")
+	}
+	id, err := ids.Parse(ids.InternalAccount, *raw)
+	if err != nil {
+		return db.InternalAccountGetRow{}, invalidField("accountId", "accountId must be InternalAccount:<uuid>")
+	}
+	a, err := s.q.InternalAccountGet(r.Context(), db.InternalAccountGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
+	if isNoRows(err) {
+		return a, errAccountNotFound
+	}
+	if err != nil {
+		return a, err
+	}
+	if a.InternalAccount.Type != TypeEmbeddedWallet {
+		return a, invalidField("accountId", "credentials authenticate EMBEDDED_WALLET accounts; this account is %s", a.InternalAccount.Type)
+	}
+	return a, nil
+}
+
+type credentialCreate struct {
+	Type        *string         `json:"type"`
+	AccountID   *string         `json:"accountId"`
+	Email       *string         `json:"email"`
+	OidcToken   *string         `json:"oidcToken"`
+	Nickname    *string         `json:"nickname"`
+	Challenge   *string         `json:"challenge"`
+	Attestation json.RawMessage `json:"attestation"`
+}
+
+func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error {
+	b, err := ReadJSON[credentialCreate](r)
+	if err != nil {
+		return err
+	}
+	if b.Type == nil {
+		return invalidField("type", "type is required (EMAIL_OTP, OAUTH or PASSKEY)")
+	}
+	switch *b.Type {
+	case CredEmailOTP:
+		if b.OidcToken != nil || b.Attestation != nil || b.Challenge != nil || b.Nickname != nil {
+			return invalid("EMAIL_OTP credentials take accountId and email only")
+		}
+	case CredOAuth, CredPasskey:
+		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: *b.Type + " credentials are not available in this deployment yet"}
+	default:
+		return invalidField("type", "type must be EMAIL_OTP, OAUTH or PASSKEY")
+	}
+	acct, err := s.walletAccount(r, b.AccountID)
+	if err != nil {
+		return err
+	}
+	email, err := s.credentialEmail(r, acct, b.Email)
+	if err != nil {
+		return err
+	}
+	existing, err := s.q.AuthCredentialListByAccount(r.Context(), acct.InternalAccount.ID)
+	if err != nil {
+		return err
+	}
+	for _, c := range existing {
+		if c.Type == CredEmailOTP {
+			return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
+		}
+	}
+	if len(existing) > 0 {
+		ch, err := s.signedRetry(r, signedRequest{accountID: acct.InternalAccount.ID, kind: "ADD_CREDENTIAL", typ: *b.Type})
+		if err != nil {
+			return err
+		}
+		if ch != nil {
+			writeJSON(w, http.StatusAccepted, ch)
+			return nil
+		}
+	}
+	var cred db.AuthCredential
+	var code string
+	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		var err error
+		cred, err = q.AuthCredentialCreate(r.Context(), db.AuthCredentialCreateParams{ID: ids.New(), PlatformID: acct.InternalAccount.PlatformID,
+			AccountID: acct.InternalAccount.ID, Type: CredEmailOTP, Nickname: email, Details: []byte(`{}`)})
+		if db.IsUniqueViolation(err) {
+			return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
+		}
+		if err != nil {
+			return err
+		}
+		code, err = s.newOTP(r, q, cred.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.sendOTP(r, email, code); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, authMethodOf(cred))
+	return nil
+}
+
+// credentialEmail is the e-mail of an EMAIL_OTP credential: given, or the customer's.
+func (s *Server) credentialEmail(r *http.Request, acct db.InternalAccountGetRow, given *string) (string, error) {
+	if given != nil {
+		if a, err := mail.ParseAddress(*given); err != nil || a.Address != *given {
+			return "", invalidField("email", "email must be a plain e-mail address")
+		}
+		return *given, nil
+	}
+	if acct.InternalAccount.CustomerID.Valid {
+		c, err := s.q.CustomerGet(r.Context(), db.CustomerGetParams{PlatformID: acct.InternalAccount.PlatformID, ID: acct.InternalAccount.CustomerID.UUID})
+		if err != nil {
+			return "", err
+		}
+		if c.Email != nil {
+			return *c.Email, nil
+		}
+	}
+	return "", invalidField("email", "email is required: the account's customer has no e-mail address")
+}
+
+// otpSettings reads the platform's embedded-wallet OTP configuration.
+func (s *Server) otpSettings(r *http.Request) (length int, alphanumeric bool, ttl time.Duration, appName, from string) {
+	length, ttl, appName = 6, 5*time.Minute, "your wallet"
+	from = s.Config.MailFrom
+	p, err := s.q.PlatformGet(r.Context(), principalFrom(r.Context()).PlatformID)
+	if err != nil || !walletsEnabled(p) {
+		return
+	}
+	var c EmbeddedWalletConfig
+	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
+	if c.OtpLength != nil {
+		length = *c.OtpLength
+	}
+	if c.Alphanumeric != nil {
+		alphanumeric = *c.Alphanumeric
+	}
+	if c.ExpirationSeconds != nil {
+		ttl = time.Duration(*c.ExpirationSeconds) * time.Second
+	}
+	if c.AppName != nil {
+		appName = *c.AppName
+	}
+	if c.SendFromEmailAddress != nil {
+		from = *c.SendFromEmailAddress
+	}
+	return
+}
+
+func otpHash(credentialID uuid.UUID, code string) []byte {
+	sum := sha256.Sum256([]byte(credentialID.String() + ":" + code))
+	return sum[:]
+}
+
+// newOTP stores a fresh one-time password (hashed) and returns it for sending.
+func (s *Server) newOTP(r *http.Request, q *db.Queries, credentialID uuid.UUID) (string, error) {
+	length, alnum, ttl, _, _ := s.otpSettings(r)
+	alphabet := "0123456789"
+	if alnum {
+		alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	}
+	code := make([]byte, length)
+	for i := range code {
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		code[i] = alphabet[n.Int64()]
+	}
+	err := q.AuthOtpUpsert(r.Context(), db.AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: otpHash(credentialID, string(code)), ExpiresAt: time.Now().Add(ttl)})
+	return string(code), err
+}
+
+func (s *Server) sendOTP(r *http.Request, to, code string) error {
+	_, _, ttl, app, from := s.otpSettings(r)
+	err := s.Mailer.Send(r.Context(), mailer.Message{To: to, From: from, Subject: "Your " + app + " code",
+		Body: fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(ttl.Minutes()))})
+	if err != nil {
+		s.Logger.Error("send OTP", "error", err)
+		return &Error{Status: http.StatusBadGateway, Code: "EMAIL_DELIVERY_FAILED", Message: "the one-time code could not be e-mailed; try the challenge again"}
+	}
+	return nil
+}
+
+func (s *Server) loadCredential(r *http.Request) (db.AuthCredential, error) {
+	nf := notFound("CREDENTIAL_NOT_FOUND", "credential")
+	id, err := pathID(r, "id", "AuthMethod", nf)
+	if err != nil {
+		return db.AuthCredential{}, err
+	}
+	c, err := s.q.AuthCredentialGet(r.Context(), db.AuthCredentialGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
+	if isNoRows(err) {
+		return c, nf
+	}
+	return c, err
+}
+
+func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "accountId")
+	raw := q.str("accountId")
+	if q.err != nil {
+		return q.err
+	}
+	acct, err := s.walletAccount(r, raw)
+	if err != nil {
+		return err
+	}
+	rows, err := s.q.AuthCredentialListByAccount(r.Context(), acct.InternalAccount.ID)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Data []AuthMethod `json:"data"`
+	}{Data: make([]AuthMethod, 0, len(rows))}
+	for _, c := range rows {
+		out.Data = append(out.Data, authMethodOf(c))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) deleteCredential(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.loadCredential(r)
+	if err != nil {
+		return err
+	}
+	all, err := s.q.AuthCredentialListByAccount(r.Context(), c.AccountID)
+	if err != nil {
+		return err
+	}
+	if len(all) <= 1 {
+		return invalid("this is the account's only credential; add another before revoking it")
+	}
+	ch, err := s.signedRetry(r, signedRequest{accountID: c.AccountID, kind: "REVOKE_CREDENTIAL", typ: c.Type, excludeCredential: c.ID})
+	if err != nil {
+		return err
+	}
+	if ch != nil {
+		writeJSON(w, http.StatusAccepted, ch)
+		return nil
+	}
+	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		if _, err := q.AuthCredentialDelete(r.Context(), c.ID); err != nil {
+			return err
+		}
+		return q.AuthSessionRevokeByCredential(r.Context(), c.ID)
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type challengeBody struct {
+	ClientPublicKey *string `json:"clientPublicKey"`
+}
+
+func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.loadCredential(r)
+	if err != nil {
+		return err
+	}
+	if r.ContentLength != 0 {
+		// clientPublicKey is ignored for EMAIL_OTP, but the body must still be valid.
+		b, err := ReadJSON[challengeBody](r)
+		if err != nil {
+			return err
+		}
+		if b.ClientPublicKey != nil {
+			if _, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey); err != nil {
+				return invalidField("clientPublicKey", "%v", err)
+			}
+		}
+	}
+	switch c.Type {
+	case CredOAuth:
+		return invalid("OAUTH credentials need no challenge: verify with a fresh oidcToken")
+	case CredPasskey:
+		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: "PASSKEY credentials are not available in this deployment yet"}
+	}
+	var code string
+	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		otp, err := q.AuthOtpGetForUpdate(r.Context(), c.ID)
+		if err == nil {
+			if wait := challengeInterval - time.Since(otp.SentAt); wait > 0 {
+				return &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", RetryAfter: int(wait.Seconds()) + 1,
+					Message: "a code was sent moments ago; retry after " + strconv.Itoa(int(wait.Seconds())+1) + " seconds"}
+			}
+		} else if !isNoRows(err) {
+			return err
+		}
+		code, err = s.newOTP(r, q, c.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.sendOTP(r, c.Nickname, code); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, authMethodOf(c))
+	return nil
+}
+
+type verifyBody struct {
+	Otp             *string         `json:"otp"`
+	OidcToken       *string         `json:"oidcToken"`
+	ClientPublicKey *string         `json:"clientPublicKey"`
+	Assertion       json.RawMessage `json:"assertion"`
+}
+
+// verifyCredential checks the proof of a credential and issues a session: a fresh P-256
+// signing key sealed to the client's key; the service keeps only its public half.
+func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.loadCredential(r)
+	if err != nil {
+		return err
+	}
+	b, err := ReadJSON[verifyBody](r)
+	if err != nil {
+		return err
+	}
+	if c.Type != CredEmailOTP {
+		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: c.Type + " verification is not available in this deployment yet"}
+	}
+	if b.ClientPublicKey == nil {
+		return invalidField("clientPublicKey", "clientPublicKey is required")
+	}
+	clientKey, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey)
+	if err != nil {
+		return invalidField("clientPublicKey", "%v", err)
+	}
+	if b.Otp == nil {
+		return invalidField("otp", "otp is required")
+	}
+	pr := principalFrom(r.Context())
+	var out Session
+	var wrong *Error
+	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		if !(pr.Sandbox && *b.Otp == sandboxOTP) {
+			otp, err := q.AuthOtpGetForUpdate(r.Context(), c.ID)
+			if isNoRows(err) {
+				return unauthorized(reasonBadOTP, "no code is pending for this credential; request one with the challenge endpoint")
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case otp.Attempts >= otpMaxAttempts:
+				return unauthorized(reasonBadOTP, "too many wrong codes; request a new one")
+			case time.Now().After(otp.ExpiresAt):
+				return unauthorized(reasonBadOTP, "the code has expired; request a new one")
+			case subtle.ConstantTimeCompare(otp.CodeHash, otpHash(c.ID, *b.Otp)) != 1:
+				// The attempt is counted (committed) although the request fails.
+				wrong = unauthorized(reasonBadOTP, "the code is wrong")
+				return q.AuthOtpCountAttempt(r.Context(), c.ID)
+			}
+			if err := q.AuthOtpDelete(r.Context(), c.ID); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = s.issueSessionTx(r, q, c, clientKey)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if wrong != nil {
+		return wrong
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func sessionOf(s db.AuthSession, typ, nickname string) Session {
+	return Session{ID: ids.Format("Session", s.ID), AccountID: ids.Format(ids.InternalAccount, s.AccountID), Type: typ, Nickname: nickname,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, ExpiresAt: s.ExpiresAt}
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "accountId")
+	raw := q.str("accountId")
+	if q.err != nil {
+		return q.err
+	}
+	acct, err := s.walletAccount(r, raw)
+	if err != nil {
+		return err
+	}
+	rows, err := s.q.AuthSessionListActive(r.Context(), acct.InternalAccount.ID)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Data []Session `json:"data"`
+	}{Data: make([]Session, 0, len(rows))}
+	for _, ss := range rows {
+		out.Data = append(out.Data, Session{ID: ids.Format("Session", ss.ID), AccountID: ids.Format(ids.InternalAccount, ss.AccountID),
+			Type: ss.CredentialType, Nickname: ss.CredentialNickname, CreatedAt: ss.CreatedAt, UpdatedAt: ss.UpdatedAt, ExpiresAt: ss.ExpiresAt})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	nf := notFound("SESSION_NOT_FOUND", "session")
+	id, err := pathID(r, "id", "Session", nf)
+	if err != nil {
+		return err
+	}
+	sess, err := s.q.AuthSessionGet(r.Context(), db.AuthSessionGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
+	if isNoRows(err) {
+		return nf
+	}
+	if err != nil {
+		return err
+	}
+	active := sess.RevokedAt == nil && time.Now().Before(sess.ExpiresAt)
+	if !active && r.Header.Get(headerRequestID) == "" {
+		return nf
+	}
+	// A retry is checked even when the session is already gone, so a reused requestId is
+	// a 401 as the spec says.
+	ch, err := s.signedRetry(r, signedRequest{accountID: sess.AccountID, kind: "REVOKE_SESSION"})
+	if err != nil {
+		return err
+	}
+	if ch != nil {
+		writeJSON(w, http.StatusAccepted, ch)
+		return nil
+	}
+	if _, err := s.q.AuthSessionRevoke(r.Context(), sess.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

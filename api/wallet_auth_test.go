@@ -1,0 +1,406 @@
+package api_test
+
+import (
+	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/emersion/go-smtp"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/db/view"
+	"paycore/internal/mailer"
+	"paycore/internal/walletcrypto/jsinterop"
+)
+
+// inbox is a real SMTP server receiving the service's mail.
+type inbox struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (b *inbox) NewSession(*smtp.Conn) (smtp.Session, error) { return &smtpSession{b: b}, nil }
+
+type smtpSession struct{ b *inbox }
+
+func (s *smtpSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *smtpSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (s *smtpSession) Data(r io.Reader) error {
+	b, _ := io.ReadAll(r)
+	s.b.mu.Lock()
+	s.b.msgs = append(s.b.msgs, string(b))
+	s.b.mu.Unlock()
+	return nil
+}
+func (s *smtpSession) Reset()        {}
+func (s *smtpSession) Logout() error { return nil }
+
+var codeRe = regexp.MustCompile(`code is ([0-9A-Z]+)\.`)
+
+// lastCode returns the code of the newest message and how many messages arrived.
+func (b *inbox) lastCode(t *testing.T) (string, int) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.msgs) == 0 {
+		t.Fatal("no mail received")
+	}
+	m := codeRe.FindStringSubmatch(b.msgs[len(b.msgs)-1])
+	if m == nil {
+		t.Fatalf("no code in %q", b.msgs[len(b.msgs)-1])
+	}
+	return m[1], len(b.msgs)
+}
+
+func startInbox(t *testing.T) (*inbox, mailer.Mailer) {
+	b := &inbox{}
+	srv := smtp.NewServer(b)
+	srv.Domain = "localhost"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	return b, mailer.NewSMTP(mailer.SMTPConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: "none"})
+}
+
+// walletAccount creates a customer with an e-mail and returns its embedded wallet account.
+func walletAccount(t *testing.T, c *apitest.Client, email string) string {
+	t.Helper()
+	var cust api.Customer
+	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "email": email, "currencies": []string{"USD", "USDC"}})
+	if r.Status != 201 {
+		t.Fatalf("customer: %d %s", r.Status, r.Body)
+	}
+	r.Decode(t, &cust)
+	var accts api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&customerId="+cust.ID, nil).Decode(t, &accts)
+	if len(accts.Data) != 1 {
+		t.Fatalf("wallet accounts: %+v", accts)
+	}
+	return accts.Data[0].ID
+}
+
+func clientKeyPair(t *testing.T) (priv *ecdh.PrivateKey, pubHex string) {
+	k, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, hex.EncodeToString(k.PublicKey().Bytes())
+}
+
+func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
+	t.Parallel()
+	box, m := startInbox(t)
+	e := newEnvWithMailer(t, m)
+	c, _ := e.platform(false) // production: no magic values
+	multiCurrency(t, c, true)
+	acct := walletAccount(t, c, "ana@example.com")
+	js := jsinterop.Start(t)
+
+	// First credential: 201 with a strict AuthMethod, and a code by e-mail.
+	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	keys := []string{}
+	for k := range r.JSON(t) {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "accountId,createdAt,id,nickname,type,updatedAt" {
+		t.Fatalf("AuthMethod is not strict: %v", keys)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+	if cred.Nickname != "ana@example.com" || cred.Type != "EMAIL_OTP" {
+		t.Fatalf("credential %+v", cred)
+	}
+	code, sent := box.lastCode(t)
+	expectError(t, c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}), 400, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS")
+
+	// Wrong codes are refused and counted.
+	_, pub := clientKeyPair(t)
+	wrong := "999999"
+	if code == wrong {
+		wrong = "888888"
+	}
+	res := expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": wrong, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	if res["reason"] != "Invalid OTP code" {
+		t.Fatalf("reason %v", res["reason"])
+	}
+	// The sandbox code is not honoured for production platforms.
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	// Malformed and off-curve client keys are 400.
+	for _, k := range []string{"04abc", "04" + strings.Repeat("11", 64), pub[2:]} {
+		expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": k}), 400, "INVALID_INPUT")
+	}
+
+	// The right code issues a session whose key the client library decrypts.
+	client, pub := clientKeyPair(t)
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+	var sess api.Session
+	r.Decode(t, &sess)
+	sessionKey := js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))
+	if len(sessionKey) != 64 || !strings.HasPrefix(sess.ID, "Session:") {
+		t.Fatalf("session %+v key %q", sess, sessionKey)
+	}
+	// A code works once.
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+
+	// Re-issue: a fresh code by mail, rate-limited.
+	if r := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil); r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	if _, n := box.lastCode(t); n != sent+1 {
+		t.Fatalf("no new code mailed (%d messages)", n)
+	}
+	limited := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil)
+	expectError(t, limited, 429, "RATE_LIMITED")
+	if limited.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+
+	// Sessions list without the sealed key.
+	var sessions struct{ Data []map[string]any }
+	c.Do("GET", "/auth/sessions?accountId="+acct, nil).Decode(t, &sessions)
+	if len(sessions.Data) != 1 || sessions.Data[0]["encryptedSessionSigningKey"] != nil {
+		t.Fatalf("sessions %+v", sessions)
+	}
+
+	// (One EMAIL_OTP per account: the signed retry is exercised on session revocation.)
+	other := walletAccount(t, c, "bob@example.com")
+	otherCred := api.AuthMethod{}
+	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": other}).Decode(t, &otherCred)
+	otherCode, _ := box.lastCode(t)
+	otherClient, otherPub := clientKeyPair(t)
+	var otherSess api.Session
+	c.Do("POST", "/auth/credentials/"+otherCred.ID+"/verify", map[string]any{"otp": otherCode, "clientPublicKey": otherPub}).Decode(t, &otherSess)
+	otherKey := js.Decrypt(otherSess.EncryptedSessionSigningKey, hex.EncodeToString(otherClient.Bytes()))
+
+	ch := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
+	if ch.Status != 202 {
+		t.Fatalf("revoke session: %d %s", ch.Status, ch.Body)
+	}
+	var challenge api.Challenge
+	ch.Decode(t, &challenge)
+	if !strings.Contains(challenge.PayloadToSign, challenge.RequestID) || !strings.Contains(challenge.PayloadToSign, acct) {
+		t.Fatalf("payloadToSign %q", challenge.PayloadToSign)
+	}
+	retry := func(stamp, requestID string) *apitest.Response {
+		return c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", stamp, "Request-Id", requestID)
+	}
+	// A stamp over a tampered payload, a stamp by another account's session, a made-up
+	// requestId and a sandbox magic value are refused.
+	tampered := js.Stamp(strings.Replace(challenge.PayloadToSign, "REVOKE", "REVOKX", 1), sessionKey)
+	for name, rr := range map[string]*apitest.Response{
+		"tampered":      retry(tampered, challenge.RequestID),
+		"other session": retry(js.Stamp(challenge.PayloadToSign, otherKey), challenge.RequestID),
+		"unknown id":    retry(js.Stamp(challenge.PayloadToSign, sessionKey), "Request:0190a000-0000-7000-8000-000000000001"),
+		"magic":         retry("sandbox-valid-signature", challenge.RequestID),
+		"no request id": c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", js.Stamp(challenge.PayloadToSign, sessionKey)),
+	} {
+		res := expectError(t, rr, 401, "UNAUTHORIZED")
+		if res["reason"] == nil {
+			t.Fatalf("%s: no reason", name)
+		}
+	}
+	good := js.Stamp(challenge.PayloadToSign, sessionKey)
+	if r := retry(good, challenge.RequestID); r.Status != 204 {
+		t.Fatalf("signed retry: %d %s", r.Status, r.Body)
+	}
+	res = expectError(t, retry(good, challenge.RequestID), 401, "UNAUTHORIZED")
+	if res["reason"] != "Request-Id already used" {
+		t.Fatalf("replay reason %v", res["reason"])
+	}
+	c.Do("GET", "/auth/sessions?accountId="+acct, nil).Decode(t, &sessions)
+	if len(sessions.Data) != 0 {
+		t.Fatal("revoked session still listed")
+	}
+	// A revoked session no longer signs: revoke the other account's session with its own key
+	// works, with ours does not.
+	ch2 := c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil)
+	var c2 api.Challenge
+	ch2.Decode(t, &c2)
+	expectError(t, c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil, "Service-Wallet-Signature", js.Stamp(c2.PayloadToSign, sessionKey), "Request-Id", c2.RequestID), 401, "UNAUTHORIZED")
+	// An expired retry is refused.
+	if _, err := e.pool.Exec(context.Background(), "UPDATE signed_requests SET expires_at = now() - interval '1 second' WHERE used_at IS NULL"); err != nil {
+		t.Fatal(err)
+	}
+	res = expectError(t, c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil, "Service-Wallet-Signature", js.Stamp(c2.PayloadToSign, otherKey), "Request-Id", c2.RequestID), 401, "UNAUTHORIZED")
+	if res["reason"] != "Signed retry expired" {
+		t.Fatalf("expired reason %v", res["reason"])
+	}
+	// The only credential cannot be revoked.
+	expectError(t, c.Do("DELETE", "/auth/credentials/"+cred.ID, nil), 400, "INVALID_INPUT")
+	// Another platform sees none of it.
+	b, _ := e.platform(true)
+	expectError(t, b.Do("GET", "/auth/credentials?accountId="+acct, nil), 404, "ACCOUNT_NOT_FOUND")
+	expectError(t, b.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil), 404, "CREDENTIAL_NOT_FOUND")
+	expectError(t, b.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil), 404, "SESSION_NOT_FOUND")
+}
+
+// OTP attempts are limited, codes expire, and sandbox magic values work only in sandbox.
+func TestEmailOTPLimitsAndSandbox(t *testing.T) {
+	t.Parallel()
+	box, m := startInbox(t)
+	e := newEnvWithMailer(t, m)
+	c, _ := e.platform(true)
+	multiCurrency(t, c, true)
+	acct := walletAccount(t, c, "cy@example.com")
+	var cred api.AuthMethod
+	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}).Decode(t, &cred)
+	code, _ := box.lastCode(t)
+	_, pub := clientKeyPair(t)
+	for range 5 {
+		expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "12345678", "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	}
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	// A fresh code, expired before use.
+	if _, err := e.pool.Exec(context.Background(), "UPDATE auth_otps SET sent_at = now() - interval '1 minute'"); err != nil {
+		t.Fatal(err)
+	}
+	c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil)
+	code, _ = box.lastCode(t)
+	if _, err := e.pool.Exec(context.Background(), "UPDATE auth_otps SET expires_at = now() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	// Sandbox: 000000 is accepted and still yields a real sealed key.
+	client, pub := clientKeyPair(t)
+	r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("sandbox OTP: %d %s", r.Status, r.Body)
+	}
+	var sess api.Session
+	r.Decode(t, &sess)
+	if js := jsinterop.Start(t); len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
+		t.Fatal("sandbox bundle does not decrypt")
+	}
+	// Sandbox signature on a signed retry.
+	ch := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
+	var challenge api.Challenge
+	ch.Decode(t, &challenge)
+	if r := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", "sandbox-valid-signature", "Request-Id", challenge.RequestID); r.Status != 204 {
+		t.Fatalf("sandbox signature: %d %s", r.Status, r.Body)
+	}
+	// Bad input.
+	for _, body := range []map[string]any{
+		{"accountId": acct},
+		{"type": "SMOKE_SIGNAL", "accountId": acct},
+		{"type": "EMAIL_OTP"},
+		{"type": "EMAIL_OTP", "accountId": "acct_1"},
+		{"type": "EMAIL_OTP", "accountId": acct, "email": "nope"},
+	} {
+		expectError(t, c.Do("POST", "/auth/credentials", body), 400, "INVALID_INPUT")
+	}
+	var fiat api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?type=INTERNAL_FIAT", nil).Decode(t, &fiat)
+	expectError(t, c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": fiat.Data[0].ID}), 400, "INVALID_INPUT")
+}
+
+func newEnvWithMailer(t *testing.T, m mailer.Mailer) *env {
+	return newEnvWith(t, func(d *api.Deps) { d.Mailer = m })
+}
+
+// Refresh, wallet updates and export all go through the signed retry with a session key.
+func TestWalletSignedOperations(t *testing.T) {
+	t.Parallel()
+	box, m := startInbox(t)
+	e := newEnvWithMailer(t, m)
+	c, _ := e.platform(false)
+	multiCurrency(t, c, true)
+	acct := walletAccount(t, c, "dee@example.com")
+	js := jsinterop.Start(t)
+	var cred api.AuthMethod
+	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}).Decode(t, &cred)
+	code, _ := box.lastCode(t)
+	client, pub := clientKeyPair(t)
+	var sess api.Session
+	c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}).Decode(t, &sess)
+	key := js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))
+
+	signed := func(method, path string, body any) *apitest.Response {
+		t.Helper()
+		first := c.Do(method, path, body)
+		if first.Status != 202 {
+			t.Fatalf("%s %s: %d %s", method, path, first.Status, first.Body)
+		}
+		var ch api.Challenge
+		first.Decode(t, &ch)
+		return c.Do(method, path, body, "Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID)
+	}
+	// The retry must repeat the challenged request: another body is refused.
+	first := c.Do("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": true})
+	var ch api.Challenge
+	first.Decode(t, &ch)
+	res := expectError(t, c.Do("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": false},
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+	if res["reason"] != "Invalid Service-Wallet-Signature" {
+		t.Fatalf("reason %v", res["reason"])
+	}
+	r := signed("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": true})
+	if r.Status != 200 || r.JSON(t)["privateEnabled"] != true {
+		t.Fatalf("wallet update: %d %s", r.Status, r.Body)
+	}
+
+	// Refresh: a new session sealed to a new client key.
+	client2, pub2 := clientKeyPair(t)
+	r = signed("POST", "/auth/sessions/"+sess.ID+"/refresh", map[string]any{"clientPublicKey": pub2})
+	if r.Status != 201 {
+		t.Fatalf("refresh: %d %s", r.Status, r.Body)
+	}
+	var fresh api.Session
+	r.Decode(t, &fresh)
+	key2 := js.Decrypt(fresh.EncryptedSessionSigningKey, hex.EncodeToString(client2.Bytes()))
+	if fresh.ID == sess.ID || key2 == key {
+		t.Fatal("refresh returned the same session")
+	}
+
+	// Export: the recovery phrase sealed to the client key; the same phrase every time.
+	client3, pub3 := clientKeyPair(t)
+	r = signed("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
+	if r.Status != 200 {
+		t.Fatalf("export: %d %s", r.Status, r.Body)
+	}
+	var exp api.ExportedWallet
+	r.Decode(t, &exp)
+	phraseHex := js.Decrypt(exp.EncryptedWalletCredentials, hex.EncodeToString(client3.Bytes()))
+	phrase, _ := hex.DecodeString(phraseHex)
+	if words := strings.Fields(string(phrase)); len(words) != 24 {
+		t.Fatalf("recovery phrase has %d words", len(words))
+	}
+	if strings.Contains(string(r.Body), string(phrase)) {
+		t.Fatal("phrase in clear in the response")
+	}
+	r = signed("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
+	var exp2 api.ExportedWallet
+	r.Decode(t, &exp2)
+	again, _ := hex.DecodeString(js.Decrypt(exp2.EncryptedWalletCredentials, hex.EncodeToString(client3.Bytes())))
+	if string(again) != string(phrase) || exp2.EncryptedWalletCredentials == exp.EncryptedWalletCredentials {
+		t.Fatal("exports differ in phrase or reuse the same ciphertext")
+	}
+	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": "04zz"}), 400, "INVALID_INPUT")
+	var fiat api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?type=INTERNAL_FIAT", nil).Decode(t, &fiat)
+	expectError(t, c.Do("POST", "/internal-accounts/"+fiat.Data[0].ID+"/export", map[string]any{"clientPublicKey": pub3}), 400, "INVALID_INPUT")
+	// A revoked session's key signs nothing any more.
+	signed("DELETE", "/auth/sessions/"+sess.ID, nil)
+	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
+	first.Decode(t, &ch)
+	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3},
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+}

@@ -1,0 +1,79 @@
+package mailer
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// A real SMTP server (go-smtp) receives what the SMTP mailer sends.
+type backend struct {
+	mu   sync.Mutex
+	got  []string
+	from []string
+}
+
+func (b *backend) NewSession(*smtp.Conn) (smtp.Session, error) { return &session{b: b}, nil }
+
+type session struct {
+	b    *backend
+	from string
+}
+
+func (s *session) Mail(from string, _ *smtp.MailOptions) error { s.from = from; return nil }
+func (s *session) Rcpt(string, *smtp.RcptOptions) error        { return nil }
+func (s *session) Data(r io.Reader) error {
+	b, _ := io.ReadAll(r)
+	s.b.mu.Lock()
+	s.b.got = append(s.b.got, string(b))
+	s.b.from = append(s.b.from, s.from)
+	s.b.mu.Unlock()
+	return nil
+}
+func (s *session) Reset()        {}
+func (s *session) Logout() error { return nil }
+
+func TestSMTPDelivery(t *testing.T) {
+	be := &backend{}
+	srv := smtp.NewServer(be)
+	srv.Domain = "localhost"
+	srv.AllowInsecureAuth = true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	m := NewSMTP(SMTPConfig{Host: "127.0.0.1", Port: port, TLS: "none"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := m.Send(ctx, Message{To: "ana@example.com", From: "no-reply@paycore.example", Subject: "Your code", Body: "123456"}); err != nil {
+		t.Fatal(err)
+	}
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	if len(be.got) != 1 || !strings.Contains(be.got[0], "123456") || !strings.Contains(be.got[0], "Subject: Your code") || be.from[0] != "no-reply@paycore.example" {
+		t.Fatalf("received %q from %v", be.got, be.from)
+	}
+	if err := m.Send(ctx, Message{To: "not an address", From: "no-reply@paycore.example"}); err == nil {
+		t.Fatal("bad recipient accepted")
+	}
+}
+
+func TestSink(t *testing.T) {
+	s := NewSink(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for range 105 {
+		_ = s.Send(context.Background(), Message{To: "a@example.com", Body: "x"})
+	}
+	if n := len(s.Messages()); n != 100 {
+		t.Fatalf("kept %d", n)
+	}
+}

@@ -1,0 +1,59 @@
+-- name: AuthCredentialCreate :one
+INSERT INTO auth_credentials (id, platform_id, account_id, type, nickname, details)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING *;
+
+-- name: AuthCredentialGet :one
+SELECT * FROM auth_credentials WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL;
+
+-- name: AuthCredentialListByAccount :many
+SELECT * FROM auth_credentials WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at, id;
+
+-- name: AuthCredentialDelete :execrows
+UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
+
+-- name: AuthOtpUpsert :exec
+INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at)
+VALUES ($1, $2, $3, 0, now())
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now();
+
+-- name: AuthOtpGetForUpdate :one
+SELECT * FROM auth_otps WHERE credential_id = $1 FOR UPDATE;
+
+-- name: AuthOtpCountAttempt :exec
+UPDATE auth_otps SET attempts = attempts + 1 WHERE credential_id = $1;
+
+-- name: AuthOtpDelete :exec
+DELETE FROM auth_otps WHERE credential_id = $1;
+
+-- name: AuthSessionCreate :one
+INSERT INTO auth_sessions (id, platform_id, account_id, credential_id, public_key, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING *;
+
+-- name: AuthSessionListActive :many
+SELECT s.*, c.type AS credential_type, c.nickname AS credential_nickname
+FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
+WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
+ORDER BY s.created_at, s.id;
+
+-- name: AuthSessionGet :one
+SELECT * FROM auth_sessions WHERE platform_id = $1 AND id = $2;
+
+-- name: AuthSessionRevoke :execrows
+UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL;
+
+-- name: AuthSessionRevokeByCredential :exec
+UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL;
+
+-- name: SignedRequestCreate :one
+INSERT INTO signed_requests (id, platform_id, account_id, kind, payload, request_hash, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING *;
+
+-- name: SignedRequestGet :one
+SELECT * FROM signed_requests WHERE platform_id = $1 AND id = $2;
+
+-- name: SignedRequestUse :execrows
+-- Single use: only the first retry that gets here wins.
+UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now();
