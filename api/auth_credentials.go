@@ -111,12 +111,21 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	if b.Type == nil {
 		return invalidField("type", "type is required (EMAIL_OTP, OAUTH or PASSKEY)")
 	}
+	var nickname string
+	details := []byte(`{}`)
 	switch *b.Type {
 	case CredEmailOTP:
 		if b.OidcToken != nil || b.Attestation != nil || b.Challenge != nil || b.Nickname != nil {
 			return invalid("EMAIL_OTP credentials take accountId and email only")
 		}
-	case CredOAuth, CredPasskey:
+	case CredOAuth:
+		if b.Email != nil || b.Attestation != nil || b.Challenge != nil || b.Nickname != nil {
+			return invalid("OAUTH credentials take accountId and oidcToken only")
+		}
+		if b.OidcToken == nil {
+			return invalidField("oidcToken", "oidcToken is required")
+		}
+	case CredPasskey:
 		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: *b.Type + " credentials are not available in this deployment yet"}
 	default:
 		return invalidField("type", "type must be EMAIL_OTP, OAUTH or PASSKEY")
@@ -125,18 +134,29 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	email, err := s.credentialEmail(r, acct, b.Email)
-	if err != nil {
-		return err
-	}
 	existing, err := s.q.AuthCredentialListByAccount(r.Context(), acct.InternalAccount.ID)
 	if err != nil {
 		return err
 	}
-	for _, c := range existing {
-		if c.Type == CredEmailOTP {
-			return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
+	if *b.Type == CredEmailOTP {
+		if nickname, err = s.credentialEmail(r, acct, b.Email); err != nil {
+			return err
 		}
+		for _, c := range existing {
+			if c.Type == CredEmailOTP {
+				return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
+			}
+		}
+	} else {
+		claims, err := s.oauthIdentity(r, *b.OidcToken)
+		if err != nil {
+			return err
+		}
+		nickname = claims.Email
+		if nickname == "" {
+			nickname = claims.Subject
+		}
+		details, _ = json.Marshal(map[string]string{"issuer": claims.Issuer, "subject": claims.Subject})
 	}
 	if len(existing) > 0 {
 		ch, err := s.signedRetry(r, signedRequest{accountID: acct.InternalAccount.ID, kind: "ADD_CREDENTIAL", typ: *b.Type})
@@ -153,11 +173,11 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		var err error
 		cred, err = q.AuthCredentialCreate(r.Context(), db.AuthCredentialCreateParams{ID: ids.New(), PlatformID: acct.InternalAccount.PlatformID,
-			AccountID: acct.InternalAccount.ID, Type: CredEmailOTP, Nickname: email, Details: []byte(`{}`)})
+			AccountID: acct.InternalAccount.ID, Type: *b.Type, Nickname: nickname, Details: details})
 		if db.IsUniqueViolation(err) {
 			return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
 		}
-		if err != nil {
+		if err != nil || cred.Type != CredEmailOTP {
 			return err
 		}
 		code, err = s.newOTP(r, q, cred.ID)
@@ -166,8 +186,12 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := s.sendOTP(r, email, code); err != nil {
-		return err
+	if cred.Type == CredEmailOTP {
+		// The code goes out only once the credential exists (on the signed retry, when one
+		// was needed).
+		if err := s.sendOTP(r, nickname, code); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusCreated, authMethodOf(cred))
 	return nil
@@ -392,7 +416,7 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if c.Type != CredEmailOTP {
+	if c.Type == CredPasskey {
 		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: c.Type + " verification is not available in this deployment yet"}
 	}
 	if b.ClientPublicKey == nil {
@@ -401,6 +425,9 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	clientKey, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey)
 	if err != nil {
 		return invalidField("clientPublicKey", "%v", err)
+	}
+	if c.Type == CredOAuth {
+		return s.verifyOAuth(w, r, c, b, clientKey)
 	}
 	if b.Otp == nil {
 		return invalidField("otp", "otp is required")
@@ -506,5 +533,56 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// oauthIdentity resolves the identity of an OAUTH credential being created: the token's
+// issuer must be one of the platform's providers and, outside sandbox, the token must
+// verify (sandbox platforms accept any structurally valid JWT from such an issuer; the
+// magic verify token is not a JWT and is refused here).
+func (s *Server) oauthIdentity(r *http.Request, token string) (oidcClaims, error) {
+	claims, err := unverifiedClaims(token)
+	if err != nil {
+		return oidcClaims{}, unauthorized(reasonBadOIDC, err.Error())
+	}
+	if verified, err := s.verifyOIDC(r.Context(), token, ""); err == nil {
+		return verified, nil
+	} else if !principalFrom(r.Context()).Sandbox {
+		return oidcClaims{}, err
+	}
+	iss, _ := claims["iss"].(string)
+	sub, _ := claims["sub"].(string)
+	email, _ := claims["email"].(string)
+	known := false
+	for _, p := range s.platformProviders(r.Context()) {
+		known = known || p.Issuer == iss
+	}
+	if !known || sub == "" {
+		return oidcClaims{}, unauthorized(reasonBadOIDC, "the token's issuer is not one of the platform's OIDC providers, or it has no subject")
+	}
+	return oidcClaims{Issuer: iss, Subject: sub, Email: email}, nil
+}
+
+// verifyOAuth issues a session for a fresh token of the credential's identity.
+func (s *Server) verifyOAuth(w http.ResponseWriter, r *http.Request, c db.AuthCredential, b verifyBody, clientKey []byte) error {
+	if b.OidcToken == nil {
+		return invalidField("oidcToken", "oidcToken is required")
+	}
+	if !(principalFrom(r.Context()).Sandbox && *b.OidcToken == sandboxOIDC) {
+		claims, err := s.verifyOIDC(r.Context(), *b.OidcToken, *b.ClientPublicKey)
+		if err != nil {
+			return err
+		}
+		var d struct{ Issuer, Subject string }
+		_ = json.Unmarshal(c.Details, &d)
+		if claims.Issuer != d.Issuer || claims.Subject != d.Subject {
+			return unauthorized(reasonBadOIDC, "the token identifies someone else than this credential")
+		}
+	}
+	out, err := s.issueSession(r, c, clientKey)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -47,6 +47,8 @@ type EmbeddedWalletConfig struct {
 	SendFromEmailSenderName *string `json:"sendFromEmailSenderName,omitempty"`
 	ReplyToEmailAddress     *string `json:"replyToEmailAddress,omitempty"`
 	LogoURL                 *string `json:"logoUrl,omitempty"`
+	// OidcProviders are the identity providers OAUTH credentials may come from.
+	OidcProviders *[]OIDCProvider `json:"oidcProviders,omitempty"`
 }
 
 // PlatformConfig is the platform configuration resource.
@@ -175,12 +177,17 @@ func (s *Server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if body.ProxyUmaSubdomain != nil && *body.ProxyUmaSubdomain != "" && !dnsLabel.MatchString(*body.ProxyUmaSubdomain) {
 		return invalidField("proxyUmaSubdomain", "proxyUmaSubdomain must be a DNS label: lower-case letters, digits and inner hyphens, at most 63 characters")
 	}
+	pr := principalFrom(r.Context())
 	if body.EmbeddedWalletConfig != nil {
 		if err := validateWalletConfig(body.EmbeddedWalletConfig); err != nil {
 			return err
 		}
+		if body.EmbeddedWalletConfig.OidcProviders != nil {
+			if err := validateProviders(*body.EmbeddedWalletConfig.OidcProviders, pr.Sandbox); err != nil {
+				return err
+			}
+		}
 	}
-	pr := principalFrom(r.Context())
 	if body.WebhookEndpoint != nil && *body.WebhookEndpoint != "" {
 		allowPrivate := pr.Sandbox && s.Config.SandboxPrivateOK
 		if err := netguard.ValidateURL(r.Context(), s.Resolver, *body.WebhookEndpoint, !pr.Sandbox, allowPrivate); err != nil {
@@ -374,6 +381,9 @@ func mergeWalletConfig(dst, src *EmbeddedWalletConfig) {
 	}
 	if src.LogoURL != nil {
 		dst.LogoURL = src.LogoURL
+	}
+	if src.OidcProviders != nil {
+		dst.OidcProviders = src.OidcProviders
 	}
 }
 

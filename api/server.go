@@ -56,6 +56,7 @@ type Server struct {
 	Deps
 	q      *db.Queries
 	start  start.Starter
+	oidc   *oidcProviders
 	router chi.Router
 }
 
@@ -73,7 +74,8 @@ func New(d Deps) *Server {
 	if d.Mailer == nil {
 		d.Mailer = mailer.NewSink(d.Logger)
 	}
-	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue}}
+	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
+		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	s.router = s.routes()
 	return s
 }

@@ -1,0 +1,173 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+
+	"paycore/internal/netguard"
+)
+
+// OIDCProvider is an identity provider a platform accepts for OAUTH credentials.
+type OIDCProvider struct {
+	Issuer   string `json:"issuer"`
+	Audience string `json:"audience"`
+}
+
+const (
+	reasonBadOIDC  = "Invalid OIDC token"
+	sandboxOIDC    = "sandbox-valid-oidc-token"
+	oidcMaxAge     = 60 * time.Second
+	maxOIDCClients = 10
+)
+
+// oidcClaims are the parts of a verified token the service uses.
+type oidcClaims struct {
+	Issuer  string
+	Subject string
+	Email   string
+}
+
+// oidcProviders caches discovered providers (go-oidc keeps each key set fresh).
+type oidcProviders struct {
+	mu        sync.Mutex
+	providers map[string]*oidc.Provider
+	public    *http.Client
+	private   *http.Client
+}
+
+func newOIDCProviders(allowPrivateSandbox bool) *oidcProviders {
+	client := func(allowPrivate bool) *http.Client {
+		return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			DialContext: netguard.Dialer(allowPrivate, 5*time.Second).DialContext, Proxy: nil}}
+	}
+	return &oidcProviders{providers: map[string]*oidc.Provider{}, public: client(false), private: client(allowPrivateSandbox)}
+}
+
+func (o *oidcProviders) provider(ctx context.Context, issuer string, sandbox bool) (*oidc.Provider, error) {
+	key := fmt.Sprintf("%v|%s", sandbox, issuer)
+	o.mu.Lock()
+	p, ok := o.providers[key]
+	o.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	hc := o.public
+	if sandbox {
+		hc = o.private
+	}
+	p, err := oidc.NewProvider(oidc.ClientContext(ctx, hc), issuer)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.providers[key] = p
+	o.mu.Unlock()
+	return p, nil
+}
+
+// unverifiedClaims reads a structurally valid JWT's payload without checking anything.
+func unverifiedClaims(token string) (map[string]any, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 || parts[2] == "" {
+		return nil, fmt.Errorf("oidcToken is not a JWT (header.payload.signature)")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("oidcToken payload is not base64url")
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(raw, &claims); err != nil {
+		return nil, fmt.Errorf("oidcToken payload is not JSON")
+	}
+	return claims, nil
+}
+
+// platformProviders reads the OIDC providers of the caller's platform.
+func (s *Server) platformProviders(ctx context.Context) []OIDCProvider {
+	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
+	if err != nil || !walletsEnabled(p) {
+		return nil
+	}
+	var c EmbeddedWalletConfig
+	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
+	if c.OidcProviders == nil {
+		return nil
+	}
+	return *c.OidcProviders
+}
+
+// nonceMatches checks the token's nonce binds it to the client key: the hex SHA-256 of the
+// clientPublicKey text (or of its raw bytes).
+func nonceMatches(nonce, clientPublicKey string) bool {
+	text := sha256.Sum256([]byte(strings.ToLower(clientPublicKey)))
+	raw, _ := hex.DecodeString(clientPublicKey)
+	bin := sha256.Sum256(raw)
+	return strings.EqualFold(nonce, hex.EncodeToString(text[:])) || strings.EqualFold(nonce, hex.EncodeToString(bin[:]))
+}
+
+// verifyOIDC checks a token against the issuer's key set: an issuer the platform allows,
+// its audience, an iat at most 60 seconds old and, when clientPublicKey is given, a nonce
+// bound to it.
+func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) (oidcClaims, error) {
+	bad := func(msg string) (oidcClaims, error) { return oidcClaims{}, unauthorized(reasonBadOIDC, msg) }
+	claims, err := unverifiedClaims(token)
+	if err != nil {
+		return bad(err.Error())
+	}
+	iss, _ := claims["iss"].(string)
+	var prov *OIDCProvider
+	for _, p := range s.platformProviders(ctx) {
+		if p.Issuer == iss {
+			prov = &p
+			break
+		}
+	}
+	if prov == nil {
+		return bad("the token's issuer is not one of the platform's OIDC providers (embeddedWalletConfig.oidcProviders)")
+	}
+	p, err := s.oidc.provider(ctx, prov.Issuer, principalFrom(ctx).Sandbox)
+	if err != nil {
+		return bad("the issuer's discovery document could not be loaded")
+	}
+	idt, err := p.Verifier(&oidc.Config{ClientID: prov.Audience, SupportedSigningAlgs: []string{oidc.RS256, oidc.ES256}}).Verify(ctx, token)
+	if err != nil {
+		return bad("the token does not verify: " + err.Error())
+	}
+	if iat, ok := claims["iat"].(float64); !ok || time.Since(time.Unix(int64(iat), 0)) > oidcMaxAge || time.Until(time.Unix(int64(iat), 0)) > oidcMaxAge {
+		return bad("the token's iat must be at most 60 seconds before the request; fetch a fresh token")
+	}
+	if clientPublicKey != "" && !nonceMatches(idt.Nonce, clientPublicKey) {
+		return bad("the token's nonce must be the hex SHA-256 of clientPublicKey")
+	}
+	email, _ := claims["email"].(string)
+	return oidcClaims{Issuer: idt.Issuer, Subject: idt.Subject, Email: email}, nil
+}
+
+// validateProviders checks embeddedWalletConfig.oidcProviders.
+func validateProviders(list []OIDCProvider, sandbox bool) error {
+	if len(list) > maxOIDCClients {
+		return invalidField("embeddedWalletConfig.oidcProviders", "at most %d OIDC providers", maxOIDCClients)
+	}
+	for i, p := range list {
+		f := fmt.Sprintf("embeddedWalletConfig.oidcProviders[%d]", i)
+		u, err := url.Parse(p.Issuer)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && !(sandbox && u.Scheme == "http")) {
+			return invalidField(f+".issuer", "%s.issuer must be the issuer's https URL", f)
+		}
+		if strings.TrimSpace(p.Audience) == "" || len(p.Audience) > 255 {
+			return invalidField(f+".audience", "%s.audience (the client id tokens are issued for) is required", f)
+		}
+	}
+	return nil
+}
