@@ -649,8 +649,40 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("region", "region is immutable; create a new customer for another region")
 	}
 	pid := principalFrom(r.Context()).PlatformID
+	// Changing the e-mail of a customer whose embedded wallet has an EMAIL_OTP credential
+	// moves where its one-time codes go: that needs a wallet session signature, and the
+	// credential follows the new address.
+	var emailCred *db.AuthCredential
+	if b.Email != nil {
+		var status string
+		if err := s.validateCommon(&status, b); err != nil {
+			return err
+		}
+		cur, err := s.q.CustomerGet(r.Context(), db.CustomerGetParams{PlatformID: pid, ID: id})
+		if err == nil && (cur.Email == nil || *cur.Email != *b.Email) {
+			cred, err := s.q.AuthEmailCredentialOfCustomer(r.Context(), uuid.NullUUID{UUID: id, Valid: true})
+			if err == nil {
+				emailCred = &cred
+				ch, err := s.signedRetry(r, signedRequest{accountID: cred.AccountID, kind: "UPDATE_CUSTOMER_EMAIL"})
+				if err != nil {
+					return err
+				}
+				if ch != nil {
+					writeJSON(w, http.StatusAccepted, ch)
+					return nil
+				}
+			} else if !isNoRows(err) {
+				return err
+			}
+		}
+	}
 	var out db.Customer
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
+		if emailCred != nil {
+			if err := q.AuthCredentialSetNickname(r.Context(), db.AuthCredentialSetNicknameParams{ID: emailCred.ID, Nickname: *b.Email}); err != nil {
+				return err
+			}
+		}
 		c, err := q.CustomerGetForUpdate(r.Context(), db.CustomerGetForUpdateParams{PlatformID: pid, ID: id})
 		if isNoRows(err) {
 			return errCustomerNotFound

@@ -127,7 +127,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/customers", handler(s.listCustomers))
 		r.Get("/customers/internal-accounts", handler(s.listCustomerInternalAccounts))
 		r.Get("/customers/{customerId}", handler(s.getCustomer))
-		r.With(manage).Patch("/customers/{customerId}", handler(s.patchCustomer))
+		r.With(manage, keepBody).Patch("/customers/{customerId}", handler(s.patchCustomer))
 		r.With(manage).Delete("/customers/{customerId}", handler(s.deleteCustomer))
 		r.Get("/platform/internal-accounts", handler(s.listPlatformInternalAccounts))
 		r.With(manage, keepBody).Patch("/internal-accounts/{id}", handler(s.patchInternalAccount))

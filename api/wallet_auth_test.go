@@ -397,6 +397,23 @@ func TestWalletSignedOperations(t *testing.T) {
 	var fiat api.List[view.InternalAccount]
 	c.Do("GET", "/customers/internal-accounts?type=INTERNAL_FIAT", nil).Decode(t, &fiat)
 	expectError(t, c.Do("POST", "/internal-accounts/"+fiat.Data[0].ID+"/export", map[string]any{"clientPublicKey": pub3}), 400, "INVALID_INPUT")
+	// Changing the customer's e-mail moves the EMAIL_OTP credential: signed retry.
+	var list struct{ Data []api.AuthMethod }
+	c.Do("GET", "/auth/credentials?accountId="+acct, nil).Decode(t, &list)
+	var cust api.List[api.Customer]
+	c.Do("GET", "/customers?currency=USDC", nil).Decode(t, &cust)
+	r = signed("PATCH", "/customers/"+cust.Data[0].ID, map[string]any{"customerType": "INDIVIDUAL", "email": "dee@new.example"})
+	if r.Status != 200 || r.JSON(t)["email"] != "dee@new.example" {
+		t.Fatalf("email change: %d %s", r.Status, r.Body)
+	}
+	c.Do("GET", "/auth/credentials?accountId="+acct, nil).Decode(t, &list)
+	if list.Data[0].Nickname != "dee@new.example" {
+		t.Fatalf("credential did not follow the e-mail: %+v", list.Data)
+	}
+	// Other changes need no signature.
+	if r := c.Do("PATCH", "/customers/"+cust.Data[0].ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Dee Dee"}); r.Status != 200 {
+		t.Fatalf("plain patch: %d %s", r.Status, r.Body)
+	}
 	// A revoked session's key signs nothing any more.
 	signed("DELETE", "/auth/sessions/"+sess.ID, nil)
 	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})

@@ -124,6 +124,44 @@ func (q *Queries) AuthCredentialListByAccount(ctx context.Context, accountID uui
 	return items, nil
 }
 
+const authCredentialSetNickname = `-- name: AuthCredentialSetNickname :exec
+UPDATE auth_credentials SET nickname = $2, updated_at = now() WHERE id = $1
+`
+
+type AuthCredentialSetNicknameParams struct {
+	ID       uuid.UUID
+	Nickname string
+}
+
+func (q *Queries) AuthCredentialSetNickname(ctx context.Context, arg AuthCredentialSetNicknameParams) error {
+	_, err := q.db.Exec(ctx, authCredentialSetNickname, arg.ID, arg.Nickname)
+	return err
+}
+
+const authEmailCredentialOfCustomer = `-- name: AuthEmailCredentialOfCustomer :one
+SELECT c.id, c.platform_id, c.account_id, c.type, c.nickname, c.details, c.created_at, c.updated_at, c.deleted_at FROM auth_credentials c JOIN internal_accounts a ON a.id = c.account_id
+WHERE a.customer_id = $1 AND c.type = 'EMAIL_OTP' AND c.deleted_at IS NULL
+ORDER BY c.created_at LIMIT 1
+`
+
+// The EMAIL_OTP credential on one of a customer's embedded wallets, if any.
+func (q *Queries) AuthEmailCredentialOfCustomer(ctx context.Context, customerID uuid.NullUUID) (AuthCredential, error) {
+	row := q.db.QueryRow(ctx, authEmailCredentialOfCustomer, customerID)
+	var i AuthCredential
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.AccountID,
+		&i.Type,
+		&i.Nickname,
+		&i.Details,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.DeletedAt,
+	)
+	return i, err
+}
+
 const authOtpCountAttempt = `-- name: AuthOtpCountAttempt :exec
 UPDATE auth_otps SET attempts = attempts + 1 WHERE credential_id = $1
 `

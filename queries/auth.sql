@@ -57,3 +57,12 @@ SELECT * FROM signed_requests WHERE platform_id = $1 AND id = $2;
 -- name: SignedRequestUse :execrows
 -- Single use: only the first retry that gets here wins.
 UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now();
+
+-- name: AuthEmailCredentialOfCustomer :one
+-- The EMAIL_OTP credential on one of a customer's embedded wallets, if any.
+SELECT c.* FROM auth_credentials c JOIN internal_accounts a ON a.id = c.account_id
+WHERE a.customer_id = $1 AND c.type = 'EMAIL_OTP' AND c.deleted_at IS NULL
+ORDER BY c.created_at LIMIT 1;
+
+-- name: AuthCredentialSetNickname :exec
+UPDATE auth_credentials SET nickname = $2, updated_at = now() WHERE id = $1;
