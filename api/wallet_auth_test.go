@@ -414,10 +414,23 @@ func TestWalletSignedOperations(t *testing.T) {
 	if r := c.Do("PATCH", "/customers/"+cust.Data[0].ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Dee Dee"}); r.Status != 200 {
 		t.Fatalf("plain patch: %d %s", r.Status, r.Body)
 	}
+	// An expired session's key signs nothing.
+	if _, err := e.pool.Exec(context.Background(), "UPDATE auth_sessions SET expires_at = now() - interval '1 second' WHERE id = $1", uuidPart(fresh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
+	first.Decode(t, &ch)
+	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3},
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key2), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
 	// A revoked session's key signs nothing any more.
 	signed("DELETE", "/auth/sessions/"+sess.ID, nil)
 	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
 	first.Decode(t, &ch)
 	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3},
 		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+}
+
+func uuidPart(id string) string {
+	_, rest, _ := strings.Cut(id, ":")
+	return rest
 }

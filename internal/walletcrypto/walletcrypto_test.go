@@ -167,3 +167,23 @@ func FuzzOpenBundle(f *testing.F) {
 		_, _ = OpenBundle(k, s)
 	})
 }
+
+func BenchmarkSealBundle(b *testing.B) {
+	pub, _ := ParseClientPublicKey(clientPub)
+	secret := make([]byte, 32)
+	for b.Loop() {
+		if _, err := SealBundle(pub, secret); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStampVerify(b *testing.B) {
+	payload := []byte(stampPayload)
+	for b.Loop() {
+		st, err := ParseStamp(jsStamp)
+		if err != nil || st.Verify(payload) != nil {
+			b.Fatal("stamp")
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -22,7 +23,18 @@ func Dir() string {
 }
 
 var install = sync.OnceValue(func() error {
-	if _, err := os.Stat(filepath.Join(Dir(), "node_modules", "@turnkey", "crypto")); err == nil {
+	// Test binaries run in parallel: one installs while the others wait on the lock.
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "paycore-jsinterop.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	marker := filepath.Join(Dir(), "node_modules", ".installed")
+	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
@@ -30,7 +42,7 @@ var install = sync.OnceValue(func() error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("npm ci: %w: %s", err, out)
 	}
-	return nil
+	return os.WriteFile(marker, nil, 0o644)
 })
 
 // Client talks to one running interop script.
