@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/mail"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -126,7 +127,15 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 			return invalidField("oidcToken", "oidcToken is required")
 		}
 	case CredPasskey:
-		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: *b.Type + " credentials are not available in this deployment yet"}
+		if b.Email != nil || b.OidcToken != nil {
+			return invalid("PASSKEY credentials take accountId, nickname, challenge and attestation only")
+		}
+		if b.Nickname == nil || strings.TrimSpace(*b.Nickname) == "" || len(*b.Nickname) > 64 {
+			return invalidField("nickname", "nickname is required (1 to 64 characters)")
+		}
+		if len(b.Attestation) == 0 {
+			return invalidField("attestation", "attestation is required")
+		}
 	default:
 		return invalidField("type", "type must be EMAIL_OTP, OAUTH or PASSKEY")
 	}
@@ -146,6 +155,16 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 			if c.Type == CredEmailOTP {
 				return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
 			}
+		}
+	} else if *b.Type == CredPasskey {
+		for _, c := range existing {
+			if c.Type == CredPasskey {
+				return &Error{Status: http.StatusBadRequest, Code: "PASSKEY_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has a PASSKEY credential"}
+			}
+		}
+		nickname = *b.Nickname
+		if details, err = s.registerPasskey(r, acct.InternalAccount.ID, b.Challenge, b.Attestation); err != nil {
+			return err
 		}
 	} else {
 		claims, err := s.oauthIdentity(r, *b.OidcToken)
@@ -175,7 +194,7 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 		cred, err = q.AuthCredentialCreate(r.Context(), db.AuthCredentialCreateParams{ID: ids.New(), PlatformID: acct.InternalAccount.PlatformID,
 			AccountID: acct.InternalAccount.ID, Type: *b.Type, Nickname: nickname, Details: details})
 		if db.IsUniqueViolation(err) {
-			return &Error{Status: http.StatusBadRequest, Code: "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has an EMAIL_OTP credential"}
+			return &Error{Status: http.StatusBadRequest, Code: *b.Type + "_CREDENTIAL_ALREADY_EXISTS", Message: "the account already has a " + *b.Type + " credential"}
 		}
 		if err != nil || cred.Type != CredEmailOTP {
 			return err
@@ -356,8 +375,10 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	var clientKeyArg *string
 	if r.ContentLength != 0 {
-		// clientPublicKey is ignored for EMAIL_OTP, but the body must still be valid.
+		// clientPublicKey is required for PASSKEY and ignored for EMAIL_OTP, but the body
+		// must still be valid.
 		b, err := ReadJSON[challengeBody](r)
 		if err != nil {
 			return err
@@ -367,12 +388,13 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 				return invalidField("clientPublicKey", "%v", err)
 			}
 		}
+		clientKeyArg = b.ClientPublicKey
 	}
 	switch c.Type {
 	case CredOAuth:
 		return invalid("OAUTH credentials need no challenge: verify with a fresh oidcToken")
 	case CredPasskey:
-		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: "PASSKEY credentials are not available in this deployment yet"}
+		return s.passkeyChallenge(w, r, c, clientKeyArg)
 	}
 	var code string
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
@@ -417,7 +439,10 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if c.Type == CredPasskey {
-		return &Error{Status: http.StatusNotImplemented, Code: "NOT_IMPLEMENTED", Message: c.Type + " verification is not available in this deployment yet"}
+		if b.ClientPublicKey != nil || b.Otp != nil || b.OidcToken != nil {
+			return invalid("PASSKEY verification takes assertion only (clientPublicKey was given with the challenge)")
+		}
+		return s.verifyPasskey(w, r, c, b.Assertion)
 	}
 	if b.ClientPublicKey == nil {
 		return invalidField("clientPublicKey", "clientPublicKey is required")

@@ -49,6 +49,9 @@ type EmbeddedWalletConfig struct {
 	LogoURL                 *string `json:"logoUrl,omitempty"`
 	// OidcProviders are the identity providers OAUTH credentials may come from.
 	OidcProviders *[]OIDCProvider `json:"oidcProviders,omitempty"`
+	// PasskeyRpID and PasskeyOrigins define the WebAuthn relying party of PASSKEY credentials.
+	PasskeyRpID    *string   `json:"passkeyRpId,omitempty"`
+	PasskeyOrigins *[]string `json:"passkeyOrigins,omitempty"`
 }
 
 // PlatformConfig is the platform configuration resource.
@@ -348,6 +351,20 @@ func validateWalletConfig(c *EmbeddedWalletConfig) error {
 	if c.SendFromEmailSenderName != nil && len(*c.SendFromEmailSenderName) > 255 {
 		return invalidField("embeddedWalletConfig.sendFromEmailSenderName", "embeddedWalletConfig.sendFromEmailSenderName must be at most 255 characters")
 	}
+	if c.PasskeyRpID != nil && checkDomain(*c.PasskeyRpID) != nil && *c.PasskeyRpID != "localhost" {
+		return invalidField("embeddedWalletConfig.passkeyRpId", "embeddedWalletConfig.passkeyRpId must be a domain such as wallet.example.com")
+	}
+	if c.PasskeyOrigins != nil {
+		if len(*c.PasskeyOrigins) == 0 || len(*c.PasskeyOrigins) > 10 {
+			return invalidField("embeddedWalletConfig.passkeyOrigins", "embeddedWalletConfig.passkeyOrigins must list 1 to 10 origins")
+		}
+		for _, o := range *c.PasskeyOrigins {
+			u, err := url.Parse(o)
+			if err != nil || u.Host == "" || u.Path != "" || (u.Scheme != "https" && u.Scheme != "http") {
+				return invalidField("embeddedWalletConfig.passkeyOrigins", "embeddedWalletConfig.passkeyOrigins must hold origins such as https://wallet.example.com")
+			}
+		}
+	}
 	if c.LogoURL != nil {
 		u, err := url.Parse(*c.LogoURL)
 		if err != nil || len(*c.LogoURL) > 512 || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -384,6 +401,12 @@ func mergeWalletConfig(dst, src *EmbeddedWalletConfig) {
 	}
 	if src.OidcProviders != nil {
 		dst.OidcProviders = src.OidcProviders
+	}
+	if src.PasskeyRpID != nil {
+		dst.PasskeyRpID = src.PasskeyRpID
+	}
+	if src.PasskeyOrigins != nil {
+		dst.PasskeyOrigins = src.PasskeyOrigins
 	}
 }
 

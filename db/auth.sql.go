@@ -124,6 +124,20 @@ func (q *Queries) AuthCredentialListByAccount(ctx context.Context, accountID uui
 	return items, nil
 }
 
+const authCredentialSetDetails = `-- name: AuthCredentialSetDetails :exec
+UPDATE auth_credentials SET details = $2, updated_at = now() WHERE id = $1
+`
+
+type AuthCredentialSetDetailsParams struct {
+	ID      uuid.UUID
+	Details json.RawMessage
+}
+
+func (q *Queries) AuthCredentialSetDetails(ctx context.Context, arg AuthCredentialSetDetailsParams) error {
+	_, err := q.db.Exec(ctx, authCredentialSetDetails, arg.ID, arg.Details)
+	return err
+}
+
 const authCredentialSetNickname = `-- name: AuthCredentialSetNickname :exec
 UPDATE auth_credentials SET nickname = $2, updated_at = now() WHERE id = $1
 `
@@ -351,6 +365,22 @@ UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential
 func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, credentialID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, authSessionRevokeByCredential, credentialID)
 	return err
+}
+
+const signedRequestCountRecent = `-- name: SignedRequestCountRecent :one
+SELECT count(*) FROM signed_requests WHERE account_id = $1 AND kind = $2 AND created_at > now() - interval '1 minute'
+`
+
+type SignedRequestCountRecentParams struct {
+	AccountID uuid.UUID
+	Kind      string
+}
+
+func (q *Queries) SignedRequestCountRecent(ctx context.Context, arg SignedRequestCountRecentParams) (int64, error) {
+	row := q.db.QueryRow(ctx, signedRequestCountRecent, arg.AccountID, arg.Kind)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const signedRequestCreate = `-- name: SignedRequestCreate :one

@@ -66,3 +66,9 @@ ORDER BY c.created_at LIMIT 1;
 
 -- name: AuthCredentialSetNickname :exec
 UPDATE auth_credentials SET nickname = $2, updated_at = now() WHERE id = $1;
+
+-- name: SignedRequestCountRecent :one
+SELECT count(*) FROM signed_requests WHERE account_id = $1 AND kind = $2 AND created_at > now() - interval '1 minute';
+
+-- name: AuthCredentialSetDetails :exec
+UPDATE auth_credentials SET details = $2, updated_at = now() WHERE id = $1;

@@ -1,0 +1,215 @@
+package api_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+
+	"github.com/fxamacker/cbor/v2"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/internal/walletcrypto/jsinterop"
+)
+
+var b64 = base64.RawURLEncoding
+
+// softAuthenticator makes real WebAuthn registration (packed "none" attestation) and
+// assertion objects with its own P-256 key, as a platform authenticator would.
+type softAuthenticator struct {
+	key     *ecdsa.PrivateKey
+	credID  []byte
+	counter uint32
+}
+
+func newSoftAuthenticator(t *testing.T) *softAuthenticator {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := make([]byte, 16)
+	_, _ = rand.Read(id)
+	return &softAuthenticator{key: k, credID: id}
+}
+
+func (a *softAuthenticator) authData(rpID string, flags byte, attested []byte) []byte {
+	h := sha256.Sum256([]byte(rpID))
+	a.counter++
+	out := append(h[:], flags)
+	out = binary.BigEndian.AppendUint32(out, a.counter)
+	return append(out, attested...)
+}
+
+func (a *softAuthenticator) register(t *testing.T, challenge, origin, rpID string) map[string]any {
+	t.Helper()
+	pub, _ := a.key.PublicKey.Bytes()
+	cose, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: pub[1:33], -3: pub[33:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attested := make([]byte, 16) // AAGUID
+	attested = binary.BigEndian.AppendUint16(attested, uint16(len(a.credID)))
+	attested = append(append(attested, a.credID...), cose...)
+	authData := a.authData(rpID, 0x45, attested) // UP | UV | AT
+	att, err := cbor.Marshal(map[string]any{"fmt": "none", "attStmt": map[string]any{}, "authData": authData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, _ := json.Marshal(map[string]any{"type": "webauthn.create", "challenge": challenge, "origin": origin, "crossOrigin": false})
+	return map[string]any{"credentialId": b64.EncodeToString(a.credID), "clientDataJson": b64.EncodeToString(cd),
+		"attestationObject": b64.EncodeToString(att), "transports": []string{"internal"}}
+}
+
+func (a *softAuthenticator) assert(t *testing.T, challenge, origin, rpID string) map[string]any {
+	t.Helper()
+	cd, _ := json.Marshal(map[string]any{"type": "webauthn.get", "challenge": challenge, "origin": origin, "crossOrigin": false})
+	authData := a.authData(rpID, 0x05, nil) // UP | UV
+	cdh := sha256.Sum256(cd)
+	sum := sha256.Sum256(append(append([]byte{}, authData...), cdh[:]...))
+	sig, err := ecdsa.SignASN1(rand.Reader, a.key, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"credentialId": b64.EncodeToString(a.credID), "clientDataJson": b64.EncodeToString(cd),
+		"authenticatorData": b64.EncodeToString(authData), "signature": b64.EncodeToString(sig)}
+}
+
+const (
+	rpID   = "wallet.example.com"
+	origin = "https://wallet.example.com"
+)
+
+func passkeyPlatform(t *testing.T, e *env, sandbox bool) *apitest.Client {
+	c, _ := e.platform(sandbox)
+	multiCurrency(t, c, true)
+	if r := c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{"passkeyRpId": rpID, "passkeyOrigins": []string{origin}}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	return c
+}
+
+// Passkeys are registered and used with real attestation and assertion objects, verified
+// by go-webauthn; every wrong piece is refused.
+func TestPasskeyRegistrationAndSessions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := passkeyPlatform(t, e, false)
+	acct := walletAccount(t, c, "hal@example.com")
+	auth := newSoftAuthenticator(t)
+	regChallenge := b64.EncodeToString([]byte("registration-challenge-0123456789"))
+
+	// A registration made for another challenge or origin is refused.
+	for name, att := range map[string]map[string]any{
+		"challenge": auth.register(t, b64.EncodeToString([]byte("another-challenge")), origin, rpID),
+		"origin":    auth.register(t, regChallenge, "https://evil.example", rpID),
+		"rp id":     auth.register(t, regChallenge, origin, "evil.example"),
+	} {
+		r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop", "challenge": regChallenge, "attestation": att})
+		res := expectError(t, r, 401, "UNAUTHORIZED")
+		if res["reason"] != "Invalid passkey signature" {
+			t.Fatalf("%s: reason %v", name, res["reason"])
+		}
+	}
+	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
+		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
+	if r.Status != 201 {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+	if cred.CredentialID != b64.EncodeToString(auth.credID) || cred.Nickname != "Laptop" {
+		t.Fatalf("credential %s", r.Body)
+	}
+	// One passkey per account.
+	other := newSoftAuthenticator(t)
+	expectError(t, c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Phone",
+		"challenge": regChallenge, "attestation": other.register(t, regChallenge, origin, rpID)}), 400, "PASSKEY_CREDENTIAL_ALREADY_EXISTS")
+
+	// Authenticate: challenge (bound to clientPublicKey), assertion, session.
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{}), 400, "INVALID_INPUT")
+	client, pub := clientKeyPair(t)
+	var ch api.PasskeyAuthChallenge
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	r.Decode(t, &ch)
+	if ch.CredentialID != cred.CredentialID || ch.Challenge == "" {
+		t.Fatalf("challenge %s", r.Body)
+	}
+	verify := func(assertion map[string]any, requestID string) *apitest.Response {
+		return c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": assertion}, "Request-Id", requestID)
+	}
+	for name, rr := range map[string]*apitest.Response{
+		"other key":       verify(other.assertFor(auth, t, ch.Challenge), ch.RequestID),
+		"other challenge": verify(auth.assert(t, b64.EncodeToString([]byte("nope")), origin, rpID), ch.RequestID),
+		"other origin":    verify(auth.assert(t, ch.Challenge, "https://evil.example", rpID), ch.RequestID),
+		"magic value":     verify(map[string]any{"credentialId": cred.CredentialID, "clientDataJson": "e30", "authenticatorData": "AA", "signature": "sandbox-valid-passkey-signature"}, ch.RequestID),
+	} {
+		res := expectError(t, rr, 401, "UNAUTHORIZED")
+		if res["reason"] != "Invalid passkey signature" {
+			t.Fatalf("%s: reason %v", name, res["reason"])
+		}
+	}
+	good := auth.assert(t, ch.Challenge, origin, rpID)
+	r = verify(good, ch.RequestID)
+	if r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+	var sess api.Session
+	r.Decode(t, &sess)
+	js := jsinterop.Start(t)
+	if len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
+		t.Fatal("the session key is not sealed to the challenge's clientPublicKey")
+	}
+	// The challenge is single-use.
+	expectError(t, verify(auth.assert(t, ch.Challenge, origin, rpID), ch.RequestID), 401, "UNAUTHORIZED")
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": good}), 400, "INVALID_INPUT")
+}
+
+// assertFor signs an assertion with a's key but claiming cred's credential id.
+func (a *softAuthenticator) assertFor(cred *softAuthenticator, t *testing.T, challenge string) map[string]any {
+	as := a.assert(t, challenge, origin, rpID)
+	as["credentialId"] = b64.EncodeToString(cred.credID)
+	return as
+}
+
+// Sandbox platforms accept the magic assertion signature; the challenge still binds the
+// session to the client key.
+func TestPasskeySandboxMagicValue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := passkeyPlatform(t, e, true)
+	acct := walletAccount(t, c, "ivy@example.com")
+	auth := newSoftAuthenticator(t)
+	ch0 := b64.EncodeToString([]byte("sandbox-registration-challenge-01"))
+	var cred api.AuthMethod
+	c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Key",
+		"challenge": ch0, "attestation": auth.register(t, ch0, origin, rpID)}).Decode(t, &cred)
+	_, pub := clientKeyPair(t)
+	var ch api.PasskeyAuthChallenge
+	c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub}).Decode(t, &ch)
+	r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": map[string]any{
+		"credentialId": cred.CredentialID, "clientDataJson": "e30", "authenticatorData": "AA", "signature": "sandbox-valid-passkey-signature"}},
+		"Request-Id", ch.RequestID)
+	if r.Status != 200 {
+		t.Fatalf("sandbox passkey: %d %s", r.Status, r.Body)
+	}
+	// Challenge floods are limited.
+	limited := false
+	for range 12 {
+		if r := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub}); r.Status == 429 {
+			limited = r.Header.Get("Retry-After") != ""
+			break
+		}
+	}
+	if !limited {
+		t.Fatal("passkey challenges are not rate-limited")
+	}
+}
