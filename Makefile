@@ -44,7 +44,7 @@ test-short:
 	$(GO) test -count=1 -short $(PKGS)
 
 bench: $(BIN)/temporal
-	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 20m ./cmd/paycore ./internal/...
+	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 20m ./cmd/paycore ./api ./internal/...
 
 generate: $(BIN)/sqlc
 	$(BIN)/sqlc generate

@@ -49,6 +49,8 @@ type EmbeddedWalletConfig struct {
 	LogoURL                 *string `json:"logoUrl,omitempty"`
 	// OidcProviders are the identity providers OAUTH credentials may come from.
 	OidcProviders *[]OIDCProvider `json:"oidcProviders,omitempty"`
+	// SessionExpirationSeconds is the lifetime of wallet sessions (default 900).
+	SessionExpirationSeconds *int `json:"sessionExpirationSeconds,omitempty"`
 	// PasskeyRpID and PasskeyOrigins define the WebAuthn relying party of PASSKEY credentials.
 	PasskeyRpID    *string   `json:"passkeyRpId,omitempty"`
 	PasskeyOrigins *[]string `json:"passkeyOrigins,omitempty"`
@@ -351,6 +353,9 @@ func validateWalletConfig(c *EmbeddedWalletConfig) error {
 	if c.SendFromEmailSenderName != nil && len(*c.SendFromEmailSenderName) > 255 {
 		return invalidField("embeddedWalletConfig.sendFromEmailSenderName", "embeddedWalletConfig.sendFromEmailSenderName must be at most 255 characters")
 	}
+	if c.SessionExpirationSeconds != nil && (*c.SessionExpirationSeconds < 60 || *c.SessionExpirationSeconds > 86400) {
+		return invalidField("embeddedWalletConfig.sessionExpirationSeconds", "embeddedWalletConfig.sessionExpirationSeconds must be from 60 to 86400")
+	}
 	if c.PasskeyRpID != nil && checkDomain(*c.PasskeyRpID) != nil && *c.PasskeyRpID != "localhost" {
 		return invalidField("embeddedWalletConfig.passkeyRpId", "embeddedWalletConfig.passkeyRpId must be a domain such as wallet.example.com")
 	}
@@ -404,6 +409,9 @@ func mergeWalletConfig(dst, src *EmbeddedWalletConfig) {
 	}
 	if src.PasskeyRpID != nil {
 		dst.PasskeyRpID = src.PasskeyRpID
+	}
+	if src.SessionExpirationSeconds != nil {
+		dst.SessionExpirationSeconds = src.SessionExpirationSeconds
 	}
 	if src.PasskeyOrigins != nil {
 		dst.PasskeyOrigins = src.PasskeyOrigins

@@ -11,7 +11,7 @@ import (
 )
 
 // multiCurrency configures USD, EUR, MXN and USDC on a platform.
-func multiCurrency(t *testing.T, c *apitest.Client, wallets bool) {
+func multiCurrency(t testing.TB, c *apitest.Client, wallets bool) {
 	t.Helper()
 	item := func(code string) map[string]any {
 		return map[string]any{"currencyCode": code, "minAmount": 1, "maxAmount": 1_000_000_00, "enabledTransactionTypes": []string{"INCOMING", "OUTGOING"}, "requiredCounterpartyFields": []any{}}

@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"testing"
 
@@ -20,7 +22,7 @@ import (
 // env is one API server on its own database. Routes that need Temporal are covered by the
 // end-to-end tests in cmd/paycore; here the Temporal client is lazy and never dialled.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *httptest.Server
 	pool *pgxpool.Pool
 	q    *db.Queries
@@ -29,13 +31,13 @@ type env struct {
 	api  *api.Server
 }
 
-func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
+func newEnv(t testing.TB, tweak ...func(*config.Config)) *env {
 	t.Helper()
 	return newEnvWith(t, nil, tweak...)
 }
 
 // newEnvWith is newEnv with a hook to adjust the API's dependencies.
-func newEnvWith(t *testing.T, deps func(*api.Deps), tweak ...func(*config.Config)) *env {
+func newEnvWith(t testing.TB, deps func(*api.Deps), tweak ...func(*config.Config)) *env {
 	t.Helper()
 	pool, _ := dbtest.NewPool(t)
 	key, _ := sealbox.ParseKey(sealbox.NewKey())
@@ -53,7 +55,7 @@ func newEnvWith(t *testing.T, deps func(*api.Deps), tweak ...func(*config.Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer}
+	d := api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if deps != nil {
 		deps(&d)
 	}

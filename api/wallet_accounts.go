@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -86,7 +88,7 @@ func (s *Server) issueSessionTx(r *http.Request, q *db.Queries, cred db.AuthCred
 		return Session{}, err
 	}
 	sess, err := q.AuthSessionCreate(r.Context(), db.AuthSessionCreateParams{ID: ids.New(), PlatformID: cred.PlatformID, AccountID: cred.AccountID,
-		CredentialID: cred.ID, PublicKey: pub, ExpiresAt: time.Now().Add(sessionLifetime)})
+		CredentialID: cred.ID, PublicKey: pub, ExpiresAt: time.Now().Add(s.sessionLifetime(r.Context()))})
 	if err != nil {
 		return Session{}, fmt.Errorf("create session: %w", err)
 	}
@@ -169,4 +171,19 @@ func (s *Server) exportWallet(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ExportedWallet{ID: ids.Format(ids.InternalAccount, a.InternalAccount.ID), EncryptedWalletCredentials: bundle})
 	return nil
+}
+
+// sessionLifetime is the platform's embeddedWalletConfig.sessionExpirationSeconds, or 15
+// minutes.
+func (s *Server) sessionLifetime(ctx context.Context) time.Duration {
+	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
+	if err != nil || !walletsEnabled(p) {
+		return sessionLifetime
+	}
+	var c EmbeddedWalletConfig
+	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
+	if c.SessionExpirationSeconds == nil {
+		return sessionLifetime
+	}
+	return time.Duration(*c.SessionExpirationSeconds) * time.Second
 }

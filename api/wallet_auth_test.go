@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-smtp"
 
@@ -75,7 +76,7 @@ func startInbox(t *testing.T) (*inbox, mailer.Mailer) {
 }
 
 // walletAccount creates a customer with an e-mail and returns its embedded wallet account.
-func walletAccount(t *testing.T, c *apitest.Client, email string) string {
+func walletAccount(t testing.TB, c *apitest.Client, email string) string {
 	t.Helper()
 	var cust api.Customer
 	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "email": email, "currencies": []string{"USD", "USDC"}})
@@ -91,7 +92,7 @@ func walletAccount(t *testing.T, c *apitest.Client, email string) string {
 	return accts.Data[0].ID
 }
 
-func clientKeyPair(t *testing.T) (priv *ecdh.PrivateKey, pubHex string) {
+func clientKeyPair(t testing.TB) (priv *ecdh.PrivateKey, pubHex string) {
 	k, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +280,11 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
+	// Session lifetime follows the platform configuration.
+	if r := c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{"sessionExpirationSeconds": 3600}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	expectError(t, c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{"sessionExpirationSeconds": 5}}), 400, "INVALID_INPUT")
 	// Sandbox: 000000 is accepted and still yields a real sealed key.
 	client, pub := clientKeyPair(t)
 	r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": pub})
@@ -289,6 +295,9 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 	r.Decode(t, &sess)
 	if js := jsinterop.Start(t); len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
 		t.Fatal("sandbox bundle does not decrypt")
+	}
+	if life := sess.ExpiresAt.Sub(sess.CreatedAt); life < 59*time.Minute || life > 61*time.Minute {
+		t.Fatalf("session lifetime %s, want the configured hour", life)
 	}
 	// Sandbox signature on a signed retry.
 	ch := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
