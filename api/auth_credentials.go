@@ -309,13 +309,44 @@ func (s *Server) loadCredential(r *http.Request) (db.AuthCredential, error) {
 	return c, err
 }
 
-func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
+// walletAccountQuery resolves the required accountId query parameter of the wallet lists.
+func (s *Server) walletAccountQuery(r *http.Request) (db.InternalAccountGetRow, error) {
 	q := newQuery(r, "accountId")
 	raw := q.str("accountId")
 	if q.err != nil {
-		return q.err
+		return db.InternalAccountGetRow{}, q.err
 	}
-	acct, err := s.walletAccount(r, raw)
+	return s.walletAccount(r, raw)
+}
+
+// clientPublicKeyField checks a required clientPublicKey and returns its raw bytes.
+func clientPublicKeyField(v *string) ([]byte, error) {
+	if v == nil {
+		return nil, invalidField("clientPublicKey", "clientPublicKey is required")
+	}
+	key, err := walletcrypto.ParseClientPublicKey(*v)
+	if err != nil {
+		return nil, invalidField("clientPublicKey", "%v", err)
+	}
+	return key, nil
+}
+
+// loadSession finds a session of the caller's platform.
+func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
+	nf := notFound("SESSION_NOT_FOUND", "session")
+	id, err := pathID(r, "id", "Session", nf)
+	if err != nil {
+		return db.AuthSession{}, err
+	}
+	sess, err := s.q.AuthSessionGet(r.Context(), db.AuthSessionGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
+	if isNoRows(err) {
+		return sess, nf
+	}
+	return sess, err
+}
+
+func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
+	acct, err := s.walletAccountQuery(r)
 	if err != nil {
 		return err
 	}
@@ -323,13 +354,7 @@ func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Data []AuthMethod `json:"data"`
-	}{Data: make([]AuthMethod, 0, len(rows))}
-	for _, c := range rows {
-		out.Data = append(out.Data, authMethodOf(c))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, dataOf(rows, authMethodOf))
 	return nil
 }
 
@@ -444,12 +469,9 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 		}
 		return s.verifyPasskey(w, r, c, b.Assertion)
 	}
-	if b.ClientPublicKey == nil {
-		return invalidField("clientPublicKey", "clientPublicKey is required")
-	}
-	clientKey, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey)
+	clientKey, err := clientPublicKeyField(b.ClientPublicKey)
 	if err != nil {
-		return invalidField("clientPublicKey", "%v", err)
+		return err
 	}
 	if c.Type == CredOAuth {
 		return s.verifyOAuth(w, r, c, b, clientKey)
@@ -503,12 +525,7 @@ func sessionOf(s db.AuthSession, typ, nickname string) Session {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	q := newQuery(r, "accountId")
-	raw := q.str("accountId")
-	if q.err != nil {
-		return q.err
-	}
-	acct, err := s.walletAccount(r, raw)
+	acct, err := s.walletAccountQuery(r)
 	if err != nil {
 		return err
 	}
@@ -516,33 +533,20 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Data []Session `json:"data"`
-	}{Data: make([]Session, 0, len(rows))}
-	for _, ss := range rows {
-		out.Data = append(out.Data, Session{ID: ids.Format("Session", ss.ID), AccountID: ids.Format(ids.InternalAccount, ss.AccountID),
-			Type: ss.CredentialType, Nickname: ss.CredentialNickname, CreatedAt: ss.CreatedAt, UpdatedAt: ss.UpdatedAt, ExpiresAt: ss.ExpiresAt})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, dataOf(rows, func(ss db.AuthSessionListActiveRow) Session {
+		return sessionOf(ss.AuthSession, ss.CredentialType, ss.CredentialNickname)
+	}))
 	return nil
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
-	nf := notFound("SESSION_NOT_FOUND", "session")
-	id, err := pathID(r, "id", "Session", nf)
-	if err != nil {
-		return err
-	}
-	sess, err := s.q.AuthSessionGet(r.Context(), db.AuthSessionGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
-	if isNoRows(err) {
-		return nf
-	}
+	sess, err := s.loadSession(r)
 	if err != nil {
 		return err
 	}
 	active := sess.RevokedAt == nil && time.Now().Before(sess.ExpiresAt)
 	if !active && r.Header.Get(headerRequestID) == "" {
-		return nf
+		return notFound("SESSION_NOT_FOUND", "session")
 	}
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.

@@ -609,10 +609,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request) error {
 		q.fail(invalidField("region", "region must be an ISO 3166-1 alpha-2 country code"))
 	}
 	limit := q.limit()
-	var pos idCursor
-	if q.cursor("customers", &pos) {
-		p.AfterID = uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
+	p.AfterID = q.afterID("customers")
 	if q.err != nil {
 		return q.err
 	}

@@ -198,18 +198,9 @@ func (s *Server) listExternalAccounts(w http.ResponseWriter, r *http.Request, pl
 	}
 	q := newQuery(r, allowed...)
 	p := db.ExternalAccountListParams{PlatformID: principalFrom(r.Context()).PlatformID, PlatformOwned: platformOwned, Currency: q.str("currency")}
-	if c := q.str("customerId"); c != nil {
-		id, err := ids.Parse(ids.Customer, *c)
-		if err != nil {
-			q.fail(invalidField("customerId", "customerId must be a Customer id (Customer:<uuid>)"))
-		}
-		p.CustomerID = uuid.NullUUID{UUID: id, Valid: true}
-	}
+	p.CustomerID = q.customerID("customerId")
 	limit := q.limit()
-	var pos idCursor
-	if q.cursor("external-accounts", &pos) {
-		p.AfterID = uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
+	p.AfterID = q.afterID("external-accounts")
 	if q.err != nil {
 		return q.err
 	}

@@ -109,18 +109,9 @@ func (s *Server) listCustomerInternalAccounts(w http.ResponseWriter, r *http.Req
 	q := newQuery(r, "currency", "customerId", "type", "limit", "cursor")
 	p := db.InternalAccountListParams{PlatformID: principalFrom(r.Context()).PlatformID, Currency: q.str("currency"),
 		Type: q.enum("type", internalAccountTypes...)}
-	if c := q.str("customerId"); c != nil {
-		id, err := ids.Parse(ids.Customer, *c)
-		if err != nil {
-			q.fail(invalidField("customerId", "customerId must be a Customer id (Customer:<uuid>)"))
-		}
-		p.CustomerID = uuid.NullUUID{UUID: id, Valid: true}
-	}
+	p.CustomerID = q.customerID("customerId")
 	limit := q.limit()
-	var pos idCursor
-	if q.cursor("internal-accounts", &pos) {
-		p.AfterID = uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
+	p.AfterID = q.afterID("internal-accounts")
 	if q.err != nil {
 		return q.err
 	}
@@ -152,13 +143,9 @@ func (s *Server) listPlatformInternalAccounts(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return fmt.Errorf("list platform accounts: %w", err)
 	}
-	out := struct {
-		Data []view.InternalAccount `json:"data"`
-	}{Data: make([]view.InternalAccount, 0, len(rows))}
-	for _, a := range rows {
-		out.Data = append(out.Data, view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, dataOf(rows, func(a db.InternalAccountListRow) view.InternalAccount {
+		return view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held)
+	}))
 	return nil
 }
 

@@ -150,3 +150,26 @@ func page[R, T any](rows []R, limit int32, total int64, conv func(R) T, next fun
 	}
 	return out
 }
+
+// customerID reads an optional Customer id parameter.
+func (q *query) customerID(name string) uuid.NullUUID {
+	c := q.str(name)
+	if c == nil {
+		return uuid.NullUUID{}
+	}
+	id, err := ids.Parse(ids.Customer, *c)
+	if err != nil {
+		q.fail(invalidField(name, "%s must be a Customer id (Customer:<uuid>)", name))
+		return uuid.NullUUID{}
+	}
+	return uuid.NullUUID{UUID: id, Valid: true}
+}
+
+// afterID reads the cursor of a list ordered by id.
+func (q *query) afterID(list string) uuid.NullUUID {
+	var pos idCursor
+	if q.cursor(list, &pos) {
+		return uuid.NullUUID{UUID: pos.ID, Valid: true}
+	}
+	return uuid.NullUUID{}
+}

@@ -102,3 +102,17 @@ type List[T any] struct {
 	NextCursor string `json:"nextCursor,omitempty"`
 	TotalCount int64  `json:"totalCount"`
 }
+
+// Data is the envelope of the short unpaginated lists: {"data": [...]}.
+type Data[T any] struct {
+	Data []T `json:"data"`
+}
+
+// dataOf converts rows into the unpaginated envelope.
+func dataOf[R, T any](rows []R, conv func(R) T) Data[T] {
+	out := Data[T]{Data: make([]T, 0, len(rows))}
+	for _, r := range rows {
+		out.Data = append(out.Data, conv(r))
+	}
+	return out
+}

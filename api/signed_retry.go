@@ -118,7 +118,7 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*Challenge, er
 		}
 		ok := false
 		for _, ss := range sessions {
-			if walletcrypto.SameKey(ss.PublicKey, stamp.PublicKey) && ss.CredentialID != req.excludeCredential {
+			if walletcrypto.SameKey(ss.AuthSession.PublicKey, stamp.PublicKey) && ss.AuthSession.CredentialID != req.excludeCredential {
 				ok = true
 				break
 			}

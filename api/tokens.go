@@ -64,10 +64,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) error {
 		UpdatedAfter: q.time("updatedAfter"), UpdatedBefore: q.time("updatedBefore"),
 	}
 	limit := q.limit()
-	var pos idCursor
-	if q.cursor("tokens", &pos) {
-		p.AfterID = uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
+	p.AfterID = q.afterID("tokens")
 	if q.err != nil {
 		return q.err
 	}

@@ -15,35 +15,25 @@ import (
 	"paycore/internal/walletcrypto"
 )
 
-type refreshBody struct {
+// clientKeyBody is the body of refresh and export: the client's public key.
+type clientKeyBody struct {
 	ClientPublicKey *string `json:"clientPublicKey"`
 }
 
 // refreshSession issues a new session for the credential of an active session, sealed to
 // a fresh client key, by signed retry.
 func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
-	nf := notFound("SESSION_NOT_FOUND", "session")
-	id, err := pathID(r, "id", "Session", nf)
+	sess, err := s.loadSession(r)
 	if err != nil {
 		return err
 	}
-	sess, err := s.q.AuthSessionGet(r.Context(), db.AuthSessionGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
-	if isNoRows(err) {
-		return nf
-	}
+	b, err := ReadJSON[clientKeyBody](r)
 	if err != nil {
 		return err
 	}
-	b, err := ReadJSON[refreshBody](r)
+	clientKey, err := clientPublicKeyField(b.ClientPublicKey)
 	if err != nil {
 		return err
-	}
-	if b.ClientPublicKey == nil {
-		return invalidField("clientPublicKey", "clientPublicKey is required")
-	}
-	clientKey, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey)
-	if err != nil {
-		return invalidField("clientPublicKey", "%v", err)
 	}
 	if sess.RevokedAt != nil || time.Now().After(sess.ExpiresAt) {
 		return unauthorized(reasonBadSignature, "only an active session can be refreshed; verify the credential again")
@@ -116,10 +106,6 @@ func (s *Server) updateWalletAccount(w http.ResponseWriter, r *http.Request, a d
 	return nil
 }
 
-type exportBody struct {
-	ClientPublicKey *string `json:"clientPublicKey"`
-}
-
 // ExportedWallet is the answer of a wallet export.
 type ExportedWallet struct {
 	ID                         string `json:"id"`
@@ -134,16 +120,13 @@ func (s *Server) exportWallet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := ReadJSON[exportBody](r)
+	b, err := ReadJSON[clientKeyBody](r)
 	if err != nil {
 		return err
 	}
-	if b.ClientPublicKey == nil {
-		return invalidField("clientPublicKey", "clientPublicKey is required")
-	}
-	clientKey, err := walletcrypto.ParseClientPublicKey(*b.ClientPublicKey)
+	clientKey, err := clientPublicKeyField(b.ClientPublicKey)
 	if err != nil {
-		return invalidField("clientPublicKey", "%v", err)
+		return err
 	}
 	if a.InternalAccount.Type != TypeEmbeddedWallet || a.InternalAccount.WalletSealed == nil {
 		return invalid("only EMBEDDED_WALLET accounts can be exported")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"paycore/db"
@@ -98,10 +97,7 @@ func (s *Server) listWebhookEvents(w http.ResponseWriter, r *http.Request) error
 		CreatedAfter: q.time("createdAfter"), CreatedBefore: q.time("createdBefore"),
 	}
 	limit := q.limit()
-	var pos idCursor
-	if q.cursor("webhook-events", &pos) {
-		p.AfterID = uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
+	p.AfterID = q.afterID("webhook-events")
 	if q.err != nil {
 		return q.err
 	}

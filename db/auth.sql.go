@@ -301,15 +301,7 @@ ORDER BY s.created_at, s.id
 `
 
 type AuthSessionListActiveRow struct {
-	ID                 uuid.UUID
-	PlatformID         uuid.UUID
-	AccountID          uuid.UUID
-	CredentialID       uuid.UUID
-	PublicKey          []byte
-	ExpiresAt          time.Time
-	RevokedAt          *time.Time
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	AuthSession        AuthSession
 	CredentialType     string
 	CredentialNickname string
 }
@@ -324,15 +316,15 @@ func (q *Queries) AuthSessionListActive(ctx context.Context, accountID uuid.UUID
 	for rows.Next() {
 		var i AuthSessionListActiveRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.AccountID,
-			&i.CredentialID,
-			&i.PublicKey,
-			&i.ExpiresAt,
-			&i.RevokedAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.AuthSession.ID,
+			&i.AuthSession.PlatformID,
+			&i.AuthSession.AccountID,
+			&i.AuthSession.CredentialID,
+			&i.AuthSession.PublicKey,
+			&i.AuthSession.ExpiresAt,
+			&i.AuthSession.RevokedAt,
+			&i.AuthSession.CreatedAt,
+			&i.AuthSession.UpdatedAt,
 			&i.CredentialType,
 			&i.CredentialNickname,
 		); err != nil {

@@ -32,7 +32,7 @@ VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING *;
 
 -- name: AuthSessionListActive :many
-SELECT s.*, c.type AS credential_type, c.nickname AS credential_nickname
+SELECT sqlc.embed(s), c.type AS credential_type, c.nickname AS credential_nickname
 FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
 WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
 ORDER BY s.created_at, s.id;
