@@ -16,7 +16,6 @@ type Metrics struct {
 	Requests       *prometheus.CounterVec   // by method, route pattern and status
 	Latency        *prometheus.HistogramVec // by method and route pattern
 	WorkflowStarts *prometheus.CounterVec   // by workflow type and result
-	WebhookSends   *prometheus.CounterVec   // by outcome
 }
 
 // New registers the collectors on a fresh registry, with Go runtime and process metrics.
@@ -33,11 +32,8 @@ func New() *Metrics {
 		WorkflowStarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paycore_workflow_starts_total", Help: "Temporal workflow starts by workflow type and result.",
 		}, []string{"workflow", "result"}),
-		WebhookSends: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "paycore_webhook_attempts_total", Help: "Webhook delivery attempts by outcome.",
-		}, []string{"outcome"}),
 	}
-	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts, m.WebhookSends,
+	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
