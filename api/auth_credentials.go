@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -187,6 +188,12 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 			return nil
 		}
 	}
+	var pol otpPolicy
+	if *b.Type == CredEmailOTP {
+		if pol, err = s.otpPolicy(r.Context()); err != nil {
+			return err
+		}
+	}
 	var cred db.AuthCredential
 	var code string
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
@@ -199,7 +206,7 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 		if err != nil || cred.Type != CredEmailOTP {
 			return err
 		}
-		code, err = s.newOTP(r, q, cred.ID)
+		code, err = newOTP(r, q, cred.ID, pol)
 		return err
 	})
 	if err != nil {
@@ -208,7 +215,7 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	if cred.Type == CredEmailOTP {
 		// The code goes out only once the credential exists (on the signed retry, when one
 		// was needed).
-		if err := s.sendOTP(r, nickname, code); err != nil {
+		if err := s.sendOTP(r, nickname, code, pol); err != nil {
 			return err
 		}
 	}
@@ -236,32 +243,56 @@ func (s *Server) credentialEmail(r *http.Request, acct db.InternalAccountGetRow,
 	return "", invalidField("email", "email is required: the account's customer has no e-mail address")
 }
 
-// otpSettings reads the platform's embedded-wallet OTP configuration.
-func (s *Server) otpSettings(r *http.Request) (length int, alphanumeric bool, ttl time.Duration, appName, from string) {
-	length, ttl, appName = 6, 5*time.Minute, "your wallet"
-	from = s.Config.MailFrom
-	p, err := s.q.PlatformGet(r.Context(), principalFrom(r.Context()).PlatformID)
-	if err != nil || !walletsEnabled(p) {
-		return
-	}
+// walletConfig reads the caller's platform embedded-wallet configuration; the zero value
+// when the platform has none.
+func (s *Server) walletConfig(ctx context.Context) (EmbeddedWalletConfig, error) {
 	var c EmbeddedWalletConfig
-	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
+	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
+	if err != nil {
+		return c, fmt.Errorf("load platform: %w", err)
+	}
+	if walletsEnabled(p) {
+		if err := json.Unmarshal(p.EmbeddedWalletConfig, &c); err != nil {
+			return c, fmt.Errorf("decode embedded wallet config: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// otpPolicy is how one-time codes are made and sent for a platform.
+type otpPolicy struct {
+	length       int
+	alphanumeric bool
+	ttl          time.Duration
+	appName      string
+	from         string
+}
+
+// otpPolicyOf applies the platform's configuration over the defaults.
+func (s *Server) otpPolicyOf(c EmbeddedWalletConfig) otpPolicy {
+	p := otpPolicy{length: 6, ttl: 5 * time.Minute, appName: "your wallet", from: s.Config.MailFrom}
 	if c.OtpLength != nil {
-		length = *c.OtpLength
+		p.length = *c.OtpLength
 	}
 	if c.Alphanumeric != nil {
-		alphanumeric = *c.Alphanumeric
+		p.alphanumeric = *c.Alphanumeric
 	}
 	if c.ExpirationSeconds != nil {
-		ttl = time.Duration(*c.ExpirationSeconds) * time.Second
+		p.ttl = time.Duration(*c.ExpirationSeconds) * time.Second
 	}
 	if c.AppName != nil {
-		appName = *c.AppName
+		p.appName = *c.AppName
 	}
 	if c.SendFromEmailAddress != nil {
-		from = *c.SendFromEmailAddress
+		p.from = *c.SendFromEmailAddress
 	}
-	return
+	return p
+}
+
+// otpPolicy reads the caller's platform OTP policy.
+func (s *Server) otpPolicy(ctx context.Context) (otpPolicy, error) {
+	c, err := s.walletConfig(ctx)
+	return s.otpPolicyOf(c), err
 }
 
 func otpHash(credentialID uuid.UUID, code string) []byte {
@@ -270,25 +301,23 @@ func otpHash(credentialID uuid.UUID, code string) []byte {
 }
 
 // newOTP stores a fresh one-time password (hashed) and returns it for sending.
-func (s *Server) newOTP(r *http.Request, q *db.Queries, credentialID uuid.UUID) (string, error) {
-	length, alnum, ttl, _, _ := s.otpSettings(r)
+func newOTP(r *http.Request, q *db.Queries, credentialID uuid.UUID, pol otpPolicy) (string, error) {
 	alphabet := "0123456789"
-	if alnum {
+	if pol.alphanumeric {
 		alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 	}
-	code := make([]byte, length)
+	code := make([]byte, pol.length)
 	for i := range code {
 		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
 		code[i] = alphabet[n.Int64()]
 	}
-	err := q.AuthOtpUpsert(r.Context(), db.AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: otpHash(credentialID, string(code)), ExpiresAt: time.Now().Add(ttl)})
+	err := q.AuthOtpUpsert(r.Context(), db.AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: otpHash(credentialID, string(code)), ExpiresAt: time.Now().Add(pol.ttl)})
 	return string(code), err
 }
 
-func (s *Server) sendOTP(r *http.Request, to, code string) error {
-	_, _, ttl, app, from := s.otpSettings(r)
-	err := s.Mailer.Send(r.Context(), mailer.Message{To: to, From: from, Subject: "Your " + app + " code",
-		Body: fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(ttl.Minutes()))})
+func (s *Server) sendOTP(r *http.Request, to, code string, pol otpPolicy) error {
+	err := s.Mailer.Send(r.Context(), mailer.Message{To: to, From: pol.from, Subject: "Your " + pol.appName + " code",
+		Body: fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(pol.ttl.Minutes()))})
 	if err != nil {
 		s.Logger.Error("send OTP", "error", err)
 		return &Error{Status: http.StatusBadGateway, Code: "EMAIL_DELIVERY_FAILED", Message: "the one-time code could not be e-mailed; try the challenge again"}
@@ -421,6 +450,10 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 	case CredPasskey:
 		return s.passkeyChallenge(w, r, c, clientKeyArg)
 	}
+	pol, err := s.otpPolicy(r.Context())
+	if err != nil {
+		return err
+	}
 	var code string
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		otp, err := q.AuthOtpGetForUpdate(r.Context(), c.ID)
@@ -432,13 +465,13 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 		} else if !isNoRows(err) {
 			return err
 		}
-		code, err = s.newOTP(r, q, c.ID)
+		code, err = newOTP(r, q, c.ID, pol)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if err := s.sendOTP(r, c.Nickname, code); err != nil {
+	if err := s.sendOTP(r, c.Nickname, code, pol); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, authMethodOf(c))
@@ -583,7 +616,11 @@ func (s *Server) oauthIdentity(r *http.Request, token string) (oidcClaims, error
 	sub, _ := claims["sub"].(string)
 	email, _ := claims["email"].(string)
 	known := false
-	for _, p := range s.platformProviders(r.Context()) {
+	providers, err := s.platformProviders(r.Context())
+	if err != nil {
+		return oidcClaims{}, err
+	}
+	for _, p := range providers {
 		known = known || p.Issuer == iss
 	}
 	if !known || sub == "" {

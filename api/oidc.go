@@ -94,17 +94,12 @@ func unverifiedClaims(token string) (map[string]any, error) {
 }
 
 // platformProviders reads the OIDC providers of the caller's platform.
-func (s *Server) platformProviders(ctx context.Context) []OIDCProvider {
-	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
-	if err != nil || !walletsEnabled(p) {
-		return nil
+func (s *Server) platformProviders(ctx context.Context) ([]OIDCProvider, error) {
+	c, err := s.walletConfig(ctx)
+	if err != nil || c.OidcProviders == nil {
+		return nil, err
 	}
-	var c EmbeddedWalletConfig
-	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
-	if c.OidcProviders == nil {
-		return nil
-	}
-	return *c.OidcProviders
+	return *c.OidcProviders, nil
 }
 
 // nonceMatches checks the token's nonce binds it to the client key: the hex SHA-256 of the
@@ -126,8 +121,12 @@ func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) 
 		return bad(err.Error())
 	}
 	iss, _ := claims["iss"].(string)
+	providers, err := s.platformProviders(ctx)
+	if err != nil {
+		return oidcClaims{}, err
+	}
 	var prov *OIDCProvider
-	for _, p := range s.platformProviders(ctx) {
+	for _, p := range providers {
 		if p.Issuer == iss {
 			prov = &p
 			break

@@ -54,13 +54,9 @@ type passkeyDetails struct {
 // relyingParty builds the WebAuthn relying party of the caller's platform from
 // embeddedWalletConfig.passkeyRpId and passkeyOrigins.
 func (s *Server) relyingParty(ctx context.Context) (*webauthn.WebAuthn, error) {
-	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
+	c, err := s.walletConfig(ctx)
 	if err != nil {
 		return nil, err
-	}
-	var c EmbeddedWalletConfig
-	if walletsEnabled(p) {
-		_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
 	}
 	if c.PasskeyRpID == nil || c.PasskeyOrigins == nil || len(*c.PasskeyOrigins) == 0 {
 		return nil, invalid("passkeys need embeddedWalletConfig.passkeyRpId and passkeyOrigins in the platform configuration")

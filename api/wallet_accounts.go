@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -77,8 +76,12 @@ func (s *Server) issueSessionTx(r *http.Request, q *db.Queries, cred db.AuthCred
 	if err != nil {
 		return Session{}, err
 	}
+	lifetime, err := s.sessionLifetime(r.Context())
+	if err != nil {
+		return Session{}, err
+	}
 	sess, err := q.AuthSessionCreate(r.Context(), db.AuthSessionCreateParams{ID: ids.New(), PlatformID: cred.PlatformID, AccountID: cred.AccountID,
-		CredentialID: cred.ID, PublicKey: pub, ExpiresAt: time.Now().Add(s.sessionLifetime(r.Context()))})
+		CredentialID: cred.ID, PublicKey: pub, ExpiresAt: time.Now().Add(lifetime)})
 	if err != nil {
 		return Session{}, fmt.Errorf("create session: %w", err)
 	}
@@ -158,15 +161,10 @@ func (s *Server) exportWallet(w http.ResponseWriter, r *http.Request) error {
 
 // sessionLifetime is the platform's embeddedWalletConfig.sessionExpirationSeconds, or 15
 // minutes.
-func (s *Server) sessionLifetime(ctx context.Context) time.Duration {
-	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
-	if err != nil || !walletsEnabled(p) {
-		return sessionLifetime
+func (s *Server) sessionLifetime(ctx context.Context) (time.Duration, error) {
+	c, err := s.walletConfig(ctx)
+	if err != nil || c.SessionExpirationSeconds == nil {
+		return sessionLifetime, err
 	}
-	var c EmbeddedWalletConfig
-	_ = json.Unmarshal(p.EmbeddedWalletConfig, &c)
-	if c.SessionExpirationSeconds == nil {
-		return sessionLifetime
-	}
-	return time.Duration(*c.SessionExpirationSeconds) * time.Second
+	return time.Duration(*c.SessionExpirationSeconds) * time.Second, nil
 }

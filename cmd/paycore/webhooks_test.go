@@ -238,7 +238,6 @@ func TestWebhookRetriesUntilReceiverRecovers(t *testing.T) {
 	})
 	setEndpointDirect(t, s, p, rc.srv.URL)
 	ev := recordEvent(t, s, p, map[string]any{"hello": "world"})
-	kick(t, s)
 	eventually(t, 30*time.Second, "delivery after three failures", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
 	got := eventStatus(t, c, ev)
 	if got.AttemptCount != 4 || len(got.Attempts) != 4 || rc.count() != 4 {
@@ -271,7 +270,6 @@ func TestWebhookSurvivesWorkerRestart(t *testing.T) {
 	})
 	setEndpointDirect(t, s, p, rc.srv.URL)
 	ev := recordEvent(t, s, p, map[string]any{"n": 1})
-	kick(t, s)
 	eventually(t, 20*time.Second, "the first failed attempt", func() bool { return rc.count() >= 1 })
 	s.stopWorkerAndWait()
 	time.Sleep(3 * time.Second) // retries fall due while no worker runs
@@ -304,7 +302,6 @@ func TestWebhookGoneDisablesEndpoint(t *testing.T) {
 	rc := newReceiver(t, func(int) int { return 410 })
 	setEndpointDirect(t, s, p, rc.srv.URL)
 	ev := recordEvent(t, s, p, map[string]any{})
-	kick(t, s)
 	eventually(t, 20*time.Second, "410 handling", func() bool { return eventStatus(t, c, ev).Status == "UNDELIVERABLE" })
 	var cfg api.PlatformConfig
 	c.Do("GET", "/config", nil).Decode(t, &cfg)
@@ -316,7 +313,6 @@ func TestWebhookGoneDisablesEndpoint(t *testing.T) {
 	}
 	// Later events are not sent to a disabled endpoint.
 	ev2 := recordEvent(t, s, p, map[string]any{})
-	kick(t, s)
 	eventually(t, 20*time.Second, "second event closed", func() bool { return eventStatus(t, c, ev2).Status == "UNDELIVERABLE" })
 	if rc.count() != 1 {
 		t.Fatal("a disabled endpoint received an event")
@@ -343,7 +339,6 @@ func TestWebhookPrivateAddressRefused(t *testing.T) {
 	}
 	setEndpointDirect(t, s, p, strings.Replace(rc.srv.URL, "127.0.0.1", "localhost", 1))
 	ev := recordEvent(t, s, p, map[string]any{})
-	kick(t, s)
 	eventually(t, 30*time.Second, "a refused attempt", func() bool { return eventStatus(t, c, ev).AttemptCount >= 1 })
 	got := eventStatus(t, c, ev)
 	if got.LastError == nil || !strings.Contains(*got.LastError, "not publicly routable") {
@@ -401,9 +396,6 @@ func setEndpointDirect(t *testing.T, s *stack, p db.Platform, url string) {
 		t.Fatal(err)
 	}
 }
-
-// kick is a no-op hook kept for readability: the relay wakes on the commit's NOTIFY.
-func kick(*testing.T, *stack) {}
 
 // Events of a platform without a webhook endpoint are recorded and closed without a
 // delivery workflow; redelivery sends them once an endpoint exists.
