@@ -74,7 +74,19 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (j
 		if in.Kind == transfer.Out {
 			p.Type, p.SourceKind, p.SourceAccountID, p.DestinationKind, p.DestinationAccountID = "OUTGOING", "INTERNAL", uuid.NullUUID{UUID: acct.InternalAccount.ID, Valid: true}, "EXTERNAL", ext.UUID
 			eventType = events.OutgoingPaymentPending
+			if in.WalletSignature != "" {
+				sig, err := uuid.Parse(in.WalletSignature)
+				if err == nil {
+					err = db.AuthorizeWalletDebit(ctx, q, sig, acct.InternalAccount.ID, txID, transfer.Out)
+				}
+				if err != nil && !errors.Is(err, db.ErrWalletSignatureRequired) {
+					return err
+				}
+			}
 			after, err := db.LedgerApplyAccounts(ctx, q, txID, in.Currency, []db.Move{{Account: acct.InternalAccount.ID, Held: in.Amount}})
+			if errors.Is(err, db.ErrWalletSignatureRequired) {
+				return temporal.NewNonRetryableApplicationError("moving money out of an embedded wallet needs the customer's wallet signature", transfer.ErrWalletSignatureRequired, nil)
+			}
 			if errors.Is(err, db.ErrInsufficientFunds) {
 				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("the account's available balance is below %d", in.Amount), transfer.ErrInsufficientFunds, nil)
 			}

@@ -59,6 +59,7 @@ type EmbeddedWalletConfig struct {
 // PlatformConfig is the platform configuration resource.
 type PlatformConfig struct {
 	ID                              string                `json:"id"`
+	PlatformID                      string                `json:"platformId"`
 	UmaDomain                       string                `json:"umaDomain"`
 	ProxyUmaSubdomain               string                `json:"proxyUmaSubdomain,omitempty"`
 	WebhookEndpoint                 string                `json:"webhookEndpoint,omitempty"`
@@ -95,7 +96,7 @@ func providerFields(code string) (customer, counterparty []string) {
 
 func platformConfigOf(p db.Platform) (PlatformConfig, error) {
 	c := PlatformConfig{
-		ID: ids.Format(ids.PlatformConfig, p.ConfigID), UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain,
+		ID: ids.Format(ids.PlatformConfig, p.ConfigID), PlatformID: ids.Format(ids.Platform, p.ID), UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain,
 		WebhookEndpoint: p.WebhookEndpoint, WebhookEndpointDisabledAt: p.WebhookDisabledAt,
 		IsRegulatedFinancialInstitution: p.IsRegulatedFinancialInstitution, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
@@ -265,12 +266,8 @@ func validateCurrencies(in []currencyPatch) ([]CurrencyConfig, error) {
 	seen := map[string]bool{}
 	for i, c := range in {
 		f := func(name string) string { return fmt.Sprintf("supportedCurrencies[%d].%s", i, name) }
-		if c.ProviderRequiredCustomerFields != nil {
-			return nil, invalidField(f("providerRequiredCustomerFields"), "%s is read-only", f("providerRequiredCustomerFields"))
-		}
-		if c.ProviderRequiredCounterpartyCustomerFields != nil {
-			return nil, invalidField(f("providerRequiredCounterpartyCustomerFields"), "%s is read-only", f("providerRequiredCounterpartyCustomerFields"))
-		}
+		// providerRequiredCustomerFields and providerRequiredCounterpartyCustomerFields are
+		// read-only: accepted (a client may send back what GET /config answered) and ignored.
 		switch {
 		case c.CurrencyCode == nil:
 			return nil, invalidField(f("currencyCode"), "%s is required", f("currencyCode"))

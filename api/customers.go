@@ -646,31 +646,40 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("region", "region is immutable; create a new customer for another region")
 	}
 	pid := principalFrom(r.Context()).PlatformID
+	// Everything that can refuse the request is checked before a wallet signature is asked
+	// for (and again under the row lock below).
+	cur, err := s.q.CustomerGet(r.Context(), db.CustomerGetParams{PlatformID: pid, ID: id})
+	if isNoRows(err) {
+		return errCustomerNotFound
+	}
+	if err != nil {
+		return err
+	}
+	p, err := s.q.PlatformGet(r.Context(), pid)
+	if err != nil {
+		return err
+	}
+	if _, err := s.customerUpdate(cur, p, b); err != nil {
+		return err
+	}
 	// Changing the e-mail of a customer whose embedded wallet has an EMAIL_OTP credential
 	// moves where its one-time codes go: that needs a wallet session signature, and the
 	// credential follows the new address.
 	var emailCred *db.AuthCredential
-	if b.Email != nil {
-		var status string
-		if err := s.validateCommon(&status, b); err != nil {
-			return err
-		}
-		cur, err := s.q.CustomerGet(r.Context(), db.CustomerGetParams{PlatformID: pid, ID: id})
-		if err == nil && (cur.Email == nil || *cur.Email != *b.Email) {
-			cred, err := s.q.AuthEmailCredentialOfCustomer(r.Context(), uuid.NullUUID{UUID: id, Valid: true})
-			if err == nil {
-				emailCred = &cred
-				ch, err := s.signedRetry(r, signedRequest{accountID: cred.AccountID, kind: "UPDATE_CUSTOMER_EMAIL"})
-				if err != nil {
-					return err
-				}
-				if ch != nil {
-					writeJSON(w, http.StatusAccepted, ch)
-					return nil
-				}
-			} else if !isNoRows(err) {
+	if b.Email != nil && (cur.Email == nil || *cur.Email != *b.Email) {
+		cred, err := s.q.AuthEmailCredentialOfCustomer(r.Context(), uuid.NullUUID{UUID: id, Valid: true})
+		if err == nil {
+			emailCred = &cred
+			ch, err := s.signedRetry(r, signedRequest{accountID: cred.AccountID, kind: "UPDATE_CUSTOMER_EMAIL"})
+			if err != nil {
 				return err
 			}
+			if ch != nil {
+				writeJSON(w, http.StatusAccepted, ch)
+				return nil
+			}
+		} else if !isNoRows(err) {
+			return err
 		}
 	}
 	var out db.Customer
@@ -687,74 +696,14 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if c.IsDeleted {
-			return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the customer is deleted"}
-		}
-		if b.CustomerType == nil {
-			return invalidField("customerType", "customerType is required (%s)", c.CustomerType)
-		}
-		if *b.CustomerType != c.CustomerType {
-			return invalidField("customerType", "customerType cannot change from %s to %s; create a new customer", c.CustomerType, *b.CustomerType)
-		}
-		if err := checkTypeFields(c.CustomerType, b); err != nil {
-			return err
-		}
-		upd := db.CustomerUpdateParams{PlatformID: pid, ID: id, Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress,
-			KycStatus: c.KycStatus, FullName: c.FullName, BirthDate: c.BirthDate, Nationality: c.Nationality, Address: c.Address, BusinessInfo: c.BusinessInfo}
-		if err := s.validateCommon(&upd.KycStatus, b); err != nil {
-			return err
-		}
-		if b.Email != nil {
-			upd.Email = b.Email
-		}
-		if b.FullName != nil {
-			upd.FullName = b.FullName
-		}
-		if b.Nationality != nil {
-			upd.Nationality = b.Nationality
-		}
-		if b.BirthDate != nil {
-			if upd.BirthDate, err = dateField("birthDate", b.BirthDate, true); err != nil {
-				return err
-			}
-		}
-		if b.Address != nil {
-			addr, err := validateAddress("address", b.Address)
-			if err != nil {
-				return err
-			}
-			upd.Address = jsonOrNil(addr)
-		}
-		if b.BusinessInfo != nil {
-			prev := customerOf(c).BusinessInfo
-			bi, err := validateBusinessInfo(b.BusinessInfo, false, prev)
-			if err != nil {
-				return err
-			}
-			upd.BusinessInfo = jsonOrNil(bi)
-		}
-		p, err := q.PlatformGet(r.Context(), pid)
+		upd, err := s.customerUpdate(c, p, b)
 		if err != nil {
 			return err
 		}
-		if b.UmaAddress != nil && *b.UmaAddress != c.UmaAddress {
-			if err := checkUmaAddress(*b.UmaAddress, p.UmaDomain); err != nil {
-				return err
-			}
-			upd.UmaAddress = *b.UmaAddress
-		}
 		if b.Currencies != nil {
-			cur, err := platformCurrencies(p)
-			if err != nil {
-				return err
-			}
-			if err := checkCurrencies(*b.Currencies, c.Region, cur); err != nil {
-				return err
-			}
 			if err := s.replaceCurrencies(r, q, p, c, *b.Currencies); err != nil {
 				return err
 			}
-			upd.Currencies = *b.Currencies
 		}
 		out, err = q.CustomerUpdate(r.Context(), upd)
 		return customerConflict(err)
@@ -764,6 +713,73 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, customerOf(out))
 	return nil
+}
+
+// customerUpdate validates a PATCH of customer c and returns the row as it would be
+// written. It reads nothing and writes nothing.
+func (s *Server) customerUpdate(c db.Customer, p db.Platform, b customerBody) (db.CustomerUpdateParams, error) {
+	upd := db.CustomerUpdateParams{PlatformID: c.PlatformID, ID: c.ID, Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress,
+		KycStatus: c.KycStatus, FullName: c.FullName, BirthDate: c.BirthDate, Nationality: c.Nationality, Address: c.Address, BusinessInfo: c.BusinessInfo}
+	var err error
+	switch {
+	case c.IsDeleted:
+		return upd, &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: "the customer is deleted"}
+	case b.CustomerType == nil:
+		return upd, invalidField("customerType", "customerType is required (%s)", c.CustomerType)
+	case *b.CustomerType != c.CustomerType:
+		return upd, invalidField("customerType", "customerType cannot change from %s to %s; create a new customer", c.CustomerType, *b.CustomerType)
+	}
+	if err := checkTypeFields(c.CustomerType, b); err != nil {
+		return upd, err
+	}
+	if err := s.validateCommon(&upd.KycStatus, b); err != nil {
+		return upd, err
+	}
+	if b.Email != nil {
+		upd.Email = b.Email
+	}
+	if b.FullName != nil {
+		upd.FullName = b.FullName
+	}
+	if b.Nationality != nil {
+		upd.Nationality = b.Nationality
+	}
+	if b.BirthDate != nil {
+		if upd.BirthDate, err = dateField("birthDate", b.BirthDate, true); err != nil {
+			return upd, err
+		}
+	}
+	if b.Address != nil {
+		addr, err := validateAddress("address", b.Address)
+		if err != nil {
+			return upd, err
+		}
+		upd.Address = jsonOrNil(addr)
+	}
+	if b.BusinessInfo != nil {
+		bi, err := validateBusinessInfo(b.BusinessInfo, false, customerOf(c).BusinessInfo)
+		if err != nil {
+			return upd, err
+		}
+		upd.BusinessInfo = jsonOrNil(bi)
+	}
+	if b.UmaAddress != nil && *b.UmaAddress != c.UmaAddress {
+		if err := checkUmaAddress(*b.UmaAddress, p.UmaDomain); err != nil {
+			return upd, err
+		}
+		upd.UmaAddress = *b.UmaAddress
+	}
+	if b.Currencies != nil {
+		cur, err := platformCurrencies(p)
+		if err != nil {
+			return upd, err
+		}
+		if err := checkCurrencies(*b.Currencies, c.Region, cur); err != nil {
+			return upd, err
+		}
+		upd.Currencies = *b.Currencies
+	}
+	return upd, nil
 }
 
 // replaceCurrencies opens accounts for added currencies and closes those of removed ones;

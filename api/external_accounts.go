@@ -120,8 +120,12 @@ func (s *Server) createExternalAccount(w http.ResponseWriter, r *http.Request, p
 	if platformOwned && b.DefaultUmaDepositAccount != nil {
 		return invalidField("defaultUmaDepositAccount", "defaultUmaDepositAccount applies to customer external accounts")
 	}
-	if !platformOwned && b.CustomerID == nil {
-		return invalidField("customerId", "customerId is required")
+	if b.CustomerID == nil {
+		// Without a customer the account is the platform's own, as on /platform/external-accounts.
+		if b.DefaultUmaDepositAccount != nil {
+			return invalidField("defaultUmaDepositAccount", "defaultUmaDepositAccount applies to customer external accounts (give customerId)")
+		}
+		platformOwned = true
 	}
 	if b.Currency == nil {
 		return invalidField("currency", "currency is required")

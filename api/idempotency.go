@@ -130,7 +130,10 @@ func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.H
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	if rec.status >= 500 {
+	// A 5xx is not an outcome (the request may be retried), and neither is the 202
+	// challenge of a signed retry: the signed retry repeats the request with the same key
+	// and must execute it.
+	if rec.status >= 500 || rec.status == http.StatusAccepted {
 		_ = s.q.IdempotencyRelease(store, db.IdempotencyReleaseParams{PlatformID: p.PlatformID, Key: key})
 	} else {
 		hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After")})

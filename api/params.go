@@ -1,8 +1,12 @@
 package api
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +16,7 @@ import (
 
 	"paycore/internal/cursor"
 	"paycore/internal/ids"
+	"paycore/internal/strictjson"
 )
 
 // Page size bounds of every paginated list.
@@ -26,21 +31,63 @@ type query struct {
 	err error
 }
 
+// newQuery is the one reader of query strings: parseQuery's checks, then every name must
+// be in allowed.
 func newQuery(r *http.Request, allowed ...string) *query {
-	q := &query{v: r.URL.Query()}
-	for name := range q.v {
-		found := false
-		for _, a := range allowed {
-			if a == name {
-				found = true
-				break
-			}
-		}
-		if !found {
+	v, err := parseQuery(r.URL.RawQuery)
+	q := &query{v: v}
+	if err != nil {
+		q.fail(err)
+		return q
+	}
+	for _, name := range sortedKeys(v) {
+		if !slices.Contains(allowed, name) {
 			q.fail(invalidField(name, "unknown query parameter %q (allowed: %s)", name, strings.Join(allowed, ", ")))
 		}
 	}
 	return q
+}
+
+// parseQuery refuses a malformed query string (a bad %-escape, a ';' separator), a
+// parameter given twice, and a name or value that is not valid UTF-8 or holds a NUL.
+// Every route runs it before routing (checkRequest); list routes again through newQuery.
+func parseQuery(raw string) (url.Values, *Error) {
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, invalid("malformed query string: use name=value pairs joined by '&', with %%XX escapes (%s)", queryErrorText(err))
+	}
+	for _, name := range sortedKeys(v) {
+		switch {
+		case !strictjson.ValidText(name):
+			return nil, invalid("a query parameter name is not valid UTF-8 or holds a NUL character")
+		case len(v[name]) > 1:
+			return nil, invalidField(name, "query parameter %s is given more than once", name)
+		case !strictjson.ValidText(v.Get(name)):
+			return nil, invalidField(name, "query parameter %s must be valid UTF-8 without NUL characters", name)
+		}
+	}
+	return v, nil
+}
+
+func sortedKeys(v url.Values) []string {
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// queryErrorText words a query parsing error without the library's prefix.
+func queryErrorText(err error) string {
+	var esc url.EscapeError
+	if errors.As(err, &esc) {
+		return fmt.Sprintf("invalid escape %q", string(esc))
+	}
+	if strings.Contains(err.Error(), "semicolon") {
+		return "';' is not a separator"
+	}
+	return "unparseable"
 }
 
 func (q *query) fail(e *Error) {

@@ -1,17 +1,18 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
+
+	"paycore/internal/strictjson"
 )
 
-// ReadJSON decodes the request body into a T strictly: one JSON object, no unknown fields,
-// types as declared. Every failure is a 400 that says what is wrong.
+// ReadJSON decodes the request body into a T with the one request decoder
+// (internal/strictjson): one JSON value, exact member names, no duplicates, no unknown
+// fields, valid UTF-8 without NUL characters, types as declared, no blank strings where a
+// value is given. Every failure is a 4xx that names the field.
 func ReadJSON[T any](r *http.Request) (T, error) {
 	var v T
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
@@ -21,69 +22,29 @@ func ReadJSON[T any](r *http.Request) (T, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return v, invalid("request body is larger than %d bytes", mbe.Limit)
+			return v, bodyTooLarge(mbe.Limit)
 		}
-		return v, invalid("could not read request body: %v", err)
+		return v, invalid("could not read the request body")
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return v, invalid("request body is required (a JSON object)")
-	}
-	if err := decodeStrict(body, &v); err != nil {
-		return v, err
-	}
-	return v, nil
+	return v, decodeStrict(body, &v)
 }
 
+// decodeStrict decodes a JSON document (a request body or a part of one) into v.
 func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(body, v); err != nil {
 		return jsonError(err)
-	}
-	if dec.More() {
-		return invalid("request body must hold exactly one JSON value")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalid("request body must hold exactly one JSON value")
 	}
 	return nil
 }
 
+// jsonError renders a decoding refusal as a 400 naming the field.
 func jsonError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return invalid("malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			return invalid("request body must be a JSON object, not %s", typ.Value)
-		}
-		return invalidField(field, "field %s must be %s, not %s", field, jsonTypeName(typ.Type.String()), typ.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalid("malformed JSON: unexpected end of body")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return invalidField(name, "unknown field %q", name)
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return invalid("malformed JSON")
 	}
-	return invalid("malformed JSON: %v", err)
-}
-
-func jsonTypeName(goType string) string {
-	switch {
-	case strings.Contains(goType, "int"):
-		return "an integer"
-	case strings.Contains(goType, "float"):
-		return "a number"
-	case goType == "string" || strings.HasSuffix(goType, "string"):
-		return "a string"
-	case goType == "bool" || strings.HasSuffix(goType, "bool"):
-		return "a boolean"
-	case strings.HasPrefix(goType, "[]"):
-		return "an array"
-	case strings.HasPrefix(goType, "map") || strings.Contains(goType, "struct") || strings.Contains(goType, "."):
-		return "an object"
+	if e.Field == "" {
+		return invalid("%s", e.Message)
 	}
-	return fmt.Sprintf("of type %s", goType)
+	return invalidField(e.Field, "%s", e.Message)
 }

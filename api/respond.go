@@ -116,3 +116,8 @@ func dataOf[R, T any](rows []R, conv func(R) T) Data[T] {
 	}
 	return out
 }
+
+// bodyTooLarge is the 413 of a request body over the limit.
+func bodyTooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -87,11 +88,12 @@ func (s *Server) Router() chi.Routes { return s.router }
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer)
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
 	}))
-	r.MethodNotAllowed(handler(func(http.ResponseWriter, *http.Request) error {
+	r.MethodNotAllowed(handler(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Allow", strings.Join(s.allowedMethods(r.URL.Path), ", "))
 		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Message: "method not allowed on this route"}
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
@@ -140,7 +142,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/platform/external-accounts", handler(s.listPlatformExternalAccounts))
 		r.Get("/platform/external-accounts/{externalAccountId}", s.getExternalAccount(true))
 		r.With(manage).Delete("/platform/external-accounts/{externalAccountId}", s.deleteExternalAccount(true))
-		r.With(transact, s.idempotent).Post("/transfer-out", handler(s.transferOut))
+		r.With(transact, s.idempotent, keepBody).Post("/transfer-out", handler(s.transferOut))
 		r.With(transact, s.idempotent).Post("/transfer-in", handler(s.transferIn))
 		r.With(manage, keepBody).Post("/auth/credentials", handler(s.createCredential))
 		r.Get("/auth/credentials", handler(s.listCredentials))

@@ -59,6 +59,9 @@ type signedRequest struct {
 	// excludeCredential, when set, refuses sessions of that credential (a credential
 	// cannot authorise its own revocation).
 	excludeCredential uuid.UUID
+	// used, when set, receives the id of the signed retry this request consumed, for
+	// operations that bind it to what it authorised (a debit of the wallet).
+	used *uuid.UUID
 }
 
 // unauthorized is the 401 of wallet authentication, with the spec's reason.
@@ -133,6 +136,9 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*Challenge, er
 	}
 	if n == 0 {
 		return nil, unauthorized("Request-Id already used", "this requestId was already used")
+	}
+	if req.used != nil {
+		*req.used = reqID
 	}
 	return nil, nil
 }

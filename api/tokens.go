@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,6 +42,14 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	if e := checkTokenRequest(body.Name, body.Permissions); e != nil {
 		return e
+	}
+	// A token cannot mint more than it holds.
+	held := principalFrom(r.Context()).Permissions
+	for _, p := range body.Permissions {
+		if !slices.Contains(held, p) {
+			return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Details: map[string]any{"field": "permissions", "permission": p},
+				Message: "this API token lacks the " + p + " permission, so it cannot create a token that has it"}
+		}
 	}
 	tok, err := issueToken(r.Context(), s.q, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
 	if err != nil {

@@ -26,7 +26,7 @@ type transferBody struct {
 	Source      *accountRef `json:"source"`
 	Destination *accountRef `json:"destination"`
 	Amount      *int64      `json:"amount"`
-	Description *string     `json:"description"`
+	Description *string     `json:"description" blank:"ok"`
 }
 
 func (s *Server) transferOut(w http.ResponseWriter, r *http.Request) error {
@@ -111,6 +111,24 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 	if err := checkAmountConfig(cur, tc.InternalCurrency, kind, *b.Amount); err != nil {
 		return err
 	}
+	if kind == transfer.Out && tc.InternalAvailable < *b.Amount {
+		return &Error{Status: http.StatusBadRequest, Code: "INSUFFICIENT_FUNDS", Details: map[string]any{"field": "amount"},
+			Message: fmt.Sprintf("the account's available balance is below %d", *b.Amount)}
+	}
+	// Money leaves a self-custodial wallet only with the customer's session signature:
+	// the first call answers 202 with payloadToSign, the signed retry creates the transfer
+	// (and the ledger refuses the debit unless that retry is bound to it).
+	var signature uuid.UUID
+	if kind == transfer.Out && tc.InternalType == TypeEmbeddedWallet {
+		ch, err := s.signedRetry(r, signedRequest{accountID: internalID, kind: transfer.Out, used: &signature})
+		if err != nil {
+			return err
+		}
+		if ch != nil {
+			writeJSON(w, http.StatusAccepted, ch)
+			return nil
+		}
+	}
 	txID := ids.New()
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
 		txID = keyedID(pr.PlatformID, kind, key)
@@ -120,6 +138,9 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 		SlowDelay: s.Config.SandboxSlowDelay}
 	if b.Description != nil {
 		req.Description = *b.Description
+	}
+	if signature != uuid.Nil {
+		req.WalletSignature = signature.String()
 	}
 	created, err := s.start.Transfer(ctx, req)
 	if errors.Is(err, start.ErrTransferExists) {
@@ -188,6 +209,8 @@ func transferRefusal(err error) error {
 		return &Error{Status: http.StatusBadRequest, Code: "INSUFFICIENT_FUNDS", Message: appErr.Message()}
 	case transfer.ErrAccountInactive:
 		return invalid("%s", appErr.Message())
+	case transfer.ErrWalletSignatureRequired:
+		return &Error{Status: http.StatusForbidden, Code: "WALLET_SIGNATURE_REQUIRED", Message: appErr.Message()}
 	case transfer.ErrCustomerDeleted:
 		return &Error{Status: http.StatusGone, Code: "CUSTOMER_DELETED", Message: appErr.Message()}
 	}

@@ -359,6 +359,34 @@ func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, credentialI
 	return err
 }
 
+const signedRequestBindTransaction = `-- name: SignedRequestBindTransaction :execrows
+UPDATE signed_requests SET transaction_id = $1
+WHERE id = $2 AND account_id = $3 AND kind = $4 AND used_at IS NOT NULL
+  AND (transaction_id IS NULL OR transaction_id = $1)
+`
+
+type SignedRequestBindTransactionParams struct {
+	TransactionID uuid.NullUUID
+	ID            uuid.UUID
+	AccountID     uuid.UUID
+	Kind          string
+}
+
+// Binds a used signed retry of kind to the transaction it authorised (once; again for the
+// same transaction is a no-op that still counts).
+func (q *Queries) SignedRequestBindTransaction(ctx context.Context, arg SignedRequestBindTransactionParams) (int64, error) {
+	result, err := q.db.Exec(ctx, signedRequestBindTransaction,
+		arg.TransactionID,
+		arg.ID,
+		arg.AccountID,
+		arg.Kind,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const signedRequestCountRecent = `-- name: SignedRequestCountRecent :one
 SELECT count(*) FROM signed_requests WHERE account_id = $1 AND kind = $2 AND created_at > now() - interval '1 minute'
 `
@@ -378,7 +406,7 @@ func (q *Queries) SignedRequestCountRecent(ctx context.Context, arg SignedReques
 const signedRequestCreate = `-- name: SignedRequestCreate :one
 INSERT INTO signed_requests (id, platform_id, account_id, kind, payload, request_hash, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, platform_id, account_id, kind, payload, request_hash, expires_at, used_at, created_at
+RETURNING id, platform_id, account_id, kind, payload, request_hash, expires_at, used_at, created_at, transaction_id
 `
 
 type SignedRequestCreateParams struct {
@@ -412,12 +440,13 @@ func (q *Queries) SignedRequestCreate(ctx context.Context, arg SignedRequestCrea
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.CreatedAt,
+		&i.TransactionID,
 	)
 	return i, err
 }
 
 const signedRequestGet = `-- name: SignedRequestGet :one
-SELECT id, platform_id, account_id, kind, payload, request_hash, expires_at, used_at, created_at FROM signed_requests WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, account_id, kind, payload, request_hash, expires_at, used_at, created_at, transaction_id FROM signed_requests WHERE platform_id = $1 AND id = $2
 `
 
 type SignedRequestGetParams struct {
@@ -438,6 +467,7 @@ func (q *Queries) SignedRequestGet(ctx context.Context, arg SignedRequestGetPara
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.CreatedAt,
+		&i.TransactionID,
 	)
 	return i, err
 }
@@ -453,4 +483,37 @@ func (q *Queries) SignedRequestUse(ctx context.Context, id uuid.UUID) (int64, er
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const walletDebitsUnauthorized = `-- name: WalletDebitsUnauthorized :many
+SELECT a.id FROM internal_accounts a
+WHERE a.id = ANY($1::uuid[]) AND a.type = 'EMBEDDED_WALLET'
+  AND NOT EXISTS (SELECT 1 FROM signed_requests s
+                  WHERE s.account_id = a.id AND s.transaction_id = $2 AND s.used_at IS NOT NULL)
+`
+
+type WalletDebitsUnauthorizedParams struct {
+	AccountIds    []uuid.UUID
+	TransactionID uuid.NullUUID
+}
+
+// The embedded wallets among account_ids that no used signed retry binds to transaction_id.
+func (q *Queries) WalletDebitsUnauthorized(ctx context.Context, arg WalletDebitsUnauthorizedParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, walletDebitsUnauthorized, arg.AccountIds, arg.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -16,6 +16,12 @@ const (
 	KindSandboxFunding = "SANDBOX_FUNDING"
 )
 
+// ErrWalletSignatureRequired is returned when a movement would take money out of an
+// embedded wallet without a used signed retry bound to the transaction (see
+// AuthorizeWalletDebit): money leaves a self-custodial wallet only with the customer's
+// session signature, whatever path the movement takes.
+var ErrWalletSignatureRequired = errors.New("moving money out of an embedded wallet needs the customer's wallet signature")
+
 // ErrInsufficientFunds is returned when a movement would take an internal account's
 // available balance (balance minus holds) below zero.
 var ErrInsufficientFunds = errors.New("insufficient available balance")
@@ -46,6 +52,9 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 	}
 	if sum != 0 {
 		return nil, fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
+	}
+	if err := checkWalletDebits(ctx, q, txID, moves); err != nil {
+		return nil, err
 	}
 	rows, err := q.LedgerAccountsLock(ctx, ids)
 	if err != nil {
@@ -106,4 +115,43 @@ func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, 
 		return LedgerAccount{}, fmt.Errorf("load %s account: %w", kind, err)
 	}
 	return a, nil
+}
+
+// checkWalletDebits refuses moves that lower an embedded wallet's available balance
+// (a hold or a direct debit; capturing an authorised hold does not lower it) unless the
+// wallet's signed retry is bound to txID.
+func checkWalletDebits(ctx context.Context, q *Queries, txID uuid.UUID, moves []Move) error {
+	var debited []uuid.UUID
+	for _, m := range moves {
+		if m.Amount-m.Held < 0 {
+			debited = append(debited, m.Account)
+		}
+	}
+	if len(debited) == 0 {
+		return nil
+	}
+	missing, err := q.WalletDebitsUnauthorized(ctx, WalletDebitsUnauthorizedParams{AccountIds: debited, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
+	if err != nil {
+		return fmt.Errorf("check wallet signatures: %w", err)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("account %s: %w", missing[0], ErrWalletSignatureRequired)
+	}
+	return nil
+}
+
+// AuthorizeWalletDebit binds the used signed retry signedRequestID, of kind, on the
+// embedded wallet accountID to transaction txID, which lets the ledger debit the wallet
+// for that transaction (and only for it). It fails with ErrWalletSignatureRequired when
+// the retry does not exist, is unused, is of another kind or account, or already
+// authorised another transaction.
+func AuthorizeWalletDebit(ctx context.Context, q *Queries, signedRequestID, accountID, txID uuid.UUID, kind string) error {
+	n, err := q.SignedRequestBindTransaction(ctx, SignedRequestBindTransactionParams{ID: signedRequestID, AccountID: accountID, Kind: kind, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
+	if err != nil {
+		return fmt.Errorf("bind wallet signature: %w", err)
+	}
+	if n == 0 {
+		return ErrWalletSignatureRequired
+	}
+	return nil
 }

@@ -164,15 +164,16 @@ type ServiceKey struct {
 }
 
 type SignedRequest struct {
-	ID          uuid.UUID
-	PlatformID  uuid.UUID
-	AccountID   uuid.UUID
-	Kind        string
-	Payload     string
-	RequestHash []byte
-	ExpiresAt   time.Time
-	UsedAt      *time.Time
-	CreatedAt   time.Time
+	ID            uuid.UUID
+	PlatformID    uuid.UUID
+	AccountID     uuid.UUID
+	Kind          string
+	Payload       string
+	RequestHash   []byte
+	ExpiresAt     time.Time
+	UsedAt        *time.Time
+	CreatedAt     time.Time
+	TransactionID uuid.NullUUID
 }
 
 type Transaction struct {

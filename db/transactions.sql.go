@@ -422,11 +422,13 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 }
 
 const transferContext = `-- name: TransferContext :one
-SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id,
+SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id, a.type AS internal_type,
        e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies,
+       (l.balance - l.held)::bigint AS internal_available
 FROM platforms p
 JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
+JOIN ledger_accounts l ON l.id = a.id
 JOIN external_accounts e ON e.platform_id = p.id AND e.id = $2 AND NOT e.is_deleted
 LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = $3
@@ -443,12 +445,14 @@ type TransferContextRow struct {
 	InternalCurrency    string
 	InternalStatus      string
 	InternalCustomerID  uuid.NullUUID
+	InternalType        string
 	ExternalID          uuid.UUID
 	ExternalCurrency    string
 	ExternalStatus      string
 	ExternalCustomerID  uuid.NullUUID
 	CustomerDeleted     bool
 	SupportedCurrencies json.RawMessage
+	InternalAvailable   int64
 }
 
 // Everything a transfer request is validated against, in one round trip.
@@ -460,12 +464,14 @@ func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams
 		&i.InternalCurrency,
 		&i.InternalStatus,
 		&i.InternalCustomerID,
+		&i.InternalType,
 		&i.ExternalID,
 		&i.ExternalCurrency,
 		&i.ExternalStatus,
 		&i.ExternalCustomerID,
 		&i.CustomerDeleted,
 		&i.SupportedCurrencies,
+		&i.InternalAvailable,
 	)
 	return i, err
 }

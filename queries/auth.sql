@@ -72,3 +72,17 @@ SELECT count(*) FROM signed_requests WHERE account_id = $1 AND kind = $2 AND cre
 
 -- name: AuthCredentialSetDetails :exec
 UPDATE auth_credentials SET details = $2, updated_at = now() WHERE id = $1;
+
+-- name: SignedRequestBindTransaction :execrows
+-- Binds a used signed retry of kind to the transaction it authorised (once; again for the
+-- same transaction is a no-op that still counts).
+UPDATE signed_requests SET transaction_id = @transaction_id
+WHERE id = @id AND account_id = @account_id AND kind = @kind AND used_at IS NOT NULL
+  AND (transaction_id IS NULL OR transaction_id = @transaction_id);
+
+-- name: WalletDebitsUnauthorized :many
+-- The embedded wallets among account_ids that no used signed retry binds to transaction_id.
+SELECT a.id FROM internal_accounts a
+WHERE a.id = ANY(@account_ids::uuid[]) AND a.type = 'EMBEDDED_WALLET'
+  AND NOT EXISTS (SELECT 1 FROM signed_requests s
+                  WHERE s.account_id = a.id AND s.transaction_id = @transaction_id AND s.used_at IS NOT NULL);

@@ -66,11 +66,13 @@ SELECT id, status FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROC
 
 -- name: TransferContext :one
 -- Everything a transfer request is validated against, in one round trip.
-SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id,
+SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id, a.type AS internal_type,
        e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies,
+       (l.balance - l.held)::bigint AS internal_available
 FROM platforms p
 JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @internal_id
+JOIN ledger_accounts l ON l.id = a.id
 JOIN external_accounts e ON e.platform_id = p.id AND e.id = @external_id AND NOT e.is_deleted
 LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = @platform_id;

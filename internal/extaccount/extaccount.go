@@ -450,8 +450,8 @@ func requiredString(o *object, path, key string) (string, *FieldError) {
 	if fe != nil {
 		return "", fe
 	}
-	if !ok || s == "" {
-		return "", &FieldError{path + "." + key, "is required"}
+	if !ok || strings.TrimSpace(s) == "" {
+		return "", &FieldError{path + "." + key, "is required (not blank)"}
 	}
 	return s, nil
 }

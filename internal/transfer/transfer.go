@@ -21,6 +21,9 @@ type Request struct {
 	Currency          string
 	Amount            int64
 	Description       string
+	// WalletSignature is the used signed retry (uuid) by which the customer's wallet
+	// session authorised this transfer out of an embedded wallet; empty otherwise.
+	WalletSignature string `json:",omitempty"`
 	// SlowDelay is how long the sandbox's slow scenario stays pending (about 30 s in
 	// production configuration; tests shorten it).
 	SlowDelay time.Duration
@@ -31,4 +34,7 @@ const (
 	ErrInsufficientFunds = "INSUFFICIENT_FUNDS"
 	ErrAccountInactive   = "ACCOUNT_INACTIVE"
 	ErrCustomerDeleted   = "CUSTOMER_DELETED"
+	// ErrWalletSignatureRequired: money would leave an embedded wallet without the
+	// customer's wallet signature.
+	ErrWalletSignatureRequired = "WALLET_SIGNATURE_REQUIRED"
 )

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"paycore/internal/strictjson"
+)
+
+// checkedHeaders are the request headers the service reads as text.
+var checkedHeaders = []string{headerIdempotencyKey, headerRequestID, headerWalletSignature}
+
+// checkRequest refuses, for every route and before routing, input that no handler may
+// see: a path or query string that is not valid UTF-8 or holds a NUL, a malformed query
+// string, header values the service reads that are not printable text, and a wallet
+// signature sent under another header name than Service-Wallet-Signature.
+func checkRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := requestProblem(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func requestProblem(r *http.Request) *Error {
+	if !strictjson.ValidText(r.URL.Path) {
+		return invalidField("path", "the request path must be valid UTF-8 without NUL characters")
+	}
+	if _, err := parseQuery(r.URL.RawQuery); err != nil {
+		return err
+	}
+	for _, h := range checkedHeaders {
+		for _, v := range r.Header.Values(h) {
+			if !printableASCII(v) {
+				return invalidField(h, "header %s must be printable ASCII text", h)
+			}
+		}
+	}
+	for name := range r.Header {
+		canon := textproto.CanonicalMIMEHeaderKey(name)
+		if strings.HasSuffix(canon, "-Wallet-Signature") && canon != headerWalletSignature {
+			return invalidField(canon, "this service reads the wallet signature from the %s header (with %s), not %s", headerWalletSignature, headerRequestID, canon)
+		}
+	}
+	return nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// methods a route may answer; OPTIONS and 405 list those a path has.
+var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedMethods lists the methods the router serves at path (HEAD wherever GET is).
+func (s *Server) allowedMethods(path string) []string {
+	var out []string
+	for _, m := range routeMethods {
+		probe := m
+		if m == http.MethodHead {
+			probe = http.MethodGet
+		}
+		if s.router.Match(chi.NewRouteContext(), probe, path) {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, http.MethodOptions)
+	}
+	return out
+}
+
+// options answers OPTIONS for any route with 204 and the Allow header (404 for a path
+// no route serves); it needs no credentials, as it reveals nothing but the API's shape.
+func (s *Server) options(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		allowed := s.allowedMethods(r.URL.Path)
+		if len(allowed) == 0 {
+			writeError(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
