@@ -10,7 +10,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: run build test test-short bench lint verify generate tools clean-data
+.PHONY: run build test test-short fuzz bench lint verify generate tools clean-data
 
 run: $(BIN)/temporal build ## build and start the whole stack (Temporal dev server + UI, DB, API, worker)
 	$(BIN)/paycore dev
@@ -39,6 +39,19 @@ tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck
 
 test: $(BIN)/temporal ## every test: unit, Postgres integration, end to end against the Temporal dev server
 	$(GO) test -count=1 -timeout 15m $(PKGS)
+	$(MAKE) --no-print-directory fuzz
+
+# Every fuzz test of the decoders runs for FUZZTIME beyond its seed corpus (which plain
+# `go test` already runs).
+FUZZTIME ?= 3s
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' internal api db); do \
+		pkg=./$$(dirname $$f); \
+		for name in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | cut -d' ' -f2); do \
+			echo ">> fuzz $$pkg $$name ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null || { $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; exit 1; }; \
+		done; \
+	done
 
 test-short:
 	$(GO) test -count=1 -short $(PKGS)

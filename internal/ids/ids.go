@@ -41,8 +41,9 @@ func Parse(prefix, s string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("%q is not a %s id (expected %s:<uuid>)", s, prefix, prefix)
 	}
 	id, err := uuid.Parse(rest)
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("%q is not a %s id: %w", s, prefix, err)
+	if err != nil || id.String() != rest {
+		// Ids are issued in one canonical (lower-case) form and only that form names them.
+		return uuid.Nil, fmt.Errorf("%q is not a %s id (expected %s:<uuid>, lower case)", s, prefix, prefix)
 	}
 	return id, nil
 }
