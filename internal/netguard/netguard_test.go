@@ -251,3 +251,78 @@ func TestDialerRefusesZonedAddresses(t *testing.T) {
 		t.Fatalf("the guarded client reached the receiver (%d requests)", hits.Load())
 	}
 }
+
+// An opaque client reports a refused port, a reset connection, a silent peer, a failed name
+// lookup and a refused address in the same words.
+func TestOpaqueClientHidesTransportDetail(t *testing.T) {
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := closed.Addr().String()
+	closed.Close()
+	silent := listen(t, func(c net.Conn) { time.Sleep(2 * time.Second); c.Close() })
+	reset := listen(t, func(c net.Conn) {
+		_ = c.(*net.TCPConn).SetLinger(0)
+		buf := make([]byte, 1)
+		_, _ = c.Read(buf)
+		c.Close()
+	})
+	answer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	defer answer.Close()
+
+	local := NewClient(ClientOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond, Opaque: true})
+	guarded := NewClient(ClientOptions{Timeout: 300 * time.Millisecond, Opaque: true})
+	cases := []struct {
+		name   string
+		client *http.Client
+		url    string
+	}{
+		{"refused", local, "http://" + refused + "/h"},
+		{"time-out", local, "http://" + silent + "/h"},
+		{"reset", local, "http://" + reset + "/h"},
+		{"dns", local, "http://name.invalid/h"},
+		{"blocked", guarded, answer.URL + "/h"},
+	}
+	for _, tc := range cases {
+		_, err := tc.client.Get(tc.url)
+		want := `Get "` + tc.url + `": ` + NoAnswer
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", tc.name, err, want)
+		}
+		var te *TransportError
+		if !errors.As(err, &te) || Cause(err) == nil || Cause(err).Error() == NoAnswer {
+			t.Errorf("%s: the cause is lost: %v", tc.name, err)
+		}
+	}
+	if _, err := guarded.Get(answer.URL); !errors.Is(err, ErrBlockedAddress) {
+		t.Errorf("blocked: errors.Is(ErrBlockedAddress) is false: %v", Cause(err))
+	}
+	// An HTTP answer is an answer, whatever its status.
+	resp, err := local.Get(answer.URL)
+	if err != nil || resp.StatusCode != 503 {
+		t.Fatalf("answer: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	// The same failures keep their detail on a client that is not opaque (sandbox).
+	detailed := NewClient(ClientOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond})
+	if _, err := detailed.Get("http://" + refused + "/h"); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("sandbox detail lost: %v", err)
+	}
+}
+
+func listen(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}
