@@ -53,23 +53,15 @@ func New(o Options) *Activities {
 		q:       db.New(o.Pool),
 		box:     o.Box,
 		signer:  o.Signer,
-		public:  webhookClient(false, o.WebhookTimeout),
-		sandbox: webhookClient(o.SandboxAllowPrivate, o.WebhookTimeout),
+		public:  webhookClient(false, true, o.WebhookTimeout),
+		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout),
 		log:     o.Logger,
 	}
 }
 
-func webhookClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			DialContext:         netguard.Dialer(allowPrivate, timeout).DialContext,
-			Proxy:               nil, // a proxy would connect on our behalf and bypass the address check
-			MaxIdleConnsPerHost: 16,
-			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: timeout,
-		},
-		// Redirects are not followed: a receiver must answer at the configured URL.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+// webhookClient builds a delivery client. Redirects are not followed: a receiver must
+// answer at the configured URL. The production client is opaque: every transport failure
+// reads the same (netguard.NoAnswer).
+func webhookClient(allowPrivate, opaque bool, timeout time.Duration) *http.Client {
+	return netguard.NewClient(netguard.ClientOptions{AllowPrivate: allowPrivate, Opaque: opaque, Timeout: timeout})
 }

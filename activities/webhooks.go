@@ -18,6 +18,7 @@ import (
 	"paycore/db"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/netguard"
 	"paycore/internal/webhooksig"
 )
 
@@ -83,7 +84,12 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 		}
 		return DeliveryOutcome{Error: msg}, temporal.NewNonRetryableApplicationError(msg, ErrNoEndpoint, nil)
 	}
-	out := a.attempt(ctx, ev, p)
+	out, cause := a.attempt(ctx, ev, p)
+	if cause != nil {
+		// What the platform sees is out.Error; the operator gets the real failure.
+		a.log.Warn("webhook transport failure", "event", in.EventID, "platform", ids.Format(ids.Platform, p.ID),
+			"url", out.URL, "error", cause)
+	}
 	accepted := out.Error == "" && (out.StatusCode/100 == 2 || out.StatusCode == http.StatusConflict)
 	out.Delivered = accepted
 	err = db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
@@ -119,30 +125,35 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 	}
 }
 
-// attempt signs and sends the event once.
-func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platform) DeliveryOutcome {
-	out := DeliveryOutcome{URL: p.WebhookEndpoint}
+// attempt signs and sends the event once. When the request got no HTTP answer on behalf of
+// a production platform, out.Error is netguard.NoAnswer whatever went wrong and no latency
+// is recorded: refused, reset, timed out, unresolvable and refused-address endpoints must
+// look alike to whoever chose the URL, or deliveries and test sends would port-scan the
+// networks the service reaches. The real failure is returned as cause, for the log.
+// Sandbox platforms keep the detail.
+func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platform) (out DeliveryOutcome, cause error) {
+	out = DeliveryOutcome{URL: p.WebhookEndpoint}
 	now := time.Now().UTC()
 	msgID := ids.Format(ids.Webhook, ev.ID)
 	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
 	if err != nil {
 		out.Error = "encode event: " + err.Error()
-		return out
+		return out, nil
 	}
 	secrets, err := a.signingSecrets(ctx, p.ID)
 	if err != nil {
 		out.Error = err.Error()
-		return out
+		return out, nil
 	}
 	sig, err := a.signer.Sign(body)
 	if err != nil {
 		out.Error = err.Error()
-		return out
+		return out, nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.WebhookEndpoint, bytes.NewReader(body))
 	if err != nil {
 		out.Error = "build request: " + err.Error()
-		return out
+		return out, nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "paycore-webhooks/1")
@@ -150,23 +161,28 @@ func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platf
 	req.Header.Set(webhooksig.HeaderID, msgID)
 	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
 	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard(secrets, msgID, now, body))
+	sandbox := p.Environment == "SANDBOX"
 	client := a.public
-	if p.Environment == "SANDBOX" {
+	if sandbox {
 		client = a.sandbox
 	}
 	out.StartedAt = time.Now()
 	resp, err := client.Do(req)
 	out.LatencyMs = time.Since(out.StartedAt).Milliseconds()
 	if err != nil {
-		out.Error = "send: " + err.Error()
-		return out
+		if sandbox {
+			out.Error = "send: " + err.Error()
+			return out, nil
+		}
+		out.Error, out.LatencyMs = netguard.NoAnswer, 0
+		return out, netguard.Cause(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxStoredBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	out.StatusCode = resp.StatusCode
 	out.Body = string(bytes.ToValidUTF8(b, []byte("?")))
-	return out
+	return out, nil
 }
 
 func (a *Activities) record(ctx context.Context, q *db.Queries, eventID uuid.UUID, out DeliveryOutcome) error {

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -21,6 +24,7 @@ import (
 	"paycore/db/dbtest"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/netguard"
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
 )
@@ -33,13 +37,18 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, sandboxPrivate bool) *fixture {
+	return newFixtureWith(t, func(o *activities.Options) { o.SandboxAllowPrivate = sandboxPrivate })
+}
+
+func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 	pool, _ := dbtest.NewPool(t)
 	key, _ := sealbox.ParseKey(sealbox.NewKey())
 	box, _ := sealbox.New(key)
 	der, _ := webhooksig.GenerateKey()
 	signer, _ := webhooksig.NewECDSASigner(der)
-	acts := activities.New(activities.Options{Pool: pool, Box: box, Signer: signer, SandboxAllowPrivate: sandboxPrivate,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts := activities.Options{Pool: pool, Box: box, Signer: signer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	tweak(&opts)
+	acts := activities.New(opts)
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
@@ -179,27 +188,144 @@ func TestDeliverOnceReportsWithoutError(t *testing.T) {
 	}
 }
 
-// Production platforms never reach private addresses, whatever the sandbox setting.
+// Production platforms never reach private addresses, whatever the sandbox setting; the
+// refusal is recorded in the same words as any other transport failure.
 func TestDeliverRefusesPrivateAddressesForProduction(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
 	srv, hits := receiver(t, 200)
 	ev, id := f.event(t, f.platform(t, "PRODUCTION", srv.URL))
 	_, err := f.deliver(id, false)
-	if appErrType(err) != activities.ErrDeliveryFailed || !strings.Contains(err.Error(), "not publicly routable") {
+	if appErrType(err) != activities.ErrDeliveryFailed || !strings.Contains(err.Error(), netguard.NoAnswer) {
 		t.Fatalf("error %v", err)
 	}
 	if hits.Load() != 0 {
 		t.Fatal("private receiver reached")
 	}
 	got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
-	if got.LastError == nil || !strings.Contains(*got.LastError, "not publicly routable") {
-		t.Fatalf("last error %v", got.LastError)
+	if got.LastError == nil || *got.LastError != netguard.NoAnswer {
+		t.Fatalf("last error %q", deref(got.LastError))
 	}
-	// Sandbox platforms are refused too unless the operator allows private addresses.
+	// Zoned loopback (the address of the SSRF report) is refused at connect time too.
+	u, _ := url.Parse(srv.URL)
+	_, port, _ := net.SplitHostPort(u.Host)
+	_, id1 := f.event(t, f.platform(t, "PRODUCTION", "http://[::1%25lo]:"+port+"/h"))
+	if _, err := f.deliver(id1, false); appErrType(err) != activities.ErrDeliveryFailed || hits.Load() != 0 {
+		t.Fatalf("zoned loopback: %v (hits %d)", err, hits.Load())
+	}
+	// Sandbox platforms are refused too unless the operator allows private addresses, and
+	// they are told why.
 	strict := newFixture(t, false)
 	_, id2 := strict.event(t, strict.platform(t, "SANDBOX", srv.URL))
-	if _, err := strict.deliver(id2, false); appErrType(err) != activities.ErrDeliveryFailed || hits.Load() != 0 {
+	if _, err := strict.deliver(id2, false); appErrType(err) != activities.ErrDeliveryFailed || hits.Load() != 0 ||
+		!strings.Contains(err.Error(), "not publicly routable") {
 		t.Fatalf("strict sandbox: %v", err)
+	}
+}
+
+// endpoints that give no HTTP answer, each in its own way.
+func deadEndpoints(t *testing.T) map[string]string {
+	t.Helper()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := closed.Addr().String()
+	closed.Close()
+	silent := tcpServer(t, func(c net.Conn) { time.Sleep(3 * time.Second); c.Close() })
+	reset := tcpServer(t, func(c net.Conn) {
+		_ = c.(*net.TCPConn).SetLinger(0)
+		_, _ = c.Read(make([]byte, 1))
+		c.Close()
+	})
+	return map[string]string{
+		"refused":  "http://" + refused + "/hook",
+		"time-out": "http://" + silent + "/hook",
+		"reset":    "http://" + reset + "/hook",
+		"dns":      "http://receiver.invalid/hook",
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func tcpServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A production platform cannot tell a refused port from a reset connection, a silent host
+// or an unknown name: the test send's answer, the recorded attempt, the event's last error
+// and the workflow's error all read the same, and no latency is recorded. HTTP answers are
+// still reported as they are.
+func TestProductionAttemptErrorsHideNetworkDetail(t *testing.T) {
+	t.Parallel()
+	const timeout = 400 * time.Millisecond
+	f := newFixtureWith(t, func(o *activities.Options) { o.WebhookTimeout = timeout })
+	activities.ReachPrivateForProduction(f.acts, timeout)
+	for name, endpoint := range deadEndpoints(t) {
+		p := f.platform(t, "PRODUCTION", endpoint)
+		// A test send (one attempt, outcome returned).
+		ev, id := f.event(t, p)
+		out, err := f.deliver(id, true)
+		if err != nil || out.Error != netguard.NoAnswer || out.StatusCode != 0 || out.LatencyMs != 0 {
+			t.Errorf("%s: test send %+v %v", name, out, err)
+		}
+		attempts, _ := f.q.WebhookAttemptList(context.Background(), ev.ID)
+		if len(attempts) != 1 || attempts[0].Error == nil || *attempts[0].Error != netguard.NoAnswer || attempts[0].LatencyMs != 0 {
+			t.Errorf("%s: recorded attempt %+v", name, attempts)
+		}
+		// A regular delivery attempt.
+		ev2, id2 := f.event(t, p)
+		_, err = f.deliver(id2, false)
+		if appErrType(err) != activities.ErrDeliveryFailed || !strings.HasSuffix(err.Error(), netguard.NoAnswer+" (type: "+activities.ErrDeliveryFailed+", retryable: true)") {
+			t.Errorf("%s: delivery error %v", name, err)
+		}
+		got, _ := f.q.WebhookEventGetByID(context.Background(), ev2.ID)
+		if got.LastError == nil || *got.LastError != netguard.NoAnswer {
+			t.Errorf("%s: last error %q", name, deref(got.LastError))
+		}
+	}
+	// HTTP answers are not transport failures.
+	srv, _ := receiver(t, 503)
+	_, id := f.event(t, f.platform(t, "PRODUCTION", srv.URL))
+	if out, err := f.deliver(id, true); err != nil || out.StatusCode != 503 || out.Body != "answer" || out.Error != "" {
+		t.Fatalf("503 answer: %+v %v", out, err)
+	}
+}
+
+// Sandbox platforms keep the detail: the same endpoints give different answers.
+func TestSandboxAttemptErrorsKeepDetail(t *testing.T) {
+	t.Parallel()
+	f := newFixtureWith(t, func(o *activities.Options) { o.WebhookTimeout = 400 * time.Millisecond; o.SandboxAllowPrivate = true })
+	seen := map[string]string{}
+	for name, endpoint := range deadEndpoints(t) {
+		_, id := f.event(t, f.platform(t, "SANDBOX", endpoint))
+		out, err := f.deliver(id, true)
+		if err != nil || out.Error == "" || out.Error == netguard.NoAnswer {
+			t.Fatalf("%s: %+v %v", name, out, err)
+		}
+		seen[strings.ReplaceAll(out.Error, endpoint, "URL")] = name
+	}
+	if len(seen) != 4 {
+		t.Fatalf("sandbox errors are not distinct: %v", seen)
 	}
 }

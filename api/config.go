@@ -189,7 +189,7 @@ func (s *Server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if body.EmbeddedWalletConfig.OidcProviders != nil {
-			if err := validateProviders(*body.EmbeddedWalletConfig.OidcProviders, pr.Sandbox); err != nil {
+			if err := s.validateProviders(r.Context(), *body.EmbeddedWalletConfig.OidcProviders, pr.Sandbox); err != nil {
 				return err
 			}
 		}

@@ -178,15 +178,14 @@ func TestOAuthProductionRefusesUnverifiedTokens(t *testing.T) {
 	t.Parallel()
 	is := newIssuer(t)
 	e := newEnv(t)
-	c, _ := e.platform(false)
+	c, p := e.platform(false)
 	multiCurrency(t, c, true)
-	// A production platform's issuer must be https.
+	// A production platform's issuer must be https, on a public host.
 	expectError(t, c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{
 		"oidcProviders": []map[string]any{{"issuer": is.srv.URL, "audience": "paycore-wallet"}}}}), 400, "INVALID_INPUT")
-	if r := c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{
-		"oidcProviders": []map[string]any{{"issuer": "https://127.0.0.1:1", "audience": "paycore-wallet"}}}}); r.Status != 200 {
-		t.Fatalf("config: %d %s", r.Status, r.Body)
-	}
+	expectError(t, c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{
+		"oidcProviders": []map[string]any{{"issuer": "https://127.0.0.1:1", "audience": "paycore-wallet"}}}}), 400, "INVALID_INPUT")
+	setIssuerDirect(t, e, p.ID.String(), "https://127.0.0.1:1")
 	acct := walletAccount(t, c, "gus@example.com")
 	forged := is.token(t, tokenOpts{iss: "https://127.0.0.1:1"})
 	res := expectError(t, c.Do("POST", "/auth/credentials", map[string]any{"type": "OAUTH", "accountId": acct, "oidcToken": forged}), 401, "UNAUTHORIZED")

@@ -46,12 +46,15 @@ type oidcProviders struct {
 	private   *http.Client
 }
 
+// newOIDCProviders builds the discovery and key-set clients: the production one never
+// reaches a non-public address (checked at connect time) and reports every transport
+// failure in the same words, so a token's verification error does not say whether an
+// issuer's jwks_uri port was refused, reset or silent.
 func newOIDCProviders(allowPrivateSandbox bool) *oidcProviders {
-	client := func(allowPrivate bool) *http.Client {
-		return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-			DialContext: netguard.Dialer(allowPrivate, 5*time.Second).DialContext, Proxy: nil}}
+	client := func(allowPrivate, opaque bool) *http.Client {
+		return netguard.NewClient(netguard.ClientOptions{AllowPrivate: allowPrivate, Opaque: opaque, Timeout: 10 * time.Second, MaxRedirects: 5})
 	}
-	return &oidcProviders{providers: map[string]*oidc.Provider{}, public: client(false), private: client(allowPrivateSandbox)}
+	return &oidcProviders{providers: map[string]*oidc.Provider{}, public: client(false, true), private: client(allowPrivateSandbox, false)}
 }
 
 func (o *oidcProviders) provider(ctx context.Context, issuer string, sandbox bool) (*oidc.Provider, error) {
@@ -153,8 +156,12 @@ func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) 
 	return oidcClaims{Issuer: idt.Issuer, Subject: idt.Subject, Email: email}, nil
 }
 
-// validateProviders checks embeddedWalletConfig.oidcProviders.
-func validateProviders(list []OIDCProvider, sandbox bool) error {
+// validateProviders checks embeddedWalletConfig.oidcProviders. Every issuer is an outbound
+// URL (discovery document, then its key set) and obeys the same rules as webhook endpoints:
+// https and a public host for production platforms; sandbox platforms may use http, and
+// private hosts only when the operator allows them (PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE).
+// An issuer has no query (OpenID Connect Discovery 1.0, section 3).
+func (s *Server) validateProviders(ctx context.Context, list []OIDCProvider, sandbox bool) error {
 	if len(list) > maxOIDCClients {
 		return invalidField("embeddedWalletConfig.oidcProviders", "at most %d OIDC providers", maxOIDCClients)
 	}
@@ -163,6 +170,12 @@ func validateProviders(list []OIDCProvider, sandbox bool) error {
 		u, err := url.Parse(p.Issuer)
 		if err != nil || u.Host == "" || (u.Scheme != "https" && !(sandbox && u.Scheme == "http")) {
 			return invalidField(f+".issuer", "%s.issuer must be the issuer's https URL", f)
+		}
+		if u.RawQuery != "" || u.ForceQuery {
+			return invalidField(f+".issuer", "%s.issuer must not have a query", f)
+		}
+		if err := netguard.ValidateURL(ctx, s.Resolver, p.Issuer, !sandbox, sandbox && s.Config.SandboxPrivateOK); err != nil {
+			return invalidField(f+".issuer", "%s.issuer refused: %v", f, err)
 		}
 		if strings.TrimSpace(p.Audience) == "" || len(p.Audience) > 255 {
 			return invalidField(f+".audience", "%s.audience (the client id tokens are issued for) is required", f)

@@ -1,0 +1,116 @@
+package netguard
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// NoAnswer is the only text an opaque client gives for a request that got no HTTP answer.
+const NoAnswer = "the endpoint did not answer with an HTTP response"
+
+// TransportError is a request that got no HTTP answer (DNS failure, refused or reset
+// connection, time-out, TLS failure, refused address) or whose answer broke off. Its text is
+// always NoAnswer, so it can be shown to whoever chose the URL without turning the service
+// into a port scanner of the networks it can reach; Err keeps the cause for the operator's
+// log (errors.Is and errors.As see through it).
+type TransportError struct{ Err error }
+
+func (e *TransportError) Error() string { return NoAnswer }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Cause returns the underlying transport failure of err when it carries a TransportError,
+// else err itself.
+func Cause(err error) error {
+	var te *TransportError
+	if errors.As(err, &te) && te.Err != nil {
+		return te.Err
+	}
+	return err
+}
+
+// ClientOptions configures NewClient.
+type ClientOptions struct {
+	// AllowPrivate lets the client reach loopback, private and other non-public addresses
+	// (sandbox platforms on a development stack). Otherwise every connection is checked
+	// with CheckAddr at connect time.
+	AllowPrivate bool
+	// Timeout bounds one request, answer body included.
+	Timeout time.Duration
+	// Opaque reports every transport failure as a *TransportError (text NoAnswer). It is
+	// what production platforms get. The time-out is then kept by the transport rather than
+	// by http.Client, whose time-out error names itself.
+	Opaque bool
+	// MaxRedirects is how many redirects are followed; 0 follows none (the 3xx answer is
+	// returned as it is).
+	MaxRedirects int
+}
+
+// NewClient builds the HTTP client for requests to URLs that platforms choose: the guarded
+// dialer, no proxy (a proxy would connect on the service's behalf and bypass the address
+// check), bounded redirects, and, when Opaque, uniform transport errors.
+func NewClient(o ClientOptions) *http.Client {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	t := &http.Transport{
+		DialContext:         Dialer(o.AllowPrivate, o.Timeout).DialContext,
+		Proxy:               nil,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: o.Timeout,
+	}
+	c := &http.Client{Transport: t, CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+		if len(via) > o.MaxRedirects {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	if o.Opaque {
+		c.Transport = opaqueTransport{rt: t, timeout: o.Timeout}
+	} else {
+		c.Timeout = o.Timeout
+	}
+	return c
+}
+
+// opaqueTransport bounds each request with its own deadline and turns every failure to get
+// or read an answer into a *TransportError.
+type opaqueTransport struct {
+	rt      http.RoundTripper
+	timeout time.Duration
+}
+
+func (t opaqueTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	resp, err := t.rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, &TransportError{Err: err}
+	}
+	resp.Body = &opaqueBody{rc: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// opaqueBody releases the request's deadline when the body is closed and hides why a read
+// failed.
+type opaqueBody struct {
+	rc     io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *opaqueBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = &TransportError{Err: err}
+	}
+	return n, err
+}
+
+func (b *opaqueBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
