@@ -111,15 +111,16 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind string) e
 	if err := checkAmountConfig(cur, tc.InternalCurrency, kind, *b.Amount); err != nil {
 		return err
 	}
-	if kind == transfer.Out && tc.InternalAvailable < *b.Amount {
-		return &Error{Status: http.StatusBadRequest, Code: "INSUFFICIENT_FUNDS", Details: map[string]any{"field": "amount"},
-			Message: fmt.Sprintf("the account's available balance is below %d", *b.Amount)}
-	}
 	// Money leaves a self-custodial wallet only with the customer's session signature:
 	// the first call answers 202 with payloadToSign, the signed retry creates the transfer
-	// (and the ledger refuses the debit unless that retry is bound to it).
+	// (and the ledger refuses the debit unless that retry is bound to it). A balance too
+	// low is refused before the customer is asked to sign.
 	var signature uuid.UUID
 	if kind == transfer.Out && tc.InternalType == TypeEmbeddedWallet {
+		if tc.InternalAvailable < *b.Amount {
+			return &Error{Status: http.StatusBadRequest, Code: "INSUFFICIENT_FUNDS", Details: map[string]any{"field": "amount"},
+				Message: fmt.Sprintf("the account's available balance is below %d", *b.Amount)}
+		}
 		ch, err := s.signedRetry(r, signedRequest{accountID: internalID, kind: transfer.Out, used: &signature})
 		if err != nil {
 			return err
