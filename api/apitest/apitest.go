@@ -30,6 +30,10 @@ var loadValidator = sync.OnceValues(func() (validator.Validator, error) {
 	return v, nil
 })
 
+// validateMu serialises validations: the validator renders and caches schemas lazily and
+// is not safe for concurrent use (parallel tests share it).
+var validateMu sync.Mutex
+
 // Validator returns the OpenAPI validator of the embedded document.
 func Validator(t testing.TB) validator.Validator {
 	t.Helper()
@@ -152,7 +156,9 @@ func (c *Client) validate(method, path string, reqBody []byte, resp *http.Respon
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	validateMu.Lock()
 	ok, errs := v.ValidateHttpResponse(req, resp)
+	validateMu.Unlock()
 	if !ok {
 		for _, e := range errs {
 			msg := e.Message + ": " + e.Reason
