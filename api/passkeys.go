@@ -132,7 +132,7 @@ func (s *Server) passkeyChallenge(w http.ResponseWriter, r *http.Request, c db.A
 		return err
 	}
 	if n >= passkeyChallengeLimit {
-		return &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", RetryAfter: 60, Message: "too many passkey challenges; retry in a minute"}
+		return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: 60, Message: "too many passkey challenges; retry in a minute"}
 	}
 	var d passkeyDetails
 	_ = json.Unmarshal(c.Details, &d)

@@ -211,6 +211,58 @@ func (q *Queries) AuthOtpGetForUpdate(ctx context.Context, credentialID uuid.UUI
 	return i, err
 }
 
+const authOtpLockoutClear = `-- name: AuthOtpLockoutClear :exec
+DELETE FROM auth_otp_lockouts WHERE credential_id = $1
+`
+
+// A correct code clears the record.
+func (q *Queries) AuthOtpLockoutClear(ctx context.Context, credentialID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, authOtpLockoutClear, credentialID)
+	return err
+}
+
+const authOtpLockoutGet = `-- name: AuthOtpLockoutGet :one
+SELECT credential_id, failures, recent_failures, locked_until, updated_at FROM auth_otp_lockouts WHERE credential_id = $1
+`
+
+// The wrong-code record of a credential (none until its first wrong code).
+func (q *Queries) AuthOtpLockoutGet(ctx context.Context, credentialID uuid.UUID) (AuthOtpLockout, error) {
+	row := q.db.QueryRow(ctx, authOtpLockoutGet, credentialID)
+	var i AuthOtpLockout
+	err := row.Scan(
+		&i.CredentialID,
+		&i.Failures,
+		&i.RecentFailures,
+		&i.LockedUntil,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const authOtpLockoutSave = `-- name: AuthOtpLockoutSave :exec
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
+VALUES ($1, $2, $3, $4, now())
+ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
+    locked_until = EXCLUDED.locked_until, updated_at = now()
+`
+
+type AuthOtpLockoutSaveParams struct {
+	CredentialID   uuid.UUID
+	Failures       int32
+	RecentFailures []time.Time
+	LockedUntil    *time.Time
+}
+
+func (q *Queries) AuthOtpLockoutSave(ctx context.Context, arg AuthOtpLockoutSaveParams) error {
+	_, err := q.db.Exec(ctx, authOtpLockoutSave,
+		arg.CredentialID,
+		arg.Failures,
+		arg.RecentFailures,
+		arg.LockedUntil,
+	)
+	return err
+}
+
 const authOtpUpsert = `-- name: AuthOtpUpsert :exec
 INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at)
 VALUES ($1, $2, $3, 0, now())
