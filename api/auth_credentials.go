@@ -495,6 +495,7 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 }
 
 type verifyBody struct {
+	Type            *string         `json:"type"`
 	Otp             *string         `json:"otp"`
 	OidcToken       *string         `json:"oidcToken"`
 	ClientPublicKey *string         `json:"clientPublicKey"`
@@ -512,9 +513,18 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if b.Type != nil {
+		switch *b.Type {
+		case c.Type:
+		case CredEmailOTP, CredOAuth, CredPasskey:
+			return invalidField("type", "type is %s but this credential is %s", *b.Type, c.Type)
+		default:
+			return invalidField("type", "type must be EMAIL_OTP, OAUTH or PASSKEY (the credential's type, %s)", c.Type)
+		}
+	}
 	if c.Type == CredPasskey {
 		if b.ClientPublicKey != nil || b.Otp != nil || b.OidcToken != nil {
-			return invalid("PASSKEY verification takes assertion only (clientPublicKey was given with the challenge)")
+			return invalid("PASSKEY verification takes type and assertion only (clientPublicKey was given with the challenge)")
 		}
 		return s.verifyPasskey(w, r, c, b.Assertion)
 	}
@@ -688,9 +698,13 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if !active && r.Header.Get(headerRequestID) == "" {
 		return notFound("SESSION_NOT_FOUND", "session")
 	}
+	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
+	if err != nil {
+		return fmt.Errorf("load the session's credential: %w", err)
+	}
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.
-	ch, err := s.signedRetry(r, signedRequest{accountID: sess.AccountID, kind: "REVOKE_SESSION"})
+	ch, err := s.signedRetry(r, signedRequest{accountID: sess.AccountID, kind: "REVOKE_SESSION", typ: typ})
 	if err != nil {
 		return err
 	}

@@ -207,3 +207,35 @@ func TestOTPLengthAtLeastSix(t *testing.T) {
 		t.Fatalf("code %q is shorter than 6", code)
 	}
 }
+
+// verify accepts the peer's type discriminator when it names the credential's type.
+func TestCredentialVerifyTypeField(t *testing.T) {
+	t.Parallel()
+	g := newOTPRig(t, "typ@example.com")
+	code, _ := g.box.lastCode(t)
+	for _, typ := range []string{"PASSKEY", "OAUTH", "SMOKE_SIGNAL"} {
+		res := expectError(t, g.c.Do("POST", "/auth/credentials/"+g.cred.ID+"/verify", map[string]any{"type": typ, "otp": code, "clientPublicKey": g.pub}), 400, "INVALID_INPUT")
+		if d, _ := res["details"].(map[string]any); d["field"] != "type" {
+			t.Fatalf("type %s: details %v", typ, res["details"])
+		}
+	}
+	if r := g.c.Do("POST", "/auth/credentials/"+g.cred.ID+"/verify", map[string]any{"type": "EMAIL_OTP", "otp": code, "clientPublicKey": g.pub}); r.Status != 200 {
+		t.Fatalf("verify with type: %d %s", r.Status, r.Body)
+	}
+}
+
+// The 202 of a session revocation names the type of the session's credential.
+func TestSessionRevokeChallengeCarriesType(t *testing.T) {
+	t.Parallel()
+	g := newOTPRig(t, "rev@example.com")
+	code, _ := g.box.lastCode(t)
+	var sess api.Session
+	g.verify(code).Decode(t, &sess)
+	r := g.c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
+	if r.Status != 202 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Body)
+	}
+	if typ := r.JSON(t)["type"]; typ != "EMAIL_OTP" {
+		t.Fatalf("type %v: %s", typ, r.Body)
+	}
+}

@@ -147,17 +147,18 @@ func (s *Server) passkeyChallenge(w http.ResponseWriter, r *http.Request, c db.A
 		Kind: passkeyChallengeKind, Payload: string(payload), RequestHash: key, ExpiresAt: expires}); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, PasskeyAuthChallenge{CredentialID: d.CredentialID, Challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
+	writeJSON(w, http.StatusOK, PasskeyAuthChallenge{AuthMethod: authMethodOf(c), Challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
 		RequestID: ids.Format("Request", id), ExpiresAt: expires})
 	return nil
 }
 
-// PasskeyAuthChallenge is the PASSKEY answer of the challenge endpoint.
+// PasskeyAuthChallenge is the PASSKEY answer of the challenge endpoint: the credential
+// (AuthMethod, with its credentialId) and the challenge to sign.
 type PasskeyAuthChallenge struct {
-	CredentialID string    `json:"credentialId"`
-	Challenge    string    `json:"challenge"`
-	RequestID    string    `json:"requestId"`
-	ExpiresAt    time.Time `json:"expiresAt"`
+	AuthMethod
+	Challenge string    `json:"challenge"`
+	RequestID string    `json:"requestId"`
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 type assertionIn struct {

@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -211,5 +213,48 @@ func TestPasskeySandboxMagicValue(t *testing.T) {
 	}
 	if !limited {
 		t.Fatal("passkey challenges are not rate-limited")
+	}
+}
+
+// The PASSKEY challenge answer is the credential (AuthMethod fields) plus the challenge.
+func TestPasskeyChallengeCarriesTheCredential(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := passkeyPlatform(t, e, false)
+	acct := walletAccount(t, c, "kim@example.com")
+	auth := newSoftAuthenticator(t)
+	regChallenge := b64.EncodeToString([]byte("registration-challenge-shape"))
+	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
+		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
+	if r.Status != 201 {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+	_, pub := clientKeyPair(t)
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	m := r.JSON(t)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if got := strings.Join(keys, ","); got != "accountId,challenge,createdAt,credentialId,expiresAt,id,nickname,requestId,type,updatedAt" {
+		t.Fatalf("PASSKEY challenge fields: %s", got)
+	}
+	if m["id"] != cred.ID || m["accountId"] != acct || m["type"] != "PASSKEY" || m["nickname"] != "Laptop" || m["credentialId"] != cred.CredentialID ||
+		m["createdAt"] == "" || m["updatedAt"] == "" {
+		t.Fatalf("PASSKEY challenge: %s", r.Body)
+	}
+	var ch api.PasskeyAuthChallenge
+	r.Decode(t, &ch)
+	// The peer's type discriminator is accepted on verify.
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"type": "PASSKEY", "assertion": auth.assert(t, ch.Challenge, origin, rpID)},
+		"Request-Id", ch.RequestID)
+	if r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
 }

@@ -152,6 +152,18 @@ func (q *Queries) AuthCredentialSetNickname(ctx context.Context, arg AuthCredent
 	return err
 }
 
+const authCredentialTypeOf = `-- name: AuthCredentialTypeOf :one
+SELECT type FROM auth_credentials WHERE id = $1
+`
+
+// The type of a credential, revoked or not (for a session's credential).
+func (q *Queries) AuthCredentialTypeOf(ctx context.Context, id uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, authCredentialTypeOf, id)
+	var type_ string
+	err := row.Scan(&type_)
+	return type_, err
+}
+
 const authEmailCredentialOfCustomer = `-- name: AuthEmailCredentialOfCustomer :one
 SELECT c.id, c.platform_id, c.account_id, c.type, c.nickname, c.details, c.created_at, c.updated_at, c.deleted_at FROM auth_credentials c JOIN internal_accounts a ON a.id = c.account_id
 WHERE a.customer_id = $1 AND c.type = 'EMAIL_OTP' AND c.deleted_at IS NULL

@@ -40,6 +40,10 @@ ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_f
 -- A correct code clears the record.
 DELETE FROM auth_otp_lockouts WHERE credential_id = $1;
 
+-- name: AuthCredentialTypeOf :one
+-- The type of a credential, revoked or not (for a session's credential).
+SELECT type FROM auth_credentials WHERE id = $1;
+
 -- name: AuthSessionCreate :one
 INSERT INTO auth_sessions (id, platform_id, account_id, credential_id, public_key, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6)
