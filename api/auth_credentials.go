@@ -20,6 +20,7 @@ import (
 	"paycore/db"
 	"paycore/internal/ids"
 	"paycore/internal/mailer"
+	"paycore/internal/walletauth"
 	"paycore/internal/walletcrypto"
 )
 
@@ -29,7 +30,9 @@ const (
 	CredOAuth    = "OAUTH"
 	CredPasskey  = "PASSKEY"
 
-	sessionLifetime   = 15 * time.Minute
+	sessionLifetime = 15 * time.Minute
+	// otpMaxAttempts wrong guesses end one code; the credential-wide lockout
+	// (walletauth.OTPFailures) limits guesses across codes.
 	otpMaxAttempts    = 5
 	challengeInterval = 30 * time.Second
 	sandboxOTP        = "000000"
@@ -270,9 +273,11 @@ type otpPolicy struct {
 
 // otpPolicyOf applies the platform's configuration over the defaults.
 func (s *Server) otpPolicyOf(c EmbeddedWalletConfig) otpPolicy {
-	p := otpPolicy{length: 6, ttl: 5 * time.Minute, appName: "your wallet", from: s.Config.MailFrom}
+	p := otpPolicy{length: walletauth.MinOTPLength, ttl: 5 * time.Minute, appName: "your wallet", from: s.Config.MailFrom}
 	if c.OtpLength != nil {
-		p.length = *c.OtpLength
+		// Never shorter than the minimum, whatever a configuration saved before the
+		// minimum was raised says.
+		p.length = min(max(*c.OtpLength, walletauth.MinOTPLength), walletauth.MaxOTPLength)
 	}
 	if c.Alphanumeric != nil {
 		p.alphanumeric = *c.Alphanumeric
@@ -457,13 +462,24 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 	var code string
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		otp, err := q.AuthOtpGetForUpdate(r.Context(), c.ID)
-		if err == nil {
-			if wait := challengeInterval - time.Since(otp.SentAt); wait > 0 {
-				return &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", RetryAfter: int(wait.Seconds()) + 1,
-					Message: "a code was sent moments ago; retry after " + strconv.Itoa(int(wait.Seconds())+1) + " seconds"}
-			}
-		} else if !isNoRows(err) {
+		pending := err == nil
+		if err != nil && !isNoRows(err) {
 			return err
+		}
+		// A locked credential gets no new code: new codes would be new guesses.
+		fails, err := otpFailuresOf(r.Context(), q, c.ID)
+		if err != nil {
+			return err
+		}
+		if wait := fails.LockedFor(time.Now()); wait > 0 {
+			return otpLocked(fails, wait)
+		}
+		if pending {
+			if wait := challengeInterval - time.Since(otp.SentAt); wait > 0 {
+				secs := walletauth.RetryAfterSeconds(wait)
+				return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: secs,
+					Message: "a code was sent moments ago; retry after " + strconv.Itoa(secs) + " seconds"}
+			}
 		}
 		code, err = newOTP(r, q, c.ID, pol)
 		return err
@@ -479,6 +495,7 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 }
 
 type verifyBody struct {
+	Type            *string         `json:"type"`
 	Otp             *string         `json:"otp"`
 	OidcToken       *string         `json:"oidcToken"`
 	ClientPublicKey *string         `json:"clientPublicKey"`
@@ -496,9 +513,18 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if b.Type != nil {
+		switch *b.Type {
+		case c.Type:
+		case CredEmailOTP, CredOAuth, CredPasskey:
+			return invalidField("type", "type is %s but this credential is %s", *b.Type, c.Type)
+		default:
+			return invalidField("type", "type must be EMAIL_OTP, OAUTH or PASSKEY (the credential's type, %s)", c.Type)
+		}
+	}
 	if c.Type == CredPasskey {
 		if b.ClientPublicKey != nil || b.Otp != nil || b.OidcToken != nil {
-			return invalid("PASSKEY verification takes assertion only (clientPublicKey was given with the challenge)")
+			return invalid("PASSKEY verification takes type and assertion only (clientPublicKey was given with the challenge)")
 		}
 		return s.verifyPasskey(w, r, c, b.Assertion)
 	}
@@ -517,26 +543,51 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	var wrong *Error
 	err = db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		if !(pr.Sandbox && *b.Otp == sandboxOTP) {
+			// The pending code's row lock serialises the verifications of a credential,
+			// so its wrong-code record is read and written by one request at a time.
 			otp, err := q.AuthOtpGetForUpdate(r.Context(), c.ID)
-			if isNoRows(err) {
-				return unauthorized(reasonBadOTP, "no code is pending for this credential; request one with the challenge endpoint")
+			pending := err == nil
+			if err != nil && !isNoRows(err) {
+				return err
 			}
+			now := time.Now()
+			fails, err := otpFailuresOf(r.Context(), q, c.ID)
 			if err != nil {
 				return err
 			}
+			// While locked no code is compared, the right one neither.
+			if wait := fails.LockedFor(now); wait > 0 {
+				return otpLocked(fails, wait)
+			}
 			switch {
+			case !pending:
+				return unauthorized(reasonBadOTP, "no code is pending for this credential; request one with the challenge endpoint")
 			case otp.Attempts >= otpMaxAttempts:
-				return unauthorized(reasonBadOTP, "too many wrong codes; request a new one")
-			case time.Now().After(otp.ExpiresAt):
+				return unauthorized(reasonBadOTP, "this code had "+strconv.Itoa(otpMaxAttempts)+" wrong attempts; request a new one")
+			case now.After(otp.ExpiresAt):
 				return unauthorized(reasonBadOTP, "the code has expired; request a new one")
 			case subtle.ConstantTimeCompare(otp.CodeHash, otpHash(c.ID, *b.Otp)) != 1:
-				// The attempt is counted (committed) although the request fails.
+				// The wrong code is counted (committed) although the request fails, on
+				// the code and on the credential; the latter may lock it.
+				fails = fails.Fail(now)
 				wrong = unauthorized(reasonBadOTP, "the code is wrong")
-				return q.AuthOtpCountAttempt(r.Context(), c.ID)
+				if wait := fails.LockedFor(now); wait > 0 {
+					wrong.RetryAfter = walletauth.RetryAfterSeconds(wait)
+					wrong.Message = "the code is wrong; after " + strconv.Itoa(fails.Failures) + " wrong codes the credential is locked for " +
+						waitText(wrong.RetryAfter) + " (Retry-After)"
+				}
+				if err := q.AuthOtpCountAttempt(r.Context(), c.ID); err != nil {
+					return err
+				}
+				return saveOTPFailures(r.Context(), q, c.ID, fails)
 			}
 			if err := q.AuthOtpDelete(r.Context(), c.ID); err != nil {
 				return err
 			}
+		}
+		// A correct code (or the sandbox code) clears the wrong-code record.
+		if err := q.AuthOtpLockoutClear(r.Context(), c.ID); err != nil {
+			return err
 		}
 		var err error
 		out, err = s.issueSessionTx(r, q, c, clientKey)
@@ -550,6 +601,72 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// otpFailuresOf reads the wrong-code record of a credential (empty before its first wrong
+// code).
+func otpFailuresOf(ctx context.Context, q *db.Queries, credentialID uuid.UUID) (walletauth.OTPFailures, error) {
+	row, err := q.AuthOtpLockoutGet(ctx, credentialID)
+	if isNoRows(err) {
+		return walletauth.OTPFailures{}, nil
+	}
+	if err != nil {
+		return walletauth.OTPFailures{}, fmt.Errorf("load OTP failures: %w", err)
+	}
+	f := walletauth.OTPFailures{Failures: int(row.Failures), Recent: row.RecentFailures}
+	if row.LockedUntil != nil {
+		f.LockedUntil = *row.LockedUntil
+	}
+	return f, nil
+}
+
+func saveOTPFailures(ctx context.Context, q *db.Queries, credentialID uuid.UUID, f walletauth.OTPFailures) error {
+	p := db.AuthOtpLockoutSaveParams{CredentialID: credentialID, Failures: int32(f.Failures), RecentFailures: f.Recent}
+	if !f.LockedUntil.IsZero() {
+		p.LockedUntil = &f.LockedUntil
+	}
+	if err := q.AuthOtpLockoutSave(ctx, p); err != nil {
+		return fmt.Errorf("save OTP failures: %w", err)
+	}
+	return nil
+}
+
+// otpLocked is the answer to a locked EMAIL_OTP credential, on verify and on challenge.
+func otpLocked(f walletauth.OTPFailures, wait time.Duration) *Error {
+	secs := walletauth.RetryAfterSeconds(wait)
+	return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: secs,
+		Message: "too many wrong codes: the credential is locked for " + waitText(secs) + "; retry after Retry-After seconds",
+		Details: map[string]any{"lockedUntil": ceilSecond(f.LockedUntil).Format(time.RFC3339)}}
+}
+
+// ceilSecond rounds t up to a whole second, in UTC.
+func ceilSecond(t time.Time) time.Time {
+	t = t.UTC()
+	if t.Nanosecond() > 0 {
+		t = t.Truncate(time.Second).Add(time.Second)
+	}
+	return t
+}
+
+// waitText words a wait of secs seconds: "45 seconds", "5 minutes", "2 hours 10 minutes".
+func waitText(secs int) string {
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.Itoa(n) + " " + unit + "s"
+	}
+	switch {
+	case secs < 60:
+		return plural(secs, "second")
+	case secs < 3600:
+		return plural((secs+59)/60, "minute")
+	}
+	mins := (secs + 59) / 60
+	if mins%60 == 0 {
+		return plural(mins/60, "hour")
+	}
+	return plural(mins/60, "hour") + " " + plural(mins%60, "minute")
 }
 
 func sessionOf(s db.AuthSession, typ, nickname string) Session {
@@ -581,9 +698,13 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if !active && r.Header.Get(headerRequestID) == "" {
 		return notFound("SESSION_NOT_FOUND", "session")
 	}
+	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
+	if err != nil {
+		return fmt.Errorf("load the session's credential: %w", err)
+	}
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.
-	ch, err := s.signedRetry(r, signedRequest{accountID: sess.AccountID, kind: "REVOKE_SESSION"})
+	ch, err := s.signedRetry(r, signedRequest{accountID: sess.AccountID, kind: "REVOKE_SESSION", typ: typ})
 	if err != nil {
 		return err
 	}

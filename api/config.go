@@ -18,6 +18,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/money"
 	"paycore/internal/netguard"
+	"paycore/internal/walletauth"
 )
 
 // CounterpartyField is one required counterparty field of a currency.
@@ -333,8 +334,9 @@ func validateWalletConfig(c *EmbeddedWalletConfig) error {
 	if c.AppName != nil && (len(*c.AppName) == 0 || len(*c.AppName) > 255) {
 		return invalidField("embeddedWalletConfig.appName", "embeddedWalletConfig.appName must be 1 to 255 characters")
 	}
-	if c.OtpLength != nil && (*c.OtpLength < 4 || *c.OtpLength > 12) {
-		return invalidField("embeddedWalletConfig.otpLength", "embeddedWalletConfig.otpLength must be from 4 to 12")
+	if c.OtpLength != nil && (*c.OtpLength < walletauth.MinOTPLength || *c.OtpLength > walletauth.MaxOTPLength) {
+		return invalidField("embeddedWalletConfig.otpLength", "embeddedWalletConfig.otpLength must be from %d to %d: shorter codes are too easy to guess",
+			walletauth.MinOTPLength, walletauth.MaxOTPLength)
 	}
 	if c.ExpirationSeconds != nil && (*c.ExpirationSeconds < 1 || *c.ExpirationSeconds > 86400) {
 		return invalidField("embeddedWalletConfig.expirationSeconds", "embeddedWalletConfig.expirationSeconds must be from 1 to 86400")

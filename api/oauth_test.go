@@ -193,3 +193,29 @@ func TestOAuthProductionRefusesUnverifiedTokens(t *testing.T) {
 		t.Fatalf("reason %v", res["reason"])
 	}
 }
+
+// Refused tokens say which check failed, in plain words, never go-oidc's text.
+func TestOAuthRefusalsInPlainWords(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	e := newEnv(t, func(c *config.Config) { c.SandboxPrivateOK = true })
+	c, _ := e.platform(true)
+	multiCurrency(t, c, true)
+	if r := c.Do("PATCH", "/config", map[string]any{"embeddedWalletConfig": map[string]any{
+		"oidcProviders": []map[string]any{{"issuer": is.srv.URL, "audience": "paycore-wallet"}}}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	acct := walletAccount(t, c, "hana@example.com")
+	var cred api.AuthMethod
+	c.Do("POST", "/auth/credentials", map[string]any{"type": "OAUTH", "accountId": acct, "oidcToken": is.token(t, tokenOpts{})}).Decode(t, &cred)
+	_, pub := clientKeyPair(t)
+	otherKey, _ := rsa.GenerateKey(rand.Reader, 2048)
+	for name, tc := range map[string]struct{ token, want string }{
+		"bad signature":  {is.token(t, tokenOpts{alg: jose.RS256, key: otherKey, kid: "rsa1", nonce: nonceFor(pub)}), "signature could not be verified with the issuer's published keys"},
+		"wrong audience": {is.token(t, tokenOpts{aud: "someone-else", nonce: nonceFor(pub)}), `aud does not include "paycore-wallet"`},
+		"HMAC":           {is.token(t, tokenOpts{alg: jose.HS256, key: []byte("0123456789abcdef0123456789abcdef"), kid: "h", nonce: nonceFor(pub)}), `signed with "HS256"`},
+	} {
+		r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"type": "OAUTH", "oidcToken": tc.token, "clientPublicKey": pub})
+		plainRefusal(t, name, r, "Invalid OIDC token", tc.want)
+	}
+}

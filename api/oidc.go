@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -140,11 +141,14 @@ func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) 
 	}
 	p, err := s.oidc.provider(ctx, prov.Issuer, principalFrom(ctx).Sandbox)
 	if err != nil {
-		return bad("the issuer's discovery document could not be loaded")
+		s.Logger.WarnContext(ctx, "OIDC discovery failed", "issuer", prov.Issuer, "error", err)
+		return bad("the issuer's discovery document (/.well-known/openid-configuration) could not be loaded")
 	}
 	idt, err := p.Verifier(&oidc.Config{ClientID: prov.Audience, SupportedSigningAlgs: []string{oidc.RS256, oidc.ES256}}).Verify(ctx, token)
 	if err != nil {
-		return bad("the token does not verify: " + err.Error())
+		msg := oidcProblem(token, claims, prov.Audience, err)
+		s.Logger.InfoContext(ctx, "OIDC token refused", "issuer", prov.Issuer, "refusal", msg, "error", err)
+		return bad(msg)
 	}
 	if iat, ok := claims["iat"].(float64); !ok || time.Since(time.Unix(int64(iat), 0)) > oidcMaxAge || time.Until(time.Unix(int64(iat), 0)) > oidcMaxAge {
 		return bad("the token's iat must be at most 60 seconds before the request; fetch a fresh token")
@@ -154,6 +158,57 @@ func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) 
 	}
 	email, _ := claims["email"].(string)
 	return oidcClaims{Issuer: idt.Issuer, Subject: idt.Subject, Email: email}, nil
+}
+
+// oidcProblem says in plain words which check a token refused by go-oidc fails; the
+// library's wording (which names its internals) is only logged.
+func oidcProblem(token string, claims map[string]any, audience string, err error) string {
+	var expired *oidc.TokenExpiredError
+	if errors.As(err, &expired) {
+		if _, ok := claims["exp"].(float64); !ok {
+			return "the token has no exp (expiry) claim"
+		}
+		return "the token expired at " + expired.Expiry.UTC().Format(time.RFC3339)
+	}
+	if alg := jwtAlg(token); alg != oidc.RS256 && alg != oidc.ES256 {
+		return fmt.Sprintf("the token is signed with %q; RS256 or ES256 are accepted", alg)
+	}
+	if !audienceHas(claims["aud"], audience) {
+		return fmt.Sprintf("the token's aud does not include %q, the audience configured for its issuer", audience)
+	}
+	if nbf, ok := claims["nbf"].(float64); ok && time.Unix(int64(nbf), 0).After(time.Now().Add(5*time.Minute)) {
+		return "the token is not valid yet: its nbf (not before) is in the future"
+	}
+	return "the token's signature could not be verified with the issuer's published keys (jwks_uri)"
+}
+
+// jwtAlg reads the alg of a JWT header; "" when unreadable.
+func jwtAlg(token string) string {
+	head, _, _ := strings.Cut(token, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	_ = json.Unmarshal(raw, &h)
+	return h.Alg
+}
+
+// audienceHas reports whether an aud claim (a string or an array of strings) names want.
+func audienceHas(aud any, want string) bool {
+	switch v := aud.(type) {
+	case string:
+		return v == want
+	case []any:
+		for _, a := range v {
+			if a == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // validateProviders checks embeddedWalletConfig.oidcProviders. Every issuer is an outbound

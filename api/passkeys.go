@@ -67,7 +67,8 @@ func (s *Server) relyingParty(ctx context.Context) (*webauthn.WebAuthn, error) {
 	}
 	rp, err := webauthn.New(&webauthn.Config{RPID: *c.PasskeyRpID, RPDisplayName: name, RPOrigins: *c.PasskeyOrigins})
 	if err != nil {
-		return nil, invalid("passkey configuration: %v", err)
+		s.Logger.WarnContext(ctx, "passkey relying party refused", "rpId", *c.PasskeyRpID, "error", err)
+		return nil, invalid("the platform's passkey configuration is not usable: embeddedWalletConfig.passkeyRpId must be a registrable domain and every passkeyOrigins entry an origin on it")
 	}
 	return rp, nil
 }
@@ -89,8 +90,9 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 	if err := decodeStrict(raw, &att); err != nil {
 		return nil, err
 	}
-	if att.CredentialID == "" || att.ClientDataJSON == "" || att.AttestationObject == "" {
-		return nil, invalidField("attestation", "attestation needs credentialId, clientDataJson and attestationObject (base64url)")
+	if err := requireB64url("attestation", [2]string{"credentialId", att.CredentialID}, [2]string{"clientDataJson", att.ClientDataJSON},
+		[2]string{"attestationObject", att.AttestationObject}); err != nil {
+		return nil, err
 	}
 	rp, err := s.relyingParty(r.Context())
 	if err != nil {
@@ -100,21 +102,15 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 		"response": map[string]any{"clientDataJSON": att.ClientDataJSON, "attestationObject": att.AttestationObject, "transports": att.Transports}})
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(body)
 	if err != nil {
-		return nil, invalidField("attestation", "attestation is not a valid WebAuthn registration: %v", err)
+		s.Logger.InfoContext(r.Context(), "passkey registration unreadable", "error", err)
+		return nil, invalidField("attestation", "%s", unreadableAttestation(att))
 	}
 	cred, err := rp.CreateCredential(walletUser{id: accountID}, webauthn.SessionData{Challenge: *challenge, UserID: accountID[:],
 		UserVerification: protocol.VerificationPreferred, CredParams: credParams}, parsed)
 	if err != nil {
-		return nil, unauthorized(reasonBadPasskey, "the attestation does not verify: "+errText(err))
+		return nil, s.refusePasskey(r, "registration", attestationProblem(parsed, att, *challenge, rp.Config.RPID, rp.Config.RPOrigins, err), err)
 	}
 	return json.Marshal(passkeyDetails{CredentialID: base64.RawURLEncoding.EncodeToString(cred.ID), Credential: *cred})
-}
-
-func errText(err error) string {
-	if pe, ok := err.(*protocol.Error); ok && pe.DevInfo != "" {
-		return pe.Details + ": " + pe.DevInfo
-	}
-	return err.Error()
 }
 
 // passkeyChallenge issues the authentication challenge of a PASSKEY credential: the
@@ -132,7 +128,7 @@ func (s *Server) passkeyChallenge(w http.ResponseWriter, r *http.Request, c db.A
 		return err
 	}
 	if n >= passkeyChallengeLimit {
-		return &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", RetryAfter: 60, Message: "too many passkey challenges; retry in a minute"}
+		return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: 60, Message: "too many passkey challenges; retry in a minute"}
 	}
 	var d passkeyDetails
 	_ = json.Unmarshal(c.Details, &d)
@@ -147,17 +143,18 @@ func (s *Server) passkeyChallenge(w http.ResponseWriter, r *http.Request, c db.A
 		Kind: passkeyChallengeKind, Payload: string(payload), RequestHash: key, ExpiresAt: expires}); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, PasskeyAuthChallenge{CredentialID: d.CredentialID, Challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
+	writeJSON(w, http.StatusOK, PasskeyAuthChallenge{AuthMethod: authMethodOf(c), Challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
 		RequestID: ids.Format("Request", id), ExpiresAt: expires})
 	return nil
 }
 
-// PasskeyAuthChallenge is the PASSKEY answer of the challenge endpoint.
+// PasskeyAuthChallenge is the PASSKEY answer of the challenge endpoint: the credential
+// (AuthMethod, with its credentialId) and the challenge to sign.
 type PasskeyAuthChallenge struct {
-	CredentialID string    `json:"credentialId"`
-	Challenge    string    `json:"challenge"`
-	RequestID    string    `json:"requestId"`
-	ExpiresAt    time.Time `json:"expiresAt"`
+	AuthMethod
+	Challenge string    `json:"challenge"`
+	RequestID string    `json:"requestId"`
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 type assertionIn struct {
@@ -197,6 +194,15 @@ func (s *Server) verifyPasskey(w http.ResponseWriter, r *http.Request, c db.Auth
 	var d passkeyDetails
 	_ = json.Unmarshal(c.Details, &d)
 	if !(principalFrom(r.Context()).Sandbox && as.Signature == sandboxPasskey) {
+		if err := requireB64url("assertion", [2]string{"credentialId", as.CredentialID}, [2]string{"clientDataJson", as.ClientDataJSON},
+			[2]string{"authenticatorData", as.AuthenticatorData}, [2]string{"signature", as.Signature}); err != nil {
+			return err
+		}
+		if as.UserHandle != nil && *as.UserHandle != "" {
+			if _, err := b64urlField(*as.UserHandle); err != nil {
+				return invalidField("assertion.userHandle", "assertion.userHandle must be base64url")
+			}
+		}
 		rp, err := s.relyingParty(r.Context())
 		if err != nil {
 			return err
@@ -208,14 +214,16 @@ func (s *Server) verifyPasskey(w http.ResponseWriter, r *http.Request, c db.Auth
 		body, _ := json.Marshal(map[string]any{"id": as.CredentialID, "rawId": as.CredentialID, "type": "public-key", "response": resp})
 		parsed, err := protocol.ParseCredentialRequestResponseBytes(body)
 		if err != nil {
-			return unauthorized(reasonBadPasskey, "the assertion is malformed: "+errText(err))
+			return s.refusePasskey(r, "assertion parse", unreadableAssertion(as), err)
 		}
 		sum := sha256.Sum256([]byte(sr.Payload))
+		challenge := base64.RawURLEncoding.EncodeToString(sum[:])
 		cred, err := rp.ValidateLogin(walletUser{id: c.AccountID, creds: []webauthn.Credential{d.Credential}}, webauthn.SessionData{
-			Challenge: base64.RawURLEncoding.EncodeToString(sum[:]), UserID: c.AccountID[:], AllowedCredentialIDs: [][]byte{d.Credential.ID},
+			Challenge: challenge, UserID: c.AccountID[:], AllowedCredentialIDs: [][]byte{d.Credential.ID},
 			UserVerification: protocol.VerificationPreferred}, parsed)
 		if err != nil {
-			return unauthorized(reasonBadPasskey, "the assertion does not verify: "+errText(err))
+			msg := assertionProblem(parsed, as, challenge, rp.Config.RPID, rp.Config.RPOrigins, d.Credential.ID, c.AccountID[:], err)
+			return s.refusePasskey(r, "assertion", msg, err)
 		}
 		d.Credential = *cred
 		details, _ := json.Marshal(d)

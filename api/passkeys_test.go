@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -211,5 +213,136 @@ func TestPasskeySandboxMagicValue(t *testing.T) {
 	}
 	if !limited {
 		t.Fatal("passkey challenges are not rate-limited")
+	}
+}
+
+// The PASSKEY challenge answer is the credential (AuthMethod fields) plus the challenge.
+func TestPasskeyChallengeCarriesTheCredential(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := passkeyPlatform(t, e, false)
+	acct := walletAccount(t, c, "kim@example.com")
+	auth := newSoftAuthenticator(t)
+	regChallenge := b64.EncodeToString([]byte("registration-challenge-shape"))
+	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
+		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
+	if r.Status != 201 {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+	_, pub := clientKeyPair(t)
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	m := r.JSON(t)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if got := strings.Join(keys, ","); got != "accountId,challenge,createdAt,credentialId,expiresAt,id,nickname,requestId,type,updatedAt" {
+		t.Fatalf("PASSKEY challenge fields: %s", got)
+	}
+	if m["id"] != cred.ID || m["accountId"] != acct || m["type"] != "PASSKEY" || m["nickname"] != "Laptop" || m["credentialId"] != cred.CredentialID ||
+		m["createdAt"] == "" || m["updatedAt"] == "" {
+		t.Fatalf("PASSKEY challenge: %s", r.Body)
+	}
+	var ch api.PasskeyAuthChallenge
+	r.Decode(t, &ch)
+	// The peer's type discriminator is accepted on verify.
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"type": "PASSKEY", "assertion": auth.assert(t, ch.Challenge, origin, rpID)},
+		"Request-Id", ch.RequestID)
+	if r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+}
+
+// libraryWording are fragments of go-webauthn's and go-oidc's own error texts; none may
+// reach an integrator.
+var libraryWording = []string{"<nil>", "Error validating", "Error parsing", "Error unmarshalling", "Parse error", "%!", "Assertion Signature",
+	"Expected Value", "RP Hash", "oidc:", "failed to verify", "malformed jwt", "go-webauthn", "protocol."}
+
+// plainRefusal checks a 401 whose message names what was found, in plain words.
+func plainRefusal(t *testing.T, name string, r *apitest.Response, reason, want string) {
+	t.Helper()
+	res := expectError(t, r, 401, "UNAUTHORIZED")
+	msg, _ := res["message"].(string)
+	if res["reason"] != reason {
+		t.Fatalf("%s: reason %v", name, res["reason"])
+	}
+	for _, w := range libraryWording {
+		if strings.Contains(msg, w) {
+			t.Fatalf("%s: message carries library text %q: %s", name, w, msg)
+		}
+	}
+	if !strings.Contains(msg, want) {
+		t.Fatalf("%s: message %q does not say %q", name, msg, want)
+	}
+}
+
+// Refused registrations and assertions say what was found, in plain words, never
+// go-webauthn's text.
+func TestPasskeyRefusalsInPlainWords(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := passkeyPlatform(t, e, false)
+	acct := walletAccount(t, c, "jo@example.com")
+	auth := newSoftAuthenticator(t)
+	regChallenge := b64.EncodeToString([]byte("registration-challenge-plain-words"))
+	register := func(att map[string]any) *apitest.Response {
+		return c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop", "challenge": regChallenge, "attestation": att})
+	}
+	plainRefusal(t, "registration for another challenge", register(auth.register(t, b64.EncodeToString([]byte("other")), origin, rpID)),
+		"Invalid passkey signature", "clientDataJson.challenge is not the challenge")
+	plainRefusal(t, "registration from another origin", register(auth.register(t, regChallenge, "https://evil.example", rpID)),
+		"Invalid passkey signature", `origin "https://evil.example" is not one of the platform's passkeyOrigins`)
+	plainRefusal(t, "registration for another relying party", register(auth.register(t, regChallenge, origin, "evil.example")),
+		"Invalid passkey signature", "another relying party")
+	garbled := auth.register(t, regChallenge, origin, rpID)
+	garbled["attestationObject"] = b64.EncodeToString([]byte("not cbor"))
+	res := expectError(t, register(garbled), 400, "INVALID_INPUT")
+	if msg, _ := res["message"].(string); !strings.Contains(msg, "attestationObject") || strings.Contains(msg, "Parse error") {
+		t.Fatalf("unreadable attestation: %s", msg)
+	}
+	r := register(auth.register(t, regChallenge, origin, rpID))
+	if r.Status != 201 {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+
+	_, pub := clientKeyPair(t)
+	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	var ch api.PasskeyAuthChallenge
+	r.Decode(t, &ch)
+
+	verify := func(assertion map[string]any) *apitest.Response {
+		return c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": assertion}, "Request-Id", ch.RequestID)
+	}
+	garbage := auth.assert(t, ch.Challenge, origin, rpID)
+	garbage["signature"] = b64.EncodeToString([]byte("garbage"))
+	plainRefusal(t, "garbage signature", verify(garbage), "Invalid passkey signature", "the signature does not verify with the passkey's public key")
+	plainRefusal(t, "other challenge", verify(auth.assert(t, b64.EncodeToString([]byte("nope")), origin, rpID)),
+		"Invalid passkey signature", "clientDataJson.challenge is not the challenge")
+	plainRefusal(t, "other origin", verify(auth.assert(t, ch.Challenge, "https://evil.example", rpID)),
+		"Invalid passkey signature", "is not one of the platform's passkeyOrigins")
+	plainRefusal(t, "other relying party", verify(auth.assert(t, ch.Challenge, origin, "evil.example")),
+		"Invalid passkey signature", "another relying party")
+	plainRefusal(t, "magic value outside sandbox", verify(map[string]any{"credentialId": cred.CredentialID, "clientDataJson": "e30",
+		"authenticatorData": "AA", "signature": "sandbox-valid-passkey-signature"}), "Invalid passkey signature", "authenticatorData is shorter than 37 bytes")
+	noSig := auth.assert(t, ch.Challenge, origin, rpID)
+	delete(noSig, "signature")
+	res = expectError(t, verify(noSig), 400, "INVALID_INPUT")
+	if d, _ := res["details"].(map[string]any); d["field"] != "assertion.signature" {
+		t.Fatalf("missing signature: %v", res)
+	}
+	// The right assertion still works after all that.
+	if r := verify(auth.assert(t, ch.Challenge, origin, rpID)); r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
 }

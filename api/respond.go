@@ -39,6 +39,7 @@ const (
 	CodeWebhookNotSet       = "WEBHOOK_ENDPOINT_NOT_SET"
 	CodeWebhookDelivery     = "WEBHOOK_DELIVERY_ERROR"
 	CodeDeliveryInProgress  = "WEBHOOK_DELIVERY_IN_PROGRESS"
+	CodeRateLimited         = "RATE_LIMITED"
 	CodeInternal            = "INTERNAL_ERROR"
 	CodeUnavailable         = "SERVICE_UNAVAILABLE"
 )

@@ -29,6 +29,7 @@ type env struct {
 	box  *sealbox.Box
 	cfg  config.Config
 	api  *api.Server
+	deps api.Deps
 }
 
 func newEnv(t testing.TB, tweak ...func(*config.Config)) *env {
@@ -62,7 +63,16 @@ func newEnvWith(t testing.TB, deps func(*api.Deps), tweak ...func(*config.Config
 	s := api.New(d)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s}
+	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s, deps: d}
+}
+
+// sibling is a second API server on the same database, as another instance of a
+// deployment; c's credentials work on it too.
+func (e *env) sibling(c *apitest.Client) *apitest.Client {
+	e.t.Helper()
+	srv := httptest.NewServer(api.New(e.deps))
+	e.t.Cleanup(srv.Close)
+	return &apitest.Client{T: e.t, BaseURL: srv.URL + e.cfg.BasePath(), User: c.User, Password: c.Password}
 }
 
 // platform creates a platform and returns a client authenticated with its first token.

@@ -269,6 +269,12 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 	for range 5 {
 		expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "12345678", "clientPublicKey": pub}), 401, "UNAUTHORIZED")
 	}
+	// The 5th wrong code locked the credential (see TestEmailOTPLockout): the right code is
+	// refused too. Once the lock is over, the code is still spent by its 5 wrong attempts.
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 429, "RATE_LIMITED")
+	if _, err := e.pool.Exec(context.Background(), "UPDATE auth_otp_lockouts SET locked_until = now() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
 	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}), 401, "UNAUTHORIZED")
 	// A fresh code, expired before use.
 	if _, err := e.pool.Exec(context.Background(), "UPDATE auth_otps SET sent_at = now() - interval '1 minute'"); err != nil {

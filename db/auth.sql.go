@@ -152,6 +152,18 @@ func (q *Queries) AuthCredentialSetNickname(ctx context.Context, arg AuthCredent
 	return err
 }
 
+const authCredentialTypeOf = `-- name: AuthCredentialTypeOf :one
+SELECT type FROM auth_credentials WHERE id = $1
+`
+
+// The type of a credential, revoked or not (for a session's credential).
+func (q *Queries) AuthCredentialTypeOf(ctx context.Context, id uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, authCredentialTypeOf, id)
+	var type_ string
+	err := row.Scan(&type_)
+	return type_, err
+}
+
 const authEmailCredentialOfCustomer = `-- name: AuthEmailCredentialOfCustomer :one
 SELECT c.id, c.platform_id, c.account_id, c.type, c.nickname, c.details, c.created_at, c.updated_at, c.deleted_at FROM auth_credentials c JOIN internal_accounts a ON a.id = c.account_id
 WHERE a.customer_id = $1 AND c.type = 'EMAIL_OTP' AND c.deleted_at IS NULL
@@ -209,6 +221,58 @@ func (q *Queries) AuthOtpGetForUpdate(ctx context.Context, credentialID uuid.UUI
 		&i.SentAt,
 	)
 	return i, err
+}
+
+const authOtpLockoutClear = `-- name: AuthOtpLockoutClear :exec
+DELETE FROM auth_otp_lockouts WHERE credential_id = $1
+`
+
+// A correct code clears the record.
+func (q *Queries) AuthOtpLockoutClear(ctx context.Context, credentialID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, authOtpLockoutClear, credentialID)
+	return err
+}
+
+const authOtpLockoutGet = `-- name: AuthOtpLockoutGet :one
+SELECT credential_id, failures, recent_failures, locked_until, updated_at FROM auth_otp_lockouts WHERE credential_id = $1
+`
+
+// The wrong-code record of a credential (none until its first wrong code).
+func (q *Queries) AuthOtpLockoutGet(ctx context.Context, credentialID uuid.UUID) (AuthOtpLockout, error) {
+	row := q.db.QueryRow(ctx, authOtpLockoutGet, credentialID)
+	var i AuthOtpLockout
+	err := row.Scan(
+		&i.CredentialID,
+		&i.Failures,
+		&i.RecentFailures,
+		&i.LockedUntil,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const authOtpLockoutSave = `-- name: AuthOtpLockoutSave :exec
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
+VALUES ($1, $2, $3, $4, now())
+ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
+    locked_until = EXCLUDED.locked_until, updated_at = now()
+`
+
+type AuthOtpLockoutSaveParams struct {
+	CredentialID   uuid.UUID
+	Failures       int32
+	RecentFailures []time.Time
+	LockedUntil    *time.Time
+}
+
+func (q *Queries) AuthOtpLockoutSave(ctx context.Context, arg AuthOtpLockoutSaveParams) error {
+	_, err := q.db.Exec(ctx, authOtpLockoutSave,
+		arg.CredentialID,
+		arg.Failures,
+		arg.RecentFailures,
+		arg.LockedUntil,
+	)
+	return err
 }
 
 const authOtpUpsert = `-- name: AuthOtpUpsert :exec

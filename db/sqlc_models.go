@@ -42,6 +42,14 @@ type AuthOtp struct {
 	SentAt       time.Time
 }
 
+type AuthOtpLockout struct {
+	CredentialID   uuid.UUID
+	Failures       int32
+	RecentFailures []time.Time
+	LockedUntil    *time.Time
+	UpdatedAt      time.Time
+}
+
 type AuthSession struct {
 	ID           uuid.UUID
 	PlatformID   uuid.UUID

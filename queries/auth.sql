@@ -26,6 +26,24 @@ UPDATE auth_otps SET attempts = attempts + 1 WHERE credential_id = $1;
 -- name: AuthOtpDelete :exec
 DELETE FROM auth_otps WHERE credential_id = $1;
 
+-- name: AuthOtpLockoutGet :one
+-- The wrong-code record of a credential (none until its first wrong code).
+SELECT * FROM auth_otp_lockouts WHERE credential_id = $1;
+
+-- name: AuthOtpLockoutSave :exec
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
+VALUES ($1, $2, $3, $4, now())
+ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
+    locked_until = EXCLUDED.locked_until, updated_at = now();
+
+-- name: AuthOtpLockoutClear :exec
+-- A correct code clears the record.
+DELETE FROM auth_otp_lockouts WHERE credential_id = $1;
+
+-- name: AuthCredentialTypeOf :one
+-- The type of a credential, revoked or not (for a session's credential).
+SELECT type FROM auth_credentials WHERE id = $1;
+
 -- name: AuthSessionCreate :one
 INSERT INTO auth_sessions (id, platform_id, account_id, credential_id, public_key, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6)
