@@ -100,8 +100,10 @@ func (s *Server) routes() chi.Router {
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
 	if s.DevMailbox != nil {
+		// Only sandbox platforms' mail: a production platform's one-time codes are never
+		// shown here, even on a development stack.
 		r.Get("/dev/mailbox", func(w http.ResponseWriter, _ *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.Messages()})
+			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.SandboxMessages()})
 		})
 	}
 
