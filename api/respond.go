@@ -33,6 +33,7 @@ const (
 	CodeTokenNotFound       = "TOKEN_NOT_FOUND"
 	CodeWebhookNotFound     = "WEBHOOK_EVENT_NOT_FOUND"
 	CodeMethodNotAllowed    = "METHOD_NOT_ALLOWED"
+	CodePayloadTooLarge     = "PAYLOAD_TOO_LARGE"
 	CodeConflict            = "CONFLICT"
 	CodeIdempotencyMismatch = "IDEMPOTENCY_KEY_REUSED"
 	CodeIdempotencyBusy     = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
