@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"paycore/api"
+	"paycore/api/apitest"
 	"paycore/internal/config"
 )
 
@@ -122,7 +125,19 @@ func TestOperationalEndpoints(t *testing.T) {
 	// Requests are counted by route pattern and status.
 	p, _ := e.platform(true)
 	p.Do("GET", "/tokens/Token:0190a000-0000-7000-8000-000000000001", nil)
-	m := c.Do("GET", "/metrics", nil)
+	// Metrics are served by their own listener (NewMetricsServer), not on the API port.
+	if r := (&apitest.Client{T: t, BaseURL: e.srv.URL, SkipValidation: true}).Do("GET", "/metrics", nil); r.Status != 404 {
+		t.Fatalf("/metrics on the API port: %d", r.Status)
+	}
+	ms := httptest.NewServer(api.NewMetricsServer(e.cfg, e.api.MetricsHandler()).Handler)
+	defer ms.Close()
+	m := (&apitest.Client{T: t, BaseURL: ms.URL, SkipValidation: true}).Do("GET", "/metrics", nil)
+	if m.Status != 200 {
+		t.Fatalf("metrics listener: %d", m.Status)
+	}
+	if r := (&apitest.Client{T: t, BaseURL: ms.URL, SkipValidation: true}).Do("GET", "/healthz", nil); r.Status != 404 {
+		t.Fatalf("the metrics listener serves more than /metrics: %d", r.Status)
+	}
 	want := `paycore_http_requests_total{method="GET",route="/api/2025-10-13/tokens/{tokenId}",status="404"} 1`
 	if !strings.Contains(string(m.Body), want) {
 		t.Fatalf("metrics lack %s", want)

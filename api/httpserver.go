@@ -22,3 +22,12 @@ func NewHTTPServer(cfg config.Config, h http.Handler) *http.Server {
 		MaxHeaderBytes:    cfg.HTTPMaxHeaderBytes,
 	}
 }
+
+// NewMetricsServer serves metrics (Server.MetricsHandler) at GET /metrics, and nothing
+// else, for the listener at PAYCORE_METRICS_ADDR, under the same connection limits as the
+// API.
+func NewMetricsServer(cfg config.Config, metrics http.Handler) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	return NewHTTPServer(cfg, mux)
+}

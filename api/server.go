@@ -84,6 +84,10 @@ func New(d Deps) *Server {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
+// MetricsHandler serves the Prometheus metrics; it is not on the API's router but on a
+// listener of its own (NewMetricsServer).
+func (s *Server) MetricsHandler() http.Handler { return s.Metrics.Handler() }
+
 // Router exposes the route tree (the OpenAPI completeness test walks it).
 func (s *Server) Router() chi.Routes { return s.router }
 
@@ -100,7 +104,6 @@ func (s *Server) routes() chi.Router {
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	r.Get("/readyz", handler(s.ready))
-	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
 	if s.DevMailbox != nil {

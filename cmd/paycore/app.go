@@ -129,6 +129,23 @@ func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
 	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler()), ln)
 }
 
+// listenMetrics opens the metrics listener at PAYCORE_METRICS_ADDR; nil when it is off.
+func (a *app) listenMetrics() (net.Listener, error) {
+	if a.cfg.MetricsAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", a.cfg.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener on %s (PAYCORE_METRICS_ADDR; \"off\" disables it): %w", a.cfg.MetricsAddr, err)
+	}
+	return ln, nil
+}
+
+// runMetrics serves /metrics on ln, a listener of its own (never the API's), until ctx ends.
+func (a *app) runMetrics(ctx context.Context, ln net.Listener) error {
+	return serveHTTP(ctx, "metrics", api.NewMetricsServer(a.cfg, a.metrics.Handler()), ln)
+}
+
 // serveHTTP serves srv on ln until ctx ends, then drains in-flight requests.
 func serveHTTP(ctx context.Context, name string, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
