@@ -322,7 +322,8 @@ func newOTP(r *http.Request, q *db.Queries, credentialID uuid.UUID, pol otpPolic
 
 func (s *Server) sendOTP(r *http.Request, to, code string, pol otpPolicy) error {
 	err := s.Mailer.Send(r.Context(), mailer.Message{To: to, From: pol.from, Subject: "Your " + pol.appName + " code",
-		Body: fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(pol.ttl.Minutes()))})
+		Body:    fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(pol.ttl.Minutes())),
+		Sandbox: principalFrom(r.Context()).Sandbox})
 	if err != nil {
 		s.Logger.Error("send OTP", "error", err)
 		return &Error{Status: http.StatusBadGateway, Code: "EMAIL_DELIVERY_FAILED", Message: "the one-time code could not be e-mailed; try the challenge again"}

@@ -44,7 +44,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, r, invalid("request body is larger than %d bytes", s.Config.MaxBodyBytes))
+			writeError(w, r, bodyReadError(err))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -87,7 +87,7 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 		return nil, invalidField("challenge", "challenge (the registration challenge you issued, base64url) is required")
 	}
 	var att attestationIn
-	if err := decodeStrict(raw, &att); err != nil {
+	if err := decodeStrictAt("attestation", raw, &att); err != nil {
 		return nil, err
 	}
 	if err := requireB64url("attestation", [2]string{"credentialId", att.CredentialID}, [2]string{"clientDataJson", att.ClientDataJSON},
@@ -172,7 +172,7 @@ func (s *Server) verifyPasskey(w http.ResponseWriter, r *http.Request, c db.Auth
 		return invalidField("assertion", "assertion is required")
 	}
 	var as assertionIn
-	if err := decodeStrict(raw, &as); err != nil {
+	if err := decodeStrictAt("assertion", raw, &as); err != nil {
 		return err
 	}
 	rid := r.Header.Get(headerRequestID)

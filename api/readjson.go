@@ -20,11 +20,7 @@ func ReadJSON[T any](r *http.Request) (T, error) {
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return v, bodyTooLarge(mbe.Limit)
-		}
-		return v, invalid("could not read the request body")
+		return v, bodyReadError(err)
 	}
 	return v, decodeStrict(body, &v)
 }
@@ -47,4 +43,22 @@ func jsonError(err error) error {
 		return invalid("%s", e.Message)
 	}
 	return invalidField(e.Field, "%s", e.Message)
+}
+
+// decodeStrictAt decodes a member of a request body (at path, e.g. "assertion") that was
+// kept raw for a second step; refusals name the member's full path.
+func decodeStrictAt(path string, raw []byte, v any) error {
+	err := strictjson.Decode(raw, v)
+	if err == nil {
+		return nil
+	}
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return jsonError(err)
+	}
+	field := path
+	if e.Field != "" {
+		field = path + "." + e.Field
+	}
+	return invalidField(field, "%s", strings.Replace(e.Message, "field "+e.Field, "field "+field, 1))
 }

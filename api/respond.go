@@ -33,6 +33,7 @@ const (
 	CodeTokenNotFound       = "TOKEN_NOT_FOUND"
 	CodeWebhookNotFound     = "WEBHOOK_EVENT_NOT_FOUND"
 	CodeMethodNotAllowed    = "METHOD_NOT_ALLOWED"
+	CodePayloadTooLarge     = "PAYLOAD_TOO_LARGE"
 	CodeConflict            = "CONFLICT"
 	CodeIdempotencyMismatch = "IDEMPOTENCY_KEY_REUSED"
 	CodeIdempotencyBusy     = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
@@ -116,9 +117,4 @@ func dataOf[R, T any](rows []R, conv func(R) T) Data[T] {
 		out.Data = append(out.Data, conv(r))
 	}
 	return out
-}
-
-// bodyTooLarge is the 413 of a request body over the limit.
-func bodyTooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
 }

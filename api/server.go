@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -83,12 +85,19 @@ func New(d Deps) *Server {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
+// MetricsHandler serves the Prometheus metrics; it is not on the API's router but on a
+// listener of its own (NewMetricsServer).
+func (s *Server) MetricsHandler() http.Handler { return s.Metrics.Handler() }
+
 // Router exposes the route tree (the OpenAPI completeness test walks it).
 func (s *Server) Router() chi.Routes { return s.router }
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, checkRequest, s.options, middleware.GetHead)
+	// bodyLimit comes before every handler and before authentication, which never reads
+	// the body: a request answered without its body is answered at once (see bodyLimit).
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.Config.MaxBodyBytes),
+		checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
 	}))
@@ -98,17 +107,18 @@ func (s *Server) routes() chi.Router {
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	r.Get("/readyz", handler(s.ready))
-	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
 	if s.DevMailbox != nil {
+		// Only sandbox platforms' mail: a production platform's one-time codes are never
+		// shown here, even on a development stack.
 		r.Get("/dev/mailbox", func(w http.ResponseWriter, _ *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.Messages()})
+			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.SandboxMessages()})
 		})
 	}
 
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
-		r.Use(bodyLimit(s.Config.MaxBodyBytes), s.authenticate)
+		r.Use(s.authenticate)
 		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 			return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
 		}))
@@ -211,18 +221,112 @@ func recoverer(next http.Handler) http.Handler {
 	})
 }
 
+// unreadBodyGrace is how long the server still reads a request body that the answer left
+// unread before the connection is closed: long enough for a body already on its way (so the
+// client gets the answer rather than a reset), short enough that a client dribbling a body
+// is not served any longer.
+const unreadBodyGrace = time.Second
+
+// bodyLimit caps request bodies at n bytes: a declared Content-Length over n is answered 413
+// at once, and a body that turns out longer while it is read fails with an
+// *http.MaxBytesError that bodyReadError turns into the same 413.
+//
+// It also makes sure that no body is read for a request that was answered without it (a
+// 401 from authenticate, a 403, a 404, a 413): such an answer is sent at once with
+// "Connection: close", and the connection is given unreadBodyGrace to deliver what is still
+// in flight. Without this the server drains up to 256 KiB of an unread body before it sends
+// the answer, for as long as the client cares to take.
 func bodyLimit(n int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > n {
-				writeError(w, r, invalid("request body is larger than %d bytes", n))
+			if r.ContentLength == 0 { // no body (http.NoBody)
+				next.ServeHTTP(w, r)
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, n)
-			next.ServeHTTP(w, r)
+			if r.ContentLength > n {
+				closeUnread(w)
+				writeError(w, r, bodyTooLarge(n))
+				return
+			}
+			body := &trackedBody{ReadCloser: http.MaxBytesReader(w, r.Body, n)}
+			r.Body = body
+			g := &unreadGuard{ResponseWriter: w, body: body}
+			next.ServeHTTP(g, r)
+			if !g.wrote {
+				g.WriteHeader(http.StatusOK) // what the server would answer; with the same check
+			}
 		})
 	}
 }
+
+// bodyTooLarge is the answer to a request body over limit bytes: 413 PAYLOAD_TOO_LARGE.
+func bodyTooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+		Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
+}
+
+// bodyReadError is the answer to a failed read of the request body: 413 when it went past
+// the limit (*http.MaxBytesError), otherwise 400 (cut short, malformed chunking, or not
+// arriving within PAYCORE_HTTP_READ_TIMEOUT).
+func bodyReadError(err error) *Error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return bodyTooLarge(mbe.Limit)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return invalid("the request body did not arrive in time")
+	}
+	return invalid("could not read the request body: it is incomplete or malformed")
+}
+
+// closeUnread prepares an answer that leaves the request body unread: the connection is
+// closed after it, and what remains of the body is read for at most unreadBodyGrace.
+func closeUnread(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyGrace))
+}
+
+// trackedBody records whether the request body was read to its end.
+type trackedBody struct {
+	io.ReadCloser
+	eof atomic.Bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
+}
+
+// unreadGuard applies closeUnread when the answer starts before the body was read.
+type unreadGuard struct {
+	http.ResponseWriter
+	body  *trackedBody
+	wrote bool
+}
+
+func (g *unreadGuard) WriteHeader(code int) {
+	if !g.wrote && code >= 200 {
+		g.wrote = true
+		if !g.body.eof.Load() {
+			closeUnread(g.ResponseWriter)
+		}
+	}
+	g.ResponseWriter.WriteHeader(code)
+}
+
+func (g *unreadGuard) Write(p []byte) (int, error) {
+	if !g.wrote {
+		g.WriteHeader(http.StatusOK)
+	}
+	return g.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (g *unreadGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 
 // observe records metrics and an access log line per request.
 func (s *Server) observe(next http.Handler) http.Handler {

@@ -43,7 +43,7 @@ func keepBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, r, invalid("could not read the request body (at most %d bytes)", int64(len(body))))
+			writeError(w, r, bodyReadError(err))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

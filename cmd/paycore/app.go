@@ -124,20 +124,41 @@ func (a *app) apiHandler() *api.Server {
 	return api.New(d)
 }
 
-// runAPI serves HTTP on ln until ctx ends, then drains in-flight requests.
+// runAPI serves the API on ln until ctx ends, then drains in-flight requests.
 func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.apiHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler()), api.EnvelopeListener(ln))
+}
+
+// listenMetrics opens the metrics listener at PAYCORE_METRICS_ADDR; nil when it is off.
+func (a *app) listenMetrics() (net.Listener, error) {
+	if a.cfg.MetricsAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", a.cfg.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener on %s (PAYCORE_METRICS_ADDR; \"off\" disables it): %w", a.cfg.MetricsAddr, err)
+	}
+	return ln, nil
+}
+
+// runMetrics serves /metrics on ln, a listener of its own (never the API's), until ctx ends.
+func (a *app) runMetrics(ctx context.Context, ln net.Listener) error {
+	return serveHTTP(ctx, "metrics", api.NewMetricsServer(a.cfg, a.metrics.Handler()), ln)
+}
+
+// serveHTTP serves srv on ln until ctx ends, then drains in-flight requests.
+func serveHTTP(ctx context.Context, name string, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		return fmt.Errorf("%s server: %w", name, err)
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("http shutdown: %w", err)
+		return fmt.Errorf("%s shutdown: %w", name, err)
 	}
 	return nil
 }

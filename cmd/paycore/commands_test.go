@@ -75,9 +75,13 @@ func TestReadinessAndWorkflowMetrics(t *testing.T) {
 	if r.Status != 200 || r.JSON(t)["status"] != "ready" {
 		t.Fatalf("readyz: %d %s", r.Status, r.Body)
 	}
-	m := root.Do("GET", "/metrics", nil)
-	if !strings.Contains(string(m.Body), `paycore_workflow_starts_total{result="ok",workflow="WebhookDelivery"}`) {
-		t.Fatalf("no workflow start metric:\n%s", grep(string(m.Body), "paycore_"))
+	// Metrics are served on their own listener, not on the API's port.
+	m := (&apitest.Client{T: t, BaseURL: s.metricsURL, SkipValidation: true}).Do("GET", "", nil)
+	if m.Status != 200 || !strings.Contains(string(m.Body), `paycore_workflow_starts_total{result="ok",workflow="WebhookDelivery"}`) {
+		t.Fatalf("no workflow start metric: %d\n%s", m.Status, grep(string(m.Body), "paycore_"))
+	}
+	if r := (&apitest.Client{T: t, BaseURL: root.BaseURL, SkipValidation: true}).Do("GET", "/metrics", nil); r.Status != 404 {
+		t.Fatalf("/metrics on the API port: %d", r.Status)
 	}
 	// With Postgres gone, readiness says so.
 	s.app.pool.Close()

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"paycore/api"
 	"paycore/db"
@@ -88,6 +87,15 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
+	mln, err := a.listenMetrics()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	metricsURL := "off (set PAYCORE_METRICS_ADDR to serve them)"
+	if mln != nil {
+		metricsURL = "http://" + mln.Addr().String() + "/metrics"
+	}
 	fmt.Fprintf(stdout, `
 paycore is running (Ctrl-C stops everything)
 
@@ -97,26 +105,21 @@ paycore is running (Ctrl-C stops everything)
   API secret       %s
   (HTTP Basic: clientId %s, password the secret)
   Temporal UI      %s
-  Metrics          %s/metrics
-  Mailbox          %s/dev/mailbox (one-time codes; set PAYCORE_SMTP_HOST to send real mail)
+  Metrics          %s
+  Mailbox          %s/dev/mailbox (sandbox platforms' one-time codes; set PAYCORE_SMTP_HOST to send real mail)
   Data             %s
 
   curl -u %s:%s %s/config
-`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, cfg.PublicBaseURL, cfg.PublicBaseURL, cfg.DataDir,
+`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, metricsURL, cfg.PublicBaseURL, cfg.DataDir,
 		creds.ClientID, creds.ClientSecret, cfg.BaseURL())
-	var wg sync.WaitGroup
-	errc := make(chan error, 2)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	wg.Add(2)
-	go func() { defer wg.Done(); errc <- a.runAPI(runCtx, ln) }()
-	go func() { defer wg.Done(); errc <- a.runWorker(runCtx) }()
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
+	run := []func(context.Context) error{
+		func(ctx context.Context) error { return a.runAPI(ctx, ln) },
+		a.runWorker,
 	}
-	cancel()
-	wg.Wait()
+	if mln != nil {
+		run = append(run, func(ctx context.Context) error { return a.runMetrics(ctx, mln) })
+	}
+	err = runAll(ctx, run...)
 	fmt.Fprintln(stdout, "stopped")
 	return err
 }

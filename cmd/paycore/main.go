@@ -106,8 +106,37 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
+	mln, err := a.listenMetrics()
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	log.Info("API listening", "base_url", cfg.BaseURL())
-	return a.runAPI(ctx, ln)
+	if mln == nil {
+		log.Info("metrics listener off (PAYCORE_METRICS_ADDR)")
+		return a.runAPI(ctx, ln)
+	}
+	log.Info("metrics listening", "url", "http://"+mln.Addr().String()+"/metrics")
+	return runAll(ctx, func(ctx context.Context) error { return a.runAPI(ctx, ln) }, func(ctx context.Context) error { return a.runMetrics(ctx, mln) })
+}
+
+// runAll runs fns until ctx ends or one of them returns; then it stops the others, waits
+// for them and returns the first error.
+func runAll(ctx context.Context, fns ...func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(fns))
+	for _, fn := range fns {
+		go func() { errc <- fn(ctx) }()
+	}
+	err := <-errc
+	cancel()
+	for range len(fns) - 1 {
+		if e := <-errc; err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 func runWorkerCmd(ctx context.Context, cfg config.Config, log *slog.Logger) error {

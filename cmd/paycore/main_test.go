@@ -58,6 +58,8 @@ type stack struct {
 	cfg     config.Config
 	baseURL string
 	q       *db.Queries
+	// metricsURL is /metrics on the stack's own metrics listener.
+	metricsURL string
 
 	mu         sync.Mutex
 	stopWorker context.CancelFunc
@@ -93,14 +95,21 @@ func newStack(t testing.TB, tweak ...func(*config.Config)) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apiDone := make(chan struct{})
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiDone, metricsDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(apiDone); _ = a.runAPI(ctx, ln) }()
-	s := &stack{t: t, app: a, cfg: cfg, baseURL: "http://" + ln.Addr().String() + cfg.BasePath(), q: db.New(a.pool)}
+	go func() { defer close(metricsDone); _ = a.runMetrics(ctx, mln) }()
+	s := &stack{t: t, app: a, cfg: cfg, baseURL: "http://" + ln.Addr().String() + cfg.BasePath(), q: db.New(a.pool),
+		metricsURL: "http://" + mln.Addr().String() + "/metrics"}
 	s.startWorker()
 	t.Cleanup(func() {
 		s.stopWorkerAndWait()
 		cancel()
 		<-apiDone
+		<-metricsDone
 		a.close()
 	})
 	return s

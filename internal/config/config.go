@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -41,6 +42,20 @@ type Config struct {
 	DataDir           string        // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
 	TemporalCLI       string        // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
 	TemporalUIPort    int           // PAYCORE_TEMPORAL_UI_PORT
+
+	// The API listener's connection limits: a request's headers must arrive within
+	// HTTPReadHeaderTimeout and the whole request (body included) within HTTPReadTimeout;
+	// the answer must be written within HTTPWriteTimeout of the headers' arrival; an idle
+	// keep-alive connection is closed after HTTPIdleTimeout; headers larger than
+	// HTTPMaxHeaderBytes are refused with 431.
+	HTTPReadHeaderTimeout time.Duration // PAYCORE_HTTP_READ_HEADER_TIMEOUT
+	HTTPReadTimeout       time.Duration // PAYCORE_HTTP_READ_TIMEOUT
+	HTTPWriteTimeout      time.Duration // PAYCORE_HTTP_WRITE_TIMEOUT
+	HTTPIdleTimeout       time.Duration // PAYCORE_HTTP_IDLE_TIMEOUT
+	HTTPMaxHeaderBytes    int           // PAYCORE_HTTP_MAX_HEADER_BYTES
+	// MetricsAddr is where /metrics is served, on a listener of its own; empty when
+	// disabled (PAYCORE_METRICS_ADDR set to "off" or to the empty string).
+	MetricsAddr string // PAYCORE_METRICS_ADDR
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -69,14 +84,35 @@ func Defaults() Config {
 		DataDir:           ".data",
 		TemporalCLI:       "bin/temporal",
 		TemporalUIPort:    8233,
+
+		HTTPReadHeaderTimeout: 10 * time.Second,
+		HTTPReadTimeout:       30 * time.Second,
+		HTTPWriteTimeout:      60 * time.Second,
+		HTTPIdleTimeout:       120 * time.Second,
+		HTTPMaxHeaderBytes:    64 << 10,
+		MetricsAddr:           "127.0.0.1:9090",
 	}
 }
 
 // Load reads the environment over the defaults.
-func Load() (Config, error) { return LoadFrom(os.Getenv) }
+func Load() (Config, error) { return LoadLookup(os.LookupEnv) }
 
-// LoadFrom reads configuration through getenv (tests pass a map lookup).
+// LoadFrom reads configuration through getenv (tests pass a map lookup). An empty value
+// counts as unset.
 func LoadFrom(getenv func(string) string) (Config, error) {
+	return LoadLookup(func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
+	})
+}
+
+// LoadLookup reads configuration through lookup (os.LookupEnv). Empty values count as
+// unset, except for PAYCORE_METRICS_ADDR, where set-but-empty turns the listener off.
+func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
+	getenv := func(name string) string {
+		v, _ := lookup(name)
+		return v
+	}
 	c := Defaults()
 	var errs []string
 	str := func(name string, dst *string) {
@@ -119,6 +155,19 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	integer("PAYCORE_DATABASE_MAX_CONNS", &maxConns)
 	c.DatabaseMaxConns = int32(min(maxConns, 1000))
 	str("PAYCORE_HTTP_ADDR", &c.HTTPAddr)
+	dur("PAYCORE_HTTP_READ_HEADER_TIMEOUT", &c.HTTPReadHeaderTimeout)
+	dur("PAYCORE_HTTP_READ_TIMEOUT", &c.HTTPReadTimeout)
+	dur("PAYCORE_HTTP_WRITE_TIMEOUT", &c.HTTPWriteTimeout)
+	dur("PAYCORE_HTTP_IDLE_TIMEOUT", &c.HTTPIdleTimeout)
+	headerBytes := int64(c.HTTPMaxHeaderBytes)
+	integer("PAYCORE_HTTP_MAX_HEADER_BYTES", &headerBytes)
+	c.HTTPMaxHeaderBytes = int(min(headerBytes, 1<<30))
+	if v, ok := lookup("PAYCORE_METRICS_ADDR"); ok {
+		c.MetricsAddr = strings.TrimSpace(v)
+		if strings.EqualFold(c.MetricsAddr, "off") {
+			c.MetricsAddr = ""
+		}
+	}
 	str("PAYCORE_API_PREFIX", &c.APIPrefix)
 	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
 	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)
@@ -162,6 +211,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	if c.IdempotencyTTL < 24*time.Hour {
 		errs = append(errs, "PAYCORE_IDEMPOTENCY_TTL must be at least 24h")
 	}
+	errs = append(errs, c.checkHTTP()...)
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = "http://" + c.HTTPAddr
 	}
@@ -170,6 +220,34 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// checkHTTP validates the listeners' settings against each other.
+func (c Config) checkHTTP() []string {
+	var errs []string
+	if c.HTTPReadHeaderTimeout > c.HTTPReadTimeout {
+		errs = append(errs, fmt.Sprintf("PAYCORE_HTTP_READ_HEADER_TIMEOUT (%s) must not exceed PAYCORE_HTTP_READ_TIMEOUT (%s), which covers the headers too",
+			c.HTTPReadHeaderTimeout, c.HTTPReadTimeout))
+	}
+	// The write deadline runs from the end of the headers to the end of the answer, so it
+	// must leave room for the longest waits a handler does on purpose: a repeated
+	// Idempotency-Key waits up to IdempotencyWait for the first request, and a test webhook
+	// waits up to WebhookTimeout for the endpoint (Temporal round trips come on top).
+	if longest := c.IdempotencyWait + c.WebhookTimeout; c.HTTPWriteTimeout <= longest {
+		errs = append(errs, fmt.Sprintf("PAYCORE_HTTP_WRITE_TIMEOUT (%s) must exceed PAYCORE_IDEMPOTENCY_WAIT + PAYCORE_WEBHOOK_TIMEOUT (%s), the longest legitimate handler waits",
+			c.HTTPWriteTimeout, longest))
+	}
+	if c.HTTPMaxHeaderBytes < 4<<10 || c.HTTPMaxHeaderBytes > 1<<20 {
+		errs = append(errs, fmt.Sprintf("PAYCORE_HTTP_MAX_HEADER_BYTES (%d) must be between 4096 and 1048576", c.HTTPMaxHeaderBytes))
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Sprintf("PAYCORE_METRICS_ADDR=%q is not host:port (or \"off\"): %v", c.MetricsAddr, err))
+		} else if c.MetricsAddr == c.HTTPAddr {
+			errs = append(errs, "PAYCORE_METRICS_ADDR must differ from PAYCORE_HTTP_ADDR: metrics are not served on the API port")
+		}
+	}
+	return errs
 }
 
 // APIVersion is the date-based version segment of every platform path.

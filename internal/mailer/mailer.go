@@ -19,6 +19,9 @@ type Message struct {
 	Subject string    `json:"subject"`
 	Body    string    `json:"body"`
 	SentAt  time.Time `json:"sentAt"`
+	// Sandbox marks mail sent on behalf of a sandbox platform; only such mail is shown in
+	// the development mailbox. Delivery ignores it.
+	Sandbox bool `json:"-"`
 }
 
 // Mailer sends messages.
@@ -90,7 +93,7 @@ func NewSink(log *slog.Logger) *Sink { return &Sink{log: log} }
 // Send records m.
 func (s *Sink) Send(_ context.Context, m Message) error {
 	m.SentAt = time.Now().UTC()
-	s.log.Info("mail (development sink)", "to", m.To, "subject", m.Subject, "body", m.Body)
+	s.log.Info("mail (development sink)", "to", m.To, "subject", m.Subject, "body", m.Body, "sandbox", m.Sandbox)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.box = append(s.box, m)
@@ -98,6 +101,20 @@ func (s *Sink) Send(_ context.Context, m Message) error {
 		s.box = s.box[len(s.box)-100:]
 	}
 	return nil
+}
+
+// SandboxMessages returns the kept messages of sandbox platforms, newest last: what the
+// development mailbox may show.
+func (s *Sink) SandboxMessages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []Message{}
+	for _, m := range s.box {
+		if m.Sandbox {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Messages returns the kept messages, newest last.

@@ -2,6 +2,7 @@ package mailer
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -75,5 +76,26 @@ func TestSink(t *testing.T) {
 	}
 	if n := len(s.Messages()); n != 100 {
 		t.Fatalf("kept %d", n)
+	}
+}
+
+// The development mailbox shows sandbox platforms' mail only; production mail is still
+// logged and kept out of sight.
+func TestSinkSandboxMessages(t *testing.T) {
+	var log strings.Builder
+	s := NewSink(slog.New(slog.NewTextHandler(&log, nil)))
+	_ = s.Send(context.Background(), Message{To: "prod@example.com", Body: "code 111111"})
+	_ = s.Send(context.Background(), Message{To: "sandbox@example.com", Body: "code 222222", Sandbox: true})
+	got := s.SandboxMessages()
+	if len(got) != 1 || got[0].To != "sandbox@example.com" {
+		t.Fatalf("sandbox messages: %+v", got)
+	}
+	if len(s.Messages()) != 2 || !strings.Contains(log.String(), "prod@example.com") {
+		t.Fatalf("production mail not logged: %s", log.String())
+	}
+	var fields map[string]any
+	b, _ := json.Marshal(got[0])
+	if err := json.Unmarshal(b, &fields); err != nil || len(fields) != 5 {
+		t.Fatalf("mailbox entry: %s", b)
 	}
 }

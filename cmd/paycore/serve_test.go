@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"paycore/db/dbtest"
+	"paycore/internal/config"
+	"paycore/internal/devserver"
+	"paycore/internal/sealbox"
+)
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// `paycore serve` serves the API on PAYCORE_HTTP_ADDR and the metrics on their own
+// listener at PAYCORE_METRICS_ADDR, never on the API's port; with the metrics listener off
+// it serves the API alone.
+func TestServeMetricsListener(t *testing.T) {
+	t.Parallel()
+	base := config.Defaults()
+	base.DatabaseURL = dbtest.New(t)
+	base.TemporalAddress = temporalAddr
+	base.TaskQueue = fmt.Sprintf("e2e-%d-serve", os.Getpid())
+	base.MasterKey = sealbox.NewKey()
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, metricsOn := range []bool{true, false} {
+		cfg := base
+		cfg.HTTPAddr = freeAddr(t)
+		cfg.MetricsAddr = ""
+		if metricsOn {
+			cfg.MetricsAddr = freeAddr(t)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+		api := "http://" + cfg.HTTPAddr
+		eventually(t, 30*time.Second, "API up", func() bool {
+			resp, err := http.Get(api + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err == nil && resp.StatusCode == 200
+		})
+		if status, _ := get(api + "/metrics"); status != 404 {
+			t.Fatalf("/metrics on the API port: %d", status)
+		}
+		if metricsOn {
+			status, body := get("http://" + cfg.MetricsAddr + "/metrics")
+			if status != 200 || !strings.Contains(body, `paycore_http_requests_total{method="GET",route="/healthz",status="200"}`) {
+				t.Fatalf("metrics listener: %d\n%s", status, grep(body, "paycore_"))
+			}
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("serve: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not stop")
+		}
+	}
+}
+
+// lockedBuffer collects what a command prints while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// `paycore dev` prints where the metrics are, serves them there and not on the API port,
+// and still serves the development mailbox on the API port.
+func TestDevServesMetricsApart(t *testing.T) {
+	t.Parallel()
+	wd, _ := os.Getwd()
+	cli, err := devserver.FindCLI(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.DatabaseURL = dbtest.New(t)
+	cfg.DataDir = t.TempDir()
+	cfg.TemporalCLI = cli
+	cfg.TemporalAddress = freeAddr(t)
+	_, uiPort, _ := net.SplitHostPort(freeAddr(t))
+	_, _ = fmt.Sscan(uiPort, &cfg.TemporalUIPort)
+	cfg.HTTPAddr = freeAddr(t)
+	cfg.PublicBaseURL = "http://" + cfg.HTTPAddr
+	cfg.MetricsAddr = freeAddr(t)
+	cfg.TaskQueue = fmt.Sprintf("e2e-%d-dev", os.Getpid())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- runDev(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out) }()
+	eventually(t, 90*time.Second, "dev stack running", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("dev stopped: %v\n%s", err, out.String())
+		default:
+		}
+		return strings.Contains(out.String(), "paycore is running")
+	})
+	wantLine := "Metrics          http://" + cfg.MetricsAddr + "/metrics"
+	if !strings.Contains(out.String(), wantLine) {
+		t.Fatalf("banner lacks %q:\n%s", wantLine, out.String())
+	}
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, _ := get("http://" + cfg.HTTPAddr + "/metrics"); status != 404 {
+		t.Fatalf("/metrics on the API port: %d", status)
+	}
+	if status, body := get("http://" + cfg.HTTPAddr + "/dev/mailbox"); status != 200 || !strings.Contains(body, `"data":[]`) {
+		t.Fatalf("mailbox: %d %s", status, body)
+	}
+	if status, body := get("http://" + cfg.MetricsAddr + "/metrics"); status != 200 || !strings.Contains(body, `paycore_http_requests_total{method="GET",route="/dev/mailbox",status="200"} 1`) {
+		t.Fatalf("metrics listener: %d\n%s", status, grep(body, "paycore_"))
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("dev: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("dev did not stop")
+	}
+}
