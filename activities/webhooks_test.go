@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -26,6 +27,7 @@ import (
 )
 
 type fixture struct {
+	pool *pgxpool.Pool
 	box  *sealbox.Box
 	acts *activities.Activities
 	q    *db.Queries
@@ -44,7 +46,7 @@ func newFixture(t *testing.T, sandboxPrivate bool) *fixture {
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
-	f := &fixture{acts: acts, q: db.New(pool), env: env}
+	f := &fixture{pool: pool, acts: acts, q: db.New(pool), env: env}
 	f.box = box
 	return f
 }
