@@ -144,6 +144,11 @@ func (c *Client) Do(method, path string, body any, headers ...string) *Response 
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
 }
 
+// validateMu serializes validations: the validator renders the document's schemas in
+// place while it validates, which races when parallel tests or concurrent clients
+// validate at the same time (reported by the race detector).
+var validateMu sync.Mutex
+
 func (c *Client) validate(method, path string, reqBody []byte, resp *http.Response, body []byte) {
 	c.T.Helper()
 	v := Validator(c.T)
@@ -152,7 +157,9 @@ func (c *Client) validate(method, path string, reqBody []byte, resp *http.Respon
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	validateMu.Lock()
 	ok, errs := v.ValidateHttpResponse(req, resp)
+	validateMu.Unlock()
 	if !ok {
 		for _, e := range errs {
 			msg := e.Message + ": " + e.Reason
