@@ -184,6 +184,7 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 			final = cur.Status
 			return nil // already finished
 		}
+		out := finalOutcome(cur.Type, out)
 		settlement, err := db.LedgerSystemAccount(ctx, q, cur.PlatformID, cur.Currency, db.KindSettlement)
 		if err != nil {
 			return err
@@ -226,12 +227,11 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 		if out.Status == "COMPLETED" {
 			params.SettledAt = &now
 		} else {
+			// The precise cause travels in failureDetails. No failureReason: the outgoing
+			// reasons (quote and lightning failures) describe none of a bank transfer's
+			// failures, and the incoming ones are for payments received over UMA.
 			detail := out.Code + ": " + out.Message
 			params.FailureDetail = &detail
-			if cur.Type == "OUTGOING" {
-				reason := "OFFRAMP_FAILED"
-				params.FailureReason = &reason
-			}
 		}
 		t, err := q.TransactionSetStatus(ctx, params)
 		if err != nil {
@@ -244,6 +244,20 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 		return "", err
 	}
 	return final, nil
+}
+
+// finalOutcome keeps an outcome within the statuses a transaction of this type can end
+// with. A transfer out ends COMPLETED or FAILED (the peer's outgoing statuses have no
+// REJECTED): a bank rejection is FAILED with the rejection in failureDetails. Outcomes
+// recorded by workflows that started before this rule still say REJECTED.
+func finalOutcome(txType string, out sandbox.Outcome) sandbox.Outcome {
+	if out.Status == "COMPLETED" {
+		return out
+	}
+	if txType == "OUTGOING" || out.Status != "REJECTED" {
+		out.Status = "FAILED"
+	}
+	return out
 }
 
 func finishEvent(t db.Transaction) string {

@@ -210,3 +210,79 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 		t.Fatalf("transfer in to a closed account: %v", err)
 	}
 }
+
+var outgoingStatuses = map[string]bool{"PENDING": true, "EXPIRED": true, "PROCESSING": true, "COMPLETED": true, "FAILED": true}
+
+var outgoingFailureReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true, "LIGHTNING_PAYMENT_FAILED": true,
+	"FUNDING_AMOUNT_MISMATCH": true, "COUNTERPARTY_POST_TX_FAILED": true}
+
+// A bank rejection of a transfer out (sandbox 004) ends FAILED with the rejection in
+// failureDetails, within the outgoing statuses and reasons, in the stored transaction and
+// in every OUTGOING_PAYMENT event; so does an outcome recorded as REJECTED by a workflow
+// that started before this rule.
+func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	p := f.platform(t, "SANDBOX", "")
+	a := f.account(t, p)
+	f.fund(t, a, 10_000)
+	for _, tc := range []struct {
+		name    string
+		outcome func(txID string) sandbox.Outcome
+	}{
+		{"sandbox 004", func(txID string) sandbox.Outcome {
+			out, err := f.acts.SubmitTransfer(ctx, txID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}},
+		{"recorded REJECTED", func(string) sandbox.Outcome {
+			return sandbox.Outcome{Status: "REJECTED", Code: "REJECTED_BY_BANK", Message: "the receiving bank rejected the payment"}
+		}},
+	} {
+		req := request(transfer.Out, a, f.external(t, a, "004"), 1_000)
+		if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
+			t.Fatal(err)
+		}
+		status, err := f.acts.FinishTransfer(ctx, req.TransactionID, tc.outcome(req.TransactionID))
+		if err != nil || status != "FAILED" {
+			t.Fatalf("%s: finish %q %v", tc.name, status, err)
+		}
+		tx := f.transaction(t, p, req.TransactionID)
+		if tx.Status != "FAILED" || tx.FailureReason != nil || tx.FailureDetails == nil || tx.FailureDetails.Code != "REJECTED_BY_BANK" {
+			t.Fatalf("%s: transaction %+v (failureReason %v)", tc.name, tx, tx.FailureReason)
+		}
+		if bal, held, _ := f.ledger(t, a.id); bal != 10_000 || held != 0 {
+			t.Fatalf("%s: balance %d held %d, want the hold released", tc.name, bal, held)
+		}
+		rows, err := f.pool.Query(ctx, "SELECT type, data FROM webhook_events WHERE data->>'id' = $1 ORDER BY created_at, id", tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for rows.Next() {
+			var typ string
+			var data view.Transaction
+			var raw []byte
+			if err := rows.Scan(&typ, &raw); err != nil {
+				t.Fatal(err)
+			}
+			_ = json.Unmarshal(raw, &data)
+			seen = append(seen, typ)
+			if !outgoingStatuses[data.Status] || (data.FailureReason != nil && !outgoingFailureReasons[*data.FailureReason]) {
+				t.Fatalf("%s: %s carries status %s, failureReason %v", tc.name, typ, data.Status, data.FailureReason)
+			}
+			if typ == events.OutgoingPaymentFailed && (data.Status != "FAILED" || data.FailureDetails == nil || data.FailureDetails.Code != "REJECTED_BY_BANK") {
+				t.Fatalf("%s: %s payload %s", tc.name, typ, raw)
+			}
+		}
+		if len(seen) != 3 || seen[2] != events.OutgoingPaymentFailed {
+			t.Fatalf("%s: events %v", tc.name, seen)
+		}
+	}
+}

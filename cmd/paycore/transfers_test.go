@@ -89,7 +89,7 @@ func (w *world) waitFinal(id string, timeout time.Duration) view.Transaction {
 	var tx view.Transaction
 	eventually(w.t, timeout, "transaction "+id+" to finish", func() bool {
 		tx = w.transaction(id)
-		return tx.Status == "COMPLETED" || tx.Status == "FAILED" || tx.Status == "REJECTED"
+		return tx.Status == "COMPLETED" || tx.Status == "FAILED"
 	})
 	return tx
 }
@@ -118,7 +118,7 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 		{"001", "COMPLETED", ""},
 		{"002", "FAILED", "INSUFFICIENT_FUNDS"},
 		{"003", "FAILED", "ACCOUNT_CLOSED"},
-		{"004", "REJECTED", "REJECTED_BY_BANK"},
+		{"004", "FAILED", "REJECTED_BY_BANK"},
 		{"005", "FAILED", "TIMED_OUT"},
 	}
 	for _, tc := range cases {
@@ -149,6 +149,9 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 		default:
 			if final.FailureDetails == nil || final.FailureDetails.Code != tc.code || w.balance() != before {
 				t.Fatalf("%s: failure %+v, balance %d (want %d: hold released)", tc.suffix, final.FailureDetails, w.balance(), before)
+			}
+			if final.FailureReason != nil {
+				t.Fatalf("%s: failureReason %s; no outgoing reason describes a bank transfer's failure", tc.suffix, *final.FailureReason)
 			}
 		}
 		if tc.suffix == "005" && time.Since(start) < 2*time.Second {
@@ -287,3 +290,4 @@ func TestOperatorsFindPaymentsBySearchAttributes(t *testing.T) {
 		return find(fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "FAILED" AND ExecutionStatus = "Completed"`, tx.ID)) == 1
 	})
 }
+
