@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -291,3 +292,62 @@ func TestOperatorsFindPaymentsBySearchAttributes(t *testing.T) {
 	})
 }
 
+// A bank's rejection of a transfer out (sandbox 004) is FAILED with the rejection in
+// failureDetails and no failureReason outside the outgoing enum, in GET, in the list, and
+// in the OUTGOING_PAYMENT_FAILED webhook the platform receives (checked against the
+// document's OutgoingTransaction).
+func TestBankRejectedTransferOutIsFailed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, fast)
+	w := newWorld(t, s)
+	rc := newReceiver(t, nil)
+	setEndpoint(t, w.c, rc.srv.URL)
+	w.fund(5000)
+	var tx view.Transaction
+	if r := w.transferOut(w.external("004"), 1000); r.Status != 201 {
+		t.Fatalf("transfer-out: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &tx)
+	}
+	check := func(where string, got view.Transaction) {
+		t.Helper()
+		if got.Status != "FAILED" || got.FailureReason != nil || got.FailureDetails == nil || got.FailureDetails.Code != "REJECTED_BY_BANK" {
+			t.Fatalf("%s: status %s, failureReason %v, failureDetails %+v", where, got.Status, got.FailureReason, got.FailureDetails)
+		}
+	}
+	check("GET", w.waitFinal(tx.ID, 20*time.Second))
+	var list api.List[view.Transaction]
+	w.c.Do("GET", "/transactions?type=OUTGOING&status=FAILED", nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != tx.ID {
+		t.Fatalf("FAILED outgoing transactions: %+v", list.Data)
+	}
+	check("list", list.Data[0])
+	w.c.Do("GET", "/transactions?type=OUTGOING&status=REJECTED", nil).Decode(t, &list)
+	if list.TotalCount != 0 {
+		t.Fatalf("REJECTED outgoing transactions listed: %+v", list.Data)
+	}
+	var body []byte
+	eventually(t, 20*time.Second, "the OUTGOING_PAYMENT_FAILED webhook", func() bool {
+		for i := range rc.count() {
+			d := rc.get(i)
+			var env struct {
+				Type string          `json:"type"`
+				Data json.RawMessage `json:"data"`
+			}
+			_ = json.Unmarshal(d.body, &env)
+			if env.Type == "OUTGOING_PAYMENT_FAILED" && strings.Contains(string(env.Data), tx.ID) {
+				body = d.body
+				return true
+			}
+		}
+		return false
+	})
+	if errs := apitest.SchemaErrors(t, "WebhookEnvelope", body); len(errs) > 0 {
+		t.Fatalf("the webhook does not match the document: %v\n%s", errs, body)
+	}
+	var env struct {
+		Data view.Transaction `json:"data"`
+	}
+	_ = json.Unmarshal(body, &env)
+	check("webhook", env.Data)
+}
