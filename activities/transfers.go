@@ -46,11 +46,14 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (j
 			return err
 		}
 		platformID := uuid.MustParse(in.PlatformID)
-		acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: platformID, ID: uuid.MustParse(in.InternalAccountID)})
+		// The account's ledger row lock, held until this transaction commits, orders the
+		// creation against a close of the account: either the close comes first and the
+		// status read here is CLOSED, or it comes after and sees this transaction.
+		acct, err := db.InternalAccountLock(ctx, q, platformID, uuid.MustParse(in.InternalAccountID))
 		if err != nil {
-			return fmt.Errorf("load internal account: %w", err)
+			return err
 		}
-		if acct.InternalAccount.Status != "ACTIVE" {
+		if acct.InternalAccount.Status != db.AccountActive {
 			return temporal.NewNonRetryableApplicationError("the internal account is "+acct.InternalAccount.Status, transfer.ErrAccountInactive, nil)
 		}
 		platformCustomerID := ""
@@ -177,18 +180,23 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID string) (
 // FinishTransfer settles a transfer with its outcome in one database transaction: on
 // success the ledger postings (for a transfer out, capturing the hold), on failure the
 // release of the hold; the final status, settledAt and the webhook event. Finishing an
-// already finished transfer changes nothing.
-func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, out sandbox.Outcome) error {
+// already finished transfer changes nothing. It returns the status the transaction ends
+// with, which differs from the rail's outcome when money cannot be delivered: a transfer
+// in whose internal account was closed meanwhile is FAILED (ACCOUNT_CLOSED) and credits
+// nothing, rather than retrying forever or stranding money in a closed account.
+func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, out sandbox.Outcome) (string, error) {
 	id := uuid.MustParse(transactionID)
-	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+	final := ""
+	err := db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
 		cur, err := q.TransactionGetForUpdate(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock transaction: %w", err)
 		}
 		if cur.Status != "PROCESSING" && cur.Status != "PENDING" {
+			final = cur.Status
 			return nil // already finished
 		}
-		params := db.TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: []string{"PENDING", "PROCESSING"}}
+		out := finalOutcome(cur.Type, out)
 		settlement, err := db.LedgerSystemAccount(ctx, q, cur.PlatformID, cur.Currency, db.KindSettlement)
 		if err != nil {
 			return err
@@ -204,38 +212,64 @@ func (a *Activities) FinishTransfer(ctx context.Context, transactionID string, o
 		}
 		if moves != nil {
 			after, err := db.LedgerApplyAccounts(ctx, q, id, cur.Currency, moves)
-			if err != nil {
+			switch {
+			case errors.Is(err, db.ErrAccountClosed) && cur.Type == "INCOMING":
+				// Closing refuses an account with incoming money on the way, so this is
+				// defence in depth: the payment fails and nothing is posted (the ledger
+				// refused before writing anything).
+				out = sandbox.Outcome{Status: "FAILED", Code: "ACCOUNT_CLOSED", Message: "the destination internal account was closed before the payment settled"}
+			case err != nil:
 				return fmt.Errorf("post transfer: %w", err)
-			}
-			internal := cur.DestinationAccountID
-			if cur.Type == "OUTGOING" {
-				internal = cur.SourceAccountID.UUID
-			}
-			acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: cur.PlatformID, ID: internal})
-			if err != nil {
-				return fmt.Errorf("load internal account: %w", err)
-			}
-			if err := a.emitBalance(ctx, q, acct.InternalAccount, after[internal]); err != nil {
-				return err
+			default:
+				internal := cur.DestinationAccountID
+				if cur.Type == "OUTGOING" {
+					internal = cur.SourceAccountID.UUID
+				}
+				acct, err := q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: cur.PlatformID, ID: internal})
+				if err != nil {
+					return fmt.Errorf("load internal account: %w", err)
+				}
+				if err := a.emitBalance(ctx, q, acct.InternalAccount, after[internal]); err != nil {
+					return err
+				}
 			}
 		}
+		params := db.TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: []string{"PENDING", "PROCESSING"}}
 		now := time.Now()
 		if out.Status == "COMPLETED" {
 			params.SettledAt = &now
 		} else {
+			// The precise cause travels in failureDetails. No failureReason: the outgoing
+			// reasons (quote and lightning failures) describe none of a bank transfer's
+			// failures, and the incoming ones are for payments received over UMA.
 			detail := out.Code + ": " + out.Message
 			params.FailureDetail = &detail
-			if cur.Type == "OUTGOING" {
-				reason := "OFFRAMP_FAILED"
-				params.FailureReason = &reason
-			}
 		}
 		t, err := q.TransactionSetStatus(ctx, params)
 		if err != nil {
 			return fmt.Errorf("finish transaction: %w", err)
 		}
+		final = t.Status
 		return a.emit(ctx, q, t, finishEvent(t))
 	})
+	if err != nil {
+		return "", err
+	}
+	return final, nil
+}
+
+// finalOutcome keeps an outcome within the statuses a transaction of this type can end
+// with. A transfer out ends COMPLETED or FAILED (the peer's outgoing statuses have no
+// REJECTED): a bank rejection is FAILED with the rejection in failureDetails. Outcomes
+// recorded by workflows that started before this rule still say REJECTED.
+func finalOutcome(txType string, out sandbox.Outcome) sandbox.Outcome {
+	if out.Status == "COMPLETED" {
+		return out
+	}
+	if txType == "OUTGOING" || out.Status != "REJECTED" {
+		out.Status = "FAILED"
+	}
+	return out
 }
 
 func finishEvent(t db.Transaction) string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -30,6 +31,7 @@ import (
 )
 
 type fixture struct {
+	pool *pgxpool.Pool
 	box  *sealbox.Box
 	acts *activities.Activities
 	q    *db.Queries
@@ -53,7 +55,7 @@ func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
-	f := &fixture{acts: acts, q: db.New(pool), env: env}
+	f := &fixture{pool: pool, acts: acts, q: db.New(pool), env: env}
 	f.box = box
 	return f
 }

@@ -782,8 +782,10 @@ func (s *Server) customerUpdate(c db.Customer, p db.Platform, b customerBody) (d
 	return upd, nil
 }
 
-// replaceCurrencies opens accounts for added currencies and closes those of removed ones;
-// an account that still holds money (or has funds held) cannot be closed.
+// replaceCurrencies opens accounts for added currencies and closes those of removed ones,
+// inside the PATCH's database transaction. db.InternalAccountClose refuses an account that
+// holds money, has money held or has money on its way in (the whole PATCH then writes
+// nothing); accounts are closed in id order, the ledger's lock order.
 func (s *Server) replaceCurrencies(r *http.Request, q *db.Queries, p db.Platform, c db.Customer, next []string) error {
 	accounts, err := q.InternalAccountsOfCustomer(r.Context(), uuid.NullUUID{UUID: c.ID, Valid: true})
 	if err != nil {
@@ -795,11 +797,7 @@ func (s *Server) replaceCurrencies(r *http.Request, q *db.Queries, p db.Platform
 		if slices.Contains(next, a.InternalAccount.Currency) {
 			continue
 		}
-		if a.Balance != 0 || a.Held != 0 {
-			return invalidField("currencies", "cannot remove %s: its account %s still holds %d (with %d held by pending transfers); move the money out first",
-				a.InternalAccount.Currency, ids.Format(ids.InternalAccount, a.InternalAccount.ID), a.Balance, a.Held)
-		}
-		if err := q.InternalAccountSetStatus(r.Context(), db.InternalAccountSetStatusParams{ID: a.InternalAccount.ID, Status: "CLOSED"}); err != nil {
+		if err := db.InternalAccountClose(r.Context(), q, p.ID, a.InternalAccount.ID); err != nil {
 			return err
 		}
 	}

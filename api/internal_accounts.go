@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -239,9 +240,15 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 			return err
 		}
 		txID := ids.New()
-		if err := db.LedgerApply(r.Context(), q, txID, a.InternalAccount.Currency, []db.Move{
+		// The ledger re-checks under its locks: an account closed since the check above
+		// receives nothing.
+		err = db.LedgerApply(r.Context(), q, txID, a.InternalAccount.Currency, []db.Move{
 			{Account: src.ID, Amount: -*body.Amount}, {Account: a.InternalAccount.ID, Amount: *body.Amount},
-		}); err != nil {
+		})
+		if errors.Is(err, db.ErrAccountClosed) {
+			return invalid("the account is CLOSED and cannot receive funds")
+		}
+		if err != nil {
 			return err
 		}
 		now := time.Now()

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/pb33f/libopenapi"
 
 	"paycore/api"
+	"paycore/api/apitest"
 )
 
 // Every route the router serves is documented, and the document names nothing the router
@@ -67,5 +69,58 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	if len(served) < 15 {
 		t.Fatalf("walked only %d routes", len(served))
+	}
+}
+
+// Outgoing transactions take only the peer's outgoing statuses and failure reasons, in
+// every body that carries one (responses and OUTGOING_PAYMENT_* webhooks); incoming ones
+// keep theirs.
+func TestOpenAPITransactionEnumsByType(t *testing.T) {
+	t.Parallel()
+	tx := func(typ, status, reason string) map[string]any {
+		m := map[string]any{"id": "Transaction:0190a000-0000-7000-8000-000000000001", "status": status, "type": typ,
+			"source":      map[string]any{"sourceType": "ACCOUNT", "accountId": "InternalAccount:0190a000-0000-7000-8000-000000000002", "currency": "USD"},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": "ExternalAccount:0190a000-0000-7000-8000-000000000003", "currency": "USD"},
+			"customerId":  "Customer:0190a000-0000-7000-8000-000000000004", "platformCustomerId": "c-4",
+			"receivedAmount": map[string]any{"amount": 100, "currency": map[string]any{"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}},
+			"createdAt":      "2025-10-13T00:00:00Z", "updatedAt": "2025-10-13T00:00:00Z",
+			"failureDetails": map[string]any{"code": "REJECTED_BY_BANK", "message": "the bank rejected the payment"}}
+		if typ == "OUTGOING" {
+			m["sentAmount"] = m["receivedAmount"]
+		}
+		if reason != "" {
+			m["failureReason"] = reason
+		}
+		return m
+	}
+	envelope := func(eventType string, data any) map[string]any {
+		return map[string]any{"id": "Webhook:0190a000-0000-7000-8000-000000000005", "type": eventType, "timestamp": "2025-10-13T00:00:00Z", "data": data}
+	}
+	for _, tc := range []struct {
+		name, schema string
+		body         any
+		valid        bool
+	}{
+		{"outgoing failed, cause in failureDetails", "Transaction", tx("OUTGOING", "FAILED", ""), true},
+		{"outgoing with an outgoing reason", "Transaction", tx("OUTGOING", "FAILED", "QUOTE_EXPIRED"), true},
+		{"outgoing REJECTED", "Transaction", tx("OUTGOING", "REJECTED", ""), false},
+		{"outgoing OFFRAMP_FAILED", "Transaction", tx("OUTGOING", "FAILED", "OFFRAMP_FAILED"), false},
+		{"outgoing CREATED", "Transaction", tx("OUTGOING", "CREATED", ""), false},
+		{"incoming REJECTED with OFFRAMP_FAILED", "Transaction", tx("INCOMING", "REJECTED", "OFFRAMP_FAILED"), true},
+		{"incoming with an outgoing-only reason", "Transaction", tx("INCOMING", "FAILED", "LIGHTNING_PAYMENT_FAILED"), false},
+		{"OUTGOING_PAYMENT_FAILED webhook", "WebhookEnvelope", envelope("OUTGOING_PAYMENT_FAILED", tx("OUTGOING", "FAILED", "")), true},
+		{"OUTGOING_PAYMENT_FAILED webhook, REJECTED", "WebhookEnvelope", envelope("OUTGOING_PAYMENT_FAILED", tx("OUTGOING", "REJECTED", "")), false},
+		{"OUTGOING_PAYMENT_FAILED webhook, OFFRAMP_FAILED", "WebhookEnvelope", envelope("OUTGOING_PAYMENT_FAILED", tx("OUTGOING", "FAILED", "OFFRAMP_FAILED")), false},
+		{"INCOMING_PAYMENT_FAILED webhook", "WebhookEnvelope", envelope("INCOMING_PAYMENT_FAILED", tx("INCOMING", "FAILED", "OFFRAMP_FAILED")), true},
+		{"TEST webhook", "WebhookEnvelope", envelope("TEST", map[string]any{}), true},
+	} {
+		raw, _ := json.Marshal(tc.body)
+		errs := apitest.SchemaErrors(t, tc.schema, raw)
+		if tc.valid && len(errs) > 0 {
+			t.Errorf("%s: refused: %v", tc.name, errs)
+		}
+		if !tc.valid && len(errs) == 0 {
+			t.Errorf("%s: accepted", tc.name)
+		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"paycore/db"
+	"paycore/internal/ids"
 )
 
 // Error is an API error: it renders as {status, code, message, details} with a stable
@@ -35,6 +38,7 @@ const (
 	CodeMethodNotAllowed    = "METHOD_NOT_ALLOWED"
 	CodePayloadTooLarge     = "PAYLOAD_TOO_LARGE"
 	CodeConflict            = "CONFLICT"
+	CodeAccountNotEmpty     = "ACCOUNT_NOT_EMPTY"
 	CodeIdempotencyMismatch = "IDEMPOTENCY_KEY_REUSED"
 	CodeIdempotencyBusy     = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	CodeWebhookNotSet       = "WEBHOOK_ENDPOINT_NOT_SET"
@@ -76,8 +80,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError renders err. Internal errors are logged with the request id and never leak.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *Error
-	if !errors.As(err, &e) {
+	e := domainError(err)
+	if e == nil && !errors.As(err, &e) {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"request_id", w.Header().Get("X-Request-Id"), "error", err)
 		e = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error; quote the X-Request-Id header when reporting it"}
@@ -86,6 +90,23 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
 	}
 	writeJSON(w, e.Status, e)
+}
+
+// domainError maps the typed refusals of the db operations to their responses; nil when
+// err is none of them.
+func domainError(err error) *Error {
+	var notEmpty *db.AccountNotEmptyError
+	switch {
+	case errors.As(err, &notEmpty):
+		return &Error{Status: http.StatusConflict, Code: CodeAccountNotEmpty,
+			Message: fmt.Sprintf("the %s account %s cannot be closed: %s; move the money out and let pending transfers finish first",
+				notEmpty.Currency, ids.Format(ids.InternalAccount, notEmpty.AccountID), notEmpty.Reason()),
+			Details: map[string]any{"accountId": ids.Format(ids.InternalAccount, notEmpty.AccountID), "currency": notEmpty.Currency,
+				"balance": notEmpty.Balance, "held": notEmpty.Held, "pendingIncomingTransactions": notEmpty.Incoming}}
+	case errors.Is(err, db.ErrAccountClosed):
+		return invalid("the internal account is CLOSED and can neither receive nor send money")
+	}
+	return nil
 }
 
 // handler adapts a handler returning an error.

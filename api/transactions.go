@@ -13,7 +13,9 @@ import (
 	"paycore/internal/ids"
 )
 
-// Transaction statuses.
+// Transaction statuses, the values of the status filter. Outgoing transactions only ever
+// hold the outgoing ones (PENDING, EXPIRED, PROCESSING, COMPLETED, FAILED; a database
+// constraint keeps them so), so the others select incoming transactions.
 var transactionStatuses = []string{"CREATED", "PENDING", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
 
 var errTransactionNotFound = notFound("TRANSACTION_NOT_FOUND", "transaction")

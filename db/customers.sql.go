@@ -160,7 +160,7 @@ func (q *Queries) CustomerGet(ctx context.Context, arg CustomerGetParams) (Custo
 }
 
 const customerGetForUpdate = `-- name: CustomerGetForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE platform_id = $1 AND id = $2 FOR UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type CustomerGetForUpdateParams struct {
@@ -168,6 +168,9 @@ type CustomerGetForUpdateParams struct {
 	ID         uuid.UUID
 }
 
+// FOR NO KEY UPDATE: serializes changes to the customer without blocking the foreign-key
+// checks (FOR KEY SHARE) of rows that reference it, such as a transaction being recorded by
+// a posting that already holds a ledger lock the update may wait for.
 func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUpdateParams) (Customer, error) {
 	row := q.db.QueryRow(ctx, customerGetForUpdate, arg.PlatformID, arg.ID)
 	var i Customer

@@ -255,9 +255,43 @@ type InternalAccountSetStatusParams struct {
 	Status string
 }
 
+// Status changes go through db.InternalAccountClose, which holds the account's ledger row
+// lock (the lock every posting takes) while it checks and writes.
 func (q *Queries) InternalAccountSetStatus(ctx context.Context, arg InternalAccountSetStatusParams) error {
 	_, err := q.db.Exec(ctx, internalAccountSetStatus, arg.ID, arg.Status)
 	return err
+}
+
+const internalAccountStatuses = `-- name: InternalAccountStatuses :many
+SELECT id, status FROM internal_accounts WHERE id = ANY($1::uuid[])
+`
+
+type InternalAccountStatusesRow struct {
+	ID     uuid.UUID
+	Status string
+}
+
+// Statuses of the internal accounts among ids (system ledger accounts have none). Run it
+// after LedgerAccountsLock, as its own statement, so it sees every status change committed
+// before the locks were granted.
+func (q *Queries) InternalAccountStatuses(ctx context.Context, ids []uuid.UUID) ([]InternalAccountStatusesRow, error) {
+	rows, err := q.db.Query(ctx, internalAccountStatuses, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InternalAccountStatusesRow{}
+	for rows.Next() {
+		var i InternalAccountStatusesRow
+		if err := rows.Scan(&i.ID, &i.Status); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const internalAccountsOfCustomer = `-- name: InternalAccountsOfCustomer :many

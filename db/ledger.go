@@ -36,7 +36,9 @@ type Move struct {
 
 // LedgerApply applies moves for transaction txID inside the caller's database transaction.
 // Accounts are locked in id order (no deadlocks between concurrent movements), checked
-// for currency, and no internal account may end with a negative available balance.
+// for currency, no internal account may end with a negative available balance, and no
+// move may touch a CLOSED internal account (ErrAccountClosed, returned before anything is
+// written, so the caller's transaction stays usable).
 func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) error {
 	_, err := LedgerApplyAccounts(ctx, q, txID, currency, moves)
 	return err
@@ -63,6 +65,17 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 	byID := make(map[uuid.UUID]LedgerAccount, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r
+	}
+	// Statuses are read after the locks are granted, in their own statement: an account
+	// closed by a transaction that committed while this one waited is seen as CLOSED.
+	statuses, err := q.InternalAccountStatuses(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read internal account statuses: %w", err)
+	}
+	for _, s := range statuses {
+		if s.Status == AccountClosed {
+			return nil, fmt.Errorf("ledger account %s: %w", s.ID, ErrAccountClosed)
+		}
 	}
 	for _, m := range moves {
 		a, ok := byID[m.Account]

@@ -367,6 +367,20 @@ func (q *Queries) TransactionListNonTerminal(ctx context.Context) ([]Transaction
 	return items, nil
 }
 
+const transactionOpenIncomingCount = `-- name: TransactionOpenIncomingCount :one
+SELECT count(*) FROM transactions
+WHERE destination_account_id = $1 AND destination_kind = 'INTERNAL'
+  AND status IN ('CREATED', 'PENDING', 'PROCESSING')
+`
+
+// Transactions not yet final that will credit this internal account when they settle.
+func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, transactionOpenIncomingCount, accountID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const transactionSetStatus = `-- name: TransactionSetStatus :one
 UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,

@@ -8,7 +8,10 @@ RETURNING *;
 SELECT * FROM customers WHERE platform_id = $1 AND id = $2;
 
 -- name: CustomerGetForUpdate :one
-SELECT * FROM customers WHERE platform_id = $1 AND id = $2 FOR UPDATE;
+-- FOR NO KEY UPDATE: serializes changes to the customer without blocking the foreign-key
+-- checks (FOR KEY SHARE) of rows that reference it, such as a transaction being recorded by
+-- a posting that already holds a ledger lock the update may wait for.
+SELECT * FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE;
 
 -- name: CustomerUpdate :one
 UPDATE customers

@@ -41,7 +41,15 @@ WHERE a.customer_id = $1 AND a.status <> 'CLOSED'
 ORDER BY a.id;
 
 -- name: InternalAccountSetStatus :exec
+-- Status changes go through db.InternalAccountClose, which holds the account's ledger row
+-- lock (the lock every posting takes) while it checks and writes.
 UPDATE internal_accounts SET status = $2, updated_at = now() WHERE id = $1;
+
+-- name: InternalAccountStatuses :many
+-- Statuses of the internal accounts among ids (system ledger accounts have none). Run it
+-- after LedgerAccountsLock, as its own statement, so it sees every status change committed
+-- before the locks were granted.
+SELECT id, status FROM internal_accounts WHERE id = ANY(@ids::uuid[]);
 
 -- name: InternalAccountSetPrivate :one
 UPDATE internal_accounts SET private_enabled = $3, updated_at = now()

@@ -4,6 +4,12 @@ INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, ki
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 RETURNING *;
 
+-- name: TransactionOpenIncomingCount :one
+-- Transactions not yet final that will credit this internal account when they settle.
+SELECT count(*) FROM transactions
+WHERE destination_account_id = @account_id AND destination_kind = 'INTERNAL'
+  AND status IN ('CREATED', 'PENDING', 'PROCESSING');
+
 -- name: TransactionGet :one
 SELECT * FROM transactions WHERE platform_id = $1 AND id = $2;
 

@@ -43,9 +43,9 @@ func localStep(ctx workflow.Context) workflow.Context {
 // answers the request with the Transaction resource; a refused creation ends the workflow with nothing written. The
 // workflow then marks the payment PROCESSING, submits it to the rail (a regular activity:
 // the outside world), waits on a durable timer for the sandbox's slow scenario, and
-// finishes it: COMPLETED with its ledger postings, or FAILED/REJECTED with the hold
-// released. Every step is idempotent, and the TransactionStatus search attribute follows
-// the status so operators can find stuck payments.
+// finishes it: COMPLETED with its ledger postings, or FAILED with the hold released.
+// Every step is idempotent, and the TransactionStatus search attribute follows the status
+// so operators can find stuck payments.
 func Transfer(ctx workflow.Context, in transfer.Request) error {
 	var a *activities.Activities
 	logger := workflow.GetLogger(ctx)
@@ -103,10 +103,18 @@ func Transfer(ctx workflow.Context, in transfer.Request) error {
 			return err
 		}
 	}
-	if err := workflow.ExecuteLocalActivity(localStep(ctx), a.FinishTransfer, in.TransactionID, outcome).Get(ctx, nil); err != nil {
+	// FinishTransfer answers with the status the transaction ended with (a transfer in to
+	// an account closed meanwhile fails whatever the rail said). Histories recorded before
+	// it answered carry no result; their status is the outcome's, as it was then, so
+	// replaying them issues the same search-attribute upsert.
+	var final string
+	if err := workflow.ExecuteLocalActivity(localStep(ctx), a.FinishTransfer, in.TransactionID, outcome).Get(ctx, &final); err != nil {
 		return err
 	}
-	setStatus(ctx, outcome.Status)
+	if final == "" {
+		final = outcome.Status
+	}
+	setStatus(ctx, final)
 	return nil
 }
 

@@ -48,7 +48,7 @@ func TestTransferCompletes(t *testing.T) {
 	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{"id":"Transaction:x"}`), nil).Once()
 	env.OnActivity(a.MarkTransferProcessing, mock.Anything, req.TransactionID).Return("PROCESSING", nil).Once()
 	env.OnActivity(a.SubmitTransfer, mock.Anything, req.TransactionID).Return(sandbox.Outcome{Status: "COMPLETED"}, nil).Once()
-	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}).Return(nil).Once()
+	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}).Return("COMPLETED", nil).Once()
 	if err := runTransfer(t, env); err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestTransferSlowScenarioWaits(t *testing.T) {
 	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{}`), nil)
 	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
 	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(slow, nil)
-	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, slow).Return(nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
+	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, slow).Return("FAILED", nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
 	if err := runTransfer(t, env); err != nil {
 		t.Fatal(err)
 	}
@@ -105,4 +105,37 @@ func TestTransferAlreadyFinished(t *testing.T) {
 
 func asApp(err error, target **temporal.ApplicationError) bool {
 	return errors.As(err, target)
+}
+
+// The TransactionStatus search attribute ends with the status the transaction finished
+// with, not the rail's outcome: a transfer in whose account was closed meanwhile FAILED.
+func TestTransferStatusFollowsFinish(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	in := req
+	in.Kind = transfer.In
+	ok := sandbox.Outcome{Status: "COMPLETED"}
+	env.OnActivity(a.CreateTransfer, mock.Anything, in).Return(json.RawMessage(`{}`), nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
+	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(ok, nil)
+	env.OnActivity(a.FinishTransfer, mock.Anything, in.TransactionID, ok).Return("FAILED", nil).Once()
+	var statuses []string
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
+		if v, found := args.Get(0).(temporal.SearchAttributes).GetKeyword(AttrTransactionStatus); found {
+			statuses = append(statuses, v)
+		}
+	})
+	var updateErr error
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateCreateTransfer, "u1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { updateErr = err }, OnAccept: func() {}, OnComplete: func(_ interface{}, err error) { updateErr = err },
+		})
+	}, 0)
+	env.ExecuteWorkflow(Transfer, in)
+	if err := env.GetWorkflowError(); err != nil || updateErr != nil {
+		t.Fatalf("workflow %v, update %v", err, updateErr)
+	}
+	if len(statuses) == 0 || statuses[len(statuses)-1] != "FAILED" {
+		t.Fatalf("TransactionStatus upserts %v, want the last FAILED", statuses)
+	}
 }

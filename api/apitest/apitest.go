@@ -14,6 +14,8 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"paycore/api"
 )
@@ -30,9 +32,50 @@ var loadValidator = sync.OnceValues(func() (validator.Validator, error) {
 	return v, nil
 })
 
-// validateMu serialises validations: libopenapi renders schemas into shared state while
-// validating, so parallel tests raced on it.
-var validateMu sync.Mutex
+var loadModel = sync.OnceValues(func() (*v3.Document, error) {
+	doc, err := libopenapi.NewDocument(api.OpenAPI())
+	if err != nil {
+		return nil, err
+	}
+	m, err := doc.BuildV3Model()
+	if err != nil {
+		return nil, err
+	}
+	return &m.Model, nil
+})
+
+// SchemaErrors validates payload against the document's component schema name (for
+// bodies no response carries, such as webhook deliveries) and returns what does not
+// match; none when it does.
+func SchemaErrors(t testing.TB, name string, payload []byte) []string {
+	t.Helper()
+	m, err := loadModel()
+	if err != nil {
+		t.Fatalf("load OpenAPI document: %v", err)
+	}
+	proxy := m.Components.Schemas.GetOrZero(name)
+	if proxy == nil {
+		t.Fatalf("the document has no schema %s", name)
+	}
+	validateMu.Lock()
+	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(proxy.Schema(), payload)
+	validateMu.Unlock()
+	if ok {
+		return nil
+	}
+	var out []string
+	for _, e := range errs {
+		msg := e.Message + ": " + e.Reason
+		for _, se := range e.SchemaValidationErrors {
+			msg += "; " + se.FieldPath + " " + se.Reason
+		}
+		out = append(out, msg)
+	}
+	if len(out) == 0 {
+		out = append(out, "does not match "+name)
+	}
+	return out
+}
 
 // Validator returns the OpenAPI validator of the embedded document.
 func Validator(t testing.TB) validator.Validator {
@@ -147,6 +190,11 @@ func (c *Client) Do(method, path string, body any, headers ...string) *Response 
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
 }
+
+// validateMu serializes validations: the validator renders the document's schemas in
+// place while it validates, which races when parallel tests or concurrent clients
+// validate at the same time (reported by the race detector).
+var validateMu sync.Mutex
 
 func (c *Client) validate(method, path string, reqBody []byte, resp *http.Response, body []byte) {
 	c.T.Helper()

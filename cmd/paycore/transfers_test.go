@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -89,7 +90,7 @@ func (w *world) waitFinal(id string, timeout time.Duration) view.Transaction {
 	var tx view.Transaction
 	eventually(w.t, timeout, "transaction "+id+" to finish", func() bool {
 		tx = w.transaction(id)
-		return tx.Status == "COMPLETED" || tx.Status == "FAILED" || tx.Status == "REJECTED"
+		return tx.Status == "COMPLETED" || tx.Status == "FAILED"
 	})
 	return tx
 }
@@ -118,7 +119,7 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 		{"001", "COMPLETED", ""},
 		{"002", "FAILED", "INSUFFICIENT_FUNDS"},
 		{"003", "FAILED", "ACCOUNT_CLOSED"},
-		{"004", "REJECTED", "REJECTED_BY_BANK"},
+		{"004", "FAILED", "REJECTED_BY_BANK"},
 		{"005", "FAILED", "TIMED_OUT"},
 	}
 	for _, tc := range cases {
@@ -149,6 +150,9 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 		default:
 			if final.FailureDetails == nil || final.FailureDetails.Code != tc.code || w.balance() != before {
 				t.Fatalf("%s: failure %+v, balance %d (want %d: hold released)", tc.suffix, final.FailureDetails, w.balance(), before)
+			}
+			if final.FailureReason != nil {
+				t.Fatalf("%s: failureReason %s; no outgoing reason describes a bank transfer's failure", tc.suffix, *final.FailureReason)
 			}
 		}
 		if tc.suffix == "005" && time.Since(start) < 2*time.Second {
@@ -286,4 +290,64 @@ func TestOperatorsFindPaymentsBySearchAttributes(t *testing.T) {
 	eventually(t, 10*time.Second, "the final status in visibility", func() bool {
 		return find(fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "FAILED" AND ExecutionStatus = "Completed"`, tx.ID)) == 1
 	})
+}
+
+// A bank's rejection of a transfer out (sandbox 004) is FAILED with the rejection in
+// failureDetails and no failureReason outside the outgoing enum, in GET, in the list, and
+// in the OUTGOING_PAYMENT_FAILED webhook the platform receives (checked against the
+// document's OutgoingTransaction).
+func TestBankRejectedTransferOutIsFailed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, fast)
+	w := newWorld(t, s)
+	rc := newReceiver(t, nil)
+	setEndpoint(t, w.c, rc.srv.URL)
+	w.fund(5000)
+	var tx view.Transaction
+	if r := w.transferOut(w.external("004"), 1000); r.Status != 201 {
+		t.Fatalf("transfer-out: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &tx)
+	}
+	check := func(where string, got view.Transaction) {
+		t.Helper()
+		if got.Status != "FAILED" || got.FailureReason != nil || got.FailureDetails == nil || got.FailureDetails.Code != "REJECTED_BY_BANK" {
+			t.Fatalf("%s: status %s, failureReason %v, failureDetails %+v", where, got.Status, got.FailureReason, got.FailureDetails)
+		}
+	}
+	check("GET", w.waitFinal(tx.ID, 20*time.Second))
+	var list api.List[view.Transaction]
+	w.c.Do("GET", "/transactions?type=OUTGOING&status=FAILED", nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != tx.ID {
+		t.Fatalf("FAILED outgoing transactions: %+v", list.Data)
+	}
+	check("list", list.Data[0])
+	w.c.Do("GET", "/transactions?type=OUTGOING&status=REJECTED", nil).Decode(t, &list)
+	if list.TotalCount != 0 {
+		t.Fatalf("REJECTED outgoing transactions listed: %+v", list.Data)
+	}
+	var body []byte
+	eventually(t, 20*time.Second, "the OUTGOING_PAYMENT_FAILED webhook", func() bool {
+		for i := range rc.count() {
+			d := rc.get(i)
+			var env struct {
+				Type string          `json:"type"`
+				Data json.RawMessage `json:"data"`
+			}
+			_ = json.Unmarshal(d.body, &env)
+			if env.Type == "OUTGOING_PAYMENT_FAILED" && strings.Contains(string(env.Data), tx.ID) {
+				body = d.body
+				return true
+			}
+		}
+		return false
+	})
+	if errs := apitest.SchemaErrors(t, "WebhookEnvelope", body); len(errs) > 0 {
+		t.Fatalf("the webhook does not match the document: %v\n%s", errs, body)
+	}
+	var env struct {
+		Data view.Transaction `json:"data"`
+	}
+	_ = json.Unmarshal(body, &env)
+	check("webhook", env.Data)
 }

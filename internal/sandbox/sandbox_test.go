@@ -6,7 +6,7 @@ func TestTransferOutcome(t *testing.T) {
 	for id, want := range map[string]Outcome{
 		"123456789002":           {Status: "FAILED", Code: "INSUFFICIENT_FUNDS"},
 		"DE89370400440532013003": {Status: "FAILED", Code: "ACCOUNT_CLOSED"},
-		"000000000004":           {Status: "REJECTED", Code: "REJECTED_BY_BANK"},
+		"000000000004":           {Status: "FAILED", Code: "REJECTED_BY_BANK"},
 		"987654321005":           {Status: "FAILED", Code: "TIMED_OUT", Slow: true},
 		"name005@upi":            {Status: "FAILED", Code: "TIMED_OUT", Slow: true},
 		"123456789001":           {Status: "COMPLETED"},

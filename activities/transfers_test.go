@@ -1,0 +1,288 @@
+package activities_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
+)
+
+// account is a customer's USD internal account on a sandbox platform, with an external
+// account of the same customer.
+type account struct {
+	p        db.Platform
+	customer uuid.UUID
+	id       uuid.UUID
+}
+
+func (f *fixture) account(t *testing.T, p db.Platform) account {
+	t.Helper()
+	ctx := context.Background()
+	c, err := f.q.CustomerCreate(ctx, db.CustomerCreateParams{ID: ids.New(), PlatformID: p.ID, PlatformCustomerID: ids.New().String(), CustomerType: "INDIVIDUAL",
+		Region: "US", Currencies: []string{"USD"}, UmaAddress: "$" + ids.New().String() + "@p.example.com", KycStatus: "APPROVED"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ids.New()
+	if _, err := f.q.LedgerAccountCreate(ctx, db.LedgerAccountCreateParams{ID: id, PlatformID: p.ID, Currency: "USD", Kind: db.KindInternal}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.q.InternalAccountCreate(ctx, db.InternalAccountCreateParams{ID: id, PlatformID: p.ID, CustomerID: uuid.NullUUID{UUID: c.ID, Valid: true},
+		Type: "INTERNAL_FIAT", Currency: "USD"}); err != nil {
+		t.Fatal(err)
+	}
+	return account{p: p, customer: c.ID, id: id}
+}
+
+// external registers a USD external account of a's customer whose number ends in suffix.
+func (f *fixture) external(t *testing.T, a account, suffix string) uuid.UUID {
+	t.Helper()
+	number := ids.New().String()[24:33] + suffix
+	e, err := f.q.ExternalAccountCreate(context.Background(), db.ExternalAccountCreateParams{ID: ids.New(), PlatformID: a.p.ID,
+		CustomerID: uuid.NullUUID{UUID: a.customer, Valid: true}, Currency: "USD", AccountType: "USD_ACCOUNT",
+		AccountInfo: json.RawMessage(`{"accountType":"USD_ACCOUNT","accountNumber":"` + number + `"}`), Identifier: number})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.ID
+}
+
+func (f *fixture) fund(t *testing.T, a account, amount int64) {
+	t.Helper()
+	err := db.WithTx(context.Background(), f.pool, func(q *db.Queries, _ pgx.Tx) error {
+		src, err := db.LedgerSystemAccount(context.Background(), q, a.p.ID, "USD", db.KindSandboxFunding)
+		if err != nil {
+			return err
+		}
+		return db.LedgerApply(context.Background(), q, ids.New(), "USD", []db.Move{{Account: src.ID, Amount: -amount}, {Account: a.id, Amount: amount}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) closeAccount(a account) error {
+	return db.WithTx(context.Background(), f.pool, func(q *db.Queries, _ pgx.Tx) error {
+		return db.InternalAccountClose(context.Background(), q, a.p.ID, a.id)
+	})
+}
+
+func request(kind string, a account, ext uuid.UUID, amount int64) transfer.Request {
+	return transfer.Request{TransactionID: ids.New().String(), Kind: kind, PlatformID: a.p.ID.String(), CustomerID: a.customer.String(),
+		InternalAccountID: a.id.String(), ExternalAccountID: ext.String(), Currency: "USD", Amount: amount}
+}
+
+func (f *fixture) ledger(t *testing.T, id uuid.UUID) (balance, held int64, status string) {
+	t.Helper()
+	err := f.pool.QueryRow(context.Background(), `SELECT l.balance, l.held, coalesce(a.status, '') FROM ledger_accounts l
+		LEFT JOIN internal_accounts a ON a.id = l.id WHERE l.id = $1`, id).Scan(&balance, &held, &status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+func (f *fixture) transaction(t *testing.T, p db.Platform, id string) view.Transaction {
+	t.Helper()
+	tx, err := f.q.TransactionGet(context.Background(), db.TransactionGetParams{PlatformID: p.ID, ID: uuid.MustParse(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return view.TransactionOf(tx)
+}
+
+func refusalType(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Type()
+	}
+	return ""
+}
+
+// A transfer in and a close of its account serialize: either the transfer exists first and
+// the close is refused, or the close comes first and the transfer is refused. Settling the
+// transfers that were created never credits a closed account.
+func TestTransferInCreationRacesClose(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	p := f.platform(t, "SANDBOX", "")
+	created, closed := 0, 0
+	var settle []string
+	for range 30 {
+		a := f.account(t, p)
+		req := request(transfer.In, a, f.external(t, a, "001"), 500)
+		var createErr, closeErr error
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		wg.Add(2)
+		go func() { defer wg.Done(); <-gate; _, createErr = f.acts.CreateTransfer(ctx, req) }()
+		go func() { defer wg.Done(); <-gate; closeErr = f.closeAccount(a) }()
+		close(gate)
+		wg.Wait()
+		var ne *db.AccountNotEmptyError
+		switch {
+		case createErr == nil && errors.As(closeErr, &ne) && ne.Incoming == 1:
+			created++
+			settle = append(settle, req.TransactionID)
+		case closeErr == nil && refusalType(createErr) == transfer.ErrAccountInactive:
+			closed++
+		default:
+			t.Fatalf("transfer in: %v; close: %v", createErr, closeErr)
+		}
+	}
+	for _, id := range settle {
+		if _, err := f.acts.MarkTransferProcessing(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if status, err := f.acts.FinishTransfer(ctx, id, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "COMPLETED" {
+			t.Fatalf("finish: %s %v", status, err)
+		}
+	}
+	var stranded int
+	if err := f.pool.QueryRow(ctx, `SELECT count(*) FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
+		WHERE a.status = 'CLOSED' AND (l.balance <> 0 OR l.held <> 0)`).Scan(&stranded); err != nil {
+		t.Fatal(err)
+	}
+	if stranded != 0 {
+		t.Fatalf("%d closed accounts hold money", stranded)
+	}
+	t.Logf("%d transfers created first, %d closes first", created, closed)
+}
+
+// Should a settlement nevertheless meet a closed account, the transfer in fails
+// (ACCOUNT_CLOSED) at once: no credit, no endless retry, the failure announced.
+func TestSettlementIntoClosedAccountFails(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	p := f.platform(t, "SANDBOX", "")
+	a := f.account(t, p)
+	req := request(transfer.In, a, f.external(t, a, "001"), 800)
+	if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
+		t.Fatal(err)
+	}
+	// Closed behind the guard's back (the guard itself would refuse: money is on its way).
+	if err := f.closeAccount(a); !errors.Is(err, db.ErrAccountNotEmpty) {
+		t.Fatalf("close with a transfer in pending: %v", err)
+	}
+	if _, err := f.pool.Exec(ctx, "UPDATE internal_accounts SET status = 'CLOSED' WHERE id = $1", a.id); err != nil {
+		t.Fatal(err)
+	}
+	status, err := f.acts.FinishTransfer(ctx, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"})
+	if err != nil || status != "FAILED" {
+		t.Fatalf("finish into a closed account: %q %v", status, err)
+	}
+	tx := f.transaction(t, p, req.TransactionID)
+	if tx.Status != "FAILED" || tx.FailureDetails == nil || tx.FailureDetails.Code != "ACCOUNT_CLOSED" || tx.SettledAt != nil {
+		t.Fatalf("transaction %+v", tx)
+	}
+	if bal, held, _ := f.ledger(t, a.id); bal != 0 || held != 0 {
+		t.Fatalf("closed account balance %d held %d", bal, held)
+	}
+	var entries, failedEvents int
+	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM ledger_entries WHERE transaction_id = $1", uuid.MustParse(req.TransactionID)).Scan(&entries)
+	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM webhook_events WHERE type = $1 AND data->>'id' = $2", events.IncomingPaymentFailed, tx.ID).Scan(&failedEvents)
+	if entries != 0 || failedEvents != 1 {
+		t.Fatalf("%d ledger entries, %d INCOMING_PAYMENT_FAILED events", entries, failedEvents)
+	}
+	// Finishing again (a retried step) changes nothing and reports the same end.
+	if status, err := f.acts.FinishTransfer(ctx, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "FAILED" {
+		t.Fatalf("finish again: %q %v", status, err)
+	}
+	// A new transfer in to the closed account is refused.
+	if _, err := f.acts.CreateTransfer(ctx, request(transfer.In, a, f.external(t, a, "001"), 100)); refusalType(err) != transfer.ErrAccountInactive {
+		t.Fatalf("transfer in to a closed account: %v", err)
+	}
+}
+
+var outgoingStatuses = map[string]bool{"PENDING": true, "EXPIRED": true, "PROCESSING": true, "COMPLETED": true, "FAILED": true}
+
+var outgoingFailureReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true, "LIGHTNING_PAYMENT_FAILED": true,
+	"FUNDING_AMOUNT_MISMATCH": true, "COUNTERPARTY_POST_TX_FAILED": true}
+
+// A bank rejection of a transfer out (sandbox 004) ends FAILED with the rejection in
+// failureDetails, within the outgoing statuses and reasons, in the stored transaction and
+// in every OUTGOING_PAYMENT event; so does an outcome recorded as REJECTED by a workflow
+// that started before this rule.
+func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	p := f.platform(t, "SANDBOX", "")
+	a := f.account(t, p)
+	f.fund(t, a, 10_000)
+	for _, tc := range []struct {
+		name    string
+		outcome func(txID string) sandbox.Outcome
+	}{
+		{"sandbox 004", func(txID string) sandbox.Outcome {
+			out, err := f.acts.SubmitTransfer(ctx, txID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}},
+		{"recorded REJECTED", func(string) sandbox.Outcome {
+			return sandbox.Outcome{Status: "REJECTED", Code: "REJECTED_BY_BANK", Message: "the receiving bank rejected the payment"}
+		}},
+	} {
+		req := request(transfer.Out, a, f.external(t, a, "004"), 1_000)
+		if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
+			t.Fatal(err)
+		}
+		status, err := f.acts.FinishTransfer(ctx, req.TransactionID, tc.outcome(req.TransactionID))
+		if err != nil || status != "FAILED" {
+			t.Fatalf("%s: finish %q %v", tc.name, status, err)
+		}
+		tx := f.transaction(t, p, req.TransactionID)
+		if tx.Status != "FAILED" || tx.FailureReason != nil || tx.FailureDetails == nil || tx.FailureDetails.Code != "REJECTED_BY_BANK" {
+			t.Fatalf("%s: transaction %+v (failureReason %v)", tc.name, tx, tx.FailureReason)
+		}
+		if bal, held, _ := f.ledger(t, a.id); bal != 10_000 || held != 0 {
+			t.Fatalf("%s: balance %d held %d, want the hold released", tc.name, bal, held)
+		}
+		rows, err := f.pool.Query(ctx, "SELECT type, data FROM webhook_events WHERE data->>'id' = $1 ORDER BY created_at, id", tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for rows.Next() {
+			var typ string
+			var data view.Transaction
+			var raw []byte
+			if err := rows.Scan(&typ, &raw); err != nil {
+				t.Fatal(err)
+			}
+			_ = json.Unmarshal(raw, &data)
+			seen = append(seen, typ)
+			if !outgoingStatuses[data.Status] || (data.FailureReason != nil && !outgoingFailureReasons[*data.FailureReason]) {
+				t.Fatalf("%s: %s carries status %s, failureReason %v", tc.name, typ, data.Status, data.FailureReason)
+			}
+			if typ == events.OutgoingPaymentFailed && (data.Status != "FAILED" || data.FailureDetails == nil || data.FailureDetails.Code != "REJECTED_BY_BANK") {
+				t.Fatalf("%s: %s payload %s", tc.name, typ, raw)
+			}
+		}
+		if len(seen) != 3 || seen[2] != events.OutgoingPaymentFailed {
+			t.Fatalf("%s: events %v", tc.name, seen)
+		}
+	}
+}
