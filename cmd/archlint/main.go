@@ -36,7 +36,7 @@ var rules = []rule{
 	{pkg: "paycore/worker", forbid: []string{"paycore/api", "paycore/cmd"},
 		why: "the worker registers workflows and activities only"},
 	{pkg: "paycore/internal/...", forbid: []string{"paycore/api", "paycore/db", "paycore/workflows", "paycore/activities", "paycore/worker", "paycore/cmd"},
-		allow: []string{"github.com/google/uuid", "github.com/prometheus/", "github.com/mr-tron/base58", "github.com/wneessen/go-mail", "paycore/internal/"},
+		allow: []string{"github.com/google/uuid", "github.com/prometheus/", "github.com/mr-tron/base58", "github.com/wneessen/go-mail", "github.com/go-json-experiment/json", "paycore/internal/"},
 		why:   "domain packages are pure Go over the standard library and small leaf dependencies"},
 }
 
