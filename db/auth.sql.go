@@ -548,36 +548,3 @@ func (q *Queries) SignedRequestUse(ctx context.Context, id uuid.UUID) (int64, er
 	}
 	return result.RowsAffected(), nil
 }
-
-const walletDebitsUnauthorized = `-- name: WalletDebitsUnauthorized :many
-SELECT a.id FROM internal_accounts a
-WHERE a.id = ANY($1::uuid[]) AND a.type = 'EMBEDDED_WALLET'
-  AND NOT EXISTS (SELECT 1 FROM signed_requests s
-                  WHERE s.account_id = a.id AND s.transaction_id = $2 AND s.used_at IS NOT NULL)
-`
-
-type WalletDebitsUnauthorizedParams struct {
-	AccountIds    []uuid.UUID
-	TransactionID uuid.NullUUID
-}
-
-// The embedded wallets among account_ids that no used signed retry binds to transaction_id.
-func (q *Queries) WalletDebitsUnauthorized(ctx context.Context, arg WalletDebitsUnauthorizedParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, walletDebitsUnauthorized, arg.AccountIds, arg.TransactionID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []uuid.UUID{}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}

@@ -200,6 +200,49 @@ func (q *Queries) InternalAccountList(ctx context.Context, arg InternalAccountLi
 	return items, nil
 }
 
+const internalAccountPostingChecks = `-- name: InternalAccountPostingChecks :many
+SELECT a.id, a.status,
+       (a.type = 'EMBEDDED_WALLET' AND NOT EXISTS (
+            SELECT 1 FROM signed_requests s
+            WHERE s.account_id = a.id AND s.transaction_id = $1 AND s.used_at IS NOT NULL))::boolean AS wallet_unsigned
+FROM internal_accounts a WHERE a.id = ANY($2::uuid[])
+`
+
+type InternalAccountPostingChecksParams struct {
+	TransactionID uuid.NullUUID
+	Ids           []uuid.UUID
+}
+
+type InternalAccountPostingChecksRow struct {
+	ID             uuid.UUID
+	Status         string
+	WalletUnsigned bool
+}
+
+// What a posting must know of the internal accounts among ids (system ledger accounts have
+// none): their status, and for embedded wallets whether a used signed retry is bound to
+// the posting's transaction. Run it after LedgerAccountsLock, as its own statement, so it
+// sees every status change committed before the locks were granted.
+func (q *Queries) InternalAccountPostingChecks(ctx context.Context, arg InternalAccountPostingChecksParams) ([]InternalAccountPostingChecksRow, error) {
+	rows, err := q.db.Query(ctx, internalAccountPostingChecks, arg.TransactionID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InternalAccountPostingChecksRow{}
+	for rows.Next() {
+		var i InternalAccountPostingChecksRow
+		if err := rows.Scan(&i.ID, &i.Status, &i.WalletUnsigned); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const internalAccountSetInstructions = `-- name: InternalAccountSetInstructions :exec
 UPDATE internal_accounts SET funding_instructions = $2 WHERE id = $1
 `
@@ -260,38 +303,6 @@ type InternalAccountSetStatusParams struct {
 func (q *Queries) InternalAccountSetStatus(ctx context.Context, arg InternalAccountSetStatusParams) error {
 	_, err := q.db.Exec(ctx, internalAccountSetStatus, arg.ID, arg.Status)
 	return err
-}
-
-const internalAccountStatuses = `-- name: InternalAccountStatuses :many
-SELECT id, status FROM internal_accounts WHERE id = ANY($1::uuid[])
-`
-
-type InternalAccountStatusesRow struct {
-	ID     uuid.UUID
-	Status string
-}
-
-// Statuses of the internal accounts among ids (system ledger accounts have none). Run it
-// after LedgerAccountsLock, as its own statement, so it sees every status change committed
-// before the locks were granted.
-func (q *Queries) InternalAccountStatuses(ctx context.Context, ids []uuid.UUID) ([]InternalAccountStatusesRow, error) {
-	rows, err := q.db.Query(ctx, internalAccountStatuses, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []InternalAccountStatusesRow{}
-	for rows.Next() {
-		var i InternalAccountStatusesRow
-		if err := rows.Scan(&i.ID, &i.Status); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const internalAccountsOfCustomer = `-- name: InternalAccountsOfCustomer :many

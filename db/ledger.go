@@ -55,9 +55,6 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 	if sum != 0 {
 		return nil, fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
 	}
-	if err := checkWalletDebits(ctx, q, txID, moves); err != nil {
-		return nil, err
-	}
 	rows, err := q.LedgerAccountsLock(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("lock ledger accounts: %w", err)
@@ -68,14 +65,12 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 	}
 	// Statuses are read after the locks are granted, in their own statement: an account
 	// closed by a transaction that committed while this one waited is seen as CLOSED.
-	statuses, err := q.InternalAccountStatuses(ctx, ids)
+	checks, err := q.InternalAccountPostingChecks(ctx, InternalAccountPostingChecksParams{Ids: ids, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
 	if err != nil {
 		return nil, fmt.Errorf("read internal account statuses: %w", err)
 	}
-	for _, s := range statuses {
-		if s.Status == AccountClosed {
-			return nil, fmt.Errorf("ledger account %s: %w", s.ID, ErrAccountClosed)
-		}
+	if err := postingAllowed(checks, moves); err != nil {
+		return nil, err
 	}
 	for _, m := range moves {
 		a, ok := byID[m.Account]
@@ -130,25 +125,21 @@ func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, 
 	return a, nil
 }
 
-// checkWalletDebits refuses moves that lower an embedded wallet's available balance
-// (a hold or a direct debit; capturing an authorised hold does not lower it) unless the
-// wallet's signed retry is bound to txID.
-func checkWalletDebits(ctx context.Context, q *Queries, txID uuid.UUID, moves []Move) error {
-	var debited []uuid.UUID
-	for _, m := range moves {
-		if m.Amount-m.Held < 0 {
-			debited = append(debited, m.Account)
+// postingAllowed refuses moves on CLOSED internal accounts, and moves that lower an
+// embedded wallet's available balance (a hold or a direct debit; capturing an authorised
+// hold does not lower it) unless the wallet's signed retry is bound to the transaction.
+func postingAllowed(checks []InternalAccountPostingChecksRow, moves []Move) error {
+	unsigned := map[uuid.UUID]bool{}
+	for _, c := range checks {
+		if c.Status == AccountClosed {
+			return fmt.Errorf("ledger account %s: %w", c.ID, ErrAccountClosed)
 		}
+		unsigned[c.ID] = c.WalletUnsigned
 	}
-	if len(debited) == 0 {
-		return nil
-	}
-	missing, err := q.WalletDebitsUnauthorized(ctx, WalletDebitsUnauthorizedParams{AccountIds: debited, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
-	if err != nil {
-		return fmt.Errorf("check wallet signatures: %w", err)
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("account %s: %w", missing[0], ErrWalletSignatureRequired)
+	for _, m := range moves {
+		if m.Amount-m.Held < 0 && unsigned[m.Account] {
+			return fmt.Errorf("account %s: %w", m.Account, ErrWalletSignatureRequired)
+		}
 	}
 	return nil
 }

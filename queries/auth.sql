@@ -98,9 +98,3 @@ UPDATE signed_requests SET transaction_id = @transaction_id
 WHERE id = @id AND account_id = @account_id AND kind = @kind AND used_at IS NOT NULL
   AND (transaction_id IS NULL OR transaction_id = @transaction_id);
 
--- name: WalletDebitsUnauthorized :many
--- The embedded wallets among account_ids that no used signed retry binds to transaction_id.
-SELECT a.id FROM internal_accounts a
-WHERE a.id = ANY(@account_ids::uuid[]) AND a.type = 'EMBEDDED_WALLET'
-  AND NOT EXISTS (SELECT 1 FROM signed_requests s
-                  WHERE s.account_id = a.id AND s.transaction_id = @transaction_id AND s.used_at IS NOT NULL);

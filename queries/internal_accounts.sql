@@ -45,11 +45,16 @@ ORDER BY a.id;
 -- lock (the lock every posting takes) while it checks and writes.
 UPDATE internal_accounts SET status = $2, updated_at = now() WHERE id = $1;
 
--- name: InternalAccountStatuses :many
--- Statuses of the internal accounts among ids (system ledger accounts have none). Run it
--- after LedgerAccountsLock, as its own statement, so it sees every status change committed
--- before the locks were granted.
-SELECT id, status FROM internal_accounts WHERE id = ANY(@ids::uuid[]);
+-- name: InternalAccountPostingChecks :many
+-- What a posting must know of the internal accounts among ids (system ledger accounts have
+-- none): their status, and for embedded wallets whether a used signed retry is bound to
+-- the posting's transaction. Run it after LedgerAccountsLock, as its own statement, so it
+-- sees every status change committed before the locks were granted.
+SELECT a.id, a.status,
+       (a.type = 'EMBEDDED_WALLET' AND NOT EXISTS (
+            SELECT 1 FROM signed_requests s
+            WHERE s.account_id = a.id AND s.transaction_id = @transaction_id AND s.used_at IS NOT NULL))::boolean AS wallet_unsigned
+FROM internal_accounts a WHERE a.id = ANY(@ids::uuid[]);
 
 -- name: InternalAccountSetPrivate :one
 UPDATE internal_accounts SET private_enabled = $3, updated_at = now()
