@@ -45,20 +45,11 @@ func jsonError(err error) error {
 	return invalidField(e.Field, "%s", e.Message)
 }
 
-// decodeStrictAt decodes a member of a request body (at path, e.g. "assertion") that was
-// kept raw for a second step; refusals name the member's full path.
+// decodeStrictAt decodes a member of a request body that was kept raw for a second step
+// (at path, e.g. "assertion"); refusals name the member's full path.
 func decodeStrictAt(path string, raw []byte, v any) error {
-	err := strictjson.Decode(raw, v)
-	if err == nil {
-		return nil
-	}
-	var e *strictjson.Error
-	if !errors.As(err, &e) {
+	if err := strictjson.DecodeAt(path, raw, v); err != nil {
 		return jsonError(err)
 	}
-	field := path
-	if e.Field != "" {
-		field = path + "." + e.Field
-	}
-	return invalidField(field, "%s", strings.Replace(e.Message, "field "+e.Field, "field "+field, 1))
+	return nil
 }

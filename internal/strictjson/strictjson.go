@@ -32,20 +32,29 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // Decode decodes data into v, which must be a non-nil pointer.
-func Decode(data []byte, v any) error {
-	if err := Scan(data); err != nil {
+func Decode(data []byte, v any) error { return DecodeAt("", data, v) }
+
+// DecodeAt decodes a member of a request body that was kept raw for a second step (at
+// path, e.g. "assertion"); refusals name the member's full path ("assertion.signature").
+func DecodeAt(path string, data []byte, v any) error {
+	if err := scan(path, data); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
-		return semanticError(err)
+		return semanticError(path, err)
 	}
-	return checkBlank(reflect.ValueOf(v), "")
+	return checkBlank(reflect.ValueOf(v), path)
 }
 
 // Scan checks the syntax of one JSON document without decoding it: exactly one value,
 // no duplicate member names, valid UTF-8, no NUL characters.
-func Scan(data []byte) error {
+func Scan(data []byte) error { return scan("", data) }
+
+func scan(root string, data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
+		if root != "" {
+			return &Error{Field: root, Message: fmt.Sprintf("field %s must be a JSON value", root)}
+		}
 		return &Error{Message: "request body is required (a JSON object)"}
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
@@ -55,16 +64,16 @@ func Scan(data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return syntaxError(err)
+			return syntaxError(root, err)
 		}
 		if tok.Kind() == '"' && strings.ContainsRune(tok.String(), 0) {
 			ptr := dec.StackPointer()
 			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 1 {
 				// A member name (names and values alternate in an object).
-				f := pointerPath(ptr.Parent())
+				f := pointerPath(root, ptr.Parent())
 				return &Error{Field: f, Message: fmt.Sprintf("a member name in %s contains a NUL character", fieldOrBody(f))}
 			}
-			f := pointerPath(ptr)
+			f := pointerPath(root, ptr)
 			return &Error{Field: f, Message: fmt.Sprintf("%s must not contain a NUL character", fieldOrBody(f))}
 		}
 		if dec.StackDepth() == 0 {
@@ -84,7 +93,7 @@ func fieldOrBody(f string) string {
 	return "field " + f
 }
 
-func syntaxError(err error) error {
+func syntaxError(root string, err error) error {
 	var syn *jsontext.SyntacticError
 	if !errors.As(err, &syn) {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -92,7 +101,7 @@ func syntaxError(err error) error {
 		}
 		return &Error{Message: "malformed JSON"}
 	}
-	f := pointerPath(syn.JSONPointer)
+	f := pointerPath(root, syn.JSONPointer)
 	switch {
 	case errors.Is(syn.Err, jsontext.ErrDuplicateName):
 		name := lastToken(syn.JSONPointer)
@@ -115,16 +124,16 @@ func describe(err error) string {
 	return s
 }
 
-func semanticError(err error) error {
+func semanticError(root string, err error) error {
 	var sem *json.SemanticError
 	if !errors.As(err, &sem) {
 		var syn *jsontext.SyntacticError
 		if errors.As(err, &syn) {
-			return syntaxError(err)
+			return syntaxError(root, err)
 		}
 		return &Error{Message: "malformed JSON"}
 	}
-	f := pointerPath(sem.JSONPointer)
+	f := pointerPath(root, sem.JSONPointer)
 	if errors.Is(sem.Err, json.ErrUnknownName) {
 		return &Error{Field: f, Message: fmt.Sprintf("unknown field %q", lastToken(sem.JSONPointer))}
 	}
@@ -192,9 +201,10 @@ func kindName(k jsontext.Kind) string {
 	return "another type"
 }
 
-// pointerPath renders a JSON pointer as a dotted path: /a/b/0 → a.b[0].
-func pointerPath(p jsontext.Pointer) string {
+// pointerPath renders a JSON pointer below root as a dotted path: /a/b/0 → root.a.b[0].
+func pointerPath(root string, p jsontext.Pointer) string {
 	var b strings.Builder
+	b.WriteString(root)
 	for tok := range p.Tokens() {
 		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
 			b.WriteString("[" + tok + "]")

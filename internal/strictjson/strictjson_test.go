@@ -105,3 +105,27 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// A member decoded in a second step is named by its full path, in the field and in the
+// message.
+func TestDecodeAtNamesTheFullPath(t *testing.T) {
+	cases := map[string]string{
+		`{"accountId": "a\u0000"}`:          "assertion.accountId",
+		`{"accountId": 5}`:                  "assertion.accountId",
+		`{"accountId": " "}`:                "assertion.accountId",
+		`{"accountId": "a", "x": 1}`:        "assertion.x",
+		`[]`:                                "assertion",
+		`{"accountId":"a","accountId":"b"}`: "assertion.accountId",
+	}
+	for in, field := range cases {
+		var r ref
+		var e *Error
+		if err := DecodeAt("assertion", []byte(in), &r); !errors.As(err, &e) || e.Field != field {
+			t.Errorf("DecodeAt(%s) = %v, want field %s", in, err, field)
+			continue
+		}
+		if !strings.Contains(e.Message, field) && !strings.Contains(e.Message, strings.TrimPrefix(field, "assertion.")) {
+			t.Errorf("DecodeAt(%s): message %q does not name %s", in, e.Message, field)
+		}
+	}
+}
