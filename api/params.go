@@ -31,15 +31,19 @@ type query struct {
 	err error
 }
 
-// newQuery is the one reader of query strings: parseQuery's checks, then every name must
-// be in allowed.
+// newQuery is the one reader of query strings: the values checkRequest parsed and checked
+// (parseQuery), then every name must be in allowed.
 func newQuery(r *http.Request, allowed ...string) *query {
-	v, err := parseQuery(r.URL.RawQuery)
-	q := &query{v: v}
-	if err != nil {
-		q.fail(err)
-		return q
+	v, ok := r.Context().Value(queryKey{}).(url.Values)
+	if !ok {
+		var err *Error
+		if v, err = parseQuery(r.URL.RawQuery); err != nil {
+			q := &query{}
+			q.fail(err)
+			return q
+		}
 	}
+	q := &query{v: v}
 	for _, name := range sortedKeys(v) {
 		if !slices.Contains(allowed, name) {
 			q.fail(invalidField(name, "unknown query parameter %q (allowed: %s)", name, strings.Join(allowed, ", ")))

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -19,35 +21,40 @@ var checkedHeaders = []string{headerIdempotencyKey, headerRequestID, headerWalle
 // signature sent under another header name than Service-Wallet-Signature.
 func checkRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := requestProblem(r); err != nil {
+		values, err := requestProblem(r)
+		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), queryKey{}, values)))
 	})
 }
 
-func requestProblem(r *http.Request) *Error {
+// queryKey carries the query string checkRequest parsed to newQuery.
+type queryKey struct{}
+
+func requestProblem(r *http.Request) (url.Values, *Error) {
 	if !strictjson.ValidText(r.URL.Path) {
-		return invalidField("path", "the request path must be valid UTF-8 without NUL characters")
+		return nil, invalidField("path", "the request path must be valid UTF-8 without NUL characters")
 	}
-	if _, err := parseQuery(r.URL.RawQuery); err != nil {
-		return err
+	values, err := parseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
 	}
 	for _, h := range checkedHeaders {
 		for _, v := range r.Header.Values(h) {
 			if !printableASCII(v) {
-				return invalidField(h, "header %s must be printable ASCII text", h)
+				return nil, invalidField(h, "header %s must be printable ASCII text", h)
 			}
 		}
 	}
 	for name := range r.Header {
 		canon := textproto.CanonicalMIMEHeaderKey(name)
 		if strings.HasSuffix(canon, "-Wallet-Signature") && canon != headerWalletSignature {
-			return invalidField(canon, "this service reads the wallet signature from the %s header (with %s), not %s", headerWalletSignature, headerRequestID, canon)
+			return nil, invalidField(canon, "this service reads the wallet signature from the %s header (with %s), not %s", headerWalletSignature, headerRequestID, canon)
 		}
 	}
-	return nil
+	return values, nil
 }
 
 func printableASCII(s string) bool {
