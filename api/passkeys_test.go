@@ -118,15 +118,9 @@ func TestPasskeyRegistrationAndSessions(t *testing.T) {
 			t.Fatalf("%s: reason %v", name, res["reason"])
 		}
 	}
-	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
-		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
-	if r.Status != 201 {
-		t.Fatalf("register: %d %s", r.Status, r.Body)
-	}
-	var cred api.AuthMethod
-	r.Decode(t, &cred)
+	cred := registerPasskey(t, c, auth, acct, regChallenge)
 	if cred.CredentialID != b64.EncodeToString(auth.credID) || cred.Nickname != "Laptop" {
-		t.Fatalf("credential %s", r.Body)
+		t.Fatalf("credential %+v", cred)
 	}
 	// One passkey per account.
 	other := newSoftAuthenticator(t)
@@ -136,12 +130,7 @@ func TestPasskeyRegistrationAndSessions(t *testing.T) {
 	// Authenticate: challenge (bound to clientPublicKey), assertion, session.
 	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{}), 400, "INVALID_INPUT")
 	client, pub := clientKeyPair(t)
-	var ch api.PasskeyAuthChallenge
-	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
-	if r.Status != 200 {
-		t.Fatalf("challenge: %d %s", r.Status, r.Body)
-	}
-	r.Decode(t, &ch)
+	ch, r := passkeyChallenge(t, c, cred.ID, pub)
 	if ch.CredentialID != cred.CredentialID || ch.Challenge == "" {
 		t.Fatalf("challenge %s", r.Body)
 	}
@@ -191,12 +180,9 @@ func TestPasskeySandboxMagicValue(t *testing.T) {
 	acct := walletAccount(t, c, "ivy@example.com")
 	auth := newSoftAuthenticator(t)
 	ch0 := b64.EncodeToString([]byte("sandbox-registration-challenge-01"))
-	var cred api.AuthMethod
-	c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Key",
-		"challenge": ch0, "attestation": auth.register(t, ch0, origin, rpID)}).Decode(t, &cred)
+	cred := registerPasskey(t, c, auth, acct, ch0)
 	_, pub := clientKeyPair(t)
-	var ch api.PasskeyAuthChallenge
-	c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub}).Decode(t, &ch)
+	ch, _ := passkeyChallenge(t, c, cred.ID, pub)
 	r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": map[string]any{
 		"credentialId": cred.CredentialID, "clientDataJson": "e30", "authenticatorData": "AA", "signature": "sandbox-valid-passkey-signature"}},
 		"Request-Id", ch.RequestID)
@@ -224,18 +210,9 @@ func TestPasskeyChallengeCarriesTheCredential(t *testing.T) {
 	acct := walletAccount(t, c, "kim@example.com")
 	auth := newSoftAuthenticator(t)
 	regChallenge := b64.EncodeToString([]byte("registration-challenge-shape"))
-	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
-		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
-	if r.Status != 201 {
-		t.Fatalf("register: %d %s", r.Status, r.Body)
-	}
-	var cred api.AuthMethod
-	r.Decode(t, &cred)
+	cred := registerPasskey(t, c, auth, acct, regChallenge)
 	_, pub := clientKeyPair(t)
-	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
-	if r.Status != 200 {
-		t.Fatalf("challenge: %d %s", r.Status, r.Body)
-	}
+	_, r := passkeyChallenge(t, c, cred.ID, pub)
 	m := r.JSON(t)
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -306,20 +283,10 @@ func TestPasskeyRefusalsInPlainWords(t *testing.T) {
 	if msg, _ := res["message"].(string); !strings.Contains(msg, "attestationObject") || strings.Contains(msg, "Parse error") {
 		t.Fatalf("unreadable attestation: %s", msg)
 	}
-	r := register(auth.register(t, regChallenge, origin, rpID))
-	if r.Status != 201 {
-		t.Fatalf("register: %d %s", r.Status, r.Body)
-	}
-	var cred api.AuthMethod
-	r.Decode(t, &cred)
+	cred := registerPasskey(t, c, auth, acct, regChallenge)
 
 	_, pub := clientKeyPair(t)
-	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub})
-	if r.Status != 200 {
-		t.Fatalf("challenge: %d %s", r.Status, r.Body)
-	}
-	var ch api.PasskeyAuthChallenge
-	r.Decode(t, &ch)
+	ch, _ := passkeyChallenge(t, c, cred.ID, pub)
 
 	verify := func(assertion map[string]any) *apitest.Response {
 		return c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"assertion": assertion}, "Request-Id", ch.RequestID)
@@ -345,4 +312,31 @@ func TestPasskeyRefusalsInPlainWords(t *testing.T) {
 	if r := verify(auth.assert(t, ch.Challenge, origin, rpID)); r.Status != 200 {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
+}
+
+// registerPasskey registers auth's passkey (nickname "Laptop") on acct against the
+// integrator's registration challenge; the answer must be 201.
+func registerPasskey(t *testing.T, c *apitest.Client, auth *softAuthenticator, acct, regChallenge string) api.AuthMethod {
+	t.Helper()
+	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
+		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
+	if r.Status != 201 {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	var cred api.AuthMethod
+	r.Decode(t, &cred)
+	return cred
+}
+
+// passkeyChallenge asks for an authentication challenge bound to the client key pub; the
+// answer must be 200.
+func passkeyChallenge(t *testing.T, c *apitest.Client, credID, pub string) (api.PasskeyAuthChallenge, *apitest.Response) {
+	t.Helper()
+	r := c.Do("POST", "/auth/credentials/"+credID+"/challenge", map[string]any{"clientPublicKey": pub})
+	if r.Status != 200 {
+		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	var ch api.PasskeyAuthChallenge
+	r.Decode(t, &ch)
+	return ch, r
 }

@@ -40,16 +40,7 @@ func TestServeMetricsListener(t *testing.T) {
 	base.TemporalAddress = temporalAddr
 	base.TaskQueue = fmt.Sprintf("e2e-%d-serve", os.Getpid())
 	base.MasterKey = sealbox.NewKey()
-	get := func(url string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatalf("GET %s: %v", url, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	get := func(url string) (int, string) { return httpGet(t, url) }
 	for _, metricsOn := range []bool{true, false} {
 		cfg := base
 		cfg.HTTPAddr = freeAddr(t)
@@ -77,15 +68,7 @@ func TestServeMetricsListener(t *testing.T) {
 				t.Fatalf("metrics listener: %d\n%s", status, grep(body, "paycore_"))
 			}
 		}
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("serve did not stop")
-		}
+		stopCommand(t, cancel, done, "serve", 30*time.Second)
 	}
 }
 
@@ -144,16 +127,7 @@ func TestDevServesMetricsApart(t *testing.T) {
 	if !strings.Contains(out.String(), wantLine) {
 		t.Fatalf("banner lacks %q:\n%s", wantLine, out.String())
 	}
-	get := func(url string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatalf("GET %s: %v", url, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	get := func(url string) (int, string) { return httpGet(t, url) }
 	if status, _ := get("http://" + cfg.HTTPAddr + "/metrics"); status != 404 {
 		t.Fatalf("/metrics on the API port: %d", status)
 	}
@@ -163,13 +137,31 @@ func TestDevServesMetricsApart(t *testing.T) {
 	if status, body := get("http://" + cfg.MetricsAddr + "/metrics"); status != 200 || !strings.Contains(body, `paycore_http_requests_total{method="GET",route="/dev/mailbox",status="200"} 1`) {
 		t.Fatalf("metrics listener: %d\n%s", status, grep(body, "paycore_"))
 	}
+	stopCommand(t, cancel, done, "dev", 60*time.Second)
+}
+
+// httpGet fetches url and returns its status and body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// stopCommand cancels a running command and waits for it to return cleanly.
+func stopCommand(t *testing.T, cancel context.CancelFunc, done <-chan error, name string, timeout time.Duration) {
+	t.Helper()
 	cancel()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("dev: %v", err)
+			t.Fatalf("%s: %v", name, err)
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("dev did not stop")
+	case <-time.After(timeout):
+		t.Fatalf("%s did not stop", name)
 	}
 }
