@@ -4,17 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/problem"
 	"paycore/internal/sandbox"
 	"paycore/internal/transfer"
 )
@@ -79,9 +83,28 @@ func (f *fixture) closeAccount(a account) error {
 	})
 }
 
-func request(kind string, a account, ext uuid.UUID, amount int64) transfer.Request {
-	return transfer.Request{TransactionID: ids.New().String(), Kind: kind, PlatformID: a.p.ID.String(), CustomerID: a.customer.String(),
-		InternalAccountID: a.id.String(), ExternalAccountID: ext.String(), Currency: "USD", Amount: amount}
+func request(kind transfer.Kind, a account, ext uuid.UUID, amount int64) transfer.Request {
+	return transfer.Request{TransactionID: ids.New(), Kind: kind, PlatformID: a.p.ID, CustomerID: ids.Some(a.customer),
+		InternalAccountID: a.id, ExternalAccountID: ext, Amount: amount}
+}
+
+// fundedAccount is a customer's account holding funds on a new transferPlatform.
+func (f *fixture) fundedAccount(t *testing.T, funds int64) account {
+	t.Helper()
+	a := f.account(t, f.transferPlatform(t))
+	f.fund(t, a, funds)
+	return a
+}
+
+// transferPlatform is a sandbox platform whose configuration lets USD move both ways.
+func (f *fixture) transferPlatform(t *testing.T) db.Platform {
+	t.Helper()
+	p := f.platform(t, "SANDBOX", "")
+	if _, err := f.pool.Exec(context.Background(), `UPDATE platforms SET supported_currencies = '[{"currencyCode": "USD", "minAmount": 1,
+		"maxAmount": 1000000000, "enabledTransactionTypes": ["INCOMING", "OUTGOING"], "requiredCounterpartyFields": []}]' WHERE id = $1`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func (f *fixture) ledger(t *testing.T, id uuid.UUID) (balance, held int64, status string) {
@@ -94,21 +117,35 @@ func (f *fixture) ledger(t *testing.T, id uuid.UUID) (balance, held int64, statu
 	return
 }
 
-func (f *fixture) transaction(t *testing.T, p db.Platform, id string) view.Transaction {
+func (f *fixture) transaction(t *testing.T, p db.Platform, id uuid.UUID) view.Transaction {
 	t.Helper()
-	tx, err := f.q.TransactionGet(context.Background(), db.TransactionGetParams{PlatformID: p.ID, ID: uuid.MustParse(id)})
+	tx, err := f.q.TransactionGet(context.Background(), db.TransactionGetParams{PlatformID: p.ID, ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return view.TransactionOf(tx)
 }
 
-func refusalType(err error) string {
+// refusalOf is the refusal an activity's error carries: its type and its problem.Wire.
+func refusalOf(err error) (string, problem.Wire) {
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		return appErr.Type()
+	var w problem.Wire
+	if !errors.As(err, &appErr) {
+		return "", w
 	}
-	return ""
+	if appErr.HasDetails() {
+		_ = appErr.Details(&w)
+	}
+	return appErr.Type(), w
+}
+
+// refusedClosed reports whether err is the refusal of a transfer in to a CLOSED account:
+// the account's field named, not retried.
+func refusedClosed(err error) bool {
+	var appErr *temporal.ApplicationError
+	typ, w := refusalOf(err)
+	return errors.As(err, &appErr) && appErr.NonRetryable() && typ == string(catalog.InvalidInput) &&
+		w.Code == catalog.InvalidInput && w.Field == "destination.accountId" && w.Message == "the internal account is CLOSED" && len(w.Details) == 0
 }
 
 // A transfer in and a close of its account serialize: either the transfer exists first and
@@ -118,9 +155,9 @@ func TestTransferInCreationRacesClose(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, false)
 	ctx := context.Background()
-	p := f.platform(t, "SANDBOX", "")
+	p := f.transferPlatform(t)
 	created, closed := 0, 0
-	var settle []string
+	var settle []transfer.Request
 	for range 30 {
 		a := f.account(t, p)
 		req := request(transfer.In, a, f.external(t, a, "001"), 500)
@@ -136,18 +173,18 @@ func TestTransferInCreationRacesClose(t *testing.T) {
 		switch {
 		case createErr == nil && errors.As(closeErr, &ne) && ne.Incoming == 1:
 			created++
-			settle = append(settle, req.TransactionID)
-		case closeErr == nil && refusalType(createErr) == transfer.ErrAccountInactive:
+			settle = append(settle, req)
+		case closeErr == nil && refusedClosed(createErr):
 			closed++
 		default:
 			t.Fatalf("transfer in: %v; close: %v", createErr, closeErr)
 		}
 	}
-	for _, id := range settle {
-		if _, err := f.acts.MarkTransferProcessing(ctx, id); err != nil {
+	for _, req := range settle {
+		if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
 			t.Fatal(err)
 		}
-		if status, err := f.acts.FinishTransfer(ctx, id, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "COMPLETED" {
+		if status, err := f.acts.FinishTransfer(ctx, req, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "COMPLETED" {
 			t.Fatalf("finish: %s %v", status, err)
 		}
 	}
@@ -168,7 +205,7 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, false)
 	ctx := context.Background()
-	p := f.platform(t, "SANDBOX", "")
+	p := f.transferPlatform(t)
 	a := f.account(t, p)
 	req := request(transfer.In, a, f.external(t, a, "001"), 800)
 	if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
@@ -184,7 +221,7 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 	if _, err := f.pool.Exec(ctx, "UPDATE internal_accounts SET status = 'CLOSED' WHERE id = $1", a.id); err != nil {
 		t.Fatal(err)
 	}
-	status, err := f.acts.FinishTransfer(ctx, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"})
+	status, err := f.acts.FinishTransfer(ctx, req, sandbox.Outcome{Status: "COMPLETED"})
 	if err != nil || status != "FAILED" {
 		t.Fatalf("finish into a closed account: %q %v", status, err)
 	}
@@ -196,17 +233,17 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 		t.Fatalf("closed account balance %d held %d", bal, held)
 	}
 	var entries, failedEvents int
-	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM ledger_entries WHERE transaction_id = $1", uuid.MustParse(req.TransactionID)).Scan(&entries)
+	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM ledger_entries WHERE transaction_id = $1", req.TransactionID).Scan(&entries)
 	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM webhook_events WHERE type = $1 AND data->>'id' = $2", events.IncomingPaymentFailed, tx.ID).Scan(&failedEvents)
 	if entries != 0 || failedEvents != 1 {
 		t.Fatalf("%d ledger entries, %d INCOMING_PAYMENT_FAILED events", entries, failedEvents)
 	}
 	// Finishing again (a retried step) changes nothing and reports the same end.
-	if status, err := f.acts.FinishTransfer(ctx, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "FAILED" {
+	if status, err := f.acts.FinishTransfer(ctx, req, sandbox.Outcome{Status: "COMPLETED"}); err != nil || status != "FAILED" {
 		t.Fatalf("finish again: %q %v", status, err)
 	}
 	// A new transfer in to the closed account is refused.
-	if _, err := f.acts.CreateTransfer(ctx, request(transfer.In, a, f.external(t, a, "001"), 100)); refusalType(err) != transfer.ErrAccountInactive {
+	if _, err := f.acts.CreateTransfer(ctx, request(transfer.In, a, f.external(t, a, "001"), 100)); !refusedClosed(err) {
 		t.Fatalf("transfer in to a closed account: %v", err)
 	}
 }
@@ -224,32 +261,58 @@ func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, false)
 	ctx := context.Background()
-	p := f.platform(t, "SANDBOX", "")
-	a := f.account(t, p)
-	f.fund(t, a, 10_000)
+	a := f.fundedAccount(t, 10_000)
+	p := a.p
+	submit := func(id uuid.UUID, rail transfer.Rail) (sandbox.Outcome, error) {
+		return f.acts.SubmitTransfer(ctx, id, rail)
+	}
 	for _, tc := range []struct {
 		name    string
-		outcome func(txID string) sandbox.Outcome
+		outcome func(req transfer.Request, rail transfer.Rail) (sandbox.Outcome, error)
 	}{
-		{"sandbox 004", func(txID string) sandbox.Outcome {
-			out, err := f.acts.SubmitTransfer(ctx, txID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
+		{"sandbox 004", func(req transfer.Request, rail transfer.Rail) (sandbox.Outcome, error) {
+			return submit(req.TransactionID, rail)
 		}},
-		{"recorded REJECTED", func(string) sandbox.Outcome {
-			return sandbox.Outcome{Status: "REJECTED", Code: "REJECTED_BY_BANK", Message: "the receiving bank rejected the payment"}
+		{"sandbox 004 recorded without the rail", func(req transfer.Request, _ transfer.Rail) (sandbox.Outcome, error) {
+			return submit(req.TransactionID, transfer.Rail{})
+		}},
+		{"sandbox 004 scheduled with the transaction id only", func(req transfer.Request, _ transfer.Rail) (sandbox.Outcome, error) {
+			// An activity task scheduled before the rail travelled in the request has one
+			// argument, the transaction id as a string; the worker decodes it into the
+			// parameters as here, leaving the rail empty.
+			dc := converter.GetDefaultDataConverter()
+			payloads, err := dc.ToPayloads(req.TransactionID.String())
+			if err != nil {
+				return sandbox.Outcome{}, err
+			}
+			var id uuid.UUID
+			var rail transfer.Rail
+			if err := dc.FromPayloads(payloads, &id, &rail); err != nil {
+				return sandbox.Outcome{}, err
+			}
+			return submit(id, rail)
+		}},
+		{"recorded REJECTED", func(transfer.Request, transfer.Rail) (sandbox.Outcome, error) {
+			return sandbox.Outcome{Status: "REJECTED", Code: "REJECTED_BY_BANK", Message: "the receiving bank rejected the payment"}, nil
 		}},
 	} {
 		req := request(transfer.Out, a, f.external(t, a, "004"), 1_000)
-		if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
+		created, err := f.acts.CreateTransfer(ctx, req)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if created.Rail != (transfer.Rail{ExternalIdentifier: created.Rail.ExternalIdentifier, Environment: catalog.Sandbox}) ||
+			!strings.HasSuffix(created.Rail.ExternalIdentifier, "004") {
+			t.Fatalf("%s: the create step found rail %+v", tc.name, created.Rail)
 		}
 		if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
 			t.Fatal(err)
 		}
-		status, err := f.acts.FinishTransfer(ctx, req.TransactionID, tc.outcome(req.TransactionID))
+		out, err := tc.outcome(req, created.Rail)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		status, err := f.acts.FinishTransfer(ctx, req, out)
 		if err != nil || status != "FAILED" {
 			t.Fatalf("%s: finish %q %v", tc.name, status, err)
 		}
@@ -274,7 +337,7 @@ func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
 			}
 			_ = json.Unmarshal(raw, &data)
 			seen = append(seen, typ)
-			if !outgoingStatuses[data.Status] || (data.FailureReason != nil && !outgoingFailureReasons[*data.FailureReason]) {
+			if !outgoingStatuses[string(data.Status)] || (data.FailureReason != nil && !outgoingFailureReasons[*data.FailureReason]) {
 				t.Fatalf("%s: %s carries status %s, failureReason %v", tc.name, typ, data.Status, data.FailureReason)
 			}
 			if typ == events.OutgoingPaymentFailed && (data.Status != "FAILED" || data.FailureDetails == nil || data.FailureDetails.Code != "REJECTED_BY_BANK") {
@@ -284,5 +347,55 @@ func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
 		if len(seen) != 3 || seen[2] != events.OutgoingPaymentFailed {
 			t.Fatalf("%s: events %v", tc.name, seen)
 		}
+	}
+}
+
+// The create step refuses with the rule's refusal, carried as a problem.Wire the API
+// answers from, and writes nothing; a created transfer is created once however often the
+// step runs.
+func TestCreateTransferRefusalsAndRepeats(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	a := f.fundedAccount(t, 1_000)
+	ext := f.external(t, a, "001")
+
+	typ, w := refusalOf(func() error { _, err := f.acts.CreateTransfer(ctx, request(transfer.Out, a, ext, 1_001)); return err }())
+	if typ != string(catalog.InsufficientFunds) || w.Code != catalog.InsufficientFunds || w.Field != "amount" || w.Message != "the account's available balance is below 1001" {
+		t.Fatalf("beyond the balance: %s %+v", typ, w)
+	}
+	typ, w = refusalOf(func() error {
+		_, err := f.acts.CreateTransfer(ctx, request(transfer.Out, a, uuid.MustParse("0190a000-0000-7000-8000-000000000009"), 10))
+		return err
+	}())
+	if typ != string(catalog.ExternalAccountNotFound) || w.Message != "external account not found" {
+		t.Fatalf("unknown external account: %s %+v", typ, w)
+	}
+	var n int
+	_ = f.pool.QueryRow(ctx, "SELECT count(*) FROM transactions").Scan(&n)
+	if bal, held, _ := f.ledger(t, a.id); n != 0 || bal != 1_000 || held != 0 {
+		t.Fatalf("refusals wrote %d transactions, balance %d held %d", n, bal, held)
+	}
+
+	req := request(transfer.Out, a, ext, 400)
+	first, err := f.acts.CreateTransfer(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.acts.CreateTransfer(ctx, req)
+	if err != nil || string(again.Resource) != string(first.Resource) || again.Rail != first.Rail || !first.Rail.Known() {
+		t.Fatalf("repeated create: %+v %v, first %+v", again, err, first)
+	}
+	if _, held, _ := f.ledger(t, a.id); held != 400 {
+		t.Fatalf("held %d after a repeated create, want 400", held)
+	}
+
+	// Money leaves an embedded wallet only with a signature bound to the transfer.
+	if _, err := f.pool.Exec(ctx, "UPDATE internal_accounts SET type = 'EMBEDDED_WALLET' WHERE id = $1", a.id); err != nil {
+		t.Fatal(err)
+	}
+	typ, w = refusalOf(func() error { _, err := f.acts.CreateTransfer(ctx, request(transfer.Out, a, ext, 100)); return err }())
+	if typ != string(catalog.WalletSignatureRequired) || w.Code != catalog.WalletSignatureRequired {
+		t.Fatalf("unsigned wallet transfer: %s %+v", typ, w)
 	}
 }

@@ -20,21 +20,8 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/netguard"
 	"paycore/internal/webhooksig"
-)
 
-// Application error types returned by DeliverWebhook.
-const (
-	ErrDeliveryFailed = "WEBHOOK_DELIVERY_FAILED"  // retryable: non-2xx answer or network error
-	ErrEndpointGone   = "WEBHOOK_ENDPOINT_GONE"    // 410: the endpoint is disabled, no more retries
-	ErrNoEndpoint     = "WEBHOOK_ENDPOINT_NOT_SET" // no (enabled) endpoint configured
-	ErrEventClosed    = "WEBHOOK_EVENT_CLOSED"     // the event is no longer pending
-)
-
-// Final event statuses.
-const (
-	EventDelivered     = "DELIVERED"
-	EventFailed        = "FAILED"
-	EventUndeliverable = "UNDELIVERABLE"
+	"paycore/internal/catalog"
 )
 
 // maxStoredBody bounds how much of a receiver's answer is kept.
@@ -62,27 +49,9 @@ type DeliveryOutcome struct {
 // retryable errors, except 410, which disables the endpoint. With in.Once the outcome is
 // returned without error whatever the receiver said, and the event is closed.
 func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliveryOutcome, error) {
-	eventID, err := ids.Parse(ids.Webhook, in.EventID)
+	ev, p, err := a.deliverable(ctx, in.EventID)
 	if err != nil {
-		return DeliveryOutcome{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
-	}
-	ev, err := a.q.WebhookEventGetByID(ctx, eventID)
-	if err != nil {
-		return DeliveryOutcome{}, fmt.Errorf("load event %s: %w", in.EventID, err)
-	}
-	if ev.Status != "PENDING" {
-		return DeliveryOutcome{}, temporal.NewNonRetryableApplicationError("event is "+ev.Status, ErrEventClosed, nil)
-	}
-	p, err := a.q.PlatformGet(ctx, ev.PlatformID)
-	if err != nil {
-		return DeliveryOutcome{}, fmt.Errorf("load platform of event %s: %w", in.EventID, err)
-	}
-	if p.WebhookEndpoint == "" || p.WebhookDisabledAt != nil {
-		msg := "the platform has no webhook endpoint"
-		if p.WebhookDisabledAt != nil {
-			msg = "the platform's webhook endpoint was disabled after it answered 410 Gone"
-		}
-		return DeliveryOutcome{Error: msg}, temporal.NewNonRetryableApplicationError(msg, ErrNoEndpoint, nil)
+		return DeliveryOutcome{Error: endpointProblem(err)}, err
 	}
 	out, cause := a.attempt(ctx, ev, p)
 	if cause != nil {
@@ -90,31 +59,13 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 		a.log.Warn("webhook transport failure", "event", in.EventID, "platform", ids.Format(ids.Platform, p.ID),
 			"url", out.URL, "error", cause)
 	}
-	accepted := out.Error == "" && (out.StatusCode/100 == 2 || out.StatusCode == http.StatusConflict)
-	out.Delivered = accepted
-	err = db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
-		if err := a.record(ctx, q, ev.ID, out); err != nil {
-			return err
-		}
-		switch {
-		case accepted:
-			return q.WebhookEventMarkDelivered(ctx, ev.ID)
-		case in.Once:
-			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: EventFailed})
-		case out.StatusCode == http.StatusGone:
-			if err := q.PlatformDisableWebhook(ctx, db.PlatformDisableWebhookParams{ID: p.ID, WebhookEndpoint: out.URL}); err != nil {
-				return err
-			}
-			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: EventUndeliverable})
-		}
-		return nil
-	})
-	if err != nil {
+	out.Delivered = out.Error == "" && (out.StatusCode/100 == 2 || out.StatusCode == http.StatusConflict)
+	if err := a.recordOutcome(ctx, ev, p, out, in.Once); err != nil {
 		return out, fmt.Errorf("record attempt of %s: %w", in.EventID, err)
 	}
 	a.log.Info("webhook attempt", "event", in.EventID, "type", ev.Type, "status", out.StatusCode, "error", out.Error)
 	switch {
-	case accepted || in.Once:
+	case out.Delivered || in.Once:
 		return out, nil
 	case out.StatusCode == http.StatusGone:
 		return out, temporal.NewNonRetryableApplicationError("endpoint answered 410 Gone; disabled", ErrEndpointGone, nil)
@@ -125,6 +76,67 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 	}
 }
 
+// deliverable loads a PENDING event and its platform, which must have an enabled endpoint.
+// Otherwise the error is non-retryable: ErrEventClosed, or ErrNoEndpoint.
+func (a *Activities) deliverable(ctx context.Context, eventID string) (db.WebhookEvent, db.Platform, error) {
+	id, err := ids.Parse(ids.Webhook, eventID)
+	if err != nil {
+		return db.WebhookEvent{}, db.Platform{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
+	}
+	ev, err := a.q.WebhookEventGetByID(ctx, id)
+	if err != nil {
+		return ev, db.Platform{}, fmt.Errorf("load event %s: %w", eventID, err)
+	}
+	if ev.Status != catalog.WebhookPending {
+		return ev, db.Platform{}, temporal.NewNonRetryableApplicationError("event is "+string(ev.Status), ErrEventClosed, nil)
+	}
+	p, err := a.q.PlatformGet(ctx, ev.PlatformID)
+	if err != nil {
+		return ev, p, fmt.Errorf("load platform of event %s: %w", eventID, err)
+	}
+	if p.WebhookEndpoint == "" || p.WebhookDisabledAt != nil {
+		msg := "the platform has no webhook endpoint"
+		if p.WebhookDisabledAt != nil {
+			msg = "the platform's webhook endpoint was disabled after it answered 410 Gone"
+		}
+		return ev, p, temporal.NewNonRetryableApplicationError(msg, ErrNoEndpoint, nil)
+	}
+	return ev, p, nil
+}
+
+// endpointProblem is what the outcome of a delivery that made no attempt says: why the
+// platform's endpoint was not called (nothing for other errors).
+func endpointProblem(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == ErrNoEndpoint {
+		return appErr.Message()
+	}
+	return ""
+}
+
+// recordOutcome records an attempt and what it decides, in one database transaction: an
+// accepted event is DELIVERED; a single (TEST) attempt that was not accepted is FAILED; a
+// 410 disables the endpoint it was sent to and makes the event UNDELIVERABLE.
+func (a *Activities) recordOutcome(ctx context.Context, ev db.WebhookEvent, p db.Platform, out DeliveryOutcome, once bool) error {
+	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
+		if err := a.record(ctx, q, ev.ID, out); err != nil {
+			return err
+		}
+		switch {
+		case out.Delivered:
+			return q.WebhookEventMarkDelivered(ctx, ev.ID)
+		case once:
+			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: catalog.WebhookFailed})
+		case out.StatusCode == http.StatusGone:
+			if err := q.PlatformDisableWebhook(ctx, db.PlatformDisableWebhookParams{ID: p.ID, WebhookEndpoint: out.URL}); err != nil {
+				return err
+			}
+			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: catalog.WebhookUndeliverable})
+		}
+		return nil
+	})
+}
+
 // attempt signs and sends the event once. When the request got no HTTP answer on behalf of
 // a production platform, out.Error is netguard.NoAnswer whatever went wrong and no latency
 // is recorded: refused, reset, timed out, unresolvable and refused-address endpoints must
@@ -133,35 +145,12 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 // Sandbox platforms keep the detail.
 func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platform) (out DeliveryOutcome, cause error) {
 	out = DeliveryOutcome{URL: p.WebhookEndpoint}
-	now := time.Now().UTC()
-	msgID := ids.Format(ids.Webhook, ev.ID)
-	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
-	if err != nil {
-		out.Error = "encode event: " + err.Error()
-		return out, nil
-	}
-	secrets, err := a.signingSecrets(ctx, p.ID)
+	req, err := a.signedRequest(ctx, ev, p)
 	if err != nil {
 		out.Error = err.Error()
 		return out, nil
 	}
-	sig, err := a.signer.Sign(body)
-	if err != nil {
-		out.Error = err.Error()
-		return out, nil
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.WebhookEndpoint, bytes.NewReader(body))
-	if err != nil {
-		out.Error = "build request: " + err.Error()
-		return out, nil
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "paycore-webhooks/1")
-	req.Header.Set(webhooksig.HeaderServiceSignature, sig)
-	req.Header.Set(webhooksig.HeaderID, msgID)
-	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard(secrets, msgID, now, body))
-	sandbox := p.Environment == "SANDBOX"
+	sandbox := p.Environment == catalog.Sandbox
 	client := a.public
 	if sandbox {
 		client = a.sandbox
@@ -183,6 +172,36 @@ func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platf
 	out.StatusCode = resp.StatusCode
 	out.Body = string(bytes.ToValidUTF8(b, []byte("?")))
 	return out, nil
+}
+
+// signedRequest is the POST of an event to its platform's endpoint, signed both ways (the
+// service's ECDSA signature and the Standard Webhooks headers).
+func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db.Platform) (*http.Request, error) {
+	now := time.Now().UTC()
+	msgID := ids.Format(ids.Webhook, ev.ID)
+	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
+	if err != nil {
+		return nil, fmt.Errorf("encode event: %w", err)
+	}
+	secrets, err := a.signingSecrets(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := a.signer.Sign(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.WebhookEndpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "paycore-webhooks/1")
+	req.Header.Set(webhooksig.HeaderServiceSignature, sig)
+	req.Header.Set(webhooksig.HeaderID, msgID)
+	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard(secrets, msgID, now, body))
+	return req, nil
 }
 
 func (a *Activities) record(ctx context.Context, q *db.Queries, eventID uuid.UUID, out DeliveryOutcome) error {
@@ -230,8 +249,20 @@ func (a *Activities) signingSecrets(ctx context.Context, platformID uuid.UUID) (
 	return out, nil
 }
 
+// ReopenWebhookEvent puts an event back to PENDING for a redelivery.
+func (a *Activities) ReopenWebhookEvent(ctx context.Context, eventID string) error {
+	id, err := ids.Parse(ids.Webhook, eventID)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
+	}
+	if err := a.q.WebhookEventReopen(ctx, id); err != nil {
+		return fmt.Errorf("reopen event %s: %w", eventID, err)
+	}
+	return nil
+}
+
 // MarkWebhookFinal closes a pending event with a final status (FAILED or UNDELIVERABLE).
-func (a *Activities) MarkWebhookFinal(ctx context.Context, eventID, status string) error {
+func (a *Activities) MarkWebhookFinal(ctx context.Context, eventID string, status catalog.WebhookEventStatus) error {
 	id, err := ids.Parse(ids.Webhook, eventID)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)

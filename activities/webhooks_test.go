@@ -26,8 +26,11 @@ import (
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/netguard"
+	"paycore/internal/netguard/netguardtest"
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
+
+	"paycore/internal/catalog"
 )
 
 type fixture struct {
@@ -63,7 +66,7 @@ func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 // platform inserts a platform with a webhook secret and endpoint url.
 func (f *fixture) platform(t *testing.T, env, url string) db.Platform {
 	ctx := context.Background()
-	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: ids.New(), Name: "p", Environment: env, ConfigID: ids.New(),
+	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: ids.New(), Name: "p", Environment: catalog.Environment(env), ConfigID: ids.New(),
 		UmaDomain: "p.example.com", WebhookEndpoint: url, SupportedCurrencies: json.RawMessage(`[]`)})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +137,7 @@ func TestDeliverOutcomes(t *testing.T) {
 			t.Fatalf("%d: error %v, want type %q", tc.status, err, tc.errType)
 		}
 		got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
-		if got.Status != tc.wantState || got.AttemptCount != 1 || hits.Load() != 1 {
+		if string(got.Status) != tc.wantState || got.AttemptCount != 1 || hits.Load() != 1 {
 			t.Fatalf("%d: status %s attempts %d hits %d", tc.status, got.Status, got.AttemptCount, hits.Load())
 		}
 		attempts, _ := f.q.WebhookAttemptList(context.Background(), ev.ID)
@@ -228,22 +231,11 @@ func TestDeliverRefusesPrivateAddressesForProduction(t *testing.T) {
 // endpoints that give no HTTP answer, each in its own way.
 func deadEndpoints(t *testing.T) map[string]string {
 	t.Helper()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := closed.Addr().String()
-	closed.Close()
-	silent := tcpServer(t, func(c net.Conn) { time.Sleep(3 * time.Second); c.Close() })
-	reset := tcpServer(t, func(c net.Conn) {
-		_ = c.(*net.TCPConn).SetLinger(0)
-		_, _ = c.Read(make([]byte, 1))
-		c.Close()
-	})
+	dead := netguardtest.DeadAddrs(t, 3*time.Second)
 	return map[string]string{
-		"refused":  "http://" + refused + "/hook",
-		"time-out": "http://" + silent + "/hook",
-		"reset":    "http://" + reset + "/hook",
+		"refused":  "http://" + dead["refused"] + "/hook",
+		"time-out": "http://" + dead["time-out"] + "/hook",
+		"reset":    "http://" + dead["reset"] + "/hook",
 		"dns":      "http://receiver.invalid/hook",
 	}
 }
@@ -253,25 +245,6 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
-}
-
-func tcpServer(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return ln.Addr().String()
 }
 
 // A production platform cannot tell a refused port from a reset connection, a silent host

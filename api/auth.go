@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/secrets"
 )
@@ -47,24 +48,24 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		id, secret, ok := basicCredentials(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="paycore"`)
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing or malformed HTTP Basic credentials (token id and secret)"})
+			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "missing or malformed HTTP Basic credentials (token id and secret)"})
 			return
 		}
 		row, err := s.q.TokenAuthenticate(r.Context(), id)
 		if err != nil {
 			secrets.Matches(secret, dummyDigest)
 			if isNoRows(err) {
-				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid API credentials"})
+				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "invalid API credentials"})
 				return
 			}
 			writeError(w, r, err)
 			return
 		}
 		if !secrets.Matches(secret, row.SecretHash) {
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid API credentials"})
+			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "invalid API credentials"})
 			return
 		}
-		p := Principal{PlatformID: row.PlatformID, TokenID: row.ID, Permissions: row.Permissions, Sandbox: row.Environment == envSandbox}
+		p := Principal{PlatformID: row.PlatformID, TokenID: row.ID, Permissions: row.Permissions, Sandbox: row.Environment == catalog.Sandbox}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
 }
@@ -95,7 +96,7 @@ func require(perm string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !slices.Contains(principalFrom(r.Context()).Permissions, perm) {
-				writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+				writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden,
 					Message: "this API token lacks the " + perm + " permission"})
 				return
 			}
@@ -108,7 +109,7 @@ func require(perm string) func(http.Handler) http.Handler {
 func sandboxOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !principalFrom(r.Context()).Sandbox {
-			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "sandbox endpoints are not available to production platforms"})
+			writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Message: "sandbox endpoints are not available to production platforms"})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"paycore/api"
+	"paycore/db/view"
 )
 
 func TestAuthenticationFailures(t *testing.T) {
@@ -50,7 +51,7 @@ func TestDeletedTokenStopsAtOnce(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("create token: %d %s", r.Status, r.Body)
 	}
-	var tok api.Token
+	var tok view.Token
 	r.Decode(t, &tok)
 	second := e.client(tok.ClientID, tok.ClientSecret)
 	if s := second.Do("GET", "/tokens/"+tok.ID, nil).Status; s != 200 {

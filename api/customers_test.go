@@ -8,6 +8,8 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
+
+	"paycore/internal/catalog"
 )
 
 // multiCurrency configures USD, EUR, MXN and USDC on a platform.
@@ -53,7 +55,7 @@ func TestCustomerLifecycle(t *testing.T) {
 	if accts.TotalCount != 2 {
 		t.Fatalf("accounts: %+v", accts)
 	}
-	types := map[string]string{}
+	types := map[string]catalog.AccountType{}
 	for _, a := range accts.Data {
 		types[a.Balance.Currency.Code] = a.Type
 		if a.Balance.Amount != 0 || a.Status != "ACTIVE" || len(a.FundingPaymentInstructions) < 3 {

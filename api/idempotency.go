@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/db"
+	"paycore/internal/catalog"
 )
 
 // Idempotency headers.
@@ -42,113 +45,138 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			writeError(w, r, invalidField(headerIdempotencyKey, "Idempotency-Key must be at most %d characters", maxKeyLength))
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		hash, err := requestHash(r)
 		if err != nil {
-			writeError(w, r, bodyReadError(err))
+			writeError(w, r, err)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		h := sha256.New()
-		h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
-		h.Write(body)
-		hash := h.Sum(nil)
-		p := principalFrom(r.Context())
-		ctx := r.Context()
-		deadline := time.Now().Add(s.Config.IdempotencyWait)
-		for wait := 10 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
-			_, err := s.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
-				PlatformID: p.PlatformID, Key: key, RequestHash: hash,
-				TtlSeconds: s.Config.IdempotencyTTL.Seconds(), LeaseSeconds: idempotencyLease.Seconds(),
-			})
-			if err == nil {
-				s.runAndStore(w, r, next, key)
-				return
-			}
-			if !isNoRows(err) {
-				writeError(w, r, err)
-				return
-			}
-			row, err := s.q.IdempotencyGet(ctx, db.IdempotencyGetParams{PlatformID: p.PlatformID, Key: key})
-			if isNoRows(err) {
-				continue // released after a 5xx: claim again
-			}
-			if err != nil {
-				writeError(w, r, err)
-				return
-			}
-			if !bytes.Equal(row.RequestHash, hash) {
-				writeError(w, r, &Error{Status: http.StatusUnprocessableEntity, Code: CodeIdempotencyMismatch,
-					Message: "this Idempotency-Key was used with a different request; use a new key for a new request"})
-				return
-			}
-			if row.State == "DONE" {
-				replay(w, row)
-				return
-			}
-			if time.Now().After(deadline) {
-				writeError(w, r, &Error{Status: http.StatusConflict, Code: CodeIdempotencyBusy, RetryAfter: 1,
-					Message: "a request with this Idempotency-Key is still being processed; retry later"})
-				return
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
+		claimed, done, err := s.claim(r.Context(), principalFrom(r.Context()).PlatformID, key, hash)
+		switch {
+		case err != nil:
+			writeError(w, r, err)
+		case claimed:
+			s.runAndStore(w, r, next, key)
+		case done != nil:
+			replay(w, *done)
 		}
 	})
 }
 
+// requestHash reads the request's body (putting it back for the handler) and hashes it
+// with the method and path: what a repeat under the same key must match.
+func requestHash(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, bodyReadError(err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
+	h.Write(body)
+	return h.Sum(nil), nil
+}
+
+// claim claims the key for this request (claimed), or returns the stored outcome of the
+// request that claimed it first (done), waiting up to IdempotencyWait for one that is
+// still running. A key used with another request is 422, one still running after the wait
+// 409. Neither is returned when the client went away.
+func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, hash []byte) (claimed bool, done *db.IdempotencyKey, err error) {
+	deadline := time.Now().Add(s.Config.IdempotencyWait)
+	for wait := 10 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
+		_, err := s.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
+			PlatformID: platformID, Key: key, RequestHash: hash,
+			TtlSeconds: s.Config.IdempotencyTTL.Seconds(), LeaseSeconds: idempotencyLease.Seconds(),
+		})
+		if err == nil {
+			return true, nil, nil
+		}
+		if !isNoRows(err) {
+			return false, nil, err
+		}
+		row, err := s.q.IdempotencyGet(ctx, db.IdempotencyGetParams{PlatformID: platformID, Key: key})
+		switch {
+		case isNoRows(err):
+			continue // released after a 5xx: claim again
+		case err != nil:
+			return false, nil, err
+		case !bytes.Equal(row.RequestHash, hash):
+			return false, nil, &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
+				Message: "this Idempotency-Key was used with a different request; use a new key for a new request"}
+		case row.State == "DONE":
+			return false, &row, nil
+		case time.Now().After(deadline):
+			return false, nil, &Error{Status: http.StatusConflict, Code: catalog.IdempotencyInProgress, RetryAfter: 1,
+				Message: "a request with this Idempotency-Key is still being processed; retry later"}
+		}
+		select {
+		case <-ctx.Done():
+			return false, nil, nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runAndStore runs the handler that claimed the key, renewing the claim while it runs,
+// and stores its outcome for repeats before sending it.
 func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, key string) {
 	rec := &recorder{header: http.Header{}}
-	p := principalFrom(r.Context())
+	pid := principalFrom(r.Context()).PlatformID
 	// The outcome is stored even if the client goes away mid-request.
 	store := context.WithoutCancel(r.Context())
 	defer func() {
 		if v := recover(); v != nil {
-			_ = s.q.IdempotencyRelease(store, db.IdempotencyReleaseParams{PlatformID: p.PlatformID, Key: key})
+			_ = s.q.IdempotencyRelease(store, db.IdempotencyReleaseParams{PlatformID: pid, Key: key})
 			panic(v)
 		}
 	}()
-	renewDone := make(chan struct{})
-	stopRenew := sync.OnceFunc(func() { close(renewDone) })
-	defer stopRenew()
-	go func() {
-		t := time.NewTicker(idempotencyRenew)
-		defer t.Stop()
-		for {
-			select {
-			case <-renewDone:
-				return
-			case <-t.C:
-				_ = s.q.IdempotencyRenew(store, db.IdempotencyRenewParams{PlatformID: p.PlatformID, Key: key})
-			}
-		}
-	}()
+	stopRenew := s.renewClaim(store, pid, key)
 	next.ServeHTTP(rec, r)
 	stopRenew()
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	// A 5xx is not an outcome (the request may be retried), and neither is the 202
-	// challenge of a signed retry: the signed retry repeats the request with the same key
-	// and must execute it.
-	if rec.status >= 500 || rec.status == http.StatusAccepted {
-		_ = s.q.IdempotencyRelease(store, db.IdempotencyReleaseParams{PlatformID: p.PlatformID, Key: key})
-	} else {
-		hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After")})
-		status := int32(rec.status)
-		if err := s.q.IdempotencyComplete(store, db.IdempotencyCompleteParams{
-			PlatformID: p.PlatformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: rec.body.Bytes(),
-		}); err != nil {
-			s.Logger.Error("store idempotent response", "key", key, "error", err)
-		}
-	}
+	s.storeOutcome(store, pid, key, rec)
 	for k, v := range rec.header {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+}
+
+// renewClaim renews a claim every idempotencyRenew until the returned stop is called (it
+// may be called more than once).
+func (s *Server) renewClaim(ctx context.Context, platformID uuid.UUID, key string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(idempotencyRenew)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = s.q.IdempotencyRenew(ctx, db.IdempotencyRenewParams{PlatformID: platformID, Key: key})
+			}
+		}
+	}()
+	return sync.OnceFunc(func() { close(done) })
+}
+
+// storeOutcome stores a response as the key's outcome. A 5xx is not an outcome (the
+// request may be retried), and neither is the 202 challenge of a signed retry: the signed
+// retry repeats the request with the same key and must execute it. Both release the key.
+func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key string, rec *recorder) {
+	if rec.status >= 500 || rec.status == http.StatusAccepted {
+		_ = s.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{PlatformID: platformID, Key: key})
+		return
+	}
+	hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After")})
+	status := int32(rec.status)
+	if err := s.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
+		PlatformID: platformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: rec.body.Bytes(),
+	}); err != nil {
+		s.Logger.Error("store idempotent response", "key", key, "error", err)
+	}
 }
 
 func replay(w http.ResponseWriter, row db.IdempotencyKey) {

@@ -7,6 +7,7 @@ import (
 
 	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db/view"
 )
 
 func TestIdempotencyReplayAndMismatch(t *testing.T) {
@@ -39,7 +40,7 @@ func TestIdempotencyReplayAndMismatch(t *testing.T) {
 	if b1.Status != 400 || b2.Status != 400 || !bytes.Equal(b1.Body, b2.Body) || b2.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("4xx not replayed: %d %d", b1.Status, b2.Status)
 	}
-	var list api.List[api.Token]
+	var list api.List[view.Token]
 	c.Do("GET", "/tokens?name=idem", nil).Decode(t, &list)
 	if list.TotalCount != 1 {
 		t.Fatalf("want 1 token created under key-1, got %d", list.TotalCount)

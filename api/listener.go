@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+
+	"paycore/internal/catalog"
 )
 
 // EnvelopeListener wraps the API's listener so that the few answers net/http writes by
@@ -51,7 +53,7 @@ func (c envelopeConn) Write(p []byte) (int, error) {
 	case http.StatusBadRequest:
 		msg = "the request line or headers could not be parsed (check %-escapes in the path and header syntax)"
 	}
-	body, _ := json.Marshal(Error{Status: status, Code: CodeInvalidInput, Message: msg})
+	body, _ := json.Marshal(Error{Status: status, Code: catalog.InvalidInput, Message: msg})
 	out := "HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) +
 		"\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(body)+1) + "\r\n\r\n" + string(body) + "\n"
 	if _, err := c.Conn.Write([]byte(out)); err != nil {

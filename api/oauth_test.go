@@ -17,7 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
-	"paycore/api"
+	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/walletcrypto/jsinterop"
 )
@@ -113,7 +113,7 @@ func TestOAuthCredentialsWithARealIssuer(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	r.Decode(t, &cred)
 	if cred.Nickname != "erin@example.com" || cred.Type != "OAUTH" {
 		t.Fatalf("credential %+v", cred)
@@ -130,7 +130,7 @@ func TestOAuthCredentialsWithARealIssuer(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("%s verify: %d %s", alg.a, r.Status, r.Body)
 		}
-		var sess api.Session
+		var sess view.Session
 		r.Decode(t, &sess)
 		if len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
 			t.Fatalf("%s: session key does not decrypt", alg.a)
@@ -206,7 +206,7 @@ func TestOAuthRefusalsInPlainWords(t *testing.T) {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	acct := walletAccount(t, c, "hana@example.com")
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	c.Do("POST", "/auth/credentials", map[string]any{"type": "OAUTH", "accountId": acct, "oidcToken": is.token(t, tokenOpts{})}).Decode(t, &cred)
 	_, pub := clientKeyPair(t)
 	otherKey, _ := rsa.GenerateKey(rand.Reader, 2048)

@@ -2,10 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,27 +13,12 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 
 	"paycore/internal/netguard"
+	"paycore/internal/platformconfig"
+	"paycore/internal/walletauth"
 )
 
-// OIDCProvider is an identity provider a platform accepts for OAUTH credentials.
-type OIDCProvider struct {
-	Issuer   string `json:"issuer"`
-	Audience string `json:"audience"`
-}
-
-const (
-	reasonBadOIDC  = "Invalid OIDC token"
-	sandboxOIDC    = "sandbox-valid-oidc-token"
-	oidcMaxAge     = 60 * time.Second
-	maxOIDCClients = 10
-)
-
-// oidcClaims are the parts of a verified token the service uses.
-type oidcClaims struct {
-	Issuer  string
-	Subject string
-	Email   string
-}
+// maxOIDCClients is the most OIDC providers a platform may configure.
+const maxOIDCClients = 10
 
 // oidcProviders caches discovered providers (go-oidc keeps each key set fresh).
 type oidcProviders struct {
@@ -80,135 +61,62 @@ func (o *oidcProviders) provider(ctx context.Context, issuer string, sandbox boo
 	return p, nil
 }
 
-// unverifiedClaims reads a structurally valid JWT's payload without checking anything.
-func unverifiedClaims(token string) (map[string]any, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 || parts[2] == "" {
-		return nil, fmt.Errorf("oidcToken is not a JWT (header.payload.signature)")
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+// verifyOIDC checks a token against the issuer's key set (go-oidc): an issuer the
+// platform allows, its audience and expiry; then the service's own checks
+// (walletauth.CheckFresh): an iat at most 60 seconds old and, when clientPublicKey is
+// given, a nonce bound to it.
+func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) (walletauth.Identity, error) {
+	claims, err := walletauth.UnverifiedClaims(token)
 	if err != nil {
-		return nil, fmt.Errorf("oidcToken payload is not base64url")
+		return walletauth.Identity{}, err
 	}
-	var claims map[string]any
-	if err := json.Unmarshal(raw, &claims); err != nil {
-		return nil, fmt.Errorf("oidcToken payload is not JSON")
-	}
-	return claims, nil
-}
-
-// platformProviders reads the OIDC providers of the caller's platform.
-func (s *Server) platformProviders(ctx context.Context) ([]OIDCProvider, error) {
 	c, err := s.walletConfig(ctx)
-	if err != nil || c.OidcProviders == nil {
-		return nil, err
-	}
-	return *c.OidcProviders, nil
-}
-
-// nonceMatches checks the token's nonce binds it to the client key: the hex SHA-256 of the
-// clientPublicKey text (or of its raw bytes).
-func nonceMatches(nonce, clientPublicKey string) bool {
-	text := sha256.Sum256([]byte(strings.ToLower(clientPublicKey)))
-	raw, _ := hex.DecodeString(clientPublicKey)
-	bin := sha256.Sum256(raw)
-	return strings.EqualFold(nonce, hex.EncodeToString(text[:])) || strings.EqualFold(nonce, hex.EncodeToString(bin[:]))
-}
-
-// verifyOIDC checks a token against the issuer's key set: an issuer the platform allows,
-// its audience, an iat at most 60 seconds old and, when clientPublicKey is given, a nonce
-// bound to it.
-func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) (oidcClaims, error) {
-	bad := func(msg string) (oidcClaims, error) { return oidcClaims{}, unauthorized(reasonBadOIDC, msg) }
-	claims, err := unverifiedClaims(token)
 	if err != nil {
-		return bad(err.Error())
+		return walletauth.Identity{}, err
 	}
-	iss, _ := claims["iss"].(string)
-	providers, err := s.platformProviders(ctx)
+	prov, err := walletauth.FindProvider(c, claims.Issuer())
 	if err != nil {
-		return oidcClaims{}, err
-	}
-	var prov *OIDCProvider
-	for _, p := range providers {
-		if p.Issuer == iss {
-			prov = &p
-			break
-		}
-	}
-	if prov == nil {
-		return bad("the token's issuer is not one of the platform's OIDC providers (embeddedWalletConfig.oidcProviders)")
+		return walletauth.Identity{}, err
 	}
 	p, err := s.oidc.provider(ctx, prov.Issuer, principalFrom(ctx).Sandbox)
 	if err != nil {
 		s.Logger.WarnContext(ctx, "OIDC discovery failed", "issuer", prov.Issuer, "error", err)
-		return bad("the issuer's discovery document (/.well-known/openid-configuration) could not be loaded")
+		return walletauth.Identity{}, walletauth.DiscoveryFailed()
 	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: prov.Audience, SupportedSigningAlgs: []string{oidc.RS256, oidc.ES256}}).Verify(ctx, token)
+	idt, err := p.Verifier(&oidc.Config{ClientID: prov.Audience, SupportedSigningAlgs: walletauth.OIDCAlgorithms()}).Verify(ctx, token)
 	if err != nil {
-		msg := oidcProblem(token, claims, prov.Audience, err)
+		var expiredAt *time.Time
+		if expired := (*oidc.TokenExpiredError)(nil); errors.As(err, &expired) {
+			expiredAt = &expired.Expiry
+		}
+		msg := walletauth.TokenProblem(token, claims, prov.Audience, expiredAt, time.Now())
 		s.Logger.InfoContext(ctx, "OIDC token refused", "issuer", prov.Issuer, "refusal", msg, "error", err)
-		return bad(msg)
+		return walletauth.Identity{}, walletauth.Unauthorized(walletauth.ReasonBadOIDC, "%s", msg)
 	}
-	if iat, ok := claims["iat"].(float64); !ok || time.Since(time.Unix(int64(iat), 0)) > oidcMaxAge || time.Until(time.Unix(int64(iat), 0)) > oidcMaxAge {
-		return bad("the token's iat must be at most 60 seconds before the request; fetch a fresh token")
+	if err := walletauth.CheckFresh(claims, idt.Nonce, clientPublicKey, time.Now()); err != nil {
+		return walletauth.Identity{}, err
 	}
-	if clientPublicKey != "" && !nonceMatches(idt.Nonce, clientPublicKey) {
-		return bad("the token's nonce must be the hex SHA-256 of clientPublicKey")
-	}
-	email, _ := claims["email"].(string)
-	return oidcClaims{Issuer: idt.Issuer, Subject: idt.Subject, Email: email}, nil
+	return walletauth.Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email()}, nil
 }
 
-// oidcProblem says in plain words which check a token refused by go-oidc fails; the
-// library's wording (which names its internals) is only logged.
-func oidcProblem(token string, claims map[string]any, audience string, err error) string {
-	var expired *oidc.TokenExpiredError
-	if errors.As(err, &expired) {
-		if _, ok := claims["exp"].(float64); !ok {
-			return "the token has no exp (expiry) claim"
-		}
-		return "the token expired at " + expired.Expiry.UTC().Format(time.RFC3339)
-	}
-	if alg := jwtAlg(token); alg != oidc.RS256 && alg != oidc.ES256 {
-		return fmt.Sprintf("the token is signed with %q; RS256 or ES256 are accepted", alg)
-	}
-	if !audienceHas(claims["aud"], audience) {
-		return fmt.Sprintf("the token's aud does not include %q, the audience configured for its issuer", audience)
-	}
-	if nbf, ok := claims["nbf"].(float64); ok && time.Unix(int64(nbf), 0).After(time.Now().Add(5*time.Minute)) {
-		return "the token is not valid yet: its nbf (not before) is in the future"
-	}
-	return "the token's signature could not be verified with the issuer's published keys (jwks_uri)"
-}
-
-// jwtAlg reads the alg of a JWT header; "" when unreadable.
-func jwtAlg(token string) string {
-	head, _, _ := strings.Cut(token, ".")
-	raw, err := base64.RawURLEncoding.DecodeString(head)
+// oauthIdentity resolves the identity of an OAUTH credential being created: the token's
+// issuer must be one of the platform's providers and, outside sandbox, the token must
+// verify (walletauth.SandboxIdentity: sandbox platforms accept any structurally valid JWT
+// from such an issuer; the magic verify token is not a JWT and is refused here).
+func (s *Server) oauthIdentity(ctx context.Context, token string) (walletauth.Identity, error) {
+	claims, err := walletauth.UnverifiedClaims(token)
 	if err != nil {
-		return ""
+		return walletauth.Identity{}, err
 	}
-	var h struct {
-		Alg string `json:"alg"`
+	id, err := s.verifyOIDC(ctx, token, "")
+	if err == nil || !principalFrom(ctx).Sandbox {
+		return id, err
 	}
-	_ = json.Unmarshal(raw, &h)
-	return h.Alg
-}
-
-// audienceHas reports whether an aud claim (a string or an array of strings) names want.
-func audienceHas(aud any, want string) bool {
-	switch v := aud.(type) {
-	case string:
-		return v == want
-	case []any:
-		for _, a := range v {
-			if a == want {
-				return true
-			}
-		}
+	c, err := s.walletConfig(ctx)
+	if err != nil {
+		return walletauth.Identity{}, err
 	}
-	return false
+	return walletauth.SandboxIdentity(c, claims)
 }
 
 // validateProviders checks embeddedWalletConfig.oidcProviders. Every issuer is an outbound
@@ -216,7 +124,7 @@ func audienceHas(aud any, want string) bool {
 // https and a public host for production platforms; sandbox platforms may use http, and
 // private hosts only when the operator allows them (PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE).
 // An issuer has no query (OpenID Connect Discovery 1.0, section 3).
-func (s *Server) validateProviders(ctx context.Context, list []OIDCProvider, sandbox bool) error {
+func (s *Server) validateProviders(ctx context.Context, list []platformconfig.OIDCProvider, sandbox bool) error {
 	if len(list) > maxOIDCClients {
 		return invalidField("embeddedWalletConfig.oidcProviders", "at most %d OIDC providers", maxOIDCClients)
 	}

@@ -2,11 +2,13 @@ package api_test
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"testing"
+	"time"
 
-	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db/view"
 )
 
 // otpRig drives one EMAIL_OTP credential of a production platform (no magic code).
@@ -15,7 +17,7 @@ type otpRig struct {
 	e    *env
 	c    *apitest.Client
 	box  *inbox
-	cred api.AuthMethod
+	cred view.AuthMethod
 	pub  string
 }
 
@@ -78,6 +80,14 @@ func retryAfterIn(t *testing.T, r *apitest.Response, lo, hi int) {
 	}
 }
 
+// retryAfterSince checks Retry-After against a lock of d set no earlier than start: at most
+// d, and shorter only by the time that has passed since start (slow runs stay exact).
+func retryAfterSince(t *testing.T, r *apitest.Response, d time.Duration, start time.Time) {
+	t.Helper()
+	hi := int(d / time.Second)
+	retryAfterIn(t, r, hi-int(math.Ceil(time.Since(start).Seconds()))-1, hi)
+}
+
 // Wrong codes count per credential, across re-issued codes: the 5th locks the credential
 // (the right code is refused while locked, and no new code is sent), locks grow, a correct
 // code after the lock resets the count.
@@ -87,10 +97,12 @@ func TestEmailOTPLockout(t *testing.T) {
 
 	// Five wrong codes over three codes: the count survives new codes.
 	code, _ := g.box.lastCode(t)
+	var locked time.Time
 	for i := range 5 {
 		if i == 2 || i == 4 {
 			code = g.newCode()
 		}
+		locked = time.Now()
 		r := g.verify(wrongFor(code))
 		res := expectError(t, r, 401, "UNAUTHORIZED")
 		if res["reason"] != "Invalid OTP code" {
@@ -107,7 +119,7 @@ func TestEmailOTPLockout(t *testing.T) {
 	// and no code is mailed.
 	r := g.verify(code)
 	res := expectError(t, r, 429, "RATE_LIMITED")
-	retryAfterIn(t, r, 55, 60)
+	retryAfterSince(t, r, time.Minute, locked)
 	if d, _ := res["details"].(map[string]any); d["lockedUntil"] == nil {
 		t.Fatalf("no details.lockedUntil: %s", r.Body)
 	}
@@ -118,7 +130,7 @@ func TestEmailOTPLockout(t *testing.T) {
 	g.exec("UPDATE auth_otps SET sent_at = now() - interval '1 minute'")
 	r = g.c.Do("POST", "/auth/credentials/"+g.cred.ID+"/challenge", nil)
 	expectError(t, r, 429, "RATE_LIMITED")
-	retryAfterIn(t, r, 55, 60)
+	retryAfterSince(t, r, time.Minute, locked)
 	if _, n := g.box.lastCode(t); n != sent {
 		t.Fatal("a code was mailed while the credential was locked")
 	}
@@ -133,6 +145,7 @@ func TestEmailOTPLockout(t *testing.T) {
 		if i == 3 {
 			code = g.newCode()
 		}
+		locked = time.Now()
 		r := g.verify(wrongFor(code))
 		expectError(t, r, 401, "UNAUTHORIZED")
 		if i == 4 {
@@ -141,7 +154,7 @@ func TestEmailOTPLockout(t *testing.T) {
 	}
 	r = g.verify(code)
 	expectError(t, r, 429, "RATE_LIMITED")
-	retryAfterIn(t, r, 295, 300)
+	retryAfterSince(t, r, 5*time.Minute, locked)
 
 	// After the lock, a correct code opens a session and resets the count: the next run
 	// of five wrong codes locks for one minute again, not fifteen.
@@ -229,7 +242,7 @@ func TestSessionRevokeChallengeCarriesType(t *testing.T) {
 	t.Parallel()
 	g := newOTPRig(t, "rev@example.com")
 	code, _ := g.box.lastCode(t)
-	var sess api.Session
+	var sess view.Session
 	g.verify(code).Decode(t, &sess)
 	r := g.c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
 	if r.Status != 202 {

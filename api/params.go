@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"paycore/internal/cursor"
 	"paycore/internal/ids"
 	"paycore/internal/strictjson"
 )
@@ -165,19 +165,6 @@ func (q *query) limit() int32 {
 	return int32(n)
 }
 
-// cursor decodes the cursor parameter of list into pos; ok reports whether one was given.
-func (q *query) cursor(list string, pos any) bool {
-	s := q.str("cursor")
-	if s == nil {
-		return false
-	}
-	if err := cursor.Decode(list, *s, pos); err != nil {
-		q.fail(invalidField("cursor", "cursor is not valid for this list; pass nextCursor from a previous page unchanged"))
-		return false
-	}
-	return true
-}
-
 // pathID parses a path parameter of the form <prefix>:<uuid>; a malformed id is simply
 // not found.
 func pathID(r *http.Request, param, prefix string, nf *Error) (uuid.UUID, error) {
@@ -188,18 +175,34 @@ func pathID(r *http.Request, param, prefix string, nf *Error) (uuid.UUID, error)
 	return id, nil
 }
 
-// page trims a fetched page of limit+1 rows and builds the envelope.
-func page[R, T any](rows []R, limit int32, total int64, conv func(R) T, next func(R) string) List[T] {
-	out := List[T]{Data: make([]T, 0, min(len(rows), int(limit))), TotalCount: total}
-	if len(rows) > int(limit) {
-		rows = rows[:limit]
-		out.HasMore = true
-		out.NextCursor = next(rows[len(rows)-1])
+// loadOne reads the resource of the caller's platform whose id is in the path: a
+// malformed id, or another platform's, is the resource's 404 nf.
+func loadOne[R any](r *http.Request, param, prefix string, nf *Error, read func(ctx context.Context, platformID, id uuid.UUID) (R, error)) (R, error) {
+	var zero R
+	id, err := pathID(r, param, prefix, nf)
+	if err != nil {
+		return zero, err
 	}
-	for _, r := range rows {
-		out.Data = append(out.Data, conv(r))
+	row, err := read(r.Context(), principalFrom(r.Context()).PlatformID, id)
+	if isNoRows(err) {
+		return zero, nf
 	}
-	return out
+	if err != nil {
+		return zero, fmt.Errorf("get %s %s: %w", prefix, id, err)
+	}
+	return row, nil
+}
+
+// serveOne answers the GET of one resource of the caller's platform: loadOne and the
+// rendering.
+func serveOne[R, T any](w http.ResponseWriter, r *http.Request, param, prefix string, nf *Error,
+	read func(ctx context.Context, platformID, id uuid.UUID) (R, error), render func(R) T) error {
+	row, err := loadOne(r, param, prefix, nf, read)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, render(row))
+	return nil
 }
 
 // customerID reads an optional Customer id parameter.
@@ -214,13 +217,4 @@ func (q *query) customerID(name string) uuid.NullUUID {
 		return uuid.NullUUID{}
 	}
 	return uuid.NullUUID{UUID: id, Valid: true}
-}
-
-// afterID reads the cursor of a list ordered by id.
-func (q *query) afterID(list string) uuid.NullUUID {
-	var pos idCursor
-	if q.cursor(list, &pos) {
-		return uuid.NullUUID{UUID: pos.ID, Valid: true}
-	}
-	return uuid.NullUUID{}
 }

@@ -2,13 +2,10 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -17,21 +14,20 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/ids"
-)
-
-const (
-	reasonBadPasskey      = "Invalid passkey signature"
-	sandboxPasskey        = "sandbox-valid-passkey-signature"
-	passkeyChallengeKind  = "PASSKEY_SESSION"
-	passkeyChallengeLimit = 10 // per account and minute
+	"paycore/internal/problem"
+	"paycore/internal/sandbox"
+	"paycore/internal/walletauth"
 )
 
 // credParams are the credential algorithms accepted at registration.
-var credParams = []protocol.CredentialParameter{
-	{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgES256},
-	{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgRS256},
-	{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgEdDSA},
+func credParams() []protocol.CredentialParameter {
+	return []protocol.CredentialParameter{
+		{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgES256},
+		{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgRS256},
+		{Type: protocol.PublicKeyCredentialType, Algorithm: webauthncose.AlgEdDSA},
+	}
 }
 
 // walletUser is an embedded wallet as a WebAuthn user.
@@ -51,6 +47,12 @@ type passkeyDetails struct {
 	Credential   webauthn.Credential `json:"credential"`
 }
 
+func passkeyDetailsOf(c db.AuthCredential) passkeyDetails {
+	var d passkeyDetails
+	_ = json.Unmarshal(c.Details, &d)
+	return d
+}
+
 // relyingParty builds the WebAuthn relying party of the caller's platform from
 // embeddedWalletConfig.passkeyRpId and passkeyOrigins.
 func (s *Server) relyingParty(ctx context.Context) (*webauthn.WebAuthn, error) {
@@ -58,40 +60,29 @@ func (s *Server) relyingParty(ctx context.Context) (*webauthn.WebAuthn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.PasskeyRpID == nil || c.PasskeyOrigins == nil || len(*c.PasskeyOrigins) == 0 {
-		return nil, invalid("passkeys need embeddedWalletConfig.passkeyRpId and passkeyOrigins in the platform configuration")
-	}
-	name := "Wallet"
-	if c.AppName != nil {
-		name = *c.AppName
-	}
-	rp, err := webauthn.New(&webauthn.Config{RPID: *c.PasskeyRpID, RPDisplayName: name, RPOrigins: *c.PasskeyOrigins})
+	party, err := walletauth.RelyingPartyOf(c)
 	if err != nil {
-		s.Logger.WarnContext(ctx, "passkey relying party refused", "rpId", *c.PasskeyRpID, "error", err)
-		return nil, invalid("the platform's passkey configuration is not usable: embeddedWalletConfig.passkeyRpId must be a registrable domain and every passkeyOrigins entry an origin on it")
+		return nil, err
+	}
+	rp, err := webauthn.New(&webauthn.Config{RPID: party.ID, RPDisplayName: party.Name, RPOrigins: party.Origins})
+	if err != nil {
+		s.Logger.WarnContext(ctx, "passkey relying party refused", "rpId", party.ID, "error", err)
+		return nil, walletauth.UnusableRelyingParty()
 	}
 	return rp, nil
-}
-
-type attestationIn struct {
-	CredentialID      string   `json:"credentialId"`
-	ClientDataJSON    string   `json:"clientDataJson"`
-	AttestationObject string   `json:"attestationObject"`
-	Transports        []string `json:"transports"`
 }
 
 // registerPasskey verifies a registration (attestation) against the challenge the platform
 // issued and returns the credential details to store.
 func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge *string, raw json.RawMessage) ([]byte, error) {
-	if challenge == nil || *challenge == "" {
-		return nil, invalidField("challenge", "challenge (the registration challenge you issued, base64url) is required")
+	if err := walletauth.CheckRegistrationChallenge(challenge); err != nil {
+		return nil, err
 	}
-	var att attestationIn
+	var att walletauth.Attestation
 	if err := decodeStrictAt("attestation", raw, &att); err != nil {
 		return nil, err
 	}
-	if err := requireB64url("attestation", [2]string{"credentialId", att.CredentialID}, [2]string{"clientDataJson", att.ClientDataJSON},
-		[2]string{"attestationObject", att.AttestationObject}); err != nil {
+	if err := att.CheckShape(); err != nil {
 		return nil, err
 	}
 	rp, err := s.relyingParty(r.Context())
@@ -103,12 +94,12 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(body)
 	if err != nil {
 		s.Logger.InfoContext(r.Context(), "passkey registration unreadable", "error", err)
-		return nil, invalidField("attestation", "%s", unreadableAttestation(att))
+		return nil, problem.Field("attestation", "%s", walletauth.UnreadableAttestation(att))
 	}
 	cred, err := rp.CreateCredential(walletUser{id: accountID}, webauthn.SessionData{Challenge: *challenge, UserID: accountID[:],
-		UserVerification: protocol.VerificationPreferred, CredParams: credParams}, parsed)
+		UserVerification: protocol.VerificationPreferred, CredParams: credParams()}, parsed)
 	if err != nil {
-		return nil, s.refusePasskey(r, "registration", attestationProblem(parsed, att, *challenge, rp.Config.RPID, rp.Config.RPOrigins, err), err)
+		return nil, s.refusePasskey(r.Context(), "registration", attestationProblem(parsed, att, *challenge, rp.Config, err), err)
 	}
 	return json.Marshal(passkeyDetails{CredentialID: base64.RawURLEncoding.EncodeToString(cred.ID), Credential: *cred})
 }
@@ -116,132 +107,88 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 // passkeyChallenge issues the authentication challenge of a PASSKEY credential: the
 // SHA-256 of a session-creation payload that includes clientPublicKey, so the assertion
 // binds the session to the client's key.
-func (s *Server) passkeyChallenge(w http.ResponseWriter, r *http.Request, c db.AuthCredential, clientPublicKey *string) error {
-	if clientPublicKey == nil {
-		return invalidField("clientPublicKey", "clientPublicKey is required for PASSKEY challenges")
+func (s *Server) passkeyChallenge(ctx context.Context, c db.AuthCredential, clientPublicKey string) (view.PasskeyAuthChallenge, error) {
+	if _, err := s.relyingParty(ctx); err != nil {
+		return view.PasskeyAuthChallenge{}, err
 	}
-	if _, err := s.relyingParty(r.Context()); err != nil {
-		return err
-	}
-	n, err := s.q.SignedRequestCountRecent(r.Context(), db.SignedRequestCountRecentParams{AccountID: c.AccountID, Kind: passkeyChallengeKind})
+	n, err := s.q.SignedRequestCountRecent(ctx, db.SignedRequestCountRecentParams{AccountID: c.AccountID, Kind: walletauth.KindPasskeySession})
 	if err != nil {
-		return err
+		return view.PasskeyAuthChallenge{}, fmt.Errorf("count passkey challenges: %w", err)
 	}
-	if n >= passkeyChallengeLimit {
-		return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: 60, Message: "too many passkey challenges; retry in a minute"}
+	if err := walletauth.CheckPasskeyChallengeRate(n); err != nil {
+		return view.PasskeyAuthChallenge{}, err
 	}
-	var d passkeyDetails
-	_ = json.Unmarshal(c.Details, &d)
-	id := ids.New()
-	expires := time.Now().UTC().Add(signedRetryWindow).Truncate(time.Second)
-	payload, _ := json.Marshal(map[string]string{"requestId": ids.Format("Request", id), "type": passkeyChallengeKind,
-		"accountId": ids.Format(ids.InternalAccount, c.AccountID), "credentialId": d.CredentialID,
-		"clientPublicKey": strings.ToLower(*clientPublicKey), "expiresAt": expires.Format(time.RFC3339)})
-	sum := sha256.Sum256(payload)
-	key, _ := hex.DecodeString(*clientPublicKey)
-	if _, err := s.q.SignedRequestCreate(r.Context(), db.SignedRequestCreateParams{ID: id, PlatformID: c.PlatformID, AccountID: c.AccountID,
-		Kind: passkeyChallengeKind, Payload: string(payload), RequestHash: key, ExpiresAt: expires}); err != nil {
-		return err
+	ch := walletauth.NewPasskeyChallenge(c.AccountID, passkeyDetailsOf(c).CredentialID, clientPublicKey, time.Now())
+	if err := s.storeChallenge(ctx, ch); err != nil {
+		return view.PasskeyAuthChallenge{}, err
 	}
-	writeJSON(w, http.StatusOK, PasskeyAuthChallenge{AuthMethod: authMethodOf(c), Challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
-		RequestID: ids.Format("Request", id), ExpiresAt: expires})
-	return nil
-}
-
-// PasskeyAuthChallenge is the PASSKEY answer of the challenge endpoint: the credential
-// (AuthMethod, with its credentialId) and the challenge to sign.
-type PasskeyAuthChallenge struct {
-	AuthMethod
-	Challenge string    `json:"challenge"`
-	RequestID string    `json:"requestId"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
-
-type assertionIn struct {
-	CredentialID      string  `json:"credentialId"`
-	ClientDataJSON    string  `json:"clientDataJson"`
-	AuthenticatorData string  `json:"authenticatorData"`
-	Signature         string  `json:"signature"`
-	UserHandle        *string `json:"userHandle"`
+	return view.PasskeyAuthChallenge{AuthMethod: view.AuthMethodOf(c), Challenge: walletauth.PasskeyChallengeOf(ch.Payload),
+		RequestID: ch.RequestID(), ExpiresAt: ch.ExpiresAt}, nil
 }
 
 // verifyPasskey checks an assertion against the challenge named by Request-Id and issues a
 // session sealed to the clientPublicKey given with that challenge.
-func (s *Server) verifyPasskey(w http.ResponseWriter, r *http.Request, c db.AuthCredential, raw json.RawMessage) error {
-	if len(raw) == 0 {
-		return invalidField("assertion", "assertion is required")
-	}
-	var as assertionIn
+func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.RawMessage) (view.Session, error) {
+	var as walletauth.Assertion
 	if err := decodeStrictAt("assertion", raw, &as); err != nil {
-		return err
+		return view.Session{}, err
 	}
-	rid := r.Header.Get(headerRequestID)
-	reqID, err := ids.Parse("Request", rid)
+	ctx := r.Context()
+	reqID, err := walletauth.PasskeyRequestID(headerRequestID, r.Header.Get(headerRequestID))
 	if err != nil {
-		return invalidField(headerRequestID, "the Request-Id header (the requestId of the challenge) is required")
+		return view.Session{}, err
 	}
-	sr, err := s.q.SignedRequestGet(r.Context(), db.SignedRequestGetParams{PlatformID: c.PlatformID, ID: reqID})
-	switch {
-	case isNoRows(err) || (err == nil && (sr.Kind != passkeyChallengeKind || sr.AccountID != c.AccountID)):
-		return unauthorized(reasonBadPasskey, "Request-Id is not a challenge of this credential")
-	case err != nil:
-		return err
-	case sr.UsedAt != nil:
-		return unauthorized(reasonBadPasskey, "this challenge was already used")
-	case time.Now().After(sr.ExpiresAt):
-		return unauthorized(reasonBadPasskey, "the challenge has expired; request a new one")
-	}
-	var d passkeyDetails
-	_ = json.Unmarshal(c.Details, &d)
-	if !(principalFrom(r.Context()).Sandbox && as.Signature == sandboxPasskey) {
-		if err := requireB64url("assertion", [2]string{"credentialId", as.CredentialID}, [2]string{"clientDataJson", as.ClientDataJSON},
-			[2]string{"authenticatorData", as.AuthenticatorData}, [2]string{"signature", as.Signature}); err != nil {
-			return err
-		}
-		if as.UserHandle != nil && *as.UserHandle != "" {
-			if _, err := b64urlField(*as.UserHandle); err != nil {
-				return invalidField("assertion.userHandle", "assertion.userHandle must be base64url")
-			}
-		}
-		rp, err := s.relyingParty(r.Context())
-		if err != nil {
-			return err
-		}
-		resp := map[string]any{"clientDataJSON": as.ClientDataJSON, "authenticatorData": as.AuthenticatorData, "signature": as.Signature}
-		if as.UserHandle != nil {
-			resp["userHandle"] = *as.UserHandle
-		}
-		body, _ := json.Marshal(map[string]any{"id": as.CredentialID, "rawId": as.CredentialID, "type": "public-key", "response": resp})
-		parsed, err := protocol.ParseCredentialRequestResponseBytes(body)
-		if err != nil {
-			return s.refusePasskey(r, "assertion parse", unreadableAssertion(as), err)
-		}
-		sum := sha256.Sum256([]byte(sr.Payload))
-		challenge := base64.RawURLEncoding.EncodeToString(sum[:])
-		cred, err := rp.ValidateLogin(walletUser{id: c.AccountID, creds: []webauthn.Credential{d.Credential}}, webauthn.SessionData{
-			Challenge: challenge, UserID: c.AccountID[:], AllowedCredentialIDs: [][]byte{d.Credential.ID},
-			UserVerification: protocol.VerificationPreferred}, parsed)
-		if err != nil {
-			msg := assertionProblem(parsed, as, challenge, rp.Config.RPID, rp.Config.RPOrigins, d.Credential.ID, c.AccountID[:], err)
-			return s.refusePasskey(r, "assertion", msg, err)
-		}
-		d.Credential = *cred
-		details, _ := json.Marshal(d)
-		if err := s.q.AuthCredentialSetDetails(r.Context(), db.AuthCredentialSetDetailsParams{ID: c.ID, Details: details}); err != nil {
-			return err
-		}
-	}
-	n, err := s.q.SignedRequestUse(r.Context(), reqID)
+	issued, found, err := s.loadChallenge(ctx, reqID)
 	if err != nil {
-		return err
+		return view.Session{}, err
 	}
-	if n == 0 {
-		return unauthorized(reasonBadPasskey, "this challenge was already used")
+	if err := walletauth.CheckPasskeyChallenge(issued, found, c.AccountID, time.Now()); err != nil {
+		return view.Session{}, err
 	}
-	out, err := s.issueSession(r, c, sr.RequestHash)
+	var details []byte
+	if !sandbox.PasskeySignature.Accepts(principalFrom(ctx).Sandbox, as.Signature) {
+		if details, err = s.checkAssertion(ctx, c, as, walletauth.PasskeyChallengeOf(issued.Payload)); err != nil {
+			return view.Session{}, err
+		}
+	}
+	p, key, err := s.newSession(ctx, c, issued.Binding)
 	if err != nil {
-		return fmt.Errorf("issue passkey session: %w", err)
+		return view.Session{}, fmt.Errorf("issue passkey session: %w", err)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	sess, err := db.PasskeySessionCreate(ctx, s.Pool, reqID, details, p)
+	if err != nil {
+		return view.Session{}, err
+	}
+	return view.IssuedSessionOf(sess, c, key.Bundle), nil
+}
+
+// checkAssertion has go-webauthn check an assertion of credential c over challenge and
+// returns the credential's details with its new sign counter.
+func (s *Server) checkAssertion(ctx context.Context, c db.AuthCredential, as walletauth.Assertion, challenge string) ([]byte, error) {
+	if err := as.CheckShape(); err != nil {
+		return nil, err
+	}
+	rp, err := s.relyingParty(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := map[string]any{"clientDataJSON": as.ClientDataJSON, "authenticatorData": as.AuthenticatorData, "signature": as.Signature}
+	if as.UserHandle != nil {
+		resp["userHandle"] = *as.UserHandle
+	}
+	body, _ := json.Marshal(map[string]any{"id": as.CredentialID, "rawId": as.CredentialID, "type": "public-key", "response": resp})
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(body)
+	if err != nil {
+		return nil, s.refusePasskey(ctx, "assertion parse", walletauth.UnreadableAssertion(as), err)
+	}
+	d := passkeyDetailsOf(c)
+	cred, err := rp.ValidateLogin(walletUser{id: c.AccountID, creds: []webauthn.Credential{d.Credential}}, webauthn.SessionData{
+		Challenge: challenge, UserID: c.AccountID[:], AllowedCredentialIDs: [][]byte{d.Credential.ID},
+		UserVerification: protocol.VerificationPreferred}, parsed)
+	if err != nil {
+		msg := assertionProblem(parsed, as, challenge, rp.Config, d.Credential.ID, c.AccountID[:], err)
+		return nil, s.refusePasskey(ctx, "assertion", msg, err)
+	}
+	d.Credential = *cred
+	return json.Marshal(d)
 }

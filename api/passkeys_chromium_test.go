@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
-	"paycore/api"
+	"paycore/db/view"
 	"paycore/internal/walletcrypto/jsinterop"
 )
 
@@ -122,11 +122,11 @@ func TestPasskeyWithChromiumVirtualAuthenticator(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("register: %d %s", r.Status, r.Body)
 	}
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	r.Decode(t, &cred)
 
 	client, pub := clientKeyPair(t)
-	var ch api.PasskeyAuthChallenge
+	var ch view.PasskeyAuthChallenge
 	c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": pub}).Decode(t, &ch)
 	var assertion map[string]any
 	err = evalJSON(ctx, `(async () => {`+pageJS+`
@@ -151,7 +151,7 @@ func TestPasskeyWithChromiumVirtualAuthenticator(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
-	var sess api.Session
+	var sess view.Session
 	r.Decode(t, &sess)
 	if len(jsinterop.Start(t).Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
 		t.Fatal("session key does not decrypt")

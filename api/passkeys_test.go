@@ -15,8 +15,8 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
-	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db/view"
 	"paycore/internal/walletcrypto/jsinterop"
 )
 
@@ -153,7 +153,7 @@ func TestPasskeyRegistrationAndSessions(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
-	var sess api.Session
+	var sess view.Session
 	r.Decode(t, &sess)
 	js := jsinterop.Start(t)
 	if len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
@@ -226,7 +226,7 @@ func TestPasskeyChallengeCarriesTheCredential(t *testing.T) {
 		m["createdAt"] == "" || m["updatedAt"] == "" {
 		t.Fatalf("PASSKEY challenge: %s", r.Body)
 	}
-	var ch api.PasskeyAuthChallenge
+	var ch view.PasskeyAuthChallenge
 	r.Decode(t, &ch)
 	// The peer's type discriminator is accepted on verify.
 	r = c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"type": "PASSKEY", "assertion": auth.assert(t, ch.Challenge, origin, rpID)},
@@ -316,27 +316,27 @@ func TestPasskeyRefusalsInPlainWords(t *testing.T) {
 
 // registerPasskey registers auth's passkey (nickname "Laptop") on acct against the
 // integrator's registration challenge; the answer must be 201.
-func registerPasskey(t *testing.T, c *apitest.Client, auth *softAuthenticator, acct, regChallenge string) api.AuthMethod {
+func registerPasskey(t *testing.T, c *apitest.Client, auth *softAuthenticator, acct, regChallenge string) view.AuthMethod {
 	t.Helper()
 	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "PASSKEY", "accountId": acct, "nickname": "Laptop",
 		"challenge": regChallenge, "attestation": auth.register(t, regChallenge, origin, rpID)})
 	if r.Status != 201 {
 		t.Fatalf("register: %d %s", r.Status, r.Body)
 	}
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	r.Decode(t, &cred)
 	return cred
 }
 
 // passkeyChallenge asks for an authentication challenge bound to the client key pub; the
 // answer must be 200.
-func passkeyChallenge(t *testing.T, c *apitest.Client, credID, pub string) (api.PasskeyAuthChallenge, *apitest.Response) {
+func passkeyChallenge(t *testing.T, c *apitest.Client, credID, pub string) (view.PasskeyAuthChallenge, *apitest.Response) {
 	t.Helper()
 	r := c.Do("POST", "/auth/credentials/"+credID+"/challenge", map[string]any{"clientPublicKey": pub})
 	if r.Status != 200 {
 		t.Fatalf("challenge: %d %s", r.Status, r.Body)
 	}
-	var ch api.PasskeyAuthChallenge
+	var ch view.PasskeyAuthChallenge
 	r.Decode(t, &ch)
 	return ch, r
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"paycore/internal/strictjson"
+
+	"paycore/internal/catalog"
 )
 
 // ReadJSON decodes the request body into a T with the one request decoder
@@ -16,7 +18,7 @@ import (
 func ReadJSON[T any](r *http.Request) (T, error) {
 	var v T
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return v, &Error{Status: http.StatusUnsupportedMediaType, Code: CodeInvalidInput, Message: "Content-Type must be application/json"}
+		return v, &Error{Status: http.StatusUnsupportedMediaType, Code: catalog.InvalidInput, Message: "Content-Type must be application/json"}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"paycore/internal/strictjson"
+
+	"paycore/internal/catalog"
 )
 
 // checkedHeaders are the request headers the service reads as text.
@@ -97,7 +99,7 @@ func (s *Server) options(next http.Handler) http.Handler {
 		}
 		allowed := s.allowedMethods(r.URL.Path)
 		if len(allowed) == 0 {
-			writeError(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
+			writeError(w, r, &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"})
 			return
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))

@@ -2,13 +2,11 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 
-	"paycore/db"
-	"paycore/internal/ids"
+	"paycore/internal/catalog"
 )
 
 // Error is an API error: it renders as {status, code, message, details} with a stable
@@ -16,7 +14,7 @@ import (
 // responses, and anything that is not an *Error becomes an opaque 500.
 type Error struct {
 	Status  int            `json:"status"`
-	Code    string         `json:"code"`
+	Code    catalog.Code   `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details,omitempty"`
 	// Reason names the failed check where the spec asks for one (wallet-auth 401s).
@@ -27,30 +25,8 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
-// Error codes used by the API.
-const (
-	CodeInvalidInput        = "INVALID_INPUT"
-	CodeUnauthorized        = "UNAUTHORIZED"
-	CodeForbidden           = "FORBIDDEN"
-	CodeNotFound            = "NOT_FOUND"
-	CodeTokenNotFound       = "TOKEN_NOT_FOUND"
-	CodeWebhookNotFound     = "WEBHOOK_EVENT_NOT_FOUND"
-	CodeMethodNotAllowed    = "METHOD_NOT_ALLOWED"
-	CodePayloadTooLarge     = "PAYLOAD_TOO_LARGE"
-	CodeConflict            = "CONFLICT"
-	CodeAccountNotEmpty     = "ACCOUNT_NOT_EMPTY"
-	CodeIdempotencyMismatch = "IDEMPOTENCY_KEY_REUSED"
-	CodeIdempotencyBusy     = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
-	CodeWebhookNotSet       = "WEBHOOK_ENDPOINT_NOT_SET"
-	CodeWebhookDelivery     = "WEBHOOK_DELIVERY_ERROR"
-	CodeDeliveryInProgress  = "WEBHOOK_DELIVERY_IN_PROGRESS"
-	CodeRateLimited         = "RATE_LIMITED"
-	CodeInternal            = "INTERNAL_ERROR"
-	CodeUnavailable         = "SERVICE_UNAVAILABLE"
-)
-
 func invalid(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidInput, Message: fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidInput, Message: fmt.Sprintf(format, args...)}
 }
 
 // invalidField is a 400 naming the offending field in details.field.
@@ -60,7 +36,7 @@ func invalidField(field, format string, args ...any) *Error {
 	return e
 }
 
-func notFound(code, what string) *Error {
+func notFound(code catalog.Code, what string) *Error {
 	return &Error{Status: http.StatusNotFound, Code: code, Message: what + " not found"}
 }
 
@@ -80,33 +56,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError renders err. Internal errors are logged with the request id and never leak.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := domainError(err)
-	if e == nil && !errors.As(err, &e) {
+	e := errorOf(err)
+	if e == nil {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"request_id", w.Header().Get("X-Request-Id"), "error", err)
-		e = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error; quote the X-Request-Id header when reporting it"}
+		e = &Error{Status: http.StatusInternalServerError, Code: catalog.Internal, Message: "internal error; quote the X-Request-Id header when reporting it"}
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
 	}
 	writeJSON(w, e.Status, e)
-}
-
-// domainError maps the typed refusals of the db operations to their responses; nil when
-// err is none of them.
-func domainError(err error) *Error {
-	var notEmpty *db.AccountNotEmptyError
-	switch {
-	case errors.As(err, &notEmpty):
-		return &Error{Status: http.StatusConflict, Code: CodeAccountNotEmpty,
-			Message: fmt.Sprintf("the %s account %s cannot be closed: %s; move the money out and let pending transfers finish first",
-				notEmpty.Currency, ids.Format(ids.InternalAccount, notEmpty.AccountID), notEmpty.Reason()),
-			Details: map[string]any{"accountId": ids.Format(ids.InternalAccount, notEmpty.AccountID), "currency": notEmpty.Currency,
-				"balance": notEmpty.Balance, "held": notEmpty.Held, "pendingIncomingTransactions": notEmpty.Incoming}}
-	case errors.Is(err, db.ErrAccountClosed):
-		return invalid("the internal account is CLOSED and can neither receive nor send money")
-	}
-	return nil
 }
 
 // handler adapts a handler returning an error.

@@ -30,12 +30,11 @@ import (
 	"paycore/internal/webhooksig"
 	"paycore/workflows"
 	"paycore/workflows/start"
+
+	"paycore/internal/catalog"
 )
 
-const (
-	envSandbox    = "SANDBOX"
-	envProduction = "PRODUCTION"
-)
+const ()
 
 // Deps are the API's collaborators.
 type Deps struct {
@@ -99,11 +98,11 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.Config.MaxBodyBytes),
 		checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
 	}))
 	r.MethodNotAllowed(handler(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", strings.Join(s.allowedMethods(r.URL.Path), ", "))
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Message: "method not allowed on this route"}
+		return &Error{Status: http.StatusMethodNotAllowed, Code: catalog.MethodNotAllowed, Message: "method not allowed on this route"}
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	r.Get("/readyz", handler(s.ready))
@@ -120,7 +119,7 @@ func (s *Server) routes() chi.Router {
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-			return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+			return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
 		}))
 		manage := require(PermManage)
 
@@ -261,7 +260,7 @@ func bodyLimit(n int64) func(http.Handler) http.Handler {
 
 // bodyTooLarge is the answer to a request body over limit bytes: 413 PAYLOAD_TOO_LARGE.
 func bodyTooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: catalog.PayloadTooLarge,
 		Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
 }
 

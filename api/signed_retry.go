@@ -3,10 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -14,26 +12,17 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/internal/ids"
-	"paycore/internal/walletcrypto"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/sandbox"
+	"paycore/internal/walletauth"
 )
 
-// Signed-retry headers and limits.
+// Signed-retry headers.
 const (
 	headerWalletSignature = "Service-Wallet-Signature"
 	headerRequestID       = "Request-Id"
-	signedRetryWindow     = 5 * time.Minute
-	sandboxSignature      = "sandbox-valid-signature"
-	reasonBadSignature    = "Invalid Service-Wallet-Signature"
 )
-
-// Challenge is the 202 body of a signed-retry flow.
-type Challenge struct {
-	Type          string    `json:"type,omitempty"`
-	PayloadToSign string    `json:"payloadToSign"`
-	RequestID     string    `json:"requestId"`
-	ExpiresAt     time.Time `json:"expiresAt"`
-}
 
 type rawBodyKey struct{}
 
@@ -54,8 +43,8 @@ func keepBody(next http.Handler) http.Handler {
 // signedRequest describes the request that needs a wallet signature.
 type signedRequest struct {
 	accountID uuid.UUID
-	kind      string // what the signature authorises (ADD_CREDENTIAL, REVOKE_SESSION, …)
-	typ       string // credential type shown in the challenge, if any
+	kind      string                 // what the signature authorises (walletauth.KindAddCredential, …)
+	typ       catalog.CredentialType // credential type shown in the challenge, if any
 	// excludeCredential, when set, refuses sessions of that credential (a credential
 	// cannot authorise its own revocation).
 	excludeCredential uuid.UUID
@@ -64,9 +53,16 @@ type signedRequest struct {
 	used *uuid.UUID
 }
 
-// unauthorized is the 401 of wallet authentication, with the spec's reason.
-func unauthorized(reason, message string) *Error {
-	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Reason: reason, Message: message}
+// requireSignature runs the signed retry of req: answered is true when the request was
+// answered with the 202 challenge; the handler carries on when answered and err are both
+// unset.
+func (s *Server) requireSignature(w http.ResponseWriter, r *http.Request, req signedRequest) (answered bool, err error) {
+	ch, err := s.signedRetry(r, req)
+	if err != nil || ch == nil {
+		return false, err
+	}
+	writeJSON(w, http.StatusAccepted, ch)
+	return true, nil
 }
 
 // signedRetry implements the one signed-retry mechanism. Without signature headers it
@@ -74,68 +70,27 @@ func unauthorized(reason, message string) *Error {
 // repeats the challenged request, arrives before expiresAt, uses its requestId once, and
 // carries a stamp over the exact payloadToSign by an active session of the same account.
 // It returns (nil, nil) when the request may proceed.
-func (s *Server) signedRetry(r *http.Request, req signedRequest) (*Challenge, error) {
+func (s *Server) signedRetry(r *http.Request, req signedRequest) (*view.Challenge, error) {
 	body, ok := r.Context().Value(rawBodyKey{}).([]byte)
 	if !ok {
 		return nil, errors.New("signed retry on a route without the keepBody middleware")
 	}
-	h := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
-	pr := principalFrom(r.Context())
 	sig, rid := r.Header.Get(headerWalletSignature), r.Header.Get(headerRequestID)
 	if sig == "" && rid == "" {
-		return s.issueChallenge(r, req, h[:], body)
-	}
-	if sig == "" || rid == "" {
-		return nil, unauthorized(reasonBadSignature, "Service-Wallet-Signature and Request-Id go together on the signed retry")
-	}
-	reqID, err := ids.Parse("Request", rid)
-	if err != nil {
-		return nil, unauthorized(reasonBadSignature, "Request-Id is not a requestId this service issued")
-	}
-	sr, err := s.q.SignedRequestGet(r.Context(), db.SignedRequestGetParams{PlatformID: pr.PlatformID, ID: reqID})
-	if isNoRows(err) {
-		return nil, unauthorized(reasonBadSignature, "Request-Id is not a requestId this service issued")
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case sr.UsedAt != nil:
-		return nil, unauthorized("Request-Id already used", "this requestId was already used; start again without signature headers")
-	case time.Now().After(sr.ExpiresAt):
-		return nil, unauthorized("Signed retry expired", "the signed retry arrived after expiresAt; start again without signature headers")
-	case sr.AccountID != req.accountID || sr.Kind != req.kind || !bytes.Equal(sr.RequestHash, h[:]):
-		return nil, unauthorized(reasonBadSignature, "the signed retry must repeat the original request exactly")
-	}
-	if !(pr.Sandbox && sig == sandboxSignature) {
-		stamp, err := walletcrypto.ParseStamp(sig)
-		if err != nil {
-			return nil, unauthorized(reasonBadSignature, "Service-Wallet-Signature: "+err.Error())
-		}
-		if err := stamp.Verify([]byte(sr.Payload)); err != nil {
-			return nil, unauthorized(reasonBadSignature, "Service-Wallet-Signature does not sign payloadToSign")
-		}
-		sessions, err := s.q.AuthSessionListActive(r.Context(), req.accountID)
-		if err != nil {
+		ch := walletauth.NewRetryChallenge(req.kind, req.accountID, r.Method, r.URL.Path, body, time.Now())
+		if err := s.storeChallenge(r.Context(), ch); err != nil {
 			return nil, err
 		}
-		ok := false
-		for _, ss := range sessions {
-			if walletcrypto.SameKey(ss.AuthSession.PublicKey, stamp.PublicKey) && ss.AuthSession.CredentialID != req.excludeCredential {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, unauthorized(reasonBadSignature, "the signing key is not an active session of this account (of another credential, for a revocation)")
-		}
+		return &view.Challenge{Type: req.typ, PayloadToSign: ch.Payload, RequestID: ch.RequestID(), ExpiresAt: ch.ExpiresAt}, nil
 	}
-	n, err := s.q.SignedRequestUse(r.Context(), reqID)
+	reqID, err := s.checkRetry(r.Context(), req, walletauth.RequestHash(r.Method, r.URL.Path, body), sig, rid)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, unauthorized("Request-Id already used", "this requestId was already used")
+	if n, err := s.q.SignedRequestUse(r.Context(), reqID); err != nil {
+		return nil, fmt.Errorf("use signed request: %w", err)
+	} else if n == 0 {
+		return nil, walletauth.RetryUsed()
 	}
 	if req.used != nil {
 		*req.used = reqID
@@ -143,23 +98,67 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*Challenge, er
 	return nil, nil
 }
 
-func (s *Server) issueChallenge(r *http.Request, req signedRequest, hash, body []byte) (*Challenge, error) {
-	id := ids.New()
-	expires := time.Now().UTC().Add(signedRetryWindow).Truncate(time.Second)
-	bodySum := sha256.Sum256(body)
-	payload, _ := json.Marshal(struct {
-		RequestID  string `json:"requestId"`
-		Type       string `json:"type"`
-		AccountID  string `json:"accountId"`
-		ExpiresAt  string `json:"expiresAt"`
-		Method     string `json:"method"`
-		Path       string `json:"path"`
-		BodySha256 string `json:"bodySha256"`
-	}{ids.Format("Request", id), req.kind, ids.Format(ids.InternalAccount, req.accountID), expires.Format(time.RFC3339),
-		r.Method, r.URL.Path, hex.EncodeToString(bodySum[:])})
-	if _, err := s.q.SignedRequestCreate(r.Context(), db.SignedRequestCreateParams{ID: id, PlatformID: principalFrom(r.Context()).PlatformID,
-		AccountID: req.accountID, Kind: req.kind, Payload: string(payload), RequestHash: hash, ExpiresAt: expires}); err != nil {
-		return nil, err
+// checkRetry checks a signed retry of req (its request hash, signature and Request-Id)
+// against the challenge it answers, and returns the challenge's id.
+func (s *Server) checkRetry(ctx context.Context, req signedRequest, hash []byte, sig, rid string) (uuid.UUID, error) {
+	reqID, err := walletauth.RetryRequestID(sig, rid)
+	if err != nil {
+		return reqID, err
 	}
-	return &Challenge{Type: req.typ, PayloadToSign: string(payload), RequestID: ids.Format("Request", id), ExpiresAt: expires}, nil
+	issued, found, err := s.loadChallenge(ctx, reqID)
+	if err != nil {
+		return reqID, err
+	}
+	if !found {
+		return reqID, walletauth.UnknownRequest()
+	}
+	if err := walletauth.CheckRetry(issued, req.accountID, req.kind, hash, time.Now()); err != nil {
+		return reqID, err
+	}
+	if sandbox.WalletSignature.Accepts(principalFrom(ctx).Sandbox, sig) {
+		return reqID, nil
+	}
+	return reqID, s.checkStamp(ctx, sig, issued.Payload, req)
+}
+
+// storeChallenge stores a challenge for the caller's platform.
+func (s *Server) storeChallenge(ctx context.Context, ch walletauth.Challenge) error {
+	_, err := s.q.SignedRequestCreate(ctx, db.SignedRequestCreateParams{ID: ch.ID, PlatformID: principalFrom(ctx).PlatformID,
+		AccountID: ch.AccountID, Kind: ch.Kind, Payload: ch.Payload, RequestHash: ch.Binding, ExpiresAt: ch.ExpiresAt})
+	if err != nil {
+		return fmt.Errorf("store challenge: %w", err)
+	}
+	return nil
+}
+
+// loadChallenge reads a challenge of the caller's platform; found is false when there is
+// none.
+func (s *Server) loadChallenge(ctx context.Context, id uuid.UUID) (is walletauth.Issued, found bool, err error) {
+	sr, err := s.q.SignedRequestGet(ctx, db.SignedRequestGetParams{PlatformID: principalFrom(ctx).PlatformID, ID: id})
+	if isNoRows(err) {
+		return is, false, nil
+	}
+	if err != nil {
+		return is, false, fmt.Errorf("load challenge: %w", err)
+	}
+	return walletauth.Issued{AccountID: sr.AccountID, Kind: sr.Kind, Payload: sr.Payload, Binding: sr.RequestHash,
+		ExpiresAt: sr.ExpiresAt, UsedAt: sr.UsedAt}, true, nil
+}
+
+// checkStamp checks a Service-Wallet-Signature over payload by an active session of the
+// request's account (not of its excluded credential).
+func (s *Server) checkStamp(ctx context.Context, sig, payload string, req signedRequest) error {
+	key, err := walletauth.StampKey(sig, payload)
+	if err != nil {
+		return err
+	}
+	sessions, err := s.q.AuthSessionListActive(ctx, req.accountID)
+	if err != nil {
+		return fmt.Errorf("list active sessions: %w", err)
+	}
+	signers := make([]walletauth.SessionSigner, len(sessions))
+	for i, ss := range sessions {
+		signers[i] = walletauth.SessionSigner{CredentialID: ss.AuthSession.CredentialID, PublicKey: ss.AuthSession.PublicKey}
+	}
+	return walletauth.CheckSigner(key, signers, req.excludeCredential)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"paycore/api"
+	"paycore/db/view"
 )
 
 func TestTokenLifecycle(t *testing.T) {
@@ -19,7 +20,7 @@ func TestTokenLifecycle(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
-	var tok api.Token
+	var tok view.Token
 	r.Decode(t, &tok)
 	if !strings.HasPrefix(tok.ID, "Token:") || len(tok.ClientSecret) < 43 || tok.ClientID == "" {
 		t.Fatalf("bad token: %+v", tok)
@@ -34,7 +35,7 @@ func TestTokenLifecycle(t *testing.T) {
 		t.Fatalf("secret stored in clear (%d, %v)", stored, err)
 	}
 	// Filters.
-	var list api.List[api.Token]
+	var list api.List[view.Token]
 	c.Do("GET", "/tokens?name=ci", nil).Decode(t, &list)
 	if list.TotalCount != 1 || list.Data[0].ID != tok.ID {
 		t.Fatalf("name filter: %+v", list)
@@ -71,7 +72,7 @@ func TestLastTokenCannotBeDeleted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, _ := e.platform(true)
-	var list api.List[api.Token]
+	var list api.List[view.Token]
 	c.Do("GET", "/tokens", nil).Decode(t, &list)
 	r := c.Do("DELETE", "/tokens/"+list.Data[0].ID, nil)
 	m := expectError(t, r, 400, "INVALID_INPUT")
@@ -79,7 +80,7 @@ func TestLastTokenCannotBeDeleted(t *testing.T) {
 		t.Fatalf("message does not explain: %v", m["message"])
 	}
 	// Two concurrent deletes of the last two tokens: exactly one succeeds.
-	var second api.Token
+	var second view.Token
 	c.Do("POST", "/tokens", map[string]any{"name": "b", "permissions": []string{"MANAGE"}}).Decode(t, &second)
 	other := e.client(second.ClientID, second.ClientSecret)
 	var wg sync.WaitGroup
@@ -102,11 +103,11 @@ func TestIsolationBetweenPlatforms(t *testing.T) {
 	e := newEnv(t)
 	a, _ := e.platform(true)
 	b, _ := e.platform(true)
-	var tok api.Token
+	var tok view.Token
 	a.Do("POST", "/tokens", map[string]any{"name": "a2", "permissions": []string{"VIEW"}}).Decode(t, &tok)
 	expectError(t, b.Do("GET", "/tokens/"+tok.ID, nil), 404, "TOKEN_NOT_FOUND")
 	expectError(t, b.Do("DELETE", "/tokens/"+tok.ID, nil), 404, "TOKEN_NOT_FOUND")
-	var list api.List[api.Token]
+	var list api.List[view.Token]
 	b.Do("GET", "/tokens", nil).Decode(t, &list)
 	for _, x := range list.Data {
 		if x.ID == tok.ID {
@@ -130,13 +131,13 @@ func TestPaginationUnderConcurrentInserts(t *testing.T) {
 	e := newEnv(t)
 	c, _ := e.platform(true)
 	existing := map[string]bool{}
-	var list api.List[api.Token]
+	var list api.List[view.Token]
 	c.Do("GET", "/tokens?limit=100", nil).Decode(t, &list)
 	for _, x := range list.Data {
 		existing[x.ID] = true
 	}
 	for i := range 40 {
-		var tok api.Token
+		var tok view.Token
 		c.Do("POST", "/tokens", map[string]any{"name": fmt.Sprintf("t%d", i), "permissions": []string{"VIEW"}}).Decode(t, &tok)
 		existing[tok.ID] = true
 	}
@@ -159,7 +160,7 @@ func TestPaginationUnderConcurrentInserts(t *testing.T) {
 	path := "/tokens?limit=7"
 	pages := 0
 	for {
-		var pg api.List[api.Token]
+		var pg api.List[view.Token]
 		r := c.Do("GET", path, nil)
 		if r.Status != 200 {
 			t.Fatalf("page: %d %s", r.Status, r.Body)

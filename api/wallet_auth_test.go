@@ -122,7 +122,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	if strings.Join(keys, ",") != "accountId,createdAt,id,nickname,type,updatedAt" {
 		t.Fatalf("AuthMethod is not strict: %v", keys)
 	}
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	r.Decode(t, &cred)
 	if cred.Nickname != "ana@example.com" || cred.Type != "EMAIL_OTP" {
 		t.Fatalf("credential %+v", cred)
@@ -153,7 +153,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
-	var sess api.Session
+	var sess view.Session
 	r.Decode(t, &sess)
 	sessionKey := js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))
 	if len(sessionKey) != 64 || !strings.HasPrefix(sess.ID, "Session:") {
@@ -184,11 +184,11 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 
 	// (One EMAIL_OTP per account: the signed retry is exercised on session revocation.)
 	other := walletAccount(t, c, "bob@example.com")
-	otherCred := api.AuthMethod{}
+	otherCred := view.AuthMethod{}
 	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": other}).Decode(t, &otherCred)
 	otherCode, _ := box.lastCode(t)
 	otherClient, otherPub := clientKeyPair(t)
-	var otherSess api.Session
+	var otherSess view.Session
 	c.Do("POST", "/auth/credentials/"+otherCred.ID+"/verify", map[string]any{"otp": otherCode, "clientPublicKey": otherPub}).Decode(t, &otherSess)
 	otherKey := js.Decrypt(otherSess.EncryptedSessionSigningKey, hex.EncodeToString(otherClient.Bytes()))
 
@@ -196,7 +196,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	if ch.Status != 202 {
 		t.Fatalf("revoke session: %d %s", ch.Status, ch.Body)
 	}
-	var challenge api.Challenge
+	var challenge view.Challenge
 	ch.Decode(t, &challenge)
 	if !strings.Contains(challenge.PayloadToSign, challenge.RequestID) || !strings.Contains(challenge.PayloadToSign, acct) {
 		t.Fatalf("payloadToSign %q", challenge.PayloadToSign)
@@ -234,7 +234,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	// A revoked session no longer signs: revoke the other account's session with its own key
 	// works, with ours does not.
 	ch2 := c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil)
-	var c2 api.Challenge
+	var c2 view.Challenge
 	ch2.Decode(t, &c2)
 	expectError(t, c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil, "Service-Wallet-Signature", js.Stamp(c2.PayloadToSign, sessionKey), "Request-Id", c2.RequestID), 401, "UNAUTHORIZED")
 	// An expired retry is refused.
@@ -262,7 +262,7 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 	c, _ := e.platform(true)
 	multiCurrency(t, c, true)
 	acct := walletAccount(t, c, "cy@example.com")
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}).Decode(t, &cred)
 	code, _ := box.lastCode(t)
 	_, pub := clientKeyPair(t)
@@ -297,7 +297,7 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("sandbox OTP: %d %s", r.Status, r.Body)
 	}
-	var sess api.Session
+	var sess view.Session
 	r.Decode(t, &sess)
 	if js := jsinterop.Start(t); len(js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))) != 64 {
 		t.Fatal("sandbox bundle does not decrypt")
@@ -307,7 +307,7 @@ func TestEmailOTPLimitsAndSandbox(t *testing.T) {
 	}
 	// Sandbox signature on a signed retry.
 	ch := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil)
-	var challenge api.Challenge
+	var challenge view.Challenge
 	ch.Decode(t, &challenge)
 	if r := c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", "sandbox-valid-signature", "Request-Id", challenge.RequestID); r.Status != 204 {
 		t.Fatalf("sandbox signature: %d %s", r.Status, r.Body)
@@ -340,11 +340,11 @@ func TestWalletSignedOperations(t *testing.T) {
 	multiCurrency(t, c, true)
 	acct := walletAccount(t, c, "dee@example.com")
 	js := jsinterop.Start(t)
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}).Decode(t, &cred)
 	code, _ := box.lastCode(t)
 	client, pub := clientKeyPair(t)
-	var sess api.Session
+	var sess view.Session
 	c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": code, "clientPublicKey": pub}).Decode(t, &sess)
 	key := js.Decrypt(sess.EncryptedSessionSigningKey, hex.EncodeToString(client.Bytes()))
 
@@ -354,13 +354,13 @@ func TestWalletSignedOperations(t *testing.T) {
 		if first.Status != 202 {
 			t.Fatalf("%s %s: %d %s", method, path, first.Status, first.Body)
 		}
-		var ch api.Challenge
+		var ch view.Challenge
 		first.Decode(t, &ch)
 		return c.Do(method, path, body, "Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID)
 	}
 	// The retry must repeat the challenged request: another body is refused.
 	first := c.Do("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": true})
-	var ch api.Challenge
+	var ch view.Challenge
 	first.Decode(t, &ch)
 	res := expectError(t, c.Do("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": false},
 		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
@@ -378,7 +378,7 @@ func TestWalletSignedOperations(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("refresh: %d %s", r.Status, r.Body)
 	}
-	var fresh api.Session
+	var fresh view.Session
 	r.Decode(t, &fresh)
 	key2 := js.Decrypt(fresh.EncryptedSessionSigningKey, hex.EncodeToString(client2.Bytes()))
 	if fresh.ID == sess.ID || key2 == key {
@@ -391,7 +391,7 @@ func TestWalletSignedOperations(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("export: %d %s", r.Status, r.Body)
 	}
-	var exp api.ExportedWallet
+	var exp view.ExportedWallet
 	r.Decode(t, &exp)
 	phraseHex := js.Decrypt(exp.EncryptedWalletCredentials, hex.EncodeToString(client3.Bytes()))
 	phrase, _ := hex.DecodeString(phraseHex)
@@ -402,7 +402,7 @@ func TestWalletSignedOperations(t *testing.T) {
 		t.Fatal("phrase in clear in the response")
 	}
 	r = signed("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
-	var exp2 api.ExportedWallet
+	var exp2 view.ExportedWallet
 	r.Decode(t, &exp2)
 	again, _ := hex.DecodeString(js.Decrypt(exp2.EncryptedWalletCredentials, hex.EncodeToString(client3.Bytes())))
 	if string(again) != string(phrase) || exp2.EncryptedWalletCredentials == exp.EncryptedWalletCredentials {
@@ -413,7 +413,7 @@ func TestWalletSignedOperations(t *testing.T) {
 	c.Do("GET", "/customers/internal-accounts?type=INTERNAL_FIAT", nil).Decode(t, &fiat)
 	expectError(t, c.Do("POST", "/internal-accounts/"+fiat.Data[0].ID+"/export", map[string]any{"clientPublicKey": pub3}), 400, "INVALID_INPUT")
 	// Changing the customer's e-mail moves the EMAIL_OTP credential: signed retry.
-	var list struct{ Data []api.AuthMethod }
+	var list struct{ Data []view.AuthMethod }
 	c.Do("GET", "/auth/credentials?accountId="+acct, nil).Decode(t, &list)
 	var cust api.List[api.Customer]
 	c.Do("GET", "/customers?currency=USDC", nil).Decode(t, &cust)

@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db/view"
 	"paycore/internal/walletcrypto"
 )
 
@@ -28,13 +28,13 @@ func stamp(b *testing.B, key *ecdsa.PrivateKey, payload string) string {
 	return base64.RawURLEncoding.EncodeToString(j)
 }
 
-func benchWallet(b *testing.B) (*apitest.Client, string, api.AuthMethod) {
+func benchWallet(b *testing.B) (*apitest.Client, string, view.AuthMethod) {
 	e := newEnv(b)
 	c, _ := e.platform(true)
 	c.SkipValidation = true // the validator's own cost would dominate
 	multiCurrency(b, c, true)
 	acct := walletAccount(b, c, "bench@example.com")
-	var cred api.AuthMethod
+	var cred view.AuthMethod
 	c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}).Decode(b, &cred)
 	return c, acct, cred
 }
@@ -63,7 +63,7 @@ func BenchmarkSessionIssuance(b *testing.B) {
 func BenchmarkSignedRetry(b *testing.B) {
 	c, acct, cred := benchWallet(b)
 	client, _ := ecdh.P256().GenerateKey(rand.Reader)
-	var sess api.Session
+	var sess view.Session
 	c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": hex.EncodeToString(client.PublicKey().Bytes())}).Decode(b, &sess)
 	priv, err := walletcrypto.OpenBundle(client, sess.EncryptedSessionSigningKey)
 	if err != nil {
@@ -73,7 +73,7 @@ func BenchmarkSignedRetry(b *testing.B) {
 	body := map[string]any{"privateEnabled": true}
 	b.ResetTimer()
 	for range b.N {
-		var ch api.Challenge
+		var ch view.Challenge
 		c.Do("PATCH", "/internal-accounts/"+acct, body).Decode(b, &ch)
 		r := c.Do("PATCH", "/internal-accounts/"+acct, body, "Service-Wallet-Signature", stamp(b, key, ch.PayloadToSign), "Request-Id", ch.RequestID)
 		if r.Status != 200 {

@@ -2,17 +2,21 @@ package db
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
-)
 
-// Internal account statuses.
-const (
-	AccountActive = "ACTIVE"
-	AccountClosed = "CLOSED"
+	"paycore/internal/account"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/instructions"
+	"paycore/internal/platformconfig"
+	"paycore/internal/sealbox"
 )
 
 // ErrAccountClosed is returned when a movement touches a CLOSED internal account: a closed
@@ -98,7 +102,7 @@ func InternalAccountClose(ctx context.Context, q *Queries, platformID, id uuid.U
 	if err != nil {
 		return err
 	}
-	if a.InternalAccount.Status == AccountClosed {
+	if a.InternalAccount.Status == catalog.AccountClosed {
 		return nil
 	}
 	incoming, err := q.TransactionOpenIncomingCount(ctx, id)
@@ -108,8 +112,93 @@ func InternalAccountClose(ctx context.Context, q *Queries, platformID, id uuid.U
 	if a.Balance != 0 || a.Held != 0 || incoming != 0 {
 		return &AccountNotEmptyError{AccountID: id, Currency: a.InternalAccount.Currency, Balance: a.Balance, Held: a.Held, Incoming: incoming}
 	}
-	if err := q.InternalAccountSetStatus(ctx, InternalAccountSetStatusParams{ID: id, Status: AccountClosed}); err != nil {
+	if err := q.InternalAccountSetStatus(ctx, InternalAccountSetStatusParams{ID: id, Status: catalog.AccountClosed}); err != nil {
 		return fmt.Errorf("close internal account: %w", err)
+	}
+	return nil
+}
+
+// InternalAccountOpen opens an internal account inside the caller's transaction: its
+// ledger account, then the account itself with funding instructions unique to it. An
+// embedded wallet gets fresh key material, sealed with box. customerID is invalid for the
+// platform's own accounts.
+func InternalAccountOpen(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID, customerID uuid.NullUUID, o account.Opening) (InternalAccount, error) {
+	id := ids.New()
+	if _, err := q.LedgerAccountCreate(ctx, LedgerAccountCreateParams{ID: id, PlatformID: platformID, Currency: o.Currency, Kind: KindInternal}); err != nil {
+		return InternalAccount{}, fmt.Errorf("create ledger account: %w", err)
+	}
+	var sealed []byte
+	var private *bool
+	if o.Type == catalog.EmbeddedWallet {
+		entropy := make([]byte, 32)
+		_, _ = rand.Read(entropy)
+		sealed = box.Seal(account.WalletSealLabel, entropy)
+		private = new(bool)
+	}
+	a, err := q.InternalAccountCreate(ctx, InternalAccountCreateParams{ID: id, PlatformID: platformID, CustomerID: customerID,
+		Type: o.Type, Currency: o.Currency, WalletSealed: sealed, PrivateEnabled: private})
+	if err != nil {
+		return InternalAccount{}, MapConstraint(fmt.Errorf("create internal account: %w", err))
+	}
+	instr, err := json.Marshal(instructions.For(instructions.Account{ID: ids.Format(ids.InternalAccount, id), Number: a.AccountNumber,
+		Currency: o.Currency, IsPlatform: !customerID.Valid}))
+	if err != nil {
+		return InternalAccount{}, fmt.Errorf("encode funding instructions: %w", err)
+	}
+	if err := q.InternalAccountSetInstructions(ctx, InternalAccountSetInstructionsParams{ID: id, FundingInstructions: instr}); err != nil {
+		return InternalAccount{}, fmt.Errorf("store funding instructions: %w", err)
+	}
+	a.FundingInstructions = instr
+	return a, nil
+}
+
+// PlatformAccountsEnsure opens, inside the caller's transaction, the platform's own
+// account of every currency in currencies that has none yet.
+func PlatformAccountsEnsure(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID, currencies platformconfig.Currencies) error {
+	have, err := q.InternalAccountCurrenciesOfPlatform(ctx, platformID)
+	if err != nil {
+		return fmt.Errorf("read platform accounts: %w", err)
+	}
+	for _, c := range currencies {
+		if slices.Contains(have, c.CurrencyCode) {
+			continue
+		}
+		if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{}, account.ForPlatform(c.CurrencyCode)); err != nil {
+			return fmt.Errorf("open platform %s account: %w", c.CurrencyCode, err)
+		}
+	}
+	return nil
+}
+
+// CustomerAccountsReplace makes, inside the caller's transaction, the open accounts of a
+// customer those of want: accounts of other currencies are closed (InternalAccountClose
+// refuses one that holds money, has money held or has money on its way in, and the
+// caller's transaction then writes nothing), in id order, the ledger's lock order; then
+// the currencies without an open account get one.
+func CustomerAccountsReplace(ctx context.Context, q *Queries, box *sealbox.Box, platformID, customerID uuid.UUID, want []account.Opening) error {
+	owner := uuid.NullUUID{UUID: customerID, Valid: true}
+	accounts, err := q.InternalAccountsOfCustomer(ctx, owner)
+	if err != nil {
+		return fmt.Errorf("read customer accounts: %w", err)
+	}
+	open := map[string]bool{}
+	for _, a := range accounts {
+		cur := a.InternalAccount.Currency
+		open[cur] = true
+		if slices.ContainsFunc(want, func(o account.Opening) bool { return o.Currency == cur }) {
+			continue
+		}
+		if err := InternalAccountClose(ctx, q, platformID, a.InternalAccount.ID); err != nil {
+			return fmt.Errorf("close %s account: %w", cur, err)
+		}
+	}
+	for _, o := range want {
+		if open[o.Currency] {
+			continue
+		}
+		if _, err := InternalAccountOpen(ctx, q, box, platformID, owner, o); err != nil {
+			return fmt.Errorf("open %s account: %w", o.Currency, err)
+		}
 	}
 	return nil
 }

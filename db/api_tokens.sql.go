@@ -7,9 +7,9 @@ package db
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
 const tokenAuthenticate = `-- name: TokenAuthenticate :one
@@ -24,7 +24,7 @@ type TokenAuthenticateRow struct {
 	PlatformID  uuid.UUID
 	Permissions []string
 	SecretHash  []byte
-	Environment string
+	Environment catalog.Environment
 }
 
 // One indexed read per request: the live token with its platform.
@@ -39,39 +39,6 @@ func (q *Queries) TokenAuthenticate(ctx context.Context, id uuid.UUID) (TokenAut
 		&i.Environment,
 	)
 	return i, err
-}
-
-const tokenCount = `-- name: TokenCount :one
-SELECT count(*) FROM api_tokens
-WHERE platform_id = $1 AND deleted_at IS NULL
-  AND ($2::text IS NULL OR name = $2)
-  AND ($3::timestamptz IS NULL OR created_at >= $3)
-  AND ($4::timestamptz IS NULL OR created_at <= $4)
-  AND ($5::timestamptz IS NULL OR updated_at >= $5)
-  AND ($6::timestamptz IS NULL OR updated_at <= $6)
-`
-
-type TokenCountParams struct {
-	PlatformID    uuid.UUID
-	Name          *string
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-	UpdatedAfter  *time.Time
-	UpdatedBefore *time.Time
-}
-
-func (q *Queries) TokenCount(ctx context.Context, arg TokenCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, tokenCount,
-		arg.PlatformID,
-		arg.Name,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-		arg.UpdatedAfter,
-		arg.UpdatedBefore,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
 }
 
 const tokenCountActive = `-- name: TokenCountActive :one
@@ -162,66 +129,4 @@ func (q *Queries) TokenGet(ctx context.Context, arg TokenGetParams) (ApiToken, e
 		&i.DeletedAt,
 	)
 	return i, err
-}
-
-const tokenList = `-- name: TokenList :many
-SELECT id, platform_id, name, permissions, secret_hash, created_at, updated_at, deleted_at FROM api_tokens
-WHERE platform_id = $1 AND deleted_at IS NULL
-  AND ($2::text IS NULL OR name = $2)
-  AND ($3::timestamptz IS NULL OR created_at >= $3)
-  AND ($4::timestamptz IS NULL OR created_at <= $4)
-  AND ($5::timestamptz IS NULL OR updated_at >= $5)
-  AND ($6::timestamptz IS NULL OR updated_at <= $6)
-  AND ($7::uuid IS NULL OR id < $7)
-ORDER BY id DESC
-LIMIT $8
-`
-
-type TokenListParams struct {
-	PlatformID    uuid.UUID
-	Name          *string
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-	UpdatedAfter  *time.Time
-	UpdatedBefore *time.Time
-	AfterID       uuid.NullUUID
-	RowLimit      int32
-}
-
-func (q *Queries) TokenList(ctx context.Context, arg TokenListParams) ([]ApiToken, error) {
-	rows, err := q.db.Query(ctx, tokenList,
-		arg.PlatformID,
-		arg.Name,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-		arg.UpdatedAfter,
-		arg.UpdatedBefore,
-		arg.AfterID,
-		arg.RowLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ApiToken{}
-	for rows.Next() {
-		var i ApiToken
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.Name,
-			&i.Permissions,
-			&i.SecretHash,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.DeletedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
 const authCredentialCreate = `-- name: AuthCredentialCreate :one
@@ -23,7 +24,7 @@ type AuthCredentialCreateParams struct {
 	ID         uuid.UUID
 	PlatformID uuid.UUID
 	AccountID  uuid.UUID
-	Type       string
+	Type       catalog.CredentialType
 	Nickname   string
 	Details    json.RawMessage
 }
@@ -157,9 +158,9 @@ SELECT type FROM auth_credentials WHERE id = $1
 `
 
 // The type of a credential, revoked or not (for a session's credential).
-func (q *Queries) AuthCredentialTypeOf(ctx context.Context, id uuid.UUID) (string, error) {
+func (q *Queries) AuthCredentialTypeOf(ctx context.Context, id uuid.UUID) (catalog.CredentialType, error) {
 	row := q.db.QueryRow(ctx, authCredentialTypeOf, id)
-	var type_ string
+	var type_ catalog.CredentialType
 	err := row.Scan(&type_)
 	return type_, err
 }
@@ -366,7 +367,7 @@ ORDER BY s.created_at, s.id
 
 type AuthSessionListActiveRow struct {
 	AuthSession        AuthSession
-	CredentialType     string
+	CredentialType     catalog.CredentialType
 	CredentialNickname string
 }
 

@@ -11,55 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
-
-const customerCount = `-- name: CustomerCount :one
-SELECT count(*) FROM customers
-WHERE platform_id = $1
-  AND ($2::boolean OR NOT is_deleted)
-  AND ($3::text IS NULL OR platform_customer_id = $3)
-  AND ($4::text IS NULL OR customer_type = $4)
-  AND ($5::text IS NULL OR region = $5)
-  AND ($6::text IS NULL OR $6 = ANY(currencies))
-  AND ($7::text IS NULL OR uma_address = $7)
-  AND ($8::timestamptz IS NULL OR created_at >= $8)
-  AND ($9::timestamptz IS NULL OR created_at <= $9)
-  AND ($10::timestamptz IS NULL OR updated_at >= $10)
-  AND ($11::timestamptz IS NULL OR updated_at <= $11)
-`
-
-type CustomerCountParams struct {
-	PlatformID         uuid.UUID
-	IncludeDeleted     bool
-	PlatformCustomerID *string
-	CustomerType       *string
-	Region             *string
-	Currency           *string
-	UmaAddress         *string
-	CreatedAfter       *time.Time
-	CreatedBefore      *time.Time
-	UpdatedAfter       *time.Time
-	UpdatedBefore      *time.Time
-}
-
-func (q *Queries) CustomerCount(ctx context.Context, arg CustomerCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, customerCount,
-		arg.PlatformID,
-		arg.IncludeDeleted,
-		arg.PlatformCustomerID,
-		arg.CustomerType,
-		arg.Region,
-		arg.Currency,
-		arg.UmaAddress,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-		arg.UpdatedAfter,
-		arg.UpdatedBefore,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
 
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
@@ -72,12 +25,12 @@ type CustomerCreateParams struct {
 	ID                 uuid.UUID
 	PlatformID         uuid.UUID
 	PlatformCustomerID string
-	CustomerType       string
+	CustomerType       catalog.CustomerType
 	Region             string
 	Currencies         []string
 	Email              *string
 	UmaAddress         string
-	KycStatus          string
+	KycStatus          catalog.KycStatus
 	FullName           *string
 	BirthDate          *time.Time
 	Nationality        *string
@@ -196,92 +149,6 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 	return i, err
 }
 
-const customerList = `-- name: CustomerList :many
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers
-WHERE platform_id = $1
-  AND ($2::boolean OR NOT is_deleted)
-  AND ($3::text IS NULL OR platform_customer_id = $3)
-  AND ($4::text IS NULL OR customer_type = $4)
-  AND ($5::text IS NULL OR region = $5)
-  AND ($6::text IS NULL OR $6 = ANY(currencies))
-  AND ($7::text IS NULL OR uma_address = $7)
-  AND ($8::timestamptz IS NULL OR created_at >= $8)
-  AND ($9::timestamptz IS NULL OR created_at <= $9)
-  AND ($10::timestamptz IS NULL OR updated_at >= $10)
-  AND ($11::timestamptz IS NULL OR updated_at <= $11)
-  AND ($12::uuid IS NULL OR id < $12)
-ORDER BY id DESC
-LIMIT $13
-`
-
-type CustomerListParams struct {
-	PlatformID         uuid.UUID
-	IncludeDeleted     bool
-	PlatformCustomerID *string
-	CustomerType       *string
-	Region             *string
-	Currency           *string
-	UmaAddress         *string
-	CreatedAfter       *time.Time
-	CreatedBefore      *time.Time
-	UpdatedAfter       *time.Time
-	UpdatedBefore      *time.Time
-	AfterID            uuid.NullUUID
-	RowLimit           int32
-}
-
-func (q *Queries) CustomerList(ctx context.Context, arg CustomerListParams) ([]Customer, error) {
-	rows, err := q.db.Query(ctx, customerList,
-		arg.PlatformID,
-		arg.IncludeDeleted,
-		arg.PlatformCustomerID,
-		arg.CustomerType,
-		arg.Region,
-		arg.Currency,
-		arg.UmaAddress,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-		arg.UpdatedAfter,
-		arg.UpdatedBefore,
-		arg.AfterID,
-		arg.RowLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Customer{}
-	for rows.Next() {
-		var i Customer
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.PlatformCustomerID,
-			&i.CustomerType,
-			&i.Region,
-			&i.Currencies,
-			&i.Email,
-			&i.UmaAddress,
-			&i.KycStatus,
-			&i.FullName,
-			&i.BirthDate,
-			&i.Nationality,
-			&i.Address,
-			&i.BusinessInfo,
-			&i.IsDeleted,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const customerMarkDeleted = `-- name: CustomerMarkDeleted :one
 UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
@@ -332,7 +199,7 @@ type CustomerUpdateParams struct {
 	Currencies   []string
 	Email        *string
 	UmaAddress   string
-	KycStatus    string
+	KycStatus    catalog.KycStatus
 	FullName     *string
 	BirthDate    *time.Time
 	Nationality  *string

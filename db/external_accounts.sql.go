@@ -22,33 +22,6 @@ func (q *Queries) ExternalAccountClearDefault(ctx context.Context, customerID uu
 	return err
 }
 
-const externalAccountCount = `-- name: ExternalAccountCount :one
-SELECT count(*) FROM external_accounts
-WHERE platform_id = $1 AND NOT is_deleted
-  AND ($2::boolean = (customer_id IS NULL))
-  AND ($3::uuid IS NULL OR customer_id = $3)
-  AND ($4::text IS NULL OR currency = $4)
-`
-
-type ExternalAccountCountParams struct {
-	PlatformID    uuid.UUID
-	PlatformOwned bool
-	CustomerID    uuid.NullUUID
-	Currency      *string
-}
-
-func (q *Queries) ExternalAccountCount(ctx context.Context, arg ExternalAccountCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, externalAccountCount,
-		arg.PlatformID,
-		arg.PlatformOwned,
-		arg.CustomerID,
-		arg.Currency,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const externalAccountCreate = `-- name: ExternalAccountCreate :one
 INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, identifier,
                                platform_account_id, default_uma_deposit_account, beneficiary_verification_status,
@@ -183,67 +156,4 @@ func (q *Queries) ExternalAccountGetByID(ctx context.Context, id uuid.UUID) (Ext
 		&i.UpdatedAt,
 	)
 	return i, err
-}
-
-const externalAccountList = `-- name: ExternalAccountList :many
-SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at FROM external_accounts
-WHERE platform_id = $1 AND NOT is_deleted
-  AND ($2::boolean = (customer_id IS NULL))
-  AND ($3::uuid IS NULL OR customer_id = $3)
-  AND ($4::text IS NULL OR currency = $4)
-  AND ($5::uuid IS NULL OR id < $5)
-ORDER BY id DESC
-LIMIT $6
-`
-
-type ExternalAccountListParams struct {
-	PlatformID    uuid.UUID
-	PlatformOwned bool
-	CustomerID    uuid.NullUUID
-	Currency      *string
-	AfterID       uuid.NullUUID
-	RowLimit      int32
-}
-
-func (q *Queries) ExternalAccountList(ctx context.Context, arg ExternalAccountListParams) ([]ExternalAccount, error) {
-	rows, err := q.db.Query(ctx, externalAccountList,
-		arg.PlatformID,
-		arg.PlatformOwned,
-		arg.CustomerID,
-		arg.Currency,
-		arg.AfterID,
-		arg.RowLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ExternalAccount{}
-	for rows.Next() {
-		var i ExternalAccount
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.CustomerID,
-			&i.Currency,
-			&i.AccountType,
-			&i.AccountInfo,
-			&i.Identifier,
-			&i.PlatformAccountID,
-			&i.DefaultUmaDepositAccount,
-			&i.BeneficiaryVerificationStatus,
-			&i.BeneficiaryVerifiedName,
-			&i.Status,
-			&i.IsDeleted,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

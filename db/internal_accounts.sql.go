@@ -10,39 +10,8 @@ import (
 	"encoding/json"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
-
-const internalAccountCount = `-- name: InternalAccountCount :one
-SELECT count(*)
-FROM internal_accounts a
-WHERE a.platform_id = $1
-  AND ($2::boolean = (a.customer_id IS NULL))
-  AND a.status <> 'CLOSED'
-  AND ($3::uuid IS NULL OR a.customer_id = $3)
-  AND ($4::text IS NULL OR a.currency = $4)
-  AND ($5::text IS NULL OR a.type = $5)
-`
-
-type InternalAccountCountParams struct {
-	PlatformID    uuid.UUID
-	PlatformOwned bool
-	CustomerID    uuid.NullUUID
-	Currency      *string
-	Type          *string
-}
-
-func (q *Queries) InternalAccountCount(ctx context.Context, arg InternalAccountCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, internalAccountCount,
-		arg.PlatformID,
-		arg.PlatformOwned,
-		arg.CustomerID,
-		arg.Currency,
-		arg.Type,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
 
 const internalAccountCreate = `-- name: InternalAccountCreate :one
 INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, wallet_sealed, private_enabled)
@@ -54,7 +23,7 @@ type InternalAccountCreateParams struct {
 	ID             uuid.UUID
 	PlatformID     uuid.UUID
 	CustomerID     uuid.NullUUID
-	Type           string
+	Type           catalog.AccountType
 	Currency       string
 	WalletSealed   []byte
 	PrivateEnabled *bool
@@ -86,6 +55,32 @@ func (q *Queries) InternalAccountCreate(ctx context.Context, arg InternalAccount
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const internalAccountCurrenciesOfPlatform = `-- name: InternalAccountCurrenciesOfPlatform :many
+SELECT currency FROM internal_accounts
+WHERE platform_id = $1 AND customer_id IS NULL AND status <> 'CLOSED'
+`
+
+// The currencies of the platform's own open accounts.
+func (q *Queries) InternalAccountCurrenciesOfPlatform(ctx context.Context, platformID uuid.UUID) ([]string, error) {
+	rows, err := q.db.Query(ctx, internalAccountCurrenciesOfPlatform, platformID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var currency string
+		if err := rows.Scan(&currency); err != nil {
+			return nil, err
+		}
+		items = append(items, currency)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const internalAccountGet = `-- name: InternalAccountGet :one
@@ -200,6 +195,30 @@ func (q *Queries) InternalAccountList(ctx context.Context, arg InternalAccountLi
 	return items, nil
 }
 
+const internalAccountOwner = `-- name: InternalAccountOwner :one
+SELECT type, customer_id FROM internal_accounts WHERE platform_id = $1 AND id = $2
+`
+
+type InternalAccountOwnerParams struct {
+	PlatformID uuid.UUID
+	ID         uuid.UUID
+}
+
+type InternalAccountOwnerRow struct {
+	Type       catalog.AccountType
+	CustomerID uuid.NullUUID
+}
+
+// What starting a transfer reads of its internal account before the transfer rule runs:
+// whether money leaving it needs the customer's wallet signature, and its customer (a
+// search attribute of the workflow).
+func (q *Queries) InternalAccountOwner(ctx context.Context, arg InternalAccountOwnerParams) (InternalAccountOwnerRow, error) {
+	row := q.db.QueryRow(ctx, internalAccountOwner, arg.PlatformID, arg.ID)
+	var i InternalAccountOwnerRow
+	err := row.Scan(&i.Type, &i.CustomerID)
+	return i, err
+}
+
 const internalAccountPostingChecks = `-- name: InternalAccountPostingChecks :many
 SELECT a.id, a.status,
        (a.type = 'EMBEDDED_WALLET' AND NOT EXISTS (
@@ -215,7 +234,7 @@ type InternalAccountPostingChecksParams struct {
 
 type InternalAccountPostingChecksRow struct {
 	ID             uuid.UUID
-	Status         string
+	Status         catalog.AccountStatus
 	WalletUnsigned bool
 }
 
@@ -295,7 +314,7 @@ UPDATE internal_accounts SET status = $2, updated_at = now() WHERE id = $1
 
 type InternalAccountSetStatusParams struct {
 	ID     uuid.UUID
-	Status string
+	Status catalog.AccountStatus
 }
 
 // Status changes go through db.InternalAccountClose, which holds the account's ledger row

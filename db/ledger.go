@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"paycore/internal/catalog"
 )
 
 // Ledger account kinds.
@@ -98,13 +100,43 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 		}
 		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
 			var pg *pgconn.PgError
-			if errors.As(err, &pg) && pg.ConstraintName == "ledger_accounts_available_nonnegative" {
+			if errors.As(err, &pg) && pg.ConstraintName == ConstraintAvailableNonNegative {
 				return nil, ErrInsufficientFunds
 			}
 			return nil, fmt.Errorf("apply ledger move: %w", err)
 		}
 	}
 	return byID, nil
+}
+
+// LedgerHold reserves amount of an internal account's available balance for transaction
+// txID and returns the account afterwards. It refuses like LedgerApply: ErrInsufficientFunds,
+// ErrAccountClosed, or ErrWalletSignatureRequired for an embedded wallet no signed retry
+// authorised the transaction for.
+func LedgerHold(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}})
+	return after[account], err
+}
+
+// LedgerCapture settles a hold: amount held on account for txID leaves it for counter. It
+// returns account afterwards.
+func LedgerCapture(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account, counter uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Amount: -amount, Held: -amount}, {Account: counter, Amount: amount}})
+	return after[account], err
+}
+
+// LedgerRelease gives back amount held on account for txID, posting nothing. It returns the
+// account afterwards.
+func LedgerRelease(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: -amount}})
+	return after[account], err
+}
+
+// LedgerPost moves amount from one account to another with no hold involved, e.g. a credit
+// of an internal account from a system account. It returns the destination afterwards.
+func LedgerPost(ctx context.Context, q *Queries, txID uuid.UUID, currency string, from, to uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: from, Amount: -amount}, {Account: to, Amount: amount}})
+	return after[to], err
 }
 
 // LedgerSystemAccount returns (creating on first use) a platform's system account of kind
@@ -131,7 +163,7 @@ func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, 
 func postingAllowed(checks []InternalAccountPostingChecksRow, moves []Move) error {
 	unsigned := map[uuid.UUID]bool{}
 	for _, c := range checks {
-		if c.Status == AccountClosed {
+		if c.Status == catalog.AccountClosed {
 			return fmt.Errorf("ledger account %s: %w", c.ID, ErrAccountClosed)
 		}
 		unsigned[c.ID] = c.WalletUnsigned

@@ -24,7 +24,7 @@ func Migrate(ctx context.Context, dsn string) error {
 	if err != nil {
 		return fmt.Errorf("parse database url: %w", err)
 	}
-	sqlDB := stdlib.OpenDB(*cfg)
+	sqlDB := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(RegisterTypes))
 	defer sqlDB.Close()
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrationsFS(),
 		goose.WithSessionLocker(mustLocker()))
@@ -55,6 +55,9 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 		return fmt.Errorf("connect to postgres server: %w", err)
 	}
 	defer conn.Close(ctx)
+	if err := RegisterTypes(ctx, conn); err != nil {
+		return fmt.Errorf("register types: %w", err)
+	}
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return fmt.Errorf("look up database %s: %w", name, err)
@@ -69,7 +72,7 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 	return nil
 }
 
-// Connect opens a pool on dsn.
+// Connect opens a pool on dsn; every connection of it has the types of RegisterTypes.
 func Connect(ctx context.Context, dsn string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -78,6 +81,7 @@ func Connect(ctx context.Context, dsn string, maxConns int32) (*pgxpool.Pool, er
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	cfg.AfterConnect = RegisterTypes
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)

@@ -20,20 +20,7 @@ import (
 func TestMigrationOutgoingTransactionEnums(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := dbtest.New(t)
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlDB := stdlib.OpenDB(*cfg)
-	defer sqlDB.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, db.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := provider.DownTo(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, provider := migratedDownTo(t, 3)
 	p, rejected, offramp, incoming := ids.New(), ids.New(), ids.New(), ids.New()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -101,4 +88,25 @@ func TestMigrationOutgoingTransactionEnums(t *testing.T) {
 			t.Errorf("%s accepted", name)
 		}
 	}
+}
+
+// migratedDownTo is a fresh test database migrated back down to version, with the
+// migration provider to bring it up again and its connection settings.
+func migratedDownTo(t *testing.T, version int64) (string, *pgx.ConnConfig, *goose.Provider) {
+	t.Helper()
+	url := dbtest.New(t)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { _ = sqlDB.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, db.Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.DownTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return url, cfg, provider
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
 const platformCreate = `-- name: PlatformCreate :one
@@ -23,7 +24,7 @@ RETURNING id, name, environment, is_regulated_financial_institution, config_id, 
 type PlatformCreateParams struct {
 	ID                              uuid.UUID
 	Name                            string
-	Environment                     string
+	Environment                     catalog.Environment
 	IsRegulatedFinancialInstitution bool
 	ConfigID                        uuid.UUID
 	UmaDomain                       string
@@ -124,44 +125,6 @@ func (q *Queries) PlatformGetForUpdate(ctx context.Context, id uuid.UUID) (Platf
 		&i.UpdatedAt,
 	)
 	return i, err
-}
-
-const platformList = `-- name: PlatformList :many
-SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at FROM platforms ORDER BY id
-`
-
-func (q *Queries) PlatformList(ctx context.Context) ([]Platform, error) {
-	rows, err := q.db.Query(ctx, platformList)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Platform{}
-	for rows.Next() {
-		var i Platform
-		if err := rows.Scan(
-			&i.ID,
-			&i.Name,
-			&i.Environment,
-			&i.IsRegulatedFinancialInstitution,
-			&i.ConfigID,
-			&i.UmaDomain,
-			&i.ProxyUmaSubdomain,
-			&i.WebhookEndpoint,
-			&i.WebhookDisabledAt,
-			&i.SupportedCurrencies,
-			&i.EmbeddedWalletConfig,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const platformUpdateConfig = `-- name: PlatformUpdateConfig :one

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+	"paycore/internal/catalog"
 )
 
 type ApiToken struct {
@@ -26,7 +28,7 @@ type AuthCredential struct {
 	ID         uuid.UUID
 	PlatformID uuid.UUID
 	AccountID  uuid.UUID
-	Type       string
+	Type       catalog.CredentialType
 	Nickname   string
 	Details    json.RawMessage
 	CreatedAt  time.Time
@@ -66,12 +68,12 @@ type Customer struct {
 	ID                 uuid.UUID
 	PlatformID         uuid.UUID
 	PlatformCustomerID string
-	CustomerType       string
+	CustomerType       catalog.CustomerType
 	Region             string
 	Currencies         []string
 	Email              *string
 	UmaAddress         string
-	KycStatus          string
+	KycStatus          catalog.KycStatus
 	FullName           *string
 	BirthDate          *time.Time
 	Nationality        *string
@@ -94,7 +96,7 @@ type ExternalAccount struct {
 	DefaultUmaDepositAccount      bool
 	BeneficiaryVerificationStatus *string
 	BeneficiaryVerifiedName       *string
-	Status                        string
+	Status                        catalog.ExternalAccountStatus
 	IsDeleted                     bool
 	CreatedAt                     time.Time
 	UpdatedAt                     time.Time
@@ -117,8 +119,8 @@ type InternalAccount struct {
 	ID                  uuid.UUID
 	PlatformID          uuid.UUID
 	CustomerID          uuid.NullUUID
-	Type                string
-	Status              string
+	Type                catalog.AccountType
+	Status              catalog.AccountStatus
 	Currency            string
 	AccountNumber       int64
 	FundingInstructions json.RawMessage
@@ -148,10 +150,19 @@ type LedgerEntry struct {
 	CreatedAt     time.Time
 }
 
+type ListCount struct {
+	PlatformID uuid.UUID
+	List       string
+	Key        string
+	Day        pgtype.Date
+	N          int64
+	Compacted  bool
+}
+
 type Platform struct {
 	ID                              uuid.UUID
 	Name                            string
-	Environment                     string
+	Environment                     catalog.Environment
 	IsRegulatedFinancialInstitution bool
 	ConfigID                        uuid.UUID
 	UmaDomain                       string
@@ -190,8 +201,8 @@ type Transaction struct {
 	CustomerID           uuid.NullUUID
 	PlatformCustomerID   string
 	Kind                 string
-	Type                 string
-	Status               string
+	Type                 catalog.TransactionType
+	Status               catalog.TransactionStatus
 	SourceKind           string
 	SourceAccountID      uuid.NullUUID
 	DestinationKind      string
@@ -234,7 +245,7 @@ type WebhookEvent struct {
 	PlatformID     uuid.UUID
 	Type           string
 	Data           json.RawMessage
-	Status         string
+	Status         catalog.WebhookEventStatus
 	DispatchedAt   *time.Time
 	AttemptCount   int32
 	LastAttemptAt  *time.Time

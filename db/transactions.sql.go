@@ -11,58 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
-
-const transactionCount = `-- name: TransactionCount :one
-SELECT count(*) FROM transactions t
-WHERE t.platform_id = $1
-  AND (NOT $2::boolean OR t.customer_id IS NULL)
-  AND ($3::uuid IS NULL OR t.customer_id = $3)
-  AND ($4::text IS NULL OR t.platform_customer_id = $4)
-  AND ($5::uuid IS NULL OR t.source_account_id = $5 OR t.destination_account_id = $5)
-  AND ($6::uuid IS NULL OR t.source_account_id = $6)
-  AND ($7::uuid IS NULL OR t.destination_account_id = $7)
-  AND ($8::text IS NULL OR t.status = $8)
-  AND ($9::text IS NULL OR t.type = $9)
-  AND ($10::text IS NULL OR t.reference = $10)
-  AND ($11::timestamptz IS NULL OR t.created_at >= $11)
-  AND ($12::timestamptz IS NULL OR t.created_at <= $12)
-`
-
-type TransactionCountParams struct {
-	PlatformID         uuid.UUID
-	PlatformOnly       bool
-	CustomerID         uuid.NullUUID
-	PlatformCustomerID *string
-	AccountID          uuid.NullUUID
-	SenderID           uuid.NullUUID
-	ReceiverID         uuid.NullUUID
-	Status             *string
-	Type               *string
-	Reference          *string
-	StartDate          *time.Time
-	EndDate            *time.Time
-}
-
-func (q *Queries) TransactionCount(ctx context.Context, arg TransactionCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, transactionCount,
-		arg.PlatformID,
-		arg.PlatformOnly,
-		arg.CustomerID,
-		arg.PlatformCustomerID,
-		arg.AccountID,
-		arg.SenderID,
-		arg.ReceiverID,
-		arg.Status,
-		arg.Type,
-		arg.Reference,
-		arg.StartDate,
-		arg.EndDate,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
 
 const transactionCreate = `-- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
@@ -77,8 +27,8 @@ type TransactionCreateParams struct {
 	CustomerID           uuid.NullUUID
 	PlatformCustomerID   string
 	Kind                 string
-	Type                 string
-	Status               string
+	Type                 catalog.TransactionType
+	Status               catalog.TransactionStatus
 	SourceKind           string
 	SourceAccountID      uuid.NullUUID
 	DestinationKind      string
@@ -236,137 +186,6 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 	return i, err
 }
 
-const transactionList = `-- name: TransactionList :many
-SELECT t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at FROM transactions t
-WHERE t.platform_id = $1
-  AND (NOT $2::boolean OR t.customer_id IS NULL)
-  AND ($3::uuid IS NULL OR t.customer_id = $3)
-  AND ($4::text IS NULL OR t.platform_customer_id = $4)
-  AND ($5::uuid IS NULL OR t.source_account_id = $5 OR t.destination_account_id = $5)
-  AND ($6::uuid IS NULL OR t.source_account_id = $6)
-  AND ($7::uuid IS NULL OR t.destination_account_id = $7)
-  AND ($8::text IS NULL OR t.status = $8)
-  AND ($9::text IS NULL OR t.type = $9)
-  AND ($10::text IS NULL OR t.reference = $10)
-  AND ($11::timestamptz IS NULL OR t.created_at >= $11)
-  AND ($12::timestamptz IS NULL OR t.created_at <= $12)
-  AND ($13::timestamptz IS NULL
-       OR ($14::boolean AND (t.created_at, t.id) > ($13, $15::uuid))
-       OR (NOT $14::boolean AND (t.created_at, t.id) < ($13, $15::uuid)))
-ORDER BY
-  CASE WHEN $14::boolean THEN t.created_at END ASC,
-  CASE WHEN $14::boolean THEN t.id END ASC,
-  CASE WHEN NOT $14::boolean THEN t.created_at END DESC,
-  CASE WHEN NOT $14::boolean THEN t.id END DESC
-LIMIT $16
-`
-
-type TransactionListParams struct {
-	PlatformID         uuid.UUID
-	PlatformOnly       bool
-	CustomerID         uuid.NullUUID
-	PlatformCustomerID *string
-	AccountID          uuid.NullUUID
-	SenderID           uuid.NullUUID
-	ReceiverID         uuid.NullUUID
-	Status             *string
-	Type               *string
-	Reference          *string
-	StartDate          *time.Time
-	EndDate            *time.Time
-	AfterCreated       *time.Time
-	Ascending          bool
-	AfterID            uuid.NullUUID
-	RowLimit           int32
-}
-
-func (q *Queries) TransactionList(ctx context.Context, arg TransactionListParams) ([]Transaction, error) {
-	rows, err := q.db.Query(ctx, transactionList,
-		arg.PlatformID,
-		arg.PlatformOnly,
-		arg.CustomerID,
-		arg.PlatformCustomerID,
-		arg.AccountID,
-		arg.SenderID,
-		arg.ReceiverID,
-		arg.Status,
-		arg.Type,
-		arg.Reference,
-		arg.StartDate,
-		arg.EndDate,
-		arg.AfterCreated,
-		arg.Ascending,
-		arg.AfterID,
-		arg.RowLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Transaction{}
-	for rows.Next() {
-		var i Transaction
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.CustomerID,
-			&i.PlatformCustomerID,
-			&i.Kind,
-			&i.Type,
-			&i.Status,
-			&i.SourceKind,
-			&i.SourceAccountID,
-			&i.DestinationKind,
-			&i.DestinationAccountID,
-			&i.Currency,
-			&i.Amount,
-			&i.Reference,
-			&i.Description,
-			&i.FailureReason,
-			&i.FailureDetail,
-			&i.SettledAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const transactionListNonTerminal = `-- name: TransactionListNonTerminal :many
-SELECT id, status FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROCESSING')
-`
-
-type TransactionListNonTerminalRow struct {
-	ID     uuid.UUID
-	Status string
-}
-
-func (q *Queries) TransactionListNonTerminal(ctx context.Context) ([]TransactionListNonTerminalRow, error) {
-	rows, err := q.db.Query(ctx, transactionListNonTerminal)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []TransactionListNonTerminalRow{}
-	for rows.Next() {
-		var i TransactionListNonTerminalRow
-		if err := rows.Scan(&i.ID, &i.Status); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const transactionOpenIncomingCount = `-- name: TransactionOpenIncomingCount :one
 SELECT count(*) FROM transactions
 WHERE destination_account_id = $1 AND destination_kind = 'INTERNAL'
@@ -390,7 +209,7 @@ RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status
 `
 
 type TransactionSetStatusParams struct {
-	Status        string
+	Status        catalog.TransactionStatus
 	FailureReason *string
 	FailureDetail *string
 	SettledAt     *time.Time
@@ -436,14 +255,16 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 }
 
 const transferContext = `-- name: TransferContext :one
-SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id, a.type AS internal_type,
-       e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies,
-       (l.balance - l.held)::bigint AS internal_available
+SELECT p.environment, p.supported_currencies,
+       a.id AS internal_id, coalesce(a.currency, '')::text AS internal_currency, coalesce(a.status, '')::text AS internal_status,
+       a.customer_id AS internal_customer_id, coalesce(a.type, '')::text AS internal_type, coalesce(l.balance - l.held, 0)::bigint AS internal_available,
+       e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
+       e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id
 FROM platforms p
-JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
-JOIN ledger_accounts l ON l.id = a.id
-JOIN external_accounts e ON e.platform_id = p.id AND e.id = $2 AND NOT e.is_deleted
+LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
+LEFT JOIN ledger_accounts l ON l.id = a.id
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $2 AND NOT e.is_deleted
 LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = $3
 `
@@ -455,37 +276,44 @@ type TransferContextParams struct {
 }
 
 type TransferContextRow struct {
-	InternalID          uuid.UUID
+	Environment         catalog.Environment
+	SupportedCurrencies json.RawMessage
+	InternalID          uuid.NullUUID
 	InternalCurrency    string
 	InternalStatus      string
 	InternalCustomerID  uuid.NullUUID
 	InternalType        string
-	ExternalID          uuid.UUID
+	InternalAvailable   int64
+	ExternalID          uuid.NullUUID
 	ExternalCurrency    string
 	ExternalStatus      string
 	ExternalCustomerID  uuid.NullUUID
+	ExternalIdentifier  string
 	CustomerDeleted     bool
-	SupportedCurrencies json.RawMessage
-	InternalAvailable   int64
+	PlatformCustomerID  string
 }
 
-// Everything a transfer request is validated against, in one round trip.
+// Everything a transfer is checked against, in one round trip: the platform, and the
+// internal and external accounts when the platform has them (NULL ids otherwise).
 func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams) (TransferContextRow, error) {
 	row := q.db.QueryRow(ctx, transferContext, arg.InternalID, arg.ExternalID, arg.PlatformID)
 	var i TransferContextRow
 	err := row.Scan(
+		&i.Environment,
+		&i.SupportedCurrencies,
 		&i.InternalID,
 		&i.InternalCurrency,
 		&i.InternalStatus,
 		&i.InternalCustomerID,
 		&i.InternalType,
+		&i.InternalAvailable,
 		&i.ExternalID,
 		&i.ExternalCurrency,
 		&i.ExternalStatus,
 		&i.ExternalCustomerID,
+		&i.ExternalIdentifier,
 		&i.CustomerDeleted,
-		&i.SupportedCurrencies,
-		&i.InternalAvailable,
+		&i.PlatformCustomerID,
 	)
 	return i, err
 }

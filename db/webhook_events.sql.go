@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
 const webhookEventClaimUndispatched = `-- name: WebhookEventClaimUndispatched :many
@@ -54,36 +55,6 @@ func (q *Queries) WebhookEventClaimUndispatched(ctx context.Context, limit int32
 		return nil, err
 	}
 	return items, nil
-}
-
-const webhookEventCount = `-- name: WebhookEventCount :one
-SELECT count(*) FROM webhook_events
-WHERE platform_id = $1
-  AND ($2::text IS NULL OR type = $2)
-  AND ($3::text IS NULL OR status = $3)
-  AND ($4::timestamptz IS NULL OR created_at >= $4)
-  AND ($5::timestamptz IS NULL OR created_at <= $5)
-`
-
-type WebhookEventCountParams struct {
-	PlatformID    uuid.UUID
-	Type          *string
-	Status        *string
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-}
-
-func (q *Queries) WebhookEventCount(ctx context.Context, arg WebhookEventCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, webhookEventCount,
-		arg.PlatformID,
-		arg.Type,
-		arg.Status,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
 }
 
 const webhookEventCreate = `-- name: WebhookEventCreate :one
@@ -182,70 +153,6 @@ func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (Webhoo
 	return i, err
 }
 
-const webhookEventList = `-- name: WebhookEventList :many
-SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at FROM webhook_events
-WHERE platform_id = $1
-  AND ($2::text IS NULL OR type = $2)
-  AND ($3::text IS NULL OR status = $3)
-  AND ($4::timestamptz IS NULL OR created_at >= $4)
-  AND ($5::timestamptz IS NULL OR created_at <= $5)
-  AND ($6::uuid IS NULL OR id < $6)
-ORDER BY id DESC
-LIMIT $7
-`
-
-type WebhookEventListParams struct {
-	PlatformID    uuid.UUID
-	Type          *string
-	Status        *string
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-	AfterID       uuid.NullUUID
-	RowLimit      int32
-}
-
-func (q *Queries) WebhookEventList(ctx context.Context, arg WebhookEventListParams) ([]WebhookEvent, error) {
-	rows, err := q.db.Query(ctx, webhookEventList,
-		arg.PlatformID,
-		arg.Type,
-		arg.Status,
-		arg.CreatedAfter,
-		arg.CreatedBefore,
-		arg.AfterID,
-		arg.RowLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []WebhookEvent{}
-	for rows.Next() {
-		var i WebhookEvent
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.Type,
-			&i.Data,
-			&i.Status,
-			&i.DispatchedAt,
-			&i.AttemptCount,
-			&i.LastAttemptAt,
-			&i.LastStatusCode,
-			&i.LastError,
-			&i.DeliveredAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const webhookEventMarkDelivered = `-- name: WebhookEventMarkDelivered :exec
 UPDATE webhook_events SET status = 'DELIVERED', delivered_at = now(), updated_at = now()
 WHERE id = $1
@@ -272,7 +179,7 @@ WHERE id = $1 AND status = 'PENDING'
 
 type WebhookEventMarkFinalParams struct {
 	ID     uuid.UUID
-	Status string
+	Status catalog.WebhookEventStatus
 }
 
 func (q *Queries) WebhookEventMarkFinal(ctx context.Context, arg WebhookEventMarkFinalParams) error {
@@ -317,34 +224,14 @@ func (q *Queries) WebhookEventRecordAttempt(ctx context.Context, arg WebhookEven
 	return err
 }
 
-const webhookEventResetForRedelivery = `-- name: WebhookEventResetForRedelivery :one
+const webhookEventReopen = `-- name: WebhookEventReopen :exec
 UPDATE webhook_events SET status = 'PENDING', dispatched_at = now(), updated_at = now()
-WHERE platform_id = $1 AND id = $2
-RETURNING id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at
+WHERE id = $1
 `
 
-type WebhookEventResetForRedeliveryParams struct {
-	PlatformID uuid.UUID
-	ID         uuid.UUID
-}
-
-func (q *Queries) WebhookEventResetForRedelivery(ctx context.Context, arg WebhookEventResetForRedeliveryParams) (WebhookEvent, error) {
-	row := q.db.QueryRow(ctx, webhookEventResetForRedelivery, arg.PlatformID, arg.ID)
-	var i WebhookEvent
-	err := row.Scan(
-		&i.ID,
-		&i.PlatformID,
-		&i.Type,
-		&i.Data,
-		&i.Status,
-		&i.DispatchedAt,
-		&i.AttemptCount,
-		&i.LastAttemptAt,
-		&i.LastStatusCode,
-		&i.LastError,
-		&i.DeliveredAt,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
+// A redelivery's workflow puts its event back to PENDING before the first attempt; it
+// starts only once any earlier delivery run of the event has closed.
+func (q *Queries) WebhookEventReopen(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, webhookEventReopen, id)
+	return err
 }

@@ -13,27 +13,6 @@ WHERE t.id = $1 AND t.deleted_at IS NULL;
 -- name: TokenGet :one
 SELECT * FROM api_tokens WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL;
 
--- name: TokenList :many
-SELECT * FROM api_tokens
-WHERE platform_id = @platform_id AND deleted_at IS NULL
-  AND (sqlc.narg(name)::text IS NULL OR name = sqlc.narg(name))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
-  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
-  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before))
-  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
-ORDER BY id DESC
-LIMIT @row_limit;
-
--- name: TokenCount :one
-SELECT count(*) FROM api_tokens
-WHERE platform_id = @platform_id AND deleted_at IS NULL
-  AND (sqlc.narg(name)::text IS NULL OR name = sqlc.narg(name))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
-  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
-  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before));
-
 -- name: TokenCountActive :one
 SELECT count(*) FROM api_tokens WHERE platform_id = $1 AND deleted_at IS NULL;
 

@@ -25,33 +25,3 @@ UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
 RETURNING *;
 
--- name: CustomerList :many
-SELECT * FROM customers
-WHERE platform_id = @platform_id
-  AND (@include_deleted::boolean OR NOT is_deleted)
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR platform_customer_id = sqlc.narg(platform_customer_id))
-  AND (sqlc.narg(customer_type)::text IS NULL OR customer_type = sqlc.narg(customer_type))
-  AND (sqlc.narg(region)::text IS NULL OR region = sqlc.narg(region))
-  AND (sqlc.narg(currency)::text IS NULL OR sqlc.narg(currency) = ANY(currencies))
-  AND (sqlc.narg(uma_address)::text IS NULL OR uma_address = sqlc.narg(uma_address))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
-  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
-  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before))
-  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
-ORDER BY id DESC
-LIMIT @row_limit;
-
--- name: CustomerCount :one
-SELECT count(*) FROM customers
-WHERE platform_id = @platform_id
-  AND (@include_deleted::boolean OR NOT is_deleted)
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR platform_customer_id = sqlc.narg(platform_customer_id))
-  AND (sqlc.narg(customer_type)::text IS NULL OR customer_type = sqlc.narg(customer_type))
-  AND (sqlc.narg(region)::text IS NULL OR region = sqlc.narg(region))
-  AND (sqlc.narg(currency)::text IS NULL OR sqlc.narg(currency) = ANY(currencies))
-  AND (sqlc.narg(uma_address)::text IS NULL OR uma_address = sqlc.narg(uma_address))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
-  AND (sqlc.narg(updated_after)::timestamptz IS NULL OR updated_at >= sqlc.narg(updated_after))
-  AND (sqlc.narg(updated_before)::timestamptz IS NULL OR updated_at <= sqlc.narg(updated_before));

@@ -20,19 +20,3 @@ UPDATE external_accounts SET is_deleted = true, status = 'INACTIVE', updated_at 
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
   AND (@platform_owned::boolean = (customer_id IS NULL));
 
--- name: ExternalAccountList :many
-SELECT * FROM external_accounts
-WHERE platform_id = @platform_id AND NOT is_deleted
-  AND (@platform_owned::boolean = (customer_id IS NULL))
-  AND (sqlc.narg(customer_id)::uuid IS NULL OR customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(currency)::text IS NULL OR currency = sqlc.narg(currency))
-  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
-ORDER BY id DESC
-LIMIT @row_limit;
-
--- name: ExternalAccountCount :one
-SELECT count(*) FROM external_accounts
-WHERE platform_id = @platform_id AND NOT is_deleted
-  AND (@platform_owned::boolean = (customer_id IS NULL))
-  AND (sqlc.narg(customer_id)::uuid IS NULL OR customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(currency)::text IS NULL OR currency = sqlc.narg(currency));

@@ -24,21 +24,16 @@ WHERE a.platform_id = @platform_id
 ORDER BY a.id DESC
 LIMIT @row_limit;
 
--- name: InternalAccountCount :one
-SELECT count(*)
-FROM internal_accounts a
-WHERE a.platform_id = @platform_id
-  AND (@platform_owned::boolean = (a.customer_id IS NULL))
-  AND a.status <> 'CLOSED'
-  AND (sqlc.narg(customer_id)::uuid IS NULL OR a.customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(currency)::text IS NULL OR a.currency = sqlc.narg(currency))
-  AND (sqlc.narg(type)::text IS NULL OR a.type = sqlc.narg(type));
-
 -- name: InternalAccountsOfCustomer :many
 SELECT sqlc.embed(a), l.balance, l.held
 FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
 WHERE a.customer_id = $1 AND a.status <> 'CLOSED'
 ORDER BY a.id;
+
+-- name: InternalAccountCurrenciesOfPlatform :many
+-- The currencies of the platform's own open accounts.
+SELECT currency FROM internal_accounts
+WHERE platform_id = $1 AND customer_id IS NULL AND status <> 'CLOSED';
 
 -- name: InternalAccountSetStatus :exec
 -- Status changes go through db.InternalAccountClose, which holds the account's ledger row
@@ -60,3 +55,9 @@ FROM internal_accounts a WHERE a.id = ANY(@ids::uuid[]);
 UPDATE internal_accounts SET private_enabled = $3, updated_at = now()
 WHERE platform_id = $1 AND id = $2
 RETURNING *;
+
+-- name: InternalAccountOwner :one
+-- What starting a transfer reads of its internal account before the transfer rule runs:
+-- whether money leaving it needs the customer's wallet signature, and its customer (a
+-- search attribute of the workflow).
+SELECT type, customer_id FROM internal_accounts WHERE platform_id = $1 AND id = $2;

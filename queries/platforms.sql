@@ -10,9 +10,6 @@ SELECT * FROM platforms WHERE id = $1;
 -- name: PlatformGetForUpdate :one
 SELECT * FROM platforms WHERE id = $1 FOR UPDATE;
 
--- name: PlatformList :many
-SELECT * FROM platforms ORDER BY id;
-
 -- name: PlatformUpdateConfig :one
 UPDATE platforms
 SET uma_domain             = $2,

@@ -28,57 +28,19 @@ SET status = @status, failure_reason = sqlc.narg(failure_reason), failure_detail
 WHERE id = @id AND status = ANY(@from_statuses::text[])
 RETURNING *;
 
--- name: TransactionList :many
-SELECT t.* FROM transactions t
-WHERE t.platform_id = @platform_id
-  AND (NOT @platform_only::boolean OR t.customer_id IS NULL)
-  AND (sqlc.narg(customer_id)::uuid IS NULL OR t.customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR t.platform_customer_id = sqlc.narg(platform_customer_id))
-  AND (sqlc.narg(account_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(account_id) OR t.destination_account_id = sqlc.narg(account_id))
-  AND (sqlc.narg(sender_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(sender_id))
-  AND (sqlc.narg(receiver_id)::uuid IS NULL OR t.destination_account_id = sqlc.narg(receiver_id))
-  AND (sqlc.narg(status)::text IS NULL OR t.status = sqlc.narg(status))
-  AND (sqlc.narg(type)::text IS NULL OR t.type = sqlc.narg(type))
-  AND (sqlc.narg(reference)::text IS NULL OR t.reference = sqlc.narg(reference))
-  AND (sqlc.narg(start_date)::timestamptz IS NULL OR t.created_at >= sqlc.narg(start_date))
-  AND (sqlc.narg(end_date)::timestamptz IS NULL OR t.created_at <= sqlc.narg(end_date))
-  AND (sqlc.narg(after_created)::timestamptz IS NULL
-       OR (@ascending::boolean AND (t.created_at, t.id) > (sqlc.narg(after_created), sqlc.narg(after_id)::uuid))
-       OR (NOT @ascending::boolean AND (t.created_at, t.id) < (sqlc.narg(after_created), sqlc.narg(after_id)::uuid)))
-ORDER BY
-  CASE WHEN @ascending::boolean THEN t.created_at END ASC,
-  CASE WHEN @ascending::boolean THEN t.id END ASC,
-  CASE WHEN NOT @ascending::boolean THEN t.created_at END DESC,
-  CASE WHEN NOT @ascending::boolean THEN t.id END DESC
-LIMIT @row_limit;
-
--- name: TransactionCount :one
-SELECT count(*) FROM transactions t
-WHERE t.platform_id = @platform_id
-  AND (NOT @platform_only::boolean OR t.customer_id IS NULL)
-  AND (sqlc.narg(customer_id)::uuid IS NULL OR t.customer_id = sqlc.narg(customer_id))
-  AND (sqlc.narg(platform_customer_id)::text IS NULL OR t.platform_customer_id = sqlc.narg(platform_customer_id))
-  AND (sqlc.narg(account_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(account_id) OR t.destination_account_id = sqlc.narg(account_id))
-  AND (sqlc.narg(sender_id)::uuid IS NULL OR t.source_account_id = sqlc.narg(sender_id))
-  AND (sqlc.narg(receiver_id)::uuid IS NULL OR t.destination_account_id = sqlc.narg(receiver_id))
-  AND (sqlc.narg(status)::text IS NULL OR t.status = sqlc.narg(status))
-  AND (sqlc.narg(type)::text IS NULL OR t.type = sqlc.narg(type))
-  AND (sqlc.narg(reference)::text IS NULL OR t.reference = sqlc.narg(reference))
-  AND (sqlc.narg(start_date)::timestamptz IS NULL OR t.created_at >= sqlc.narg(start_date))
-  AND (sqlc.narg(end_date)::timestamptz IS NULL OR t.created_at <= sqlc.narg(end_date));
-
--- name: TransactionListNonTerminal :many
-SELECT id, status FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROCESSING');
 
 -- name: TransferContext :one
--- Everything a transfer request is validated against, in one round trip.
-SELECT a.id AS internal_id, a.currency AS internal_currency, a.status AS internal_status, a.customer_id AS internal_customer_id, a.type AS internal_type,
-       e.id AS external_id, e.currency AS external_currency, e.status AS external_status, e.customer_id AS external_customer_id,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, p.supported_currencies,
-       (l.balance - l.held)::bigint AS internal_available
+-- Everything a transfer is checked against, in one round trip: the platform, and the
+-- internal and external accounts when the platform has them (NULL ids otherwise).
+SELECT p.environment, p.supported_currencies,
+       a.id AS internal_id, coalesce(a.currency, '')::text AS internal_currency, coalesce(a.status, '')::text AS internal_status,
+       a.customer_id AS internal_customer_id, coalesce(a.type, '')::text AS internal_type, coalesce(l.balance - l.held, 0)::bigint AS internal_available,
+       e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
+       e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id
 FROM platforms p
-JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @internal_id
-JOIN ledger_accounts l ON l.id = a.id
-JOIN external_accounts e ON e.platform_id = p.id AND e.id = @external_id AND NOT e.is_deleted
+LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @internal_id
+LEFT JOIN ledger_accounts l ON l.id = a.id
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @external_id AND NOT e.is_deleted
 LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = @platform_id;

@@ -43,26 +43,9 @@ WHERE id = $1;
 UPDATE webhook_events SET status = $2, updated_at = now()
 WHERE id = $1 AND status = 'PENDING';
 
--- name: WebhookEventResetForRedelivery :one
+-- name: WebhookEventReopen :exec
+-- A redelivery's workflow puts its event back to PENDING before the first attempt; it
+-- starts only once any earlier delivery run of the event has closed.
 UPDATE webhook_events SET status = 'PENDING', dispatched_at = now(), updated_at = now()
-WHERE platform_id = $1 AND id = $2
-RETURNING *;
+WHERE id = $1;
 
--- name: WebhookEventList :many
-SELECT * FROM webhook_events
-WHERE platform_id = @platform_id
-  AND (sqlc.narg(type)::text IS NULL OR type = sqlc.narg(type))
-  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before))
-  AND (sqlc.narg(after_id)::uuid IS NULL OR id < sqlc.narg(after_id))
-ORDER BY id DESC
-LIMIT @row_limit;
-
--- name: WebhookEventCount :one
-SELECT count(*) FROM webhook_events
-WHERE platform_id = @platform_id
-  AND (sqlc.narg(type)::text IS NULL OR type = sqlc.narg(type))
-  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
-  AND (sqlc.narg(created_after)::timestamptz IS NULL OR created_at >= sqlc.narg(created_after))
-  AND (sqlc.narg(created_before)::timestamptz IS NULL OR created_at <= sqlc.narg(created_before));

@@ -5,14 +5,20 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"paycore/db"
 )
 
-// Janitor deletes expired idempotency records periodically.
+// Janitor deletes expired idempotency records and compacts the list counts periodically.
 type Janitor struct {
 	Queries  *db.Queries
+	Pool     *pgxpool.Pool // for the list counts; none compacted when nil
 	Logger   *slog.Logger
-	Interval time.Duration // default 10 minutes
+	Interval time.Duration // idempotency records; default 10 minutes
+	// CountsInterval is how often the list counts' delta rows are folded; default 1
+	// minute. Counts read the deltas written since, so this bounds their number.
+	CountsInterval time.Duration
 }
 
 // Run cleans until ctx ends.
@@ -20,19 +26,44 @@ func (j *Janitor) Run(ctx context.Context) {
 	if j.Interval <= 0 {
 		j.Interval = 10 * time.Minute
 	}
+	if j.CountsInterval <= 0 {
+		j.CountsInterval = time.Minute
+	}
 	t := time.NewTicker(j.Interval)
 	defer t.Stop()
+	counts := time.NewTicker(j.CountsInterval)
+	defer counts.Stop()
+	j.deleteExpired(ctx)
+	j.compactCounts(ctx)
 	for {
-		n, err := j.Queries.IdempotencyDeleteExpired(ctx)
-		if err != nil && ctx.Err() == nil {
-			j.Logger.Warn("janitor: delete expired idempotency keys", "error", err)
-		} else if n > 0 {
-			j.Logger.Info("janitor: deleted expired idempotency keys", "count", n)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			j.deleteExpired(ctx)
+		case <-counts.C:
+			j.compactCounts(ctx)
 		}
+	}
+}
+
+func (j *Janitor) deleteExpired(ctx context.Context) {
+	n, err := j.Queries.IdempotencyDeleteExpired(ctx)
+	if err != nil && ctx.Err() == nil {
+		j.Logger.Warn("janitor: delete expired idempotency keys", "error", err)
+	} else if n > 0 {
+		j.Logger.Info("janitor: deleted expired idempotency keys", "count", n)
+	}
+}
+
+func (j *Janitor) compactCounts(ctx context.Context) {
+	if j.Pool == nil {
+		return
+	}
+	n, err := db.ListCountsCompact(ctx, j.Pool)
+	if err != nil && ctx.Err() == nil {
+		j.Logger.Warn("janitor: compact list counts", "error", err)
+	} else if n > 0 {
+		j.Logger.Debug("janitor: compacted list counts", "rows", n)
 	}
 }

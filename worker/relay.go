@@ -107,7 +107,7 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 				skipped = append(skipped, ev.ID)
 				continue
 			}
-			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry, false); err != nil {
+			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
 			}

@@ -35,6 +35,26 @@ func WebhookDeliveryWorkflowID(eventID string) string {
 	return "webhook-delivery/" + eventID
 }
 
+// LocalStep is the preset for the database steps of payments, run as local activities: no
+// server round trip each. Transient errors are retried quickly and without end (the steps
+// are idempotent); refusals are non-retryable application errors and end at once.
+func LocalStep(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
+	})
+}
+
+// RailCall is the preset for submitting a payment to its rail (the outside world): a
+// regular activity, visible in the UI with its attempts, retried with backoff up to a
+// minute between attempts.
+func RailCall(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+}
+
 // DatabaseStep is the preset for short database activities: quick timeout, fast retries
 // that never give up on transient errors (the steps are idempotent).
 func DatabaseStep(ctx workflow.Context) workflow.Context {

@@ -6,18 +6,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"paycore/activities"
+	"paycore/internal/catalog"
 	"paycore/internal/sandbox"
 	"paycore/internal/transfer"
 )
 
-var req = transfer.Request{TransactionID: "0190a000-0000-7000-8000-000000000001", Kind: transfer.Out, PlatformID: "0190a000-0000-7000-8000-000000000002",
-	InternalAccountID: "0190a000-0000-7000-8000-000000000003", ExternalAccountID: "0190a000-0000-7000-8000-000000000004",
-	Currency: "USD", Amount: 100, SlowDelay: 30 * time.Second}
+var req = transfer.Request{TransactionID: uuid.MustParse("0190a000-0000-7000-8000-000000000001"), Kind: transfer.Out,
+	PlatformID: uuid.MustParse("0190a000-0000-7000-8000-000000000002"), InternalAccountID: uuid.MustParse("0190a000-0000-7000-8000-000000000003"),
+	ExternalAccountID: uuid.MustParse("0190a000-0000-7000-8000-000000000004"), Amount: 100, SlowDelay: 30 * time.Second}
+
+// created is what the create step answers for req.
+var created = activities.CreatedTransfer{Resource: json.RawMessage(`{"id":"Transaction:x"}`),
+	Rail: transfer.Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox}}
 
 // runTransfer executes the workflow, sending the create update first, and returns the
 // update's error.
@@ -26,7 +32,7 @@ func runTransfer(t *testing.T, env *testsuite.TestWorkflowEnvironment) error {
 	var updateErr error
 	done := false
 	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateCreateTransfer, "u1", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(UpdateCreate, "u1", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { updateErr, done = err, true },
 			OnAccept:   func() {},
 			OnComplete: func(_ interface{}, err error) { updateErr, done = err, true },
@@ -45,10 +51,10 @@ func runTransfer(t *testing.T, env *testsuite.TestWorkflowEnvironment) error {
 func TestTransferCompletes(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{"id":"Transaction:x"}`), nil).Once()
-	env.OnActivity(a.MarkTransferProcessing, mock.Anything, req.TransactionID).Return("PROCESSING", nil).Once()
-	env.OnActivity(a.SubmitTransfer, mock.Anything, req.TransactionID).Return(sandbox.Outcome{Status: "COMPLETED"}, nil).Once()
-	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, sandbox.Outcome{Status: "COMPLETED"}).Return("COMPLETED", nil).Once()
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(created, nil).Once()
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, req.TransactionID).Return(catalog.TxProcessing, nil).Once()
+	env.OnActivity(a.SubmitTransfer, mock.Anything, req.TransactionID, created.Rail).Return(sandbox.Outcome{Status: "COMPLETED"}, nil).Once()
+	env.OnActivity(a.FinishTransfer, mock.Anything, req, sandbox.Outcome{Status: "COMPLETED"}).Return(catalog.TxCompleted, nil).Once()
 	if err := runTransfer(t, env); err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -61,14 +67,14 @@ func TestTransferRefused(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
 	env.OnActivity(a.CreateTransfer, mock.Anything, req).
-		Return(nil, temporal.NewNonRetryableApplicationError("balance too low", transfer.ErrInsufficientFunds, nil)).Once()
+		Return(activities.CreatedTransfer{}, temporal.NewNonRetryableApplicationError("balance too low", string(catalog.InsufficientFunds), nil)).Once()
 	err := runTransfer(t, env)
 	var appErr *temporal.ApplicationError
-	if err == nil || !asApp(err, &appErr) || appErr.Type() != transfer.ErrInsufficientFunds {
+	if err == nil || !asApp(err, &appErr) || appErr.Type() != string(catalog.InsufficientFunds) {
 		t.Fatalf("update error %v", err)
 	}
 	env.AssertExpectations(t)
-	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything)
+	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything, mock.Anything)
 }
 
 // The slow scenario waits on a durable timer before finishing.
@@ -78,10 +84,10 @@ func TestTransferSlowScenarioWaits(t *testing.T) {
 	slow := sandbox.Outcome{Status: "FAILED", Code: "TIMED_OUT", Slow: true}
 	var finishedAt time.Time
 	start := env.Now()
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{}`), nil)
-	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
-	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(slow, nil)
-	env.OnActivity(a.FinishTransfer, mock.Anything, req.TransactionID, slow).Return("FAILED", nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(created, nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return(catalog.TxProcessing, nil)
+	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything, mock.Anything).Return(slow, nil)
+	env.OnActivity(a.FinishTransfer, mock.Anything, req, slow).Return(catalog.TxFailed, nil).Run(func(mock.Arguments) { finishedAt = env.Now() })
 	if err := runTransfer(t, env); err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +100,12 @@ func TestTransferSlowScenarioWaits(t *testing.T) {
 func TestTransferAlreadyFinished(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
-	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(json.RawMessage(`{}`), nil)
-	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("COMPLETED", nil)
+	env.OnActivity(a.CreateTransfer, mock.Anything, req).Return(created, nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return(catalog.TxCompleted, nil)
 	if err := runTransfer(t, env); err != nil {
 		t.Fatal(err)
 	}
-	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything)
+	env.AssertNotCalled(t, "SubmitTransfer", mock.Anything, mock.Anything, mock.Anything)
 	env.AssertNotCalled(t, "FinishTransfer", mock.Anything, mock.Anything, mock.Anything)
 }
 
@@ -115,10 +121,10 @@ func TestTransferStatusFollowsFinish(t *testing.T) {
 	in := req
 	in.Kind = transfer.In
 	ok := sandbox.Outcome{Status: "COMPLETED"}
-	env.OnActivity(a.CreateTransfer, mock.Anything, in).Return(json.RawMessage(`{}`), nil)
-	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return("PROCESSING", nil)
-	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything).Return(ok, nil)
-	env.OnActivity(a.FinishTransfer, mock.Anything, in.TransactionID, ok).Return("FAILED", nil).Once()
+	env.OnActivity(a.CreateTransfer, mock.Anything, in).Return(created, nil)
+	env.OnActivity(a.MarkTransferProcessing, mock.Anything, mock.Anything).Return(catalog.TxProcessing, nil)
+	env.OnActivity(a.SubmitTransfer, mock.Anything, mock.Anything, mock.Anything).Return(ok, nil)
+	env.OnActivity(a.FinishTransfer, mock.Anything, in, ok).Return(catalog.TxFailed, nil).Once()
 	var statuses []string
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
 		if v, found := args.Get(0).(temporal.SearchAttributes).GetKeyword(AttrTransactionStatus); found {
@@ -127,7 +133,7 @@ func TestTransferStatusFollowsFinish(t *testing.T) {
 	})
 	var updateErr error
 	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateCreateTransfer, "u1", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(UpdateCreate, "u1", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { updateErr = err }, OnAccept: func() {}, OnComplete: func(_ interface{}, err error) { updateErr = err },
 		})
 	}, 0)

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
+	"paycore/internal/catalog"
 )
 
 // WebhookRetry is the delivery schedule: exponential backoff from Initial, each wait capped
@@ -24,6 +25,10 @@ type WebhookDeliveryInput struct {
 	// Once makes a single attempt and returns its outcome instead of retrying (TEST sends).
 	Once  bool
 	Retry WebhookRetry
+	// Redeliver reopens the (closed) event to PENDING before the first attempt: POST
+	// .../redeliver. The reopening is done here rather than by the API so that it comes
+	// after every earlier delivery run of the event has closed.
+	Redeliver bool
 }
 
 // WebhookDeliveryResult is what the last attempt saw.
@@ -47,18 +52,23 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 	}
 	callCtx := OutboundCall(ctx, in.Retry.Initial, in.Retry.MaxInterval, in.Retry.MaxAge, maxAttempts,
 		activities.ErrEndpointGone, activities.ErrNoEndpoint, activities.ErrEventClosed)
+	if in.Redeliver {
+		if err := workflow.ExecuteActivity(DatabaseStep(ctx), a.ReopenWebhookEvent, in.EventID).Get(ctx, nil); err != nil {
+			return WebhookDeliveryResult{}, err
+		}
+	}
 	var out activities.DeliveryOutcome
 	err := workflow.ExecuteActivity(callCtx, a.DeliverWebhook, activities.DeliverInput{EventID: in.EventID, Once: in.Once}).Get(ctx, &out)
 	res := WebhookDeliveryResult{URL: out.URL, StatusCode: out.StatusCode, Body: out.Body, Error: out.Error, Delivered: out.Delivered}
 	if err == nil {
 		return res, nil
 	}
-	final := activities.EventFailed
+	final := catalog.WebhookFailed
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
 		case activities.ErrEndpointGone, activities.ErrNoEndpoint:
-			final = activities.EventUndeliverable
+			final = catalog.WebhookUndeliverable
 		case activities.ErrEventClosed:
 			return res, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"paycore/activities"
+	"paycore/internal/catalog"
 )
 
 var retry = WebhookRetry{Initial: time.Second, MaxInterval: 30 * time.Minute, MaxAge: 7 * 24 * time.Hour}
@@ -86,7 +87,7 @@ func TestWebhookGivesUpAfterMaxAge(t *testing.T) {
 			scheduleToClose = activity.GetInfo(ctx).ScheduleToCloseTimeout
 			return activities.DeliveryOutcome{StatusCode: 503}, temporal.NewApplicationError("503", activities.ErrDeliveryFailed)
 		})
-	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:3", activities.EventFailed).Return(nil).Once()
+	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:3", catalog.WebhookFailed).Return(nil).Once()
 	start := env.Now()
 	short := WebhookRetry{Initial: time.Minute, MaxInterval: 5 * time.Minute, MaxAge: 20 * time.Minute}
 	env.ExecuteWorkflow(WebhookDelivery, WebhookDeliveryInput{EventID: "Webhook:3", Retry: short})
@@ -133,7 +134,7 @@ func TestWebhookGoneIsNotRetried(t *testing.T) {
 	var a *activities.Activities
 	env.OnActivity(a.DeliverWebhook, mock.Anything, mock.Anything).
 		Return(activities.DeliveryOutcome{StatusCode: 410}, temporal.NewNonRetryableApplicationError("gone", activities.ErrEndpointGone, nil)).Once()
-	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:4", activities.EventUndeliverable).Return(nil).Once()
+	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:4", catalog.WebhookUndeliverable).Return(nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, WebhookDeliveryInput{EventID: "Webhook:4", Retry: retry})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestWebhookOnceMakesOneAttempt(t *testing.T) {
 	var a *activities.Activities
 	env.OnActivity(a.DeliverWebhook, mock.Anything, activities.DeliverInput{EventID: "Webhook:5", Once: true}).
 		Return(activities.DeliveryOutcome{}, errors.New("connection refused")).Once()
-	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:5", activities.EventFailed).Return(nil).Once()
+	env.OnActivity(a.MarkWebhookFinal, mock.Anything, "Webhook:5", catalog.WebhookFailed).Return(nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, WebhookDeliveryInput{EventID: "Webhook:5", Once: true})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -155,6 +156,29 @@ func TestWebhookOnceMakesOneAttempt(t *testing.T) {
 	_ = env.GetWorkflowResult(&out)
 	if out.Error == "" || out.Delivered {
 		t.Fatalf("result %+v", out)
+	}
+	env.AssertExpectations(t)
+}
+
+// A redelivery reopens its event before the first attempt, inside the new run, so the
+// reopening cannot be overwritten by the final mark of an earlier run.
+func TestWebhookRedeliveryReopensFirst(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	var order []string
+	env.OnActivity(a.ReopenWebhookEvent, mock.Anything, "Webhook:6").Return(
+		func(context.Context, string) error { order = append(order, "reopen"); return nil }).Once()
+	env.OnActivity(a.DeliverWebhook, mock.Anything, activities.DeliverInput{EventID: "Webhook:6"}).Return(
+		func(context.Context, activities.DeliverInput) (activities.DeliveryOutcome, error) {
+			order = append(order, "deliver")
+			return activities.DeliveryOutcome{StatusCode: 200, Delivered: true}, nil
+		}).Once()
+	env.ExecuteWorkflow(WebhookDelivery, WebhookDeliveryInput{EventID: "Webhook:6", Retry: retry, Redeliver: true})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 2 || order[0] != "reopen" || order[1] != "deliver" {
+		t.Fatalf("activity order %v, want [reopen deliver]", order)
 	}
 	env.AssertExpectations(t)
 }

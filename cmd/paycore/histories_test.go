@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
@@ -56,7 +57,7 @@ func TestRecordHistories(t *testing.T) {
 		var tx view.Transaction
 		w.transferOut(w.external(tc.suffix), 1000).Decode(t, &tx)
 		w.waitFinal(tx.ID, 30*time.Second)
-		id := strings.TrimPrefix(tx.ID, "Transaction:")
+		id := uuid.MustParse(strings.TrimPrefix(tx.ID, "Transaction:"))
 		eventually(t, 10*time.Second, "workflow completion", func() bool {
 			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.TransferWorkflowID("TRANSFER_OUT", id), "")
 			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -76,7 +77,7 @@ func BenchmarkTransferOut(b *testing.B) {
 	for id := range ids {
 		last = id
 	}
-	countHistory(b, s, workflows.TransferWorkflowID("TRANSFER_OUT", last[len("Transaction:"):]))
+	countHistory(b, s, workflows.TransferWorkflowID("TRANSFER_OUT", uuid.MustParse(last[len("Transaction:"):])))
 }
 
 // countHistory reports the workflow tasks, activities and local activities of one run.

@@ -40,7 +40,7 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 	if first.Status != 202 {
 		t.Fatalf("unsigned wallet transfer-out: %d %s", first.Status, first.Body)
 	}
-	var ch api.Challenge
+	var ch view.Challenge
 	first.Decode(t, &ch)
 	signed := c.Do("POST", "/transfer-out", body, "Idempotency-Key", "wallet-out-1", "Service-Wallet-Signature", "sandbox-valid-signature", "Request-Id", ch.RequestID)
 	if signed.Status != 201 {
@@ -54,6 +54,13 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 	if reused := c.Do("POST", "/transfer-out", body, "Service-Wallet-Signature", "sandbox-valid-signature", "Request-Id", ch.RequestID); reused.Status != 401 {
 		t.Fatalf("reused requestId without the key: %d %s", reused.Status, reused.Body)
 	}
+	// Beyond the balance, the signed retry is refused by the create step; nothing moves.
+	body["amount"] = 1_000_000
+	ch = view.Challenge{}
+	c.Do("POST", "/transfer-out", body).Decode(t, &ch)
+	if r := c.Do("POST", "/transfer-out", body, "Service-Wallet-Signature", "sandbox-valid-signature", "Request-Id", ch.RequestID); r.Status != 400 || r.Code(t) != "INSUFFICIENT_FUNDS" {
+		t.Fatalf("signed transfer beyond the balance: %d %s", r.Status, r.Body)
+	}
 	var final view.Transaction
 	eventually(t, 30*time.Second, "the wallet transfer to complete", func() bool {
 		c.Do("GET", "/transactions/"+tx.ID, nil).Decode(t, &final)
@@ -65,5 +72,10 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 	c.Do("GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&customerId="+cust.ID, nil).Decode(t, &accts)
 	if accts.Data[0].Balance.Amount != 7_500 {
 		t.Fatalf("wallet balance %d, want 7500", accts.Data[0].Balance.Amount)
+	}
+	var txs api.List[view.Transaction]
+	c.Do("GET", "/transactions?type=OUTGOING", nil).Decode(t, &txs)
+	if txs.TotalCount != 1 {
+		t.Fatalf("%d outgoing transactions, want the one signed transfer", txs.TotalCount)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -423,4 +424,54 @@ func TestEventsWithoutEndpointAreKept(t *testing.T) {
 		t.Fatalf("redeliver: %d %s", r.Status, r.Body)
 	}
 	eventually(t, 20*time.Second, "redelivery", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
+}
+
+// A redelivery asked for while the event's delivery still retries is refused, and leaves
+// the running delivery and the event as they were: the delivery still lands.
+func TestRedeliveryWhileDeliveringIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	c, p := s.platform(true)
+	var healthy atomic.Bool
+	rc := newReceiver(t, func(int) int {
+		if healthy.Load() {
+			return 200
+		}
+		return 503
+	})
+	setEndpointDirect(t, s, p, rc.srv.URL)
+	ev := recordEvent(t, s, p, map[string]any{})
+	eventually(t, 20*time.Second, "a failed attempt", func() bool { return rc.count() >= 1 })
+	r := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil)
+	if r.Status != 409 || r.Code(t) != "WEBHOOK_DELIVERY_IN_PROGRESS" {
+		t.Fatalf("redeliver during a delivery: %d %s", r.Status, r.Body)
+	}
+	if got := eventStatus(t, c, ev).Status; got != "PENDING" {
+		t.Fatalf("event %s after a refused redelivery, want PENDING", got)
+	}
+	healthy.Store(true)
+	eventually(t, 20*time.Second, "the running delivery to land", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
+}
+
+// A redelivery asked for the moment an event's status is final, while the run that
+// decided it may still be closing, is delivered: it is never lost to the closing run.
+func TestRedeliveryRightAfterDelivery(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	c, p := s.platform(true)
+	rc := newReceiver(t, nil)
+	setEndpointDirect(t, s, p, rc.srv.URL)
+	for i := range 5 {
+		ev := recordEvent(t, s, p, map[string]any{"i": i})
+		eventually(t, 20*time.Second, "the delivery", func() bool {
+			var status string
+			_ = s.app.pool.QueryRow(context.Background(), "SELECT status FROM webhook_events WHERE id = $1", uuidOf(ev)).Scan(&status)
+			return status == "DELIVERED"
+		})
+		if r := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil); r.Status != 202 {
+			t.Fatalf("redeliver %d: %d %s", i, r.Status, r.Body)
+		}
+		eventually(t, 20*time.Second, "the redelivery", func() bool { return rc.count() == 2*(i+1) })
+		eventually(t, 20*time.Second, "the event delivered again", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
+	}
 }

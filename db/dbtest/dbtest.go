@@ -62,7 +62,7 @@ func Create(ctx context.Context) (string, error) {
 		return "", err
 	}
 	name := fmt.Sprintf("paycore_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, counter.Add(1))
-	conn, err := pgx.Connect(ctx, AdminURL())
+	conn, err := connectAdmin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("connect admin: %w", err)
 	}
@@ -89,7 +89,7 @@ func Drop(url string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, AdminURL())
+	conn, err := connectAdmin(ctx)
 	if err != nil {
 		return
 	}
@@ -114,7 +114,7 @@ func ensureTemplate(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("hash migrations: %w", err)
 	}
 	name := "paycore_tmpl_" + hex.EncodeToString(h.Sum(nil))[:16]
-	conn, err := pgx.Connect(ctx, AdminURL())
+	conn, err := connectAdmin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("connect admin %s: %w", AdminURL(), err)
 	}
@@ -143,6 +143,20 @@ func ensureTemplate(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("mark template: %w", err)
 	}
 	return name, nil
+}
+
+// connectAdmin opens one connection to the test server's "postgres" database, with the
+// service's types registered like every other connection.
+func connectAdmin(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.RegisterTypes(ctx, conn); err != nil {
+		_ = conn.Close(ctx)
+		return nil, fmt.Errorf("register types: %w", err)
+	}
+	return conn, nil
 }
 
 func withDatabase(url, name string) string {

@@ -12,6 +12,8 @@ import (
 	"paycore/db"
 	"paycore/internal/ids"
 	"paycore/internal/money"
+
+	"paycore/internal/catalog"
 )
 
 // CurrencyAmount is an amount in the smallest unit of a currency.
@@ -31,15 +33,15 @@ func AmountOf(amount int64, code string) CurrencyAmount {
 
 // InternalAccount is an account held by the service for a customer or the platform.
 type InternalAccount struct {
-	ID                         string          `json:"id"`
-	CustomerID                 string          `json:"customerId,omitempty"`
-	Type                       string          `json:"type"`
-	Status                     string          `json:"status"`
-	Balance                    CurrencyAmount  `json:"balance"`
-	FundingPaymentInstructions json.RawMessage `json:"fundingPaymentInstructions"`
-	PrivateEnabled             *bool           `json:"privateEnabled,omitempty"`
-	CreatedAt                  time.Time       `json:"createdAt"`
-	UpdatedAt                  time.Time       `json:"updatedAt"`
+	ID                         string                `json:"id"`
+	CustomerID                 string                `json:"customerId,omitempty"`
+	Type                       catalog.AccountType   `json:"type"`
+	Status                     catalog.AccountStatus `json:"status"`
+	Balance                    CurrencyAmount        `json:"balance"`
+	FundingPaymentInstructions json.RawMessage       `json:"fundingPaymentInstructions"`
+	PrivateEnabled             *bool                 `json:"privateEnabled,omitempty"`
+	CreatedAt                  time.Time             `json:"createdAt"`
+	UpdatedAt                  time.Time             `json:"updatedAt"`
 }
 
 // InternalAccountOf renders an account; the balance shown is what can be spent (posted
@@ -71,22 +73,22 @@ type FailureDetails struct {
 
 // Transaction is one money movement.
 type Transaction struct {
-	ID                         string          `json:"id"`
-	Status                     string          `json:"status"`
-	Type                       string          `json:"type"`
-	Source                     TransactionEnd  `json:"source"`
-	Destination                TransactionEnd  `json:"destination"`
-	CustomerID                 string          `json:"customerId"`
-	PlatformCustomerID         string          `json:"platformCustomerId"`
-	SentAmount                 *CurrencyAmount `json:"sentAmount,omitempty"`
-	ReceivedAmount             CurrencyAmount  `json:"receivedAmount"`
-	SettledAt                  *time.Time      `json:"settledAt,omitempty"`
-	CreatedAt                  time.Time       `json:"createdAt"`
-	UpdatedAt                  time.Time       `json:"updatedAt"`
-	Description                *string         `json:"description,omitempty"`
-	ReconciliationInstructions *Reconciliation `json:"reconciliationInstructions,omitempty"`
-	FailureReason              *string         `json:"failureReason,omitempty"`
-	FailureDetails             *FailureDetails `json:"failureDetails,omitempty"`
+	ID                         string                    `json:"id"`
+	Status                     catalog.TransactionStatus `json:"status"`
+	Type                       catalog.TransactionType   `json:"type"`
+	Source                     TransactionEnd            `json:"source"`
+	Destination                TransactionEnd            `json:"destination"`
+	CustomerID                 string                    `json:"customerId"`
+	PlatformCustomerID         string                    `json:"platformCustomerId"`
+	SentAmount                 *CurrencyAmount           `json:"sentAmount,omitempty"`
+	ReceivedAmount             CurrencyAmount            `json:"receivedAmount"`
+	SettledAt                  *time.Time                `json:"settledAt,omitempty"`
+	CreatedAt                  time.Time                 `json:"createdAt"`
+	UpdatedAt                  time.Time                 `json:"updatedAt"`
+	Description                *string                   `json:"description,omitempty"`
+	ReconciliationInstructions *Reconciliation           `json:"reconciliationInstructions,omitempty"`
+	FailureReason              *string                   `json:"failureReason,omitempty"`
+	FailureDetails             *FailureDetails           `json:"failureDetails,omitempty"`
 }
 
 // Reconciliation carries the reference that ties a transaction to bank statements.
@@ -132,7 +134,7 @@ func TransactionOf(t db.Transaction) Transaction {
 	} else {
 		out.CustomerID = ids.Format(ids.Platform, t.PlatformID)
 	}
-	if t.Type == "OUTGOING" {
+	if t.Type == catalog.Outgoing {
 		sent := AmountOf(t.Amount, t.Currency)
 		out.SentAmount = &sent
 	}

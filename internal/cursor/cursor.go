@@ -12,35 +12,54 @@ import (
 var ErrInvalid = errors.New("cursor is not valid for this list")
 
 type envelope struct {
-	List string          `json:"l"`
-	Pos  json.RawMessage `json:"p"`
+	List  string          `json:"l"`
+	Pos   json.RawMessage `json:"p"`
+	Total *int64          `json:"t,omitempty"`
 }
 
 // Encode turns a position (any JSON-encodable value) into an opaque cursor for list.
 func Encode(list string, pos any) string {
+	return encode(envelope{List: list}, pos)
+}
+
+// EncodePage is Encode for a page of a counted list: the cursor also carries total, the
+// number of matches counted for the first page, so later pages need not count again.
+func EncodePage(list string, pos any, total int64) string {
+	return encode(envelope{List: list, Total: &total}, pos)
+}
+
+func encode(env envelope, pos any) string {
 	p, err := json.Marshal(pos)
 	if err != nil {
 		panic("cursor: position not encodable: " + err.Error()) // programmer error: positions are plain structs
 	}
-	b, _ := json.Marshal(envelope{List: list, Pos: p})
+	env.Pos = p
+	b, _ := json.Marshal(env)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Decode reads a cursor made by Encode for list into pos.
+// Decode reads a cursor made by Encode (or EncodePage) for list into pos.
 func Decode(list, s string, pos any) error {
+	_, err := DecodePage(list, s, pos)
+	return err
+}
+
+// DecodePage reads a cursor made by EncodePage (or Encode) for list into pos and returns the
+// total it carries, nil when it carries none.
+func DecodePage(list, s string, pos any) (*int64, error) {
 	if len(s) > 1024 {
-		return ErrInvalid
+		return nil, ErrInvalid
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return ErrInvalid
+		return nil, ErrInvalid
 	}
 	var env envelope
-	if err := json.Unmarshal(b, &env); err != nil || env.List != list || len(env.Pos) == 0 {
-		return ErrInvalid
+	if err := json.Unmarshal(b, &env); err != nil || env.List != list || len(env.Pos) == 0 || (env.Total != nil && *env.Total < 0) {
+		return nil, ErrInvalid
 	}
 	if err := json.Unmarshal(env.Pos, pos); err != nil {
-		return ErrInvalid
+		return nil, ErrInvalid
 	}
-	return nil
+	return env.Total, nil
 }

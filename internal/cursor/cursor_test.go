@@ -31,3 +31,21 @@ func FuzzDecode(f *testing.F) {
 		_ = Decode("tokens", s, &p)
 	})
 }
+
+func TestPageTotal(t *testing.T) {
+	c := EncodePage("tokens", pos{ID: "x"}, 42)
+	var got pos
+	total, err := DecodePage("tokens", c, &got)
+	if err != nil || total == nil || *total != 42 || got.ID != "x" {
+		t.Fatalf("DecodePage = %+v, %v, %v", got, total, err)
+	}
+	if total, err := DecodePage("tokens", Encode("tokens", pos{ID: "x"}), &got); err != nil || total != nil {
+		t.Fatalf("a cursor without a total: %v, %v", total, err)
+	}
+	if _, err := DecodePage("events", c, &got); err == nil {
+		t.Fatal("cursor accepted by another list")
+	}
+	if _, err := DecodePage("tokens", EncodePage("tokens", pos{ID: "x"}, -1), &got); err == nil {
+		t.Fatal("negative total accepted")
+	}
+}

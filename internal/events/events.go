@@ -34,16 +34,6 @@ var Types = []string{
 	InvitationClaimed, "BULK_UPLOAD_COMPLETED", "BULK_UPLOAD_FAILED", "AGENT_ACTION_PENDING_APPROVAL",
 }
 
-// IsType reports whether t is a known event type.
-func IsType(t string) bool {
-	for _, k := range Types {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
-
 // Envelope is the JSON body of every webhook.
 type Envelope struct {
 	ID        string          `json:"id"`

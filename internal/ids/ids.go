@@ -19,6 +19,10 @@ const (
 	Transaction     = "Transaction"
 	InternalAccount = "InternalAccount"
 	ExternalAccount = "ExternalAccount"
+	AuthMethod      = "AuthMethod"
+	Session         = "Session"
+	// Request names a challenge (a signed retry's or a passkey session's requestId).
+	Request = "Request"
 )
 
 // New returns a fresh time-ordered UUIDv7.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"paycore/internal/netguard/netguardtest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -255,16 +256,8 @@ func TestDialerRefusesZonedAddresses(t *testing.T) {
 // An opaque client reports a refused port, a reset connection, a silent peer, a failed name
 // lookup and a refused address in the same words.
 func TestOpaqueClientHidesTransportDetail(t *testing.T) {
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	refused := closed.Addr().String()
-	closed.Close()
-	silent := listen(t, func(c net.Conn) { time.Sleep(2 * time.Second); c.Close() })
-	reset := listen(t, func(c net.Conn) {
-		_ = c.(*net.TCPConn).SetLinger(0)
-		buf := make([]byte, 1)
-		_, _ = c.Read(buf)
-		c.Close()
-	})
+	dead := netguardtest.DeadAddrs(t, 2*time.Second)
+	refused, silent, reset := dead["refused"], dead["time-out"], dead["reset"]
 	answer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
 	defer answer.Close()
 
@@ -306,23 +299,4 @@ func TestOpaqueClientHidesTransportDetail(t *testing.T) {
 	if _, err := detailed.Get("http://" + refused + "/h"); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("sandbox detail lost: %v", err)
 	}
-}
-
-func listen(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return ln.Addr().String()
 }

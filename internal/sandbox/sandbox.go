@@ -1,19 +1,33 @@
 // Package sandbox holds the magic values that drive simulated outcomes for sandbox
-// platforms: the last three digits of an external account's primary identifier decide how
-// a transfer to or from it ends.
+// platforms, and the rules of the sandbox's own operations: the last three digits of an
+// external account's primary identifier decide how a transfer to or from it ends, sandbox
+// funding credits an account within fixed limits, and fixed values stand in for
+// embedded-wallet proofs (a one-time code, a passkey signature, an OIDC token, a wallet
+// signature).
 package sandbox
 
-import "paycore/internal/banking"
+import (
+	"paycore/internal/banking"
+	"paycore/internal/catalog"
+)
 
 // Outcome is how a simulated transfer ends.
 type Outcome struct {
-	Status  string // COMPLETED or FAILED
-	Code    string // failure code, "" on success
+	Status  catalog.TransactionStatus // COMPLETED or FAILED
+	Code    catalog.Code              // failure code, "" on success
 	Message string
 	// Slow means the payment stays pending for the slow-scenario delay (about 30 s)
 	// before it ends.
 	Slow bool
 }
+
+// Suffixes of an external account's identifier that select a transfer's outcome.
+const (
+	SuffixInsufficientFunds = "002"
+	SuffixAccountClosed     = "003"
+	SuffixRejectedByBank    = "004"
+	SuffixSlowThenFailed    = "005"
+)
 
 // TransferOutcome is the outcome of a same-currency transfer to or from an external
 // account with this primary identifier:
@@ -23,14 +37,14 @@ type Outcome struct {
 // transactions alike, and outgoing ones have no REJECTED.
 func TransferOutcome(identifier string) Outcome {
 	switch banking.SandboxSuffix(identifier) {
-	case "002":
-		return Outcome{Status: "FAILED", Code: "INSUFFICIENT_FUNDS", Message: "the bank reported insufficient funds"}
-	case "003":
-		return Outcome{Status: "FAILED", Code: "ACCOUNT_CLOSED", Message: "the external account is closed or invalid"}
-	case "004":
-		return Outcome{Status: "FAILED", Code: "REJECTED_BY_BANK", Message: "the bank rejected the payment"}
-	case "005":
-		return Outcome{Status: "FAILED", Code: "TIMED_OUT", Message: "the payment stayed pending and then failed", Slow: true}
+	case SuffixInsufficientFunds:
+		return Outcome{Status: catalog.TxFailed, Code: catalog.FailInsufficientFunds, Message: "the bank reported insufficient funds"}
+	case SuffixAccountClosed:
+		return Outcome{Status: catalog.TxFailed, Code: catalog.FailAccountClosed, Message: "the external account is closed or invalid"}
+	case SuffixRejectedByBank:
+		return Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "the bank rejected the payment"}
+	case SuffixSlowThenFailed:
+		return Outcome{Status: catalog.TxFailed, Code: catalog.FailTimedOut, Message: "the payment stayed pending and then failed", Slow: true}
 	}
-	return Outcome{Status: "COMPLETED"}
+	return Outcome{Status: catalog.TxCompleted}
 }

@@ -46,10 +46,6 @@ func DecodeAt(path string, data []byte, v any) error {
 	return checkBlank(reflect.ValueOf(v), path)
 }
 
-// Scan checks the syntax of one JSON document without decoding it: exactly one value,
-// no duplicate member names, valid UTF-8, no NUL characters.
-func Scan(data []byte) error { return scan("", data) }
-
 func scan(root string, data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		if root != "" {

@@ -1,40 +1,119 @@
 // Package transfer describes same-currency transfers between an internal account and an
-// external account, as the API hands them to the transfer workflow and its activities.
+// external account: the request the API hands to the transfer workflow and its activities,
+// the rule a request is checked against, and what the rail makes of it.
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/sandbox"
+)
+
+// Kind is the kind of a transfer, as stored in the transaction's kind.
+type Kind string
 
 // Kinds of transfer.
 const (
-	Out = "TRANSFER_OUT" // internal account → external account
-	In  = "TRANSFER_IN"  // external account → internal account
+	Out Kind = "TRANSFER_OUT" // internal account → external account
+	In  Kind = "TRANSFER_IN"  // external account → internal account
 )
 
-// Request is a validated transfer to create.
+// Type is the transaction type of a transfer of this kind.
+func (k Kind) Type() catalog.TransactionType {
+	if k == In {
+		return catalog.Incoming
+	}
+	return catalog.Outgoing
+}
+
+// InternalField is the request member that names the internal account.
+func (k Kind) InternalField() string {
+	if k == In {
+		return "destination.accountId"
+	}
+	return "source.accountId"
+}
+
+// ExternalField is the request member that names the external account.
+func (k Kind) ExternalField() string {
+	if k == In {
+		return "source.accountId"
+	}
+	return "destination.accountId"
+}
+
+// Final keeps a rail's outcome within the statuses a transaction of this kind can end
+// with. A transfer out ends COMPLETED or FAILED (the peer's outgoing statuses have no
+// REJECTED): a bank rejection is FAILED with the rejection in failureDetails. Outcomes
+// recorded by workflows that started before this rule still say REJECTED.
+func (k Kind) Final(out sandbox.Outcome) sandbox.Outcome {
+	if out.Status == catalog.TxCompleted {
+		return out
+	}
+	if k == Out || out.Status != catalog.TxRejected {
+		out.Status = catalog.TxFailed
+	}
+	return out
+}
+
+// ClosedBeforeSettlement is how a transfer in ends when its internal account was closed
+// before the money arrived: FAILED, nothing credited.
+func ClosedBeforeSettlement() sandbox.Outcome {
+	return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailAccountClosed,
+		Message: "the destination internal account was closed before the payment settled"}
+}
+
+// Request is a transfer to create, as the API hands it to the transfer workflow: what the
+// caller asked for, decoded and shape-checked, with typed ids. Everything that depends on
+// the accounts is decided by the create step (see Check). Its JSON form is that of the
+// requests recorded in earlier workflow histories (a uuid marshals as the same string;
+// fields those carried and this no longer has are ignored), so those histories still
+// decode.
 type Request struct {
-	TransactionID     string // uuid
-	Kind              string
-	PlatformID        string // uuid
-	CustomerID        string // uuid, "" for the platform's own accounts
-	InternalAccountID string // uuid
-	ExternalAccountID string // uuid
-	Currency          string
+	TransactionID     uuid.UUID
+	Kind              Kind
+	PlatformID        uuid.UUID
+	CustomerID        ids.Optional // the internal account's customer, a search attribute; absent for the platform's own accounts
+	InternalAccountID uuid.UUID
+	ExternalAccountID uuid.UUID
 	Amount            int64
 	Description       string
-	// WalletSignature is the used signed retry (uuid) by which the customer's wallet
-	// session authorised this transfer out of an embedded wallet; empty otherwise.
-	WalletSignature string `json:",omitempty"`
+	// WalletSignature is the used signed retry by which the customer's wallet session
+	// authorised this transfer out of an embedded wallet; absent otherwise.
+	WalletSignature ids.Optional `json:",omitzero"`
 	// SlowDelay is how long the sandbox's slow scenario stays pending (about 30 s in
 	// production configuration; tests shorten it).
 	SlowDelay time.Duration
 }
 
-// Business error types returned when a transfer cannot be created.
-const (
-	ErrInsufficientFunds = "INSUFFICIENT_FUNDS"
-	ErrAccountInactive   = "ACCOUNT_INACTIVE"
-	ErrCustomerDeleted   = "CUSTOMER_DELETED"
-	// ErrWalletSignatureRequired: money would leave an embedded wallet without the
-	// customer's wallet signature.
-	ErrWalletSignatureRequired = "WALLET_SIGNATURE_REQUIRED"
-)
+// NeedsSignature reports whether a transfer of this kind from an internal account of this
+// type needs the customer's wallet signature: money leaving an embedded wallet does.
+func NeedsSignature(kind Kind, account catalog.AccountType) bool {
+	return kind == Out && account == catalog.EmbeddedWallet
+}
+
+// Rail is what submitting a transfer to its rail takes: the external account's primary
+// identifier and the platform's environment, as the create step found them.
+type Rail struct {
+	ExternalIdentifier string
+	Environment        catalog.Environment
+}
+
+// Known reports whether r is filled in (requests recorded before Rail existed are not).
+func (r Rail) Known() bool {
+	return r.Environment != ""
+}
+
+// Outcome is how the rail ends a transfer. Sandbox platforms get the outcome their
+// external account's magic suffix selects; production platforms have no rail connected
+// in this deployment, so their transfers fail.
+func (r Rail) Outcome() sandbox.Outcome {
+	if r.Environment != catalog.Sandbox {
+		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payment rail is connected for production transfers"}
+	}
+	return sandbox.TransferOutcome(r.ExternalIdentifier)
+}

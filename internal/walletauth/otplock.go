@@ -4,15 +4,17 @@ package walletauth
 import (
 	"slices"
 	"time"
+
+	"paycore/internal/platformconfig"
 )
 
 // One-time code policy of EMAIL_OTP credentials.
 const (
-	// MinOTPLength is the shortest one-time code the service issues or lets a platform
-	// configure: 6 digits leave 1 in 10^6 per guess.
-	MinOTPLength = 6
+	// MinOTPLength is the shortest one-time code the service issues (the platform
+	// configuration's bound, platformconfig.MinOTPLength).
+	MinOTPLength = platformconfig.MinOTPLength
 	// MaxOTPLength is the longest configurable code.
-	MaxOTPLength = 12
+	MaxOTPLength = platformconfig.MaxOTPLength
 	// FailuresPerLock wrong codes in a row (across re-issued codes) lock the credential.
 	FailuresPerLock = 5
 	// DailyFailureCap is the most wrong codes a credential accepts in any DailyWindow;

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
@@ -33,43 +34,51 @@ func (s Starter) queue() string {
 	return s.TaskQueue
 }
 
-// WebhookDelivery starts the delivery workflow of an event. A delivery that already ran (or
-// runs) under the same workflow id is not started again unless redeliver is set, in which
-// case a closed delivery may run anew.
-func (s Starter) WebhookDelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, redeliver bool) error {
-	opts := client.StartWorkflowOptions{
-		ID:                    workflows.WebhookDeliveryWorkflowID(eventID),
-		TaskQueue:             s.queue(),
-		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		EnableEagerStart:      true,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)),
-			workflows.AttrWebhookEventType.ValueSet(eventType),
-		),
-	}
-	if redeliver {
-		opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
-	}
-	_, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry})
+// WebhookDelivery starts the delivery workflow of a recorded event. A delivery that
+// already ran (or runs) under the same workflow id is not started again.
+func (s Starter) WebhookDelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry) error {
+	_, err := s.Client.ExecuteWorkflow(ctx, s.webhookOptions(eventID, platformID, eventType), workflows.WebhookDelivery,
+		workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	switch {
-	case errors.As(err, &already) && redeliver:
-		return ErrDeliveryRunning
-	case errors.As(err, &already):
-		return nil
-	case err != nil:
+	if err != nil && !errors.As(err, &already) {
 		return fmt.Errorf("start delivery of %s: %w", eventID, err)
 	}
 	return nil
 }
 
-// ErrDeliveryRunning is returned by WebhookTest and redelivery when a delivery of the same
-// event is still in progress.
-var ErrDeliveryRunning = errors.New("a delivery of this event is in progress")
+// closingWait bounds how long a redelivery waits for the previous run of a final event
+// to close.
+const closingWait = 10 * time.Second
 
-// WebhookTest delivers an event once, synchronously, and returns what the receiver said.
-func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uuid.UUID, eventType string) (workflows.WebhookDeliveryResult, error) {
-	opts := client.StartWorkflowOptions{
+// WebhookRedelivery starts a new delivery run of an event; the run reopens the event
+// before its first attempt. A run of the event that is still delivering refuses it with
+// ErrDeliveryRunning. When the event is already final, a run still open has decided and
+// only closes: it is waited for (up to closingWait) and the new run starts after it.
+func (s Starter) WebhookRedelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, final bool) error {
+	opts := s.webhookOptions(eventID, platformID, eventType)
+	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
+	in := workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry, Redeliver: true}
+	_, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, in)
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &already) && final {
+		wait, cancel := context.WithTimeout(ctx, closingWait)
+		_ = s.Client.GetWorkflow(wait, opts.ID, "").Get(wait, nil) // its outcome is the event's status
+		cancel()
+		_, err = s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, in)
+	}
+	switch {
+	case errors.As(err, &already):
+		return ErrDeliveryRunning
+	case err != nil:
+		return fmt.Errorf("start redelivery of %s: %w", eventID, err)
+	}
+	return nil
+}
+
+// webhookOptions are the start options of an event's delivery workflow.
+func (s Starter) webhookOptions(eventID string, platformID uuid.UUID, eventType string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
 		ID:                    workflows.WebhookDeliveryWorkflowID(eventID),
 		TaskQueue:             s.queue(),
 		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
@@ -79,7 +88,15 @@ func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uui
 			workflows.AttrWebhookEventType.ValueSet(eventType),
 		),
 	}
-	run, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Once: true})
+}
+
+// ErrDeliveryRunning is returned by WebhookRedelivery when a delivery of the same event is
+// still in progress.
+var ErrDeliveryRunning = errors.New("a delivery of this event is in progress")
+
+// WebhookTest delivers an event once, synchronously, and returns what the receiver said.
+func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uuid.UUID, eventType string) (workflows.WebhookDeliveryResult, error) {
+	run, err := s.Client.ExecuteWorkflow(ctx, s.webhookOptions(eventID, platformID, eventType), workflows.WebhookDelivery, workflows.WebhookDeliveryInput{EventID: eventID, Once: true})
 	if err != nil {
 		return workflows.WebhookDeliveryResult{}, fmt.Errorf("start test delivery: %w", err)
 	}
@@ -90,40 +107,44 @@ func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uui
 	return out, nil
 }
 
-// ErrTransferExists reports that the workflow of this transaction already ran to its end
-// (a replayed request): the transaction is read from the database instead.
-var ErrTransferExists = errors.New("the transfer already exists")
+// ErrPaymentExists reports that the workflow of this payment already ran to its end (a
+// replayed request): the transaction is read from the database instead.
+var ErrPaymentExists = errors.New("the payment already exists")
+
+// ErrTransferExists is ErrPaymentExists, as Transfer returns it.
+var ErrTransferExists = ErrPaymentExists
 
 // Transfer starts (or joins) the workflow of a transfer with Update-with-Start and waits
-// for its "create" update: when it returns nil the transaction is persisted. A business
-// refusal comes back as a *temporal.ApplicationError whose type is one of the transfer
-// package's error types. On success it returns the Transaction resource (JSON) as created.
+// for its create update: when it returns nil the transaction is persisted, and the result
+// is the Transaction resource (JSON) as created. A refusal comes back as a
+// *temporal.ApplicationError whose type is the refusal's code and whose details are its
+// problem.Wire.
 func (s Starter) Transfer(ctx context.Context, req transfer.Request) (json.RawMessage, error) {
-	attrs := []temporal.SearchAttributeUpdate{
-		workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, uuid.MustParse(req.PlatformID))),
-		workflows.AttrTransactionID.ValueSet(ids.Format(ids.Transaction, uuid.MustParse(req.TransactionID))),
-		workflows.AttrTransactionStatus.ValueSet("PENDING"),
-	}
-	if req.CustomerID != "" {
-		attrs = append(attrs, workflows.AttrCustomerID.ValueSet(ids.Format(ids.Customer, uuid.MustParse(req.CustomerID))))
-	}
+	attrs := workflows.PaymentSearchAttributes(req.PlatformID, req.TransactionID, req.CustomerID.Null())
+	return s.payment(ctx, workflows.TransferWorkflowID(req.Kind, req.TransactionID), attrs, workflows.Transfer, req)
+}
+
+// payment starts (or joins) the workflow of a payment, which follows the payment skeleton,
+// with Update-with-Start and waits for its create update. A workflow that already closed
+// is ErrPaymentExists.
+func (s Starter) payment(ctx context.Context, id string, attrs temporal.SearchAttributes, workflow, input any) (json.RawMessage, error) {
 	op := s.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       workflows.TransferWorkflowID(req.Kind, req.TransactionID),
+		ID:                       id,
 		TaskQueue:                s.queue(),
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    temporal.NewSearchAttributes(attrs...),
-	}, workflows.Transfer, req)
+		TypedSearchAttributes:    attrs,
+	}, workflow, input)
 	h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
-		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: workflows.UpdateCreateTransfer, WaitForStage: client.WorkflowUpdateStageCompleted},
+		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: workflows.UpdateCreate, WaitForStage: client.WorkflowUpdateStageCompleted},
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
-		return nil, ErrTransferExists
+		return nil, ErrPaymentExists
 	}
 	if err != nil {
-		return nil, fmt.Errorf("start transfer: %w", err)
+		return nil, fmt.Errorf("start %s: %w", id, err)
 	}
 	var out json.RawMessage
 	err = h.Get(ctx, &out)

@@ -1,0 +1,36 @@
+package activities
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
+)
+
+// Application error types of the activities. A refusal decided by a domain rule or a db
+// operation has its catalogue code as type (see refusal); these are the activities' own.
+const (
+	// DeliverWebhook.
+	ErrDeliveryFailed = "WEBHOOK_DELIVERY_FAILED"  // retryable: non-2xx answer or network error
+	ErrEndpointGone   = "WEBHOOK_ENDPOINT_GONE"    // 410: the endpoint is disabled, no more retries
+	ErrNoEndpoint     = "WEBHOOK_ENDPOINT_NOT_SET" // no (enabled) endpoint configured
+	ErrEventClosed    = "WEBHOOK_EVENT_CLOSED"     // the event is no longer pending
+)
+
+// refusal turns the refusal of a domain rule (a *problem.FieldError or *problem.Refusal)
+// or of a db operation into a non-retryable application error whose type is the refusal's
+// catalogue code and whose details are its problem.Wire, so the API answers it exactly as
+// if it had decided it itself. Any other error is returned as it is, to be retried.
+func refusal(err error) error {
+	if errors.Is(err, db.ErrWalletSignatureRequired) {
+		err = problem.Refuse(catalog.WalletSignatureRequired, "moving money out of an embedded wallet needs the customer's wallet signature")
+	}
+	w, ok := problem.ToWire(err)
+	if !ok {
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(w.Message, string(w.Code), nil, w)
+}

@@ -1,0 +1,134 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/walletauth"
+
+	"github.com/google/uuid"
+)
+
+// newSession prepares a session of credential cred: a fresh signing key sealed to the
+// client key, and the row to store, expiring after the platform's session lifetime.
+func (s *Server) newSession(ctx context.Context, cred db.AuthCredential, clientKey []byte) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
+	key, err := walletauth.NewSessionKey(clientKey)
+	if err != nil {
+		return db.AuthSessionCreateParams{}, key, err
+	}
+	c, err := s.walletConfig(ctx)
+	if err != nil {
+		return db.AuthSessionCreateParams{}, key, err
+	}
+	return db.AuthSessionCreateParams{ID: ids.New(), PlatformID: cred.PlatformID, AccountID: cred.AccountID, CredentialID: cred.ID,
+		PublicKey: key.PublicKey, ExpiresAt: time.Now().Add(walletauth.SessionLifetime(c))}, key, nil
+}
+
+// issueSession creates a session for a credential whose proof was checked.
+func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clientKey []byte) (view.Session, error) {
+	p, key, err := s.newSession(ctx, cred, clientKey)
+	if err != nil {
+		return view.Session{}, err
+	}
+	sess, err := s.q.AuthSessionCreate(ctx, p)
+	if err != nil {
+		return view.Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return view.IssuedSessionOf(sess, cred, key.Bundle), nil
+}
+
+// loadSession finds a session of the caller's platform.
+func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
+	return loadOne(r, "id", ids.Session, notFound(catalog.SessionNotFound, "session"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthSession, error) {
+		return s.q.AuthSessionGet(ctx, db.AuthSessionGetParams{PlatformID: pid, ID: id})
+	})
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	acct, err := s.walletAccountQuery(r)
+	if err != nil {
+		return err
+	}
+	rows, err := s.q.AuthSessionListActive(r.Context(), acct.InternalAccount.ID)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	writeJSON(w, http.StatusOK, dataOf(rows, view.ActiveSessionOf))
+	return nil
+}
+
+// deleteSession revokes a session by signed retry.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.loadSession(r)
+	if err != nil {
+		return err
+	}
+	// A retry is checked even when the session is already gone, so a reused requestId is
+	// a 401 as the spec says.
+	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, time.Now()) && r.Header.Get(headerRequestID) == "" {
+		return notFound(catalog.SessionNotFound, "session")
+	}
+	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
+	if err != nil {
+		return fmt.Errorf("load the session's credential: %w", err)
+	}
+	req := signedRequest{accountID: sess.AccountID, kind: walletauth.KindRevokeSession, typ: typ}
+	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
+		return err
+	}
+	if _, err := s.q.AuthSessionRevoke(r.Context(), sess.ID); err != nil {
+		return fmt.Errorf("revoke session: %w", err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// clientKeyBody is the body of refresh and export: the client's public key.
+type clientKeyBody struct {
+	ClientPublicKey *string `json:"clientPublicKey"`
+}
+
+// readClientKey reads a body of refresh or export and returns the client's raw key.
+func readClientKey(r *http.Request) ([]byte, error) {
+	b, err := ReadJSON[clientKeyBody](r)
+	if err != nil {
+		return nil, err
+	}
+	return walletauth.ClientKey(b.ClientPublicKey)
+}
+
+// refreshSession issues a new session for the credential of an active session, sealed to
+// a fresh client key, by signed retry.
+func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.loadSession(r)
+	if err != nil {
+		return err
+	}
+	clientKey, err := readClientKey(r)
+	if err != nil {
+		return err
+	}
+	cred, err := s.q.AuthCredentialGet(r.Context(), db.AuthCredentialGetParams{PlatformID: sess.PlatformID, ID: sess.CredentialID})
+	if err != nil && !isNoRows(err) {
+		return fmt.Errorf("load the session's credential: %w", err)
+	}
+	if err := walletauth.CheckRefresh(sess.RevokedAt, sess.ExpiresAt, err == nil, time.Now()); err != nil {
+		return err
+	}
+	req := signedRequest{accountID: sess.AccountID, kind: walletauth.KindRefreshSession, typ: cred.Type}
+	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
+		return err
+	}
+	out, err := s.issueSession(r.Context(), cred, clientKey)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}

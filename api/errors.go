@@ -1,0 +1,99 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/problem"
+)
+
+// statusOf is the HTTP status of each refusal code; codes not listed are 400. It is the
+// one place a domain code becomes a status.
+var statusOf = map[catalog.Code]int{
+	catalog.Unauthorized:              http.StatusUnauthorized,
+	catalog.Forbidden:                 http.StatusForbidden,
+	catalog.WalletSignatureRequired:   http.StatusForbidden,
+	catalog.NotFound:                  http.StatusNotFound,
+	catalog.TokenNotFound:             http.StatusNotFound,
+	catalog.WebhookEventNotFound:      http.StatusNotFound,
+	catalog.AccountNotFound:           http.StatusNotFound,
+	catalog.ExternalAccountNotFound:   http.StatusNotFound,
+	catalog.TransactionNotFound:       http.StatusNotFound,
+	catalog.UserNotFound:              http.StatusNotFound,
+	catalog.CredentialNotFound:        http.StatusNotFound,
+	catalog.SessionNotFound:           http.StatusNotFound,
+	catalog.MethodNotAllowed:          http.StatusMethodNotAllowed,
+	catalog.Conflict:                  http.StatusConflict,
+	catalog.AccountNotEmpty:           http.StatusConflict,
+	catalog.ExternalAccountExists:     http.StatusConflict,
+	catalog.PlatformCustomerIDExists:  http.StatusConflict,
+	catalog.UmaAddressExists:          http.StatusConflict,
+	catalog.IdempotencyInProgress:     http.StatusConflict,
+	catalog.WebhookDeliveryInProgress: http.StatusConflict,
+	catalog.CustomerDeleted:           http.StatusGone,
+	catalog.PayloadTooLarge:           http.StatusRequestEntityTooLarge,
+	catalog.IdempotencyKeyReused:      http.StatusUnprocessableEntity,
+	catalog.RateLimited:               http.StatusTooManyRequests,
+	catalog.Internal:                  http.StatusInternalServerError,
+	catalog.EmailDeliveryFailed:       http.StatusBadGateway,
+	catalog.Unavailable:               http.StatusServiceUnavailable,
+}
+
+// refusal builds the API error of a code with its status from statusOf.
+func refusal(code catalog.Code, message string, details map[string]any) *Error {
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusBadRequest
+	}
+	return &Error{Status: status, Code: code, Message: message, Details: details}
+}
+
+// errorOf maps any error a handler returns to its API error: an *Error as it is, the typed
+// errors of the domain packages (problem.FieldError, problem.Refusal), the refusals of the
+// db operations, and the business errors of workflow updates (an application error whose
+// type is a catalogue code). nil means an internal error.
+func errorOf(err error) *Error {
+	var e *Error
+	var fe *problem.FieldError
+	var rf *problem.Refusal
+	var notEmpty *db.AccountNotEmptyError
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &fe):
+		details := map[string]any{"field": fe.Field}
+		for k, v := range fe.Details {
+			details[k] = v
+		}
+		code := fe.Code
+		if code == "" {
+			code = catalog.InvalidInput
+		}
+		return &Error{Status: http.StatusBadRequest, Code: code, Message: fe.Message, Details: details}
+	case errors.As(err, &rf):
+		e := refusal(rf.Code, rf.Message, rf.Details)
+		e.Reason, e.RetryAfter = rf.Reason, rf.RetryAfter
+		return e
+	case errors.As(err, &notEmpty):
+		return refusal(catalog.AccountNotEmpty,
+			fmt.Sprintf("the %s account %s cannot be closed: %s; move the money out and let pending transfers finish first",
+				notEmpty.Currency, ids.Format(ids.InternalAccount, notEmpty.AccountID), notEmpty.Reason()),
+			map[string]any{"accountId": ids.Format(ids.InternalAccount, notEmpty.AccountID), "currency": notEmpty.Currency,
+				"balance": notEmpty.Balance, "held": notEmpty.Held, "pendingIncomingTransactions": notEmpty.Incoming})
+	case errors.Is(err, db.ErrAccountClosed):
+		return invalid("the internal account is CLOSED and can neither receive nor send money")
+	case errors.As(err, &appErr):
+		var w problem.Wire
+		if appErr.HasDetails() && appErr.Details(&w) == nil && w.Code != "" {
+			return errorOf(w.Err())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/walletauth"
+)
+
+// OTPCode is a one-time code to store: its hash (walletauth.OTPHash), never the code, and
+// its expiry.
+type OTPCode struct {
+	Hash      []byte
+	ExpiresAt time.Time
+}
+
+// CredentialCreate stores a new credential and, when otp is not nil (EMAIL_OTP), its first
+// code, in one transaction. A second credential of a type an account holds once is refused
+// (walletauth.CredentialExists), whatever request got there first.
+func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialCreateParams, otp *OTPCode) (AuthCredential, error) {
+	var cred AuthCredential
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		if cred, err = q.AuthCredentialCreate(ctx, p); err != nil {
+			return fmt.Errorf("create credential: %w", MapConstraint(err))
+		}
+		if otp == nil {
+			return nil
+		}
+		return otpStore(ctx, q, cred.ID, *otp)
+	})
+	return cred, err
+}
+
+// CredentialRevoke revokes a credential and every session it issued, at once.
+func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID) error {
+	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if _, err := q.AuthCredentialDelete(ctx, credentialID); err != nil {
+			return fmt.Errorf("revoke credential: %w", err)
+		}
+		if err := q.AuthSessionRevokeByCredential(ctx, credentialID); err != nil {
+			return fmt.Errorf("revoke the credential's sessions: %w", err)
+		}
+		return nil
+	})
+}
+
+// OTPReissue replaces the pending code of an EMAIL_OTP credential by code unless
+// walletauth.CheckReissue refuses it (the credential is locked, or the last code is too
+// recent). The pending code's row lock orders concurrent requests.
+func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, code OTPCode) error {
+	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		pending, fails, err := otpStateForUpdate(ctx, q, credentialID)
+		if err != nil {
+			return err
+		}
+		if err := walletauth.CheckReissue(pending, fails, time.Now()); err != nil {
+			return err
+		}
+		return otpStore(ctx, q, credentialID, code)
+	})
+}
+
+// OTPVerification is the verification of an EMAIL_OTP credential's code.
+type OTPVerification struct {
+	CredentialID uuid.UUID
+	Code         string
+	// Unchecked skips the code check: the sandbox code, given for a sandbox platform.
+	Unchecked bool
+	// Session is the session to create when the code is right.
+	Session AuthSessionCreateParams
+}
+
+// OTPVerify checks a code with walletauth.CheckOTP and, when it is right, spends it,
+// clears the credential's wrong-code record and creates the session, in one transaction.
+// A wrong code is recorded (on the code and on the credential, which may lock it) and
+// committed although the verification fails with walletauth's refusal. The pending code's
+// row lock serialises the verifications of a credential, so its wrong-code record is read
+// and written by one request at a time.
+func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification) (AuthSession, error) {
+	var sess AuthSession
+	var refusal error
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if !v.Unchecked {
+			pending, fails, err := otpStateForUpdate(ctx, q, v.CredentialID)
+			if err != nil {
+				return err
+			}
+			verdict := walletauth.CheckOTP(v.CredentialID, pending, fails, v.Code, time.Now())
+			if verdict.Wrong {
+				refusal = verdict.Err
+				return otpRecordWrong(ctx, q, v.CredentialID, verdict.Failures)
+			}
+			if verdict.Err != nil {
+				return verdict.Err
+			}
+			if err := q.AuthOtpDelete(ctx, v.CredentialID); err != nil {
+				return fmt.Errorf("spend OTP: %w", err)
+			}
+		}
+		// A correct code (or the sandbox code) clears the wrong-code record.
+		if err := q.AuthOtpLockoutClear(ctx, v.CredentialID); err != nil {
+			return fmt.Errorf("clear OTP failures: %w", err)
+		}
+		var err error
+		if sess, err = q.AuthSessionCreate(ctx, v.Session); err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		return nil
+	})
+	if err == nil && refusal != nil {
+		return AuthSession{}, refusal
+	}
+	return sess, err
+}
+
+// PasskeySessionCreate completes a passkey authentication in one transaction: it uses the
+// challenge (once: walletauth.PasskeyChallengeUsed when another request used it first),
+// stores the credential's new details (its sign counter; nil leaves them) and creates the
+// session.
+func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams) (AuthSession, error) {
+	var sess AuthSession
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		n, err := q.SignedRequestUse(ctx, challengeID)
+		if err != nil {
+			return fmt.Errorf("use passkey challenge: %w", err)
+		}
+		if n == 0 {
+			return walletauth.PasskeyChallengeUsed()
+		}
+		if details != nil {
+			if err := q.AuthCredentialSetDetails(ctx, AuthCredentialSetDetailsParams{ID: p.CredentialID, Details: details}); err != nil {
+				return fmt.Errorf("store passkey details: %w", err)
+			}
+		}
+		if sess, err = q.AuthSessionCreate(ctx, p); err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		return nil
+	})
+	return sess, err
+}
+
+// otpStore stores code as the credential's pending code, replacing any other, with a
+// fresh attempt count.
+func otpStore(ctx context.Context, q *Queries, credentialID uuid.UUID, code OTPCode) error {
+	if err := q.AuthOtpUpsert(ctx, AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: code.Hash, ExpiresAt: code.ExpiresAt}); err != nil {
+		return fmt.Errorf("store OTP: %w", err)
+	}
+	return nil
+}
+
+// otpStateForUpdate locks and reads the pending code of a credential (nil when none) and
+// reads its wrong-code record (empty before its first wrong code).
+func otpStateForUpdate(ctx context.Context, q *Queries, credentialID uuid.UUID) (*walletauth.PendingOTP, walletauth.OTPFailures, error) {
+	var pending *walletauth.PendingOTP
+	otp, err := q.AuthOtpGetForUpdate(ctx, credentialID)
+	switch {
+	case err == nil:
+		pending = &walletauth.PendingOTP{Hash: otp.CodeHash, ExpiresAt: otp.ExpiresAt, SentAt: otp.SentAt, Attempts: int(otp.Attempts)}
+	case !IsNotFound(err):
+		return nil, walletauth.OTPFailures{}, fmt.Errorf("lock OTP: %w", err)
+	}
+	var fails walletauth.OTPFailures
+	row, err := q.AuthOtpLockoutGet(ctx, credentialID)
+	switch {
+	case err == nil:
+		fails = walletauth.OTPFailures{Failures: int(row.Failures), Recent: row.RecentFailures}
+		if row.LockedUntil != nil {
+			fails.LockedUntil = *row.LockedUntil
+		}
+	case !IsNotFound(err):
+		return nil, fails, fmt.Errorf("load OTP failures: %w", err)
+	}
+	return pending, fails, nil
+}
+
+// otpRecordWrong records a wrong code: one more attempt on the pending code, and f as the
+// credential's wrong-code record.
+func otpRecordWrong(ctx context.Context, q *Queries, credentialID uuid.UUID, f walletauth.OTPFailures) error {
+	if err := q.AuthOtpCountAttempt(ctx, credentialID); err != nil {
+		return fmt.Errorf("count OTP attempt: %w", err)
+	}
+	p := AuthOtpLockoutSaveParams{CredentialID: credentialID, Failures: int32(f.Failures), RecentFailures: f.Recent}
+	if !f.LockedUntil.IsZero() {
+		p.LockedUntil = &f.LockedUntil
+	}
+	if err := q.AuthOtpLockoutSave(ctx, p); err != nil {
+		return fmt.Errorf("save OTP failures: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/customer"
+	"paycore/internal/sealbox"
+)
+
+// CustomerRecord is a stored customer as the customer rules read it, its documents
+// decoded.
+func CustomerRecord(c Customer) (customer.Record, error) {
+	addr, err := customer.DecodeAddress(c.Address)
+	if err != nil {
+		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
+	}
+	info, err := customer.DecodeBusinessInfo(c.BusinessInfo)
+	if err != nil {
+		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
+	}
+	return customer.Record{ID: c.ID, PlatformCustomerID: c.PlatformCustomerID, Type: c.CustomerType, Region: c.Region,
+		Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress, KycStatus: c.KycStatus, FullName: c.FullName,
+		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, IsDeleted: c.IsDeleted}, nil
+}
+
+// CustomerRecordGet reads a customer of a platform for the customer rules; an unknown
+// one (or another platform's) is customer.NotFound.
+func CustomerRecordGet(ctx context.Context, q *Queries, platformID, id uuid.UUID) (customer.Record, error) {
+	c, err := q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: id})
+	if IsNotFound(err) {
+		return customer.Record{}, customer.NotFound()
+	}
+	if err != nil {
+		return customer.Record{}, fmt.Errorf("get customer: %w", err)
+	}
+	return CustomerRecord(c)
+}
+
+// documents encodes a record's address and business information (nil when absent).
+func documents(r customer.Record) (address, business json.RawMessage, err error) {
+	if r.Address != nil {
+		if address, err = json.Marshal(r.Address); err != nil {
+			return nil, nil, fmt.Errorf("encode address: %w", err)
+		}
+	}
+	if r.BusinessInfo != nil {
+		if business, err = json.Marshal(r.BusinessInfo); err != nil {
+			return nil, nil, fmt.Errorf("encode business info: %w", err)
+		}
+	}
+	return address, business, nil
+}
+
+// CustomerCreateWithAccounts stores a checked new customer of a platform with an internal
+// account of each of its currencies, in one transaction. A platformCustomerId or
+// umaAddress the platform already uses is refused (PLATFORM_CUSTOMER_ID_EXISTS,
+// UMA_ADDRESS_EXISTS) and nothing is written.
+func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, n customer.New) (Customer, error) {
+	r := n.Record
+	address, business, err := documents(r)
+	if err != nil {
+		return Customer{}, err
+	}
+	var out Customer
+	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		out, err = q.CustomerCreate(ctx, CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
+			CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
+			FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: address, BusinessInfo: business})
+		if err != nil {
+			return MapConstraint(fmt.Errorf("create customer: %w", err))
+		}
+		for _, o := range n.Accounts {
+			if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{UUID: out.ID, Valid: true}, o); err != nil {
+				return fmt.Errorf("open %s account: %w", o.Currency, err)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// CustomerPatchParams describe an update of a customer.
+type CustomerPatchParams struct {
+	PlatformID, ID uuid.UUID
+	// Check checks the update against the customer as locked and returns what to store.
+	Check func(customer.Record) (customer.Change, error)
+	// EmailCredential, when valid, is the customer's EMAIL_OTP credential, which follows
+	// the customer to its new e-mail address Email.
+	EmailCredential uuid.NullUUID
+	Email           *string
+}
+
+// CustomerPatch updates a customer in one transaction: the update is checked again under
+// the customer's row lock, a replaced currency list opens and closes accounts
+// (CustomerAccountsReplace; an account that cannot be closed refuses the whole update),
+// and an e-mail change moves the EMAIL_OTP credential along.
+func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
+	var out Customer
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if p.EmailCredential.Valid && p.Email != nil {
+			if err := q.AuthCredentialSetNickname(ctx, AuthCredentialSetNicknameParams{ID: p.EmailCredential.UUID, Nickname: *p.Email}); err != nil {
+				return fmt.Errorf("move e-mail credential: %w", err)
+			}
+		}
+		ch, err := customerChangeLocked(ctx, q, p)
+		if err != nil {
+			return err
+		}
+		if ch.ReplacesCurrencies {
+			if err := CustomerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {
+				return err
+			}
+		}
+		r := ch.Record
+		address, business, err := documents(r)
+		if err != nil {
+			return err
+		}
+		out, err = q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
+			UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
+			Address: address, BusinessInfo: business})
+		if err != nil {
+			return MapConstraint(fmt.Errorf("update customer: %w", err))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// customerChangeLocked locks the customer and checks the update against it.
+func customerChangeLocked(ctx context.Context, q *Queries, p CustomerPatchParams) (customer.Change, error) {
+	c, err := q.CustomerGetForUpdate(ctx, CustomerGetForUpdateParams{PlatformID: p.PlatformID, ID: p.ID})
+	if IsNotFound(err) {
+		return customer.Change{}, customer.NotFound()
+	}
+	if err != nil {
+		return customer.Change{}, fmt.Errorf("lock customer: %w", err)
+	}
+	rec, err := CustomerRecord(c)
+	if err != nil {
+		return customer.Change{}, err
+	}
+	return p.Check(rec)
+}
+
+// CustomerDelete marks a customer deleted; a deleted one is refused with
+// customer.AlreadyDeleted, an unknown one with customer.NotFound.
+func CustomerDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Customer, error) {
+	c, err := q.CustomerMarkDeleted(ctx, CustomerMarkDeletedParams{PlatformID: platformID, ID: id})
+	if err == nil {
+		return c, nil
+	}
+	if !IsNotFound(err) {
+		return Customer{}, fmt.Errorf("delete customer: %w", err)
+	}
+	_, err = q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: id})
+	switch {
+	case err == nil:
+		return Customer{}, customer.AlreadyDeleted()
+	case IsNotFound(err):
+		return Customer{}, customer.NotFound()
+	}
+	return Customer{}, fmt.Errorf("get customer: %w", err)
+}

@@ -1,0 +1,69 @@
+package db
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
+	"paycore/internal/walletauth"
+)
+
+// Constraint names the hand-written operations map to domain errors.
+const (
+	ConstraintCustomerUmaAddress         = "customers_platform_id_uma_address_key"
+	ConstraintCustomerPlatformCustomerID = "customers_platform_id_platform_customer_id_key"
+	ConstraintExternalAccountUnique      = "external_accounts_unique_idx"
+	ConstraintCustomerAccountUnique      = "internal_accounts_customer_currency_idx"
+	ConstraintPlatformAccountUnique      = "internal_accounts_platform_currency_idx"
+	ConstraintCredentialOneEmailOTP      = "auth_credentials_one_email_otp_idx"
+	ConstraintCredentialOnePasskey       = "auth_credentials_one_passkey_idx"
+	ConstraintAvailableNonNegative       = "ledger_accounts_available_nonnegative"
+)
+
+// constraintErrors turns a violated constraint, by name, into the domain error it means.
+// It is the one place Postgres constraint violations become refusals; matching is by
+// constraint name, never by error text.
+var constraintErrors = map[string]func() error{
+	ConstraintCustomerUmaAddress: func() error {
+		return problem.Refuse(catalog.UmaAddressExists, "another customer of the platform already has this umaAddress")
+	},
+	ConstraintCustomerPlatformCustomerID: func() error {
+		return problem.Refuse(catalog.PlatformCustomerIDExists, "another customer of the platform already has this platformCustomerId")
+	},
+	ConstraintExternalAccountUnique: func() error {
+		return problem.Refuse(catalog.ExternalAccountExists, "this account is already registered for the same owner")
+	},
+	ConstraintCustomerAccountUnique: func() error {
+		return problem.Refuse(catalog.Conflict, "the customer already has an open account of this currency and type")
+	},
+	ConstraintPlatformAccountUnique: func() error {
+		return problem.Refuse(catalog.Conflict, "the platform already has an account of this currency and type")
+	},
+	ConstraintCredentialOneEmailOTP: func() error {
+		return walletauth.CredentialExists(catalog.CredentialEmailOTP)
+	},
+	ConstraintCredentialOnePasskey: func() error {
+		return walletauth.CredentialExists(catalog.CredentialPasskey)
+	},
+}
+
+// MapConstraint returns the domain error of a constraint violation named in
+// constraintErrors, and err unchanged otherwise.
+func MapConstraint(err error) error {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) || pg.ConstraintName == "" {
+		return err
+	}
+	if mk, ok := constraintErrors[pg.ConstraintName]; ok {
+		return mk()
+	}
+	return err
+}
+
+// ConstraintViolated reports whether err violates the named constraint.
+func ConstraintViolated(err error, name string) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.ConstraintName == name
+}

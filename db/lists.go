@@ -1,0 +1,259 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// The lists other than transactions, all ordered by id (newest first) but the UMA providers.
+
+// CustomerFilter selects customers of one platform; nil fields do not filter.
+type CustomerFilter struct {
+	PlatformID                  uuid.UUID
+	IncludeDeleted              bool
+	PlatformCustomerID          *string
+	CustomerType                *string
+	Region                      *string
+	Currency                    *string // one of the customer's currencies
+	UmaAddress                  *string
+	CreatedAfter, CreatedBefore *time.Time // inclusive
+	UpdatedAfter, UpdatedBefore *time.Time // inclusive
+}
+
+// CustomerPage reads one page of a platform's customers. Counted by list_counts: no filter,
+// customerType (also within a created range), region, currency, and a created or updated
+// range alone; platformCustomerId and umaAddress match one customer at most.
+func CustomerPage(ctx context.Context, conn ListDB, f CustomerFilter, p Page[IDPos]) (Result[Customer], error) {
+	q := listQuery{from: "customers c", alias: "c", columns: "c.*"}
+	q.and("c.platform_id = ?", f.PlatformID)
+	scopes := []string{"live"}
+	if f.IncludeDeleted {
+		scopes = append(scopes, "deleted")
+	} else {
+		q.and("NOT c.is_deleted")
+	}
+	var keys countKeys
+	dated := true
+	if f.PlatformCustomerID != nil {
+		q.and("c.platform_customer_id = ?", *f.PlatformCustomerID)
+		keys.byRows() // unique
+	}
+	if f.CustomerType != nil {
+		q.and("c.customer_type = ?", *f.CustomerType)
+		keys.add("&customerType=" + *f.CustomerType)
+	}
+	if f.Region != nil {
+		q.and("c.region = ?", *f.Region)
+		keys.add("&region=" + *f.Region)
+		dated = false
+	}
+	if f.Currency != nil {
+		q.and("? = ANY(c.currencies)", *f.Currency)
+		keys.add("&currency=" + *f.Currency)
+		dated = false
+	}
+	if f.UmaAddress != nil {
+		q.and("c.uma_address = ?", *f.UmaAddress)
+		keys.byRows() // unique
+	}
+	created := dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}
+	updated := dateRange{column: "updated_at", from: f.UpdatedAfter, to: f.UpdatedBefore}
+	switch {
+	case updated.set() && !created.set() && keys.none():
+		q.dates = updated
+		keys.add("&updated")
+	case updated.set():
+		q.dates = created
+		if updated.from != nil {
+			q.and("c.updated_at >= ?", *updated.from)
+		}
+		if updated.to != nil {
+			q.and("c.updated_at <= ?", *updated.to)
+		}
+		keys.byRows()
+	default:
+		q.dates = created
+	}
+	if key, ok := keys.key(); ok {
+		q.count = &counter{platform: f.PlatformID, list: "customers", dated: dated}
+		for _, s := range scopes {
+			q.count.keys = append(q.count.keys, s+key)
+		}
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[Customer])
+}
+
+// InternalAccountWithBalance is an internal account with its ledger balance and holds.
+type InternalAccountWithBalance struct {
+	InternalAccount
+	Balance int64
+	Held    int64
+}
+
+// InternalAccountFilter selects the customers' internal accounts of one platform that are
+// not closed; nil fields do not filter.
+type InternalAccountFilter struct {
+	PlatformID uuid.UUID
+	CustomerID uuid.NullUUID
+	Currency   *string
+	Type       *string
+}
+
+// InternalAccountPage reads one page of the customers' internal accounts of a platform with
+// their balances. Counted by list_counts: no filter, currency, type.
+func InternalAccountPage(ctx context.Context, conn ListDB, f InternalAccountFilter, p Page[IDPos]) (Result[InternalAccountWithBalance], error) {
+	q := listQuery{from: "internal_accounts a", alias: "a", join: "JOIN ledger_accounts l ON l.id = a.id",
+		columns: "a.*, l.balance, l.held"}
+	q.and("a.platform_id = ?", f.PlatformID)
+	q.and("a.customer_id IS NOT NULL")
+	q.and("a.status <> 'CLOSED'")
+	var keys countKeys
+	if f.CustomerID.Valid {
+		q.and("a.customer_id = ?", f.CustomerID.UUID)
+		keys.byRows() // a customer has a few accounts
+	}
+	if f.Currency != nil {
+		q.and("a.currency = ?", *f.Currency)
+		keys.add("currency=" + *f.Currency)
+	}
+	if f.Type != nil {
+		q.and("a.type = ?", *f.Type)
+		keys.add("type=" + *f.Type)
+	}
+	if key, ok := keys.key(); ok {
+		q.count = &counter{platform: f.PlatformID, list: "internal_accounts", keys: []string{key}}
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[InternalAccountWithBalance])
+}
+
+// ExternalAccountFilter selects the external accounts of one platform that are not
+// deleted: the customers' or the platform's own; nil fields do not filter.
+type ExternalAccountFilter struct {
+	PlatformID    uuid.UUID
+	PlatformOwned bool
+	CustomerID    uuid.NullUUID
+	Currency      *string
+}
+
+// ExternalAccountPage reads one page of external accounts. Counted by list_counts: no
+// filter, currency.
+func ExternalAccountPage(ctx context.Context, conn ListDB, f ExternalAccountFilter, p Page[IDPos]) (Result[ExternalAccount], error) {
+	q := listQuery{from: "external_accounts e", alias: "e", columns: "e.*"}
+	q.and("e.platform_id = ?", f.PlatformID)
+	q.and("NOT e.is_deleted")
+	scope := "owner=customer"
+	if f.PlatformOwned {
+		q.and("e.customer_id IS NULL")
+		scope = "owner=platform"
+	} else {
+		q.and("e.customer_id IS NOT NULL")
+	}
+	var keys countKeys
+	if f.CustomerID.Valid {
+		q.and("e.customer_id = ?", f.CustomerID.UUID)
+		keys.byRows() // a customer has a few accounts
+	}
+	if f.Currency != nil {
+		q.and("e.currency = ?", *f.Currency)
+		keys.add("&currency=" + *f.Currency)
+	}
+	if key, ok := keys.key(); ok {
+		q.count = &counter{platform: f.PlatformID, list: "external_accounts", keys: []string{scope + key}}
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[ExternalAccount])
+}
+
+// WebhookEventFilter selects webhook events of one platform; nil fields do not filter.
+type WebhookEventFilter struct {
+	PlatformID                  uuid.UUID
+	Type                        *string
+	Status                      *string
+	CreatedAfter, CreatedBefore *time.Time // inclusive
+}
+
+// WebhookEventPage reads one page of a platform's webhook events. Counted by list_counts:
+// no filter, type or status, each also within a created range.
+func WebhookEventPage(ctx context.Context, conn ListDB, f WebhookEventFilter, p Page[IDPos]) (Result[WebhookEvent], error) {
+	q := listQuery{from: "webhook_events e", alias: "e", columns: "e.*",
+		dates: dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}}
+	q.and("e.platform_id = ?", f.PlatformID)
+	var keys countKeys
+	if f.Type != nil {
+		q.and("e.type = ?", *f.Type)
+		keys.add("type=" + *f.Type)
+	}
+	if f.Status != nil {
+		q.and("e.status = ?", *f.Status)
+		keys.add("status=" + *f.Status)
+	}
+	if key, ok := keys.key(); ok {
+		q.count = &counter{platform: f.PlatformID, list: "webhook_events", keys: []string{key}, dated: true}
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[WebhookEvent])
+}
+
+// TokenFilter selects the live API tokens of one platform; nil fields do not filter.
+type TokenFilter struct {
+	PlatformID                  uuid.UUID
+	Name                        *string
+	CreatedAfter, CreatedBefore *time.Time // inclusive
+	UpdatedAfter, UpdatedBefore *time.Time // inclusive
+}
+
+// TokenPage reads one page of a platform's API tokens. A platform has a handful, so they
+// are counted row by row.
+func TokenPage(ctx context.Context, conn ListDB, f TokenFilter, p Page[IDPos]) (Result[ApiToken], error) {
+	q := listQuery{from: "api_tokens k", alias: "k", columns: "k.*",
+		dates: dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}}
+	q.and("k.platform_id = ?", f.PlatformID)
+	q.and("k.deleted_at IS NULL")
+	if f.Name != nil {
+		q.and("k.name = ?", *f.Name)
+	}
+	if f.UpdatedAfter != nil {
+		q.and("k.updated_at >= ?", *f.UpdatedAfter)
+	}
+	if f.UpdatedBefore != nil {
+		q.and("k.updated_at <= ?", *f.UpdatedBefore)
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[ApiToken])
+}
+
+// UmaProviderFilter selects UMA providers; nil fields do not filter.
+type UmaProviderFilter struct {
+	Country        *string // one of the supported regions
+	Currency       *string // one of the supported currencies
+	IncludeBlocked bool    // also those not on the allow list
+}
+
+// NamePos is a position in a list ordered by name.
+type NamePos struct {
+	Name string    `json:"n"`
+	ID   uuid.UUID `json:"id"`
+}
+
+// UmaProviderPosOf is the position of u.
+func UmaProviderPosOf(u UmaProvider) NamePos { return NamePos{Name: u.Name, ID: u.ID} }
+
+// UmaProviderPage reads one page of the UMA providers by name. The directory is small and
+// shared by every platform, so it is counted row by row.
+func UmaProviderPage(ctx context.Context, conn ListDB, f UmaProviderFilter, p Page[NamePos]) (Result[UmaProvider], error) {
+	q := listQuery{from: "uma_providers u", alias: "u", columns: "u.*", order: []string{"name", "id"}}
+	if f.Country != nil {
+		q.and("? = ANY(u.supported_regions)", *f.Country)
+	}
+	if f.Currency != nil {
+		q.and("? = ANY(u.supported_currencies)", *f.Currency)
+	}
+	if !f.IncludeBlocked {
+		q.and("u.allow_list_status")
+	}
+	var after []any
+	if p.After != nil {
+		after = []any{p.After.Name, p.After.ID}
+	}
+	return readList(ctx, conn, q, after, optsOf(p), pgx.RowToStructByPos[UmaProvider])
+}

@@ -1,0 +1,41 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
+)
+
+// TokenRevoke deletes an API token of a platform, refusing to delete its last one (the
+// platform would lock itself out). The platform row's lock serialises deletions, so two
+// concurrent deletes can never remove the last two tokens. An unknown token (or another
+// platform's) is TOKEN_NOT_FOUND.
+func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID) error {
+	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if _, err := q.PlatformGetForUpdate(ctx, platformID); err != nil {
+			return fmt.Errorf("lock platform: %w", err)
+		}
+		if _, err := q.TokenGet(ctx, TokenGetParams{PlatformID: platformID, ID: id}); IsNotFound(err) {
+			return problem.NotFound(catalog.TokenNotFound, "token")
+		} else if err != nil {
+			return fmt.Errorf("get token: %w", err)
+		}
+		n, err := q.TokenCountActive(ctx, platformID)
+		if err != nil {
+			return fmt.Errorf("count tokens: %w", err)
+		}
+		if n <= 1 {
+			return problem.Refuse(catalog.InvalidInput, "this is the platform's last API token; create another token before deleting it")
+		}
+		if _, err := q.TokenDelete(ctx, TokenDeleteParams{PlatformID: platformID, ID: id}); err != nil {
+			return fmt.Errorf("delete token: %w", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,356 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/catalog"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/platformconfig"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
+)
+
+// Views are how the API presents rows: the resources webhook events carry and a
+// transaction's reconciliation reference. Package db/view implements them; it imports db,
+// so the operations here take them as a value.
+type Views interface {
+	Transaction(t Transaction) any
+	InternalAccount(a InternalAccount, balance, held int64) any
+	Reference(transactionID uuid.UUID) string
+}
+
+// TransferOwner is what starting a transfer reads of its internal account before the
+// transfer rule runs: the account's type (money leaving an embedded wallet needs the
+// customer's signature) and its customer. An account the platform does not have reads as
+// the zero TransferOwner; the create step refuses it.
+type TransferOwner struct {
+	Type       catalog.AccountType
+	CustomerID ids.Optional
+}
+
+// TransferOwnerGet reads the TransferOwner of a platform's internal account.
+func TransferOwnerGet(ctx context.Context, q *Queries, platformID, internalID uuid.UUID) (TransferOwner, error) {
+	row, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: platformID, ID: internalID})
+	if IsNotFound(err) {
+		return TransferOwner{}, nil
+	}
+	if err != nil {
+		return TransferOwner{}, fmt.Errorf("read internal account: %w", err)
+	}
+	return TransferOwner{Type: row.Type, CustomerID: ids.Optional(row.CustomerID)}, nil
+}
+
+// TransferAccountsGet loads, in one statement, everything the transfer rule reads: the
+// internal and external accounts of the platform (nil when it has no such account), the
+// internal account's customer and the platform's currencies and environment.
+func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID, externalID uuid.UUID) (transfer.Accounts, error) {
+	row, err := q.TransferContext(ctx, TransferContextParams{PlatformID: platformID, InternalID: internalID, ExternalID: externalID})
+	if err != nil {
+		return transfer.Accounts{}, fmt.Errorf("load transfer accounts: %w", err)
+	}
+	cur, err := platformconfig.DecodeCurrencies(row.SupportedCurrencies)
+	if err != nil {
+		return transfer.Accounts{}, err
+	}
+	a := transfer.Accounts{CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+	if row.InternalID.Valid {
+		a.Internal = &transfer.InternalAccount{ID: row.InternalID.UUID, Type: catalog.AccountType(row.InternalType), Status: catalog.AccountStatus(row.InternalStatus),
+			Currency: row.InternalCurrency, CustomerID: row.InternalCustomerID, Available: row.InternalAvailable}
+	}
+	if row.ExternalID.Valid {
+		a.External = &transfer.ExternalAccount{ID: row.ExternalID.UUID, Status: catalog.ExternalAccountStatus(row.ExternalStatus),
+			Currency: row.ExternalCurrency, CustomerID: row.ExternalCustomerID, Identifier: row.ExternalIdentifier}
+	}
+	return a, nil
+}
+
+// TransferCreate creates a transfer in one database transaction: under the internal
+// account's ledger lock it loads the accounts (TransferAccountsGet) and lets check refuse
+// them, then writes, for a transfer out, the hold on the funds (bound to the wallet
+// signature of an embedded wallet) with its balance event, the PENDING transaction and
+// its webhook event. A refusal of check is returned as it is, with nothing written; a
+// transfer out of an embedded wallet that no signed retry authorised is refused with
+// ErrWalletSignatureRequired. Creating an existing transaction again changes nothing and
+// returns it. Beside the transaction it returns what the rail step needs.
+func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request, v Views, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
+	var out Transaction
+	var rail transfer.Rail
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
+			out = t // created by an earlier attempt
+			rail, err = TransferRail(ctx, q, t.ID)
+			return err
+		} else if !IsNotFound(err) {
+			return fmt.Errorf("read transaction: %w", err)
+		}
+		// The account's ledger row lock, held until this transaction commits, orders the
+		// creation against a close of the account: either the close comes first and the
+		// status read next is CLOSED, or it comes after and sees this transaction.
+		if _, err := q.LedgerAccountsLock(ctx, []uuid.UUID{r.InternalAccountID}); err != nil {
+			return fmt.Errorf("lock ledger account: %w", err)
+		}
+		acc, err := TransferAccountsGet(ctx, q, r.PlatformID, r.InternalAccountID, r.ExternalAccountID)
+		if err != nil {
+			return err
+		}
+		if err := check(acc); err != nil {
+			return err
+		}
+		if acc.Internal == nil || acc.External == nil {
+			return fmt.Errorf("transfer accounts: %w", ErrNotFound) // a check that let missing accounts through
+		}
+		rail = acc.Rail()
+		p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Internal.CustomerID, PlatformCustomerID: acc.PlatformCustomerID,
+			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID)}
+		if r.Description != "" {
+			p.Description = &r.Description
+		}
+		internal, external := acc.Internal.ID, acc.External.ID
+		event := events.IncomingPaymentPending
+		if r.Kind == transfer.Out {
+			p.SourceKind, p.SourceAccountID = string(catalog.EndpointInternal), uuid.NullUUID{UUID: internal, Valid: true}
+			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), external
+			event = events.OutgoingPaymentPending
+			if err := holdFunds(ctx, q, r, *acc.Internal, v); err != nil {
+				return err
+			}
+		} else {
+			p.SourceKind, p.SourceAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
+			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointInternal), internal
+		}
+		t, err := q.TransactionCreate(ctx, p)
+		if err != nil {
+			return fmt.Errorf("create transaction: %w", err)
+		}
+		out = t
+		return recordTransaction(ctx, q, v, t, event)
+	})
+	return out, rail, err
+}
+
+// holdFunds holds a transfer out's amount on its internal account, first binding the
+// wallet signature the request carries, if any, to the transaction.
+func holdFunds(ctx context.Context, q *Queries, r transfer.Request, a transfer.InternalAccount, v Views) error {
+	if r.WalletSignature.Valid {
+		// An unusable signature binds nothing; the hold below then refuses the debit.
+		err := AuthorizeWalletDebit(ctx, q, r.WalletSignature.UUID, a.ID, r.TransactionID, string(transfer.Out))
+		if err != nil && !errors.Is(err, ErrWalletSignatureRequired) {
+			return err
+		}
+	}
+	after, err := LedgerHold(ctx, q, r.TransactionID, a.Currency, a.ID, r.Amount)
+	if err != nil {
+		return fmt.Errorf("hold funds: %w", err)
+	}
+	return recordBalance(ctx, q, v, r.PlatformID, after)
+}
+
+// TransactionMarkProcessing moves a PENDING transaction to PROCESSING, recording the
+// OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none). It
+// returns the status the transaction has afterwards: not PROCESSING when an earlier run
+// finished it.
+func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, v Views) (catalog.TransactionStatus, error) {
+	var status catalog.TransactionStatus
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		t, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: id, Status: catalog.TxProcessing, FromStatuses: catalog.Names([]catalog.TransactionStatus{catalog.TxPending})})
+		if IsNotFound(err) {
+			cur, err := q.TransactionGetByID(ctx, id)
+			if err != nil {
+				return fmt.Errorf("read transaction: %w", err)
+			}
+			status = cur.Status
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("mark transaction processing: %w", err)
+		}
+		status = t.Status
+		if t.Type != catalog.Outgoing {
+			return nil
+		}
+		return recordTransaction(ctx, q, v, t, events.OutgoingPaymentProcessing)
+	})
+	return status, err
+}
+
+// TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
+// transaction. COMPLETED posts it: an outgoing transaction's hold is captured into the
+// platform's settlement account, an incoming one credits its internal account from it.
+// Any other end releases an outgoing transaction's hold. Then come the final status
+// (settledAt, or failureDetails "<code>: <message>"), the balance event and the payment's
+// final event. Finishing a finished transaction changes nothing and returns it. A credit
+// to an internal account closed meanwhile is refused with ErrAccountClosed, nothing
+// written.
+func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
+	var final Transaction
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		cur, err := q.TransactionGetForUpdate(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lock transaction: %w", err)
+		}
+		if cur.Status != catalog.TxPending && cur.Status != catalog.TxProcessing {
+			final = cur
+			return nil // already finished
+		}
+		if err := settle(ctx, q, cur, out.Status == catalog.TxCompleted, v); err != nil {
+			return err
+		}
+		params := TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: catalog.Names([]catalog.TransactionStatus{catalog.TxPending, catalog.TxProcessing})}
+		if out.Status == catalog.TxCompleted {
+			now := time.Now()
+			params.SettledAt = &now
+		} else {
+			// The precise cause travels in failureDetails. No failureReason: the outgoing
+			// reasons (quote and lightning failures) describe none of a bank transfer's
+			// failures, and the incoming ones are for payments received over UMA.
+			detail := string(out.Code) + ": " + out.Message
+			params.FailureDetail = &detail
+		}
+		t, err := q.TransactionSetStatus(ctx, params)
+		if err != nil {
+			return fmt.Errorf("finish transaction: %w", err)
+		}
+		final = t
+		return recordTransaction(ctx, q, v, t, finishEvent(t))
+	})
+	return final, err
+}
+
+// settle moves a finishing transaction's money: the capture of an outgoing one's hold or
+// the credit of an incoming one when it completed, the release of an outgoing one's hold
+// when it did not, with the balance event of the internal account.
+func settle(ctx context.Context, q *Queries, t Transaction, completed bool, v Views) error {
+	if !completed && t.Type != catalog.Outgoing {
+		return nil // nothing was held for an incoming payment
+	}
+	settlement, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSettlement)
+	if err != nil {
+		return err
+	}
+	var after LedgerAccount
+	switch {
+	case completed && t.Type == catalog.Outgoing:
+		after, err = LedgerCapture(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, settlement.ID, t.Amount)
+	case completed:
+		after, err = LedgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID, t.Amount)
+	default:
+		after, err = LedgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
+	}
+	if err != nil {
+		return fmt.Errorf("post transaction: %w", err)
+	}
+	return recordBalance(ctx, q, v, t.PlatformID, after)
+}
+
+func finishEvent(t Transaction) string {
+	switch {
+	case t.Type == catalog.Outgoing && t.Status == catalog.TxCompleted:
+		return events.OutgoingPaymentCompleted
+	case t.Type == catalog.Outgoing:
+		return events.OutgoingPaymentFailed
+	case t.Status == catalog.TxCompleted:
+		return events.IncomingPaymentCompleted
+	}
+	return events.IncomingPaymentFailed
+}
+
+// TransferRail reads what the rail step needs of a created transfer from the database: for
+// a create step run again, and for workflows recorded before the create step answered it.
+func TransferRail(ctx context.Context, q *Queries, id uuid.UUID) (transfer.Rail, error) {
+	t, err := q.TransactionGetByID(ctx, id)
+	if err != nil {
+		return transfer.Rail{}, fmt.Errorf("load transaction: %w", err)
+	}
+	p, err := q.PlatformGet(ctx, t.PlatformID)
+	if err != nil {
+		return transfer.Rail{}, fmt.Errorf("load platform: %w", err)
+	}
+	extID := t.DestinationAccountID
+	if t.Type == catalog.Incoming {
+		extID = t.SourceAccountID.UUID
+	}
+	ext, err := q.ExternalAccountGetByID(ctx, extID)
+	if err != nil {
+		return transfer.Rail{}, fmt.Errorf("load external account: %w", err)
+	}
+	return transfer.Rail{ExternalIdentifier: ext.Identifier, Environment: p.Environment}, nil
+}
+
+// SandboxFund credits an internal account of the platform with amount from the platform's
+// sandbox funding account, in one database transaction: under the account's ledger lock it
+// reads the account and its customer and lets check refuse them (nil: the platform has no
+// such account), then posts the credit, records it as a completed incoming transaction,
+// and records the INTERNAL_ACCOUNT_BALANCE_UPDATED event. It returns the account
+// afterwards.
+func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID uuid.UUID, amount int64, v Views, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
+	var out InternalAccountGetRow
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		a, err := InternalAccountLock(ctx, q, platformID, accountID)
+		if IsNotFound(err) {
+			return check(nil)
+		}
+		if err != nil {
+			return err
+		}
+		target := sandbox.FundingTarget{Status: a.InternalAccount.Status}
+		platformCustomerID := ""
+		if a.InternalAccount.CustomerID.Valid {
+			c, err := q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: a.InternalAccount.CustomerID.UUID})
+			if err != nil {
+				return fmt.Errorf("load customer: %w", err)
+			}
+			target.CustomerDeleted, platformCustomerID = c.IsDeleted, c.PlatformCustomerID
+		}
+		if err := check(&target); err != nil {
+			return err
+		}
+		acct := a.InternalAccount
+		src, err := LedgerSystemAccount(ctx, q, platformID, acct.Currency, KindSandboxFunding)
+		if err != nil {
+			return err
+		}
+		txID := ids.New()
+		after, err := LedgerPost(ctx, q, txID, acct.Currency, src.ID, acct.ID, amount)
+		if err != nil {
+			return fmt.Errorf("post funding: %w", err)
+		}
+		now := time.Now()
+		description := sandbox.FundingDescription
+		if _, err := q.TransactionCreate(ctx, TransactionCreateParams{
+			ID: txID, PlatformID: platformID, CustomerID: acct.CustomerID, PlatformCustomerID: platformCustomerID,
+			Kind: sandbox.FundingKind, Type: catalog.Incoming, Status: catalog.TxCompleted,
+			SourceKind: string(catalog.EndpointRealtimeFunding), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: acct.ID,
+			Currency: acct.Currency, Amount: amount, Reference: v.Reference(txID), SettledAt: &now, Description: &description,
+		}); err != nil {
+			return fmt.Errorf("record funding transaction: %w", err)
+		}
+		out = InternalAccountGetRow{InternalAccount: acct, Balance: after.Balance, Held: after.Held}
+		return recordBalance(ctx, q, v, platformID, after)
+	})
+	return out, err
+}
+
+// recordTransaction records the webhook event of a transaction's new state.
+func recordTransaction(ctx context.Context, q *Queries, v Views, t Transaction, eventType string) error {
+	_, err := EventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), false)
+	return err
+}
+
+// recordBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED for the internal account whose
+// ledger account is now l.
+func recordBalance(ctx context.Context, q *Queries, v Views, platformID uuid.UUID, l LedgerAccount) error {
+	a, err := q.InternalAccountGet(ctx, InternalAccountGetParams{PlatformID: platformID, ID: l.ID})
+	if err != nil {
+		return fmt.Errorf("load internal account: %w", err)
+	}
+	_, err = EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a.InternalAccount, l.Balance, l.Held), false)
+	return err
+}

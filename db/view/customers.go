@@ -1,0 +1,53 @@
+package view
+
+import (
+	"time"
+
+	"paycore/db"
+	"paycore/internal/catalog"
+	"paycore/internal/customer"
+	"paycore/internal/ids"
+)
+
+// Customer is an individual or business customer of a platform.
+type Customer struct {
+	ID                 string                 `json:"id"`
+	PlatformCustomerID string                 `json:"platformCustomerId"`
+	CustomerType       catalog.CustomerType   `json:"customerType"`
+	Region             string                 `json:"region"`
+	Currencies         []string               `json:"currencies"`
+	Email              *string                `json:"email,omitempty"`
+	UmaAddress         string                 `json:"umaAddress"`
+	CreatedAt          time.Time              `json:"createdAt"`
+	UpdatedAt          time.Time              `json:"updatedAt"`
+	IsDeleted          bool                   `json:"isDeleted"`
+	KycStatus          *catalog.KycStatus     `json:"kycStatus,omitempty"`
+	KybStatus          *catalog.KycStatus     `json:"kybStatus,omitempty"`
+	FullName           *string                `json:"fullName,omitempty"`
+	BirthDate          *string                `json:"birthDate,omitempty"`
+	Nationality        *string                `json:"nationality,omitempty"`
+	Address            *customer.Address      `json:"address,omitempty"`
+	BusinessInfo       *customer.BusinessInfo `json:"businessInfo,omitempty"`
+}
+
+// CustomerOf renders a customer: a business shows its verification status as kybStatus,
+// an individual as kycStatus. The stored address and business information are written
+// only from checked documents; one that does not decode is left out.
+func CustomerOf(c db.Customer) Customer {
+	out := Customer{ID: ids.Format(ids.Customer, c.ID), PlatformCustomerID: c.PlatformCustomerID, CustomerType: c.CustomerType,
+		Region: c.Region, Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress, CreatedAt: c.CreatedAt,
+		UpdatedAt: c.UpdatedAt, IsDeleted: c.IsDeleted, FullName: c.FullName, Nationality: c.Nationality}
+	status := c.KycStatus
+	if c.CustomerType == catalog.Business {
+		out.KybStatus = &status
+	} else {
+		out.KycStatus = &status
+	}
+	if c.BirthDate != nil {
+		d := c.BirthDate.Format(time.DateOnly)
+		out.BirthDate = &d
+	}
+	out.Address, _ = customer.DecodeAddress(c.Address)
+	out.BusinessInfo, _ = customer.DecodeBusinessInfo(c.BusinessInfo)
+	return out
+}

@@ -1,0 +1,64 @@
+package view
+
+import (
+	"time"
+
+	"paycore/db"
+	"paycore/internal/ids"
+	"paycore/internal/money"
+	"paycore/internal/platformconfig"
+)
+
+// PlatformConfig is the platform configuration resource.
+type PlatformConfig struct {
+	ID                              string                    `json:"id"`
+	PlatformID                      string                    `json:"platformId"`
+	UmaDomain                       string                    `json:"umaDomain"`
+	ProxyUmaSubdomain               string                    `json:"proxyUmaSubdomain,omitempty"`
+	WebhookEndpoint                 string                    `json:"webhookEndpoint,omitempty"`
+	WebhookEndpointDisabledAt       *time.Time                `json:"webhookEndpointDisabledAt,omitempty"`
+	SupportedCurrencies             []platformconfig.Currency `json:"supportedCurrencies"`
+	IsRegulatedFinancialInstitution bool                      `json:"isRegulatedFinancialInstitution"`
+	EmbeddedWalletConfig            *platformconfig.Wallet    `json:"embeddedWalletConfig,omitempty"`
+	CreatedAt                       time.Time                 `json:"createdAt"`
+	UpdatedAt                       time.Time                 `json:"updatedAt"`
+}
+
+// PlatformConfigOf renders a platform's configuration: the supported currencies with the
+// fields their payout providers need, and the embedded-wallet configuration. A stored
+// document that does not decode is an error.
+func PlatformConfigOf(p db.Platform) (PlatformConfig, error) {
+	s, err := db.PlatformSettings(p)
+	if err != nil {
+		return PlatformConfig{}, err
+	}
+	return PlatformConfig{
+		ID: ids.Format(ids.PlatformConfig, p.ConfigID), PlatformID: ids.Format(ids.Platform, p.ID), UmaDomain: p.UmaDomain,
+		ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, WebhookEndpointDisabledAt: p.WebhookDisabledAt,
+		SupportedCurrencies: s.Currencies.WithProviderFields(), IsRegulatedFinancialInstitution: p.IsRegulatedFinancialInstitution,
+		EmbeddedWalletConfig: s.Wallet, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}, nil
+}
+
+// UmaProvider is one UMA provider a platform can discover.
+type UmaProvider struct {
+	Name                string           `json:"name"`
+	Domain              string           `json:"domain"`
+	LogoURL             string           `json:"logoUrl"`
+	SupportedRegions    []string         `json:"supportedRegions"`
+	SupportedCurrencies []money.Currency `json:"supportedCurrencies"`
+	Lei                 string           `json:"lei"`
+	AllowListStatus     bool             `json:"allowListStatus"`
+}
+
+// UmaProviderOf renders a provider; currency codes the service does not know are left out.
+func UmaProviderOf(p db.UmaProvider) UmaProvider {
+	cur := make([]money.Currency, 0, len(p.SupportedCurrencies))
+	for _, c := range p.SupportedCurrencies {
+		if m, ok := money.Lookup(c); ok {
+			cur = append(cur, m)
+		}
+	}
+	return UmaProvider{Name: p.Name, Domain: p.Domain, LogoURL: p.LogoUrl, SupportedRegions: p.SupportedRegions,
+		SupportedCurrencies: cur, Lei: p.Lei, AllowListStatus: p.AllowListStatus}
+}

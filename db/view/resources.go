@@ -1,0 +1,26 @@
+package view
+
+import (
+	"github.com/google/uuid"
+
+	"paycore/db"
+)
+
+// Resources presents rows for the db operations (db.Views): the resources their webhook
+// events carry, rendered as the API renders them, and a transaction's reference.
+type Resources struct{}
+
+var _ db.Views = Resources{}
+
+// Transaction renders a transaction.
+func (Resources) Transaction(t db.Transaction) any { return TransactionOf(t) }
+
+// InternalAccount renders an internal account with its ledger balance and held amount.
+func (Resources) InternalAccount(a db.InternalAccount, balance, held int64) any {
+	return InternalAccountOf(a, balance, held)
+}
+
+// Reference is a transaction's reconciliation reference.
+func (Resources) Reference(transactionID uuid.UUID) string {
+	return TransactionReference(transactionID)
+}

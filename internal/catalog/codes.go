@@ -1,0 +1,87 @@
+// Package catalog is the one catalogue of the service's stable names: every error code the
+// API answers with (and every business error type an activity returns, which is the same
+// code), and the typed statuses of transactions, accounts, credentials and webhook events.
+// A code or status is written here once and referred to by name everywhere else.
+package catalog
+
+// Code is a stable UPPER_SNAKE error code: the "code" of the error envelope and the type
+// of a non-retryable application error returned by an activity.
+type Code string
+
+// Input and protocol errors.
+const (
+	InvalidInput     Code = "INVALID_INPUT"
+	InvalidCurrency  Code = "INVALID_CURRENCY"
+	AmountOutOfRange Code = "AMOUNT_OUT_OF_RANGE"
+	InvalidBankAcct  Code = "INVALID_BANK_ACCOUNT"
+	MethodNotAllowed Code = "METHOD_NOT_ALLOWED"
+	PayloadTooLarge  Code = "PAYLOAD_TOO_LARGE"
+	RateLimited      Code = "RATE_LIMITED"
+	Internal         Code = "INTERNAL_ERROR"
+	Unavailable      Code = "SERVICE_UNAVAILABLE"
+)
+
+// Authentication and authorisation.
+const (
+	Unauthorized            Code = "UNAUTHORIZED"
+	Forbidden               Code = "FORBIDDEN"
+	WalletSignatureRequired Code = "WALLET_SIGNATURE_REQUIRED"
+)
+
+// Resources that do not exist (or belong to another platform).
+const (
+	NotFound                Code = "NOT_FOUND"
+	TokenNotFound           Code = "TOKEN_NOT_FOUND"
+	WebhookEventNotFound    Code = "WEBHOOK_EVENT_NOT_FOUND"
+	AccountNotFound         Code = "ACCOUNT_NOT_FOUND"
+	ExternalAccountNotFound Code = "EXTERNAL_ACCOUNT_NOT_FOUND"
+	TransactionNotFound     Code = "TRANSACTION_NOT_FOUND"
+	UserNotFound            Code = "USER_NOT_FOUND"
+	CredentialNotFound      Code = "CREDENTIAL_NOT_FOUND"
+	SessionNotFound         Code = "SESSION_NOT_FOUND"
+)
+
+// Conflicts with the current state.
+const (
+	Conflict                 Code = "CONFLICT"
+	AccountNotEmpty          Code = "ACCOUNT_NOT_EMPTY"
+	ExternalAccountExists    Code = "EXTERNAL_ACCOUNT_EXISTS"
+	PlatformCustomerIDExists Code = "PLATFORM_CUSTOMER_ID_EXISTS"
+	UmaAddressExists         Code = "UMA_ADDRESS_EXISTS"
+	EmailOTPCredentialExists Code = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+	PasskeyCredentialExists  Code = "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
+	OAuthCredentialExists    Code = "OAUTH_CREDENTIAL_ALREADY_EXISTS"
+	CustomerDeleted          Code = "CUSTOMER_DELETED"
+	InsufficientFunds        Code = "INSUFFICIENT_FUNDS"
+	AccountInactive          Code = "ACCOUNT_INACTIVE"
+	IdempotencyKeyReused     Code = "IDEMPOTENCY_KEY_REUSED"
+	IdempotencyInProgress    Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+)
+
+// Webhooks and outbound deliveries.
+const (
+	WebhookEndpointNotSet     Code = "WEBHOOK_ENDPOINT_NOT_SET"
+	WebhookDeliveryError      Code = "WEBHOOK_DELIVERY_ERROR"
+	WebhookDeliveryInProgress Code = "WEBHOOK_DELIVERY_IN_PROGRESS"
+	EmailDeliveryFailed       Code = "EMAIL_DELIVERY_FAILED"
+)
+
+// Failure codes of payments: the cause written into a failed transaction's failureDetails.
+const (
+	FailInsufficientFunds Code = "INSUFFICIENT_FUNDS"
+	FailAccountClosed     Code = "ACCOUNT_CLOSED"
+	FailRejectedByBank    Code = "REJECTED_BY_BANK"
+	FailTimedOut          Code = "TIMED_OUT"
+	FailRailUnavailable   Code = "RAIL_UNAVAILABLE"
+)
+
+// CredentialExists is the conflict code of a second credential of one type.
+func CredentialExists(t CredentialType) Code {
+	switch t {
+	case CredentialEmailOTP:
+		return EmailOTPCredentialExists
+	case CredentialPasskey:
+		return PasskeyCredentialExists
+	}
+	return OAuthCredentialExists
+}

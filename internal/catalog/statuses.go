@@ -1,0 +1,140 @@
+package catalog
+
+// TransactionStatus is the status of a transaction. Outgoing transactions only ever hold
+// the outgoing ones (PENDING, EXPIRED, PROCESSING, COMPLETED, FAILED); a database
+// constraint keeps them so.
+type TransactionStatus string
+
+// Transaction statuses.
+const (
+	TxCreated    TransactionStatus = "CREATED"
+	TxPending    TransactionStatus = "PENDING"
+	TxProcessing TransactionStatus = "PROCESSING"
+	TxCompleted  TransactionStatus = "COMPLETED"
+	TxRejected   TransactionStatus = "REJECTED"
+	TxFailed     TransactionStatus = "FAILED"
+	TxRefunded   TransactionStatus = "REFUNDED"
+	TxExpired    TransactionStatus = "EXPIRED"
+)
+
+// TransactionStatuses are every transaction status, the values of the status filter.
+var TransactionStatuses = []TransactionStatus{TxCreated, TxPending, TxProcessing, TxCompleted, TxRejected, TxFailed, TxRefunded, TxExpired}
+
+// Names are the values of a typed enumeration as plain strings, e.g. for a query filter.
+func Names[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// TransactionType is the direction of a transaction seen from the platform.
+type TransactionType string
+
+// Transaction types.
+const (
+	Incoming TransactionType = "INCOMING"
+	Outgoing TransactionType = "OUTGOING"
+)
+
+// TransactionTypes are both directions, the values of the type filter.
+var TransactionTypes = []TransactionType{Incoming, Outgoing}
+
+// AccountStatus is the status of an internal account.
+type AccountStatus string
+
+// Internal account statuses.
+const (
+	AccountPending AccountStatus = "PENDING"
+	AccountActive  AccountStatus = "ACTIVE"
+	AccountClosed  AccountStatus = "CLOSED"
+	AccountFrozen  AccountStatus = "FROZEN"
+)
+
+// ExternalAccountStatus is the status of an external account.
+type ExternalAccountStatus string
+
+// External account statuses.
+const (
+	ExternalPending     ExternalAccountStatus = "PENDING"
+	ExternalActive      ExternalAccountStatus = "ACTIVE"
+	ExternalUnderReview ExternalAccountStatus = "UNDER_REVIEW"
+	ExternalInactive    ExternalAccountStatus = "INACTIVE"
+)
+
+// KycStatus is the verification status of a customer.
+type KycStatus string
+
+// KYC statuses.
+const (
+	KycUnverified KycStatus = "UNVERIFIED"
+	KycPending    KycStatus = "PENDING"
+	KycApproved   KycStatus = "APPROVED"
+	KycRejected   KycStatus = "REJECTED"
+)
+
+// WebhookEventStatus is the delivery status of a webhook event.
+type WebhookEventStatus string
+
+// Webhook event statuses.
+const (
+	WebhookPending       WebhookEventStatus = "PENDING"
+	WebhookDelivered     WebhookEventStatus = "DELIVERED"
+	WebhookFailed        WebhookEventStatus = "FAILED"
+	WebhookUndeliverable WebhookEventStatus = "UNDELIVERABLE"
+)
+
+// WebhookEventStatuses are every webhook event status, the values of the status filter.
+var WebhookEventStatuses = []WebhookEventStatus{WebhookPending, WebhookDelivered, WebhookFailed, WebhookUndeliverable}
+
+// CredentialType is the kind of an embedded wallet's authentication credential.
+type CredentialType string
+
+// Credential types.
+const (
+	CredentialEmailOTP CredentialType = "EMAIL_OTP"
+	CredentialOAuth    CredentialType = "OAUTH"
+	CredentialPasskey  CredentialType = "PASSKEY"
+)
+
+// Environment is a platform's environment.
+type Environment string
+
+// Environments.
+const (
+	Sandbox    Environment = "SANDBOX"
+	Production Environment = "PRODUCTION"
+)
+
+// AccountType is the type of an internal account.
+type AccountType string
+
+// Internal account types.
+const (
+	InternalFiat   AccountType = "INTERNAL_FIAT"
+	InternalCrypto AccountType = "INTERNAL_CRYPTO"
+	EmbeddedWallet AccountType = "EMBEDDED_WALLET"
+)
+
+// CustomerType is whether a customer is a person or a business.
+type CustomerType string
+
+// Customer types.
+const (
+	Individual CustomerType = "INDIVIDUAL"
+	Business   CustomerType = "BUSINESS"
+)
+
+// BeneficiaryStatus is what beneficiary verification found of an external bank account.
+type BeneficiaryStatus string
+
+// Beneficiary verification statuses.
+const (
+	BeneficiaryMatched       BeneficiaryStatus = "MATCHED"
+	BeneficiaryNotMatched    BeneficiaryStatus = "NOT_MATCHED"
+	BeneficiaryPartialMatch  BeneficiaryStatus = "PARTIAL_MATCH"
+	BeneficiaryPending       BeneficiaryStatus = "PENDING"
+	BeneficiaryUnsupported   BeneficiaryStatus = "UNSUPPORTED"
+	BeneficiaryCheckedByBank BeneficiaryStatus = "CHECKED_BY_RECEIVING_FI"
+)

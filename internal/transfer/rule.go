@@ -1,0 +1,83 @@
+package transfer
+
+import (
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+)
+
+// Accounts is everything a transfer is checked against, as one read loads it: the two
+// accounts the request names (nil when the platform has no such account), the internal
+// account's customer and the platform's configuration.
+type Accounts struct {
+	Internal *InternalAccount
+	External *ExternalAccount
+	// CustomerDeleted is set when the internal account's customer is deleted.
+	CustomerDeleted bool
+	// PlatformCustomerID is the platform's own id of that customer ("" for the platform's
+	// accounts); transactions record it.
+	PlatformCustomerID string
+	Currencies         platformconfig.Currencies
+	Environment        catalog.Environment
+}
+
+// InternalAccount is what the rule reads of the internal account.
+type InternalAccount struct {
+	ID         uuid.UUID
+	Type       catalog.AccountType
+	Status     catalog.AccountStatus
+	Currency   string
+	CustomerID uuid.NullUUID // not valid for the platform's own accounts
+	Available  int64         // balance minus holds
+}
+
+// ExternalAccount is what the rule reads of the external account.
+type ExternalAccount struct {
+	ID         uuid.UUID
+	Status     catalog.ExternalAccountStatus
+	Currency   string
+	CustomerID uuid.NullUUID
+	Identifier string // the primary identifier, whose suffix drives sandbox outcomes
+}
+
+// Check is the transfer rule: nil when r may be created on these accounts, else the
+// refusal (a *problem.FieldError or *problem.Refusal with its catalogue code). The create
+// step applies it under the internal account's lock, where what it reads stays true until
+// the transfer is written. In order: both accounts exist, hold the same currency, have one
+// owner and are ACTIVE; the customer is not deleted; the platform supports the currency
+// with the transfer's direction enabled and the amount within its limits; and a transfer
+// out does not exceed the available balance.
+func Check(r Request, a Accounts) error {
+	internalField, externalField := r.Kind.InternalField(), r.Kind.ExternalField()
+	switch {
+	case a.Internal == nil:
+		return problem.NotFound(catalog.AccountNotFound, "internal account")
+	case a.External == nil:
+		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+	case a.Internal.Currency != a.External.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, externalField,
+			"same-currency transfer: the internal account holds %s but the external account is in %s", a.Internal.Currency, a.External.Currency)
+	case a.Internal.CustomerID != a.External.CustomerID:
+		return problem.Field(externalField, "the external account belongs to another owner than the internal account")
+	case a.Internal.Status != catalog.AccountActive:
+		return problem.Field(internalField, "the internal account is %s", a.Internal.Status)
+	case a.External.Status != catalog.ExternalActive:
+		return problem.Field(externalField, "the external account is %s", a.External.Status)
+	case a.CustomerDeleted:
+		return problem.Refuse(catalog.CustomerDeleted, "the accounts' customer is deleted")
+	}
+	if err := a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount); err != nil {
+		return err
+	}
+	if r.Kind == Out && a.Internal.Available < r.Amount {
+		return problem.FieldCode(catalog.InsufficientFunds, "amount", "the account's available balance is below %d", r.Amount)
+	}
+	return nil
+}
+
+// Rail is what the rail step of a transfer on these accounts needs.
+func (a Accounts) Rail() Rail {
+	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment}
+}

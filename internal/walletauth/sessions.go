@@ -1,0 +1,86 @@
+package walletauth
+
+import (
+	"fmt"
+	"time"
+
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+	"paycore/internal/walletcrypto"
+)
+
+// DefaultSessionLifetime is how long a session lives when the platform does not say
+// (embeddedWalletConfig.sessionExpirationSeconds).
+const DefaultSessionLifetime = 15 * time.Minute
+
+// SessionLifetime is the lifetime of the sessions a platform issues.
+func SessionLifetime(c platformconfig.Wallet) time.Duration {
+	if c.SessionExpirationSeconds == nil {
+		return DefaultSessionLifetime
+	}
+	return time.Duration(*c.SessionExpirationSeconds) * time.Second
+}
+
+// SessionActive reports whether a session may still sign at now: not revoked (revokedAt
+// nil) and not expired.
+func SessionActive(revokedAt *time.Time, expiresAt, now time.Time) bool {
+	return revokedAt == nil && now.Before(expiresAt)
+}
+
+// SessionKey is the signing key of a new session: the service keeps only PublicKey
+// (compressed); the private key leaves only in Bundle, sealed to the client's key.
+type SessionKey struct {
+	PublicKey []byte
+	Bundle    string
+}
+
+// NewSessionKey makes a fresh P-256 session key and seals its private half to clientKey
+// (65 raw bytes, see ClientKey).
+func NewSessionKey(clientKey []byte) (SessionKey, error) {
+	priv, pub, err := walletcrypto.NewSessionKey()
+	if err != nil {
+		return SessionKey{}, err
+	}
+	bundle, err := walletcrypto.SealBundle(clientKey, priv)
+	if err != nil {
+		return SessionKey{}, fmt.Errorf("seal session key: %w", err)
+	}
+	return SessionKey{PublicKey: pub, Bundle: bundle}, nil
+}
+
+// ClientKey checks a required clientPublicKey and returns its raw bytes.
+func ClientKey(v *string) ([]byte, error) {
+	if v == nil {
+		return nil, problem.Field("clientPublicKey", "clientPublicKey is required")
+	}
+	return parseClientKey(*v)
+}
+
+// CheckClientKey checks an optional clientPublicKey.
+func CheckClientKey(v *string) error {
+	if v == nil {
+		return nil
+	}
+	_, err := parseClientKey(*v)
+	return err
+}
+
+func parseClientKey(v string) ([]byte, error) {
+	key, err := walletcrypto.ParseClientPublicKey(v)
+	if err != nil {
+		return nil, problem.Field("clientPublicKey", "%v", err)
+	}
+	return key, nil
+}
+
+// CheckRefresh allows refreshing only an active session (revoked at revokedAt, nil when
+// not; expiring at expiresAt) whose credential is not revoked (credentialLive).
+func CheckRefresh(revokedAt *time.Time, expiresAt time.Time, credentialLive bool, now time.Time) error {
+	if !SessionActive(revokedAt, expiresAt, now) {
+		return Unauthorized(ReasonBadSignature, "only an active session can be refreshed; verify the credential again")
+	}
+	if !credentialLive {
+		return Unauthorized(ReasonBadSignature, "the session's credential was revoked")
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/sandbox"
+)
+
+// UpdateCreate is the update that creates a payment and answers the API request with the
+// created resource.
+const UpdateCreate = "create"
+
+// PaymentSteps are what one kind of payment does at each stage of the Payment skeleton.
+// Each step runs its activity with the context it is given: Create, MarkProcessing and
+// Finish get the LocalStep preset (database steps, local activities), Submit the RailCall
+// preset (the outside world, a regular activity).
+type PaymentSteps interface {
+	// Create checks and persists the payment (the transaction row, any hold, the PENDING
+	// event) and returns the resource the API answers with. An error refuses the payment:
+	// nothing is written and the workflow ends.
+	Create(ctx workflow.Context) (json.RawMessage, error)
+	// MarkProcessing moves the payment to PROCESSING and returns its status afterwards,
+	// another one when an earlier run already finished it.
+	MarkProcessing(ctx workflow.Context) (catalog.TransactionStatus, error)
+	// Submit hands the payment to its rail and returns how the rail ends it.
+	Submit(ctx workflow.Context) (sandbox.Outcome, error)
+	// Finish settles the payment with the rail's outcome (its postings, or the hold
+	// released) and returns the status it ended with.
+	Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error)
+}
+
+// Payment is the skeleton every payment follows, filled with the steps of its kind.
+//
+// The API starts it with Update-with-Start: the UpdateCreate update runs Create, which
+// persists the payment (and the hold on the funds of money going out) in one database
+// transaction, and answers the request with the resource; a refused creation ends the
+// workflow with nothing written. The workflow then marks the payment PROCESSING, submits it
+// to the rail, waits slowDelay on a durable timer when the rail says the payment is slow
+// (the sandbox's slow scenario), and finishes it: COMPLETED with its ledger postings, or
+// FAILED with the hold released. Every step is idempotent, and the TransactionStatus search
+// attribute follows the status so operators can find stuck payments.
+func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) error {
+	created, refused := false, false
+	var resource json.RawMessage
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCreate,
+		func(ctx workflow.Context) (json.RawMessage, error) {
+			if created {
+				return resource, nil
+			}
+			r, err := steps.Create(LocalStep(ctx))
+			if err != nil {
+				refused = true
+				return nil, err
+			}
+			resource, created = r, true
+			return resource, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error {
+			if refused {
+				return errors.New("this payment was refused")
+			}
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	if err := workflow.Await(ctx, func() bool { return created || refused }); err != nil {
+		return err
+	}
+	if refused {
+		return nil
+	}
+
+	status, err := steps.MarkProcessing(LocalStep(ctx))
+	if err != nil {
+		return err
+	}
+	setStatus(ctx, status)
+	if status != catalog.TxProcessing {
+		return nil // finished by an earlier run
+	}
+	outcome, err := steps.Submit(RailCall(ctx))
+	if err != nil {
+		return err
+	}
+	if outcome.Slow {
+		workflow.GetLogger(ctx).Info("payment pending at the rail", "delay", slowDelay)
+		if err := workflow.Sleep(ctx, slowDelay); err != nil {
+			return err
+		}
+	}
+	// Finish answers with the status the payment ended with (a transfer in to an account
+	// closed meanwhile fails whatever the rail said). Histories recorded before it answered
+	// carry no result; their status is the outcome's, as it was then, so replaying them
+	// issues the same search-attribute upsert.
+	final, err := steps.Finish(LocalStep(ctx), outcome)
+	if err != nil {
+		return err
+	}
+	if final == "" {
+		final = outcome.Status
+	}
+	setStatus(ctx, final)
+	return nil
+}
+
+// PaymentSearchAttributes are the search attributes a payment's workflow starts with:
+// its platform, transaction and customer (none for the platform's own accounts), and the
+// status PENDING, which the skeleton then keeps up to date.
+func PaymentSearchAttributes(platformID, transactionID uuid.UUID, customerID uuid.NullUUID) temporal.SearchAttributes {
+	attrs := []temporal.SearchAttributeUpdate{
+		AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)),
+		AttrTransactionID.ValueSet(ids.Format(ids.Transaction, transactionID)),
+		AttrTransactionStatus.ValueSet(string(catalog.TxPending)),
+	}
+	if customerID.Valid {
+		attrs = append(attrs, AttrCustomerID.ValueSet(ids.Format(ids.Customer, customerID.UUID)))
+	}
+	return temporal.NewSearchAttributes(attrs...)
+}
+
+func setStatus(ctx workflow.Context, status catalog.TransactionStatus) {
+	_ = workflow.UpsertTypedSearchAttributes(ctx, AttrTransactionStatus.ValueSet(string(status)))
+}
+
+// result waits for an activity's result of type T.
+func result[T any](ctx workflow.Context, f workflow.Future) (T, error) {
+	var v T
+	err := f.Get(ctx, &v)
+	return v, err
+}
