@@ -129,6 +129,21 @@ func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
 	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler()), api.EnvelopeListener(ln))
 }
 
+// listen opens the API's listener and, unless metrics are off, the metrics listener
+// (nil then).
+func (a *app) listen() (apiLn, metricsLn net.Listener, err error) {
+	apiLn, err = net.Listen("tcp", a.cfg.HTTPAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+	}
+	metricsLn, err = a.listenMetrics()
+	if err != nil {
+		apiLn.Close()
+		return nil, nil, err
+	}
+	return apiLn, metricsLn, nil
+}
+
 // listenMetrics opens the metrics listener at PAYCORE_METRICS_ADDR; nil when it is off.
 func (a *app) listenMetrics() (net.Listener, error) {
 	if a.cfg.MetricsAddr == "" {

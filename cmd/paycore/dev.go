@@ -83,13 +83,8 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	ln, mln, err := a.listen()
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-	}
-	mln, err := a.listenMetrics()
-	if err != nil {
-		ln.Close()
 		return err
 	}
 	metricsURL := "off (set PAYCORE_METRICS_ADDR to serve them)"

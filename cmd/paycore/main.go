@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -102,13 +101,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer a.close()
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	ln, mln, err := a.listen()
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-	}
-	mln, err := a.listenMetrics()
-	if err != nil {
-		ln.Close()
 		return err
 	}
 	log.Info("API listening", "base_url", cfg.BaseURL())
