@@ -64,13 +64,21 @@ func parseQuery(raw string) (url.Values, *Error) {
 		switch {
 		case !strictjson.ValidText(name):
 			return nil, invalid("a query parameter name is not valid UTF-8 or holds a NUL character")
-		case len(v[name]) > 1:
+		case len(v[name]) > 1 && !repeatable(name):
 			return nil, invalidField(name, "query parameter %s is given more than once", name)
-		case !strictjson.ValidText(v.Get(name)):
-			return nil, invalidField(name, "query parameter %s must be valid UTF-8 without NUL characters", name)
+		}
+		for _, value := range v[name] {
+			if !strictjson.ValidText(value) {
+				return nil, invalidField(name, "query parameter %s must be valid UTF-8 without NUL characters", name)
+			}
 		}
 	}
 	return v, nil
+}
+
+// repeatable are the query parameters that may be given more than once (a list of values).
+func repeatable(name string) bool {
+	return name == "destinationCurrency"
 }
 
 func sortedKeys(v url.Values) []string {
@@ -110,6 +118,32 @@ func (q *query) str(name string) *string {
 		return nil
 	}
 	return &s
+}
+
+// strs reads a repeatable parameter: every value, none empty.
+func (q *query) strs(name string) []string {
+	values := q.v[name]
+	for _, s := range values {
+		if s == "" {
+			q.fail(invalidField(name, "query parameter %s must not be empty", name))
+			return nil
+		}
+	}
+	return values
+}
+
+// int64 reads an integer parameter of at least min; def when absent.
+func (q *query) int64(name string, def, min int64) int64 {
+	s := q.str(name)
+	if s == nil {
+		return def
+	}
+	n, err := strconv.ParseInt(*s, 10, 64)
+	if err != nil || n < min {
+		q.fail(invalidField(name, "query parameter %s must be an integer of at least %d", name, min))
+		return def
+	}
+	return n
 }
 
 func (q *query) time(name string) *time.Time {

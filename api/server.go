@@ -23,6 +23,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/fx"
 	"paycore/internal/mailer"
 	"paycore/internal/metrics"
 	"paycore/internal/netguard"
@@ -51,6 +52,9 @@ type Deps struct {
 	Mailer mailer.Mailer
 	// DevMailbox, when set, is served at /dev/mailbox (local development only).
 	DevMailbox *mailer.Sink
+	// Rates is the exchange-rate table; the built-in one when nil. Sandbox platforms see
+	// it moving (Table.Sandbox).
+	Rates *fx.Table
 }
 
 // Server serves the API.
@@ -75,6 +79,9 @@ func New(d Deps) *Server {
 	}
 	if d.Mailer == nil {
 		d.Mailer = mailer.NewSink(d.Logger)
+	}
+	if d.Rates == nil {
+		d.Rates = fx.BuiltIn(time.Now())
 	}
 	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
@@ -132,6 +139,7 @@ func (s *Server) routes() chi.Router {
 		r.With(manage).Delete("/tokens/{tokenId}", handler(s.deleteToken))
 
 		r.Get("/uma-providers", handler(s.listUmaProviders))
+		r.Get("/exchange-rates", handler(s.listExchangeRates))
 
 		transact := require(PermTransact)
 		r.With(manage, s.idempotent).Post("/customers", handler(s.createCustomer))

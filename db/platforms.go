@@ -81,6 +81,7 @@ func PlatformSettings(p Platform) (platformconfig.Settings, error) {
 	if err != nil {
 		return s, fmt.Errorf("platform %s: %w", p.ID, err)
 	}
+	s.Environment = p.Environment
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"paycore/api"
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/fx"
 	"paycore/internal/mailer"
 	"paycore/internal/metrics"
 	"paycore/internal/sealbox"
@@ -37,6 +39,7 @@ type app struct {
 	box      *sealbox.Box
 	signer   *webhooksig.ECDSASigner
 	metrics  *metrics.Metrics
+	rates    *fx.Table
 	dev      bool // running under `paycore dev`
 }
 
@@ -52,11 +55,15 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, err
 	if err != nil {
 		return nil, err
 	}
+	rates, err := loadRates(cfg.FXRatesFile, time.Now())
+	if err != nil {
+		return nil, err
+	}
 	pool, err := db.Connect(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: metrics.New()}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: metrics.New(), rates: rates}
 	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
 		pool.Close()
 		return nil, err
@@ -77,6 +84,27 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, err
 func (a *app) close() {
 	a.temporal.Close()
 	a.pool.Close()
+}
+
+// loadRates is the exchange-rate table: the built-in one with the operator's file
+// (PAYCORE_FX_RATES_FILE) over it, when one is configured.
+func loadRates(file string, now time.Time) (*fx.Table, error) {
+	if file == "" {
+		return fx.BuiltIn(now), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_FX_RATES_FILE: %w", err)
+	}
+	overrides, err := fx.ParseOverrides(data)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_FX_RATES_FILE %s: %w", file, err)
+	}
+	t, err := fx.NewTable(overrides, now, false)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_FX_RATES_FILE %s: %w", file, err)
+	}
+	return t, nil
 }
 
 const signingKeyName = "webhook-ecdsa-p256"
@@ -108,7 +136,7 @@ func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webh
 }
 
 func (a *app) apiHandler() *api.Server {
-	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log}
+	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates}
 	if a.cfg.SMTPHost != "" {
 		d.Mailer = mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
 			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS})

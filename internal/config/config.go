@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/fx"
 )
 
 // Config is the whole service configuration.
@@ -56,6 +60,14 @@ type Config struct {
 	// MetricsAddr is where /metrics is served, on a listener of its own; empty when
 	// disabled (PAYCORE_METRICS_ADDR set to "off" or to the empty string).
 	MetricsAddr string // PAYCORE_METRICS_ADDR
+
+	// FXRatesFile is the operator's rate table (JSON: currency code → units per US
+	// dollar) over the built-in one; empty keeps the built-in rates.
+	FXRatesFile string // PAYCORE_FX_RATES_FILE
+	// FXPricing is what the service charges on conversions: PAYCORE_FX_SPREAD (fraction of
+	// the mid-market rate), PAYCORE_FX_FIXED_FEE_USD (per payment, in US dollars, charged in
+	// the sending currency) and PAYCORE_FX_VARIABLE_FEE (fraction of the converted amount).
+	FXPricing fx.Pricing
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -91,6 +103,7 @@ func Defaults() Config {
 		HTTPIdleTimeout:       120 * time.Second,
 		HTTPMaxHeaderBytes:    64 << 10,
 		MetricsAddr:           "127.0.0.1:9090",
+		FXPricing:             fx.DefaultPricing(),
 	}
 }
 
@@ -203,6 +216,22 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	uiPort := int64(c.TemporalUIPort)
 	integer("PAYCORE_TEMPORAL_UI_PORT", &uiPort)
 	c.TemporalUIPort = int(uiPort)
+
+	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)
+	for name, dst := range map[string]*decimal.Decimal{"PAYCORE_FX_SPREAD": &c.FXPricing.Spread,
+		"PAYCORE_FX_FIXED_FEE_USD": &c.FXPricing.FixedFeeUSD, "PAYCORE_FX_VARIABLE_FEE": &c.FXPricing.VariableRate} {
+		if v := getenv(name); v != "" {
+			d, err := decimal.NewFromString(v)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a decimal number", name, v))
+				continue
+			}
+			*dst = d
+		}
+	}
+	if err := c.FXPricing.Check(); err != nil {
+		errs = append(errs, "FX pricing (PAYCORE_FX_*): "+err.Error())
+	}
 
 	c.APIPrefix = "/" + strings.Trim(c.APIPrefix, "/")
 	if c.APIPrefix == "/" {

@@ -125,3 +125,24 @@ func TestRejectsBadHTTPLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestFXSettings(t *testing.T) {
+	env := map[string]string{"PAYCORE_FX_SPREAD": "0.0125", "PAYCORE_FX_FIXED_FEE_USD": "0.5", "PAYCORE_FX_RATES_FILE": "/etc/rates.json"}
+	c, err := LoadFrom(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FXPricing.Spread.String() != "0.0125" || c.FXPricing.FixedFeeUSD.String() != "0.5" || !c.FXPricing.VariableRate.IsZero() || c.FXRatesFile != "/etc/rates.json" {
+		t.Fatalf("FX settings %+v %q", c.FXPricing, c.FXRatesFile)
+	}
+	for k, v := range map[string]string{"PAYCORE_FX_SPREAD": "1", "PAYCORE_FX_FIXED_FEE_USD": "-0.1", "PAYCORE_FX_VARIABLE_FEE": "2%"} {
+		if _, err := LoadFrom(func(n string) string {
+			if n == k {
+				return v
+			}
+			return ""
+		}); err == nil {
+			t.Errorf("%s=%s accepted", k, v)
+		}
+	}
+}

@@ -18,6 +18,8 @@ type Settings struct {
 	Currencies Currencies
 	// Wallet is the embedded-wallet configuration; nil when the platform has none.
 	Wallet *Wallet
+	// Environment is SANDBOX or PRODUCTION.
+	Environment catalog.Environment
 }
 
 // Decode decodes a platform's stored documents with their one decoders.

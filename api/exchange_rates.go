@@ -1,0 +1,45 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
+	"paycore/internal/fx"
+)
+
+// listExchangeRates is GET /exchange-rates: the priced rates from the platform's sending
+// currencies (or sourceCurrency) to its other supported currencies (or the repeatable
+// destinationCurrency), each with what sendingAmount (default 10,000 minor units, fees
+// included) delivers. Sandbox platforms see rates move a little every minute.
+func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "sourceCurrency", "destinationCurrency", "sendingAmount")
+	req := fx.ListRequest{Destinations: q.strs("destinationCurrency"), SendingAmount: q.int64("sendingAmount", fx.DefaultSendingAmount, 0)}
+	if src := q.str("sourceCurrency"); src != nil {
+		req.Source = *src
+	}
+	if q.err != nil {
+		return q.err
+	}
+	set, err := db.PlatformSettingsGet(r.Context(), s.q, principalFrom(r.Context()).PlatformID)
+	if err != nil {
+		return err
+	}
+	offers, err := fx.Offers(s.rates(set.Environment), s.Config.FXPricing, set.Currencies, extaccount.PayoutRail, req, time.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, dataOf(offers, view.ExchangeRateOf))
+	return nil
+}
+
+// rates is the rate table a platform of the environment sees.
+func (s *Server) rates(env catalog.Environment) *fx.Table {
+	if env == catalog.Sandbox {
+		return s.Rates.Sandbox()
+	}
+	return s.Rates
+}

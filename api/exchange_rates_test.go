@@ -1,0 +1,75 @@
+package api_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"paycore/db/view"
+)
+
+type rateList struct {
+	Data []view.ExchangeRate `json:"data"`
+}
+
+// GET /exchange-rates prices every pair of the platform's sending currencies and payout
+// currencies with the service's spread and fee, rounded in the platform's favour, and
+// narrows by source, destinations and amount; every answer matches the OpenAPI document.
+func TestExchangeRates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(false)
+	multiCurrency(t, c, false) // USD, EUR, MXN, USDC, each both ways, 1 to 100,000,000
+	var all rateList
+	c.Do("GET", "/exchange-rates", nil).Decode(t, &all)
+	var pairs []string
+	for _, r := range all.Data {
+		pairs = append(pairs, r.SourceCurrency.Code+"→"+r.DestinationCurrency.Code)
+	}
+	// USDC sends but is not paid out over a rail; no currency is priced to itself.
+	if got := strings.Join(pairs, " "); got != "USD→EUR USD→MXN EUR→USD EUR→MXN MXN→USD MXN→EUR USDC→USD USDC→EUR USDC→MXN" {
+		t.Fatalf("pairs %s", got)
+	}
+	r := all.Data[0]
+	// 10,000 cents less the 10-cent fee, at 0.92 € per dollar less the 0.3 % spread:
+	// 9,990 × 0.91724 = 9,163.23, rounded down.
+	if r.SendingAmount != 10_000 || r.Fees.Fixed != 10 || r.ReceivingAmount != 9_163 || r.ExchangeRate.String() != "1.090227203349" ||
+		r.DestinationPaymentRail != "SEPA" || r.MinSendingAmount != 1 || r.MaxSendingAmount != 100_000_000 || r.UpdatedAt.IsZero() {
+		t.Fatalf("USD → EUR %+v", r)
+	}
+
+	var some rateList
+	q := url.Values{"sourceCurrency": {"USD"}, "destinationCurrency": {"EUR", "JPY"}, "sendingAmount": {"5"}}
+	c.Do("GET", "/exchange-rates?"+q.Encode(), nil).Decode(t, &some)
+	if len(some.Data) != 2 || some.Data[1].DestinationCurrency.Code != "JPY" || some.Data[1].DestinationPaymentRail != "BANK_TRANSFER" ||
+		some.Data[0].ReceivingAmount != 0 || some.Data[0].SendingAmount != 5 {
+		t.Fatalf("USD to EUR and JPY, 5 cents: %+v", some.Data)
+	}
+	for query, field := range map[string]string{
+		"sourceCurrency=GBP":                          "sourceCurrency",
+		"destinationCurrency=USDC":                    "destinationCurrency",
+		"destinationCurrency=EUR&destinationCurrency": "destinationCurrency",
+		"sendingAmount=-1":                            "sendingAmount",
+		"sendingAmount=1.5":                           "sendingAmount",
+		"sourceCurrency=USD&sourceCurrency=EUR":       "sourceCurrency",
+		"currency=USD":                                "currency",
+	} {
+		raw := *c
+		raw.SkipValidation = true // some of these the document itself rules out
+		r := raw.Do("GET", "/exchange-rates?"+query, nil)
+		expectError(t, r, 400, "INVALID_INPUT")
+		if !strings.Contains(string(r.Body), `"field":"`+field+`"`) {
+			t.Errorf("%s: the refusal does not name %s: %s", query, field, r.Body)
+		}
+	}
+
+	// A sandbox platform sees the moving table: its rates change by the minute.
+	sb, _ := e.platform(true)
+	multiCurrency(t, sb, false)
+	var moving rateList
+	sb.Do("GET", "/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR", nil).Decode(t, &moving)
+	if up := moving.Data[0].UpdatedAt; !up.Equal(up.Truncate(time.Minute)) || time.Since(up) > 2*time.Minute {
+		t.Fatalf("sandbox rate updated at %v", up)
+	}
+}

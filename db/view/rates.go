@@ -1,0 +1,38 @@
+package view
+
+import (
+	"encoding/json"
+	"time"
+
+	"paycore/internal/fx"
+	"paycore/internal/money"
+)
+
+// ExchangeRate is one row of GET /exchange-rates: a priced rate from a sending currency to
+// a destination, what sendingAmount (fees included) delivers, and the platform's limits.
+type ExchangeRate struct {
+	SourceCurrency         money.Currency   `json:"sourceCurrency"`
+	SendingAmount          int64            `json:"sendingAmount"`
+	MinSendingAmount       int64            `json:"minSendingAmount"`
+	MaxSendingAmount       int64            `json:"maxSendingAmount"`
+	DestinationCurrency    money.Currency   `json:"destinationCurrency"`
+	DestinationPaymentRail string           `json:"destinationPaymentRail"`
+	ReceivingAmount        int64            `json:"receivingAmount"`
+	ExchangeRate           json.Number      `json:"exchangeRate"`
+	Fees                   ExchangeRateFees `json:"fees"`
+	UpdatedAt              time.Time        `json:"updatedAt"`
+}
+
+// ExchangeRateFees are the fees of a rate, in the sending currency's smallest unit.
+type ExchangeRateFees struct {
+	Fixed int64 `json:"fixed"`
+}
+
+// ExchangeRateOf renders an offer; the exchange rate (sending units per receiving unit) is
+// a JSON number written digit for digit.
+func ExchangeRateOf(o fx.Offer) ExchangeRate {
+	return ExchangeRate{SourceCurrency: o.Rate.From, SendingAmount: o.SendingAmount, MinSendingAmount: o.MinSending,
+		MaxSendingAmount: o.MaxSending, DestinationCurrency: o.Rate.To, DestinationPaymentRail: o.Rail,
+		ReceivingAmount: o.ReceivingAmount, ExchangeRate: json.Number(o.Rate.ExchangeRate().String()),
+		Fees: ExchangeRateFees{Fixed: o.Rate.FixedFee}, UpdatedAt: o.Rate.UpdatedAt}
+}
