@@ -37,12 +37,7 @@ func TestRejectsBadValues(t *testing.T) {
 		"PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "maybe",
 		"PAYCORE_IDEMPOTENCY_TTL":                "1h",
 	} {
-		if _, err := LoadFrom(func(n string) string {
-			if n == k {
-				return v
-			}
-			return ""
-		}); err == nil {
+		if loadWith(k, v) == nil {
 			t.Errorf("%s=%s accepted", k, v)
 		}
 	}
@@ -136,13 +131,19 @@ func TestFXSettings(t *testing.T) {
 		t.Fatalf("FX settings %+v %q", c.FXPricing, c.FXRatesFile)
 	}
 	for k, v := range map[string]string{"PAYCORE_FX_SPREAD": "1", "PAYCORE_FX_FIXED_FEE_USD": "-0.1", "PAYCORE_FX_VARIABLE_FEE": "2%"} {
-		if _, err := LoadFrom(func(n string) string {
-			if n == k {
-				return v
-			}
-			return ""
-		}); err == nil {
+		if loadWith(k, v) == nil {
 			t.Errorf("%s=%s accepted", k, v)
 		}
 	}
+}
+
+// loadWith loads the configuration with one variable set.
+func loadWith(name, value string) error {
+	_, err := LoadFrom(func(n string) string {
+		if n == name {
+			return value
+		}
+		return ""
+	})
+	return err
 }
