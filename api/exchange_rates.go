@@ -6,9 +6,12 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
+	"paycore/internal/country"
 	"paycore/internal/extaccount"
 	"paycore/internal/fx"
+	"paycore/internal/money"
 )
 
 // listExchangeRates is GET /exchange-rates: the priced rates from the platform's sending
@@ -42,4 +45,28 @@ func (s *Server) rates(env catalog.Environment) *fx.Table {
 		return s.Rates.Sandbox()
 	}
 	return s.Rates
+}
+
+// listDiscoveries is GET /discoveries: the banks payouts reach, by country and currency
+// (neither: all of them).
+func (s *Server) listDiscoveries(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "country", "currency")
+	ctry, cur := q.str("country"), q.str("currency")
+	switch {
+	case q.err != nil:
+		return q.err
+	case ctry != nil && !country.Valid(*ctry):
+		return invalidField("country", "country must be an ISO 3166-1 alpha-2 code in upper case, such as MX")
+	case cur != nil && !money.IsFiat(*cur):
+		return invalidField("currency", "currency must be an ISO 4217 fiat currency code, such as MXN")
+	}
+	var c, k string
+	if ctry != nil {
+		c = *ctry
+	}
+	if cur != nil {
+		k = *cur
+	}
+	writeJSON(w, http.StatusOK, dataOf(banking.Institutions(c, k), view.DiscoveryOf))
+	return nil
 }

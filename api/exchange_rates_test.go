@@ -73,3 +73,27 @@ func TestExchangeRates(t *testing.T) {
 		t.Fatalf("sandbox rate updated at %v", up)
 	}
 }
+
+// GET /discoveries lists the seeded banks, by country and currency.
+func TestDiscoveries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(false)
+	var all, mx struct {
+		Data []view.Discovery `json:"data"`
+	}
+	c.Do("GET", "/discoveries", nil).Decode(t, &all)
+	c.Do("GET", "/discoveries?country=MX&currency=MXN", nil).Decode(t, &mx)
+	if len(all.Data) < 40 || len(mx.Data) != 3 || mx.Data[0].BankName != "BBVA México, S.A." || mx.Data[0].Currency != "MXN" {
+		t.Fatalf("%d banks; MX: %+v", len(all.Data), mx.Data)
+	}
+	raw := *c
+	raw.SkipValidation = true
+	for query, field := range map[string]string{"country=mx": "country", "currency=USDC": "currency", "bank=x": "bank"} {
+		r := raw.Do("GET", "/discoveries?"+query, nil)
+		expectError(t, r, 400, "INVALID_INPUT")
+		if !strings.Contains(string(r.Body), `"field":"`+field+`"`) {
+			t.Errorf("%s: the refusal does not name %s: %s", query, field, r.Body)
+		}
+	}
+}

@@ -140,6 +140,7 @@ func (s *Server) routes() chi.Router {
 
 		r.Get("/uma-providers", handler(s.listUmaProviders))
 		r.Get("/exchange-rates", handler(s.listExchangeRates))
+		r.Get("/discoveries", handler(s.listDiscoveries))
 
 		transact := require(PermTransact)
 		r.With(manage, s.idempotent).Post("/customers", handler(s.createCustomer))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"paycore/internal/banking"
 	"paycore/internal/fx"
 	"paycore/internal/money"
 )
@@ -35,4 +36,17 @@ func ExchangeRateOf(o fx.Offer) ExchangeRate {
 		MaxSendingAmount: o.MaxSending, DestinationCurrency: o.Rate.To, DestinationPaymentRail: o.Rail,
 		ReceivingAmount: o.ReceivingAmount, ExchangeRate: json.Number(o.Rate.ExchangeRate().String()),
 		Fees: ExchangeRateFees{Fixed: o.Rate.FixedFee}, UpdatedAt: o.Rate.UpdatedAt}
+}
+
+// Discovery is a bank payouts reach (GET /discoveries).
+type Discovery struct {
+	BankName    string `json:"bankName"`
+	DisplayName string `json:"displayName"`
+	Country     string `json:"country"`
+	Currency    string `json:"currency"`
+}
+
+// DiscoveryOf renders an institution.
+func DiscoveryOf(in banking.Institution) Discovery {
+	return Discovery{BankName: in.BankName, DisplayName: in.DisplayName, Country: in.Country, Currency: in.Currency}
 }
