@@ -97,3 +97,44 @@ func TestDiscoveries(t *testing.T) {
 		}
 	}
 }
+
+// POST /crypto/estimate-withdrawal-fee prices a withdrawal from the platform's own crypto
+// account; another platform's account is 404, and bad requests name their field.
+func TestEstimateWithdrawalFee(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(false)
+	multiCurrency(t, c, false)
+	var accts struct{ Data []view.InternalAccount }
+	c.Do("GET", "/platform/internal-accounts", nil).Decode(t, &accts)
+	var usdc string
+	for _, a := range accts.Data {
+		if a.Balance.Currency.Code == "USDC" {
+			usdc = a.ID
+		}
+	}
+	body := map[string]any{"internalAccountId": usdc, "currency": "USDC", "cryptoNetwork": "SOLANA", "amount": 1_000_000,
+		"destinationAddress": "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"}
+	var est view.WithdrawalEstimate
+	r := c.Do("POST", "/crypto/estimate-withdrawal-fee", body)
+	r.Decode(t, &est)
+	if r.Status != 200 || est != (view.WithdrawalEstimate{NetworkFee: 5000, NetworkFeeAsset: "SOL", ApplicationFee: 100_000, TotalFee: 100_770, NetAmount: 899_230}) {
+		t.Fatalf("estimate: %d %s", r.Status, r.Body)
+	}
+	other, _ := e.platform(false)
+	expectError(t, other.Do("POST", "/crypto/estimate-withdrawal-fee", body), 404, "ACCOUNT_NOT_FOUND")
+	raw := *c
+	raw.SkipValidation = true
+	for field, change := range map[string]any{"cryptoNetwork": "BITCOIN", "amount": 100, "currency": "USDT", "destinationAddress": "0xabc"} {
+		b := map[string]any{}
+		for k, v := range body {
+			b[k] = v
+		}
+		b[field] = change
+		r := raw.Do("POST", "/crypto/estimate-withdrawal-fee", b)
+		expectError(t, r, 400, "INVALID_INPUT")
+		if !strings.Contains(string(r.Body), `"field":"`) {
+			t.Errorf("%s: %s", field, r.Body)
+		}
+	}
+}

@@ -141,6 +141,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/uma-providers", handler(s.listUmaProviders))
 		r.Get("/exchange-rates", handler(s.listExchangeRates))
 		r.Get("/discoveries", handler(s.listDiscoveries))
+		r.Post("/crypto/estimate-withdrawal-fee", handler(s.estimateWithdrawalFee))
 
 		transact := require(PermTransact)
 		r.With(manage, s.idempotent).Post("/customers", handler(s.createCustomer))

@@ -50,3 +50,18 @@ type Discovery struct {
 func DiscoveryOf(in banking.Institution) Discovery {
 	return Discovery{BankName: in.BankName, DisplayName: in.DisplayName, Country: in.Country, Currency: in.Currency}
 }
+
+// WithdrawalEstimate is the answer of POST /crypto/estimate-withdrawal-fee.
+type WithdrawalEstimate struct {
+	NetworkFee      int64  `json:"networkFee"`
+	NetworkFeeAsset string `json:"networkFeeAsset"`
+	ApplicationFee  int64  `json:"applicationFee"`
+	TotalFee        int64  `json:"totalFee"`
+	NetAmount       int64  `json:"netAmount"`
+}
+
+// WithdrawalEstimateOf renders an estimate.
+func WithdrawalEstimateOf(e fx.WithdrawalEstimate) WithdrawalEstimate {
+	return WithdrawalEstimate{NetworkFee: e.NetworkFee, NetworkFeeAsset: e.NetworkFeeAsset, ApplicationFee: e.ApplicationFee,
+		TotalFee: e.TotalFee, NetAmount: e.NetAmount}
+}

@@ -15,3 +15,21 @@ func TestPayoutRail(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAddress(t *testing.T) {
+	ok := map[string]string{
+		"SOLANA": "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "ETHEREUM": "0x52908400098527886E0F7030069857D2E4169EE7",
+		"BASE": "0x52908400098527886E0F7030069857D2E4169EE7", "POLYGON": "0x52908400098527886E0F7030069857D2E4169EE7",
+		"BITCOIN": "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "LIGHTNING": "alice@example.com",
+	}
+	for network, addr := range ok {
+		if msg := CheckAddress(network, addr); msg != "" {
+			t.Errorf("%s %s: %s", network, addr, msg)
+		}
+	}
+	for network, addr := range map[string]string{"SOLANA": "0x52908400098527886E0F7030069857D2E4169EE7", "BITCOIN": "bc1", "ETHEREUM": "7EcDhSYG", "TRON": "T"} {
+		if CheckAddress(network, addr) == "" {
+			t.Errorf("%s %s accepted", network, addr)
+		}
+	}
+}
