@@ -138,3 +138,18 @@ func TestEstimateWithdrawalFee(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExchangeRates is GET /exchange-rates over HTTP for a sandbox platform with four
+// currencies (nine priced pairs, the moving table), one client.
+func BenchmarkExchangeRates(b *testing.B) {
+	e := newEnv(b)
+	c, _ := e.platform(true)
+	c.SkipValidation = true // the validator's own cost would dominate
+	multiCurrency(b, c, false)
+	b.ResetTimer()
+	for b.Loop() {
+		if r := c.Do("GET", "/exchange-rates", nil); r.Status != 200 {
+			b.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+}

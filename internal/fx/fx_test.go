@@ -281,3 +281,23 @@ func TestFeesRoundUp(t *testing.T) {
 		t.Fatalf("sending 1013: %+v", c)
 	}
 }
+
+// BenchmarkPriceAndConvert prices a pair from the moving table and converts both ways.
+func BenchmarkPriceAndConvert(b *testing.B) {
+	tb := BuiltIn(t0).Sandbox()
+	usd, _ := money.Lookup("USD")
+	mxn, _ := money.Lookup("MXN")
+	p := Pricing{Spread: decimal.RequireFromString("0.003"), FixedFeeUSD: decimal.RequireFromString("0.10"), VariableRate: decimal.RequireFromString("0.001")}
+	for b.Loop() {
+		r, err := Price(tb, usd, mxn, p, t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Sending(1_234_567); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Receiving(7_654_321); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
