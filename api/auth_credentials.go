@@ -40,14 +40,24 @@ func (s *Server) walletAccount(r *http.Request, raw *string) (db.InternalAccount
 	return a, walletauth.CheckWalletAccount(a.InternalAccount.Type)
 }
 
-// walletAccountQuery resolves the required accountId query parameter of the wallet lists.
-func (s *Server) walletAccountQuery(r *http.Request) (db.InternalAccountGetRow, error) {
+// serveWalletList answers a wallet list (credentials, sessions): the wallet of the
+// required accountId query parameter, its rows, rendered in the unpaginated envelope.
+func serveWalletList[R, T any](s *Server, w http.ResponseWriter, r *http.Request, list func(ctx context.Context, accountID uuid.UUID) ([]R, error), render func(R) T) error {
 	q := newQuery(r, "accountId")
 	raw := q.str("accountId")
 	if q.err != nil {
-		return db.InternalAccountGetRow{}, q.err
+		return q.err
 	}
-	return s.walletAccount(r, raw)
+	acct, err := s.walletAccount(r, raw)
+	if err != nil {
+		return err
+	}
+	rows, err := list(r.Context(), acct.InternalAccount.ID)
+	if err != nil {
+		return fmt.Errorf("list the wallet's rows: %w", err)
+	}
+	writeJSON(w, http.StatusOK, dataOf(rows, render))
+	return nil
 }
 
 // walletConfig reads the caller's platform embedded-wallet configuration; the zero value
@@ -211,16 +221,7 @@ func (s *Server) loadCredential(r *http.Request) (db.AuthCredential, error) {
 }
 
 func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
-	acct, err := s.walletAccountQuery(r)
-	if err != nil {
-		return err
-	}
-	rows, err := s.q.AuthCredentialListByAccount(r.Context(), acct.InternalAccount.ID)
-	if err != nil {
-		return fmt.Errorf("list credentials: %w", err)
-	}
-	writeJSON(w, http.StatusOK, dataOf(rows, view.AuthMethodOf))
-	return nil
+	return serveWalletList(s, w, r, s.q.AuthCredentialListByAccount, view.AuthMethodOf)
 }
 
 // deleteCredential revokes a credential and its sessions, by signed retry of a session of

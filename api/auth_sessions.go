@@ -51,16 +51,7 @@ func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	acct, err := s.walletAccountQuery(r)
-	if err != nil {
-		return err
-	}
-	rows, err := s.q.AuthSessionListActive(r.Context(), acct.InternalAccount.ID)
-	if err != nil {
-		return fmt.Errorf("list sessions: %w", err)
-	}
-	writeJSON(w, http.StatusOK, dataOf(rows, view.ActiveSessionOf))
-	return nil
+	return serveWalletList(s, w, r, s.q.AuthSessionListActive, view.ActiveSessionOf)
 }
 
 // deleteSession revokes a session by signed retry.
