@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"paycore/activities"
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
@@ -397,5 +398,35 @@ func TestCreateTransferRefusalsAndRepeats(t *testing.T) {
 	typ, w = refusalOf(func() error { _, err := f.acts.CreateTransfer(ctx, request(transfer.Out, a, ext, 100)); return err }())
 	if typ != string(catalog.WalletSignatureRequired) || w.Code != catalog.WalletSignatureRequired {
 		t.Fatalf("unsigned wallet transfer: %s %+v", typ, w)
+	}
+}
+
+// Attempts at one transfer that run at the same time (a retried create overlapping the
+// first) create it once, and every attempt answers it: none is refused on the hold the
+// first one made.
+func TestConcurrentCreatesOfOneTransfer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	a := f.fundedAccount(t, 1_000)
+	req := request(transfer.Out, a, f.external(t, a, "001"), 600)
+	const n = 8
+	results := make([]activities.CreatedTransfer, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); <-gate; results[i], errs[i] = f.acts.CreateTransfer(ctx, req) }()
+	}
+	close(gate)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || string(results[i].Resource) != string(results[0].Resource) || results[i].Rail != results[0].Rail {
+			t.Fatalf("attempt %d: %v %s", i, errs[i], results[i].Resource)
+		}
+	}
+	if _, held, _ := f.ledger(t, a.id); held != 600 {
+		t.Fatalf("held %d, want the one hold of 600", held)
 	}
 }

@@ -84,18 +84,19 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 	var out Transaction
 	var rail transfer.Rail
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		// The account's ledger row lock, held until this transaction commits, orders the
+		// creation against a close of the account (either the close comes first and the
+		// status read next is CLOSED, or it comes after and sees this transaction) and
+		// against another attempt at the same transfer, which is looked for under it.
+		if _, err := q.LedgerAccountsLock(ctx, []uuid.UUID{r.InternalAccountID}); err != nil {
+			return fmt.Errorf("lock ledger account: %w", err)
+		}
 		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
 			out = t // created by an earlier attempt
-			rail, err = TransferRail(ctx, q, t.ID)
+			rail, err = railOf(ctx, q, t)
 			return err
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read transaction: %w", err)
-		}
-		// The account's ledger row lock, held until this transaction commits, orders the
-		// creation against a close of the account: either the close comes first and the
-		// status read next is CLOSED, or it comes after and sees this transaction.
-		if _, err := q.LedgerAccountsLock(ctx, []uuid.UUID{r.InternalAccountID}); err != nil {
-			return fmt.Errorf("lock ledger account: %w", err)
 		}
 		acc, err := TransferAccountsGet(ctx, q, r.PlatformID, r.InternalAccountID, r.ExternalAccountID)
 		if err != nil {
@@ -262,13 +263,19 @@ func finishEvent(t Transaction) string {
 	return events.IncomingPaymentFailed
 }
 
-// TransferRail reads what the rail step needs of a created transfer from the database: for
-// a create step run again, and for workflows recorded before the create step answered it.
+// TransferRail reads what the rail step needs of a created transfer from the database,
+// for workflows recorded before the create step answered it.
 func TransferRail(ctx context.Context, q *Queries, id uuid.UUID) (transfer.Rail, error) {
 	t, err := q.TransactionGetByID(ctx, id)
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load transaction: %w", err)
 	}
+	return railOf(ctx, q, t)
+}
+
+// railOf is what the rail step needs of a created transfer: its external account's
+// identifier and its platform's environment.
+func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, error) {
 	p, err := q.PlatformGet(ctx, t.PlatformID)
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load platform: %w", err)
