@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -36,12 +35,27 @@ func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (C
 }
 
 // CreatedTransfer is what the create step of a transfer answers: the Transaction resource
-// (JSON) and what the rail step needs, as the create step found the accounts. Create steps
-// recorded before it existed answered the bare resource, which decodes as a
-// CreatedTransfer without either; the rail step then reads the rail from the database.
+// (JSON) and what the rail step needs, as the create step found the accounts.
 type CreatedTransfer struct {
 	Resource json.RawMessage `json:"resource"`
 	Rail     transfer.Rail   `json:"rail"`
+}
+
+// UnmarshalJSON also reads what create steps recorded before CreatedTransfer existed
+// answered: the bare Transaction resource. It is the Resource then, with no rail (the rail
+// step reads it from the database), so a replayed workflow still answers a repeated
+// create with the transaction.
+func (c *CreatedTransfer) UnmarshalJSON(b []byte) error {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("decode created transfer: %w", err)
+	}
+	if _, ok := probe["resource"]; !ok {
+		*c = CreatedTransfer{Resource: append(json.RawMessage(nil), b...)}
+		return nil
+	}
+	type plain CreatedTransfer
+	return json.Unmarshal(b, (*plain)(c))
 }
 
 // MarkTransferProcessing moves a PENDING transfer to PROCESSING. It returns the status the
@@ -72,11 +86,6 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 // a closed account.
 func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out sandbox.Outcome) (catalog.TransactionStatus, error) {
 	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), view.Resources{})
-	if errors.Is(err, db.ErrAccountClosed) && in.Kind == transfer.In {
-		// Closing refuses an account with incoming money on the way, so this is defence in
-		// depth; the refused credit wrote nothing.
-		t, err = db.TransactionFinish(ctx, a.pool, in.TransactionID, transfer.ClosedBeforeSettlement(), view.Resources{})
-	}
 	if err != nil {
 		return "", fmt.Errorf("finish transfer: %w", err)
 	}

@@ -430,3 +430,20 @@ func TestConcurrentCreatesOfOneTransfer(t *testing.T) {
 		t.Fatalf("held %d, want the one hold of 600", held)
 	}
 }
+
+// A create answer recorded before CreatedTransfer existed (the bare Transaction) decodes
+// as the resource, so a workflow replayed from such a history answers a repeated create
+// with the transaction rather than null; a current answer decodes as itself.
+func TestCreatedTransferDecodesRecordedAnswers(t *testing.T) {
+	old := `{"id":"Transaction:0190a000-0000-7000-8000-000000000001","status":"PENDING","type":"OUTGOING"}`
+	var c activities.CreatedTransfer
+	if err := json.Unmarshal([]byte(old), &c); err != nil || string(c.Resource) != old || c.Rail.Known() {
+		t.Fatalf("recorded answer: %+v %v", c, err)
+	}
+	cur := activities.CreatedTransfer{Resource: json.RawMessage(`{"id":"Transaction:x"}`), Rail: transfer.Rail{ExternalIdentifier: "123", Environment: catalog.Sandbox}}
+	b, _ := json.Marshal(cur)
+	var back activities.CreatedTransfer
+	if err := json.Unmarshal(b, &back); err != nil || string(back.Resource) != `{"id":"Transaction:x"}` || back.Rail != cur.Rail {
+		t.Fatalf("current answer: %+v %v", back, err)
+	}
+}

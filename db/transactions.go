@@ -187,9 +187,10 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 // platform's settlement account, an incoming one credits its internal account from it.
 // Any other end releases an outgoing transaction's hold. Then come the final status
 // (settledAt, or failureDetails "<code>: <message>"), the balance event and the payment's
-// final event. Finishing a finished transaction changes nothing and returns it. A credit
-// to an internal account closed meanwhile is refused with ErrAccountClosed, nothing
-// written.
+// final event. Finishing a finished transaction changes nothing and returns it. An
+// incoming payment whose internal account was closed meanwhile is FAILED (ACCOUNT_CLOSED)
+// whatever out says, crediting nothing: closing refuses an account with incoming money on
+// the way, so this is defence in depth.
 func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -201,7 +202,13 @@ func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, ou
 			final = cur
 			return nil // already finished
 		}
-		if err := settle(ctx, q, cur, out.Status == catalog.TxCompleted, v); err != nil {
+		err = settle(ctx, q, cur, out.Status == catalog.TxCompleted, v)
+		if errors.Is(err, ErrAccountClosed) && cur.Type == catalog.Incoming {
+			// The ledger refused the credit before writing anything: the payment fails
+			// instead, crediting nothing (an incoming payment holds nothing to release).
+			out, err = transfer.ClosedBeforeSettlement(), nil
+		}
+		if err != nil {
 			return err
 		}
 		params := TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: catalog.Names([]catalog.TransactionStatus{catalog.TxPending, catalog.TxProcessing})}
