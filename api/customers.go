@@ -13,6 +13,7 @@ import (
 	"paycore/internal/country"
 	"paycore/internal/customer"
 	"paycore/internal/ids"
+	"paycore/internal/walletauth"
 )
 
 // Customer types, the values of the customerType filter.
@@ -112,7 +113,7 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := db.CustomerPatch(r.Context(), s.Pool, s.Box, db.CustomerPatchParams{PlatformID: pid, ID: id, Check: check,
-		EmailCredential: cred, Email: in.Email})
+		EmailCredential: cred})
 	if err != nil {
 		return err
 	}
@@ -135,13 +136,8 @@ func (s *Server) emailChangeSigned(w http.ResponseWriter, r *http.Request, cur c
 	if err != nil {
 		return cred, false, fmt.Errorf("find e-mail credential: %w", err)
 	}
-	ch, err := s.signedRetry(r, signedRequest{accountID: c.AccountID, kind: "UPDATE_CUSTOMER_EMAIL"})
-	if err != nil {
-		return cred, false, err
-	}
-	if ch != nil {
-		writeJSON(w, http.StatusAccepted, ch)
-		return cred, true, nil
+	if answered, err := s.requireSignature(w, r, signedRequest{accountID: c.AccountID, kind: walletauth.KindUpdateCustomerEmail}); answered || err != nil {
+		return cred, answered, err
 	}
 	return uuid.NullUUID{UUID: c.ID, Valid: true}, false, nil
 }

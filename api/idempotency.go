@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/catalog"
+	"paycore/internal/walletauth"
 )
 
 // Idempotency headers.
@@ -70,10 +70,7 @@ func requestHash(r *http.Request) ([]byte, error) {
 		return nil, bodyReadError(err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	h := sha256.New()
-	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
-	h.Write(body)
-	return h.Sum(nil), nil
+	return walletauth.RequestHash(r.Method, r.URL.Path, body), nil
 }
 
 // claim claims the key for this request (claimed), or returns the stored outcome of the
@@ -120,6 +117,7 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 // and stores its outcome for repeats before sending it.
 func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, key string) {
 	rec := &recorder{header: http.Header{}}
+	r = r.WithContext(context.WithValue(r.Context(), challengeKey{}, &rec.challenge))
 	pid := principalFrom(r.Context()).PlatformID
 	// The outcome is stored even if the client goes away mid-request.
 	store := context.WithoutCancel(r.Context())
@@ -163,10 +161,11 @@ func (s *Server) renewClaim(ctx context.Context, platformID uuid.UUID, key strin
 }
 
 // storeOutcome stores a response as the key's outcome. A 5xx is not an outcome (the
-// request may be retried), and neither is the 202 challenge of a signed retry: the signed
-// retry repeats the request with the same key and must execute it. Both release the key.
+// request may be retried), and neither is the challenge of a signed retry (markChallenge):
+// the signed retry repeats the request with the same key and must execute it. Both release
+// the key; any other answer, a 202 that started something included, is stored.
 func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key string, rec *recorder) {
-	if rec.status >= 500 || rec.status == http.StatusAccepted {
+	if rec.status >= 500 || rec.challenge {
 		_ = s.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{PlatformID: platformID, Key: key})
 		return
 	}
@@ -196,11 +195,25 @@ func replay(w http.ResponseWriter, row db.IdempotencyKey) {
 	_, _ = w.Write(row.ResponseBody)
 }
 
+// challengeKey carries, in an idempotent request's context, where markChallenge records
+// that the answer is a signed retry's challenge.
+type challengeKey struct{}
+
+// markChallenge records that the request is answered with a signed retry's 202
+// challenge, which is not the Idempotency-Key's outcome.
+func markChallenge(ctx context.Context) {
+	if flag, ok := ctx.Value(challengeKey{}).(*bool); ok {
+		*flag = true
+	}
+}
+
 // recorder buffers a handler's response so it can be stored before it is sent.
 type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
+	// challenge is set when the answer is a signed retry's challenge (markChallenge).
+	challenge bool
+	header    http.Header
+	status    int
+	body      bytes.Buffer
 }
 
 func (rc *recorder) Header() http.Header { return rc.header }

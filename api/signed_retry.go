@@ -61,6 +61,7 @@ func (s *Server) requireSignature(w http.ResponseWriter, r *http.Request, req si
 	if err != nil || ch == nil {
 		return false, err
 	}
+	markChallenge(r.Context())
 	writeJSON(w, http.StatusAccepted, ch)
 	return true, nil
 }

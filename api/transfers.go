@@ -53,13 +53,8 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind transfer.
 	req.CustomerID = owner.CustomerID
 	if transfer.NeedsSignature(kind, owner.Type) {
 		var used uuid.UUID
-		ch, err := s.signedRetry(r, signedRequest{accountID: req.InternalAccountID, kind: string(transfer.Out), used: &used})
-		if err != nil {
+		if answered, err := s.requireSignature(w, r, signedRequest{accountID: req.InternalAccountID, kind: string(transfer.Out), used: &used}); answered || err != nil {
 			return err
-		}
-		if ch != nil {
-			writeJSON(w, http.StatusAccepted, ch)
-			return nil
 		}
 		req.WalletSignature = ids.Some(used)
 	}

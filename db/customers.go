@@ -92,9 +92,8 @@ type CustomerPatchParams struct {
 	// Check checks the update against the customer as locked and returns what to store.
 	Check func(customer.Record) (customer.Change, error)
 	// EmailCredential, when valid, is the customer's EMAIL_OTP credential, which follows
-	// the customer to its new e-mail address Email.
+	// the customer to its new e-mail address.
 	EmailCredential uuid.NullUUID
-	Email           *string
 }
 
 // CustomerPatch updates a customer in one transaction: the update is checked again under
@@ -104,14 +103,14 @@ type CustomerPatchParams struct {
 func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	var out Customer
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		if p.EmailCredential.Valid && p.Email != nil {
-			if err := q.AuthCredentialSetNickname(ctx, AuthCredentialSetNicknameParams{ID: p.EmailCredential.UUID, Nickname: *p.Email}); err != nil {
-				return fmt.Errorf("move e-mail credential: %w", err)
-			}
-		}
 		ch, err := customerChangeLocked(ctx, q, p)
 		if err != nil {
 			return err
+		}
+		if p.EmailCredential.Valid && ch.Record.Email != nil {
+			if err := q.AuthCredentialSetNickname(ctx, AuthCredentialSetNicknameParams{ID: p.EmailCredential.UUID, Nickname: *ch.Record.Email}); err != nil {
+				return fmt.Errorf("move e-mail credential: %w", err)
+			}
 		}
 		if ch.ReplacesCurrencies {
 			if err := CustomerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {

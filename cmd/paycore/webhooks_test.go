@@ -420,10 +420,21 @@ func TestEventsWithoutEndpointAreKept(t *testing.T) {
 	}
 	rc := newReceiver(t, nil)
 	setEndpointDirect(t, s, p, rc.srv.URL)
-	if r := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil); r.Status != 202 {
-		t.Fatalf("redeliver: %d %s", r.Status, r.Body)
+	first := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil, "Idempotency-Key", "redeliver-once")
+	if first.Status != 202 {
+		t.Fatalf("redeliver: %d %s", first.Status, first.Body)
 	}
 	eventually(t, 20*time.Second, "redelivery", func() bool { return eventStatus(t, c, ev).Status == "DELIVERED" })
+	// The 202 of a redelivery is its key's answer (only a signature challenge is not): the
+	// repeat replays it and delivers nothing more.
+	again := c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil, "Idempotency-Key", "redeliver-once")
+	if again.Status != 202 || string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("repeated redelivery: %d %s (replayed %q)", again.Status, again.Body, again.Header.Get("Idempotent-Replayed"))
+	}
+	time.Sleep(500 * time.Millisecond)
+	if rc.count() != 1 {
+		t.Fatalf("%d deliveries, want the one redelivery", rc.count())
+	}
 }
 
 // A redelivery asked for while the event's delivery still retries is refused, and leaves

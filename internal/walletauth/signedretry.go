@@ -26,6 +26,8 @@ const (
 	KindRefreshSession   = "REFRESH_SESSION"
 	KindUpdateAccount    = "UPDATE_ACCOUNT"
 	KindExportWallet     = "EXPORT_WALLET"
+	// KindUpdateCustomerEmail moves where a wallet's one-time codes go.
+	KindUpdateCustomerEmail = "UPDATE_CUSTOMER_EMAIL"
 	// KindPasskeySession is the kind of passkey authentication challenges.
 	KindPasskeySession = "PASSKEY_SESSION"
 )
