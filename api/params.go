@@ -52,8 +52,9 @@ func newQuery(r *http.Request, allowed ...string) *query {
 	return q
 }
 
-// parseQuery refuses a malformed query string (a bad %-escape, a ';' separator), a
-// parameter given twice, and a name or value that is not valid UTF-8 or holds a NUL.
+// parseQuery refuses a malformed query string (a bad %-escape, a ';' separator) and a
+// name or value that is not valid UTF-8 or holds a NUL. A parameter given twice is
+// refused by the reader of a single value (query.str); query.strs reads a list.
 // Every route runs it before routing (checkRequest); list routes again through newQuery.
 func parseQuery(raw string) (url.Values, *Error) {
 	v, err := url.ParseQuery(raw)
@@ -64,8 +65,6 @@ func parseQuery(raw string) (url.Values, *Error) {
 		switch {
 		case !strictjson.ValidText(name):
 			return nil, invalid("a query parameter name is not valid UTF-8 or holds a NUL character")
-		case len(v[name]) > 1 && !repeatable(name):
-			return nil, invalidField(name, "query parameter %s is given more than once", name)
 		}
 		for _, value := range v[name] {
 			if !strictjson.ValidText(value) {
@@ -74,11 +73,6 @@ func parseQuery(raw string) (url.Values, *Error) {
 		}
 	}
 	return v, nil
-}
-
-// repeatable are the query parameters that may be given more than once (a list of values).
-func repeatable(name string) bool {
-	return name == "destinationCurrency"
 }
 
 func sortedKeys(v url.Values) []string {
@@ -110,6 +104,10 @@ func (q *query) fail(e *Error) {
 
 func (q *query) str(name string) *string {
 	if !q.v.Has(name) {
+		return nil
+	}
+	if len(q.v[name]) > 1 {
+		q.fail(invalidField(name, "query parameter %s is given more than once", name))
 		return nil
 	}
 	s := q.v.Get(name)
