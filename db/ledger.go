@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"paycore/internal/catalog"
 )
@@ -99,8 +98,7 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 			}
 		}
 		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
-			var pg *pgconn.PgError
-			if errors.As(err, &pg) && pg.ConstraintName == ConstraintAvailableNonNegative {
+			if ConstraintViolated(err, ConstraintAvailableNonNegative) {
 				return nil, ErrInsufficientFunds
 			}
 			return nil, fmt.Errorf("apply ledger move: %w", err)

@@ -16,6 +16,8 @@ import (
 
 	"paycore/db"
 	"paycore/db/dbtest"
+	"paycore/internal/events"
+	"paycore/internal/extaccount"
 	"paycore/internal/ids"
 )
 
@@ -187,19 +189,43 @@ func TestListCountsMigrationCountsExistingRows(t *testing.T) {
 		ids.New(), w.platforms[0], ids.New()); err != nil {
 		t.Fatal(err)
 	}
+	// A customer with its internal accounts and an external account, and an event, so that
+	// every counted table has rows to count.
+	box := newBox(t)
+	plat, set := provision(t, pool, box)
+	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, plat.ID, newCustomer(t, set, "m-1", "$m@"+set.UmaDomain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cid, currency := "Customer:"+c.ID.String(), "USD"
+	n, err := extaccount.Request{CustomerID: &cid, Currency: &currency,
+		AccountInfo: []byte(`{"accountType":"USD_ACCOUNT","accountNumber":"123456789001","routingNumber":"021000021",
+			"beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Grace Hopper"}}`)}.Check(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExternalAccountAdd(ctx, pool, plat.ID, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EventRecord(ctx, db.New(pool), plat.ID, events.InternalAccountBalanceUpdated, map[string]any{}, true); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := provider.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var rows int
-	_ = pool.QueryRow(ctx, "SELECT count(*) FROM transactions").Scan(&rows)
-	if rows == 0 {
-		t.Fatal("no transactions written")
-	}
 	for _, table := range []string{"transactions", "customers", "webhook_events", "internal_accounts", "external_accounts"} {
+		var rows, counted int64
+		_ = pool.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&rows)
+		_ = pool.QueryRow(ctx, "SELECT coalesce(sum(n), 0) FROM list_counts WHERE list = $1", table).Scan(&counted)
+		if rows == 0 || counted == 0 {
+			t.Errorf("%s: %d rows, %d counted: the backfill has nothing to show", table, rows, counted)
+		}
 		if n := countDrift(t, pool, table); n != 0 {
 			t.Errorf("%s: %d keys differ from the rows", table, n)
 		}
 	}
+	var rows int
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM transactions").Scan(&rows)
 	var all int64
 	_ = pool.QueryRow(ctx, "SELECT sum(n) FROM list_counts WHERE list = 'transactions' AND key = ''").Scan(&all)
 	if all != int64(rows) {

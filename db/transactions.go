@@ -347,7 +347,7 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 			return fmt.Errorf("record funding transaction: %w", err)
 		}
 		out = InternalAccountGetRow{InternalAccount: acct, Balance: after.Balance, Held: after.Held}
-		return recordBalance(ctx, q, v, platformID, after)
+		return recordBalanceOf(ctx, q, v, platformID, acct, after)
 	})
 	return out, err
 }
@@ -365,6 +365,11 @@ func recordBalance(ctx context.Context, q *Queries, v Views, platformID uuid.UUI
 	if err != nil {
 		return fmt.Errorf("load internal account: %w", err)
 	}
-	_, err = EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a.InternalAccount, l.Balance, l.Held), false)
+	return recordBalanceOf(ctx, q, v, platformID, a.InternalAccount, l)
+}
+
+// recordBalanceOf is recordBalance for an account the caller has already read.
+func recordBalanceOf(ctx context.Context, q *Queries, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
+	_, err := EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), false)
 	return err
 }
