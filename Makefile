@@ -70,7 +70,7 @@ fuzz: ## run every fuzz test for FUZZTIME (default 3s) beyond its seed corpus
 		done; \
 	done
 
-test-short: ## the quick tests only (-short), without the race detector
+test-short: $(BIN)/temporal ## the quick tests only (-short), without the race detector
 	$(GO) test -count=1 -short $(PKGS)
 
 bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists

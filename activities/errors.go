@@ -24,9 +24,17 @@ const (
 // or of a db operation into a non-retryable application error whose type is the refusal's
 // catalogue code and whose details are its problem.Wire, so the API answers it exactly as
 // if it had decided it itself. Any other error is returned as it is, to be retried.
+//
+// The ledger's own refusals count too: the rule checked under the same lock normally
+// refuses first, and retrying a refused ledger move could never succeed.
 func refusal(err error) error {
-	if errors.Is(err, db.ErrWalletSignatureRequired) {
+	switch {
+	case errors.Is(err, db.ErrWalletSignatureRequired):
 		err = problem.Refuse(catalog.WalletSignatureRequired, "moving money out of an embedded wallet needs the customer's wallet signature")
+	case errors.Is(err, db.ErrInsufficientFunds):
+		err = problem.FieldCode(catalog.InsufficientFunds, "amount", "the account's available balance is too low")
+	case errors.Is(err, db.ErrAccountClosed):
+		err = problem.Refuse(catalog.InvalidInput, "the internal account is closed")
 	}
 	w, ok := problem.ToWire(err)
 	if !ok {

@@ -106,7 +106,7 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 // Idempotency-Key created.
 func (s *Server) startTransfer(w http.ResponseWriter, r *http.Request, req transfer.Request) error {
 	created, err := s.start.Transfer(r.Context(), req)
-	if errors.Is(err, start.ErrTransferExists) {
+	if errors.Is(err, start.ErrPaymentExists) {
 		t, err := s.q.TransactionGet(r.Context(), db.TransactionGetParams{PlatformID: req.PlatformID, ID: req.TransactionID})
 		if isNoRows(err) {
 			// The key's earlier transfer was refused and its stored answer has expired.

@@ -12,8 +12,7 @@ import (
 
 // Janitor deletes expired idempotency records and compacts the list counts periodically.
 type Janitor struct {
-	Queries  *db.Queries
-	Pool     *pgxpool.Pool // for the list counts; none compacted when nil
+	Pool     *pgxpool.Pool
 	Logger   *slog.Logger
 	Interval time.Duration // idempotency records; default 10 minutes
 	// CountsInterval is how often the list counts' delta rows are folded; default 1
@@ -48,7 +47,7 @@ func (j *Janitor) Run(ctx context.Context) {
 }
 
 func (j *Janitor) deleteExpired(ctx context.Context) {
-	n, err := j.Queries.IdempotencyDeleteExpired(ctx)
+	n, err := db.New(j.Pool).IdempotencyDeleteExpired(ctx)
 	if err != nil && ctx.Err() == nil {
 		j.Logger.Warn("janitor: delete expired idempotency keys", "error", err)
 	} else if n > 0 {
@@ -57,9 +56,6 @@ func (j *Janitor) deleteExpired(ctx context.Context) {
 }
 
 func (j *Janitor) compactCounts(ctx context.Context) {
-	if j.Pool == nil {
-		return
-	}
 	n, err := db.ListCountsCompact(ctx, j.Pool)
 	if err != nil && ctx.Err() == nil {
 		j.Logger.Warn("janitor: compact list counts", "error", err)

@@ -45,14 +45,11 @@ func LocalStep(ctx workflow.Context) workflow.Context {
 	})
 }
 
-// RailCall is the preset for submitting a payment to its rail (the outside world): a
-// regular activity, visible in the UI with its attempts, retried with backoff up to a
-// minute between attempts.
+// RailCall is the preset for submitting a payment to its rail: an OutboundCall (a regular
+// activity, visible in the UI with its attempts) retried from a second up to a minute
+// between attempts, without end.
 func RailCall(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
-	})
+	return OutboundCall(ctx, time.Second, time.Minute, 0, 0)
 }
 
 // DatabaseStep is the preset for short database activities: quick timeout, fast retries

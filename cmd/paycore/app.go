@@ -219,7 +219,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	}
 	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
-	janitor := &worker.Janitor{Queries: db.New(a.pool), Pool: a.pool, Logger: a.log.With("component", "janitor")}
+	janitor := &worker.Janitor{Pool: a.pool, Logger: a.log.With("component", "janitor")}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = relay.Run(ctx) }()

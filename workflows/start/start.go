@@ -37,10 +37,10 @@ func (s Starter) queue() string {
 // WebhookDelivery starts the delivery workflow of a recorded event. A delivery that
 // already ran (or runs) under the same workflow id is not started again.
 func (s Starter) WebhookDelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry) error {
-	_, err := s.Client.ExecuteWorkflow(ctx, s.webhookOptions(eventID, platformID, eventType), workflows.WebhookDelivery,
-		workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry})
-	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	if err != nil && !errors.As(err, &already) {
+	// A delivery that already ran or runs is returned, not an error
+	// (WorkflowExecutionErrorWhenAlreadyStarted is unset).
+	if _, err := s.Client.ExecuteWorkflow(ctx, s.webhookOptions(eventID, platformID, eventType), workflows.WebhookDelivery,
+		workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry}); err != nil {
 		return fmt.Errorf("start delivery of %s: %w", eventID, err)
 	}
 	return nil
@@ -110,9 +110,6 @@ func (s Starter) WebhookTest(ctx context.Context, eventID string, platformID uui
 // ErrPaymentExists reports that the workflow of this payment already ran to its end (a
 // replayed request): the transaction is read from the database instead.
 var ErrPaymentExists = errors.New("the payment already exists")
-
-// ErrTransferExists is ErrPaymentExists, as Transfer returns it.
-var ErrTransferExists = ErrPaymentExists
 
 // Transfer starts (or joins) the workflow of a transfer with Update-with-Start and waits
 // for its create update: when it returns nil the transaction is persisted, and the result
