@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
@@ -16,12 +15,15 @@ import (
 
 	"paycore/db/view"
 	"paycore/internal/config"
+	"paycore/internal/ids"
 	"paycore/workflows"
 )
 
-// TestRecordHistories refreshes the workflow histories that workflows/replay_test.go
+// TestRecordHistories records the workflow histories that workflows/replay_test.go
 // replays: PAYCORE_RECORD_HISTORIES=../../workflows/testdata go test -run RecordHistories.
-// It is skipped otherwise.
+// It is skipped otherwise. Each shape of a workflow gets files of its own (the _v2 names:
+// the create step answering the rail, the redelivery's reopen step); the files of earlier
+// shapes stay, so running workflows recorded with them keep replaying.
 func TestRecordHistories(t *testing.T) {
 	dir := os.Getenv("PAYCORE_RECORD_HISTORIES")
 	if dir == "" {
@@ -53,11 +55,14 @@ func TestRecordHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, tc := range []struct{ name, suffix string }{{"transfer_out_completed", "001"}, {"transfer_out_slow_failed", "005"}} {
+	for _, tc := range []struct{ name, suffix string }{{"transfer_out_completed_v2", "001"}, {"transfer_out_slow_failed_v2", "005"}} {
 		var tx view.Transaction
 		w.transferOut(w.external(tc.suffix), 1000).Decode(t, &tx)
 		w.waitFinal(tx.ID, 30*time.Second)
-		id := uuid.MustParse(strings.TrimPrefix(tx.ID, "Transaction:"))
+		id, err := ids.Parse(ids.Transaction, tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		eventually(t, 10*time.Second, "workflow completion", func() bool {
 			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.TransferWorkflowID("TRANSFER_OUT", id), "")
 			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
@@ -75,9 +80,26 @@ func TestRecordHistories(t *testing.T) {
 	}
 	for _, e := range rows.Executions {
 		if d, _ := s.app.temporal.DescribeWorkflowExecution(context.Background(), e.Execution.WorkflowId, ""); d != nil && d.WorkflowExecutionInfo.HistoryLength < 12 {
-			record("transfer_out_refused", e.Execution.WorkflowId)
+			record("transfer_out_refused_v2", e.Execution.WorkflowId)
 		}
 	}
+	// A redelivery: its run reopens the event before delivering it.
+	rc := newReceiver(t, nil)
+	setEndpointDirect(t, s, w.platform, rc.srv.URL)
+	ev := recordEvent(t, s, w.platform, map[string]any{})
+	eventually(t, 20*time.Second, "the delivery", func() bool { return eventStatus(t, w.c, ev).Status == "DELIVERED" })
+	eventually(t, 10*time.Second, "the delivery to close", func() bool {
+		d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.WebhookDeliveryWorkflowID(ev), "")
+		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	})
+	if r := w.c.Do("POST", "/webhooks/events/"+ev+"/redeliver", nil); r.Status != 202 {
+		t.Fatalf("redeliver: %d %s", r.Status, r.Body)
+	}
+	eventually(t, 20*time.Second, "the redelivery to close", func() bool {
+		d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.WebhookDeliveryWorkflowID(ev), "")
+		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED && rc.count() == 2
+	})
+	record("webhook_delivery_redelivered", workflows.WebhookDeliveryWorkflowID(ev))
 }
 
 func listRequest(query string) *workflowservice.ListWorkflowExecutionsRequest {

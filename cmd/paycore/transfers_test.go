@@ -14,6 +14,7 @@ import (
 
 	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
 	"paycore/internal/config"
@@ -24,13 +25,14 @@ type world struct {
 	t        testing.TB
 	s        *stack
 	c        *apitest.Client
+	platform db.Platform
 	customer string
 	account  string // the customer's USD internal account
 }
 
 func newWorld(t testing.TB, s *stack) *world {
 	t.Helper()
-	c, _ := s.platform(true)
+	c, p := s.platform(true)
 	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})
 	if r.Status != 201 {
 		t.Fatalf("create customer: %d %s", r.Status, r.Body)
@@ -42,7 +44,7 @@ func newWorld(t testing.TB, s *stack) *world {
 	if len(accts.Data) != 1 {
 		t.Fatalf("want one internal account, got %d", len(accts.Data))
 	}
-	return &world{t: t, s: s, c: c, customer: cust.ID, account: accts.Data[0].ID}
+	return &world{t: t, s: s, c: c, platform: p, customer: cust.ID, account: accts.Data[0].ID}
 }
 
 func (w *world) fund(amount int64) {
