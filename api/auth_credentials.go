@@ -63,19 +63,11 @@ func serveWalletList[R, T any](s *Server, w http.ResponseWriter, r *http.Request
 // walletConfig reads the caller's platform embedded-wallet configuration; the zero value
 // when the platform has none. It is the one place the API reads it.
 func (s *Server) walletConfig(ctx context.Context) (platformconfig.Wallet, error) {
-	var c platformconfig.Wallet
-	p, err := s.q.PlatformGet(ctx, principalFrom(ctx).PlatformID)
-	if err != nil {
-		return c, fmt.Errorf("load platform: %w", err)
+	set, err := db.PlatformSettingsGet(ctx, s.q, principalFrom(ctx).PlatformID)
+	if err != nil || set.Wallet == nil {
+		return platformconfig.Wallet{}, err
 	}
-	stored, err := platformconfig.DecodeWallet(p.EmbeddedWalletConfig)
-	if err != nil {
-		return c, fmt.Errorf("platform %s: %w", p.ID, err)
-	}
-	if stored != nil {
-		c = *stored
-	}
-	return c, nil
+	return *set.Wallet, nil
 }
 
 type credentialCreate struct {
@@ -322,14 +314,18 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	wc, err := s.walletConfig(r.Context())
+	if err != nil {
+		return err
+	}
 	var out view.Session
 	switch c.Type {
 	case catalog.CredentialPasskey:
-		out, err = s.verifyPasskey(r, c, b.Assertion)
+		out, err = s.verifyPasskey(r, c, b.Assertion, wc)
 	case catalog.CredentialOAuth:
-		out, err = s.verifyOAuth(r.Context(), c, *b.OidcToken, *b.ClientPublicKey, clientKey)
+		out, err = s.verifyOAuth(r.Context(), c, *b.OidcToken, *b.ClientPublicKey, clientKey, wc)
 	default:
-		out, err = s.verifyOTP(r.Context(), c, *b.Otp, clientKey)
+		out, err = s.verifyOTP(r.Context(), c, *b.Otp, clientKey, wc)
 	}
 	if err != nil {
 		return err
@@ -339,8 +335,8 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 }
 
 // verifyOTP checks a code (db.OTPVerify counts wrong ones) and issues the session.
-func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string, clientKey []byte) (view.Session, error) {
-	p, key, err := s.newSession(ctx, c, clientKey)
+func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string, clientKey []byte, wc platformconfig.Wallet) (view.Session, error) {
+	p, key, err := newSession(c, clientKey, wc)
 	if err != nil {
 		return view.Session{}, err
 	}
@@ -353,9 +349,9 @@ func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string
 }
 
 // verifyOAuth issues a session for a fresh token of the credential's identity.
-func (s *Server) verifyOAuth(ctx context.Context, c db.AuthCredential, token, clientPublicKey string, clientKey []byte) (view.Session, error) {
+func (s *Server) verifyOAuth(ctx context.Context, c db.AuthCredential, token, clientPublicKey string, clientKey []byte, wc platformconfig.Wallet) (view.Session, error) {
 	if !sandbox.OIDCToken.Accepts(principalFrom(ctx).Sandbox, token) {
-		id, err := s.verifyOIDC(ctx, token, clientPublicKey)
+		id, err := s.verifyOIDC(ctx, wc, token, clientPublicKey)
 		if err != nil {
 			return view.Session{}, err
 		}
@@ -363,5 +359,5 @@ func (s *Server) verifyOAuth(ctx context.Context, c db.AuthCredential, token, cl
 			return view.Session{}, err
 		}
 	}
-	return s.issueSession(ctx, c, clientKey)
+	return s.issueSession(ctx, c, clientKey, wc)
 }

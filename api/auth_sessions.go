@@ -10,19 +10,17 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/platformconfig"
 	"paycore/internal/walletauth"
 
 	"github.com/google/uuid"
 )
 
 // newSession prepares a session of credential cred: a fresh signing key sealed to the
-// client key, and the row to store, expiring after the platform's session lifetime.
-func (s *Server) newSession(ctx context.Context, cred db.AuthCredential, clientKey []byte) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
+// client key, and the row to store, expiring after the session lifetime of the platform's
+// wallet configuration c.
+func newSession(cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
 	key, err := walletauth.NewSessionKey(clientKey)
-	if err != nil {
-		return db.AuthSessionCreateParams{}, key, err
-	}
-	c, err := s.walletConfig(ctx)
 	if err != nil {
 		return db.AuthSessionCreateParams{}, key, err
 	}
@@ -31,8 +29,8 @@ func (s *Server) newSession(ctx context.Context, cred db.AuthCredential, clientK
 }
 
 // issueSession creates a session for a credential whose proof was checked.
-func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clientKey []byte) (view.Session, error) {
-	p, key, err := s.newSession(ctx, cred, clientKey)
+func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (view.Session, error) {
+	p, key, err := newSession(cred, clientKey, c)
 	if err != nil {
 		return view.Session{}, err
 	}
@@ -116,7 +114,11 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	out, err := s.issueSession(r.Context(), cred, clientKey)
+	wc, err := s.walletConfig(r.Context())
+	if err != nil {
+		return err
+	}
+	out, err := s.issueSession(r.Context(), cred, clientKey, wc)
 	if err != nil {
 		return err
 	}

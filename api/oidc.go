@@ -65,12 +65,8 @@ func (o *oidcProviders) provider(ctx context.Context, issuer string, sandbox boo
 // platform allows, its audience and expiry; then the service's own checks
 // (walletauth.CheckFresh): an iat at most 60 seconds old and, when clientPublicKey is
 // given, a nonce bound to it.
-func (s *Server) verifyOIDC(ctx context.Context, token, clientPublicKey string) (walletauth.Identity, error) {
+func (s *Server) verifyOIDC(ctx context.Context, c platformconfig.Wallet, token, clientPublicKey string) (walletauth.Identity, error) {
 	claims, err := walletauth.UnverifiedClaims(token)
-	if err != nil {
-		return walletauth.Identity{}, err
-	}
-	c, err := s.walletConfig(ctx)
 	if err != nil {
 		return walletauth.Identity{}, err
 	}
@@ -108,13 +104,13 @@ func (s *Server) oauthIdentity(ctx context.Context, token string) (walletauth.Id
 	if err != nil {
 		return walletauth.Identity{}, err
 	}
-	id, err := s.verifyOIDC(ctx, token, "")
-	if err == nil || !principalFrom(ctx).Sandbox {
-		return id, err
-	}
 	c, err := s.walletConfig(ctx)
 	if err != nil {
 		return walletauth.Identity{}, err
+	}
+	id, err := s.verifyOIDC(ctx, c, token, "")
+	if err == nil || !principalFrom(ctx).Sandbox {
+		return id, err
 	}
 	return walletauth.SandboxIdentity(c, claims)
 }

@@ -16,6 +16,7 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/ids"
+	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
@@ -55,11 +56,7 @@ func passkeyDetailsOf(c db.AuthCredential) passkeyDetails {
 
 // relyingParty builds the WebAuthn relying party of the caller's platform from
 // embeddedWalletConfig.passkeyRpId and passkeyOrigins.
-func (s *Server) relyingParty(ctx context.Context) (*webauthn.WebAuthn, error) {
-	c, err := s.walletConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) relyingParty(ctx context.Context, c platformconfig.Wallet) (*webauthn.WebAuthn, error) {
 	party, err := walletauth.RelyingPartyOf(c)
 	if err != nil {
 		return nil, err
@@ -85,7 +82,11 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 	if err := att.CheckShape(); err != nil {
 		return nil, err
 	}
-	rp, err := s.relyingParty(r.Context())
+	wc, err := s.walletConfig(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	rp, err := s.relyingParty(r.Context(), wc)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,11 @@ func (s *Server) registerPasskey(r *http.Request, accountID uuid.UUID, challenge
 // SHA-256 of a session-creation payload that includes clientPublicKey, so the assertion
 // binds the session to the client's key.
 func (s *Server) passkeyChallenge(ctx context.Context, c db.AuthCredential, clientPublicKey string) (view.PasskeyAuthChallenge, error) {
-	if _, err := s.relyingParty(ctx); err != nil {
+	wc, err := s.walletConfig(ctx)
+	if err != nil {
+		return view.PasskeyAuthChallenge{}, err
+	}
+	if _, err := s.relyingParty(ctx, wc); err != nil {
 		return view.PasskeyAuthChallenge{}, err
 	}
 	n, err := s.q.SignedRequestCountRecent(ctx, db.SignedRequestCountRecentParams{AccountID: c.AccountID, Kind: walletauth.KindPasskeySession})
@@ -128,7 +133,7 @@ func (s *Server) passkeyChallenge(ctx context.Context, c db.AuthCredential, clie
 
 // verifyPasskey checks an assertion against the challenge named by Request-Id and issues a
 // session sealed to the clientPublicKey given with that challenge.
-func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.RawMessage) (view.Session, error) {
+func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.RawMessage, wc platformconfig.Wallet) (view.Session, error) {
 	var as walletauth.Assertion
 	if err := decodeStrictAt("assertion", raw, &as); err != nil {
 		return view.Session{}, err
@@ -147,11 +152,11 @@ func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.Ra
 	}
 	var details []byte
 	if !sandbox.PasskeySignature.Accepts(principalFrom(ctx).Sandbox, as.Signature) {
-		if details, err = s.checkAssertion(ctx, c, as, walletauth.PasskeyChallengeOf(issued.Payload)); err != nil {
+		if details, err = s.checkAssertion(ctx, wc, c, as, walletauth.PasskeyChallengeOf(issued.Payload)); err != nil {
 			return view.Session{}, err
 		}
 	}
-	p, key, err := s.newSession(ctx, c, issued.Binding)
+	p, key, err := newSession(c, issued.Binding, wc)
 	if err != nil {
 		return view.Session{}, fmt.Errorf("issue passkey session: %w", err)
 	}
@@ -164,11 +169,11 @@ func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.Ra
 
 // checkAssertion has go-webauthn check an assertion of credential c over challenge and
 // returns the credential's details with its new sign counter.
-func (s *Server) checkAssertion(ctx context.Context, c db.AuthCredential, as walletauth.Assertion, challenge string) ([]byte, error) {
+func (s *Server) checkAssertion(ctx context.Context, wc platformconfig.Wallet, c db.AuthCredential, as walletauth.Assertion, challenge string) ([]byte, error) {
 	if err := as.CheckShape(); err != nil {
 		return nil, err
 	}
-	rp, err := s.relyingParty(ctx)
+	rp, err := s.relyingParty(ctx, wc)
 	if err != nil {
 		return nil, err
 	}
