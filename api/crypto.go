@@ -1,12 +1,14 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/fx"
+	"paycore/internal/ids"
 )
 
 // estimateWithdrawalFee is POST /crypto/estimate-withdrawal-fee: what withdrawing an
@@ -21,11 +23,15 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	acct, set, err := db.InternalAccountWithSettings(r.Context(), s.q, principalFrom(r.Context()).PlatformID, accountID)
-	if err != nil {
-		return err
+	p := principalFrom(r.Context())
+	acct, err := s.q.InternalAccountGet(r.Context(), db.InternalAccountGetParams{PlatformID: p.PlatformID, ID: accountID})
+	if isNoRows(err) {
+		return errAccountNotFound
 	}
-	e, err := fx.EstimateWithdrawal(s.rates(set.Environment), s.Config.FXPricing, wd, acct.InternalAccount.Currency, time.Now())
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", ids.InternalAccount, accountID, err)
+	}
+	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, time.Now())
 	if err != nil {
 		return err
 	}

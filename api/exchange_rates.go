@@ -7,9 +7,7 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
-	"paycore/internal/catalog"
 	"paycore/internal/country"
-	"paycore/internal/extaccount"
 	"paycore/internal/fx"
 	"paycore/internal/money"
 )
@@ -27,11 +25,12 @@ func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error
 	if q.err != nil {
 		return q.err
 	}
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, principalFrom(r.Context()).PlatformID)
+	p := principalFrom(r.Context())
+	set, err := db.PlatformSettingsGet(r.Context(), s.q, p.PlatformID)
 	if err != nil {
 		return err
 	}
-	offers, err := fx.Offers(s.rates(set.Environment), s.Config.FXPricing, set.Currencies, extaccount.PayoutRail, req, time.Now())
+	offers, err := fx.Offers(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, req, time.Now())
 	if err != nil {
 		return err
 	}
@@ -39,10 +38,10 @@ func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// rates is the rate table a platform of the environment sees.
-func (s *Server) rates(env catalog.Environment) *fx.Table {
-	if env == catalog.Sandbox {
-		return s.Rates.Sandbox()
+// rates is the rate table a sandbox platform (moving) or a production one sees.
+func (s *Server) rates(sandbox bool) *fx.Table {
+	if sandbox {
+		return s.sandboxRates
 	}
 	return s.Rates
 }

@@ -1,12 +1,19 @@
 package api_test
 
 import (
+	"math"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
+	"paycore/api/apitest"
 	"paycore/db/view"
+	"paycore/internal/config"
 )
 
 type rateList struct {
@@ -33,8 +40,9 @@ func TestExchangeRates(t *testing.T) {
 	}
 	r := all.Data[0]
 	// 10,000 cents less the 10-cent fee, at 0.92 € per dollar less the 0.3 % spread:
-	// 9,990 × 0.91724 = 9,163.23, rounded down.
-	if r.SendingAmount != 10_000 || r.Fees.Fixed != 10 || r.ReceivingAmount != 9_163 || r.ExchangeRate.String() != "1.090227203349" ||
+	// 9,990 × 0.91724 = 9,163.23, rounded down; the rate shown is 1 / 0.91724 to 12
+	// significant digits.
+	if r.SendingAmount != 10_000 || r.Fees.Fixed != 10 || r.ReceivingAmount != 9_163 || r.ExchangeRate.String() != "1.09022720335" ||
 		r.DestinationPaymentRail != "SEPA" || r.MinSendingAmount != 1 || r.MaxSendingAmount != 100_000_000 || r.UpdatedAt.IsZero() {
 		t.Fatalf("USD → EUR %+v", r)
 	}
@@ -72,6 +80,54 @@ func TestExchangeRates(t *testing.T) {
 	if up := moving.Data[0].UpdatedAt; !up.Equal(up.Truncate(time.Minute)) || time.Since(up) > 2*time.Minute {
 		t.Fatalf("sandbox rate updated at %v", up)
 	}
+}
+
+// The largest sendingAmount is priced promptly, never by a search that walks to MaxInt64
+// one unit at a time or by sums that wrap: a pair it fits is converted (the fees taken
+// out first), a pair it overflows is refused on sendingAmount.
+func TestExchangeRatesLargestAmount(t *testing.T) {
+	t.Parallel()
+	max := strconv.FormatInt(math.MaxInt64, 10)
+	prompt := &http.Client{Timeout: 15 * time.Second}
+
+	// Default pricing: a 10-cent fee; the net amount MaxInt64 - 10 at 0.91724 € per dollar.
+	e := newEnv(t)
+	c, _ := e.platform(false)
+	c.HTTP = prompt
+	multiCurrency(t, c, false)
+	var one rateList
+	c.Do("GET", "/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount="+max, nil).Decode(t, &one)
+	want := decimal.NewFromInt(math.MaxInt64 - 10).Mul(decimal.RequireFromString("0.91724")).Floor().IntPart()
+	if len(one.Data) != 1 || one.Data[0].SendingAmount != math.MaxInt64 || one.Data[0].Fees.Fixed != 10 || one.Data[0].ReceivingAmount != want {
+		t.Fatalf("USD → EUR, %s cents: %+v, want %d received", max, one.Data, want)
+	}
+
+	// A variable fee of 0.35 % on top.
+	v := newEnv(t, func(c *config.Config) { c.FXPricing.VariableRate = decimal.RequireFromString("0.0035") })
+	vc, _ := v.platform(false)
+	vc.HTTP = prompt
+	multiCurrency(t, vc, false)
+	vc.Do("GET", "/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount="+max, nil).Decode(t, &one)
+	// The net amount n is the largest with n + 10 + ⌈0.0035 n⌉ ≤ MaxInt64: about
+	// (MaxInt64 - 10) / 1.0035.
+	net := decimal.NewFromInt(math.MaxInt64 - 10).Div(decimal.RequireFromString("1.0035")).Floor()
+	near := net.Mul(decimal.RequireFromString("0.91724")).Floor().IntPart()
+	if len(one.Data) != 1 || one.Data[0].ReceivingAmount < near-2 || one.Data[0].ReceivingAmount > near {
+		t.Fatalf("USD → EUR, %s cents, variable fee: %+v, want about %d received", max, one.Data, near)
+	}
+	// MXN: MaxInt64 cents less the fees are more pesos than int64 holds.
+	r := vc.Do("GET", "/exchange-rates?sendingAmount="+max, nil)
+	if field := refusedField(t, r); field != "sendingAmount" {
+		t.Fatalf("refused on %q: %s", field, r.Body)
+	}
+}
+
+// refusedField is the field a 400 INVALID_INPUT refusal names (details.field).
+func refusedField(t *testing.T, r *apitest.Response) string {
+	t.Helper()
+	d, _ := expectError(t, r, 400, "INVALID_INPUT")["details"].(map[string]any)
+	field, _ := d["field"].(string)
+	return field
 }
 
 // GET /discoveries lists the seeded banks, by country and currency.
@@ -123,18 +179,49 @@ func TestEstimateWithdrawalFee(t *testing.T) {
 	}
 	other, _ := e.platform(false)
 	expectError(t, other.Do("POST", "/crypto/estimate-withdrawal-fee", body), 404, "ACCOUNT_NOT_FOUND")
+	// A sandbox platform's estimate uses the moving table: SOL within ±0.2 % of the table.
+	sb, _ := e.platform(true)
+	multiCurrency(t, sb, false)
+	sb.Do("GET", "/platform/internal-accounts", nil).Decode(t, &accts)
+	sbBody := map[string]any{}
+	for k, v := range body {
+		sbBody[k] = v
+	}
+	for _, a := range accts.Data {
+		if a.Balance.Currency.Code == "USDC" {
+			sbBody["internalAccountId"] = a.ID
+		}
+	}
+	if r := sb.Do("POST", "/crypto/estimate-withdrawal-fee", sbBody); r.Status != 200 {
+		t.Fatalf("sandbox estimate: %d %s", r.Status, r.Body)
+	} else if r.Decode(t, &est); est.ApplicationFee != 100_000 || est.TotalFee < 100_768 || est.TotalFee > 100_772 {
+		t.Fatalf("sandbox estimate: %s", r.Body)
+	}
 	raw := *c
 	raw.SkipValidation = true
-	for field, change := range map[string]any{"cryptoNetwork": "BITCOIN", "amount": 100, "currency": "USDT", "destinationAddress": "0xabc"} {
+	for _, tc := range []struct {
+		param string
+		value any
+		field string
+	}{
+		{"cryptoNetwork", "TRON", "cryptoNetwork"},
+		// A Solana address is no Bitcoin address: checked on the network asked for.
+		{"cryptoNetwork", "BITCOIN", "destinationAddress"},
+		{"amount", 100, "amount"}, // below the fees
+		{"amount", 0, "amount"},
+		{"currency", "USDT", "currency"}, // withdrawn on Solana, but the account holds USDC
+		{"currency", "USD", "currency"},
+		{"destinationAddress", "0xabc", "destinationAddress"},
+		{"internalAccountId", "Customer:0190a000-0000-7000-8000-000000000001", "internalAccountId"},
+	} {
 		b := map[string]any{}
 		for k, v := range body {
 			b[k] = v
 		}
-		b[field] = change
+		b[tc.param] = tc.value
 		r := raw.Do("POST", "/crypto/estimate-withdrawal-fee", b)
-		expectError(t, r, 400, "INVALID_INPUT")
-		if !strings.Contains(string(r.Body), `"field":"`) {
-			t.Errorf("%s: %s", field, r.Body)
+		if field := refusedField(t, r); field != tc.field {
+			t.Errorf("%s %v: refused on %q, want %s: %s", tc.param, tc.value, field, tc.field, r.Body)
 		}
 	}
 }

@@ -64,6 +64,9 @@ type Server struct {
 	start  start.Starter
 	oidc   *oidcProviders
 	router chi.Router
+
+	// sandboxRates is Rates as sandbox platforms see it (moving), built once.
+	sandboxRates *fx.Table
 }
 
 // New builds the HTTP handler of the whole service.
@@ -83,7 +86,7 @@ func New(d Deps) *Server {
 	if d.Rates == nil {
 		d.Rates = fx.BuiltIn(time.Now())
 	}
-	s := &Server{Deps: d, q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
+	s := &Server{Deps: d, sandboxRates: d.Rates.Sandbox(), q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	s.router = s.routes()
 	return s

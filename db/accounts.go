@@ -16,7 +16,6 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
 	"paycore/internal/sealbox"
 )
 
@@ -202,19 +201,4 @@ func CustomerAccountsReplace(ctx context.Context, q *Queries, box *sealbox.Box, 
 		}
 	}
 	return nil
-}
-
-// InternalAccountWithSettings reads a platform's internal account with the platform's
-// configuration, for rules that weigh both (quotes, withdrawal estimates). An account the
-// platform does not have is ACCOUNT_NOT_FOUND.
-func InternalAccountWithSettings(ctx context.Context, q *Queries, platformID, accountID uuid.UUID) (InternalAccountGetRow, platformconfig.Settings, error) {
-	a, err := q.InternalAccountGet(ctx, InternalAccountGetParams{PlatformID: platformID, ID: accountID})
-	if IsNotFound(err) {
-		return a, platformconfig.Settings{}, problem.NotFound(catalog.AccountNotFound, "internal account")
-	}
-	if err != nil {
-		return a, platformconfig.Settings{}, fmt.Errorf("read internal account: %w", err)
-	}
-	set, err := PlatformSettingsGet(ctx, q, platformID)
-	return a, set, err
 }

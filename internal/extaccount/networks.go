@@ -2,6 +2,7 @@ package extaccount
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ func bitcoinAddress(s string) string {
 }
 
 // networkAddress checks an address on each crypto network, as the wallet account types do.
+// Its networks are those fx prices withdrawals on (fx tests that the two sets are equal).
 var networkAddress = map[string]func(string) string{
 	"SOLANA": solanaAddress, "ETHEREUM": evmAddress, "BASE": evmAddress, "POLYGON": evmAddress,
 	"SPARK": sparkAddress, "BITCOIN": bitcoinAddress,
@@ -36,4 +38,14 @@ func CheckAddress(network, address string) string {
 		return "is not a supported network"
 	}
 	return check(address)
+}
+
+// Networks are the crypto networks whose addresses CheckAddress checks, sorted.
+func Networks() []string {
+	out := make([]string, 0, len(networkAddress))
+	for name := range networkAddress {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,6 +1,9 @@
 package extaccount
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestPayoutRail(t *testing.T) {
 	for cur, want := range map[string]string{"USD": "ACH", "EUR": "SEPA", "GBP": "FASTER_PAYMENTS", "MXN": "SPEI", "BRL": "PIX",
@@ -30,6 +33,19 @@ func TestCheckAddress(t *testing.T) {
 	for network, addr := range map[string]string{"SOLANA": "0x52908400098527886E0F7030069857D2E4169EE7", "BITCOIN": "bc1", "ETHEREUM": "7EcDhSYG", "TRON": "T"} {
 		if CheckAddress(network, addr) == "" {
 			t.Errorf("%s %s accepted", network, addr)
+		}
+	}
+}
+
+// Networks lists the networks CheckAddress knows, sorted, each with a check.
+func TestNetworks(t *testing.T) {
+	got := Networks()
+	if want := []string{"BASE", "BITCOIN", "ETHEREUM", "LIGHTNING", "POLYGON", "SOLANA", "SPARK"}; !slices.Equal(got, want) {
+		t.Fatalf("networks %v, want %v", got, want)
+	}
+	for _, n := range got {
+		if CheckAddress(n, "") == "is not a supported network" {
+			t.Errorf("%s is listed but not checked", n)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package extaccount
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -99,11 +100,13 @@ func (n New) Verify(sandbox bool) (New, error) {
 }
 
 // partialName is how a bank's record differs in a partial match: initials for all but the
-// last name.
+// last name. An initial is the first character (rune), never a byte of it: "Élodie
+// Durand" is "É. Durand".
 func partialName(name string) string {
 	parts := strings.Fields(name)
 	for i := 0; i < len(parts)-1; i++ {
-		parts[i] = parts[i][:1] + "."
+		_, size := utf8.DecodeRuneInString(parts[i])
+		parts[i] = parts[i][:size] + "."
 	}
 	return strings.Join(parts, " ")
 }

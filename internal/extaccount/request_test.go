@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
@@ -94,5 +95,27 @@ func TestVerify(t *testing.T) {
 	w := New{Info: Info{IsWallet: true, Identifier: "x105"}}
 	if v, err := w.Verify(true); err != nil || v.VerificationStatus != nil {
 		t.Fatalf("wallet: %+v %v", v, err)
+	}
+}
+
+// A partial match's initials are whole characters: "Élodie Durand" is "É. Durand", valid
+// UTF-8 (Postgres refuses anything else), not half of the É's two bytes.
+func TestPartialNameUTF8(t *testing.T) {
+	for name, want := range map[string]string{
+		"Élodie Durand": "É. Durand", "Łukasz Ørsted Åberg": "Ł. Ø. Åberg", "李 小龙": "李. 小龙",
+		"Grace Brewster Hopper": "G. B. Hopper", "Cher": "Cher",
+	} {
+		if got := partialName(name); got != want || !utf8.ValidString(got) {
+			t.Errorf("partialName(%q) = %q, want %q", name, got, want)
+		}
+	}
+	r := usdRequest("5550000103")
+	r.AccountInfo = json.RawMessage(strings.Replace(string(r.AccountInfo), "Grace Brewster Hopper", "Élodie Durand", 1))
+	n, err := r.Check(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err = n.Verify(true); err != nil || n.VerifiedName == nil || *n.VerifiedName != "É. Durand" {
+		t.Fatalf("verified %+v %v", n.VerifiedName, err)
 	}
 }

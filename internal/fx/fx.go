@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -112,16 +111,6 @@ func (t *Table) Sandbox() *Table {
 
 // ErrNoRate is returned for a currency the table has no rate for.
 var ErrNoRate = errors.New("no exchange rate for this currency")
-
-// Currencies returns the codes the table has rates for, sorted.
-func (t *Table) Currencies() []string {
-	out := make([]string, 0, len(t.unitsPerUSD))
-	for c := range t.unitsPerUSD {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // Mid returns the mid-market rate from → to at a moment: units (major) of to per unit of
 // from, and when that rate last changed.

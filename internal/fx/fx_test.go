@@ -2,6 +2,7 @@ package fx
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -156,7 +157,7 @@ func TestPrice(t *testing.T) {
 	if !r.Multiplier.Equal(decimal.RequireFromString("1.485")) || r.FixedFee != 10 {
 		t.Fatalf("USD → JPY multiplier %s, fixed fee %d", r.Multiplier, r.FixedFee)
 	}
-	if got := r.ExchangeRate(); !got.Equal(decimal.RequireFromString("0.006734006734")) {
+	if got := r.ExchangeRate(); got.String() != "0.00673400673401" {
 		t.Fatalf("exchange rate %s", got)
 	}
 	// 10 US cents in yen is 15 yen; in BTC 0.00000105 BTC = 105 satoshis.
@@ -180,7 +181,8 @@ func TestConversionRounding(t *testing.T) {
 		{Spread: decimal.RequireFromString("0.0125"), FixedFeeUSD: decimal.RequireFromString("1.99"), VariableRate: decimal.RequireFromString("0.0035")},
 	}
 	codes := []string{"JPY", "USD", "EUR", "KWD", "USDC", "BTC", "SOL"}
-	amounts := []int64{0, 1, 2, 3, 7, 99, 100, 101, 9_999, 10_000, 1_000_003, 123_456_789, 1 << 40, math.MaxInt64 / 1_000_000_000_000}
+	amounts := []int64{0, 1, 2, 3, 7, 99, 100, 101, 9_999, 10_000, 1_000_003, 123_456_789, 1 << 40, math.MaxInt64 / 1_000_000_000_000,
+		math.MaxInt64 / 2, math.MaxInt64 - 1, math.MaxInt64}
 	for _, p := range pricings {
 		for _, from := range codes {
 			for _, to := range codes {
@@ -203,9 +205,9 @@ func TestConversionRounding(t *testing.T) {
 func checkSending(t *testing.T, r Rate, total int64) {
 	t.Helper()
 	c, err := r.Sending(total)
-	if total < r.Fees(0) {
+	if total < r.FixedFee {
 		if !errors.Is(err, ErrBelowFees) {
-			t.Fatalf("%s → %s: %d below the fees %d: %+v %v", r.From.Code, r.To.Code, total, r.Fees(0), c, err)
+			t.Fatalf("%s → %s: %d below the fees %d: %+v %v", r.From.Code, r.To.Code, total, r.FixedFee, c, err)
 		}
 		return
 	}
@@ -215,15 +217,20 @@ func checkSending(t *testing.T, r Rate, total int64) {
 	if err != nil {
 		t.Fatalf("%s → %s sending %d: %v", r.From.Code, r.To.Code, total, err)
 	}
+	// Sums in decimals: near MaxInt64 an int64 sum would wrap.
 	converted := decimal.NewFromInt(c.Net).Mul(r.Multiplier)
+	fees, feesErr := r.Fees(c.Net)
+	next, nextErr := r.Fees(c.Net + 1)
 	switch {
-	case c.Net+c.Fees != total || c.Net < 0 || c.Fees < r.Fees(c.Net):
+	case c.Total != total || c.Net < 0 || c.Fees < 0 || c.Net != total-c.Fees:
 		t.Fatalf("%s → %s sending %d: %+v does not add up", r.From.Code, r.To.Code, total, c)
+	case feesErr != nil || c.Fees < fees:
+		t.Fatalf("%s → %s sending %d: %+v pays less than the fees %d (%v)", r.From.Code, r.To.Code, total, c, fees, feesErr)
 	case decimal.NewFromInt(c.Receiving).GreaterThan(converted):
 		t.Fatalf("%s → %s sending %d: pays %d for %s converted", r.From.Code, r.To.Code, total, c.Receiving, converted)
-	case decimal.NewFromInt(c.Receiving + 1).LessThanOrEqual(converted):
+	case decimal.NewFromInt(c.Receiving).Add(decimal.NewFromInt(1)).LessThanOrEqual(converted):
 		t.Fatalf("%s → %s sending %d: pays %d, a full unit below %s", r.From.Code, r.To.Code, total, c.Receiving, converted)
-	case c.Net+1+r.Fees(c.Net+1) <= total:
+	case c.Net < total && nextErr == nil && decimal.NewFromInt(c.Net+1).Add(decimal.NewFromInt(next)).LessThanOrEqual(decimal.NewFromInt(total)):
 		t.Fatalf("%s → %s sending %d: net %d is not the largest the total pays", r.From.Code, r.To.Code, total, c.Net)
 	}
 }
@@ -237,7 +244,7 @@ func checkReceiving(t *testing.T, r Rate, receiving int64) {
 	if err != nil {
 		t.Fatalf("%s → %s receiving %d: %v", r.From.Code, r.To.Code, receiving, err)
 	}
-	if c.Total != c.Net+c.Fees || c.Fees != r.Fees(c.Net) || c.Receiving != receiving {
+	if fees, err := r.Fees(c.Net); err != nil || c.Total != c.Net+c.Fees || c.Fees != fees || c.Receiving != receiving {
 		t.Fatalf("%s → %s receiving %d: %+v does not add up", r.From.Code, r.To.Code, receiving, c)
 	}
 	// The same rule from the other side: the total delivers at least the amount, one minor
@@ -269,8 +276,8 @@ func TestConversionTooLarge(t *testing.T) {
 func TestFeesRoundUp(t *testing.T) {
 	r := Rate{From: cur(t, "USD"), To: cur(t, "EUR"), Multiplier: decimal.RequireFromString("0.9"), FixedFee: 10,
 		VariableRate: decimal.RequireFromString("0.0035")}
-	if got := r.Fees(1000); got != 14 {
-		t.Fatalf("fees on 1000: %d, want 14", got)
+	if got, err := r.Fees(1000); err != nil || got != 14 {
+		t.Fatalf("fees on 1000: %d %v, want 14", got, err)
 	}
 	c, err := r.Sending(1014)
 	if err != nil || c != (Conversion{Total: 1014, Net: 1000, Fees: 14, Receiving: 900}) {
@@ -299,5 +306,129 @@ func BenchmarkPriceAndConvert(b *testing.B) {
 		if _, err := r.Receiving(7_654_321); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// finishes runs f and fails the test when it has not returned within a few seconds (a
+// search that walks towards MaxInt64 one unit at a time would run for years).
+func finishes(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s still running after 5 s", what)
+	}
+}
+
+// Sending the largest amount: net plus fees would pass MaxInt64, so Sending compares by
+// subtraction. USD → EUR fits (a euro cent is worth more than a US cent): the net amount is
+// what is left after the fees, fees included, converted.
+func TestSendingMaxInt64(t *testing.T) {
+	tb := table(t, false)
+	variable := DefaultPricing()
+	variable.VariableRate = decimal.RequireFromString("0.0035")
+	multiplier := decimal.RequireFromString("0.91724") // 0.92 € per dollar less 0.3 %
+	for name, p := range map[string]Pricing{"default pricing": DefaultPricing(), "variable fee": variable} {
+		r, err := Price(tb, cur(t, "USD"), cur(t, "EUR"), p, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c Conversion
+		finishes(t, name+": Sending(MaxInt64)", func() { c, err = r.Sending(math.MaxInt64) })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkSending(t, r, math.MaxInt64)
+		wantRecv := decimal.NewFromInt(c.Net).Mul(multiplier).Floor().IntPart()
+		if c.Total != math.MaxInt64 || c.Net != math.MaxInt64-c.Fees || c.Fees < 10 || c.Receiving != wantRecv {
+			t.Fatalf("%s: %+v, want fees of at least 10 and %d received", name, c, wantRecv)
+		}
+		// 10 cents, or 10 cents and 0.35 % of the net amount.
+		if fees, _ := r.Fees(c.Net); name == "default pricing" && c.Fees != 10 || name == "variable fee" && (c.Fees < fees || c.Fees > fees+1 || fees < 32_000_000_000_000_000) {
+			t.Fatalf("%s: fees %d (Fees(net) %d)", name, c.Fees, fees)
+		}
+	}
+}
+
+// Fees that do not fit int64 are refused, never wrapped, and Sending treats them as too
+// large to pay.
+func TestFeesTooLarge(t *testing.T) {
+	r := Rate{From: cur(t, "USD"), To: cur(t, "EUR"), Multiplier: decimal.RequireFromString("0.9"), FixedFee: math.MaxInt64 - 1,
+		VariableRate: decimal.RequireFromString("0.5")}
+	if f, err := r.Fees(10); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("fixed fee MaxInt64-1 plus 5: %d %v", f, err)
+	}
+	if f, err := r.Fees(0); err != nil || f != math.MaxInt64-1 {
+		t.Fatalf("fixed fee alone: %d %v", f, err)
+	}
+	r.FixedFee, r.VariableRate = 10, decimal.RequireFromString("0.99999999999999999999")
+	if f, err := r.Fees(math.MaxInt64); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("10 plus about MaxInt64: %d %v", f, err)
+	}
+	var c Conversion
+	var err error
+	finishes(t, "Sending(MaxInt64) at a variable fee near 100 %", func() { c, err = r.Sending(math.MaxInt64) })
+	if err != nil || c.Net+c.Fees != math.MaxInt64 || c.Net > math.MaxInt64/2 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	checkSending(t, r, math.MaxInt64)
+}
+
+// Negative amounts are refused: a receiving amount with an error, a sending one as below
+// the fees (even fees of 0).
+func TestNegativeAmounts(t *testing.T) {
+	tb := table(t, false)
+	free := Pricing{Spread: decimal.Zero, FixedFeeUSD: decimal.Zero, VariableRate: decimal.Zero}
+	for _, p := range []Pricing{DefaultPricing(), free} {
+		r, err := Price(tb, cur(t, "USD"), cur(t, "EUR"), p, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []int64{-1, -10_000, math.MinInt64} {
+			var c Conversion
+			finishes(t, fmt.Sprintf("Receiving(%d)", a), func() { c, err = r.Receiving(a) })
+			if !errors.Is(err, ErrNegative) {
+				t.Errorf("receiving %d: %+v %v", a, c, err)
+			}
+			finishes(t, fmt.Sprintf("Sending(%d)", a), func() { c, err = r.Sending(a) })
+			if !errors.Is(err, ErrBelowFees) {
+				t.Errorf("sending %d: %+v %v", a, c, err)
+			}
+		}
+	}
+}
+
+// The exchange rate shows 12 significant digits however small or large it is, and a pair
+// whose multiplier rounds to 0 is refused rather than divided by.
+func TestExchangeRateDigits(t *testing.T) {
+	tb := table(t, false)
+	for pair, want := range map[[2]string]string{
+		{"USD", "EUR"}: "1.09022720335",           // 1 / 0.91724
+		{"BTC", "LBP"}: "0.000000000117671450105", // 10^-6 / 8,498.238…
+		{"LBP", "BTC"}: "8549457897.5",
+	} {
+		r, err := Price(tb, cur(t, pair[0]), cur(t, pair[1]), DefaultPricing(), t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ExchangeRate(); got.String() != want {
+			t.Errorf("%s → %s: %s, want %s", pair[0], pair[1], got, want)
+		}
+	}
+	extreme, err := NewTable(map[string]string{"EUR": "1e-30"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Price(extreme, cur(t, "USD"), cur(t, "EUR"), DefaultPricing(), t0); !errors.Is(err, ErrRateTooSmall) {
+		t.Fatalf("USD → EUR at 10^-30 € per dollar: %+v %v", r, err)
+	}
+	r, err := Price(extreme, cur(t, "EUR"), cur(t, "USD"), DefaultPricing(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ExchangeRate(); !got.Equal(decimal.RequireFromString("1.00300902708e-30")) {
+		t.Fatalf("EUR → USD at 10^-30 € per dollar: %s", got)
 	}
 }

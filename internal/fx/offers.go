@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
@@ -37,9 +38,9 @@ type Offer struct {
 
 // Offers lists the priced rates from the platform's sending currencies (those of its
 // supported currencies with OUTGOING enabled) to the destinations, in the order of its
-// configuration. rail names a currency's payout rail (false: none). A sending amount
-// below a pair's fees delivers 0.
-func Offers(rates Provider, p Pricing, supported platformconfig.Currencies, rail func(string) (string, bool), req ListRequest, at time.Time) ([]Offer, error) {
+// configuration, each with its payout rail (extaccount.PayoutRail). A sending amount below
+// a pair's fees delivers 0.
+func Offers(rates Provider, p Pricing, supported platformconfig.Currencies, req ListRequest, at time.Time) ([]Offer, error) {
 	var sources []platformconfig.Currency
 	for _, c := range supported {
 		if slices.Contains(c.EnabledTransactionTypes, string(catalog.Outgoing)) && (req.Source == "" || req.Source == c.CurrencyCode) {
@@ -52,7 +53,7 @@ func Offers(rates Provider, p Pricing, supported platformconfig.Currencies, rail
 	dests := req.Destinations
 	if len(dests) == 0 {
 		for _, code := range supported.Codes() {
-			if _, ok := rail(code); ok {
+			if _, ok := extaccount.PayoutRail(code); ok {
 				dests = append(dests, code)
 			}
 		}
@@ -65,7 +66,7 @@ func Offers(rates Provider, p Pricing, supported platformconfig.Currencies, rail
 		}
 		for _, code := range dests {
 			to, ok := money.Lookup(code)
-			r, hasRail := rail(code)
+			r, hasRail := extaccount.PayoutRail(code)
 			if !ok || !hasRail {
 				return nil, problem.Field("destinationCurrency", "%s is not a currency paid out over a payment rail", code)
 			}

@@ -45,10 +45,8 @@ func (p Pricing) Check() error {
 // lists show.
 type Rate struct {
 	From, To money.Currency
-	// Mid is the mid-market rate: units (major) of To per unit of From.
-	Mid decimal.Decimal
 	// Multiplier is what one sending minor unit converts to, in receiving minor units,
-	// after the spread (the service's multiplier in rateDetails).
+	// after the spread (the service's multiplier in rateDetails). Price never makes it 0.
 	Multiplier decimal.Decimal
 	// FixedFee is the fixed fee in sending minor units.
 	FixedFee int64
@@ -58,7 +56,12 @@ type Rate struct {
 	UpdatedAt time.Time
 }
 
-// Price is the rate from → to at a moment under the pricing, from the provider's rates.
+// maxInt64 is the largest amount of minor units, as a decimal.
+var maxInt64 = decimal.NewFromInt(math.MaxInt64)
+
+// Price is the rate from → to at a moment under the pricing, from the provider's rates. A
+// pair whose multiplier rounds to 0 (a receiving minor unit worth more than 10^24 sending
+// ones, as only an extreme rate table makes) is refused with ErrRateTooSmall.
 func Price(rates Provider, from, to money.Currency, p Pricing, at time.Time) (Rate, error) {
 	mid, updated, err := rates.Mid(from.Code, to.Code, at)
 	if err != nil {
@@ -70,17 +73,49 @@ func Price(rates Provider, from, to money.Currency, p Pricing, at time.Time) (Ra
 	}
 	scale := decimal.New(1, int32(to.Decimals-from.Decimals))
 	m := mid.Mul(decimal.NewFromInt(1).Sub(p.Spread)).Mul(scale).RoundDown(divPlaces)
-	fixed := p.FixedFeeUSD.Mul(usdToFrom).Shift(int32(from.Decimals)).Ceil()
-	if !fixed.LessThanOrEqual(decimal.NewFromInt(math.MaxInt64)) {
-		return Rate{}, fmt.Errorf("%s → %s: %w", from.Code, to.Code, ErrTooLarge)
+	if !m.IsPositive() {
+		return Rate{}, fmt.Errorf("%s → %s: %w", from.Code, to.Code, ErrRateTooSmall)
 	}
-	return Rate{From: from, To: to, Mid: mid, Multiplier: m, FixedFee: fixed.IntPart(), VariableRate: p.VariableRate, UpdatedAt: updated}, nil
+	fixed, err := minorUnitsUp(p.FixedFeeUSD, usdToFrom, from.Decimals)
+	if err != nil {
+		return Rate{}, fmt.Errorf("%s → %s: %w", from.Code, to.Code, err)
+	}
+	return Rate{From: from, To: to, Multiplier: m, FixedFee: fixed, VariableRate: p.VariableRate, UpdatedAt: updated}, nil
 }
 
+// minorUnitsUp is an amount of major units of one currency in the minor units (decimals)
+// of another worth perUnit of it per unit, rounded up: a fixed fee in US dollars in the
+// sending currency, a network fee in the withdrawn currency. ErrTooLarge when it does not
+// fit int64.
+func minorUnitsUp(major, perUnit decimal.Decimal, decimals int) (int64, error) {
+	d := major.Mul(perUnit).Shift(int32(decimals)).Ceil()
+	if d.GreaterThan(maxInt64) {
+		return 0, ErrTooLarge
+	}
+	return d.IntPart(), nil
+}
+
+// exchangeRateDigits is how many significant digits ExchangeRate shows.
+const exchangeRateDigits = 12
+
 // ExchangeRate is the rate as the API shows it: sending units (major) per receiving unit,
-// the spread included.
+// the spread included, rounded to exchangeRateDigits significant digits however small or
+// large it is.
 func (r Rate) ExchangeRate() decimal.Decimal {
-	return decimal.New(1, int32(r.To.Decimals-r.From.Decimals)).DivRound(r.Multiplier, divPlaces).Round(12)
+	one := decimal.New(1, int32(r.To.Decimals-r.From.Decimals))
+	// The quotient's leading digit is at most intDigits(one) - intDigits(Multiplier)
+	// places before the point: truncating it two digits beyond the last one shown keeps
+	// every digit shown and rounds as the exact quotient would.
+	places := exchangeRateDigits + 2 - intDigits(one) + intDigits(r.Multiplier)
+	q, _ := one.QuoRem(r.Multiplier, places)
+	return q.Round(exchangeRateDigits - intDigits(q))
+}
+
+// intDigits is the position of a non-zero decimal's leading digit: how many digits it has
+// before the point (1 for 1.5, 3 for 150), or minus how many zeros follow the point before
+// it (0 for 0.5, -2 for 0.005).
+func intDigits(d decimal.Decimal) int32 {
+	return int32(d.NumDigits()) + d.Exponent()
 }
 
 // Errors of the conversions.
@@ -89,11 +124,21 @@ var (
 	ErrBelowFees = errors.New("the amount does not cover the fees")
 	// ErrTooLarge: an amount would not fit in int64 minor units.
 	ErrTooLarge = errors.New("the amount is too large")
+	// ErrNegative: an amount to convert is negative.
+	ErrNegative = errors.New("the amount is negative")
+	// ErrRateTooSmall: a pair's multiplier rounds to 0 receiving minor units per sending
+	// minor unit.
+	ErrRateTooSmall = errors.New("the exchange rate is too small to price")
 )
 
-// Fees is the fee on a converted (net) amount of sending minor units.
-func (r Rate) Fees(net int64) int64 {
-	return r.FixedFee + r.VariableRate.Mul(decimal.NewFromInt(net)).Ceil().IntPart()
+// Fees is the fee on a converted (net) amount of sending minor units: the fixed fee plus
+// the variable fee rounded up; ErrTooLarge when it does not fit int64.
+func (r Rate) Fees(net int64) (int64, error) {
+	d := r.VariableRate.Mul(decimal.NewFromInt(net)).Ceil().Add(decimal.NewFromInt(r.FixedFee))
+	if d.GreaterThan(maxInt64) {
+		return 0, ErrTooLarge
+	}
+	return d.IntPart(), nil
 }
 
 // Conversion is an amount converted: Total = Net + Fees sending minor units, Net
@@ -107,15 +152,21 @@ type Conversion struct {
 // the net amount is the fee (it differs from Fees(Net) only by the rounding of a variable
 // fee).
 func (r Rate) Sending(total int64) (Conversion, error) {
-	if total < r.Fees(0) {
-		return Conversion{}, ErrBelowFees
+	if total < 0 || total < r.FixedFee {
+		return Conversion{}, ErrBelowFees // Fees(0) is the fixed fee
+	}
+	// pays: the total pays net with its fees. Compared by subtraction (0 ≤ net ≤ total),
+	// never by a sum that could pass MaxInt64.
+	pays := func(net int64) bool {
+		fees, err := r.Fees(net)
+		return err == nil && fees <= total-net
 	}
 	one := decimal.NewFromInt(1)
 	net := decimal.NewFromInt(total - r.FixedFee).Div(one.Add(r.VariableRate)).Floor().IntPart()
-	for net > 0 && net+r.Fees(net) > total {
+	for net > 0 && !pays(net) {
 		net--
 	}
-	for net < total && net+1+r.Fees(net+1) <= total {
+	for net < total && pays(net+1) {
 		net++
 	}
 	recv, err := r.receiving(net)
@@ -126,8 +177,11 @@ func (r Rate) Sending(total int64) (Conversion, error) {
 }
 
 // Receiving prices a locked receiving amount: the least net amount whose conversion,
-// rounded down, reaches it, plus its fees.
+// rounded down, reaches it, plus its fees. A negative amount is refused (ErrNegative).
 func (r Rate) Receiving(receiving int64) (Conversion, error) {
+	if receiving < 0 {
+		return Conversion{}, ErrNegative
+	}
 	netD := decimal.NewFromInt(receiving).DivRound(r.Multiplier, divPlaces).Ceil()
 	if !netD.LessThan(decimal.NewFromInt(math.MaxInt64 / 2)) {
 		return Conversion{}, ErrTooLarge
@@ -149,7 +203,10 @@ func (r Rate) Receiving(receiving int64) (Conversion, error) {
 		}
 		net++
 	}
-	fees := r.Fees(net)
+	fees, err := r.Fees(net)
+	if err != nil {
+		return Conversion{}, err
+	}
 	if net > math.MaxInt64-fees {
 		return Conversion{}, ErrTooLarge
 	}
@@ -159,7 +216,7 @@ func (r Rate) Receiving(receiving int64) (Conversion, error) {
 // receiving is floor(net × Multiplier).
 func (r Rate) receiving(net int64) (int64, error) {
 	d := decimal.NewFromInt(net).Mul(r.Multiplier).Floor()
-	if !d.LessThanOrEqual(decimal.NewFromInt(math.MaxInt64)) {
+	if !d.LessThanOrEqual(maxInt64) {
 		return 0, ErrTooLarge
 	}
 	return d.IntPart(), nil

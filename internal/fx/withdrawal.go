@@ -1,6 +1,8 @@
 package fx
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -119,13 +121,15 @@ func EstimateWithdrawal(rates Provider, p Pricing, w Withdrawal, accountCurrency
 			return WithdrawalEstimate{}, err
 		}
 	}
-	dec := int32(w.Currency.Decimals)
-	e := WithdrawalEstimate{
-		NetworkFee:      n.fee.Shift(n.nativeDecimals).IntPart(),
-		NetworkFeeAsset: n.native,
-		ApplicationFee:  p.FixedFeeUSD.Mul(usdToCur).Shift(dec).Ceil().IntPart(),
+	e := WithdrawalEstimate{NetworkFee: n.fee.Shift(n.nativeDecimals).IntPart(), NetworkFeeAsset: n.native}
+	if e.ApplicationFee, err = minorUnitsUp(p.FixedFeeUSD, usdToCur, w.Currency.Decimals); err != nil {
+		return WithdrawalEstimate{}, fmt.Errorf("application fee in %s: %w", w.Currency.Code, err)
 	}
-	e.TotalFee = e.ApplicationFee + n.fee.Mul(curPerNative).Shift(dec).Ceil().IntPart()
+	networkFee, err := minorUnitsUp(n.fee, curPerNative, w.Currency.Decimals)
+	if err != nil || networkFee > math.MaxInt64-e.ApplicationFee {
+		return WithdrawalEstimate{}, fmt.Errorf("network fee of %s in %s: %w", w.Network, w.Currency.Code, ErrTooLarge)
+	}
+	e.TotalFee = e.ApplicationFee + networkFee
 	if w.Amount <= e.TotalFee {
 		return e, problem.Field("amount", "amount %d does not cover the withdrawal's fees of %d %s", w.Amount, e.TotalFee, w.Currency.Code).
 			With(map[string]any{"totalFee": e.TotalFee})

@@ -1,8 +1,14 @@
 package fx
 
 import (
+	"errors"
+	"math"
+	"slices"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/extaccount"
 	"paycore/internal/problem"
 )
 
@@ -42,6 +48,8 @@ func TestEstimateWithdrawal(t *testing.T) {
 		"unknown network":     {Withdrawal{cur(t, "USDC"), "TRON", 1_000_000}, "cryptoNetwork"},
 		"below the fees":      {Withdrawal{cur(t, "BTC"), "BITCOIN", 1605}, "amount"},
 		"fiat on any network": {Withdrawal{cur(t, "USD"), "SOLANA", 1_000}, "currency"},
+		// USDT is withdrawn on Solana, but the account holds USDC.
+		"another currency": {Withdrawal{cur(t, "USDT"), "SOLANA", 1_000_000}, "currency"},
 	} {
 		held := tc.w.Currency.Code
 		if name == "another currency" {
@@ -51,6 +59,39 @@ func TestEstimateWithdrawal(t *testing.T) {
 		if w, ok := problem.ToWire(err); !ok || w.Field != tc.field {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	// The same USDT withdrawal from a USDT account is priced.
+	if _, err := EstimateWithdrawal(tb, p, Withdrawal{cur(t, "USDT"), "SOLANA", 1_000_000}, "USDT", t0); err != nil {
+		t.Errorf("USDT from a USDT account: %v", err)
+	}
+}
+
+// Fees that do not fit int64 minor units (an extreme rate table) are refused, never
+// wrapped: the application fee, and the network fee converted.
+func TestEstimateWithdrawalTooLarge(t *testing.T) {
+	tb, err := NewTable(map[string]string{"USDC": "1e30"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFee := Pricing{Spread: decimal.Zero, FixedFeeUSD: decimal.Zero, VariableRate: decimal.Zero}
+	for name, tc := range map[string]struct {
+		p       Pricing
+		network string
+	}{
+		"application fee": {DefaultPricing(), "SOLANA"},
+		"network fee":     {noFee, "ETHEREUM"},
+	} {
+		e, err := EstimateWithdrawal(tb, tc.p, Withdrawal{cur(t, "USDC"), tc.network, math.MaxInt64}, "USDC", t0)
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s: %+v %v", name, e, err)
+		}
+	}
+}
+
+// The networks withdrawals are priced on are those whose addresses are checked.
+func TestNetworksMatchAddressChecks(t *testing.T) {
+	if got, want := Networks(), extaccount.Networks(); !slices.Equal(got, want) {
+		t.Fatalf("fx prices withdrawals on %v, extaccount checks addresses on %v", got, want)
 	}
 }
 

@@ -89,7 +89,18 @@ func (p OTPPolicy) NewCode() (string, error) {
 // Mail is the subject and body of the e-mail carrying code.
 func (p OTPPolicy) Mail(code string) (subject, body string) {
 	return "Your " + p.AppName + " code",
-		fmt.Sprintf("Your one-time code is %s. It expires in %d minutes.", code, int(p.TTL.Minutes()))
+		fmt.Sprintf("Your one-time code is %s. It expires in %s.", code, lifetimeText(p.TTL))
+}
+
+// lifetimeText words a code's lifetime exactly, never longer than it is (WaitText rounds
+// up to whole minutes, right for a wait, not for an expiry): "30 seconds", "1 minute",
+// "1 minute 30 seconds", "5 minutes".
+func lifetimeText(ttl time.Duration) string {
+	secs := int(ttl / time.Second)
+	if rest := secs % 60; secs > 60 && rest != 0 {
+		return WaitText(secs-rest) + " " + WaitText(rest)
+	}
+	return WaitText(secs)
 }
 
 // OTPHash is what is stored of a credential's code: codes are never stored in clear.

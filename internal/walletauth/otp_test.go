@@ -66,6 +66,15 @@ func TestOTPMail(t *testing.T) {
 	if subject != "Your Acme code" || body != "Your one-time code is 123456. It expires in 10 minutes." {
 		t.Fatalf("mail %q / %q", subject, body)
 	}
+	// Lifetimes that are not whole minutes are worded exactly, never as 0 minutes or
+	// rounded up.
+	for secs, want := range map[int]string{30: "30 seconds", 60: "1 minute", 90: "1 minute 30 seconds", 300: "5 minutes",
+		1: "1 second", 3630: "1 hour 30 seconds", 7800: "2 hours 10 minutes"} {
+		_, body := OTPPolicy{AppName: "Acme", TTL: time.Duration(secs) * time.Second}.Mail("123456")
+		if want := "Your one-time code is 123456. It expires in " + want + "."; body != want {
+			t.Errorf("%d s: %q, want %q", secs, body, want)
+		}
+	}
 }
 
 func TestOTPHashIsPerCredential(t *testing.T) {
