@@ -32,18 +32,20 @@ func CheckCurrencies(list []string, region string, supported platformconfig.Curr
 				c, strings.Join(supported.Codes(), ", "))
 		}
 		if money.IsFiat(c) && c != home && c != "USD" {
-			return problem.Field(field, "a customer in region %s can hold %s, USD and crypto currencies; %s accounts need a separate customer in a region that uses %s",
-				region, orNone(home), c, c)
+			return problem.Field(field, "a customer in region %s can hold %s and crypto currencies; %s accounts need a separate customer in a region that uses %s",
+				region, fiatAllowed(home), c, c)
 		}
 	}
 	return nil
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "no other fiat currency"
+// fiatAllowed words the fiat currencies a customer whose region uses home may hold: home
+// and USD.
+func fiatAllowed(home string) string {
+	if home == "" || home == "USD" {
+		return "USD"
 	}
-	return s
+	return home + ", USD"
 }
 
 // InferCurrencies are the currencies of a customer created without a list: the region's

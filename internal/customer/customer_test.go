@@ -97,7 +97,7 @@ func TestCreateRefusals(t *testing.T) {
 		"unknown currency":   {individual(func(in *Input) { in.Currencies = &[]string{"XYZ"} }), "currencies[0]", `"XYZ" is not a known currency code`},
 		"currency twice":     {individual(func(in *Input) { in.Currencies = &[]string{"USD", "USD"} }), "currencies[1]", "currency USD is listed twice"},
 		"unsupported":        {individual(func(in *Input) { in.Currencies = &[]string{"EUR"} }), "currencies[0]", "the platform does not support EUR (supported: USD, BTC, MXN)"},
-		"foreign fiat":       {individual(func(in *Input) { in.Currencies = &[]string{"USD", "MXN"} }), "currencies[1]", "a customer in region US can hold USD, USD and crypto currencies; MXN accounts need a separate customer"},
+		"foreign fiat":       {individual(func(in *Input) { in.Currencies = &[]string{"USD", "MXN"} }), "currencies[1]", "a customer in region US can hold USD and crypto currencies; MXN accounts need a separate customer"},
 		"bad uma":            {individual(func(in *Input) { in.UmaAddress = ptr("ana@pay.example") }), "umaAddress", "umaAddress must look like $name@pay.example"},
 		"foreign uma":        {individual(func(in *Input) { in.UmaAddress = ptr("$ana@other.example") }), "umaAddress", "must be on the platform's UMA domain pay.example"},
 	}

@@ -2,13 +2,13 @@ package customer
 
 import (
 	"fmt"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
 
 	"paycore/internal/catalog"
 	"paycore/internal/country"
+	"paycore/internal/email"
 	"paycore/internal/problem"
 )
 
@@ -214,7 +214,7 @@ func checkTypeFields(typ catalog.CustomerType, in Input) error {
 // status the request sets (cur when it sets none).
 func checkCommon(cur catalog.KycStatus, in Input) (catalog.KycStatus, error) {
 	if in.Email != nil {
-		if a, err := mail.ParseAddress(*in.Email); err != nil || a.Address != *in.Email || len(*in.Email) > 255 {
+		if !email.Plain(*in.Email) {
 			return cur, problem.Field("email", "email must be a plain e-mail address such as ana@example.com")
 		}
 	}

@@ -3,12 +3,12 @@ package platformconfig
 import (
 	"encoding/json"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"slices"
 	"time"
 
 	"paycore/internal/catalog"
+	"paycore/internal/email"
 	"paycore/internal/money"
 	"paycore/internal/problem"
 )
@@ -238,7 +238,7 @@ func checkWalletEmails(c *Wallet) error {
 		if m.v == nil {
 			continue
 		}
-		if a, err := mail.ParseAddress(*m.v); err != nil || a.Address != *m.v || len(*m.v) > 255 {
+		if !email.Plain(*m.v) {
 			return problem.Field("embeddedWalletConfig."+m.name, "embeddedWalletConfig.%s must be a plain e-mail address", m.name)
 		}
 	}

@@ -1,11 +1,11 @@
 package walletauth
 
 import (
-	"net/mail"
 	"slices"
 	"strings"
 
 	"paycore/internal/catalog"
+	"paycore/internal/email"
 	"paycore/internal/problem"
 )
 
@@ -61,7 +61,7 @@ func (n NewCredential) Check() error {
 // has none).
 func CredentialEmail(given, customers *string) (string, error) {
 	if given != nil {
-		if a, err := mail.ParseAddress(*given); err != nil || a.Address != *given {
+		if !email.Plain(*given) {
 			return "", problem.Field("email", "email must be a plain e-mail address")
 		}
 		return *given, nil
