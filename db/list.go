@@ -94,6 +94,20 @@ type listQuery struct {
 
 func (q *listQuery) and(sql string, args ...any) { q.where = append(q.where, where(sql, args...)) }
 
+// filter adds a predicate on value, when given, and records it in keys: counted under
+// key + the value, or row by row when key is "".
+func filter[T any](q *listQuery, keys *countKeys, value *T, sql, key string) {
+	if value == nil {
+		return
+	}
+	q.and(sql, *value)
+	if key == "" {
+		keys.byRows()
+		return
+	}
+	keys.add(key + fmt.Sprint(*value))
+}
+
 // sqlBuilder numbers placeholders as predicates are appended.
 type sqlBuilder struct {
 	sb   strings.Builder
@@ -395,6 +409,24 @@ func (k *countKeys) byRows() { k.untracked = true }
 
 // none reports whether no filter was recorded.
 func (k *countKeys) none() bool { return len(k.keys) == 0 && !k.untracked }
+
+// counter counts a list's matches from list_counts under the one key recorded, prefixed by
+// each scope ("" when none is given), per day when dated; nil when the matching rows must
+// be counted.
+func (k *countKeys) counter(platform uuid.UUID, list string, dated bool, scopes ...string) *counter {
+	key, ok := k.key()
+	if !ok {
+		return nil
+	}
+	if len(scopes) == 0 {
+		scopes = []string{""}
+	}
+	c := &counter{platform: platform, list: list, dated: dated}
+	for _, s := range scopes {
+		c.keys = append(c.keys, s+key)
+	}
+	return c
+}
 
 // key is the one key to count by ("" when no filter applies); ok is false when the
 // matching rows must be counted.

@@ -36,29 +36,12 @@ func CustomerPage(ctx context.Context, conn ListDB, f CustomerFilter, p Page[IDP
 		q.and("NOT c.is_deleted")
 	}
 	var keys countKeys
-	dated := true
-	if f.PlatformCustomerID != nil {
-		q.and("c.platform_customer_id = ?", *f.PlatformCustomerID)
-		keys.byRows() // unique
-	}
-	if f.CustomerType != nil {
-		q.and("c.customer_type = ?", *f.CustomerType)
-		keys.add("&customerType=" + *f.CustomerType)
-	}
-	if f.Region != nil {
-		q.and("c.region = ?", *f.Region)
-		keys.add("&region=" + *f.Region)
-		dated = false
-	}
-	if f.Currency != nil {
-		q.and("? = ANY(c.currencies)", *f.Currency)
-		keys.add("&currency=" + *f.Currency)
-		dated = false
-	}
-	if f.UmaAddress != nil {
-		q.and("c.uma_address = ?", *f.UmaAddress)
-		keys.byRows() // unique
-	}
+	filter(&q, &keys, f.PlatformCustomerID, "c.platform_customer_id = ?", "") // unique
+	filter(&q, &keys, f.CustomerType, "c.customer_type = ?", "&customerType=")
+	filter(&q, &keys, f.Region, "c.region = ?", "&region=")
+	filter(&q, &keys, f.Currency, "? = ANY(c.currencies)", "&currency=")
+	filter(&q, &keys, f.UmaAddress, "c.uma_address = ?", "") // unique
+	dated := f.Region == nil && f.Currency == nil            // region and currency keys are not per day
 	created := dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}
 	updated := dateRange{column: "updated_at", from: f.UpdatedAfter, to: f.UpdatedBefore}
 	switch {
@@ -77,12 +60,7 @@ func CustomerPage(ctx context.Context, conn ListDB, f CustomerFilter, p Page[IDP
 	default:
 		q.dates = created
 	}
-	if key, ok := keys.key(); ok {
-		q.count = &counter{platform: f.PlatformID, list: "customers", dated: dated}
-		for _, s := range scopes {
-			q.count.keys = append(q.count.keys, s+key)
-		}
-	}
+	q.count = keys.counter(f.PlatformID, "customers", dated, scopes...)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[Customer])
 }
 
@@ -115,17 +93,9 @@ func InternalAccountPage(ctx context.Context, conn ListDB, f InternalAccountFilt
 		q.and("a.customer_id = ?", f.CustomerID.UUID)
 		keys.byRows() // a customer has a few accounts
 	}
-	if f.Currency != nil {
-		q.and("a.currency = ?", *f.Currency)
-		keys.add("currency=" + *f.Currency)
-	}
-	if f.Type != nil {
-		q.and("a.type = ?", *f.Type)
-		keys.add("type=" + *f.Type)
-	}
-	if key, ok := keys.key(); ok {
-		q.count = &counter{platform: f.PlatformID, list: "internal_accounts", keys: []string{key}}
-	}
+	filter(&q, &keys, f.Currency, "a.currency = ?", "currency=")
+	filter(&q, &keys, f.Type, "a.type = ?", "type=")
+	q.count = keys.counter(f.PlatformID, "internal_accounts", false)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[InternalAccountWithBalance])
 }
 
@@ -156,13 +126,8 @@ func ExternalAccountPage(ctx context.Context, conn ListDB, f ExternalAccountFilt
 		q.and("e.customer_id = ?", f.CustomerID.UUID)
 		keys.byRows() // a customer has a few accounts
 	}
-	if f.Currency != nil {
-		q.and("e.currency = ?", *f.Currency)
-		keys.add("&currency=" + *f.Currency)
-	}
-	if key, ok := keys.key(); ok {
-		q.count = &counter{platform: f.PlatformID, list: "external_accounts", keys: []string{scope + key}}
-	}
+	filter(&q, &keys, f.Currency, "e.currency = ?", "&currency=")
+	q.count = keys.counter(f.PlatformID, "external_accounts", false, scope)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[ExternalAccount])
 }
 
@@ -181,17 +146,9 @@ func WebhookEventPage(ctx context.Context, conn ListDB, f WebhookEventFilter, p 
 		dates: dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}}
 	q.and("e.platform_id = ?", f.PlatformID)
 	var keys countKeys
-	if f.Type != nil {
-		q.and("e.type = ?", *f.Type)
-		keys.add("type=" + *f.Type)
-	}
-	if f.Status != nil {
-		q.and("e.status = ?", *f.Status)
-		keys.add("status=" + *f.Status)
-	}
-	if key, ok := keys.key(); ok {
-		q.count = &counter{platform: f.PlatformID, list: "webhook_events", keys: []string{key}, dated: true}
-	}
+	filter(&q, &keys, f.Type, "e.type = ?", "type=")
+	filter(&q, &keys, f.Status, "e.status = ?", "status=")
+	q.count = keys.counter(f.PlatformID, "webhook_events", true)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[WebhookEvent])
 }
 
