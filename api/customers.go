@@ -25,9 +25,6 @@ const (
 // Customer is an individual or business customer of a platform (rendered by db/view).
 type Customer = view.Customer
 
-// customerOf renders a customer.
-func customerOf(c db.Customer) Customer { return view.CustomerOf(c) }
-
 var errCustomerNotFound = errorOf(customer.NotFound())
 
 func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
@@ -48,14 +45,14 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, customerOf(out))
+	writeJSON(w, http.StatusCreated, view.CustomerOf(out))
 	return nil
 }
 
 func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "customerId", ids.Customer, errCustomerNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Customer, error) {
 		return s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pid, ID: id})
-	}, customerOf)
+	}, view.CustomerOf)
 }
 
 // listCustomers is GET /customers, newest first.
@@ -77,7 +74,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request) error {
 			}
 			return f
 		},
-		read: db.CustomerPage, pos: idPos(func(c db.Customer) uuid.UUID { return c.ID }), view: customerOf,
+		read: db.CustomerPage, pos: idPos(func(c db.Customer) uuid.UUID { return c.ID }), view: view.CustomerOf,
 	})
 }
 
@@ -117,7 +114,7 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, customerOf(out))
+	writeJSON(w, http.StatusOK, view.CustomerOf(out))
 	return nil
 }
 
@@ -151,6 +148,6 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, customerOf(c))
+	writeJSON(w, http.StatusOK, view.CustomerOf(c))
 	return nil
 }

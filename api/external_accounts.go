@@ -16,9 +16,6 @@ import (
 // (rendered by db/view).
 type ExternalAccount = view.ExternalAccount
 
-// externalAccountOf renders an external account.
-func externalAccountOf(e db.ExternalAccount) ExternalAccount { return view.ExternalAccountOf(e) }
-
 func (s *Server) createCustomerExternalAccount(w http.ResponseWriter, r *http.Request) error {
 	return s.createExternalAccount(w, r, false)
 }
@@ -53,7 +50,7 @@ func (s *Server) createExternalAccount(w http.ResponseWriter, r *http.Request, p
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, externalAccountOf(out))
+	writeJSON(w, http.StatusCreated, view.ExternalAccountOf(out))
 	return nil
 }
 
@@ -78,7 +75,7 @@ func (s *Server) listExternalAccounts(w http.ResponseWriter, r *http.Request, pl
 			return db.ExternalAccountFilter{PlatformID: pid, PlatformOwned: platformOwned, Currency: q.str("currency"),
 				CustomerID: q.customerID("customerId")}
 		},
-		read: db.ExternalAccountPage, pos: idPos(func(e db.ExternalAccount) uuid.UUID { return e.ID }), view: externalAccountOf,
+		read: db.ExternalAccountPage, pos: idPos(func(e db.ExternalAccount) uuid.UUID { return e.ID }), view: view.ExternalAccountOf,
 	})
 }
 
@@ -90,7 +87,7 @@ func (s *Server) getExternalAccount(platformOwned bool) http.HandlerFunc {
 				return e, errExternalNotFound // a customer's account under /platform, or the reverse
 			}
 			return e, err
-		}, externalAccountOf)
+		}, view.ExternalAccountOf)
 	})
 }
 

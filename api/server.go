@@ -35,8 +35,6 @@ import (
 	"paycore/internal/catalog"
 )
 
-const ()
-
 // Deps are the API's collaborators.
 type Deps struct {
 	Pool     *pgxpool.Pool

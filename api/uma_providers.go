@@ -14,9 +14,6 @@ import (
 // UmaProvider is one UMA provider a platform can discover (rendered by db/view).
 type UmaProvider = view.UmaProvider
 
-// umaProviderOf renders a provider.
-func umaProviderOf(p db.UmaProvider) UmaProvider { return view.UmaProviderOf(p) }
-
 // listUmaProviders is GET /uma-providers, by name (descending unless sortOrder=asc).
 func (s *Server) listUmaProviders(w http.ResponseWriter, r *http.Request) error {
 	return serveList(s, w, r, listSpec[db.UmaProviderFilter, db.NamePos, db.UmaProvider, UmaProvider]{
@@ -36,6 +33,6 @@ func (s *Server) listUmaProviders(w http.ResponseWriter, r *http.Request) error 
 			f.IncludeBlocked = q.boolean("hasBlockedProviders", true)
 			return f
 		},
-		read: db.UmaProviderPage, pos: db.UmaProviderPosOf, view: umaProviderOf,
+		read: db.UmaProviderPage, pos: db.UmaProviderPosOf, view: view.UmaProviderOf,
 	})
 }

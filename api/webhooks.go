@@ -30,9 +30,6 @@ type (
 	WebhookSecret = view.WebhookSecret
 )
 
-// webhookEventOf renders an event without its attempts.
-func webhookEventOf(e db.WebhookEvent) WebhookEvent { return view.WebhookEventOf(e) }
-
 // testWebhook sends a TEST event to the platform's endpoint at once and reports what the
 // endpoint answered. The event is recorded and delivered by the same workflow as every
 // other event, limited to one attempt.
@@ -73,7 +70,7 @@ func (s *Server) listWebhookEvents(w http.ResponseWriter, r *http.Request) error
 				Status:       q.enum("status", catalog.Names(catalog.WebhookEventStatuses)...),
 				CreatedAfter: q.time("createdAfter"), CreatedBefore: q.time("createdBefore")}
 		},
-		read: db.WebhookEventPage, pos: idPos(func(e db.WebhookEvent) uuid.UUID { return e.ID }), view: webhookEventOf,
+		read: db.WebhookEventPage, pos: idPos(func(e db.WebhookEvent) uuid.UUID { return e.ID }), view: view.WebhookEventOf,
 	})
 }
 
@@ -109,7 +106,7 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 		return problem.Refuse(catalog.Unavailable, "the delivery could not be started; try again")
 	}
 	ev.Status = catalog.WebhookPending // what the started delivery makes of it first
-	writeJSON(w, http.StatusAccepted, webhookEventOf(ev))
+	writeJSON(w, http.StatusAccepted, view.WebhookEventOf(ev))
 	return nil
 }
 
