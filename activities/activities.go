@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
+	"paycore/internal/fx"
 	"paycore/internal/netguard"
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
@@ -25,6 +26,10 @@ type Activities struct {
 	public  *http.Client // webhook client that refuses non-public addresses
 	sandbox *http.Client // client for sandbox platforms; may reach private addresses
 	log     *slog.Logger
+	// rates and sandboxRates price quotes of production and sandbox platforms; pricing
+	// is what the service charges.
+	rates, sandboxRates *fx.Table
+	pricing             fx.Pricing
 }
 
 // Options configures New.
@@ -38,6 +43,10 @@ type Options struct {
 	// SandboxAllowPrivate lets sandbox platforms deliver to loopback and private addresses
 	// (local development). Production platforms never can.
 	SandboxAllowPrivate bool
+	// Rates is the exchange-rate table (the built-in one when nil); sandbox platforms see
+	// it moving. Pricing is what conversions are charged (fx.DefaultPricing when zero).
+	Rates   *fx.Table
+	Pricing fx.Pricing
 }
 
 // New builds the activities.
@@ -48,6 +57,12 @@ func New(o Options) *Activities {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Rates == nil {
+		o.Rates = fx.BuiltIn(time.Now())
+	}
+	if o.Pricing == (fx.Pricing{}) {
+		o.Pricing = fx.DefaultPricing()
+	}
 	return &Activities{
 		pool:    o.Pool,
 		q:       db.New(o.Pool),
@@ -56,6 +71,7 @@ func New(o Options) *Activities {
 		public:  webhookClient(false, true, o.WebhookTimeout),
 		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout),
 		log:     o.Logger,
+		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
 	}
 }
 

@@ -40,6 +40,13 @@ func notFound(code catalog.Code, what string) *Error {
 	return &Error{Status: http.StatusNotFound, Code: code, Message: what + " not found"}
 }
 
+// writeRaw writes a resource already rendered as JSON (a workflow update's answer).
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
 // writeJSON writes v with status. Encoding errors cannot reach the client any more and
 // are only logged.
 func writeJSON(w http.ResponseWriter, status int, v any) {

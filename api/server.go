@@ -173,6 +173,9 @@ func (s *Server) routes() chi.Router {
 		r.With(manage, keepBody).Delete("/auth/sessions/{id}", handler(s.deleteSession))
 		r.With(manage, keepBody).Post("/auth/sessions/{id}/refresh", handler(s.refreshSession))
 		r.With(manage, keepBody).Post("/internal-accounts/{id}/export", handler(s.exportWallet))
+		r.With(transact, s.idempotent).Post("/quotes", handler(s.createQuote))
+		r.Get("/quotes/{quoteId}", handler(s.getQuote))
+		r.With(transact, s.idempotent, noBody).Post("/quotes/{quoteId}/execute", handler(s.executeQuote))
 		r.Get("/transactions", handler(s.listTransactions))
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))
 

@@ -14,6 +14,7 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
 )
@@ -40,6 +41,16 @@ func keepBody(next http.Handler) http.Handler {
 	})
 }
 
+// noBody is keepBody for routes that take no body (quote execution): whatever body comes
+// is ignored, and the signed retry binds the signature to the empty body, so a signature
+// made up front over a payload issued for the request still matches it.
+func noBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.NoBody
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, []byte{})))
+	})
+}
+
 // signedRequest describes the request that needs a wallet signature.
 type signedRequest struct {
 	accountID uuid.UUID
@@ -51,6 +62,9 @@ type signedRequest struct {
 	// used, when set, receives the id of the signed retry this request consumed, for
 	// operations that bind it to what it authorised (a debit of the wallet).
 	used *uuid.UUID
+	// upFront, when valid, is a challenge issued with the resource (a quote's
+	// payloadToSign): a signature without Request-Id answers it.
+	upFront uuid.NullUUID
 }
 
 // requireSignature runs the signed retry of req: answered is true when the request was
@@ -77,6 +91,9 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*view.Challeng
 		return nil, errors.New("signed retry on a route without the keepBody middleware")
 	}
 	sig, rid := r.Header.Get(headerWalletSignature), r.Header.Get(headerRequestID)
+	if sig != "" && rid == "" && req.upFront.Valid {
+		rid = ids.Format(ids.Request, req.upFront.UUID)
+	}
 	if sig == "" && rid == "" {
 		ch := walletauth.NewRetryChallenge(req.kind, req.accountID, r.Method, r.URL.Path, body, time.Now())
 		if err := s.storeChallenge(r.Context(), ch); err != nil {

@@ -87,7 +87,7 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 	pid := principalFrom(r.Context()).PlatformID
 	req := transfer.Request{TransactionID: ids.New(), Kind: kind, PlatformID: pid, Amount: *b.Amount, SlowDelay: s.Config.SandboxSlowDelay}
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
-		req.TransactionID = keyedID(pid, kind, key)
+		req.TransactionID = keyedID(pid, string(kind), key)
 	}
 	if b.Description != nil {
 		req.Description = *b.Description
@@ -123,16 +123,14 @@ func (s *Server) startTransfer(w http.ResponseWriter, r *http.Request, req trans
 		return err
 	}
 	// The update answers with the Transaction as it was committed.
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(append(created, '\n'))
+	writeRaw(w, http.StatusCreated, created)
 	return nil
 }
 
 // keyedID derives the transaction id from the Idempotency-Key, so a request repeated after
 // a crash joins the same workflow instead of creating a second payment.
-func keyedID(platformID uuid.UUID, kind transfer.Kind, key string) uuid.UUID {
-	sum := sha256.Sum256([]byte(platformID.String() + "\x00" + string(kind) + "\x00" + key))
+func keyedID(platformID uuid.UUID, kind, key string) uuid.UUID {
+	sum := sha256.Sum256([]byte(platformID.String() + "\x00" + kind + "\x00" + key))
 	var id uuid.UUID
 	copy(id[:], sum[:16])
 	id[6] = (id[6] & 0x0f) | 0x80 // version 8: custom

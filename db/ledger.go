@@ -107,6 +107,39 @@ func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, curren
 	return byID, nil
 }
 
+// Leg is one currency's moves of a transaction that posts in several currencies (a
+// conversion).
+type Leg struct {
+	Currency string
+	Moves    []Move
+}
+
+// LedgerApplyLegs applies the legs of transaction txID, each like LedgerApply (balanced in
+// its currency), after locking every account of every leg at once in id order, so that
+// conversions in opposite directions never deadlock. It returns the accounts afterwards.
+func LedgerApplyLegs(ctx context.Context, q *Queries, txID uuid.UUID, legs []Leg) (map[uuid.UUID]LedgerAccount, error) {
+	var all []uuid.UUID
+	for _, l := range legs {
+		for _, m := range l.Moves {
+			all = append(all, m.Account)
+		}
+	}
+	if _, err := q.LedgerAccountsLock(ctx, all); err != nil {
+		return nil, fmt.Errorf("lock ledger accounts: %w", err)
+	}
+	out := make(map[uuid.UUID]LedgerAccount, len(all))
+	for _, l := range legs {
+		after, err := LedgerApplyAccounts(ctx, q, txID, l.Currency, l.Moves)
+		if err != nil {
+			return nil, err
+		}
+		for id, a := range after {
+			out[id] = a
+		}
+	}
+	return out, nil
+}
+
 // LedgerHold reserves amount of an internal account's available balance for transaction
 // txID and returns the account afterwards. It refuses like LedgerApply: ErrInsufficientFunds,
 // ErrAccountClosed, or ErrWalletSignatureRequired for an embedded wallet no signed retry

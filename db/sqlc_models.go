@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
 	"paycore/internal/catalog"
 )
 
@@ -175,6 +176,35 @@ type Platform struct {
 	UpdatedAt                       time.Time
 }
 
+type Quote struct {
+	ID                    uuid.UUID
+	PlatformID            uuid.UUID
+	CustomerID            uuid.NullUUID
+	TransactionID         uuid.UUID
+	SourceKind            string
+	SourceAccountID       uuid.NullUUID
+	CryptoNetwork         *string
+	DestinationKind       string
+	DestinationAccountID  uuid.NullUUID
+	DestinationInternal   bool
+	DestinationIdentifier string
+	DestinationUma        *string
+	PaymentRail           *string
+	LockedSide            string
+	LockedAmount          int64
+	Multiplier            decimal.Decimal
+	FixedFee              int64
+	VariableFeeRate       decimal.Decimal
+	Description           *string
+	PurposeOfPayment      *string
+	SenderCustomerInfo    json.RawMessage
+	ExpiresAt             time.Time
+	SignedRequestID       uuid.NullUUID
+	ExecuteKey            *string
+	ExecutedAt            *time.Time
+	CreatedAt             time.Time
+}
+
 type ServiceKey struct {
 	Name          string
 	PrivateSealed []byte
@@ -196,26 +226,37 @@ type SignedRequest struct {
 }
 
 type Transaction struct {
-	ID                   uuid.UUID
-	PlatformID           uuid.UUID
-	CustomerID           uuid.NullUUID
-	PlatformCustomerID   string
-	Kind                 string
-	Type                 catalog.TransactionType
-	Status               catalog.TransactionStatus
-	SourceKind           string
-	SourceAccountID      uuid.NullUUID
-	DestinationKind      string
-	DestinationAccountID uuid.UUID
-	Currency             string
-	Amount               int64
-	Reference            string
-	Description          *string
-	FailureReason        *string
-	FailureDetail        *string
-	SettledAt            *time.Time
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	ID                      uuid.UUID
+	PlatformID              uuid.UUID
+	CustomerID              uuid.NullUUID
+	PlatformCustomerID      string
+	Kind                    string
+	Type                    catalog.TransactionType
+	Status                  catalog.TransactionStatus
+	SourceKind              string
+	SourceAccountID         uuid.NullUUID
+	DestinationKind         string
+	DestinationAccountID    uuid.UUID
+	Currency                string
+	Amount                  int64
+	Reference               string
+	Description             *string
+	FailureReason           *string
+	FailureDetail           *string
+	SettledAt               *time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+	ReceivingCurrency       *string
+	ReceivingAmount         *int64
+	QuoteID                 uuid.NullUUID
+	Fees                    *int64
+	ExchangeRate            decimal.NullDecimal
+	RateDetails             json.RawMessage
+	CounterpartyInformation json.RawMessage
+	RefundStatus            *string
+	RefundReason            *string
+	RefundInitiatedAt       *time.Time
+	RefundSettledAt         *time.Time
 }
 
 type UmaProvider struct {

@@ -211,25 +211,36 @@ func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, ou
 		if err != nil {
 			return err
 		}
-		params := TransactionSetStatusParams{ID: id, Status: out.Status, FromStatuses: catalog.Names([]catalog.TransactionStatus{catalog.TxPending, catalog.TxProcessing})}
-		if out.Status == catalog.TxCompleted {
-			now := time.Now()
-			params.SettledAt = &now
-		} else {
-			// The precise cause travels in failureDetails. No failureReason: the outgoing
-			// reasons (quote and lightning failures) describe none of a bank transfer's
-			// failures, and the incoming ones are for payments received over UMA.
-			detail := string(out.Code) + ": " + out.Message
-			params.FailureDetail = &detail
-		}
-		t, err := q.TransactionSetStatus(ctx, params)
+		// The precise cause travels in failureDetails. A bank transfer's outcome carries no
+		// failureReason: the outgoing reasons (quote and lightning failures) describe none
+		// of its failures, and the incoming ones are for payments received over UMA.
+		t, err := setFinalStatus(ctx, q, cur, out, catalog.TxPending, catalog.TxProcessing)
 		if err != nil {
-			return fmt.Errorf("finish transaction: %w", err)
+			return err
 		}
 		final = t
 		return recordTransaction(ctx, q, v, t, finishEvent(t))
 	})
 	return final, err
+}
+
+// setFinalStatus moves t from one of from to out's status, with settledAt when it
+// completed and the failure's reason and details otherwise.
+func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, from ...catalog.TransactionStatus) (Transaction, error) {
+	params := TransactionSetStatusParams{ID: t.ID, Status: out.Status, FromStatuses: catalog.Names(from)}
+	if out.Status == catalog.TxCompleted {
+		now := time.Now()
+		params.SettledAt = &now
+	} else {
+		detail := string(out.Code) + ": " + out.Message
+		params.FailureDetail = &detail
+		params.FailureReason = optional(out.FailureReason)
+	}
+	final, err := q.TransactionSetStatus(ctx, params)
+	if err != nil {
+		return final, fmt.Errorf("finish transaction: %w", err)
+	}
+	return final, nil
 }
 
 // settle moves a finishing transaction's money: the capture of an outgoing one's hold or

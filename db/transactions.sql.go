@@ -11,33 +11,44 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"paycore/internal/catalog"
 )
 
 const transactionCreate = `-- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
-                          destination_kind, destination_account_id, currency, amount, reference, description, settled_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
+                          destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
+                          receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+        $17, $18, $19, $20, $21,
+        $22, $23)
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at
 `
 
 type TransactionCreateParams struct {
-	ID                   uuid.UUID
-	PlatformID           uuid.UUID
-	CustomerID           uuid.NullUUID
-	PlatformCustomerID   string
-	Kind                 string
-	Type                 catalog.TransactionType
-	Status               catalog.TransactionStatus
-	SourceKind           string
-	SourceAccountID      uuid.NullUUID
-	DestinationKind      string
-	DestinationAccountID uuid.UUID
-	Currency             string
-	Amount               int64
-	Reference            string
-	Description          *string
-	SettledAt            *time.Time
+	ID                      uuid.UUID
+	PlatformID              uuid.UUID
+	CustomerID              uuid.NullUUID
+	PlatformCustomerID      string
+	Kind                    string
+	Type                    catalog.TransactionType
+	Status                  catalog.TransactionStatus
+	SourceKind              string
+	SourceAccountID         uuid.NullUUID
+	DestinationKind         string
+	DestinationAccountID    uuid.UUID
+	Currency                string
+	Amount                  int64
+	Reference               string
+	Description             *string
+	SettledAt               *time.Time
+	ReceivingCurrency       *string
+	ReceivingAmount         *int64
+	QuoteID                 uuid.NullUUID
+	Fees                    *int64
+	ExchangeRate            decimal.NullDecimal
+	RateDetails             json.RawMessage
+	CounterpartyInformation json.RawMessage
 }
 
 func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreateParams) (Transaction, error) {
@@ -58,6 +69,13 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		arg.Reference,
 		arg.Description,
 		arg.SettledAt,
+		arg.ReceivingCurrency,
+		arg.ReceivingAmount,
+		arg.QuoteID,
+		arg.Fees,
+		arg.ExchangeRate,
+		arg.RateDetails,
+		arg.CounterpartyInformation,
 	)
 	var i Transaction
 	err := row.Scan(
@@ -81,12 +99,23 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -118,12 +147,23 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -150,12 +190,23 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -182,6 +233,17 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
 	)
 	return i, err
 }
@@ -200,12 +262,115 @@ func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uu
 	return count, err
 }
 
+const transactionRefundEnd = `-- name: TransactionRefundEnd :one
+UPDATE transactions
+SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
+WHERE id = $2 AND refund_status = 'PENDING'
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at
+`
+
+type TransactionRefundEndParams struct {
+	Status *string
+	ID     uuid.UUID
+}
+
+// Ends a pending refund as COMPLETED or FAILED; no row when it already ended.
+func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefundEndParams) (Transaction, error) {
+	row := q.db.QueryRow(ctx, transactionRefundEnd, arg.Status, arg.ID)
+	var i Transaction
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.PlatformCustomerID,
+		&i.Kind,
+		&i.Type,
+		&i.Status,
+		&i.SourceKind,
+		&i.SourceAccountID,
+		&i.DestinationKind,
+		&i.DestinationAccountID,
+		&i.Currency,
+		&i.Amount,
+		&i.Reference,
+		&i.Description,
+		&i.FailureReason,
+		&i.FailureDetail,
+		&i.SettledAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
+	)
+	return i, err
+}
+
+const transactionRefundStart = `-- name: TransactionRefundStart :one
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
+WHERE id = $2 AND refund_status IS NULL
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at
+`
+
+type TransactionRefundStartParams struct {
+	Reason *string
+	ID     uuid.UUID
+}
+
+// Opens the refund of a failed payment (PENDING); no row when it is already open.
+func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRefundStartParams) (Transaction, error) {
+	row := q.db.QueryRow(ctx, transactionRefundStart, arg.Reason, arg.ID)
+	var i Transaction
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.PlatformCustomerID,
+		&i.Kind,
+		&i.Type,
+		&i.Status,
+		&i.SourceKind,
+		&i.SourceAccountID,
+		&i.DestinationKind,
+		&i.DestinationAccountID,
+		&i.Currency,
+		&i.Amount,
+		&i.Reference,
+		&i.Description,
+		&i.FailureReason,
+		&i.FailureDetail,
+		&i.SettledAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
+	)
+	return i, err
+}
+
 const transactionSetStatus = `-- name: TransactionSetStatus :one
 UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at
 `
 
 type TransactionSetStatusParams struct {
@@ -250,6 +415,17 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.SettledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
 	)
 	return i, err
 }

@@ -1,7 +1,10 @@
 -- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
-                          destination_kind, destination_account_id, currency, amount, reference, description, settled_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                          destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
+                          receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+        sqlc.narg(receiving_currency), sqlc.narg(receiving_amount), sqlc.narg(quote_id), sqlc.narg(fees), sqlc.narg(exchange_rate),
+        sqlc.narg(rate_details), sqlc.narg(counterparty_information))
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one
@@ -44,3 +47,16 @@ LEFT JOIN ledger_accounts l ON l.id = a.id
 LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @external_id AND NOT e.is_deleted
 LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = @platform_id;
+
+-- name: TransactionRefundStart :one
+-- Opens the refund of a failed payment (PENDING); no row when it is already open.
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = @reason, refund_initiated_at = now(), updated_at = now()
+WHERE id = @id AND refund_status IS NULL
+RETURNING *;
+
+-- name: TransactionRefundEnd :one
+-- Ends a pending refund as COMPLETED or FAILED; no row when it already ended.
+UPDATE transactions
+SET refund_status = @status, refund_settled_at = CASE WHEN @status = 'COMPLETED' THEN now() END, updated_at = now()
+WHERE id = @id AND refund_status = 'PENDING'
+RETURNING *;

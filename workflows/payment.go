@@ -27,6 +27,12 @@ type PaymentSteps interface {
 	// event) and returns the resource the API answers with. An error refuses the payment:
 	// nothing is written and the workflow ends.
 	Create(ctx workflow.Context) (json.RawMessage, error)
+	SettleSteps
+}
+
+// SettleSteps are the steps of a created payment (a quote's payment is created by its
+// execution, see Quote).
+type SettleSteps interface {
 	// MarkProcessing moves the payment to PROCESSING and returns its status afterwards,
 	// another one when an earlier run already finished it.
 	MarkProcessing(ctx workflow.Context) (catalog.TransactionStatus, error)
@@ -48,6 +54,19 @@ type PaymentSteps interface {
 // FAILED with the hold released. Every step is idempotent, and the TransactionStatus search
 // attribute follows the status so operators can find stuck payments.
 func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) error {
+	ok, err := awaitCreate(ctx, steps.Create)
+	if err != nil || !ok {
+		return err
+	}
+	_, _, err = settle(ctx, steps, slowDelay)
+	return err
+}
+
+// awaitCreate registers the UpdateCreate handler, which runs create (with the LocalStep
+// preset) once and answers every create request with its resource, and waits until it has
+// run: true when it created the payment, false when it refused it (later requests are then
+// rejected).
+func awaitCreate(ctx workflow.Context, create func(workflow.Context) (json.RawMessage, error)) (bool, error) {
 	created, refused := false, false
 	var resource json.RawMessage
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCreate,
@@ -55,7 +74,7 @@ func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) 
 			if created {
 				return resource, nil
 			}
-			r, err := steps.Create(LocalStep(ctx))
+			r, err := create(LocalStep(ctx))
 			if err != nil {
 				refused = true
 				return nil, err
@@ -70,31 +89,34 @@ func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) 
 			return nil
 		}})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := workflow.Await(ctx, func() bool { return created || refused }); err != nil {
-		return err
+		return false, err
 	}
-	if refused {
-		return nil
-	}
+	return created, nil
+}
 
+// settle runs a created payment's steps after its creation: PROCESSING, the rail, the
+// slow scenario's durable wait, and the finish. It returns the rail's outcome and the
+// status the payment ended with ("" for either when an earlier run had finished it).
+func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (sandbox.Outcome, catalog.TransactionStatus, error) {
 	status, err := steps.MarkProcessing(LocalStep(ctx))
 	if err != nil {
-		return err
+		return sandbox.Outcome{}, "", err
 	}
 	setStatus(ctx, status)
 	if status != catalog.TxProcessing {
-		return nil // finished by an earlier run
+		return sandbox.Outcome{}, "", nil // finished by an earlier run
 	}
 	outcome, err := steps.Submit(RailCall(ctx))
 	if err != nil {
-		return err
+		return outcome, "", err
 	}
 	if outcome.Slow {
 		workflow.GetLogger(ctx).Info("payment pending at the rail", "delay", slowDelay)
 		if err := workflow.Sleep(ctx, slowDelay); err != nil {
-			return err
+			return outcome, "", err
 		}
 	}
 	// Finish answers with the status the payment ended with (a transfer in to an account
@@ -103,13 +125,13 @@ func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) 
 	// issues the same search-attribute upsert.
 	final, err := steps.Finish(LocalStep(ctx), outcome)
 	if err != nil {
-		return err
+		return outcome, "", err
 	}
 	if final == "" {
 		final = outcome.Status
 	}
 	setStatus(ctx, final)
-	return nil
+	return outcome, final, nil
 }
 
 // PaymentSearchAttributes are the search attributes a payment's workflow starts with:

@@ -21,12 +21,13 @@ var (
 	AttrTransactionID     = temporal.NewSearchAttributeKeyKeyword("TransactionId")
 	AttrTransactionStatus = temporal.NewSearchAttributeKeyKeyword("TransactionStatus")
 	AttrWebhookEventType  = temporal.NewSearchAttributeKeyKeyword("WebhookEventType")
+	AttrQuoteID           = temporal.NewSearchAttributeKeyKeyword("QuoteId")
 )
 
 // SearchAttributeNames lists the Keyword attributes the Temporal namespace must register.
 var SearchAttributeNames = []string{
 	AttrPlatformID.GetName(), AttrCustomerID.GetName(), AttrTransactionID.GetName(),
-	AttrTransactionStatus.GetName(), AttrWebhookEventType.GetName(),
+	AttrTransactionStatus.GetName(), AttrWebhookEventType.GetName(), AttrQuoteID.GetName(),
 }
 
 // WebhookDeliveryWorkflowID is the id of the delivery workflow of one webhook event

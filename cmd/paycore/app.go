@@ -212,6 +212,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	acts := activities.New(activities.Options{
 		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
+		Rates: a.rates, Pricing: a.cfg.FXPricing,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue})
 	if err := w.Start(); err != nil {

@@ -24,11 +24,16 @@ type CurrencyAmount struct {
 
 // AmountOf is amount in the currency with that code.
 func AmountOf(amount int64, code string) CurrencyAmount {
-	c, ok := money.Lookup(code)
-	if !ok {
-		c = money.Currency{Code: code}
+	return CurrencyAmount{Amount: amount, Currency: currencyOf(code)}
+}
+
+// currencyOf is the catalogue currency of a code (the code alone for one the catalogue
+// does not have).
+func currencyOf(code string) money.Currency {
+	if c, ok := money.Lookup(code); ok {
+		return c
 	}
-	return CurrencyAmount{Amount: amount, Currency: c}
+	return money.Currency{Code: code}
 }
 
 // InternalAccount is an account held by the service for a customer or the platform.
@@ -89,6 +94,14 @@ type Transaction struct {
 	ReconciliationInstructions *Reconciliation           `json:"reconciliationInstructions,omitempty"`
 	FailureReason              *string                   `json:"failureReason,omitempty"`
 	FailureDetails             *FailureDetails           `json:"failureDetails,omitempty"`
+	// A conversion's terms (exchangeRate: sending units per receiving unit; fees in the
+	// sending currency's smallest unit), its quote, and the refund of a failed payment.
+	ExchangeRate            *json.Number    `json:"exchangeRate,omitempty"`
+	Fees                    *int64          `json:"fees,omitempty"`
+	QuoteID                 string          `json:"quoteId,omitempty"`
+	RateDetails             json.RawMessage `json:"rateDetails,omitempty"`
+	CounterpartyInformation json.RawMessage `json:"counterpartyInformation,omitempty"`
+	Refund                  *Refund         `json:"refund,omitempty"`
 }
 
 // Reconciliation carries the reference that ties a transaction to bank statements.
@@ -123,12 +136,21 @@ func endOf(kind string, id uuid.NullUUID, currency string, source bool) Transact
 // TransactionOf renders a transaction. The platform's own transactions have the platform
 // id as customerId and an empty platformCustomerId.
 func TransactionOf(t db.Transaction) Transaction {
+	receivingCode, receiving := receivedOf(t)
 	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type,
 		Source:             endOf(t.SourceKind, t.SourceAccountID, t.Currency, true),
-		Destination:        endOf(t.DestinationKind, uuid.NullUUID{UUID: t.DestinationAccountID, Valid: true}, t.Currency, false),
-		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(t.Amount, t.Currency),
+		Destination:        endOf(t.DestinationKind, uuid.NullUUID{UUID: t.DestinationAccountID, Valid: true}, receivingCode, false),
+		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
-		FailureReason: t.FailureReason}
+		FailureReason: t.FailureReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
+		Refund: refundOf(t)}
+	if t.ExchangeRate.Valid {
+		rate := json.Number(t.ExchangeRate.Decimal.String())
+		out.ExchangeRate = &rate
+	}
+	if t.QuoteID.Valid {
+		out.QuoteID = ids.Format(ids.Quote, t.QuoteID.UUID)
+	}
 	if t.CustomerID.Valid {
 		out.CustomerID = ids.Format(ids.Customer, t.CustomerID.UUID)
 	} else {

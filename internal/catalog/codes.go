@@ -19,6 +19,11 @@ const (
 	RateLimited      Code = "RATE_LIMITED"
 	Internal         Code = "INTERNAL_ERROR"
 	Unavailable      Code = "SERVICE_UNAVAILABLE"
+	NotImplemented   Code = "NOT_IMPLEMENTED"
+	SelfPayment      Code = "SELF_PAYMENT"
+	// MissingMandatoryUserInfo refuses a quote without sender information the receiving
+	// side requires.
+	MissingMandatoryUserInfo Code = "MISSING_MANDATORY_USER_INFO"
 )
 
 // Authentication and authorisation.
@@ -39,6 +44,7 @@ const (
 	UserNotFound            Code = "USER_NOT_FOUND"
 	CredentialNotFound      Code = "CREDENTIAL_NOT_FOUND"
 	SessionNotFound         Code = "SESSION_NOT_FOUND"
+	QuoteNotFound           Code = "QUOTE_NOT_FOUND"
 )
 
 // Conflicts with the current state.
@@ -56,6 +62,8 @@ const (
 	AccountInactive          Code = "ACCOUNT_INACTIVE"
 	IdempotencyKeyReused     Code = "IDEMPOTENCY_KEY_REUSED"
 	IdempotencyInProgress    Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+	// QuoteNotPending refuses executing a quote that was executed, expired or failed.
+	QuoteNotPending Code = "QUOTE_NOT_PENDING"
 )
 
 // Webhooks and outbound deliveries.
@@ -73,6 +81,13 @@ const (
 	FailRejectedByBank    Code = "REJECTED_BY_BANK"
 	FailTimedOut          Code = "TIMED_OUT"
 	FailRailUnavailable   Code = "RAIL_UNAVAILABLE"
+	// Quote execution failures (the sandbox's quote scenarios).
+	FailQuoteExecution      Code = "QUOTE_EXECUTION_FAILED"
+	FailCounterparty        Code = "COUNTERPARTY_DELIVERY_FAILED"
+	FailReturnedByBank      Code = "RETURNED_BY_RECEIVING_BANK"
+	FailUserCancelled       Code = "USER_CANCELLATION"
+	FailPayoutRefundFailure Code = "PAYOUT_AND_REFUND_FAILED"
+	FailQuoteExpired        Code = "QUOTE_EXPIRED"
 )
 
 // CredentialExists is the conflict code of a second credential of one type.

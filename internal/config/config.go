@@ -35,17 +35,24 @@ type Config struct {
 	WebhookRetryAge   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_AGE
 	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
 	SandboxSlowDelay  time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
-	WorkerPollers     int           // PAYCORE_WORKER_POLLERS
-	MailFrom          string        // PAYCORE_MAIL_FROM: sender of one-time codes
-	SMTPHost          string        // PAYCORE_SMTP_HOST: empty sends mail to the development sink
-	SMTPPort          int           // PAYCORE_SMTP_PORT
-	SMTPUsername      string        // PAYCORE_SMTP_USERNAME
-	SMTPPassword      string        // PAYCORE_SMTP_PASSWORD
-	SMTPTLS           string        // PAYCORE_SMTP_TLS: starttls, tls or none
-	LogLevel          string        // PAYCORE_LOG_LEVEL
-	DataDir           string        // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
-	TemporalCLI       string        // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
-	TemporalUIPort    int           // PAYCORE_TEMPORAL_UI_PORT
+	// QuoteLifetime is how long a quote can be executed (PAYCORE_QUOTE_LIFETIME).
+	QuoteLifetime time.Duration
+	// QuoteSlowDelay is how long the sandbox's slow quote (suffix 003) stays pending
+	// (PAYCORE_SANDBOX_QUOTE_SLOW_DELAY); QuoteReturnDelay how long a payment the receiving
+	// bank returns (005) stays completed first (PAYCORE_SANDBOX_QUOTE_RETURN_DELAY).
+	QuoteSlowDelay   time.Duration
+	QuoteReturnDelay time.Duration
+	WorkerPollers    int    // PAYCORE_WORKER_POLLERS
+	MailFrom         string // PAYCORE_MAIL_FROM: sender of one-time codes
+	SMTPHost         string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
+	SMTPPort         int    // PAYCORE_SMTP_PORT
+	SMTPUsername     string // PAYCORE_SMTP_USERNAME
+	SMTPPassword     string // PAYCORE_SMTP_PASSWORD
+	SMTPTLS          string // PAYCORE_SMTP_TLS: starttls, tls or none
+	LogLevel         string // PAYCORE_LOG_LEVEL
+	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
+	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
+	TemporalUIPort   int    // PAYCORE_TEMPORAL_UI_PORT
 
 	// The API listener's connection limits: a request's headers must arrive within
 	// HTTPReadHeaderTimeout and the whole request (body included) within HTTPReadTimeout;
@@ -88,6 +95,9 @@ func Defaults() Config {
 		WebhookRetryMax:   30 * time.Minute,
 		WebhookRetryAge:   7 * 24 * time.Hour,
 		SandboxSlowDelay:  30 * time.Second,
+		QuoteLifetime:     5 * time.Minute,
+		QuoteSlowDelay:    6 * time.Minute,
+		QuoteReturnDelay:  30 * time.Second,
 		WorkerPollers:     16,
 		MailFrom:          "no-reply@paycore.localhost",
 		SMTPPort:          587,
@@ -196,6 +206,9 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
 	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
 	dur("PAYCORE_SANDBOX_SLOW_DELAY", &c.SandboxSlowDelay)
+	dur("PAYCORE_QUOTE_LIFETIME", &c.QuoteLifetime)
+	dur("PAYCORE_SANDBOX_QUOTE_SLOW_DELAY", &c.QuoteSlowDelay)
+	dur("PAYCORE_SANDBOX_QUOTE_RETURN_DELAY", &c.QuoteReturnDelay)
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))

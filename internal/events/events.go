@@ -15,17 +15,22 @@ const (
 	OutgoingPaymentProcessing     = "OUTGOING_PAYMENT_PROCESSING"
 	OutgoingPaymentCompleted      = "OUTGOING_PAYMENT_COMPLETED"
 	OutgoingPaymentFailed         = "OUTGOING_PAYMENT_FAILED"
-	IncomingPaymentPending        = "INCOMING_PAYMENT_PENDING"
-	IncomingPaymentCompleted      = "INCOMING_PAYMENT_COMPLETED"
-	IncomingPaymentFailed         = "INCOMING_PAYMENT_FAILED"
-	InvitationClaimed             = "INVITATION_CLAIMED"
+	OutgoingPaymentExpired        = "OUTGOING_PAYMENT_EXPIRED"
+	// The refund of a failed outgoing payment: opened, then completed or failed.
+	OutgoingPaymentRefundPending   = "OUTGOING_PAYMENT_REFUND_PENDING"
+	OutgoingPaymentRefundCompleted = "OUTGOING_PAYMENT_REFUND_COMPLETED"
+	OutgoingPaymentRefundFailed    = "OUTGOING_PAYMENT_REFUND_FAILED"
+	IncomingPaymentPending         = "INCOMING_PAYMENT_PENDING"
+	IncomingPaymentCompleted       = "INCOMING_PAYMENT_COMPLETED"
+	IncomingPaymentFailed          = "INCOMING_PAYMENT_FAILED"
+	InvitationClaimed              = "INVITATION_CLAIMED"
 )
 
 // Types lists every known event type, for validating filters.
 var Types = []string{
 	Test, InternalAccountBalanceUpdated, InternalAccountStatusUpdated,
 	OutgoingPaymentPending, OutgoingPaymentProcessing, OutgoingPaymentCompleted, OutgoingPaymentFailed,
-	"OUTGOING_PAYMENT_EXPIRED", "OUTGOING_PAYMENT_REFUND_PENDING", "OUTGOING_PAYMENT_REFUND_COMPLETED", "OUTGOING_PAYMENT_REFUND_FAILED",
+	OutgoingPaymentExpired, OutgoingPaymentRefundPending, OutgoingPaymentRefundCompleted, OutgoingPaymentRefundFailed,
 	IncomingPaymentPending, IncomingPaymentCompleted, IncomingPaymentFailed,
 	"CUSTOMER_KYC_APPROVED", "CUSTOMER_KYC_REJECTED", "CUSTOMER_KYC_PENDING",
 	"CUSTOMER_KYB_APPROVED", "CUSTOMER_KYB_REJECTED", "CUSTOMER_KYB_PENDING",

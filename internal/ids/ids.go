@@ -21,6 +21,7 @@ const (
 	ExternalAccount = "ExternalAccount"
 	AuthMethod      = "AuthMethod"
 	Session         = "Session"
+	Quote           = "Quote"
 	// Request names a challenge (a signed retry's or a passkey session's requestId).
 	Request = "Request"
 )

@@ -30,6 +30,8 @@ const (
 	KindUpdateCustomerEmail = "UPDATE_CUSTOMER_EMAIL"
 	// KindPasskeySession is the kind of passkey authentication challenges.
 	KindPasskeySession = "PASSKEY_SESSION"
+	// KindExecuteQuote authorises executing a quote whose source is an embedded wallet.
+	KindExecuteQuote = "EXECUTE_QUOTE"
 )
 
 // Challenge is a challenge to store and hand out.
@@ -66,7 +68,13 @@ func RequestHash(method, path string, body []byte) []byte {
 // payloadToSign names the request id, what it authorises, the account, the expiry and the
 // request itself (method, path and the SHA-256 of its body).
 func NewRetryChallenge(kind string, accountID uuid.UUID, method, path string, body []byte, now time.Time) Challenge {
-	c := Challenge{ID: ids.New(), Kind: kind, AccountID: accountID, Binding: RequestHash(method, path, body), ExpiresAt: challengeExpiry(now)}
+	return NewRetryChallengeUntil(kind, accountID, method, path, body, challengeExpiry(now))
+}
+
+// NewRetryChallengeUntil is NewRetryChallenge with the given expiry (a quote's own
+// challenge lasts as long as the quote).
+func NewRetryChallengeUntil(kind string, accountID uuid.UUID, method, path string, body []byte, expiresAt time.Time) Challenge {
+	c := Challenge{ID: ids.New(), Kind: kind, AccountID: accountID, Binding: RequestHash(method, path, body), ExpiresAt: expiresAt.UTC().Truncate(time.Second)}
 	bodySum := sha256.Sum256(body)
 	payload, _ := json.Marshal(struct {
 		RequestID  string `json:"requestId"`

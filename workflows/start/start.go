@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/internal/ids"
+	"paycore/internal/quote"
 	"paycore/internal/transfer"
 	"paycore/workflows"
 )
@@ -119,6 +120,37 @@ var ErrPaymentExists = errors.New("the payment already exists")
 func (s Starter) Transfer(ctx context.Context, req transfer.Request) (json.RawMessage, error) {
 	attrs := workflows.PaymentSearchAttributes(req.PlatformID, req.TransactionID, req.CustomerID.Null())
 	return s.payment(ctx, workflows.TransferWorkflowID(req.Kind, req.TransactionID), attrs, workflows.Transfer, req)
+}
+
+// Quote starts (or joins) the workflow of a quote with Update-with-Start and waits for its
+// create update: when it returns nil the quote is persisted, and the result is the Quote
+// resource (JSON) as created. Refusals come back as for Transfer.
+func (s Starter) Quote(ctx context.Context, req quote.Request) (json.RawMessage, error) {
+	return s.payment(ctx, workflows.QuoteWorkflowID(req.QuoteID), workflows.QuoteSearchAttributes(req), workflows.Quote, req)
+}
+
+// ErrQuoteClosed reports that a quote's workflow has ended (it expired or its payment
+// finished): the quote can no longer be executed.
+var ErrQuoteClosed = errors.New("the quote's workflow has ended")
+
+// ExecuteQuote sends the execute update to a quote's workflow and waits for it: the result
+// is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not
+// exist) is ErrQuoteClosed; refusals come back as application errors.
+func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
+	h, err := s.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflows.QuoteWorkflowID(quoteID),
+		UpdateName: workflows.UpdateExecute, Args: []any{e}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil, ErrQuoteClosed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("execute quote: %w", err)
+	}
+	var out json.RawMessage
+	if err := h.Get(ctx, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // payment starts (or joins) the workflow of a payment, which follows the payment skeleton,

@@ -1,0 +1,110 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/fx"
+	"paycore/internal/quote"
+	"paycore/internal/sandbox"
+	"paycore/internal/walletauth"
+)
+
+// CreatedQuote is what the create step of a quote answers: the Quote resource (JSON) for
+// the API, what executing it takes, and when it expires.
+type CreatedQuote struct {
+	Resource  json.RawMessage `json:"resource"`
+	Rail      quote.Rail      `json:"rail"`
+	ExpiresAt time.Time       `json:"expiresAt"`
+}
+
+// CreateQuote creates a quote: the quote rule and its pricing (quote.Decide) on the
+// accounts as one read finds them, then in one database transaction the PENDING
+// transaction with its event, the quote, and for an embedded-wallet source the signed
+// request whose payloadToSign authorises executing it. Running it again for the same
+// quote changes nothing. A refusal is a non-retryable application error and nothing is
+// written.
+func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (CreatedQuote, error) {
+	now := time.Now()
+	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
+	q, rail, err := db.QuoteCreate(ctx, a.pool, in, view.Resources{}, func(acc quote.Accounts) (quote.Terms, error) {
+		return quote.Decide(in, acc, a.ratesFor(acc.Environment), a.pricing, now)
+	}, ch)
+	if err != nil {
+		return CreatedQuote{}, refusal(err)
+	}
+	res, err := json.Marshal(view.QuoteOf(q))
+	if err != nil {
+		return CreatedQuote{}, fmt.Errorf("render quote: %w", err)
+	}
+	return CreatedQuote{Resource: res, Rail: rail, ExpiresAt: q.Quote.ExpiresAt}, nil
+}
+
+// ratesFor is the rate table of a platform's environment: sandbox rates move.
+func (a *Activities) ratesFor(env catalog.Environment) fx.Provider {
+	if env == catalog.Sandbox {
+		return a.sandboxRates
+	}
+	return a.rates
+}
+
+// ExecuteQuote executes a pending quote (see db.QuoteExecute) and returns the Quote
+// resource as committed. A refusal (not pending, expired, insufficient funds, no wallet
+// signature) is a non-retryable application error.
+func (a *Activities) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
+	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in.Key, in.WalletSignature, view.Resources{}, time.Now())
+	if err != nil {
+		return nil, refusal(err)
+	}
+	res, err := json.Marshal(view.QuoteOf(q))
+	if err != nil {
+		return nil, fmt.Errorf("render quote: %w", err)
+	}
+	return res, nil
+}
+
+// ExpireQuote expires a quote nobody executed (see db.QuoteExpire).
+func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) error {
+	_, err := db.QuoteExpire(ctx, a.pool, quoteID, view.Resources{})
+	return err
+}
+
+// SubmitQuote hands an executed quote's payout to its rail and reports how it ends.
+func (a *Activities) SubmitQuote(_ context.Context, rail quote.Rail) (sandbox.Outcome, error) {
+	return rail.Outcome(), nil
+}
+
+// FinishQuote settles an executed quote's payment with its payout's outcome (see
+// db.QuoteFinish) and returns the status it ends with.
+func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
+	t, err := db.QuoteFinish(ctx, a.pool, transactionID, out, view.Resources{})
+	if err != nil {
+		return "", fmt.Errorf("finish quote: %w", err)
+	}
+	return t.Status, nil
+}
+
+// ReturnQuote fails a completed payment its receiving bank returned (see db.QuoteReturn).
+func (a *Activities) ReturnQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
+	t, err := db.QuoteReturn(ctx, a.pool, transactionID, out, view.Resources{})
+	if err != nil {
+		return "", fmt.Errorf("return quote: %w", err)
+	}
+	return t.Status, nil
+}
+
+// RefundQuote ends a failed payment's refund (see db.QuoteRefund).
+func (a *Activities) RefundQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) error {
+	if _, err := db.QuoteRefund(ctx, a.pool, transactionID, out.PaidOut, out.RefundFails, view.Resources{}); err != nil {
+		return fmt.Errorf("refund quote: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,361 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/quote"
+	"paycore/internal/walletauth"
+	"paycore/workflows/start"
+)
+
+type quoteSourceBody struct {
+	SourceType    *string `json:"sourceType"`
+	AccountID     *string `json:"accountId"`
+	CustomerID    *string `json:"customerId"`
+	Currency      *string `json:"currency"`
+	CryptoNetwork *string `json:"cryptoNetwork"`
+}
+
+type quoteDestinationBody struct {
+	DestinationType *string `json:"destinationType"`
+	AccountID       *string `json:"accountId"`
+	PaymentRail     *string `json:"paymentRail"`
+	UmaAddress      *string `json:"umaAddress"`
+	Currency        *string `json:"currency"`
+}
+
+type quoteBody struct {
+	LookupID             *string               `json:"lookupId"`
+	Source               *quoteSourceBody      `json:"source"`
+	Destination          *quoteDestinationBody `json:"destination"`
+	LockedCurrencySide   *string               `json:"lockedCurrencySide"`
+	LockedCurrencyAmount *int64                `json:"lockedCurrencyAmount"`
+	ImmediatelyExecute   *bool                 `json:"immediatelyExecute"`
+	Description          *string               `json:"description" blank:"ok"`
+	PurposeOfPayment     *string               `json:"purposeOfPayment"`
+	SenderCustomerInfo   map[string]string     `json:"senderCustomerInfo"`
+}
+
+// Values of the quote request's enumerations.
+var (
+	purposesOfPayment = []string{"GIFT", "SELF", "GOODS_OR_SERVICES", "EDUCATION", "HEALTH_OR_MEDICAL", "REAL_ESTATE_PURCHASE",
+		"TAX_PAYMENT", "LOAN_PAYMENT", "UTILITY_BILL", "DONATION", "TRAVEL", "OTHER"}
+	paymentRails = []string{"ACH", "BANK_TRANSFER", "FAST", "FASTER_PAYMENTS", "FEDNOW", "MOBILE_MONEY", "PAYNOW", "PIX", "RTP",
+		"SEPA", "SEPA_INSTANT", "SPEI", "UPI", "WIRE"}
+	customerInfoFields = []string{"FULL_NAME", "BIRTH_DATE", "NATIONALITY", "PHONE_NUMBER", "EMAIL", "POSTAL_ADDRESS", "TAX_ID",
+		"REGISTRATION_NUMBER", "USER_TYPE", "COUNTRY_OF_RESIDENCE", "ACCOUNT_IDENTIFIER", "FI_LEGAL_ENTITY_NAME", "FI_ADDRESS",
+		"PURPOSE_OF_PAYMENT", "ULTIMATE_INSTITUTION_COUNTRY", "IDENTIFIER", "BUSINESS_TYPE", "COMPANY_LEGAL_NAME"}
+)
+
+var errQuoteNotFound = notFound(catalog.QuoteNotFound, "quote")
+
+// createQuote is POST /quotes: the quote's workflow prices and persists it (its create
+// update) before this handler answers 201 with the Quote; the handler only decodes and
+// checks the request's shape. A repeated Idempotency-Key answers the same quote.
+func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
+	req, err := s.quoteRequest(r)
+	if err != nil {
+		return err
+	}
+	owner, err := db.TransferOwnerGet(r.Context(), s.q, req.PlatformID, req.Source.AccountID)
+	if err != nil {
+		return err
+	}
+	req.CustomerID = owner.CustomerID
+	created, err := s.start.Quote(r.Context(), req)
+	if errors.Is(err, start.ErrPaymentExists) {
+		q, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})
+		if isNoRows(err) {
+			return &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
+				Message: "this Idempotency-Key belongs to an earlier quote request that was refused; use a new key"}
+		}
+		if err != nil {
+			return fmt.Errorf("read quote: %w", err)
+		}
+		writeJSON(w, http.StatusCreated, view.QuoteOf(db.QuoteWithTransaction(q)))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusCreated, created)
+	return nil
+}
+
+// quoteRequest decodes a quote request and checks its shape. The quote id comes from the
+// Idempotency-Key when there is one.
+func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
+	b, err := ReadJSON[quoteBody](r)
+	if err != nil {
+		return quote.Request{}, err
+	}
+	pid := principalFrom(r.Context()).PlatformID
+	req := quote.Request{QuoteID: ids.New(), TransactionID: ids.New(), PlatformID: pid, Lifetime: s.Config.QuoteLifetime,
+		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay}
+	if key := r.Header.Get(headerIdempotencyKey); key != "" {
+		req.QuoteID, req.TransactionID = keyedID(pid, "QUOTE", key), keyedID(pid, "QUOTE_TRANSACTION", key)
+	}
+	req.ExecutePath = r.URL.Path + "/" + ids.Format(ids.Quote, req.QuoteID) + "/execute"
+	if req.Source, err = quoteSource(b.Source); err != nil {
+		return req, err
+	}
+	if req.Destination, err = quoteDestination(b.Destination); err != nil {
+		return req, err
+	}
+	switch {
+	case b.LockedCurrencySide == nil:
+		return req, invalidField("lockedCurrencySide", "lockedCurrencySide is required (SENDING or RECEIVING)")
+	case *b.LockedCurrencySide != string(quote.Sending) && *b.LockedCurrencySide != string(quote.Receiving):
+		return req, invalidField("lockedCurrencySide", "lockedCurrencySide must be SENDING or RECEIVING")
+	case b.LockedCurrencyAmount == nil:
+		return req, invalidField("lockedCurrencyAmount", "lockedCurrencyAmount is required (an integer in the smallest unit of the locked side's currency)")
+	case *b.LockedCurrencyAmount <= 0 || *b.LockedCurrencyAmount > quote.MaxLockedAmount:
+		return req, invalidField("lockedCurrencyAmount", "lockedCurrencyAmount must be from 1 to %d", int64(quote.MaxLockedAmount))
+	case b.Description != nil && utf8.RuneCountInString(*b.Description) > 500:
+		return req, invalidField("description", "description must be at most 500 characters")
+	case b.PurposeOfPayment != nil && !slices.Contains(purposesOfPayment, *b.PurposeOfPayment):
+		return req, invalidField("purposeOfPayment", "purposeOfPayment must be one of %v", purposesOfPayment)
+	case b.LookupID != nil && len(*b.LookupID) > 200:
+		return req, invalidField("lookupId", "lookupId must be at most 200 characters")
+	}
+	for name, v := range b.SenderCustomerInfo {
+		switch {
+		case !slices.Contains(customerInfoFields, name):
+			return req, invalidField("senderCustomerInfo."+name, "senderCustomerInfo keys must be customer information field names (%v)", customerInfoFields)
+		case utf8.RuneCountInString(v) > 255:
+			return req, invalidField("senderCustomerInfo."+name, "senderCustomerInfo.%s must be at most 255 characters", name)
+		}
+	}
+	req.LockedSide, req.LockedAmount = quote.Side(*b.LockedCurrencySide), *b.LockedCurrencyAmount
+	req.ImmediatelyExecute = b.ImmediatelyExecute != nil && *b.ImmediatelyExecute
+	req.SenderCustomerInfo = b.SenderCustomerInfo
+	for dst, src := range map[*string]*string{&req.Description: b.Description, &req.PurposeOfPayment: b.PurposeOfPayment, &req.LookupID: b.LookupID} {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	return req, nil
+}
+
+// quoteSource checks a quote's source.
+func quoteSource(b *quoteSourceBody) (quote.Source, error) {
+	var out quote.Source
+	if b == nil {
+		return out, invalidField("source", "source is required")
+	}
+	if b.SourceType == nil {
+		return out, invalidField("source.sourceType", "source.sourceType is required (ACCOUNT or REALTIME_FUNDING)")
+	}
+	if b.Currency != nil && !currencyCode(*b.Currency) {
+		return out, invalidField("source.currency", "source.currency must be a currency code such as USD")
+	}
+	if b.CustomerID != nil {
+		id, err := ids.Parse(ids.Customer, *b.CustomerID)
+		if err != nil {
+			return out, invalidField("source.customerId", "source.customerId must be a Customer id")
+		}
+		out.CustomerID = ids.Some(id)
+	}
+	switch quote.SourceKind(*b.SourceType) {
+	case quote.SourceAccount:
+		if b.AccountID == nil {
+			return out, invalidField("source.accountId", "source.accountId is required for an ACCOUNT source")
+		}
+		id, err := ids.Parse(ids.InternalAccount, *b.AccountID)
+		if err != nil {
+			return out, invalidField("source.accountId", "source.accountId must be an InternalAccount id")
+		}
+		out.Kind, out.AccountID = quote.SourceAccount, id
+	case quote.SourceRealtimeFunding:
+		if b.Currency == nil {
+			return out, invalidField("source.currency", "source.currency is required for a REALTIME_FUNDING source")
+		}
+		out.Kind = quote.SourceRealtimeFunding
+		if b.CryptoNetwork != nil {
+			out.CryptoNetwork = *b.CryptoNetwork
+		}
+	default:
+		return out, invalidField("source.sourceType", "source.sourceType must be ACCOUNT or REALTIME_FUNDING")
+	}
+	if b.Currency != nil {
+		out.Currency = *b.Currency
+	}
+	return out, nil
+}
+
+// quoteDestination checks a quote's destination.
+func quoteDestination(b *quoteDestinationBody) (quote.Destination, error) {
+	var out quote.Destination
+	switch {
+	case b == nil:
+		return out, invalidField("destination", "destination is required")
+	case b.DestinationType == nil:
+		return out, invalidField("destination.destinationType", "destination.destinationType is required (ACCOUNT or UMA_ADDRESS)")
+	case b.Currency != nil && !currencyCode(*b.Currency):
+		return out, invalidField("destination.currency", "destination.currency must be a currency code such as EUR")
+	case b.PaymentRail != nil && !slices.Contains(paymentRails, *b.PaymentRail):
+		return out, invalidField("destination.paymentRail", "destination.paymentRail must be one of %v", paymentRails)
+	}
+	switch quote.DestinationKind(*b.DestinationType) {
+	case quote.DestinationAccount:
+		if b.AccountID == nil {
+			return out, invalidField("destination.accountId", "destination.accountId is required for an ACCOUNT destination")
+		}
+		if id, err := ids.Parse(ids.ExternalAccount, *b.AccountID); err == nil {
+			out.AccountID = id
+		} else if id, err := ids.Parse(ids.InternalAccount, *b.AccountID); err == nil {
+			out.AccountID, out.Internal = id, true
+		} else {
+			return out, invalidField("destination.accountId", "destination.accountId must be an ExternalAccount or InternalAccount id")
+		}
+		out.Kind = quote.DestinationAccount
+	case quote.DestinationUMA:
+		if b.UmaAddress == nil {
+			return out, invalidField("destination.umaAddress", "destination.umaAddress is required for a UMA_ADDRESS destination")
+		}
+		out.Kind, out.UmaAddress = quote.DestinationUMA, *b.UmaAddress
+	default:
+		return out, invalidField("destination.destinationType", "destination.destinationType must be ACCOUNT or UMA_ADDRESS")
+	}
+	if b.Currency != nil {
+		out.Currency = *b.Currency
+	}
+	if b.PaymentRail != nil {
+		out.PaymentRail = *b.PaymentRail
+	}
+	return out, nil
+}
+
+// currencyCode reports whether s looks like a currency code: 3 to 5 upper-case letters.
+func currencyCode(s string) bool {
+	if len(s) < 3 || len(s) > 5 {
+		return false
+	}
+	for _, c := range s {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// getQuote is GET /quotes/{quoteId}.
+func (s *Server) getQuote(w http.ResponseWriter, r *http.Request) error {
+	return serveOne(w, r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
+		return s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+	}, func(q db.QuoteGetRow) view.Quote { return view.QuoteOf(db.QuoteWithTransaction(q)) })
+}
+
+// executeQuote is POST /quotes/{quoteId}/execute: the quote's workflow holds the sending
+// amount (its execute update) before this handler answers 200 with the Quote, then pays.
+// Money leaves an embedded wallet only with the customer's session signature: the first
+// call answers 202 with a payloadToSign and the signed retry executes, or a signature made
+// up front over the quote's own payloadToSign (its payment instructions) executes at once.
+// A quote executed by another request, expired or ended is 409 QUOTE_NOT_PENDING; a
+// repeated request (same Idempotency-Key) answers the quote.
+func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
+	row, err := loadOne(r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
+		return s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+	})
+	if err != nil {
+		return err
+	}
+	e := quote.Execution{Key: executeKey(r)}
+	if done, err := executed(row, e.Key); done || err != nil {
+		if err == nil {
+			writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
+		}
+		return err
+	}
+	if row.PayloadToSign != "" { // an embedded-wallet source
+		var used uuid.UUID
+		sr := signedRequest{accountID: row.Quote.SourceAccountID.UUID, kind: walletauth.KindExecuteQuote, used: &used, upFront: row.Quote.SignedRequestID}
+		if answered, err := s.requireSignature(w, r, sr); answered || err != nil {
+			return err
+		}
+		e.WalletSignature = ids.Some(used)
+	}
+	res, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e)
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.Is(err, start.ErrQuoteClosed) || (errors.As(err, &appErr) && errorOf(err) == nil):
+		// The workflow ended, or rejected the update (the quote expired): the stored quote says why.
+		return s.quoteNotPending(r.Context(), row.Quote.PlatformID, row.Quote.ID, e.Key, w, err)
+	case err != nil:
+		return err
+	}
+	key, err := s.q.QuoteExecuteKey(r.Context(), db.QuoteExecuteKeyParams{PlatformID: row.Quote.PlatformID, ID: row.Quote.ID})
+	if err != nil {
+		return fmt.Errorf("read quote execution: %w", err)
+	}
+	if key != e.Key {
+		return errAlreadyExecuted
+	}
+	writeRaw(w, http.StatusOK, res)
+	return nil
+}
+
+var errAlreadyExecuted = &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote was already executed by another request"}
+
+// executed reports whether the quote is past execution: done with a nil error when this
+// request (its key) executed it, a 409 when another one did or it ended unexecuted.
+func executed(row db.QuoteGetRow, key string) (bool, error) {
+	switch {
+	case row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key:
+		return true, nil
+	case row.Quote.ExecuteKey != nil:
+		return true, errAlreadyExecuted
+	case row.Transaction.Status != catalog.TxPending:
+		return true, &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending,
+			Message: fmt.Sprintf("the quote is %s and can no longer be executed", row.Transaction.Status)}
+	}
+	return false, nil
+}
+
+// quoteNotPending answers an execution the quote's workflow no longer takes, from the
+// quote as stored; cause is the workflow's answer, returned when the quote is still
+// pending and unexpired.
+func (s *Server) quoteNotPending(ctx context.Context, pid, id uuid.UUID, key string, w http.ResponseWriter, cause error) error {
+	row, err := s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+	if err != nil {
+		return fmt.Errorf("read quote: %w", err)
+	}
+	done, err := executed(row, key)
+	if done && err == nil {
+		writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if time.Now().Before(row.Quote.ExpiresAt) {
+		return cause
+	}
+	return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote expired and can no longer be executed"}
+}
+
+// executeKey identifies an execute request: derived from its Idempotency-Key (a repeat
+// is the same request), random without one.
+func executeKey(r *http.Request) string {
+	key := r.Header.Get(headerIdempotencyKey)
+	if key == "" {
+		return "request:" + ids.New().String()
+	}
+	sum := sha256.Sum256([]byte(principalFrom(r.Context()).PlatformID.String() + "\x00" + key))
+	return "key:" + hex.EncodeToString(sum[:])
+}

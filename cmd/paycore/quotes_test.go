@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"paycore/api"
+	"paycore/api/apitest"
+	"paycore/db/view"
+	"paycore/internal/banking"
+	"paycore/internal/config"
+)
+
+// quoteFast shortens the sandbox's quote delays.
+func quoteFast(c *config.Config) {
+	c.QuoteSlowDelay, c.QuoteReturnDelay = 2*time.Second, time.Second
+}
+
+// currencyItem is a supportedCurrencies entry allowing both directions.
+func currencyItem(code string, required ...string) map[string]any {
+	fields := []any{}
+	for _, f := range required {
+		fields = append(fields, map[string]any{"name": f, "mandatory": true})
+	}
+	return map[string]any{"currencyCode": code, "minAmount": 1, "maxAmount": 1_000_000_000, "enabledTransactionTypes": []string{"INCOMING", "OUTGOING"},
+		"requiredCounterpartyFields": fields}
+}
+
+// fxWorld is a sandbox platform supporting USD, EUR and MXN with one funded USD customer.
+func fxWorld(t *testing.T, s *stack) *world {
+	t.Helper()
+	w := newWorld(t, s)
+	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR"), currencyItem("MXN")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	return w
+}
+
+// euroAccount registers a EUR external account of w's customer whose IBAN ends in suffix.
+func (w *world) euroAccount(suffix string) string {
+	w.t.Helper()
+	bban := fmt.Sprintf("37040044%07d%s", accountSeq.Add(1), suffix)
+	r := w.c.Do("POST", "/customers/external-accounts", map[string]any{"customerId": w.customer, "currency": "EUR",
+		"accountInfo": map[string]any{"accountType": "EUR_ACCOUNT", "iban": banking.MakeIBAN("DE", bban),
+			"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Grace Hopper",
+				"address": map[string]any{"line1": "Unter den Linden 1", "city": "Berlin", "postalCode": "10117", "country": "DE"}}}})
+	if r.Status != 201 {
+		w.t.Fatalf("create EUR external account: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(w.t)["id"].(string)
+}
+
+func (w *world) quote(dest string, side string, amount int64, extra ...map[string]any) *apitest.Response {
+	body := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": dest}, "lockedCurrencySide": side, "lockedCurrencyAmount": amount}
+	for _, e := range extra {
+		for k, v := range e {
+			body[k] = v
+		}
+	}
+	return w.c.Do("POST", "/quotes", body)
+}
+
+func (w *world) newQuote(dest string, amount int64) view.Quote {
+	w.t.Helper()
+	r := w.quote(dest, "SENDING", amount)
+	if r.Status != 201 {
+		w.t.Fatalf("create quote: %d %s", r.Status, r.Body)
+	}
+	var q view.Quote
+	r.Decode(w.t, &q)
+	return q
+}
+
+// events lists a transaction's webhook events as TYPE/status, in order.
+func (w *world) events(txID string) []string {
+	w.t.Helper()
+	rows, err := w.s.app.pool.Query(context.Background(), "SELECT type, data->>'status', coalesce(data->'refund'->>'status', '') FROM webhook_events WHERE data->>'id' = $1 ORDER BY created_at, id", txID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer rows.Close()
+	var seq []string
+	for rows.Next() {
+		var typ, status, refund string
+		_ = rows.Scan(&typ, &status, &refund)
+		seq = append(seq, strings.TrimPrefix(typ, "OUTGOING_PAYMENT_"))
+	}
+	return seq
+}
+
+// checkLedger asserts every currency's ledger sums to zero and no internal account's
+// available balance is negative.
+func checkLedger(t *testing.T, s *stack) {
+	t.Helper()
+	rows, err := s.app.pool.Query(context.Background(), "SELECT currency, sum(balance)::bigint FROM ledger_accounts GROUP BY currency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cur string
+		var sum int64
+		_ = rows.Scan(&cur, &sum)
+		if sum != 0 {
+			t.Errorf("%s ledger sums to %d", cur, sum)
+		}
+	}
+	var negative int
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND balance - held < 0").Scan(&negative)
+	if negative != 0 {
+		t.Errorf("%d internal accounts below zero", negative)
+	}
+}
+
+// Every sandbox suffix of a quote to an external account ends as the spec's table says,
+// with the money where it should be: converted and paid, released, refunded, or with the
+// counterparty when both the payout and its refund fail.
+func TestQuoteOutcomesBySuffix(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	w := fxWorld(t, s)
+	w.fund(1_000_000)
+	cases := []struct {
+		suffix, status, reason, refund string
+		charged                        bool // the sender ends without the money
+		events                         string
+	}{
+		{"001", "COMPLETED", "", "", true, "PENDING,PROCESSING,COMPLETED"},
+		{"002", "FAILED", "QUOTE_EXECUTION_FAILED", "", false, "PENDING,PROCESSING,FAILED"},
+		{"003", "COMPLETED", "", "", true, "PENDING,PROCESSING,COMPLETED"},
+		{"004", "FAILED", "COUNTERPARTY_POST_TX_FAILED", "COMPLETED", false, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
+		{"005", "FAILED", "", "COMPLETED", false, "PENDING,PROCESSING,COMPLETED,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
+		{"006", "FAILED", "", "COMPLETED", false, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
+		{"007", "FAILED", "COUNTERPARTY_POST_TX_FAILED", "FAILED", true, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_FAILED"},
+	}
+	for _, tc := range cases {
+		ext := w.euroAccount(tc.suffix)
+		before := w.balance()
+		q := w.newQuote(ext, 10_000)
+		if q.Status != "PENDING" || q.TotalSendingAmount != 10_000 || q.TotalReceivingAmount <= 0 || q.FeesIncluded <= 0 || q.SendingCurrency.Code != "USD" ||
+			q.ReceivingCurrency.Code != "EUR" || q.RateDetails == nil || !q.ExpiresAt.After(time.Now()) {
+			t.Fatalf("%s: quote %+v", tc.suffix, q)
+		}
+		r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "exec-"+q.ID)
+		if r.Status != 200 {
+			t.Fatalf("%s: execute %d %s", tc.suffix, r.Status, r.Body)
+		}
+		start := time.Now()
+		var final view.Transaction
+		eventually(t, 20*time.Second, tc.suffix+" final", func() bool {
+			final = w.transaction(q.TransactionID)
+			done := final.Status == "COMPLETED" || final.Status == "FAILED"
+			if tc.refund != "" {
+				done = final.Refund != nil && final.Refund.Status == tc.refund
+			}
+			return done
+		})
+		if string(final.Status) != tc.status {
+			t.Fatalf("%s: status %s, want %s", tc.suffix, final.Status, tc.status)
+		}
+		if got := ptr(final.FailureReason); got != tc.reason {
+			t.Fatalf("%s: failureReason %q, want %q", tc.suffix, got, tc.reason)
+		}
+		if final.QuoteID != q.ID || final.ReceivedAmount.Amount != q.TotalReceivingAmount || final.ReceivedAmount.Currency.Code != "EUR" ||
+			final.SentAmount.Amount != 10_000 || final.Fees == nil || *final.Fees != q.FeesIncluded || final.ExchangeRate == nil {
+			t.Fatalf("%s: transaction %+v", tc.suffix, final)
+		}
+		want := before
+		if tc.charged {
+			want -= 10_000
+		}
+		if got := w.balance(); got != want {
+			t.Fatalf("%s: balance %d, want %d", tc.suffix, got, want)
+		}
+		if got := strings.Join(w.events(q.TransactionID), ","); got != tc.events {
+			t.Fatalf("%s: events %s, want %s", tc.suffix, got, tc.events)
+		}
+		if tc.suffix == "003" && time.Since(start) < 2*time.Second {
+			t.Fatalf("003 completed before the slow delay (%s)", time.Since(start))
+		}
+		var got view.Quote
+		w.c.Do("GET", "/quotes/"+q.ID, nil).Decode(t, &got)
+		if got.Status != final.Status {
+			t.Fatalf("%s: quote status %s, transaction %s", tc.suffix, got.Status, final.Status)
+		}
+	}
+	checkLedger(t, s)
+	// The fees of the completed payments (001, 003) and of the one whose refund failed (007)
+	// are in the fees account; the refunded ones gave theirs back.
+	var fees int64
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'FEES' AND platform_id = $1", w.platform.ID).Scan(&fees)
+	var want int64
+	_ = s.app.pool.QueryRow(context.Background(), `SELECT coalesce(sum(fees), 0)::bigint FROM transactions WHERE platform_id = $1 AND kind = 'QUOTE'
+		AND (status = 'COMPLETED' OR refund_status = 'FAILED')`, w.platform.ID).Scan(&want)
+	if fees != want || fees == 0 {
+		t.Fatalf("fees account holds %d, want %d", fees, want)
+	}
+}
+
+func ptr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// A quote nobody executes expires on its durable timer: EXPIRED with QUOTE_EXPIRED and
+// the OUTGOING_PAYMENT_EXPIRED event; executing it then is 409.
+func TestQuoteExpires(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { c.QuoteLifetime = 2 * time.Second })
+	w := fxWorld(t, s)
+	w.fund(50_000)
+	q := w.newQuote(w.euroAccount("001"), 10_000)
+	var tx view.Transaction
+	eventually(t, 20*time.Second, "quote to expire", func() bool {
+		tx = w.transaction(q.TransactionID)
+		return tx.Status == "EXPIRED"
+	})
+	if ptr(tx.FailureReason) != "QUOTE_EXPIRED" {
+		t.Fatalf("expired transaction %+v", tx)
+	}
+	if got := strings.Join(w.events(q.TransactionID), ","); got != "PENDING,EXPIRED" {
+		t.Fatalf("events %s", got)
+	}
+	r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil)
+	if r.Status != 409 || r.Code(t) != "QUOTE_NOT_PENDING" || w.balance() != 50_000 {
+		t.Fatalf("execute after expiry: %d %s (balance %d)", r.Status, r.Body, w.balance())
+	}
+}
+
+// One quote is paid once: a repeated execute (same Idempotency-Key) answers the quote,
+// another request is 409, and of many concurrent executes exactly one wins.
+func TestQuoteExecutesOnce(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	w := fxWorld(t, s)
+	w.fund(100_000)
+	ext := w.euroAccount("001")
+
+	q := w.newQuote(ext, 10_000)
+	first := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "k1")
+	again := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "k1")
+	other := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "k2")
+	if first.Status != 200 || again.Status != 200 || other.Status != 409 || other.Code(t) != "QUOTE_NOT_PENDING" {
+		t.Fatalf("execute: %d, again %d, other %d %s", first.Status, again.Status, other.Status, other.Body)
+	}
+
+	q2 := w.newQuote(ext, 10_000)
+	const n = 8
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = w.c.Do("POST", "/quotes/"+q2.ID+"/execute", nil, "Idempotency-Key", fmt.Sprintf("c%d", i)).Status
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, c := range codes {
+		switch c {
+		case 200:
+			ok++
+		case 409:
+		default:
+			t.Fatalf("concurrent execute answered %d", c)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d concurrent executes succeeded, want 1 (%v)", ok, codes)
+	}
+	w.waitFinal(q.TransactionID, 20*time.Second)
+	w.waitFinal(q2.TransactionID, 20*time.Second)
+	if w.balance() != 100_000-20_000 {
+		t.Fatalf("balance %d after two payments of 10000", w.balance())
+	}
+	var holds int
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_entries WHERE transaction_id = (SELECT id FROM transactions WHERE quote_id::text = $1)",
+		strings.TrimPrefix(q2.ID, "Quote:")).Scan(&holds)
+	if holds != 5 { // source, FX and fees in USD; FX and settlement in EUR
+		t.Fatalf("the concurrently executed quote posted %d entries, want 5", holds)
+	}
+	checkLedger(t, s)
+}
+
+// What a quote cannot be is refused with the rule's error, nothing written; a quote
+// whose execution finds too little money stays pending.
+func TestQuoteRefusals(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	w := fxWorld(t, s)
+	w.fund(5_000)
+	ext := w.euroAccount("001")
+	usdExt := w.external("001")
+	cases := []struct {
+		name   string
+		resp   *apitest.Response
+		status int
+		code   string
+	}{
+		{"same currency", w.quote(usdExt, "SENDING", 1000), 400, "INVALID_CURRENCY"},
+		{"unknown account", w.quote("ExternalAccount:0190a000-0000-7000-8000-000000000009", "SENDING", 1000), 404, "EXTERNAL_ACCOUNT_NOT_FOUND"},
+		{"below fees", w.quote(ext, "SENDING", 5), 400, "AMOUNT_OUT_OF_RANGE"},
+		{"wrong destination currency", w.quote(ext, "SENDING", 1000, map[string]any{"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext, "currency": "MXN"}}), 400, "INVALID_CURRENCY"},
+		{"immediately, too little money", w.quote(ext, "SENDING", 6000, map[string]any{"immediatelyExecute": true}), 400, "INSUFFICIENT_FUNDS"},
+		{"realtime funding", w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "USD"},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 501, "NOT_IMPLEMENTED"},
+		{"bad side", w.quote(ext, "BOTH", 1000), 400, "INVALID_INPUT"},
+		{"too large", w.quote(ext, "SENDING", 9_000_000_000_000_001), 400, "INVALID_INPUT"},
+	}
+	for _, tc := range cases {
+		if tc.resp.Status != tc.status || tc.resp.Code(t) != tc.code {
+			t.Errorf("%s: %d %s, want %d %s", tc.name, tc.resp.Status, tc.resp.Body, tc.status, tc.code)
+		}
+	}
+	var quotes int
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM quotes WHERE platform_id = $1", w.platform.ID).Scan(&quotes)
+	if quotes != 0 {
+		t.Fatalf("%d quotes written by refused requests", quotes)
+	}
+	// Required sender information: the platform asks for NATIONALITY on EUR payments.
+	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR", "NATIONALITY", "FULL_NAME")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	r := w.quote(ext, "SENDING", 1000)
+	if r.Status != 400 || r.Code(t) != "MISSING_MANDATORY_USER_INFO" || !strings.Contains(string(r.Body), "NATIONALITY") || strings.Contains(string(r.Body), "FULL_NAME") {
+		t.Fatalf("missing sender info: %d %s", r.Status, r.Body)
+	}
+	r = w.quote(ext, "SENDING", 1000, map[string]any{"senderCustomerInfo": map[string]any{"NATIONALITY": "US"}})
+	if r.Status != 201 {
+		t.Fatalf("with senderCustomerInfo: %d %s", r.Status, r.Body)
+	}
+	var q view.Quote
+	r.Decode(t, &q)
+	if !strings.Contains(string(q.SenderCustomerInfo), `"FULL_NAME":"Ada Lovelace"`) {
+		t.Fatalf("sender info %s", q.SenderCustomerInfo)
+	}
+	// Too little money at execution: refused, the quote stays pending and can be executed
+	// once the account is funded.
+	var big view.Quote
+	w.quote(ext, "SENDING", 4_500, map[string]any{"senderCustomerInfo": map[string]any{"NATIONALITY": "US"}}).Decode(t, &big)
+	w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil) // takes 1000
+	r = w.c.Do("POST", "/quotes/"+big.ID+"/execute", nil)
+	if r.Status != 400 || r.Code(t) != "INSUFFICIENT_FUNDS" {
+		t.Fatalf("execute without funds: %d %s", r.Status, r.Body)
+	}
+	if st := w.transaction(big.TransactionID).Status; st != "PENDING" {
+		t.Fatalf("refused execution left the quote %s", st)
+	}
+	w.fund(10_000)
+	if r := w.c.Do("POST", "/quotes/"+big.ID+"/execute", nil); r.Status != 200 {
+		t.Fatalf("execute after funding: %d %s", r.Status, r.Body)
+	}
+	if r := w.c.Do("GET", "/quotes/Quote:0190a000-0000-7000-8000-000000000009", nil); r.Status != 404 || r.Code(t) != "QUOTE_NOT_FOUND" {
+		t.Fatalf("unknown quote: %d %s", r.Status, r.Body)
+	}
+}
+
+// A quote into another customer's internal account converts and credits it at once;
+// locking the receiving side delivers exactly the locked amount.
+func TestQuoteToInternalAccount(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	w := fxWorld(t, s)
+	w.fund(100_000)
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "MX", "fullName": "Frida Kahlo", "currencies": []string{"MXN"}})
+	if r.Status != 201 {
+		t.Fatalf("create customer: %d %s", r.Status, r.Body)
+	}
+	var cust api.Customer
+	r.Decode(t, &cust)
+	var accts api.List[view.InternalAccount]
+	w.c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	mxn := accts.Data[0].ID
+	r = w.quote(mxn, "RECEIVING", 12_345, map[string]any{"immediatelyExecute": true})
+	if r.Status != 201 {
+		t.Fatalf("quote: %d %s", r.Status, r.Body)
+	}
+	var q view.Quote
+	r.Decode(t, &q)
+	if q.TotalReceivingAmount != 12_345 || q.Destination.AccountID != mxn {
+		t.Fatalf("quote %+v", q)
+	}
+	tx := w.waitFinal(q.TransactionID, 20*time.Second)
+	if tx.Status != "COMPLETED" {
+		t.Fatalf("payment %s", tx.Status)
+	}
+	w.c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	if accts.Data[0].Balance.Amount != 12_345 || w.balance() != 100_000-q.TotalSendingAmount {
+		t.Fatalf("MXN balance %d, USD %d", accts.Data[0].Balance.Amount, w.balance())
+	}
+	checkLedger(t, s)
+}

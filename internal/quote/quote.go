@@ -1,0 +1,342 @@
+// Package quote describes cross-currency payments made through quotes: the request the API
+// hands to the quote workflow, the rule a quote is checked against on its accounts and the
+// platform's configuration, its pricing (a locked sending or receiving amount converted at
+// the service's rate, see package fx), and how its execution ends in the sandbox.
+package quote
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/catalog"
+	"paycore/internal/fx"
+	"paycore/internal/ids"
+	"paycore/internal/money"
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+	"paycore/internal/sandbox"
+)
+
+// Kind is the transaction kind of a quote's payment.
+const Kind = "QUOTE"
+
+// SourceKind is where a quote's money comes from (sourceType).
+type SourceKind string
+
+// Source kinds.
+const (
+	SourceAccount         SourceKind = "ACCOUNT"          // an internal account, embedded wallets included
+	SourceRealtimeFunding SourceKind = "REALTIME_FUNDING" // a deposit made for this quote
+)
+
+// DestinationKind is where a quote's money goes (destinationType).
+type DestinationKind string
+
+// Destination kinds.
+const (
+	DestinationAccount DestinationKind = "ACCOUNT"     // an external or internal account
+	DestinationUMA     DestinationKind = "UMA_ADDRESS" // a UMA address
+)
+
+// Side is the side of a quote whose amount is locked (lockedCurrencySide).
+type Side string
+
+// Locked sides.
+const (
+	Sending   Side = "SENDING"
+	Receiving Side = "RECEIVING"
+)
+
+// MaxLockedAmount is the largest lockedCurrencyAmount a quote accepts.
+const MaxLockedAmount = 9_000_000_000_000_000
+
+// Request is a quote to create, as the API hands it to the quote workflow: decoded and
+// shape-checked, with typed ids. Everything that depends on the accounts and the
+// platform's configuration is decided by the create step (see Check and Price).
+type Request struct {
+	QuoteID       uuid.UUID
+	TransactionID uuid.UUID
+	PlatformID    uuid.UUID
+	// CustomerID is the source account's customer, a search attribute; absent for the
+	// platform's own accounts.
+	CustomerID         ids.Optional `json:",omitzero"`
+	Source             Source
+	Destination        Destination
+	LockedSide         Side
+	LockedAmount       int64
+	ImmediatelyExecute bool              `json:",omitempty"`
+	Description        string            `json:",omitempty"`
+	PurposeOfPayment   string            `json:",omitempty"`
+	SenderCustomerInfo map[string]string `json:",omitempty"`
+	LookupID           string            `json:",omitempty"`
+	// Lifetime is how long the quote can be executed.
+	Lifetime time.Duration
+	// SlowDelay is how long the sandbox's slow scenario (suffix 003, about 6 minutes)
+	// stays pending; ReturnDelay how long a payment the receiving bank returns (005) stays
+	// completed first. Configuration shortens both in tests.
+	SlowDelay   time.Duration
+	ReturnDelay time.Duration
+	// ExecutePath is the path of the quote's execute request, which an embedded-wallet
+	// source's payloadToSign names.
+	ExecutePath string
+}
+
+// Execution is a request to execute a quote: who asks (Key, the same for a repeated
+// request) and, for an embedded-wallet source, the used signed retry that authorises it.
+type Execution struct {
+	Key             string
+	WalletSignature ids.Optional `json:",omitzero"`
+}
+
+// Source is the source of a quote.
+type Source struct {
+	Kind      SourceKind
+	AccountID uuid.UUID `json:",omitzero"` // internal account (ACCOUNT)
+	// CustomerID is the customer the caller says the payment is for (optional).
+	CustomerID ids.Optional `json:",omitzero"`
+	// Currency is the currency the caller says the source holds (optional for ACCOUNT,
+	// the funding currency of REALTIME_FUNDING).
+	Currency      string `json:",omitempty"`
+	CryptoNetwork string `json:",omitempty"`
+}
+
+// Destination is the destination of a quote.
+type Destination struct {
+	Kind DestinationKind
+	// AccountID is the destination account (ACCOUNT): an internal account when Internal is
+	// set, an external one otherwise.
+	AccountID   uuid.UUID `json:",omitzero"`
+	Internal    bool      `json:",omitempty"`
+	PaymentRail string    `json:",omitempty"`
+	UmaAddress  string    `json:",omitempty"`
+	// Currency is the currency the caller wants received (optional for ACCOUNT).
+	Currency string `json:",omitempty"`
+}
+
+// Field names of the request, for refusals.
+const (
+	fieldSource      = "source.accountId"
+	fieldDestination = "destination.accountId"
+	fieldAmount      = "lockedCurrencyAmount"
+	fieldInfo        = "senderCustomerInfo"
+)
+
+// Accounts is everything a quote is checked against, as one read loads it.
+type Accounts struct {
+	Source      *SourceState      // nil when the platform has no such internal account
+	Destination *DestinationState // nil when the platform has no such account
+	// CustomerDeleted is set when the source account's customer is deleted.
+	CustomerDeleted    bool
+	PlatformCustomerID string
+	// Sender is what the service knows of the source account's customer, by
+	// CustomerInfoFieldName (FULL_NAME, BIRTH_DATE, NATIONALITY, EMAIL).
+	Sender      map[string]string
+	Currencies  platformconfig.Currencies
+	Environment catalog.Environment
+}
+
+// SourceState is what the rule reads of the source internal account.
+type SourceState struct {
+	ID         uuid.UUID
+	Type       catalog.AccountType
+	Status     catalog.AccountStatus
+	Currency   string
+	CustomerID uuid.NullUUID
+	Available  int64
+}
+
+// DestinationState is what the rule reads of the destination account.
+type DestinationState struct {
+	ID       uuid.UUID
+	Internal bool
+	// Active is whether the account can receive money (an ACTIVE internal or external
+	// account); Status is its status, for the refusal.
+	Active     bool
+	Status     string
+	Currency   string
+	CustomerID uuid.NullUUID
+	// Identifier is an external account's primary identifier (its suffix selects the
+	// sandbox outcome); "" for internal accounts.
+	Identifier string
+	// HolderName is the name of whoever receives the money, when known.
+	HolderName string
+}
+
+// Check is the quote rule before pricing: nil when r may be quoted on these accounts,
+// else the refusal. In order: the accounts exist and are active, the customer is not
+// deleted, the currencies differ (a same-currency move is a transfer), and any currency
+// the caller named is the account's.
+func Check(r Request, a Accounts) error {
+	switch {
+	case r.Source.Kind != SourceAccount || r.Destination.Kind != DestinationAccount:
+		return problem.Refuse(catalog.NotImplemented, "only ACCOUNT sources and ACCOUNT destinations are quoted so far")
+	case a.Source == nil:
+		return problem.NotFound(catalog.AccountNotFound, "internal account")
+	case a.Destination == nil && r.Destination.Internal:
+		return problem.NotFound(catalog.AccountNotFound, "internal account")
+	case a.Destination == nil:
+		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+	case a.Source.Status != catalog.AccountActive:
+		return problem.Field(fieldSource, "the source account is %s", a.Source.Status)
+	case !a.Destination.Active:
+		return problem.Field(fieldDestination, "the destination account is %s", a.Destination.Status)
+	case a.CustomerDeleted:
+		return problem.Refuse(catalog.CustomerDeleted, "the source account's customer is deleted")
+	case r.Source.CustomerID.Valid && r.Source.CustomerID.Null() != a.Source.CustomerID:
+		return problem.Field("source.customerId", "the source account belongs to another customer")
+	case r.ImmediatelyExecute && a.Source.Type == catalog.EmbeddedWallet:
+		return problem.Field("immediatelyExecute", "a quote from an embedded wallet is executed with the customer's wallet signature, not immediately")
+	case r.Source.Currency != "" && r.Source.Currency != a.Source.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, "source.currency", "the source account holds %s, not %s", a.Source.Currency, r.Source.Currency)
+	case r.Destination.Currency != "" && r.Destination.Currency != a.Destination.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, "destination.currency", "the destination account is in %s, not %s", a.Destination.Currency, r.Destination.Currency)
+	case a.Source.ID == a.Destination.ID:
+		return problem.Refuse(catalog.SelfPayment, "the source and the destination are the same account")
+	case !a.Destination.Internal && a.Destination.CustomerID != a.Source.CustomerID:
+		return problem.Field(fieldDestination, "the external account belongs to another owner than the source account")
+	case a.Source.Currency == a.Destination.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
+			"both accounts are in %s: a same-currency payment is a transfer (POST /transfer-out, POST /transfer-in), not a quote", a.Source.Currency)
+	}
+	return nil
+}
+
+// Priced is a quote's locked conversion.
+type Priced struct {
+	Rate fx.Rate
+	fx.Conversion
+	// ExchangeRate is sending units (major) per receiving unit, as the API shows it.
+	ExchangeRate decimal.Decimal
+	// SenderInfo is the sender's information the receiver requires, as the quote
+	// records it.
+	SenderInfo map[string]string
+}
+
+// Price prices r on accounts a (checked by Check) at the moment at: the locked amount
+// converted at the service's rate, then checked against the platform's configuration
+// (both currencies supported with outgoing payments enabled, the sending total and the
+// receiving amount within their limits) and the counterparty fields it requires.
+func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time) (Priced, error) {
+	from, okFrom := money.Lookup(a.Source.Currency)
+	to, okTo := money.Lookup(a.Destination.Currency)
+	if !okFrom || !okTo {
+		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "no rate for %s → %s", a.Source.Currency, a.Destination.Currency)
+	}
+	rate, err := fx.Price(rates, from, to, p, at)
+	if err != nil {
+		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "%s → %s cannot be priced: %v", from.Code, to.Code, err)
+	}
+	var conv fx.Conversion
+	if r.LockedSide == Sending {
+		conv, err = rate.Sending(r.LockedAmount)
+	} else {
+		conv, err = rate.Receiving(r.LockedAmount)
+	}
+	switch {
+	case err != nil:
+		return Priced{}, problem.FieldCode(catalog.AmountOutOfRange, fieldAmount, "%d %s cannot be quoted: %v", r.LockedAmount, lockedCurrency(r, from, to), err)
+	case conv.Receiving <= 0 || conv.Net <= 0:
+		return Priced{}, problem.FieldCode(catalog.AmountOutOfRange, fieldAmount,
+			"%d %s is too small: after fees of %d %s nothing would be received", r.LockedAmount, lockedCurrency(r, from, to), rate.FixedFee, from.Code)
+	}
+	if err := a.Currencies.CheckAmount(from.Code, catalog.Outgoing, conv.Total); err != nil {
+		return Priced{}, amountField(err)
+	}
+	if err := a.Currencies.CheckAmount(to.Code, receivingType(a), conv.Receiving); err != nil {
+		return Priced{}, amountField(err)
+	}
+	if r.ImmediatelyExecute && a.Source.Available < conv.Total {
+		return Priced{}, problem.FieldCode(catalog.InsufficientFunds, fieldAmount,
+			"executing the quote at once takes %d %s, above the account's available balance", conv.Total, from.Code)
+	}
+	info, err := senderInfo(r, a, to.Code)
+	if err != nil {
+		return Priced{}, err
+	}
+	return Priced{Rate: rate, Conversion: conv, ExchangeRate: rate.ExchangeRate(), SenderInfo: info}, nil
+}
+
+// receivingType is the direction the receiving currency must allow: a payment into an
+// internal account is incoming for it, a payout to an external account is outgoing.
+func receivingType(a Accounts) catalog.TransactionType {
+	if a.Destination.Internal {
+		return catalog.Incoming
+	}
+	return catalog.Outgoing
+}
+
+func lockedCurrency(r Request, from, to money.Currency) string {
+	if r.LockedSide == Sending {
+		return from.Code
+	}
+	return to.Code
+}
+
+// amountField names the locked amount in a limit refusal of the configuration.
+func amountField(err error) error {
+	if fe, ok := err.(*problem.FieldError); ok && fe.Field == "amount" {
+		out := *fe
+		out.Field = fieldAmount
+		return &out
+	}
+	return err
+}
+
+// senderInfo is the sender's information the quote carries: what the service knows of the
+// source account's customer, overridden by the request's senderCustomerInfo. Every
+// mandatory requiredCounterpartyFields entry of the receiving currency must be in it;
+// otherwise the quote is refused with MISSING_MANDATORY_USER_INFO naming the fields.
+func senderInfo(r Request, a Accounts, receiving string) (map[string]string, error) {
+	info := maps.Clone(a.Sender)
+	if info == nil {
+		info = map[string]string{}
+	}
+	maps.Copy(info, r.SenderCustomerInfo)
+	var missing []string
+	if c, ok := a.Currencies.Find(receiving); ok {
+		for _, f := range c.RequiredCounterpartyFields {
+			if f.Mandatory != nil && *f.Mandatory && strings.TrimSpace(info[f.Name]) == "" {
+				missing = append(missing, f.Name)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, problem.FieldCode(catalog.MissingMandatoryUserInfo, fieldInfo,
+			"the platform requires %s of the sender for payments in %s: add them to senderCustomerInfo", strings.Join(missing, ", "), receiving).
+			With(map[string]any{"missingFields": missing})
+	}
+	if len(info) == 0 {
+		return nil, nil
+	}
+	return info, nil
+}
+
+// Rail is what executing a quote takes: where the money goes and the platform's
+// environment, as the create step found them.
+type Rail struct {
+	Internal    bool   // into an internal account of this deployment
+	Identifier  string // the external account's primary identifier
+	Environment catalog.Environment
+}
+
+// Outcome is how the quote's payout ends. A payment into an internal account completes
+// (no rail is involved); sandbox platforms get the outcome the external account's magic
+// suffix selects (sandbox.QuoteOutcome); production platforms have no payout rail
+// connected in this deployment, so their payouts to external accounts fail before any
+// money leaves.
+func (r Rail) Outcome() sandbox.Outcome {
+	switch {
+	case r.Internal:
+		return sandbox.Outcome{Status: catalog.TxCompleted}
+	case r.Environment != catalog.Sandbox:
+		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
+			FailureReason: sandbox.ReasonQuoteExecutionFailed}
+	}
+	return sandbox.QuoteOutcome(r.Identifier)
+}

@@ -1,0 +1,219 @@
+package quote
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/catalog"
+	"paycore/internal/fx"
+	"paycore/internal/ids"
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+	"paycore/internal/sandbox"
+)
+
+var (
+	at        = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	customer  = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c1"), Valid: true}
+	sourceID  = uuid.MustParse("0190a000-0000-7000-8000-0000000000a1")
+	destID    = uuid.MustParse("0190a000-0000-7000-8000-0000000000b1")
+	mandatory = true
+)
+
+func currencies(codes ...string) platformconfig.Currencies {
+	var out platformconfig.Currencies
+	for _, c := range codes {
+		out = append(out, platformconfig.Currency{CurrencyCode: c, MinAmount: 1, MaxAmount: math.MaxInt64,
+			EnabledTransactionTypes: []string{"INCOMING", "OUTGOING"}})
+	}
+	return out
+}
+
+func accounts(from, to string) Accounts {
+	return Accounts{
+		Source:      &SourceState{ID: sourceID, Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: from, CustomerID: customer, Available: math.MaxInt64},
+		Destination: &DestinationState{ID: destID, Active: true, Status: "ACTIVE", Currency: to, CustomerID: customer, Identifier: "DE89370400440532013000"},
+		Sender:      map[string]string{"FULL_NAME": "Ada Lovelace"},
+		Currencies:  currencies(from, to), Environment: catalog.Sandbox,
+	}
+}
+
+func request(side Side, amount int64) Request {
+	return Request{QuoteID: ids.New(), TransactionID: ids.New(), Source: Source{Kind: SourceAccount, AccountID: sourceID},
+		Destination: Destination{Kind: DestinationAccount, AccountID: destID}, LockedSide: side, LockedAmount: amount, Lifetime: 5 * time.Minute}
+}
+
+func codeOf(err error) catalog.Code {
+	var fe *problem.FieldError
+	if errors.As(err, &fe) {
+		if fe.Code == "" {
+			return catalog.InvalidInput
+		}
+		return fe.Code
+	}
+	return problem.CodeOf(err)
+}
+
+// Both locked sides convert with the one rounding rule at the edges of every precision:
+// the locked amount is exact, the recipient gets floor(net × multiplier), the fees are
+// what the total leaves over, and locking the receiving side asks for the least net
+// amount that delivers it.
+func TestPriceBothSidesAtTheEdges(t *testing.T) {
+	rates := fx.BuiltIn(at)
+	pricing := fx.Pricing{Spread: decimal.RequireFromString("0.003"), FixedFeeUSD: decimal.RequireFromString("0.10"), VariableRate: decimal.RequireFromString("0.001")}
+	pairs := [][2]string{{"USD", "JPY"}, {"JPY", "USD"}, {"USD", "USDC"}, {"USDC", "BTC"}, {"BTC", "EUR"}, {"EUR", "KRW"}, {"MXN", "BTC"}}
+	for _, p := range pairs {
+		a := accounts(p[0], p[1])
+		for _, side := range []Side{Sending, Receiving} {
+			for _, amount := range []int64{1, 2, 7, 99, 1000, 123_456_789, 9_000_000_000_000} {
+				terms, err := Decide(request(side, amount), a, rates, pricing, at)
+				if err != nil {
+					if codeOf(err) != catalog.AmountOutOfRange {
+						t.Fatalf("%s→%s %s %d: %v", p[0], p[1], side, amount, err)
+					}
+					continue // too small to pay the fees, or too large to convert
+				}
+				c, m := terms.Conversion, terms.Rate.Multiplier
+				floor := func(net int64) int64 { return decimal.NewFromInt(net).Mul(m).Floor().IntPart() }
+				if c.Net+c.Fees != c.Total || c.Net <= 0 || c.Receiving <= 0 || c.Fees < terms.Rate.FixedFee {
+					t.Fatalf("%s→%s %s %d: %+v", p[0], p[1], side, amount, c)
+				}
+				switch side {
+				case Sending:
+					if c.Total != amount || c.Receiving != floor(c.Net) {
+						t.Fatalf("%s→%s sending %d: %+v, floor %d", p[0], p[1], amount, c, floor(c.Net))
+					}
+				case Receiving:
+					if c.Receiving != amount || floor(c.Net) < amount || floor(c.Net-1) >= amount {
+						t.Fatalf("%s→%s receiving %d: net %d is not the least that delivers it", p[0], p[1], amount, c.Net)
+					}
+				}
+				if !terms.ExpiresAt.Equal(at.Add(5 * time.Minute)) {
+					t.Fatalf("expires %s", terms.ExpiresAt)
+				}
+			}
+		}
+	}
+}
+
+// The rate details multiply out to the quote's multiplier, and the variable fee shown is
+// the fees beyond the fixed one.
+func TestRateDetails(t *testing.T) {
+	pricing := fx.Pricing{Spread: decimal.RequireFromString("0.003"), FixedFeeUSD: decimal.RequireFromString("0.10"), VariableRate: decimal.RequireFromString("0.002")}
+	terms, err := Decide(request(Sending, 100_000), accounts("USD", "EUR"), fx.BuiltIn(at), pricing, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := terms.Details
+	service, _ := decimal.NewFromString(string(d.ServiceAPIMultiplier))
+	counterparty, _ := decimal.NewFromString(string(d.CounterpartyMultiplier))
+	product := service.Mul(counterparty)
+	if diff := product.Sub(terms.Rate.Multiplier).Abs(); diff.GreaterThan(terms.Rate.Multiplier.Mul(decimal.New(1, -12))) {
+		t.Fatalf("service %s × counterparty %s = %s, multiplier %s", service, counterparty, product, terms.Rate.Multiplier)
+	}
+	if d.ServiceAPIFixedFee != terms.Rate.FixedFee || d.ServiceAPIVariableFeeAmount != terms.Fees-terms.Rate.FixedFee || d.ServiceAPIVariableFeeAmount <= 0 ||
+		string(d.ServiceAPIVariableFeeRate) != "0.002" || d.CounterpartyFixedFee != 0 {
+		t.Fatalf("details %+v, terms %+v", d, terms.Conversion)
+	}
+}
+
+// The rule refuses what a quote cannot be, each with its code.
+func TestCheckRefusals(t *testing.T) {
+	rates, pricing := fx.BuiltIn(at), fx.DefaultPricing()
+	cases := map[string]struct {
+		req  func(*Request)
+		acc  func(*Accounts)
+		code catalog.Code
+	}{
+		"no source":                  {nil, func(a *Accounts) { a.Source = nil }, catalog.AccountNotFound},
+		"no external":                {nil, func(a *Accounts) { a.Destination = nil }, catalog.ExternalAccountNotFound},
+		"no internal":                {func(r *Request) { r.Destination.Internal = true }, func(a *Accounts) { a.Destination = nil }, catalog.AccountNotFound},
+		"source closed":              {nil, func(a *Accounts) { a.Source.Status = catalog.AccountClosed }, catalog.InvalidInput},
+		"destination inactive":       {nil, func(a *Accounts) { a.Destination.Active = false }, catalog.InvalidInput},
+		"customer deleted":           {nil, func(a *Accounts) { a.CustomerDeleted = true }, catalog.CustomerDeleted},
+		"same currency":              {nil, func(a *Accounts) { a.Destination.Currency = "USD" }, catalog.InvalidCurrency},
+		"wrong source currency":      {func(r *Request) { r.Source.Currency = "GBP" }, nil, catalog.InvalidCurrency},
+		"wrong destination currency": {func(r *Request) { r.Destination.Currency = "MXN" }, nil, catalog.InvalidCurrency},
+		"other owner's external":     {nil, func(a *Accounts) { a.Destination.CustomerID = uuid.NullUUID{} }, catalog.InvalidInput},
+		"other customer named":       {func(r *Request) { r.Source.CustomerID = ids.Some(ids.New()) }, nil, catalog.InvalidInput},
+		"self payment":               {nil, func(a *Accounts) { a.Destination.ID = sourceID; a.Destination.Internal = true }, catalog.SelfPayment},
+		"wallet immediately": {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { a.Source.Type = catalog.EmbeddedWallet },
+			catalog.InvalidInput},
+		"immediately, no money":       {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { a.Source.Available = 999 }, catalog.InsufficientFunds},
+		"realtime funding":            {func(r *Request) { r.Source = Source{Kind: SourceRealtimeFunding, Currency: "USD"} }, nil, catalog.NotImplemented},
+		"sending not enabled":         {nil, func(a *Accounts) { a.Currencies[0].EnabledTransactionTypes = []string{"INCOMING"} }, catalog.InvalidInput},
+		"receiving unsupported":       {nil, func(a *Accounts) { a.Currencies = a.Currencies[:1] }, catalog.InvalidInput},
+		"above the maximum":           {nil, func(a *Accounts) { a.Currencies[0].MaxAmount = 999 }, catalog.AmountOutOfRange},
+		"receiving below the minimum": {nil, func(a *Accounts) { a.Currencies[1].MinAmount = 5000 }, catalog.AmountOutOfRange},
+		"payee data missing": {nil, func(a *Accounts) {
+			a.Currencies[1].RequiredCounterpartyFields = []platformconfig.CounterpartyField{{Name: "NATIONALITY", Mandatory: &mandatory}}
+		}, catalog.MissingMandatoryUserInfo},
+		"below the fees": {func(r *Request) { r.LockedAmount = 10 }, nil, catalog.AmountOutOfRange},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, a := request(Sending, 1000), accounts("USD", "EUR")
+			if tc.req != nil {
+				tc.req(&r)
+			}
+			if tc.acc != nil {
+				tc.acc(&a)
+			}
+			_, err := Decide(r, a, rates, pricing, at)
+			if got := codeOf(err); err == nil || got != tc.code {
+				t.Fatalf("got %v (%s), want %s", err, got, tc.code)
+			}
+		})
+	}
+}
+
+// The sender's information the quote carries is the customer's, completed by the
+// request; it satisfies the receiving currency's mandatory fields, and optional ones are
+// not required.
+func TestSenderInfo(t *testing.T) {
+	a := accounts("USD", "EUR")
+	optional := false
+	a.Currencies[1].RequiredCounterpartyFields = []platformconfig.CounterpartyField{{Name: "FULL_NAME", Mandatory: &mandatory},
+		{Name: "NATIONALITY", Mandatory: &mandatory}, {Name: "TAX_ID", Mandatory: &optional}}
+	r := request(Sending, 1000)
+	r.SenderCustomerInfo = map[string]string{"NATIONALITY": "GB", "FULL_NAME": "Ada King"}
+	terms, err := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if terms.SenderInfo["FULL_NAME"] != "Ada King" || terms.SenderInfo["NATIONALITY"] != "GB" || a.Sender["FULL_NAME"] != "Ada Lovelace" {
+		t.Fatalf("sender info %v (customer's %v)", terms.SenderInfo, a.Sender)
+	}
+}
+
+// A payout's outcome: sandbox suffixes as the spec's table says, internal destinations
+// complete, production payouts fail before any money leaves.
+func TestRailOutcome(t *testing.T) {
+	want := map[string]sandbox.Outcome{
+		"002": {Status: catalog.TxFailed, FailureReason: sandbox.ReasonQuoteExecutionFailed},
+		"003": {Status: catalog.TxCompleted, Slow: true},
+		"004": {Status: catalog.TxFailed, FailureReason: sandbox.ReasonCounterpartyFailed, Refund: sandbox.RefundTransactionFailed},
+		"005": {Status: catalog.TxCompleted, Returned: true},
+		"006": {Status: catalog.TxFailed, Refund: sandbox.RefundUserCancellation},
+		"007": {Status: catalog.TxFailed, FailureReason: sandbox.ReasonCounterpartyFailed, Refund: sandbox.RefundTransactionFailed, PaidOut: true, RefundFails: true},
+		"008": {Status: catalog.TxCompleted},
+	}
+	for suffix, w := range want {
+		got := Rail{Identifier: "DE8937040044053201" + "0" + suffix, Environment: catalog.Sandbox}.Outcome()
+		got.Code, got.Message = "", ""
+		if got != w {
+			t.Errorf("%s: %+v, want %+v", suffix, got, w)
+		}
+	}
+	if out := (Rail{Internal: true, Identifier: "x002", Environment: catalog.Production}).Outcome(); out.Status != catalog.TxCompleted {
+		t.Fatalf("internal destination: %+v", out)
+	}
+	if out := (Rail{Identifier: "x001", Environment: catalog.Production}).Outcome(); out.Status != catalog.TxFailed || out.PaidOut || out.Refund != "" {
+		t.Fatalf("production payout: %+v", out)
+	}
+}

@@ -1,0 +1,83 @@
+package quote
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/fx"
+)
+
+// Terms are what creating a quote decides: the locked conversion, its rate details as
+// the API shows them, and when the quote expires.
+type Terms struct {
+	Priced
+	Details   RateDetails
+	ExpiresAt time.Time
+}
+
+// Decide is the whole decision on a quote request at the moment now: Check, then Price
+// with the rates, then the rate details; the quote expires r.Lifetime after now.
+func Decide(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time) (Terms, error) {
+	if err := Check(r, a); err != nil {
+		return Terms{}, err
+	}
+	priced, err := Price(r, a, rates, p, now)
+	if err != nil {
+		return Terms{}, err
+	}
+	details, err := priced.Details(rates, now)
+	if err != nil {
+		return Terms{}, err
+	}
+	return Terms{Priced: priced, Details: details, ExpiresAt: now.Add(r.Lifetime)}, nil
+}
+
+// RateDetails are a payment's rate details (OutgoingRateDetails). The multipliers are
+// relative to milli-satoshis, the unit conversions are quoted through: the service's
+// multiplier converts one sending minor unit into mSATs (the spread included), the
+// counterparty's converts one mSAT into receiving minor units, and their product is the
+// quote's multiplier. Fees are in sending minor units; the counterparty charges none.
+type RateDetails struct {
+	CounterpartyMultiplier      json.Number `json:"counterpartyMultiplier"`
+	CounterpartyFixedFee        int64       `json:"counterpartyFixedFee"`
+	ServiceAPIMultiplier        json.Number `json:"serviceApiMultiplier"`
+	ServiceAPIFixedFee          int64       `json:"serviceApiFixedFee"`
+	ServiceAPIVariableFeeRate   json.Number `json:"serviceApiVariableFeeRate"`
+	ServiceAPIVariableFeeAmount int64       `json:"serviceApiVariableFeeAmount"`
+}
+
+// msatsPerBTC is how many milli-satoshis one bitcoin is.
+var msatsPerBTC = decimal.New(1, 11)
+
+// detailDigits is how many significant digits the multipliers show.
+const detailDigits = 15
+
+// Details are p's rate details, the counterparty's multiplier taken from the mid-market
+// rate of bitcoin into the receiving currency at the moment at.
+func (p Priced) Details(rates fx.Provider, at time.Time) (RateDetails, error) {
+	btcTo, _, err := rates.Mid("BTC", p.Rate.To.Code, at)
+	if err != nil {
+		return RateDetails{}, fmt.Errorf("rate details: %w", err)
+	}
+	counterparty := btcTo.Mul(decimal.New(1, int32(p.Rate.To.Decimals))).DivRound(msatsPerBTC, 30)
+	if !counterparty.IsPositive() {
+		return RateDetails{}, fmt.Errorf("rate details: %w", fx.ErrRateTooSmall)
+	}
+	service := p.Rate.Multiplier.DivRound(counterparty, 30)
+	return RateDetails{
+		CounterpartyMultiplier:      number(counterparty),
+		ServiceAPIMultiplier:        number(service),
+		ServiceAPIFixedFee:          p.Rate.FixedFee,
+		ServiceAPIVariableFeeRate:   json.Number(p.Rate.VariableRate.String()),
+		ServiceAPIVariableFeeAmount: p.Fees - p.Rate.FixedFee,
+	}, nil
+}
+
+// number is a positive decimal as a JSON number of detailDigits significant digits.
+func number(d decimal.Decimal) json.Number {
+	lead := int32(d.NumDigits()) + d.Exponent()
+	return json.Number(d.Round(detailDigits - lead).String())
+}

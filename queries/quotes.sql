@@ -1,0 +1,59 @@
+-- name: QuoteContext :one
+-- Everything a quote is checked against, in one round trip: the platform, the source
+-- internal account with its customer, and the destination account, internal or external
+-- (NULL ids when the platform has no such account).
+SELECT p.environment, p.supported_currencies,
+       a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
+       a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
+       coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
+       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email,
+       da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
+       da.customer_id AS dest_internal_customer_id, coalesce(dc.full_name, dc.business_info->>'legalName', '')::text AS dest_internal_holder,
+       e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
+       e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
+       coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder
+FROM platforms p
+LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @source_id
+LEFT JOIN ledger_accounts l ON l.id = a.id
+LEFT JOIN customers c ON c.id = a.customer_id
+LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = @destination_id AND @destination_internal::boolean
+LEFT JOIN customers dc ON dc.id = da.customer_id
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @destination_id AND NOT @destination_internal::boolean AND NOT e.is_deleted
+WHERE p.id = @platform_id;
+
+-- name: QuoteCreate :exec
+INSERT INTO quotes (id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network,
+                    destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma,
+                    payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description,
+                    purpose_of_payment, sender_customer_info, expires_at, signed_request_id)
+VALUES (@id, @platform_id, @customer_id, @transaction_id, @source_kind, @source_account_id, @crypto_network,
+        @destination_kind, @destination_account_id, @destination_internal, @destination_identifier, @destination_uma,
+        @payment_rail, @locked_side, @locked_amount, @multiplier, @fixed_fee, @variable_fee_rate, @description,
+        @purpose_of_payment, @sender_customer_info, @expires_at, @signed_request_id);
+
+-- name: QuoteGet :one
+-- A platform's quote with its transaction (whose status is the quote's).
+SELECT sqlc.embed(q), sqlc.embed(t), coalesce(s.payload, '')::text AS payload_to_sign
+FROM quotes q
+JOIN transactions t ON t.id = q.transaction_id
+LEFT JOIN signed_requests s ON s.id = q.signed_request_id
+WHERE q.platform_id = @platform_id AND q.id = @id;
+
+-- name: QuoteGetByID :one
+SELECT sqlc.embed(q), sqlc.embed(t), coalesce(s.payload, '')::text AS payload_to_sign
+FROM quotes q
+JOIN transactions t ON t.id = q.transaction_id
+LEFT JOIN signed_requests s ON s.id = q.signed_request_id
+WHERE q.id = @id;
+
+-- name: QuoteLock :one
+-- Locks a quote for its execution or expiry.
+SELECT * FROM quotes WHERE id = @id FOR UPDATE;
+
+-- name: QuoteMarkExecuted :exec
+UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id AND execute_key IS NULL;
+
+-- name: QuoteExecuteKey :one
+-- Who executed a platform's quote ("" when nobody has).
+SELECT coalesce(execute_key, '')::text FROM quotes WHERE platform_id = @platform_id AND id = @id;

@@ -1,0 +1,170 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/activities"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/quote"
+	"paycore/internal/sandbox"
+)
+
+// UpdateExecute is the update that executes a quote and answers the API request with the
+// Quote as executed. Its argument is an quote.Execution.
+const UpdateExecute = "execute"
+
+// QuoteWorkflowID is the id of a quote's workflow: one per quote, so a quote can be
+// created once and executed once.
+func QuoteWorkflowID(quoteID uuid.UUID) string {
+	return "quote/" + ids.Format(ids.Quote, quoteID)
+}
+
+// QuoteSearchAttributes are the search attributes a quote's workflow starts with: those of
+// its payment and the quote's id.
+func QuoteSearchAttributes(r quote.Request) temporal.SearchAttributes {
+	attrs := []temporal.SearchAttributeUpdate{
+		AttrPlatformID.ValueSet(ids.Format(ids.Platform, r.PlatformID)),
+		AttrTransactionID.ValueSet(ids.Format(ids.Transaction, r.TransactionID)),
+		AttrQuoteID.ValueSet(ids.Format(ids.Quote, r.QuoteID)),
+		AttrTransactionStatus.ValueSet(string(catalog.TxPending)),
+	}
+	if r.CustomerID.Valid {
+		attrs = append(attrs, AttrCustomerID.ValueSet(ids.Format(ids.Customer, r.CustomerID.UUID)))
+	}
+	return temporal.NewSearchAttributes(attrs...)
+}
+
+// Quote is the life of a quote and of the payment it makes.
+//
+// The API starts it with Update-with-Start: UpdateCreate prices and persists the quote
+// with its PENDING transaction (a refusal ends the workflow with nothing written). The
+// quote then waits, on a durable timer, until it expires or an UpdateExecute holds its
+// sending amount (an execution refused, e.g. for want of funds, leaves it pending); an
+// immediatelyExecute quote is executed right after its creation. Unexecuted at expiry it
+// becomes EXPIRED (QUOTE_EXPIRED). Executed, it follows the payment skeleton (the rail,
+// the slow scenario's wait, the finish that converts the money or releases it), then what
+// comes after: a payment the receiving bank returns is failed and refunded after
+// ReturnDelay, and a failed payment whose money was taken is refunded.
+func Quote(ctx workflow.Context, in quote.Request) error {
+	s := &quoteSteps{in: in}
+	ok, err := awaitCreate(ctx, s.create)
+	if err != nil || !ok {
+		return err
+	}
+
+	var executing, executed, expired bool
+	execute := func(ctx workflow.Context, e quote.Execution) (json.RawMessage, error) {
+		executing = true
+		defer func() { executing = false }()
+		var a *activities.Activities
+		r, err := result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExecuteQuote, in.QuoteID, e))
+		if err == nil {
+			executed = true
+		}
+		return r, err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateExecute, execute, workflow.UpdateHandlerOptions{
+		Validator: func(_ workflow.Context, _ quote.Execution) error {
+			if expired {
+				return errQuoteExpired
+			}
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	if in.ImmediatelyExecute {
+		// A refusal here (funds spent since the quote was priced) leaves it pending.
+		_, _ = execute(ctx, quote.Execution{Key: ImmediateExecution})
+	}
+	wait := s.expiresAt.Sub(workflow.Now(ctx))
+	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return executed }); err != nil {
+		return err
+	}
+	// An execution under way when the quote expired decides: the database refuses it if
+	// it came too late.
+	if err := workflow.Await(ctx, func() bool { return !executing }); err != nil {
+		return err
+	}
+	if !executed {
+		expired = true
+		var a *activities.Activities
+		if err := workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireQuote, in.QuoteID).Get(ctx, nil); err != nil {
+			return err
+		}
+		setStatus(ctx, catalog.TxExpired)
+		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	}
+
+	out, final, err := settle(ctx, s, in.SlowDelay)
+	if err != nil {
+		return err
+	}
+	return s.aftermath(ctx, out, final)
+}
+
+// ImmediateExecution is the execution key of a quote created with immediatelyExecute.
+const ImmediateExecution = "immediatelyExecute"
+
+var errQuoteExpired = errors.New("the quote expired")
+
+// quoteSteps are a quote's steps of the payment skeleton.
+type quoteSteps struct {
+	in        quote.Request
+	rail      quote.Rail
+	expiresAt time.Time
+}
+
+func (s *quoteSteps) create(ctx workflow.Context) (json.RawMessage, error) {
+	var a *activities.Activities
+	created, err := result[activities.CreatedQuote](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateQuote, s.in))
+	s.rail, s.expiresAt = created.Rail, created.ExpiresAt
+	return created.Resource, err
+}
+
+// MarkProcessing: the execution moved the payment to PROCESSING with its hold.
+func (s *quoteSteps) MarkProcessing(workflow.Context) (catalog.TransactionStatus, error) {
+	return catalog.TxProcessing, nil
+}
+
+func (s *quoteSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
+	var a *activities.Activities
+	return result[sandbox.Outcome](ctx, workflow.ExecuteActivity(ctx, a.SubmitQuote, s.rail))
+}
+
+func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error) {
+	var a *activities.Activities
+	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishQuote, s.in.TransactionID, out))
+}
+
+// aftermath is what follows a quote's finish: the receiving bank's return of a completed
+// payment (after ReturnDelay on a durable timer), and the refund of a failed payment whose
+// money was taken.
+func (s *quoteSteps) aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error {
+	var a *activities.Activities
+	local := LocalStep(ctx)
+	refund := out
+	switch {
+	case final == catalog.TxCompleted && out.Returned:
+		if err := workflow.Sleep(ctx, s.in.ReturnDelay); err != nil {
+			return err
+		}
+		refund = sandbox.ReturnedOutcome()
+		status, err := result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(local, a.ReturnQuote, s.in.TransactionID, refund))
+		if err != nil {
+			return err
+		}
+		setStatus(ctx, status)
+	case final == catalog.TxFailed && out.Refund != "":
+	default:
+		return nil
+	}
+	return workflow.ExecuteLocalActivity(local, a.RefundQuote, s.in.TransactionID, refund).Get(ctx, nil)
+}
