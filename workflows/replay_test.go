@@ -12,7 +12,8 @@ import (
 )
 
 // Histories recorded from real runs (webhooks: delivered, 410 then undeliverable, a
-// one-attempt TEST send; transfers: completed, slow then failed, refused) must replay
+// one-attempt TEST send; transfers: completed, slow then failed, refused; quotes:
+// completed, refunded, returned, expired) must replay
 // against the current code. cmd/paycore's TestRecordHistories refreshes them. A change that breaks
 // replay needs workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
@@ -23,6 +24,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
 	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
+	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

@@ -29,7 +29,10 @@ func TestRecordHistories(t *testing.T) {
 	if dir == "" {
 		t.Skip("set PAYCORE_RECORD_HISTORIES to a directory to record workflow histories")
 	}
-	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Second })
+	s := newStack(t, func(c *config.Config) {
+		c.SandboxSlowDelay, c.QuoteLifetime = time.Second, 5*time.Second
+		quoteFast(c)
+	})
 	w := newWorld(t, s)
 	w.fund(5000)
 	record := func(name, workflowID string) {
@@ -82,6 +85,31 @@ func TestRecordHistories(t *testing.T) {
 		if d, _ := s.app.temporal.DescribeWorkflowExecution(context.Background(), e.Execution.WorkflowId, ""); d != nil && d.WorkflowExecutionInfo.HistoryLength < 12 {
 			record("transfer_out_refused_v2", e.Execution.WorkflowId)
 		}
+	}
+	// Quotes: paid, refunded after a failed payout, returned by the receiving bank, expired.
+	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	w.fund(100_000)
+	awaitClosed := func(workflowID string) {
+		eventually(t, 30*time.Second, "workflow completion", func() bool {
+			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflowID, "")
+			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		})
+	}
+	for _, tc := range []struct{ name, suffix string }{{"quote_completed", "001"}, {"quote_refunded", "004"}, {"quote_returned", "005"}, {"quote_expired", ""}} {
+		q := w.newQuote(w.euroAccount(tc.suffix+map[bool]string{true: "001"}[tc.suffix == ""]), 1000)
+		if tc.suffix != "" {
+			if r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil); r.Status != 200 {
+				t.Fatalf("execute: %d %s", r.Status, r.Body)
+			}
+		}
+		id, err := ids.Parse(ids.Quote, q.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		awaitClosed(workflows.QuoteWorkflowID(id))
+		record(tc.name, workflows.QuoteWorkflowID(id))
 	}
 	// A redelivery: its run reopens the event before delivering it.
 	rc := newReceiver(t, nil)
