@@ -14,14 +14,21 @@ import (
 	"paycore/internal/config"
 )
 
-// A randomized concurrent workload (32 clients mixing funding, transfers in and out with
-// every suffix) never lets an internal account go below zero, keeps the sum of every
-// currency's ledger at zero at all times, and ends with every transaction final and no
-// hold left.
+// A randomized concurrent workload (32 clients mixing funding, transfers in and out and
+// USD → EUR quotes, locked on either side, with every suffix: refunds, returns and failed
+// refunds included) never lets an internal account go below zero, keeps the sum of every
+// currency's ledger at zero at all times, and ends with every transaction final, no hold
+// left, and the FX and fees accounts holding exactly what the conversions moved.
 func TestConservationUnderConcurrentLoad(t *testing.T) {
 	// Not parallel: it loads the machine, and runs before the timing-sensitive parallel tests.
-	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Second; c.WorkerPollers = 8 })
+	s := newStack(t, func(c *config.Config) {
+		c.SandboxSlowDelay, c.WorkerPollers, c.QuoteLifetime = time.Second, 8, 3*time.Second
+		quoteFast(c)
+	})
 	base := newWorld(t, s)
+	if r := base.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
 	worlds := []*world{base}
 	for range 3 {
 		r := base.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD"}})
@@ -31,11 +38,15 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 		base.c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
 		worlds = append(worlds, &world{t: t, s: s, c: base.c, customer: cust.ID, account: accts.Data[0].ID})
 	}
-	exts := make([][]string, len(worlds))
+	exts, euros := make([][]string, len(worlds)), make([][]string, len(worlds))
 	suffixes := []string{"001", "002", "003", "004", "005", "009"}
+	quoteSuffixes := []string{"001", "002", "003", "004", "005", "006", "007", "009"}
 	for i, w := range worlds {
 		for _, sfx := range suffixes {
 			exts[i] = append(exts[i], w.external(sfx))
+		}
+		for _, sfx := range quoteSuffixes {
+			euros[i] = append(euros[i], w.euroAccount(sfx))
 		}
 	}
 	// The monitor checks the invariants on committed data while the load runs.
@@ -66,6 +77,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	var created atomic.Int64
 	var refused atomic.Int64
+	var quotes atomic.Int64
 	for client := range 32 {
 		wg.Add(1)
 		go func() {
@@ -79,7 +91,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					amount *= 4 // large enough that holds compete for the balance
 				}
-				switch op := rng.IntN(3); op {
+				switch op := rng.IntN(4); op {
 				case 0:
 					w.fund(amount)
 				case 1:
@@ -97,6 +109,24 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 					} else {
 						t.Errorf("transfer-in: %d %s", r.Status, r.Body)
 					}
+				case 3:
+					side := []string{"SENDING", "RECEIVING"}[rng.IntN(2)]
+					r := w.quote(euros[i][rng.IntN(len(quoteSuffixes))], side, 100+amount)
+					if r.Status != 201 {
+						t.Errorf("quote: %d %s", r.Status, r.Body)
+						continue
+					}
+					var q view.Quote
+					r.Decode(t, &q)
+					switch x := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil); {
+					case x.Status == 200:
+						created.Add(1)
+						quotes.Add(1)
+					case x.Status == 400 && x.Code(t) == "INSUFFICIENT_FUNDS":
+						refused.Add(1)
+					default:
+						t.Errorf("execute: %d %s", x.Status, x.Body)
+					}
 				}
 			}
 		}()
@@ -112,8 +142,8 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	if violations.Load() > 0 {
 		t.Fatalf("%d of %d samples saw a negative balance or an unbalanced currency", violations.Load(), samples.Load())
 	}
-	if samples.Load() < 10 || created.Load() < 50 {
-		t.Fatalf("workload too small: %d samples, %d transfers", samples.Load(), created.Load())
+	if samples.Load() < 10 || created.Load() < 50 || quotes.Load() < 10 {
+		t.Fatalf("workload too small: %d samples, %d payments, %d quotes", samples.Load(), created.Load(), quotes.Load())
 	}
 	// Final state: balanced, no holds, every balance equal to its postings and to the
 	// sum of its completed movements.
@@ -137,7 +167,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 		var expected int64
 		err := s.app.pool.QueryRow(context.Background(), `
 			SELECT coalesce(sum(CASE WHEN type = 'INCOMING' THEN amount ELSE -amount END), 0) FROM transactions
-			WHERE status = 'COMPLETED' AND (destination_account_id = $1 OR source_account_id = $1)`, uuidOf(w.account)).Scan(&expected)
+			WHERE (status = 'COMPLETED' OR refund_status = 'FAILED') AND (destination_account_id = $1 OR source_account_id = $1)`, uuidOf(w.account)).Scan(&expected)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +175,20 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 			t.Fatalf("%s: balance %d, completed movements add up to %d", w.account, got, expected)
 		}
 	}
-	t.Logf("%d transfers created, %d refused for insufficient funds, %d invariant samples", created.Load(), refused.Load(), samples.Load())
+	// The conversions: what the money that left took into the USD FX and fees accounts is
+	// what they hold, and the EUR FX account paid out exactly what was received.
+	var usdIn, usdHeld, eurOut, eurPaid int64
+	if err := s.app.pool.QueryRow(context.Background(), `
+		SELECT (SELECT coalesce(sum(amount), 0) FROM transactions WHERE kind = 'QUOTE' AND (status = 'COMPLETED' OR refund_status = 'FAILED')),
+		       (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind IN ('FX', 'FEES') AND currency = 'USD'),
+		       (SELECT coalesce(sum(receiving_amount), 0) FROM transactions WHERE kind = 'QUOTE' AND (status = 'COMPLETED' OR refund_status = 'FAILED')),
+		       (SELECT coalesce(-sum(balance), 0) FROM ledger_accounts WHERE kind = 'FX' AND currency = 'EUR')`).Scan(&usdIn, &usdHeld, &eurOut, &eurPaid); err != nil {
+		t.Fatal(err)
+	}
+	if usdIn != usdHeld || eurOut != eurPaid || usdIn == 0 {
+		t.Fatalf("conversions took %d USD (FX and fees hold %d) and paid %d EUR (FX paid %d)", usdIn, usdHeld, eurOut, eurPaid)
+	}
+	t.Logf("%d quotes executed; %d payments created, %d refused for insufficient funds, %d invariant samples", quotes.Load(), created.Load(), refused.Load(), samples.Load())
 }
 
 func uuidOf(id string) string {
