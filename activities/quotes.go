@@ -108,3 +108,26 @@ func (a *Activities) RefundQuote(ctx context.Context, transactionID uuid.UUID, o
 	}
 	return nil
 }
+
+// FundedQuote is what a deposit for a quote did: the Transaction resource (JSON) as
+// committed, whether the deposit was the quote's total, and whether it came too late
+// (and was sent back).
+type FundedQuote struct {
+	Resource json.RawMessage `json:"resource"`
+	Matches  bool            `json:"matches"`
+	Late     bool            `json:"late"`
+}
+
+// FundQuote records a deposit for a REALTIME_FUNDING quote (see db.QuoteFund). A refusal
+// (a second deposit, a quote funded from an account) is a non-retryable application error.
+func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, amount int64) (FundedQuote, error) {
+	d, err := db.QuoteFund(ctx, a.pool, quoteID, amount, view.Resources{}, time.Now())
+	if err != nil {
+		return FundedQuote{}, refusal(err)
+	}
+	res, err := json.Marshal(view.TransactionOf(d.Transaction))
+	if err != nil {
+		return FundedQuote{}, fmt.Errorf("render transaction: %w", err)
+	}
+	return FundedQuote{Resource: res, Matches: d.Matches, Late: d.Late}, nil
+}

@@ -106,7 +106,7 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	}
 	pid := principalFrom(r.Context()).PlatformID
 	req := quote.Request{QuoteID: ids.New(), TransactionID: ids.New(), PlatformID: pid, Lifetime: s.Config.QuoteLifetime,
-		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay}
+		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay, LateDepositWindow: s.Config.QuoteLateDeposits}
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
 		req.QuoteID, req.TransactionID = keyedID(pid, "QUOTE", key), keyedID(pid, "QUOTE_TRANSACTION", key)
 	}
@@ -275,6 +275,10 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if row.Quote.SourceKind == string(quote.SourceRealtimeFunding) {
+		return &Error{Status: http.StatusConflict, Code: catalog.Conflict,
+			Message: "a REALTIME_FUNDING quote is executed by its deposit (in the sandbox: POST /sandbox/send), not by this request"}
+	}
 	e := quote.Execution{Key: executeKey(r)}
 	if done, err := executed(row, e.Key); done || err != nil {
 		if err == nil {
@@ -358,4 +362,71 @@ func executeKey(r *http.Request) string {
 	}
 	sum := sha256.Sum256([]byte(principalFrom(r.Context()).PlatformID.String() + "\x00" + key))
 	return "key:" + hex.EncodeToString(sum[:])
+}
+
+type sandboxSendBody struct {
+	QuoteID        *string `json:"quoteId"`
+	CurrencyCode   *string `json:"currencyCode"`
+	CurrencyAmount *int64  `json:"currencyAmount"`
+	Amount         *int64  `json:"amount"`
+}
+
+// sandboxSend is POST /sandbox/send: it simulates the deposit that funds a
+// REALTIME_FUNDING quote (currencyAmount, or amount, defaults to the quote's total) and
+// answers with the OUTGOING transaction once the quote's workflow has recorded it. The
+// payment then proceeds; a deposit that differs from the total fails it
+// (FUNDING_AMOUNT_MISMATCH) and is refunded; one after the quote expired is sent back
+// (refund TIMEOUT).
+func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
+	b, err := ReadJSON[sandboxSendBody](r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.QuoteID == nil:
+		return invalidField("quoteId", "quoteId is required")
+	case b.CurrencyCode == nil:
+		return invalidField("currencyCode", "currencyCode is required")
+	case b.CurrencyAmount != nil && b.Amount != nil:
+		return invalidField("amount", "give currencyAmount or amount, not both")
+	}
+	amount := b.CurrencyAmount
+	if amount == nil {
+		amount = b.Amount
+	}
+	if amount != nil && (*amount <= 0 || *amount > quote.MaxLockedAmount) {
+		return invalidField("currencyAmount", "currencyAmount must be from 1 to %d", int64(quote.MaxLockedAmount))
+	}
+	id, err := ids.Parse(ids.Quote, *b.QuoteID)
+	if err != nil {
+		return errQuoteNotFound
+	}
+	pid := principalFrom(r.Context()).PlatformID
+	row, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id})
+	if isNoRows(err) {
+		return errQuoteNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("read quote: %w", err)
+	}
+	switch {
+	case row.Quote.SourceKind != string(quote.SourceRealtimeFunding):
+		return invalidField("quoteId", "the quote is funded from an account: execute it with POST /quotes/{quoteId}/execute")
+	case *b.CurrencyCode != row.Transaction.Currency:
+		return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency, Message: fmt.Sprintf("the quote is funded in %s, not %s", row.Transaction.Currency, *b.CurrencyCode),
+			Details: map[string]any{"field": "currencyCode"}}
+	}
+	deposit := row.Transaction.Amount
+	if amount != nil {
+		deposit = *amount
+	}
+	res, err := s.start.FundQuote(r.Context(), id, deposit)
+	if errors.Is(err, start.ErrQuoteClosed) {
+		return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote has ended and takes no deposit"}
+	}
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, res)
+	return nil
 }

@@ -176,6 +176,7 @@ func (s *Server) routes() chi.Router {
 		r.With(transact, s.idempotent).Post("/quotes", handler(s.createQuote))
 		r.Get("/quotes/{quoteId}", handler(s.getQuote))
 		r.With(transact, s.idempotent, noBody).Post("/quotes/{quoteId}/execute", handler(s.executeQuote))
+		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/send", handler(s.sandboxSend))
 		r.Get("/transactions", handler(s.listTransactions))
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))
 

@@ -15,6 +15,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/instructions"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
@@ -29,6 +30,8 @@ const (
 	KindFX = "FX"
 	// KindFees accounts collect the fees charged on conversions.
 	KindFees = "FEES"
+	// KindDeposits accounts hold the deposits that fund quotes until their payment ends.
+	KindDeposits = "DEPOSITS"
 )
 
 // QuoteWithTransaction is a quote with its transaction (whose status is the quote's)
@@ -44,7 +47,7 @@ type QuoteWithTransaction struct {
 // the platform's currencies and environment.
 func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.Accounts, error) {
 	row, err := q.QuoteContext(ctx, QuoteContextParams{PlatformID: r.PlatformID, SourceID: r.Source.AccountID,
-		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal})
+		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal, FundingCustomerID: r.Source.CustomerID.Null()})
 	if err != nil {
 		return quote.Accounts{}, fmt.Errorf("load quote accounts: %w", err)
 	}
@@ -52,10 +55,12 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
-	a := quote.Accounts{CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+	a := quote.Accounts{CustomerID: row.CustomerID, CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),
 			Currency: row.SourceCurrency, CustomerID: row.SourceCustomerID, Available: row.SourceAvailable}
+	}
+	if row.CustomerID.Valid {
 		a.Sender = map[string]string{}
 		for name, v := range map[string]string{"FULL_NAME": row.CustomerFullName, "BIRTH_DATE": row.CustomerBirthDate,
 			"NATIONALITY": row.CustomerNationality, "EMAIL": row.CustomerEmail} {
@@ -101,15 +106,22 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		if err != nil {
 			return err
 		}
-		if acc.Source == nil || acc.Destination == nil {
+		if (acc.Source == nil && r.Source.Kind == quote.SourceAccount) || acc.Destination == nil {
 			return fmt.Errorf("quote accounts: %w", ErrNotFound) // a rule that let missing accounts through
 		}
-		rail = quote.Rail{Internal: acc.Destination.Internal, Identifier: acc.Destination.Identifier, Environment: acc.Environment}
+		rail = quote.Rail{Internal: acc.Destination.Internal, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
+			Deposit: r.Source.Kind == quote.SourceRealtimeFunding}
 		if err := createQuoteTransaction(ctx, q, r, acc, terms, v); err != nil {
 			return err
 		}
-		signed := uuid.NullUUID{}
-		if acc.Source.Type == catalog.EmbeddedWallet {
+		signed, source := uuid.NullUUID{}, uuid.NullUUID{}
+		var deposit json.RawMessage
+		if acc.Source != nil {
+			source = uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
+		} else if deposit, err = depositInstructions(ctx, q, r, acc); err != nil {
+			return err
+		}
+		if acc.Source != nil && acc.Source.Type == catalog.EmbeddedWallet {
 			if _, err := q.SignedRequestCreate(ctx, SignedRequestCreateParams{ID: ch.ID, PlatformID: r.PlatformID, AccountID: acc.Source.ID,
 				Kind: ch.Kind, Payload: ch.Payload, RequestHash: ch.Binding, ExpiresAt: ch.ExpiresAt}); err != nil {
 				return fmt.Errorf("store the quote's signed request: %w", err)
@@ -120,9 +132,10 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		if err != nil {
 			return err
 		}
-		if err := q.QuoteCreate(ctx, QuoteCreateParams{ID: r.QuoteID, PlatformID: r.PlatformID, CustomerID: acc.Source.CustomerID,
-			TransactionID: r.TransactionID, SourceKind: string(r.Source.Kind), SourceAccountID: uuid.NullUUID{UUID: acc.Source.ID, Valid: true},
-			DestinationKind: string(r.Destination.Kind), DestinationAccountID: uuid.NullUUID{UUID: acc.Destination.ID, Valid: true},
+		if err := q.QuoteCreate(ctx, QuoteCreateParams{ID: r.QuoteID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
+			TransactionID: r.TransactionID, SourceKind: string(r.Source.Kind), SourceAccountID: source, CryptoNetwork: optional(r.Source.CryptoNetwork),
+			PaymentInstructions: deposit,
+			DestinationKind:     string(r.Destination.Kind), DestinationAccountID: uuid.NullUUID{UUID: acc.Destination.ID, Valid: true},
 			DestinationInternal: acc.Destination.Internal, DestinationIdentifier: acc.Destination.Identifier, PaymentRail: optional(r.Destination.PaymentRail),
 			LockedSide: string(r.LockedSide), LockedAmount: r.LockedAmount, Multiplier: terms.Rate.Multiplier, FixedFee: terms.Rate.FixedFee,
 			VariableFeeRate: terms.Rate.VariableRate, Description: optional(r.Description), PurposeOfPayment: optional(r.PurposeOfPayment),
@@ -137,6 +150,25 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		return nil
 	})
 	return out, rail, err
+}
+
+// depositInstructions are where the deposit that funds a REALTIME_FUNDING quote is sent:
+// bank coordinates, or an address on the crypto network, unique to the quote.
+func depositInstructions(ctx context.Context, q *Queries, r quote.Request, acc quote.Accounts) (json.RawMessage, error) {
+	n, err := q.AccountNumberNext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("number the deposit instructions: %w", err)
+	}
+	a := instructions.Account{ID: ids.Format(ids.Quote, r.QuoteID), Number: n, Currency: r.Source.Currency, IsPlatform: !acc.CustomerID.Valid}
+	in := instructions.For(a)
+	if r.Source.CryptoNetwork != "" {
+		in = instructions.ForNetwork(a, r.Source.CryptoNetwork)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode deposit instructions: %w", err)
+	}
+	return b, nil
 }
 
 // createQuoteTransaction writes a new quote's PENDING transaction and its event.
@@ -155,12 +187,16 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 	if acc.Destination.Internal {
 		destKind = catalog.EndpointInternal
 	}
+	sourceKind, source := catalog.EndpointRealtimeFunding, uuid.NullUUID{}
+	if acc.Source != nil {
+		sourceKind, source = catalog.EndpointInternal, uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
+	}
 	receiving, fees := terms.Receiving, terms.Fees
 	rate := decimal.NullDecimal{Decimal: terms.ExchangeRate, Valid: true}
-	t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Source.CustomerID,
+	t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
 		PlatformCustomerID: acc.PlatformCustomerID, Kind: quote.Kind, Type: catalog.Outgoing, Status: catalog.TxPending,
-		SourceKind: string(catalog.EndpointInternal), SourceAccountID: uuid.NullUUID{UUID: acc.Source.ID, Valid: true},
-		DestinationKind: string(destKind), DestinationAccountID: acc.Destination.ID, Currency: acc.Source.Currency, Amount: terms.Total,
+		SourceKind: string(sourceKind), SourceAccountID: source,
+		DestinationKind: string(destKind), DestinationAccountID: acc.Destination.ID, Currency: acc.SendingCurrency(r), Amount: terms.Total,
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &acc.Destination.Currency, ReceivingAmount: &receiving, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
 		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty})
@@ -176,7 +212,8 @@ func quoteRail(ctx context.Context, q *Queries, qt Quote, platformID uuid.UUID) 
 	if err != nil {
 		return quote.Rail{}, fmt.Errorf("load platform: %w", err)
 	}
-	return quote.Rail{Internal: qt.DestinationInternal, Identifier: qt.DestinationIdentifier, Environment: p.Environment}, nil
+	return quote.Rail{Internal: qt.DestinationInternal, Identifier: qt.DestinationIdentifier, Environment: p.Environment,
+		Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding)}, nil
 }
 
 // quoteNotPending refuses executing a quote that was executed, expired or ended.
@@ -193,15 +230,13 @@ func quoteNotPending(status catalog.TransactionStatus) error {
 func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, key string, walletSignature ids.Optional, v Views, now time.Time) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		qt, err := q.QuoteLock(ctx, quoteID)
+		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
-			return fmt.Errorf("lock quote: %w", err)
-		}
-		t, err := q.TransactionGetForUpdate(ctx, qt.TransactionID)
-		if err != nil {
-			return fmt.Errorf("lock transaction: %w", err)
+			return err
 		}
 		switch {
+		case qt.SourceKind == string(quote.SourceRealtimeFunding):
+			return problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by this request")
 		case qt.ExecuteKey != nil:
 			// executed already
 		case t.Status != catalog.TxPending:
@@ -241,14 +276,116 @@ func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, key 
 	if err := recordBalance(ctx, q, v, t.PlatformID, after); err != nil {
 		return err
 	}
+	_, err = markExecuted(ctx, q, qt, t, key, v)
+	return err
+}
+
+// lockQuote locks a quote and its transaction.
+func lockQuote(ctx context.Context, q *Queries, id uuid.UUID) (Quote, Transaction, error) {
+	qt, err := q.QuoteLock(ctx, id)
+	if err != nil {
+		return qt, Transaction{}, fmt.Errorf("lock quote: %w", err)
+	}
+	t, err := q.TransactionGetForUpdate(ctx, qt.TransactionID)
+	if err != nil {
+		return qt, t, fmt.Errorf("lock transaction: %w", err)
+	}
+	return qt, t, nil
+}
+
+// markExecuted records who executed a quote (key) and moves its transaction to
+// PROCESSING with the event.
+func markExecuted(ctx context.Context, q *Queries, qt Quote, t Transaction, key string, v Views) (Transaction, error) {
 	if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: qt.ID, ExecuteKey: &key}); err != nil {
-		return fmt.Errorf("mark quote executed: %w", err)
+		return t, fmt.Errorf("mark quote executed: %w", err)
 	}
 	p, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: t.ID, Status: catalog.TxProcessing, FromStatuses: []string{string(catalog.TxPending)}})
 	if err != nil {
-		return fmt.Errorf("mark transaction processing: %w", err)
+		return p, fmt.Errorf("mark transaction processing: %w", err)
 	}
-	return recordTransaction(ctx, q, v, p, events.OutgoingPaymentProcessing)
+	return p, recordTransaction(ctx, q, v, p, events.OutgoingPaymentProcessing)
+}
+
+// DepositKey is the execution key of a quote executed by its deposit.
+const DepositKey = "deposit"
+
+// Deposit is what a deposit for a quote did: Matches when it was the quote's total and
+// started the payment, Late when it came after the quote expired (it was sent back at
+// once).
+type Deposit struct {
+	Transaction Transaction
+	Matches     bool
+	Late        bool
+}
+
+// QuoteFund records the deposit of amount for a REALTIME_FUNDING quote (the sandbox's
+// simulated payment), in one database transaction. On time, the money comes in from the
+// sandbox funding account to the platform's DEPOSITS account, held for the payment, and
+// the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
+// the money comes in and goes straight back, and the expired transaction records the
+// refund (TIMEOUT). A second deposit is refused.
+func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, amount int64, v Views, now time.Time) (Deposit, error) {
+	var out Deposit
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		qt, t, err := lockQuote(ctx, q, quoteID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case qt.SourceKind != string(quote.SourceRealtimeFunding):
+			return problem.Refuse(catalog.InvalidInput, "the quote is funded from an account, not by a deposit")
+		case qt.DepositAmount != nil:
+			return problem.Refuse(catalog.Conflict, "the quote's deposit has already arrived")
+		}
+		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount}); err != nil {
+			return fmt.Errorf("record deposit: %w", err)
+		}
+		funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+		if err != nil {
+			return err
+		}
+		deposits, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
+		if err != nil {
+			return err
+		}
+		if t.Status != catalog.TxPending || !now.Before(qt.ExpiresAt) {
+			out.Late = true
+			out.Transaction, err = refundLateDeposit(ctx, q, t, funding.ID, deposits.ID, amount, v)
+			return err
+		}
+		if _, err := LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding.ID, Amount: -amount}, {Account: deposits.ID, Amount: amount, Held: amount}}); err != nil {
+			return fmt.Errorf("post deposit: %w", err)
+		}
+		out.Transaction, err = markExecuted(ctx, q, qt, t, DepositKey, v)
+		out.Matches = amount == t.Amount
+		return err
+	})
+	return out, err
+}
+
+// refundLateDeposit takes in a deposit that arrived after its quote expired and sends it
+// straight back: the transaction (expired now if its timer has not fired yet) records the
+// refund, TIMEOUT, opened and completed.
+func refundLateDeposit(ctx context.Context, q *Queries, t Transaction, funding, deposits uuid.UUID, amount int64, v Views) (Transaction, error) {
+	if _, err := LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding, Amount: -amount}, {Account: deposits, Amount: amount},
+		{Account: deposits, Amount: -amount}, {Account: funding, Amount: amount}}); err != nil {
+		return t, fmt.Errorf("post late deposit: %w", err)
+	}
+	if t.Status == catalog.TxPending {
+		var err error
+		if t, err = expireTransaction(ctx, q, t.ID, v); err != nil {
+			return t, err
+		}
+	}
+	t, err := openRefund(ctx, q, t.ID, sandbox.RefundTimeout, v)
+	if err != nil {
+		return t, err
+	}
+	status := refundCompleted
+	if t, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &status}); err != nil {
+		return t, fmt.Errorf("end refund: %w", err)
+	}
+	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentRefundCompleted)
 }
 
 // QuoteExpire ends a quote nobody executed in time: its transaction EXPIRED with
@@ -261,17 +398,9 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 		if err != nil {
 			return fmt.Errorf("lock quote: %w", err)
 		}
-		if qt.ExecuteKey == nil {
-			reason, detail := sandbox.ReasonQuoteExpired, string(catalog.FailQuoteExpired)+": the quote was not executed before it expired"
-			t, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: qt.TransactionID, Status: catalog.TxExpired,
-				FromStatuses: []string{string(catalog.TxPending)}, FailureReason: &reason, FailureDetail: &detail})
-			switch {
-			case err == nil:
-				if err := recordTransaction(ctx, q, v, t, events.OutgoingPaymentExpired); err != nil {
-					return err
-				}
-			case !IsNotFound(err):
-				return fmt.Errorf("expire quote: %w", err)
+		if qt.ExecuteKey == nil && qt.DepositAmount == nil {
+			if _, err := expireTransaction(ctx, q, qt.TransactionID, v); err != nil && !IsNotFound(err) {
+				return err
 			}
 		}
 		row, err := q.QuoteGetByID(ctx, quoteID)
@@ -282,6 +411,18 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 		return nil
 	})
 	return out, err
+}
+
+// expireTransaction moves a quote's PENDING transaction to EXPIRED (QUOTE_EXPIRED) with
+// its event; a transaction no longer pending is not found.
+func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (Transaction, error) {
+	reason, detail := sandbox.ReasonQuoteExpired, string(catalog.FailQuoteExpired)+": the quote was not executed before it expired"
+	t, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: id, Status: catalog.TxExpired,
+		FromStatuses: []string{string(catalog.TxPending)}, FailureReason: &reason, FailureDetail: &detail})
+	if err != nil {
+		return t, fmt.Errorf("expire quote: %w", err)
+	}
+	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentExpired)
 }
 
 // QuoteFinish ends an executed quote's payment with its payout's outcome, in one database
@@ -397,10 +538,54 @@ const (
 	refundFailed    = "FAILED"
 )
 
-// releaseHold gives back what an outgoing transaction holds on its source account, with
-// the account's balance event.
+// hold is where a quote's payment holds its money: the source internal account (the
+// sending total), or for a deposit the platform's DEPOSITS account of its currency (the
+// amount deposited).
+type hold struct {
+	account  uuid.UUID
+	amount   int64
+	internal bool // an internal account, whose balance changes are announced
+}
+
+// holdOf finds t's hold.
+func holdOf(ctx context.Context, q *Queries, t Transaction) (hold, error) {
+	if t.SourceKind != string(catalog.EndpointRealtimeFunding) {
+		return hold{account: t.SourceAccountID.UUID, amount: t.Amount, internal: true}, nil
+	}
+	qt, err := q.QuoteLock(ctx, t.QuoteID.UUID)
+	if err != nil {
+		return hold{}, fmt.Errorf("lock quote: %w", err)
+	}
+	if qt.DepositAmount == nil {
+		return hold{}, fmt.Errorf("quote %s: no deposit to settle", qt.ID)
+	}
+	deposits, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
+	if err != nil {
+		return hold{}, err
+	}
+	return hold{account: deposits.ID, amount: *qt.DepositAmount}, nil
+}
+
+// releaseHold gives back what an outgoing payment holds: to its source account's
+// available balance, or a deposit to the payer outside (from the DEPOSITS account to the
+// sandbox funding account it came from).
 func releaseHold(ctx context.Context, q *Queries, t Transaction, v Views) error {
-	after, err := LedgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
+	h, err := holdOf(ctx, q, t)
+	if err != nil {
+		return err
+	}
+	if !h.internal {
+		funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+		if err != nil {
+			return err
+		}
+		_, err = LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: h.account, Amount: -h.amount, Held: -h.amount}, {Account: funding.ID, Amount: h.amount}})
+		if err != nil {
+			return fmt.Errorf("return the deposit: %w", err)
+		}
+		return nil
+	}
+	after, err := LedgerRelease(ctx, q, t.ID, t.Currency, h.account, h.amount)
 	if err != nil {
 		return fmt.Errorf("release hold: %w", err)
 	}
@@ -443,7 +628,11 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 		}
 		dest = settlement.ID
 	}
-	source, total, fees, recv := t.SourceAccountID.UUID, t.Amount, *t.Fees, *t.ReceivingAmount
+	h, err := holdOf(ctx, q, t)
+	if err != nil {
+		return err
+	}
+	source, total, fees, recv := h.account, t.Amount, *t.Fees, *t.ReceivingAmount
 	legs := []Leg{
 		{Currency: sending, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: fxS.ID, Amount: total - fees}, {Account: feesS.ID, Amount: fees}}},
 		{Currency: receiving, Moves: []Move{{Account: fxR.ID, Amount: -recv}, {Account: dest, Amount: recv}}},
@@ -454,13 +643,23 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 				legs[i].Moves[j].Amount, legs[i].Moves[j].Held = -legs[i].Moves[j].Amount, 0
 			}
 		}
+		if !h.internal {
+			// A deposit goes back to the payer outside.
+			funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, sending, KindSandboxFunding)
+			if err != nil {
+				return err
+			}
+			legs[0].Moves[0].Account = funding.ID
+		}
 	}
 	after, err := LedgerApplyLegs(ctx, q, t.ID, legs)
 	if err != nil {
 		return fmt.Errorf("post conversion: %w", err)
 	}
-	if err := recordBalance(ctx, q, v, t.PlatformID, after[source]); err != nil {
-		return err
+	if h.internal {
+		if err := recordBalance(ctx, q, v, t.PlatformID, after[source]); err != nil {
+			return err
+		}
 	}
 	if t.DestinationKind == string(catalog.EndpointInternal) {
 		return recordBalance(ctx, q, v, t.PlatformID, after[dest])

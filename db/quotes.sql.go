@@ -15,11 +15,23 @@ import (
 	"paycore/internal/catalog"
 )
 
+const accountNumberNext = `-- name: AccountNumberNext :one
+SELECT nextval('account_number_seq')::bigint
+`
+
+// A number unique across accounts and quotes, for payment instructions.
+func (q *Queries) AccountNumberNext(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, accountNumberNext)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const quoteContext = `-- name: QuoteContext :one
 SELECT p.environment, p.supported_currencies,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
+       c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
        coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email,
        da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
@@ -30,15 +42,16 @@ SELECT p.environment, p.supported_currencies,
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
 LEFT JOIN ledger_accounts l ON l.id = a.id
-LEFT JOIN customers c ON c.id = a.customer_id
-LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $2 AND $3::boolean
+LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, $2)
+LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $3 AND $4::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
-LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $2 AND NOT $3::boolean AND NOT e.is_deleted
-WHERE p.id = $4
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $3 AND NOT $4::boolean AND NOT e.is_deleted
+WHERE p.id = $5
 `
 
 type QuoteContextParams struct {
 	SourceID            uuid.UUID
+	FundingCustomerID   uuid.NullUUID
 	DestinationID       uuid.UUID
 	DestinationInternal bool
 	PlatformID          uuid.UUID
@@ -53,6 +66,7 @@ type QuoteContextRow struct {
 	SourceCustomerID       uuid.NullUUID
 	SourceType             string
 	SourceAvailable        int64
+	CustomerID             uuid.NullUUID
 	CustomerDeleted        bool
 	PlatformCustomerID     string
 	CustomerFullName       string
@@ -78,6 +92,7 @@ type QuoteContextRow struct {
 func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (QuoteContextRow, error) {
 	row := q.db.QueryRow(ctx, quoteContext,
 		arg.SourceID,
+		arg.FundingCustomerID,
 		arg.DestinationID,
 		arg.DestinationInternal,
 		arg.PlatformID,
@@ -92,6 +107,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.SourceCustomerID,
 		&i.SourceType,
 		&i.SourceAvailable,
+		&i.CustomerID,
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
 		&i.CustomerFullName,
@@ -117,11 +133,11 @@ const quoteCreate = `-- name: QuoteCreate :exec
 INSERT INTO quotes (id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network,
                     destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma,
                     payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description,
-                    purpose_of_payment, sender_customer_info, expires_at, signed_request_id)
+                    purpose_of_payment, sender_customer_info, expires_at, signed_request_id, payment_instructions)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
         $8, $9, $10, $11, $12,
         $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23)
+        $20, $21, $22, $23, $24)
 `
 
 type QuoteCreateParams struct {
@@ -148,6 +164,7 @@ type QuoteCreateParams struct {
 	SenderCustomerInfo    json.RawMessage
 	ExpiresAt             time.Time
 	SignedRequestID       uuid.NullUUID
+	PaymentInstructions   json.RawMessage
 }
 
 func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error {
@@ -175,6 +192,7 @@ func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error 
 		arg.SenderCustomerInfo,
 		arg.ExpiresAt,
 		arg.SignedRequestID,
+		arg.PaymentInstructions,
 	)
 	return err
 }
@@ -197,7 +215,7 @@ func (q *Queries) QuoteExecuteKey(ctx context.Context, arg QuoteExecuteKeyParams
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -246,6 +264,8 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Quote.ExecuteKey,
 		&i.Quote.ExecutedAt,
 		&i.Quote.CreatedAt,
+		&i.Quote.PaymentInstructions,
+		&i.Quote.DepositAmount,
 		&i.Transaction.ID,
 		&i.Transaction.PlatformID,
 		&i.Transaction.CustomerID,
@@ -283,7 +303,7 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -326,6 +346,8 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Quote.ExecuteKey,
 		&i.Quote.ExecutedAt,
 		&i.Quote.CreatedAt,
+		&i.Quote.PaymentInstructions,
+		&i.Quote.DepositAmount,
 		&i.Transaction.ID,
 		&i.Transaction.PlatformID,
 		&i.Transaction.CustomerID,
@@ -363,7 +385,7 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 }
 
 const quoteLock = `-- name: QuoteLock :one
-SELECT id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network, destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma, payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description, purpose_of_payment, sender_customer_info, expires_at, signed_request_id, execute_key, executed_at, created_at FROM quotes WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network, destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma, payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description, purpose_of_payment, sender_customer_info, expires_at, signed_request_id, execute_key, executed_at, created_at, payment_instructions, deposit_amount FROM quotes WHERE id = $1 FOR UPDATE
 `
 
 // Locks a quote for its execution or expiry.
@@ -397,6 +419,8 @@ func (q *Queries) QuoteLock(ctx context.Context, id uuid.UUID) (Quote, error) {
 		&i.ExecuteKey,
 		&i.ExecutedAt,
 		&i.CreatedAt,
+		&i.PaymentInstructions,
+		&i.DepositAmount,
 	)
 	return i, err
 }
@@ -412,5 +436,19 @@ type QuoteMarkExecutedParams struct {
 
 func (q *Queries) QuoteMarkExecuted(ctx context.Context, arg QuoteMarkExecutedParams) error {
 	_, err := q.db.Exec(ctx, quoteMarkExecuted, arg.ExecuteKey, arg.ID)
+	return err
+}
+
+const quoteRecordDeposit = `-- name: QuoteRecordDeposit :exec
+UPDATE quotes SET deposit_amount = $1 WHERE id = $2 AND deposit_amount IS NULL
+`
+
+type QuoteRecordDepositParams struct {
+	Amount *int64
+	ID     uuid.UUID
+}
+
+func (q *Queries) QuoteRecordDeposit(ctx context.Context, arg QuoteRecordDepositParams) error {
+	_, err := q.db.Exec(ctx, quoteRecordDeposit, arg.Amount, arg.ID)
 	return err
 }

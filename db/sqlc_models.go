@@ -203,6 +203,8 @@ type Quote struct {
 	ExecuteKey            *string
 	ExecutedAt            *time.Time
 	CreatedAt             time.Time
+	PaymentInstructions   json.RawMessage
+	DepositAmount         *int64
 }
 
 type ServiceKey struct {

@@ -5,7 +5,7 @@
 SELECT p.environment, p.supported_currencies,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
+       c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
        coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email,
        da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
@@ -16,7 +16,7 @@ SELECT p.environment, p.supported_currencies,
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @source_id
 LEFT JOIN ledger_accounts l ON l.id = a.id
-LEFT JOIN customers c ON c.id = a.customer_id
+LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, sqlc.narg(funding_customer_id))
 LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = @destination_id AND @destination_internal::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
 LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @destination_id AND NOT @destination_internal::boolean AND NOT e.is_deleted
@@ -26,11 +26,11 @@ WHERE p.id = @platform_id;
 INSERT INTO quotes (id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network,
                     destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma,
                     payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description,
-                    purpose_of_payment, sender_customer_info, expires_at, signed_request_id)
+                    purpose_of_payment, sender_customer_info, expires_at, signed_request_id, payment_instructions)
 VALUES (@id, @platform_id, @customer_id, @transaction_id, @source_kind, @source_account_id, @crypto_network,
         @destination_kind, @destination_account_id, @destination_internal, @destination_identifier, @destination_uma,
         @payment_rail, @locked_side, @locked_amount, @multiplier, @fixed_fee, @variable_fee_rate, @description,
-        @purpose_of_payment, @sender_customer_info, @expires_at, @signed_request_id);
+        @purpose_of_payment, @sender_customer_info, @expires_at, @signed_request_id, @payment_instructions);
 
 -- name: QuoteGet :one
 -- A platform's quote with its transaction (whose status is the quote's).
@@ -57,3 +57,10 @@ UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id
 -- name: QuoteExecuteKey :one
 -- Who executed a platform's quote ("" when nobody has).
 SELECT coalesce(execute_key, '')::text FROM quotes WHERE platform_id = @platform_id AND id = @id;
+
+-- name: QuoteRecordDeposit :exec
+UPDATE quotes SET deposit_amount = @amount WHERE id = @id AND deposit_amount IS NULL;
+
+-- name: AccountNumberNext :one
+-- A number unique across accounts and quotes, for payment instructions.
+SELECT nextval('account_number_seq')::bigint;

@@ -17,8 +17,12 @@ import (
 )
 
 // UpdateExecute is the update that executes a quote and answers the API request with the
-// Quote as executed. Its argument is an quote.Execution.
+// Quote as executed. Its argument is a quote.Execution.
 const UpdateExecute = "execute"
+
+// UpdateFund is the update that records the deposit for a REALTIME_FUNDING quote (its
+// argument is the amount) and answers with the Transaction.
+const UpdateFund = "fund"
 
 // QuoteWorkflowID is the id of a quote's workflow: one per quote, so a quote can be
 // created once and executed once.
@@ -80,6 +84,29 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 	if err != nil {
 		return err
 	}
+	// A deposit executes a REALTIME_FUNDING quote; one that differs from the quote's
+	// total fails it, and one after expiry is sent back.
+	var mismatch, late bool
+	fund := func(ctx workflow.Context, amount int64) (json.RawMessage, error) {
+		executing = true
+		defer func() { executing = false }()
+		var a *activities.Activities
+		f, err := result[activities.FundedQuote](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FundQuote, in.QuoteID, amount))
+		if err != nil {
+			return nil, err
+		}
+		if f.Late {
+			late = true
+		} else {
+			executed, mismatch = true, !f.Matches
+		}
+		return f.Resource, nil
+	}
+	if in.Source.Kind == quote.SourceRealtimeFunding {
+		if err := workflow.SetUpdateHandler(ctx, UpdateFund, fund); err != nil {
+			return err
+		}
+	}
 	if in.ImmediatelyExecute {
 		// A refusal here (funds spent since the quote was priced) leaves it pending.
 		_, _ = execute(ctx, quote.Execution{Key: ImmediateExecution})
@@ -100,7 +127,23 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 			return err
 		}
 		setStatus(ctx, catalog.TxExpired)
+		if in.Source.Kind == quote.SourceRealtimeFunding {
+			// A deposit may still arrive; it is sent back (the first one: the quote then
+			// takes no other).
+			if _, err := workflow.AwaitWithTimeout(ctx, in.LateDepositWindow, func() bool { return late }); err != nil {
+				return err
+			}
+		}
 		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	}
+	if mismatch {
+		out := sandbox.MismatchedDeposit()
+		final, err := s.Finish(LocalStep(ctx), out)
+		if err != nil {
+			return err
+		}
+		setStatus(ctx, final)
+		return s.aftermath(ctx, out, final)
 	}
 
 	out, final, err := settle(ctx, s, in.SlowDelay)

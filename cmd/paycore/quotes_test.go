@@ -310,8 +310,8 @@ func TestQuoteRefusals(t *testing.T) {
 		{"below fees", w.quote(ext, "SENDING", 5), 400, "AMOUNT_OUT_OF_RANGE"},
 		{"wrong destination currency", w.quote(ext, "SENDING", 1000, map[string]any{"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext, "currency": "MXN"}}), 400, "INVALID_CURRENCY"},
 		{"immediately, too little money", w.quote(ext, "SENDING", 6000, map[string]any{"immediatelyExecute": true}), 400, "INSUFFICIENT_FUNDS"},
-		{"realtime funding", w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "USD"},
-			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 501, "NOT_IMPLEMENTED"},
+		{"uma", w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com"}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 501, "NOT_IMPLEMENTED"},
 		{"bad side", w.quote(ext, "BOTH", 1000), 400, "INVALID_INPUT"},
 		{"too large", w.quote(ext, "SENDING", 9_000_000_000_000_001), 400, "INVALID_INPUT"},
 	}
@@ -395,6 +395,118 @@ func TestQuoteToInternalAccount(t *testing.T) {
 	w.c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
 	if accts.Data[0].Balance.Amount != 12_345 || w.balance() != 100_000-q.TotalSendingAmount {
 		t.Fatalf("MXN balance %d, USD %d", accts.Data[0].Balance.Amount, w.balance())
+	}
+	checkLedger(t, s)
+}
+
+// A REALTIME_FUNDING quote answers deposit instructions unique to it; the deposit
+// (POST /sandbox/send) executes it and it pays out; a deposit that differs from the total
+// fails it and is refunded, one after expiry is sent back, and a failed payout gives the
+// deposit back. The payer is the customer named or the platform; money never sticks in
+// the deposits account.
+func TestRealtimeFundedQuotes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { quoteFast(c); c.QuoteLifetime = 4 * time.Second })
+	w := fxWorld(t, s)
+	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR"), currencyItem("USDC")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	realtime := func(ext, currency, network string, amount int64) view.Quote {
+		t.Helper()
+		src := map[string]any{"sourceType": "REALTIME_FUNDING", "currency": currency, "customerId": w.customer}
+		if network != "" {
+			src["cryptoNetwork"] = network
+		}
+		r := w.c.Do("POST", "/quotes", map[string]any{"source": src, "destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext},
+			"lockedCurrencySide": "SENDING", "lockedCurrencyAmount": amount})
+		if r.Status != 201 {
+			t.Fatalf("realtime quote: %d %s", r.Status, r.Body)
+		}
+		var q view.Quote
+		r.Decode(t, &q)
+		return q
+	}
+	send := func(q view.Quote, currency string, amount any) *apitest.Response {
+		body := map[string]any{"quoteId": q.ID, "currencyCode": currency}
+		if amount != nil {
+			body["currencyAmount"] = amount
+		}
+		return w.c.Do("POST", "/sandbox/send", body)
+	}
+	ok := w.euroAccount("001")
+
+	// Paid: instructions with the quote's reference, the deposit executes it.
+	q := realtime(ok, "USD", "", 10_000)
+	if len(q.PaymentInstructions) != 1 || q.PaymentInstructions[0].AccountOrWalletInfo["accountType"] != "USD_ACCOUNT" ||
+		q.PaymentInstructions[0].AccountOrWalletInfo["reference"] == "" || q.Source.SourceType != "REALTIME_FUNDING" {
+		t.Fatalf("deposit instructions %+v", q)
+	}
+	if r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil); r.Status != 409 {
+		t.Fatalf("execute a realtime quote: %d %s", r.Status, r.Body)
+	}
+	if r := send(q, "EUR", nil); r.Status != 400 || r.Code(t) != "INVALID_CURRENCY" {
+		t.Fatalf("deposit in the wrong currency: %d %s", r.Status, r.Body)
+	}
+	if r := send(q, "USD", nil); r.Status != 200 {
+		t.Fatalf("deposit: %d %s", r.Status, r.Body)
+	}
+	if r := send(q, "USD", nil); r.Status != 409 {
+		t.Fatalf("second deposit: %d %s", r.Status, r.Body)
+	}
+	if tx := w.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" || tx.Source.SourceType != "REALTIME_FUNDING" {
+		t.Fatalf("realtime payment %+v", tx)
+	}
+
+	// Crypto on a network: an address of that network.
+	cq := realtime(ok, "USDC", "BASE", 5_000_000)
+	if info := cq.PaymentInstructions[0].AccountOrWalletInfo; info["accountType"] != "BASE_WALLET" || !strings.HasPrefix(info["address"].(string), "0x") {
+		t.Fatalf("USDC on Base instructions %+v", cq.PaymentInstructions)
+	}
+
+	// A deposit short of the total: FAILED, refunded.
+	short := realtime(ok, "USD", "", 10_000)
+	if r := send(short, "USD", 9_999); r.Status != 200 {
+		t.Fatalf("short deposit: %d %s", r.Status, r.Body)
+	}
+	var tx view.Transaction
+	eventually(t, 20*time.Second, "the short deposit refunded", func() bool {
+		tx = w.transaction(short.TransactionID)
+		return tx.Refund != nil && tx.Refund.Status == "COMPLETED"
+	})
+	if tx.Status != "FAILED" || ptr(tx.FailureReason) != "FUNDING_AMOUNT_MISMATCH" {
+		t.Fatalf("short deposit: %+v", tx)
+	}
+
+	// A failed payout (002) gives the deposit back.
+	failing := realtime(w.euroAccount("002"), "USD", "", 10_000)
+	send(failing, "USD", nil)
+	eventually(t, 20*time.Second, "the failed payout refunded", func() bool {
+		tx = w.transaction(failing.TransactionID)
+		return tx.Refund != nil && tx.Refund.Status == "COMPLETED"
+	})
+	if tx.Status != "FAILED" || ptr(tx.FailureReason) != "QUOTE_EXECUTION_FAILED" {
+		t.Fatalf("failed realtime payout: %+v", tx)
+	}
+
+	// After expiry: sent back.
+	late := realtime(ok, "USD", "", 10_000)
+	eventually(t, 20*time.Second, "the quote to expire", func() bool { return w.transaction(late.TransactionID).Status == "EXPIRED" })
+	if r := send(late, "USD", nil); r.Status != 200 {
+		t.Fatalf("late deposit: %d %s", r.Status, r.Body)
+	}
+	tx = w.transaction(late.TransactionID)
+	if tx.Status != "EXPIRED" || tx.Refund == nil || tx.Refund.Status != "COMPLETED" || ptr(tx.Refund.Reason) != "TIMEOUT" {
+		t.Fatalf("late deposit: %+v", tx)
+	}
+	if got := strings.Join(w.events(late.TransactionID), ","); got != "PENDING,EXPIRED,REFUND_PENDING,REFUND_COMPLETED" {
+		t.Fatalf("late deposit events %s", got)
+	}
+
+	// Nothing is left in the deposits account, and only the paid quote's money moved on.
+	var deposits, held int64
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint, coalesce(sum(held), 0)::bigint FROM ledger_accounts WHERE kind = 'DEPOSITS'").Scan(&deposits, &held)
+	if deposits != 0 || held != 0 {
+		t.Fatalf("deposits account holds %d (%d held)", deposits, held)
 	}
 	checkLedger(t, s)
 }

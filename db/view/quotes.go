@@ -100,6 +100,9 @@ func QuoteOf(q db.QuoteWithTransaction) Quote {
 	if q.Quote.DestinationUma != nil {
 		out.Destination.UmaAddress = *q.Quote.DestinationUma
 	}
+	if len(q.Quote.PaymentInstructions) > 0 {
+		_ = json.Unmarshal(q.Quote.PaymentInstructions, &out.PaymentInstructions) // written by QuoteCreate from the same shape
+	}
 	if q.PayloadToSign != "" {
 		out.PaymentInstructions = []PaymentInstruction{{
 			InstructionsNotes:   "Sign payloadToSign with the wallet's session key and send the signature in the Service-Wallet-Signature header of POST /quotes/{quoteId}/execute.",

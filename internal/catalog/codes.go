@@ -88,6 +88,7 @@ const (
 	FailUserCancelled       Code = "USER_CANCELLATION"
 	FailPayoutRefundFailure Code = "PAYOUT_AND_REFUND_FAILED"
 	FailQuoteExpired        Code = "QUOTE_EXPIRED"
+	FailFundingMismatch     Code = "FUNDING_AMOUNT_MISMATCH"
 )
 
 // CredentialExists is the conflict code of a second credential of one type.

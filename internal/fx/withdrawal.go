@@ -37,6 +37,12 @@ var networks = map[string]network{
 	"BITCOIN":   {assets: []string{"BTC"}, native: "BTC", nativeDecimals: 8, fee: decimal.RequireFromString("0.000015")},
 }
 
+// NetworkCarries reports whether currency moves on the crypto network.
+func NetworkCarries(network, currency string) bool {
+	n, ok := networks[network]
+	return ok && slices.Contains(n.assets, currency)
+}
+
 // WithdrawalRequest is the body of POST /crypto/estimate-withdrawal-fee.
 type WithdrawalRequest struct {
 	InternalAccountID  *string `json:"internalAccountId"`

@@ -92,6 +92,28 @@ func For(a Account) []Instruction {
 	return []Instruction{}
 }
 
+// FundingNetworks are the crypto networks deposits for a quote can arrive on.
+var FundingNetworks = []string{"SOLANA", "ETHEREUM", "BASE", "POLYGON", "SPARK"}
+
+// ForNetwork returns the deposit instructions of a crypto currency on one network: an
+// address unique to a (the quote or account) on that network.
+func ForNetwork(a Account, network string) []Instruction {
+	var info map[string]any
+	switch network {
+	case "SOLANA":
+		info = map[string]any{"accountType": "SOLANA_WALLET", "address": solanaAddress(a.ID), "assetType": a.Currency}
+	case "SPARK":
+		info = map[string]any{"accountType": "SPARK_WALLET", "address": sparkAddress(a.ID), "assetType": a.Currency}
+	case "ETHEREUM", "BASE", "POLYGON":
+		sum := sha256.Sum256([]byte(strings.ToLower(network) + ":" + a.ID))
+		info = map[string]any{"accountType": network + "_WALLET", "address": fmt.Sprintf("0x%x", sum[:20]), "assetType": a.Currency}
+	default:
+		return []Instruction{}
+	}
+	return []Instruction{{AccountOrWalletInfo: info, IsPlatformAccount: a.IsPlatform,
+		InstructionsNotes: "Send " + a.Currency + " on " + network + " to this address."}}
+}
+
 func countryOf(currency string) string { return currency[:2] }
 
 // pixCode is a static Pix "copia e cola" payload carrying the account's key and reference.

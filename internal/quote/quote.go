@@ -16,6 +16,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
+	"paycore/internal/instructions"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
@@ -81,6 +82,9 @@ type Request struct {
 	// completed first. Configuration shortens both in tests.
 	SlowDelay   time.Duration
 	ReturnDelay time.Duration
+	// LateDepositWindow is how long after expiry a deposit for a REALTIME_FUNDING quote is
+	// still taken in, to be sent back.
+	LateDepositWindow time.Duration `json:",omitempty"`
 	// ExecutePath is the path of the quote's execute request, which an embedded-wallet
 	// source's payloadToSign names.
 	ExecutePath string
@@ -130,7 +134,9 @@ const (
 type Accounts struct {
 	Source      *SourceState      // nil when the platform has no such internal account
 	Destination *DestinationState // nil when the platform has no such account
-	// CustomerDeleted is set when the source account's customer is deleted.
+	// CustomerID is the payer customer the read found: the source account's, or the one a
+	// deposit is for. CustomerDeleted is set when it is deleted.
+	CustomerID         uuid.NullUUID
 	CustomerDeleted    bool
 	PlatformCustomerID string
 	// Sender is what the service knows of the source account's customer, by
@@ -172,19 +178,63 @@ type DestinationState struct {
 // deleted, the currencies differ (a same-currency move is a transfer), and any currency
 // the caller named is the account's.
 func Check(r Request, a Accounts) error {
+	if r.Destination.Kind != DestinationAccount {
+		return problem.Refuse(catalog.NotImplemented, "UMA_ADDRESS destinations are not quoted yet")
+	}
+	if err := checkSource(r, a); err != nil {
+		return err
+	}
+	sending := a.SendingCurrency(r)
 	switch {
-	case r.Source.Kind != SourceAccount || r.Destination.Kind != DestinationAccount:
-		return problem.Refuse(catalog.NotImplemented, "only ACCOUNT sources and ACCOUNT destinations are quoted so far")
-	case a.Source == nil:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
 	case a.Destination == nil && r.Destination.Internal:
 		return problem.NotFound(catalog.AccountNotFound, "internal account")
 	case a.Destination == nil:
 		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
-	case a.Source.Status != catalog.AccountActive:
-		return problem.Field(fieldSource, "the source account is %s", a.Source.Status)
 	case !a.Destination.Active:
 		return problem.Field(fieldDestination, "the destination account is %s", a.Destination.Status)
+	case r.Destination.Currency != "" && r.Destination.Currency != a.Destination.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, "destination.currency", "the destination account is in %s, not %s", a.Destination.Currency, r.Destination.Currency)
+	case a.Source != nil && a.Source.ID == a.Destination.ID:
+		return problem.Refuse(catalog.SelfPayment, "the source and the destination are the same account")
+	case !a.Destination.Internal && a.Destination.CustomerID != a.Payer():
+		return problem.Field(fieldDestination, "the external account belongs to another owner than the payer")
+	case sending == a.Destination.Currency:
+		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
+			"both sides are in %s: a same-currency payment is a transfer (POST /transfer-out, POST /transfer-in), not a quote", sending)
+	}
+	return nil
+}
+
+// checkSource is the part of the rule about where the money comes from: an internal
+// account that exists, is active and belongs to the customer named, or a deposit in a
+// known currency (on a network that carries it, for crypto) for an existing customer or
+// the platform.
+func checkSource(r Request, a Accounts) error {
+	if r.Source.Kind == SourceRealtimeFunding {
+		c, known := money.Lookup(r.Source.Currency)
+		switch {
+		case r.Source.CustomerID.Valid && !a.CustomerID.Valid:
+			return problem.NotFound(catalog.UserNotFound, "customer")
+		case a.CustomerDeleted:
+			return problem.Refuse(catalog.CustomerDeleted, "the customer is deleted")
+		case r.ImmediatelyExecute:
+			return problem.Field("immediatelyExecute", "a REALTIME_FUNDING quote is executed by its deposit, not immediately")
+		case !known:
+			return problem.FieldCode(catalog.InvalidCurrency, "source.currency", "%s is not a currency of the catalogue", r.Source.Currency)
+		case c.Kind == money.Crypto && r.Source.CryptoNetwork == "":
+			return problem.Field("source.cryptoNetwork", "source.cryptoNetwork is required to deposit %s (one of %s)", c.Code, strings.Join(instructions.FundingNetworks, ", "))
+		case c.Kind == money.Crypto && (!slices.Contains(instructions.FundingNetworks, r.Source.CryptoNetwork) || !fx.NetworkCarries(r.Source.CryptoNetwork, c.Code)):
+			return problem.Field("source.cryptoNetwork", "%s cannot be deposited on %s", c.Code, r.Source.CryptoNetwork)
+		case c.Kind != money.Crypto && r.Source.CryptoNetwork != "":
+			return problem.Field("source.cryptoNetwork", "source.cryptoNetwork is only for crypto currencies, not %s", c.Code)
+		}
+		return nil
+	}
+	switch {
+	case a.Source == nil:
+		return problem.NotFound(catalog.AccountNotFound, "internal account")
+	case a.Source.Status != catalog.AccountActive:
+		return problem.Field(fieldSource, "the source account is %s", a.Source.Status)
 	case a.CustomerDeleted:
 		return problem.Refuse(catalog.CustomerDeleted, "the source account's customer is deleted")
 	case r.Source.CustomerID.Valid && r.Source.CustomerID.Null() != a.Source.CustomerID:
@@ -193,17 +243,26 @@ func Check(r Request, a Accounts) error {
 		return problem.Field("immediatelyExecute", "a quote from an embedded wallet is executed with the customer's wallet signature, not immediately")
 	case r.Source.Currency != "" && r.Source.Currency != a.Source.Currency:
 		return problem.FieldCode(catalog.InvalidCurrency, "source.currency", "the source account holds %s, not %s", a.Source.Currency, r.Source.Currency)
-	case r.Destination.Currency != "" && r.Destination.Currency != a.Destination.Currency:
-		return problem.FieldCode(catalog.InvalidCurrency, "destination.currency", "the destination account is in %s, not %s", a.Destination.Currency, r.Destination.Currency)
-	case a.Source.ID == a.Destination.ID:
-		return problem.Refuse(catalog.SelfPayment, "the source and the destination are the same account")
-	case !a.Destination.Internal && a.Destination.CustomerID != a.Source.CustomerID:
-		return problem.Field(fieldDestination, "the external account belongs to another owner than the source account")
-	case a.Source.Currency == a.Destination.Currency:
-		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
-			"both accounts are in %s: a same-currency payment is a transfer (POST /transfer-out, POST /transfer-in), not a quote", a.Source.Currency)
 	}
 	return nil
+}
+
+// SendingCurrency is the currency the quote's money comes in: the source account's, or
+// the deposit's.
+func (a Accounts) SendingCurrency(r Request) string {
+	if a.Source != nil {
+		return a.Source.Currency
+	}
+	return r.Source.Currency
+}
+
+// Payer is who pays: the source account's customer, or the customer a deposit is for
+// (none: the platform).
+func (a Accounts) Payer() uuid.NullUUID {
+	if a.Source != nil {
+		return a.Source.CustomerID
+	}
+	return a.CustomerID
 }
 
 // Priced is a quote's locked conversion.
@@ -222,10 +281,10 @@ type Priced struct {
 // (both currencies supported with outgoing payments enabled, the sending total and the
 // receiving amount within their limits) and the counterparty fields it requires.
 func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time) (Priced, error) {
-	from, okFrom := money.Lookup(a.Source.Currency)
+	from, okFrom := money.Lookup(a.SendingCurrency(r))
 	to, okTo := money.Lookup(a.Destination.Currency)
 	if !okFrom || !okTo {
-		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "no rate for %s → %s", a.Source.Currency, a.Destination.Currency)
+		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "no rate for %s → %s", a.SendingCurrency(r), a.Destination.Currency)
 	}
 	rate, err := fx.Price(rates, from, to, p, at)
 	if err != nil {
@@ -250,7 +309,7 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time)
 	if err := a.Currencies.CheckAmount(to.Code, receivingType(a), conv.Receiving); err != nil {
 		return Priced{}, amountField(err)
 	}
-	if r.ImmediatelyExecute && a.Source.Available < conv.Total {
+	if r.ImmediatelyExecute && a.Source != nil && a.Source.Available < conv.Total {
 		return Priced{}, problem.FieldCode(catalog.InsufficientFunds, fieldAmount,
 			"executing the quote at once takes %d %s, above the account's available balance", conv.Total, from.Code)
 	}
@@ -321,6 +380,7 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 // environment, as the create step found them.
 type Rail struct {
 	Internal    bool   // into an internal account of this deployment
+	Deposit     bool   // funded by a deposit (REALTIME_FUNDING), which a failure gives back
 	Identifier  string // the external account's primary identifier
 	Environment catalog.Environment
 }
@@ -330,13 +390,22 @@ type Rail struct {
 // suffix selects (sandbox.QuoteOutcome); production platforms have no payout rail
 // connected in this deployment, so their payouts to external accounts fail before any
 // money leaves.
+//
+// A deposit that funded a failed payment is always refunded: the payer sent it from
+// outside.
 func (r Rail) Outcome() sandbox.Outcome {
+	var out sandbox.Outcome
 	switch {
 	case r.Internal:
-		return sandbox.Outcome{Status: catalog.TxCompleted}
+		out = sandbox.Outcome{Status: catalog.TxCompleted}
 	case r.Environment != catalog.Sandbox:
-		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
+		out = sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
 			FailureReason: sandbox.ReasonQuoteExecutionFailed}
+	default:
+		out = sandbox.QuoteOutcome(r.Identifier)
 	}
-	return sandbox.QuoteOutcome(r.Identifier)
+	if r.Deposit && out.Status == catalog.TxFailed && out.Refund == "" {
+		out.Refund = sandbox.RefundTransactionFailed
+	}
+	return out
 }

@@ -48,6 +48,17 @@ func request(side Side, amount int64) Request {
 		Destination: Destination{Kind: DestinationAccount, AccountID: destID}, LockedSide: side, LockedAmount: amount, Lifetime: 5 * time.Minute}
 }
 
+// deposit makes r a REALTIME_FUNDING quote.
+func deposit(r *Request, currency, network string) {
+	r.Source = Source{Kind: SourceRealtimeFunding, Currency: currency, CryptoNetwork: network}
+}
+
+// funded is what the read finds for a deposit of the customer: no source account.
+func funded(a *Accounts) {
+	a.Source, a.CustomerID = nil, customer
+	a.Currencies = append(a.Currencies, currencies("USDC", "BTC")...)
+}
+
 func codeOf(err error) catalog.Code {
 	var fe *problem.FieldError
 	if errors.As(err, &fe) {
@@ -145,7 +156,6 @@ func TestCheckRefusals(t *testing.T) {
 		"wallet immediately": {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { a.Source.Type = catalog.EmbeddedWallet },
 			catalog.InvalidInput},
 		"immediately, no money":       {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { a.Source.Available = 999 }, catalog.InsufficientFunds},
-		"realtime funding":            {func(r *Request) { r.Source = Source{Kind: SourceRealtimeFunding, Currency: "USD"} }, nil, catalog.NotImplemented},
 		"sending not enabled":         {nil, func(a *Accounts) { a.Currencies[0].EnabledTransactionTypes = []string{"INCOMING"} }, catalog.InvalidInput},
 		"receiving unsupported":       {nil, func(a *Accounts) { a.Currencies = a.Currencies[:1] }, catalog.InvalidInput},
 		"above the maximum":           {nil, func(a *Accounts) { a.Currencies[0].MaxAmount = 999 }, catalog.AmountOutOfRange},
@@ -169,6 +179,21 @@ func TestCheckRefusals(t *testing.T) {
 				t.Fatalf("got %v (%s), want %s", err, got, tc.code)
 			}
 		})
+	}
+}
+
+// A deposit-funded quote prices the deposit's currency, for the customer or the
+// platform, crypto on a network that carries it.
+func TestRealtimeFundingPriced(t *testing.T) {
+	for _, tc := range []struct{ currency, network string }{{"USD", ""}, {"USDC", "SOLANA"}, {"USDC", "BASE"}, {"BTC", "SPARK"}} {
+		r := request(Receiving, 5000)
+		deposit(&r, tc.currency, tc.network)
+		a := accounts("USD", "EUR")
+		funded(&a)
+		terms, err := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at)
+		if err != nil || terms.Rate.From.Code != tc.currency || terms.Receiving != 5000 {
+			t.Fatalf("%s on %q: %+v %v", tc.currency, tc.network, terms.Conversion, err)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ const (
 const (
 	RefundTransactionFailed = "TRANSACTION_FAILED"
 	RefundUserCancellation  = "USER_CANCELLATION"
+	RefundTimeout           = "TIMEOUT"
 )
 
 // Failure reasons of outgoing payments (failureReason).
@@ -26,6 +27,7 @@ const (
 	ReasonQuoteExpired         = "QUOTE_EXPIRED"
 	ReasonQuoteExecutionFailed = "QUOTE_EXECUTION_FAILED"
 	ReasonCounterpartyFailed   = "COUNTERPARTY_POST_TX_FAILED"
+	ReasonFundingMismatch      = "FUNDING_AMOUNT_MISMATCH"
 )
 
 // QuoteOutcome is how the execution of a quote paying an external account with this
@@ -65,4 +67,11 @@ func QuoteOutcome(identifier string) Outcome {
 func ReturnedOutcome() Outcome {
 	return Outcome{Status: catalog.TxFailed, Code: catalog.FailReturnedByBank, Message: "the receiving bank returned the payment",
 		Refund: RefundTransactionFailed, PaidOut: true}
+}
+
+// MismatchedDeposit is how a payment whose deposit differs from the quote's total ends:
+// FAILED (FUNDING_AMOUNT_MISMATCH) before anything is paid out, the deposit refunded.
+func MismatchedDeposit() Outcome {
+	return Outcome{Status: catalog.TxFailed, Code: catalog.FailFundingMismatch, Message: "the deposit differs from the quote's total sending amount",
+		FailureReason: ReasonFundingMismatch, Refund: RefundTransactionFailed}
 }

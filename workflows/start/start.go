@@ -137,14 +137,26 @@ var ErrQuoteClosed = errors.New("the quote's workflow has ended")
 // is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not
 // exist) is ErrQuoteClosed; refusals come back as application errors.
 func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
+	return s.quoteUpdate(ctx, quoteID, workflows.UpdateExecute, e)
+}
+
+// FundQuote sends a deposit of amount to a REALTIME_FUNDING quote's workflow and waits
+// for it: the result is the Transaction resource (JSON). A quote whose workflow ended is
+// ErrQuoteClosed; refusals come back as application errors.
+func (s Starter) FundQuote(ctx context.Context, quoteID uuid.UUID, amount int64) (json.RawMessage, error) {
+	return s.quoteUpdate(ctx, quoteID, workflows.UpdateFund, amount)
+}
+
+// quoteUpdate sends an update to a quote's workflow and waits for its result.
+func (s Starter) quoteUpdate(ctx context.Context, quoteID uuid.UUID, name string, arg any) (json.RawMessage, error) {
 	h, err := s.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflows.QuoteWorkflowID(quoteID),
-		UpdateName: workflows.UpdateExecute, Args: []any{e}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return nil, ErrQuoteClosed
 	}
 	if err != nil {
-		return nil, fmt.Errorf("execute quote: %w", err)
+		return nil, fmt.Errorf("%s quote: %w", name, err)
 	}
 	var out json.RawMessage
 	if err := h.Get(ctx, &out); err != nil {
