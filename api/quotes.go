@@ -364,6 +364,8 @@ func executeKey(r *http.Request) string {
 	return "key:" + hex.EncodeToString(sum[:])
 }
 
+var errDepositArrived = &Error{Status: http.StatusConflict, Code: catalog.Conflict, Message: "the quote's deposit has already arrived"}
+
 type sandboxSendBody struct {
 	QuoteID        *string `json:"quoteId"`
 	CurrencyCode   *string `json:"currencyCode"`
@@ -421,7 +423,12 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 		deposit = *amount
 	}
 	res, err := s.start.FundQuote(r.Context(), id, deposit)
-	if errors.Is(err, start.ErrQuoteClosed) {
+	var appErr *temporal.ApplicationError
+	if errors.Is(err, start.ErrQuoteClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
+		// The workflow ended, or ended before answering: the stored quote says why.
+		if row, rerr := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id}); rerr == nil && row.Quote.DepositAmount != nil {
+			return errDepositArrived
+		}
 		return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote has ended and takes no deposit"}
 	}
 	if err != nil {

@@ -143,14 +143,22 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 			return err
 		}
 		setStatus(ctx, final)
-		return s.aftermath(ctx, out, final)
+		if err := s.aftermath(ctx, out, final); err != nil {
+			return err
+		}
+		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 
 	out, final, err := settle(ctx, s, in.SlowDelay)
 	if err != nil {
 		return err
 	}
-	return s.aftermath(ctx, out, final)
+	if err := s.aftermath(ctx, out, final); err != nil {
+		return err
+	}
+	// Updates taken while the payment ran (a second execute or deposit) get their answer
+	// before the workflow ends.
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 // ImmediateExecution is the execution key of a quote created with immediatelyExecute.
