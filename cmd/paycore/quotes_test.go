@@ -189,6 +189,15 @@ func TestQuoteOutcomesBySuffix(t *testing.T) {
 			t.Fatalf("%s: quote status %s, transaction %s", tc.suffix, got.Status, final.Status)
 		}
 	}
+	// The transaction list's filters find them: by account, type and status.
+	for query, want := range map[string]int64{"accountIdentifier=" + w.account + "&type=OUTGOING": 7, "senderAccountIdentifier=" + w.account + "&status=FAILED": 5,
+		"customerId=" + w.customer + "&status=COMPLETED&type=OUTGOING": 2} {
+		var list api.List[view.Transaction]
+		w.c.Do("GET", "/transactions?"+query, nil).Decode(t, &list)
+		if list.TotalCount != want || int64(len(list.Data)) != want {
+			t.Fatalf("%s: %d transactions (%d listed), want %d", query, list.TotalCount, len(list.Data), want)
+		}
+	}
 	checkLedger(t, s)
 	// The fees of the completed payments (001, 003) and of the one whose refund failed (007)
 	// are in the fees account; the refunded ones gave theirs back.
