@@ -415,7 +415,7 @@ func TestQuoteToInternalAccount(t *testing.T) {
 // the deposits account.
 func TestRealtimeFundedQuotes(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, func(c *config.Config) { quoteFast(c); c.QuoteLifetime = 4 * time.Second })
+	s := newStack(t, func(c *config.Config) { quoteFast(c); c.QuoteLifetime = 8 * time.Second })
 	w := fxWorld(t, s)
 	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR"), currencyItem("USDC")}}); r.Status != 200 {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
