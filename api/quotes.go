@@ -297,7 +297,7 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e)
 	var appErr *temporal.ApplicationError
 	switch {
-	case errors.Is(err, start.ErrQuoteClosed) || (errors.As(err, &appErr) && errorOf(err) == nil):
+	case errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil):
 		// The workflow ended, or rejected the update (the quote expired): the stored quote says why.
 		return s.quoteNotPending(r.Context(), row.Quote.PlatformID, row.Quote.ID, e.Key, w, err)
 	case err != nil:
@@ -424,7 +424,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.start.FundQuote(r.Context(), id, deposit)
 	var appErr *temporal.ApplicationError
-	if errors.Is(err, start.ErrQuoteClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
+	if errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
 		// The workflow ended, or ended before answering: the stored quote says why.
 		if row, rerr := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id}); rerr == nil && row.Quote.DepositAmount != nil {
 			return errDepositArrived

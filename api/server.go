@@ -179,6 +179,9 @@ func (s *Server) routes() chi.Router {
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/send", handler(s.sandboxSend))
 		r.Get("/transactions", handler(s.listTransactions))
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))
+		r.With(transact).Post("/transactions/{transactionId}/approve", handler(s.approveTransaction))
+		r.With(transact).Post("/transactions/{transactionId}/reject", handler(s.rejectTransaction))
+		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/uma/receive", handler(s.sandboxUmaReceive))
 
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))

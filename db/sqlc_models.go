@@ -259,6 +259,8 @@ type Transaction struct {
 	RefundReason            *string
 	RefundInitiatedAt       *time.Time
 	RefundSettledAt         *time.Time
+	SourceUmaAddress        *string
+	ReceiverCustomerInfo    json.RawMessage
 }
 
 type UmaProvider struct {

@@ -23,6 +23,8 @@ import (
 // so the operations here take them as a value.
 type Views interface {
 	Transaction(t Transaction) any
+	// IncomingPending is the event of an incoming payment awaiting approval.
+	IncomingPending(t Transaction, requestedFields []string) any
 	InternalAccount(a InternalAccount, balance, held int64) any
 	Reference(transactionID uuid.UUID) string
 }

@@ -13,7 +13,8 @@ import (
 
 // Histories recorded from real runs (webhooks: delivered, 410 then undeliverable, a
 // one-attempt TEST send; transfers: completed, slow then failed, refused; quotes:
-// completed, refunded, returned, expired) must replay
+// completed, refunded, returned, expired; incoming payments: approved, timed out) must
+// replay
 // against the current code. cmd/paycore's TestRecordHistories refreshes them. A change that breaks
 // replay needs workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
@@ -25,6 +26,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
 	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
+	r.RegisterWorkflowWithOptions(IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

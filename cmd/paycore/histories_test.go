@@ -16,6 +16,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
 	"paycore/workflows"
 )
 
@@ -30,7 +31,7 @@ func TestRecordHistories(t *testing.T) {
 		t.Skip("set PAYCORE_RECORD_HISTORIES to a directory to record workflow histories")
 	}
 	s := newStack(t, func(c *config.Config) {
-		c.SandboxSlowDelay, c.QuoteLifetime = time.Second, 5*time.Second
+		c.SandboxSlowDelay, c.QuoteLifetime, c.ApprovalDeadline = time.Second, 5*time.Second, time.Second
 		quoteFast(c)
 	})
 	w := newWorld(t, s)
@@ -110,6 +111,25 @@ func TestRecordHistories(t *testing.T) {
 		}
 		awaitClosed(workflows.QuoteWorkflowID(id))
 		record(tc.name, workflows.QuoteWorkflowID(id))
+	}
+	// Incoming UMA payments: approved by the platform's webhook, and timed out after a 202.
+	ap := newApprover(t)
+	ap.answer[1006] = reply(202, ``)
+	setEndpointDirect(t, s, w.platform, ap.srv.URL)
+	for _, tc := range []struct {
+		name   string
+		amount int64
+	}{{"incoming_approved", 1000}, {"incoming_timed_out", 1006}} {
+		r := w.c.Do("POST", "/sandbox/uma/receive", map[string]any{"senderUmaAddress": "$success.usd@" + incoming.SandboxDomain,
+			"customerId": w.customer, "receivingCurrencyCode": "USD", "receivingCurrencyAmount": tc.amount})
+		var tx view.Transaction
+		r.Decode(t, &tx)
+		id, err := ids.Parse(ids.Transaction, tx.ID)
+		if err != nil {
+			t.Fatalf("receive: %d %s", r.Status, r.Body)
+		}
+		awaitClosed(workflows.IncomingWorkflowID(id))
+		record(tc.name, workflows.IncomingWorkflowID(id))
 	}
 	// A redelivery: its run reopens the event before delivering it.
 	rc := newReceiver(t, nil)

@@ -24,3 +24,20 @@ func (Resources) InternalAccount(a db.InternalAccount, balance, held int64) any 
 func (Resources) Reference(transactionID uuid.UUID) string {
 	return TransactionReference(transactionID)
 }
+
+// IncomingPending renders the INCOMING_PAYMENT_PENDING event of a payment awaiting the
+// platform's approval: the transaction with the receiver's details the sender asks for.
+func (Resources) IncomingPending(t db.Transaction, fields []string) any {
+	type field struct {
+		Name      string `json:"name"`
+		Mandatory bool   `json:"mandatory"`
+	}
+	out := struct {
+		Transaction
+		RequestedReceiverCustomerInfoFields []field `json:"requestedReceiverCustomerInfoFields"`
+	}{Transaction: TransactionOf(t), RequestedReceiverCustomerInfoFields: []field{}}
+	for _, f := range fields {
+		out.RequestedReceiverCustomerInfoFields = append(out.RequestedReceiverCustomerInfoFields, field{Name: f, Mandatory: true})
+	}
+	return out
+}

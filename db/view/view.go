@@ -66,6 +66,7 @@ type TransactionEnd struct {
 	SourceType      string `json:"sourceType,omitempty"`
 	DestinationType string `json:"destinationType,omitempty"`
 	AccountID       string `json:"accountId,omitempty"`
+	UmaAddress      string `json:"umaAddress,omitempty"`
 	Currency        string `json:"currency"`
 	CustomerID      string `json:"customerId,omitempty"`
 }
@@ -124,6 +125,8 @@ func endOf(kind string, id uuid.NullUUID, currency string, source bool) Transact
 		e.AccountID = ids.Format(ids.ExternalAccount, id.UUID)
 	case "REALTIME_FUNDING":
 		typ = "REALTIME_FUNDING"
+	case "UMA_ADDRESS":
+		typ = "UMA_ADDRESS"
 	}
 	if source {
 		e.SourceType = typ
@@ -150,6 +153,9 @@ func TransactionOf(t db.Transaction) Transaction {
 	}
 	if t.QuoteID.Valid {
 		out.QuoteID = ids.Format(ids.Quote, t.QuoteID.UUID)
+	}
+	if t.SourceUmaAddress != nil {
+		out.Source.UmaAddress = *t.SourceUmaAddress
 	}
 	if t.CustomerID.Valid {
 		out.CustomerID = ids.Format(ids.Customer, t.CustomerID.UUID)

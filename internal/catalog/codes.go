@@ -24,6 +24,7 @@ const (
 	// MissingMandatoryUserInfo refuses a quote without sender information the receiving
 	// side requires.
 	MissingMandatoryUserInfo Code = "MISSING_MANDATORY_USER_INFO"
+	InvalidUmaAddress        Code = "INVALID_UMA_ADDRESS"
 )
 
 // Authentication and authorisation.
@@ -64,6 +65,9 @@ const (
 	IdempotencyInProgress    Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	// QuoteNotPending refuses executing a quote that was executed, expired or failed.
 	QuoteNotPending Code = "QUOTE_NOT_PENDING"
+	// TransactionNotPendingApproval refuses approving or rejecting a payment that is not
+	// waiting for the platform's decision.
+	TransactionNotPendingApproval Code = "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"
 )
 
 // Webhooks and outbound deliveries.
@@ -89,6 +93,11 @@ const (
 	FailPayoutRefundFailure Code = "PAYOUT_AND_REFUND_FAILED"
 	FailQuoteExpired        Code = "QUOTE_EXPIRED"
 	FailFundingMismatch     Code = "FUNDING_AMOUNT_MISMATCH"
+	// Incoming payments: the receiving platform's refusal, the sender's failed compliance
+	// check, missing receiver details.
+	FailRejectedByPlatform Code = "REJECTED_BY_PLATFORM"
+	FailCompliance         Code = "COMPLIANCE_CHECK_FAILED"
+	FailMissingPayeeData   Code = "MISSING_MANDATORY_PAYEE_DATA"
 )
 
 // CredentialExists is the conflict code of a second credential of one type.

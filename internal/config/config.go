@@ -45,17 +45,20 @@ type Config struct {
 	// QuoteLateDeposits is how long after a REALTIME_FUNDING quote expired a deposit for
 	// it is still taken in and sent back (PAYCORE_QUOTE_LATE_DEPOSIT_WINDOW).
 	QuoteLateDeposits time.Duration
-	WorkerPollers     int    // PAYCORE_WORKER_POLLERS
-	MailFrom          string // PAYCORE_MAIL_FROM: sender of one-time codes
-	SMTPHost          string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
-	SMTPPort          int    // PAYCORE_SMTP_PORT
-	SMTPUsername      string // PAYCORE_SMTP_USERNAME
-	SMTPPassword      string // PAYCORE_SMTP_PASSWORD
-	SMTPTLS           string // PAYCORE_SMTP_TLS: starttls, tls or none
-	LogLevel          string // PAYCORE_LOG_LEVEL
-	DataDir           string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
-	TemporalCLI       string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
-	TemporalUIPort    int    // PAYCORE_TEMPORAL_UI_PORT
+	// ApprovalDeadline is how long a platform that answered 202 to an incoming payment's
+	// approval webhook has to approve or reject it (PAYCORE_APPROVAL_DEADLINE).
+	ApprovalDeadline time.Duration
+	WorkerPollers    int    // PAYCORE_WORKER_POLLERS
+	MailFrom         string // PAYCORE_MAIL_FROM: sender of one-time codes
+	SMTPHost         string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
+	SMTPPort         int    // PAYCORE_SMTP_PORT
+	SMTPUsername     string // PAYCORE_SMTP_USERNAME
+	SMTPPassword     string // PAYCORE_SMTP_PASSWORD
+	SMTPTLS          string // PAYCORE_SMTP_TLS: starttls, tls or none
+	LogLevel         string // PAYCORE_LOG_LEVEL
+	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
+	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
+	TemporalUIPort   int    // PAYCORE_TEMPORAL_UI_PORT
 
 	// The API listener's connection limits: a request's headers must arrive within
 	// HTTPReadHeaderTimeout and the whole request (body included) within HTTPReadTimeout;
@@ -102,6 +105,7 @@ func Defaults() Config {
 		QuoteSlowDelay:    6 * time.Minute,
 		QuoteReturnDelay:  30 * time.Second,
 		QuoteLateDeposits: 24 * time.Hour,
+		ApprovalDeadline:  5 * time.Second,
 		WorkerPollers:     16,
 		MailFrom:          "no-reply@paycore.localhost",
 		SMTPPort:          587,
@@ -214,6 +218,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_SANDBOX_QUOTE_SLOW_DELAY", &c.QuoteSlowDelay)
 	dur("PAYCORE_SANDBOX_QUOTE_RETURN_DELAY", &c.QuoteReturnDelay)
 	dur("PAYCORE_QUOTE_LATE_DEPOSIT_WINDOW", &c.QuoteLateDeposits)
+	dur("PAYCORE_APPROVAL_DEADLINE", &c.ApprovalDeadline)
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))

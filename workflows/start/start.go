@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
 	"paycore/internal/quote"
 	"paycore/internal/transfer"
 	"paycore/workflows"
@@ -129,34 +130,51 @@ func (s Starter) Quote(ctx context.Context, req quote.Request) (json.RawMessage,
 	return s.payment(ctx, workflows.QuoteWorkflowID(req.QuoteID), workflows.QuoteSearchAttributes(req), workflows.Quote, req)
 }
 
-// ErrQuoteClosed reports that a quote's workflow has ended (it expired or its payment
-// finished): the quote can no longer be executed.
-var ErrQuoteClosed = errors.New("the quote's workflow has ended")
+// IncomingPayment starts (or joins) the workflow of a payment received over UMA with
+// Update-with-Start and waits for its create update: the result is the Transaction
+// resource (JSON) as created.
+func (s Starter) IncomingPayment(ctx context.Context, req incoming.Request) (json.RawMessage, error) {
+	attrs := workflows.PaymentSearchAttributes(req.PlatformID, req.TransactionID, req.CustomerID.Null())
+	return s.payment(ctx, workflows.IncomingWorkflowID(req.TransactionID), attrs, workflows.IncomingPayment, req)
+}
+
+// Decide sends the platform's approve or reject call to an incoming payment's workflow
+// and waits for the payment to end: the result is the Transaction resource (JSON). A
+// workflow that ended is ErrWorkflowClosed; a payment not awaiting a decision is refused
+// with an application error.
+func (s Starter) Decide(ctx context.Context, transactionID uuid.UUID, d incoming.Decision) (json.RawMessage, error) {
+	return s.update(ctx, workflows.IncomingWorkflowID(transactionID), workflows.UpdateDecide, d)
+}
+
+// ErrWorkflowClosed reports that a payment's workflow has ended (a quote expired or its
+// payment finished, an incoming payment was decided): it takes no more updates.
+var ErrWorkflowClosed = errors.New("the quote's workflow has ended")
 
 // ExecuteQuote sends the execute update to a quote's workflow and waits for it: the result
 // is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not
-// exist) is ErrQuoteClosed; refusals come back as application errors.
+// exist) is ErrWorkflowClosed; refusals come back as application errors.
 func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
-	return s.quoteUpdate(ctx, quoteID, workflows.UpdateExecute, e)
+	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateExecute, e)
 }
 
 // FundQuote sends a deposit of amount to a REALTIME_FUNDING quote's workflow and waits
 // for it: the result is the Transaction resource (JSON). A quote whose workflow ended is
-// ErrQuoteClosed; refusals come back as application errors.
+// ErrWorkflowClosed; refusals come back as application errors.
 func (s Starter) FundQuote(ctx context.Context, quoteID uuid.UUID, amount int64) (json.RawMessage, error) {
-	return s.quoteUpdate(ctx, quoteID, workflows.UpdateFund, amount)
+	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateFund, amount)
 }
 
-// quoteUpdate sends an update to a quote's workflow and waits for its result.
-func (s Starter) quoteUpdate(ctx context.Context, quoteID uuid.UUID, name string, arg any) (json.RawMessage, error) {
-	h, err := s.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflows.QuoteWorkflowID(quoteID),
+// update sends an update to a payment's workflow and waits for its result. A workflow
+// that does not run (ended, or never started) is ErrWorkflowClosed.
+func (s Starter) update(ctx context.Context, workflowID, name string, arg any) (json.RawMessage, error) {
+	h, err := s.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflowID,
 		UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return nil, ErrQuoteClosed
+		return nil, ErrWorkflowClosed
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s quote: %w", name, err)
+		return nil, fmt.Errorf("%s %s: %w", name, workflowID, err)
 	}
 	var out json.RawMessage
 	if err := h.Get(ctx, &out); err != nil {

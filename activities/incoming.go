@@ -1,0 +1,87 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/incoming"
+)
+
+// CreatedIncoming is what the create step of an incoming payment answers: the
+// Transaction resource (JSON), its approval event, and what the service knows of the
+// receiver.
+type CreatedIncoming struct {
+	Resource json.RawMessage   `json:"resource"`
+	EventID  uuid.UUID         `json:"eventId"`
+	Receiver map[string]string `json:"receiver,omitempty"`
+}
+
+// CreateIncoming creates a payment received over UMA (see db.IncomingCreate). A refusal
+// is a non-retryable application error and nothing is written.
+func (a *Activities) CreateIncoming(ctx context.Context, in incoming.Request) (CreatedIncoming, error) {
+	c, err := db.IncomingCreate(ctx, a.pool, in, view.Resources{})
+	if err != nil {
+		return CreatedIncoming{}, refusal(err)
+	}
+	res, err := json.Marshal(view.TransactionOf(c.Transaction))
+	if err != nil {
+		return CreatedIncoming{}, fmt.Errorf("render transaction: %w", err)
+	}
+	return CreatedIncoming{Resource: res, EventID: c.EventID, Receiver: c.Receiver}, nil
+}
+
+// AskApproval sends the INCOMING_PAYMENT_PENDING event to the platform once, as the
+// synchronous approval request, records the attempt, and returns the platform's decision
+// (incoming.Decide; known is what the service knows of the receiver). A platform without
+// a webhook endpoint has nobody to ask: the payment is approved.
+func (a *Activities) AskApproval(ctx context.Context, eventID uuid.UUID, known map[string]string) (incoming.Decision, error) {
+	id := ids.Format(ids.Webhook, eventID)
+	ev, p, err := a.deliverable(ctx, id)
+	if endpointProblem(err) != "" {
+		return incoming.ApproveWith(nil, known), nil
+	}
+	if err != nil {
+		return incoming.Decision{}, err
+	}
+	out, cause := a.attempt(ctx, ev, p)
+	if cause != nil {
+		a.log.Warn("approval webhook transport failure", "event", id, "url", out.URL, "error", cause)
+	}
+	out.Delivered = out.Error == "" && out.StatusCode/100 == 2
+	if err := a.recordOutcome(ctx, ev, p, out, true); err != nil {
+		return incoming.Decision{}, fmt.Errorf("record approval attempt of %s: %w", id, err)
+	}
+	return incoming.Decide(incoming.Answer{Status: out.StatusCode, Body: []byte(out.Body), Error: out.Error}, known), nil
+}
+
+// FinishedIncoming is an incoming payment as it ended: the Transaction resource (JSON)
+// and its status.
+type FinishedIncoming struct {
+	Resource json.RawMessage           `json:"resource"`
+	Status   catalog.TransactionStatus `json:"status"`
+}
+
+// FinishIncoming ends an incoming payment with the decision (see db.IncomingFinish). An
+// approval is completed with what the service knows of the receiver
+// (incoming.ApproveWith).
+func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID, d incoming.Decision, known map[string]string) (FinishedIncoming, error) {
+	if d.Approved {
+		d = incoming.ApproveWith(d.ReceiverInfo, known)
+	}
+	t, err := db.IncomingFinish(ctx, a.pool, transactionID, d, view.Resources{})
+	if err != nil {
+		return FinishedIncoming{}, fmt.Errorf("finish incoming payment: %w", err)
+	}
+	res, err := json.Marshal(view.TransactionOf(t))
+	if err != nil {
+		return FinishedIncoming{}, fmt.Errorf("render transaction: %w", err)
+	}
+	return FinishedIncoming{Resource: res, Status: t.Status}, nil
+}

@@ -1,0 +1,120 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/catalog"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/incoming"
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+)
+
+// IncomingCreated is an incoming payment as created: its transaction, the
+// INCOMING_PAYMENT_PENDING event that asks the platform to approve it, and what the
+// service knows of the receiver.
+type IncomingCreated struct {
+	Transaction Transaction
+	EventID     uuid.UUID
+	Receiver    map[string]string
+}
+
+// IncomingCreate creates a payment received over UMA in one database transaction: it
+// finds the receiving customer and its open account in the payment's currency, checks
+// them and the platform's configuration (INCOMING enabled, the amount within limits),
+// then writes the PENDING INCOMING transaction and its INCOMING_PAYMENT_PENDING event,
+// which the payment's workflow delivers itself as the approval request (the relay leaves
+// it). Creating an existing payment again changes nothing.
+func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, v Views) (IncomingCreated, error) {
+	var out IncomingCreated
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
+			ev, err := q.WebhookEventFind(ctx, WebhookEventFindParams{PlatformID: t.PlatformID, Type: events.IncomingPaymentPending,
+				TransactionRef: ids.Format(ids.Transaction, t.ID)})
+			if err != nil {
+				return fmt.Errorf("find approval event: %w", err)
+			}
+			out = IncomingCreated{Transaction: t, EventID: ev, Receiver: receiverInfo(t)}
+			return nil
+		} else if !IsNotFound(err) {
+			return fmt.Errorf("read transaction: %w", err)
+		}
+		rc, err := q.IncomingReceiver(ctx, IncomingReceiverParams{PlatformID: r.PlatformID, Currency: r.Currency, UmaAddress: r.ReceiverUma,
+			CustomerID: r.ReceiverCustomer.UUID})
+		if IsNotFound(err) {
+			return problem.NotFound(catalog.UserNotFound, "receiving customer")
+		}
+		if err != nil {
+			return fmt.Errorf("find receiver: %w", err)
+		}
+		cur, err := platformconfig.DecodeCurrencies(rc.SupportedCurrencies)
+		if err != nil {
+			return err
+		}
+		switch {
+		case rc.IsDeleted:
+			return problem.Refuse(catalog.CustomerDeleted, "the receiving customer is deleted")
+		case !rc.AccountID.Valid:
+			return problem.FieldCode(catalog.InvalidCurrency, "receivingCurrencyCode", "the receiving customer has no %s account", r.Currency)
+		case rc.AccountStatus != string(catalog.AccountActive):
+			return problem.Field("receivingCurrencyCode", "the receiving customer's %s account is %s", r.Currency, rc.AccountStatus)
+		}
+		if err := cur.CheckAmount(r.Currency, catalog.Incoming, r.Amount); err != nil {
+			return err
+		}
+		counterparty, err := json.Marshal(map[string]string{"FULL_NAME": r.Sender.Name()})
+		if err != nil {
+			return fmt.Errorf("encode counterparty: %w", err)
+		}
+		sender := r.Sender.Address
+		t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
+			PlatformCustomerID: rc.PlatformCustomerID, Kind: incoming.Kind, Type: catalog.Incoming, Status: catalog.TxPending,
+			SourceKind: "UMA_ADDRESS", DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: rc.AccountID.UUID,
+			Currency: r.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID), CounterpartyInformation: counterparty,
+			SourceUmaAddress: &sender})
+		if err != nil {
+			return fmt.Errorf("create transaction: %w", err)
+		}
+		ev, err := EventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), true)
+		if err != nil {
+			return err
+		}
+		known := map[string]string{}
+		if rc.FullName != "" {
+			known["FULL_NAME"] = rc.FullName
+		}
+		out = IncomingCreated{Transaction: t, EventID: ev.ID, Receiver: known}
+		return nil
+	})
+	return out, err
+}
+
+// receiverInfo is what the service knows of an existing incoming payment's receiver.
+func receiverInfo(t Transaction) map[string]string {
+	var info map[string]string
+	_ = json.Unmarshal(t.ReceiverCustomerInfo, &info) // absent until approved
+	return info
+}
+
+// IncomingFinish ends an incoming payment with the platform's decision: approved, the
+// receiver's details recorded and the account credited (TransactionFinish); otherwise
+// REJECTED or FAILED with the reason, nothing credited.
+func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, v Views) (Transaction, error) {
+	if d.Approved && len(d.ReceiverInfo) > 0 {
+		info, err := json.Marshal(d.ReceiverInfo)
+		if err != nil {
+			return Transaction{}, fmt.Errorf("encode receiver info: %w", err)
+		}
+		if err := New(pool).TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
+			return Transaction{}, fmt.Errorf("record receiver info: %w", err)
+		}
+	}
+	return TransactionFinish(ctx, pool, id, d.Outcome(), v)
+}

@@ -1,0 +1,215 @@
+// Package incoming describes payments a platform's customer receives over UMA: the
+// request the API hands to the incoming-payment workflow, the sandbox's UMA senders, and
+// the receiving platform's decision on a payment (the answer to its synchronous
+// INCOMING_PAYMENT_PENDING webhook, or a later approve or reject call).
+package incoming
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/problem"
+	"paycore/internal/sandbox"
+)
+
+// Kind is the transaction kind of a payment received over UMA.
+const Kind = "UMA_IN"
+
+// SandboxDomain is the UMA domain of the sandbox's counterparties.
+const SandboxDomain = "sandbox.uma.paycore.dev"
+
+// Scenarios of the sandbox's UMA counterparties: the address's user part before the
+// currency ($success.usd@…).
+const (
+	ScenarioSuccess        = "success"
+	ScenarioPendingLong    = "pending.long"
+	ScenarioFailCompliance = "fail.compliance"
+)
+
+// scenarioCurrencies are the currencies each sandbox counterparty has.
+var scenarioCurrencies = map[string][]string{
+	ScenarioSuccess:        {"USD", "EUR", "MXN"},
+	ScenarioPendingLong:    {"USD"},
+	ScenarioFailCompliance: {"USD"},
+}
+
+var sandboxAddress = regexp.MustCompile(`^\$([a-z.]+)\.([a-z]{3})@(.+)$`)
+
+// Counterparty is a sandbox UMA counterparty: its address, scenario and currency.
+type Counterparty struct {
+	Address  string
+	Scenario string
+	Currency string
+}
+
+// SandboxCounterparty parses a sandbox UMA address ($<scenario>.<currency>@<sandbox
+// domain>); the refusal names field.
+func SandboxCounterparty(field, address string) (Counterparty, error) {
+	m := sandboxAddress.FindStringSubmatch(address)
+	if m == nil || m[3] != SandboxDomain {
+		return Counterparty{}, problem.FieldCode(catalog.InvalidUmaAddress, field,
+			"%s must be a sandbox UMA address: $success.usd, $success.eur, $success.mxn, $pending.long.usd or $fail.compliance.usd at %s", field, SandboxDomain)
+	}
+	cur := strings.ToUpper(m[2])
+	if !slices.Contains(scenarioCurrencies[m[1]], cur) {
+		return Counterparty{}, problem.FieldCode(catalog.InvalidUmaAddress, field, "the sandbox has no counterparty %s", address)
+	}
+	return Counterparty{Address: address, Scenario: m[1], Currency: cur}, nil
+}
+
+// Name is the counterparty's name as the receiver sees it (counterpartyInformation).
+func (c Counterparty) Name() string {
+	return "Sandbox " + strings.ReplaceAll(c.Scenario, ".", " ") + " sender"
+}
+
+// RequiredPayeeFields are the receiver's details the sandbox's senders require
+// (requestedReceiverCustomerInfoFields): the platform supplies them when it approves, or
+// the service takes them from the customer's record.
+var RequiredPayeeFields = []string{"FULL_NAME"}
+
+// Request is an incoming payment to create, as the API hands it to the workflow.
+type Request struct {
+	TransactionID uuid.UUID
+	PlatformID    uuid.UUID
+	// ReceiverUma or ReceiverCustomer names the receiving customer.
+	ReceiverUma      string       `json:",omitempty"`
+	ReceiverCustomer ids.Optional `json:",omitzero"`
+	// CustomerID is the receiving customer, a search attribute (filled by the API when it
+	// finds it).
+	CustomerID ids.Optional `json:",omitzero"`
+	Sender     Counterparty
+	Currency   string
+	Amount     int64
+	// ApprovalDeadline is how long the platform has to approve or reject after it
+	// answered 202; SlowDelay how long the sandbox's pending.long sender stays pending.
+	ApprovalDeadline time.Duration
+	SlowDelay        time.Duration
+}
+
+// Decision is how a payment awaiting the platform's approval ends: approved (with what the
+// platform said of the receiver), rejected, failed, or still open (the platform answered
+// 202 and decides later).
+type Decision struct {
+	Pending      bool                      `json:",omitempty"`
+	Approved     bool                      `json:",omitempty"`
+	Status       catalog.TransactionStatus `json:",omitempty"` // REJECTED or FAILED when not approved
+	Reason       string                    `json:",omitempty"` // failureReason
+	Code         catalog.Code              `json:",omitempty"`
+	Message      string                    `json:",omitempty"`
+	ReceiverInfo map[string]string         `json:",omitempty"`
+}
+
+// Outcome is the decision as the payment's finish takes it.
+func (d Decision) Outcome() sandbox.Outcome {
+	if d.Approved {
+		return sandbox.Outcome{Status: catalog.TxCompleted}
+	}
+	return sandbox.Outcome{Status: d.Status, Code: d.Code, Message: d.Message, FailureReason: d.Reason}
+}
+
+// Failure reasons of incoming payments.
+const (
+	ReasonWebhookError   = "PAYMENT_APPROVAL_WEBHOOK_ERROR"
+	ReasonTimedOut       = "PAYMENT_APPROVAL_TIMED_OUT"
+	ReasonMissingPayee   = "MISSING_MANDATORY_PAYEE_DATA"
+	ReasonPayRequestFail = "PAY_REQUEST_FAILED"
+)
+
+// Approve is the platform approving, with what it says of the receiver; Reject it
+// refusing, with its reason.
+func Approve(info map[string]string) Decision { return Decision{Approved: true, ReceiverInfo: info} }
+
+// Reject is the platform refusing the payment.
+func Reject(reason string) Decision {
+	msg := "the receiving platform rejected the payment"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return Decision{Status: catalog.TxRejected, Code: catalog.FailRejectedByPlatform, Message: msg}
+}
+
+// TimedOut is the platform not deciding within the deadline after its 202.
+func TimedOut() Decision {
+	return Decision{Status: catalog.TxFailed, Reason: ReasonTimedOut, Code: catalog.FailTimedOut, Message: "the platform did not approve or reject the payment in time"}
+}
+
+// ComplianceFailure is how the sandbox's fail.compliance sender's payment ends.
+func ComplianceFailure() Decision {
+	return Decision{Status: catalog.TxFailed, Reason: ReasonPayRequestFail, Code: catalog.FailCompliance, Message: "the sender's compliance check failed"}
+}
+
+// Answer is the receiving platform's answer to its INCOMING_PAYMENT_PENDING webhook: the
+// HTTP status and body, or the transport failure.
+type Answer struct {
+	Status int
+	Body   []byte
+	Error  string
+}
+
+// Decide reads the platform's answer: 202 leaves the decision open; another 2xx approves
+// (the body's receiverCustomerInfo completing what the service knows of the receiver,
+// known, which must then hold every required payee field, else the payment fails with
+// MISSING_MANDATORY_PAYEE_DATA); 403 rejects (the body's reason recorded); 422 fails it
+// with MISSING_MANDATORY_PAYEE_DATA (the fields the platform says it needs); anything
+// else, a transport failure included, fails it with PAYMENT_APPROVAL_WEBHOOK_ERROR.
+func Decide(a Answer, known map[string]string) Decision {
+	var body struct {
+		ReceiverCustomerInfo map[string]string `json:"receiverCustomerInfo"`
+		Reason               string            `json:"reason"`
+		RequiredFields       []string          `json:"requiredFields"`
+		Message              string            `json:"message"`
+	}
+	_ = json.Unmarshal(a.Body, &body) // an unreadable body reads as empty
+	switch {
+	case a.Error != "":
+		return Decision{Status: catalog.TxFailed, Reason: ReasonWebhookError, Code: catalog.WebhookDeliveryError, Message: "the approval webhook failed: " + a.Error}
+	case a.Status == 202:
+		return Decision{Pending: true}
+	case a.Status/100 == 2:
+		return ApproveWith(body.ReceiverCustomerInfo, known)
+	case a.Status == 403:
+		return Reject(body.Reason)
+	case a.Status == 422:
+		return missingPayee(body.RequiredFields)
+	}
+	return Decision{Status: catalog.TxFailed, Reason: ReasonWebhookError, Code: catalog.WebhookDeliveryError,
+		Message: fmt.Sprintf("the approval webhook answered %d", a.Status)}
+}
+
+// ApproveWith approves with info completed by known, or fails the payment when a required
+// payee field is still missing.
+func ApproveWith(info, known map[string]string) Decision {
+	merged := map[string]string{}
+	for k, v := range known {
+		merged[k] = v
+	}
+	for k, v := range info {
+		merged[k] = v
+	}
+	var missing []string
+	for _, f := range RequiredPayeeFields {
+		if strings.TrimSpace(merged[f]) == "" {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return missingPayee(missing)
+	}
+	return Approve(merged)
+}
+
+func missingPayee(fields []string) Decision {
+	msg := "the sender requires the receiver's details"
+	if len(fields) > 0 {
+		msg += ": " + strings.Join(fields, ", ")
+	}
+	return Decision{Status: catalog.TxFailed, Reason: ReasonMissingPayee, Code: catalog.FailMissingPayeeData, Message: msg}
+}

@@ -1,0 +1,111 @@
+package workflows
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/activities"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/incoming"
+	"paycore/internal/problem"
+)
+
+// UpdateDecide is the update that carries the platform's approve or reject call (an
+// incoming.Decision) to a payment awaiting its decision, and answers with the
+// Transaction as it ended.
+const UpdateDecide = "decide"
+
+// IncomingWorkflowID is the id of an incoming payment's workflow.
+func IncomingWorkflowID(transactionID uuid.UUID) string {
+	return "incoming/" + ids.Format(ids.Transaction, transactionID)
+}
+
+// IncomingPayment is a payment received over UMA, awaiting the receiving platform's
+// decision.
+//
+// The API starts it with Update-with-Start: UpdateCreate persists the PENDING INCOMING
+// transaction (a refusal ends it with nothing written). The sandbox's fail.compliance
+// sender's payment fails at once; its pending.long sender's stays pending for SlowDelay.
+// Then the platform is asked, synchronously, with its INCOMING_PAYMENT_PENDING webhook:
+// its answer approves, rejects or fails the payment, or (202) leaves the decision to an
+// approve or reject call (UpdateDecide) within ApprovalDeadline, after which the payment
+// fails with PAYMENT_APPROVAL_TIMED_OUT. The finish credits an approved payment; nothing
+// is credited otherwise. A decision call that comes when none is awaited is refused with
+// TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
+func IncomingPayment(ctx workflow.Context, in incoming.Request) error {
+	var created activities.CreatedIncoming
+	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+		var a *activities.Activities
+		c, err := result[activities.CreatedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateIncoming, in))
+		created = c
+		return c.Resource, err
+	})
+	if err != nil || !ok {
+		return err
+	}
+
+	var asked, awaiting, decided, finished bool
+	var decision incoming.Decision
+	var final json.RawMessage
+	err = workflow.SetUpdateHandler(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
+		if err := workflow.Await(ctx, func() bool { return asked }); err != nil {
+			return nil, err
+		}
+		if !awaiting || decided {
+			return nil, notPendingApproval()
+		}
+		decision, decided = d, true
+		if err := workflow.Await(ctx, func() bool { return finished }); err != nil {
+			return nil, err
+		}
+		return final, nil
+	})
+	if err != nil {
+		return err
+	}
+
+	switch in.Sender.Scenario {
+	case incoming.ScenarioFailCompliance:
+		decision, decided = incoming.ComplianceFailure(), true
+	case incoming.ScenarioPendingLong:
+		if err := workflow.Sleep(ctx, in.SlowDelay); err != nil {
+			return err
+		}
+	}
+	if !decided {
+		var a *activities.Activities
+		asking := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
+		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(asking, a.AskApproval, created.EventID, created.Receiver))
+		if err != nil {
+			return err
+		}
+	}
+	awaiting, asked = decision.Pending, true
+	if decision.Pending {
+		if _, err := workflow.AwaitWithTimeout(ctx, in.ApprovalDeadline, func() bool { return decided }); err != nil {
+			return err
+		}
+		if !decided {
+			decision, decided = incoming.TimedOut(), true
+		}
+	}
+	var a *activities.Activities
+	ended, err := result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FinishIncoming, in.TransactionID, decision, created.Receiver))
+	if err != nil {
+		return err
+	}
+	final, finished = ended.Resource, true
+	setStatus(ctx, ended.Status)
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// notPendingApproval is the refusal of a decision call no payment awaits.
+func notPendingApproval() error {
+	w, _ := problem.ToWire(problem.Refuse(catalog.TransactionNotPendingApproval, "the payment is not waiting for the platform's approval"))
+	return temporal.NewNonRetryableApplicationError(w.Message, string(w.Code), nil, w)
+}
