@@ -29,6 +29,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.CredentialNotFound:            http.StatusNotFound,
 	catalog.SessionNotFound:               http.StatusNotFound,
 	catalog.QuoteNotFound:                 http.StatusNotFound,
+	catalog.LookupNotFound:                http.StatusNotFound,
 	catalog.QuoteNotPending:               http.StatusConflict,
 	catalog.TransactionNotPendingApproval: http.StatusConflict,
 	catalog.NotImplemented:                http.StatusNotImplemented,

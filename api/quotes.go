@@ -130,8 +130,13 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 		return req, invalidField("description", "description must be at most 500 characters")
 	case b.PurposeOfPayment != nil && !slices.Contains(purposesOfPayment, *b.PurposeOfPayment):
 		return req, invalidField("purposeOfPayment", "purposeOfPayment must be one of %v", purposesOfPayment)
-	case b.LookupID != nil && len(*b.LookupID) > 200:
-		return req, invalidField("lookupId", "lookupId must be at most 200 characters")
+	}
+	if b.LookupID != nil {
+		id, err := ids.Parse(ids.Lookup, *b.LookupID)
+		if err != nil {
+			return req, invalidField("lookupId", "lookupId must be a Lookup id from GET /receiver/...")
+		}
+		req.Lookup = ids.Some(id)
 	}
 	for name, v := range b.SenderCustomerInfo {
 		switch {

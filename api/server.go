@@ -175,6 +175,8 @@ func (s *Server) routes() chi.Router {
 		r.With(manage, keepBody).Post("/internal-accounts/{id}/export", handler(s.exportWallet))
 		r.With(transact, s.idempotent).Post("/quotes", handler(s.createQuote))
 		r.Get("/quotes/{quoteId}", handler(s.getQuote))
+		r.Get("/receiver/uma/{receiverUmaAddress}", handler(s.lookupUmaReceiver))
+		r.Get("/receiver/external-account/{accountId}", handler(s.lookupExternalReceiver))
 		r.With(transact, s.idempotent, noBody).Post("/quotes/{quoteId}/execute", handler(s.executeQuote))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/send", handler(s.sandboxSend))
 		r.Get("/transactions", handler(s.listTransactions))

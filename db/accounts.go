@@ -105,7 +105,7 @@ func InternalAccountClose(ctx context.Context, q *Queries, platformID, id uuid.U
 	if a.InternalAccount.Status == catalog.AccountClosed {
 		return nil
 	}
-	incoming, err := q.TransactionOpenIncomingCount(ctx, id)
+	incoming, err := q.TransactionOpenIncomingCount(ctx, uuid.NullUUID{UUID: id, Valid: true})
 	if err != nil {
 		return fmt.Errorf("count incoming transactions: %w", err)
 	}

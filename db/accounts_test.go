@@ -89,7 +89,7 @@ func TestInternalAccountCloseRules(t *testing.T) {
 	}
 	// Empty, but a transfer in is on its way.
 	in, err := q.TransactionCreate(ctx, db.TransactionCreateParams{ID: ids.New(), PlatformID: p, Kind: "TRANSFER_IN", Type: "INCOMING", Status: "PENDING",
-		SourceKind: "EXTERNAL", SourceAccountID: uuid.NullUUID{UUID: ids.New(), Valid: true}, DestinationKind: "INTERNAL", DestinationAccountID: acct,
+		SourceKind: "EXTERNAL", SourceAccountID: uuid.NullUUID{UUID: ids.New(), Valid: true}, DestinationKind: "INTERNAL", DestinationAccountID: uuid.NullUUID{UUID: acct, Valid: true},
 		Currency: "USD", Amount: 500, Reference: "ref-" + ids.New().String()})
 	if err != nil {
 		t.Fatal(err)

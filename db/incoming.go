@@ -76,7 +76,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		sender := r.Sender.Address
 		t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
 			PlatformCustomerID: rc.PlatformCustomerID, Kind: incoming.Kind, Type: catalog.Incoming, Status: catalog.TxPending,
-			SourceKind: "UMA_ADDRESS", DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: rc.AccountID.UUID,
+			SourceKind: string(catalog.EndpointUma), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: rc.AccountID,
 			Currency: r.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID), CounterpartyInformation: counterparty,
 			SourceUmaAddress: &sender})
 		if err != nil {

@@ -69,7 +69,21 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 			}
 		}
 	}
+	if r.Lookup.Valid {
+		l, err := q.ReceiverLookupGet(ctx, ReceiverLookupGetParams{PlatformID: r.PlatformID, ID: r.Lookup.UUID})
+		switch {
+		case err == nil:
+			a.Lookup = &quote.LookupState{ExternalAccountID: l.ExternalAccountID}
+			if l.ReceiverUma != nil {
+				a.Lookup.ReceiverUma = *l.ReceiverUma
+			}
+		case !IsNotFound(err):
+			return a, fmt.Errorf("load receiver lookup: %w", err)
+		}
+	}
 	switch {
+	case r.Destination.Kind == quote.DestinationUMA:
+		a.Destination, _ = quote.UmaDestination("destination.umaAddress", r.Destination.UmaAddress, row.Environment) // the rule reports why not
 	case r.Destination.Internal && row.DestInternalID.Valid:
 		a.Destination = &quote.DestinationState{ID: row.DestInternalID.UUID, Internal: true, Active: row.DestInternalStatus == string(catalog.AccountActive),
 			Status: row.DestInternalStatus, Currency: row.DestInternalCurrency, CustomerID: row.DestInternalCustomerID, HolderName: row.DestInternalHolder}
@@ -109,12 +123,12 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		if (acc.Source == nil && r.Source.Kind == quote.SourceAccount) || acc.Destination == nil {
 			return fmt.Errorf("quote accounts: %w", ErrNotFound) // a rule that let missing accounts through
 		}
-		rail = quote.Rail{Internal: acc.Destination.Internal, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
+		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding}
 		if err := createQuoteTransaction(ctx, q, r, acc, terms, v); err != nil {
 			return err
 		}
-		signed, source := uuid.NullUUID{}, uuid.NullUUID{}
+		signed, source, dest := uuid.NullUUID{}, uuid.NullUUID{}, uuid.NullUUID{UUID: acc.Destination.ID, Valid: !acc.Destination.Uma}
 		var deposit json.RawMessage
 		if acc.Source != nil {
 			source = uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
@@ -135,7 +149,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		if err := q.QuoteCreate(ctx, QuoteCreateParams{ID: r.QuoteID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
 			TransactionID: r.TransactionID, SourceKind: string(r.Source.Kind), SourceAccountID: source, CryptoNetwork: optional(r.Source.CryptoNetwork),
 			PaymentInstructions: deposit,
-			DestinationKind:     string(r.Destination.Kind), DestinationAccountID: uuid.NullUUID{UUID: acc.Destination.ID, Valid: true},
+			DestinationKind:     string(r.Destination.Kind), DestinationAccountID: dest, DestinationUma: optional(r.Destination.UmaAddress),
 			DestinationInternal: acc.Destination.Internal, DestinationIdentifier: acc.Destination.Identifier, PaymentRail: optional(r.Destination.PaymentRail),
 			LockedSide: string(r.LockedSide), LockedAmount: r.LockedAmount, Multiplier: terms.Rate.Multiplier, FixedFee: terms.Rate.FixedFee,
 			VariableFeeRate: terms.Rate.VariableRate, Description: optional(r.Description), PurposeOfPayment: optional(r.PurposeOfPayment),
@@ -183,9 +197,12 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 			return fmt.Errorf("encode counterparty information: %w", err)
 		}
 	}
-	destKind := catalog.EndpointExternal
-	if acc.Destination.Internal {
+	destKind, dest := catalog.EndpointExternal, uuid.NullUUID{UUID: acc.Destination.ID, Valid: true}
+	switch {
+	case acc.Destination.Internal:
 		destKind = catalog.EndpointInternal
+	case acc.Destination.Uma:
+		destKind, dest = catalog.EndpointUma, uuid.NullUUID{}
 	}
 	sourceKind, source := catalog.EndpointRealtimeFunding, uuid.NullUUID{}
 	if acc.Source != nil {
@@ -196,7 +213,7 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 	t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
 		PlatformCustomerID: acc.PlatformCustomerID, Kind: quote.Kind, Type: catalog.Outgoing, Status: catalog.TxPending,
 		SourceKind: string(sourceKind), SourceAccountID: source,
-		DestinationKind: string(destKind), DestinationAccountID: acc.Destination.ID, Currency: acc.SendingCurrency(r), Amount: terms.Total,
+		DestinationKind: string(destKind), DestinationAccountID: dest, DestinationUmaAddress: optional(r.Destination.UmaAddress), Currency: acc.SendingCurrency(r), Amount: terms.Total,
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &acc.Destination.Currency, ReceivingAmount: &receiving, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
 		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty})
@@ -212,7 +229,7 @@ func quoteRail(ctx context.Context, q *Queries, qt Quote, platformID uuid.UUID) 
 	if err != nil {
 		return quote.Rail{}, fmt.Errorf("load platform: %w", err)
 	}
-	return quote.Rail{Internal: qt.DestinationInternal, Identifier: qt.DestinationIdentifier, Environment: p.Environment,
+	return quote.Rail{Internal: qt.DestinationInternal, Uma: qt.DestinationKind == string(quote.DestinationUMA), Identifier: qt.DestinationIdentifier, Environment: p.Environment,
 		Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding)}, nil
 }
 
@@ -620,7 +637,7 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 	if err != nil {
 		return err
 	}
-	dest := t.DestinationAccountID
+	dest := t.DestinationAccountID.UUID
 	if t.DestinationKind != string(catalog.EndpointInternal) {
 		settlement, err := LedgerSystemAccount(ctx, q, t.PlatformID, receiving, KindSettlement)
 		if err != nil {

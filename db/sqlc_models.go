@@ -207,6 +207,15 @@ type Quote struct {
 	DepositAmount         *int64
 }
 
+type ReceiverLookup struct {
+	ID                uuid.UUID
+	PlatformID        uuid.UUID
+	ReceiverUma       *string
+	ExternalAccountID uuid.NullUUID
+	Currencies        []string
+	CreatedAt         time.Time
+}
+
 type ServiceKey struct {
 	Name          string
 	PrivateSealed []byte
@@ -238,7 +247,7 @@ type Transaction struct {
 	SourceKind              string
 	SourceAccountID         uuid.NullUUID
 	DestinationKind         string
-	DestinationAccountID    uuid.UUID
+	DestinationAccountID    uuid.NullUUID
 	Currency                string
 	Amount                  int64
 	Reference               string
@@ -261,6 +270,7 @@ type Transaction struct {
 	RefundSettledAt         *time.Time
 	SourceUmaAddress        *string
 	ReceiverCustomerInfo    json.RawMessage
+	DestinationUmaAddress   *string
 }
 
 type UmaProvider struct {

@@ -120,14 +120,14 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 		event := events.IncomingPaymentPending
 		if r.Kind == transfer.Out {
 			p.SourceKind, p.SourceAccountID = string(catalog.EndpointInternal), uuid.NullUUID{UUID: internal, Valid: true}
-			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), external
+			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
 			event = events.OutgoingPaymentPending
 			if err := holdFunds(ctx, q, r, *acc.Internal, v); err != nil {
 				return err
 			}
 		} else {
 			p.SourceKind, p.SourceAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
-			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointInternal), internal
+			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointInternal), uuid.NullUUID{UUID: internal, Valid: true}
 		}
 		t, err := q.TransactionCreate(ctx, p)
 		if err != nil {
@@ -261,7 +261,7 @@ func settle(ctx context.Context, q *Queries, t Transaction, completed bool, v Vi
 	case completed && t.Type == catalog.Outgoing:
 		after, err = LedgerCapture(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, settlement.ID, t.Amount)
 	case completed:
-		after, err = LedgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID, t.Amount)
+		after, err = LedgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID.UUID, t.Amount)
 	default:
 		after, err = LedgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
 	}
@@ -300,7 +300,7 @@ func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, erro
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load platform: %w", err)
 	}
-	extID := t.DestinationAccountID
+	extID := t.DestinationAccountID.UUID
 	if t.Type == catalog.Incoming {
 		extID = t.SourceAccountID.UUID
 	}
@@ -354,7 +354,7 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 		if _, err := q.TransactionCreate(ctx, TransactionCreateParams{
 			ID: txID, PlatformID: platformID, CustomerID: acct.CustomerID, PlatformCustomerID: platformCustomerID,
 			Kind: sandbox.FundingKind, Type: catalog.Incoming, Status: catalog.TxCompleted,
-			SourceKind: string(catalog.EndpointRealtimeFunding), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: acct.ID,
+			SourceKind: string(catalog.EndpointRealtimeFunding), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true},
 			Currency: acct.Currency, Amount: amount, Reference: v.Reference(txID), SettledAt: &now, Description: &description,
 		}); err != nil {
 			return fmt.Errorf("record funding transaction: %w", err)

@@ -19,11 +19,11 @@ const transactionCreate = `-- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
-                          source_uma_address)
+                          source_uma_address, destination_uma_address)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         $17, $18, $19, $20, $21,
-        $22, $23, $24)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info
+        $22, $23, $24, $25)
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address
 `
 
 type TransactionCreateParams struct {
@@ -37,7 +37,7 @@ type TransactionCreateParams struct {
 	SourceKind              string
 	SourceAccountID         uuid.NullUUID
 	DestinationKind         string
-	DestinationAccountID    uuid.UUID
+	DestinationAccountID    uuid.NullUUID
 	Currency                string
 	Amount                  int64
 	Reference               string
@@ -51,6 +51,7 @@ type TransactionCreateParams struct {
 	RateDetails             json.RawMessage
 	CounterpartyInformation json.RawMessage
 	SourceUmaAddress        *string
+	DestinationUmaAddress   *string
 }
 
 func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreateParams) (Transaction, error) {
@@ -79,6 +80,7 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		arg.RateDetails,
 		arg.CounterpartyInformation,
 		arg.SourceUmaAddress,
+		arg.DestinationUmaAddress,
 	)
 	var i Transaction
 	err := row.Scan(
@@ -115,12 +117,13 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -165,12 +168,13 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -210,12 +214,13 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -255,6 +260,7 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
@@ -266,7 +272,7 @@ WHERE destination_account_id = $1 AND destination_kind = 'INTERNAL'
 `
 
 // Transactions not yet final that will credit this internal account when they settle.
-func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uuid.UUID) (int64, error) {
+func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uuid.NullUUID) (int64, error) {
 	row := q.db.QueryRow(ctx, transactionOpenIncomingCount, accountID)
 	var count int64
 	err := row.Scan(&count)
@@ -277,7 +283,7 @@ const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = $2 AND refund_status = 'PENDING'
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address
 `
 
 type TransactionRefundEndParams struct {
@@ -323,6 +329,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
@@ -330,7 +337,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 const transactionRefundStart = `-- name: TransactionRefundStart :one
 UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
 WHERE id = $2 AND refund_status IS NULL
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address
 `
 
 type TransactionRefundStartParams struct {
@@ -376,6 +383,7 @@ func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRef
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }
@@ -385,7 +393,7 @@ UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address
 `
 
 type TransactionSetStatusParams struct {
@@ -443,6 +451,7 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.RefundSettledAt,
 		&i.SourceUmaAddress,
 		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
 	)
 	return i, err
 }

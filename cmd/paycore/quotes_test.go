@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/banking"
 	"paycore/internal/config"
+	"paycore/internal/incoming"
 )
 
 // quoteFast shortens the sandbox's quote delays.
@@ -320,7 +322,7 @@ func TestQuoteRefusals(t *testing.T) {
 		{"wrong destination currency", w.quote(ext, "SENDING", 1000, map[string]any{"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext, "currency": "MXN"}}), 400, "INVALID_CURRENCY"},
 		{"immediately, too little money", w.quote(ext, "SENDING", 6000, map[string]any{"immediatelyExecute": true}), 400, "INSUFFICIENT_FUNDS"},
 		{"uma", w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
-			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com"}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 501, "NOT_IMPLEMENTED"},
+			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com"}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 400, "INVALID_UMA_ADDRESS"},
 		{"bad side", w.quote(ext, "BOTH", 1000), 400, "INVALID_INPUT"},
 		{"too large", w.quote(ext, "SENDING", 9_000_000_000_000_001), 400, "INVALID_INPUT"},
 	}
@@ -516,6 +518,97 @@ func TestRealtimeFundedQuotes(t *testing.T) {
 	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint, coalesce(sum(held), 0)::bigint FROM ledger_accounts WHERE kind = 'DEPOSITS'").Scan(&deposits, &held)
 	if deposits != 0 || held != 0 {
 		t.Fatalf("deposits account holds %d (%d held)", deposits, held)
+	}
+	checkLedger(t, s)
+}
+
+// The sandbox's UMA counterparties: a lookup shows what they take and require and gives a
+// lookupId; a quote to $success.* completes, $pending.long.usd completes after the slow
+// delay, $fail.compliance.usd fails with the money back; other addresses are refused.
+func TestUmaQuotes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	w := fxWorld(t, s)
+	w.fund(100_000)
+	eurUma := "$success.eur@" + incoming.SandboxDomain
+	r := w.c.Do("GET", "/receiver/uma/"+url.PathEscape(eurUma)+"?customerId="+w.customer, nil)
+	if r.Status != 200 {
+		t.Fatalf("lookup: %d %s", r.Status, r.Body)
+	}
+	var lookup view.ReceiverLookup
+	r.Decode(t, &lookup)
+	if len(lookup.SupportedCurrencies) != 1 || lookup.SupportedCurrencies[0].Currency.Code != "EUR" || lookup.ReceiverUmaAddress != eurUma ||
+		len(lookup.RequiredPayerDataFields) != 1 || lookup.RequiredPayerDataFields[0].Name != "FULL_NAME" {
+		t.Fatalf("lookup %+v", lookup)
+	}
+	if r := w.c.Do("GET", "/receiver/uma/"+url.PathEscape("$bob@example.com"), nil); r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" {
+		t.Fatalf("unknown receiver: %d %s", r.Status, r.Body)
+	}
+	ext := w.euroAccount("001")
+	var extLookup view.ReceiverLookup
+	w.c.Do("GET", "/receiver/external-account/"+ext, nil).Decode(t, &extLookup)
+	if extLookup.AccountID != ext || extLookup.SupportedCurrencies[0].Currency.Code != "EUR" {
+		t.Fatalf("external lookup %+v", extLookup)
+	}
+
+	uma := func(address string, extra map[string]any) *apitest.Response {
+		body := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": address}, "lockedCurrencySide": "RECEIVING", "lockedCurrencyAmount": 5000}
+		for k, v := range extra {
+			body[k] = v
+		}
+		return w.c.Do("POST", "/quotes", body)
+	}
+	if r := uma(eurUma, map[string]any{"lookupId": extLookup.LookupID}); r.Status != 400 {
+		t.Fatalf("a lookup of another receiver: %d %s", r.Status, r.Body)
+	}
+	r = uma(eurUma, map[string]any{"lookupId": lookup.LookupID})
+	if r.Status != 201 {
+		t.Fatalf("UMA quote: %d %s", r.Status, r.Body)
+	}
+	var q view.Quote
+	r.Decode(t, &q)
+	if q.Destination.UmaAddress != eurUma || q.TotalReceivingAmount != 5000 || q.ReceivingCurrency.Code != "EUR" {
+		t.Fatalf("UMA quote %+v", q)
+	}
+	w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil)
+	tx := w.waitFinal(q.TransactionID, 20*time.Second)
+	if tx.Status != "COMPLETED" || tx.Destination.DestinationType != "UMA_ADDRESS" || tx.Destination.UmaAddress != eurUma {
+		t.Fatalf("UMA payment %+v", tx)
+	}
+	if r := uma("$success.gbp@"+incoming.SandboxDomain, nil); r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" {
+		t.Fatalf("no such counterparty: %d %s", r.Status, r.Body)
+	}
+
+	// USD counterparties, paid from euros deposited in real time.
+	deposit := func(address string) view.Transaction {
+		t.Helper()
+		r := w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "EUR", "customerId": w.customer},
+			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": address}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 5000})
+		if r.Status != 201 {
+			t.Fatalf("quote to %s: %d %s", address, r.Status, r.Body)
+		}
+		var q view.Quote
+		r.Decode(t, &q)
+		if r := w.c.Do("POST", "/sandbox/send", map[string]any{"quoteId": q.ID, "currencyCode": "EUR"}); r.Status != 200 {
+			t.Fatalf("deposit: %d %s", r.Status, r.Body)
+		}
+		start := time.Now()
+		var tx view.Transaction
+		eventually(t, 20*time.Second, "the payment to "+address, func() bool {
+			tx = w.transaction(q.TransactionID)
+			return tx.Status == "COMPLETED" || (tx.Refund != nil && tx.Refund.Status == "COMPLETED")
+		})
+		if address == "$pending.long.usd@"+incoming.SandboxDomain && time.Since(start) < 2*time.Second {
+			t.Fatalf("the long-pending receiver completed after %s", time.Since(start))
+		}
+		return tx
+	}
+	if tx := deposit("$pending.long.usd@" + incoming.SandboxDomain); tx.Status != "COMPLETED" {
+		t.Fatalf("long-pending receiver: %s", tx.Status)
+	}
+	if tx := deposit("$fail.compliance.usd@" + incoming.SandboxDomain); tx.Status != "FAILED" || ptr(tx.FailureReason) != "QUOTE_EXECUTION_FAILED" {
+		t.Fatalf("compliance failure: %+v", tx)
 	}
 	checkLedger(t, s)
 }

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/banking"
 	"paycore/internal/fx"
+	"paycore/internal/ids"
 	"paycore/internal/money"
+	"paycore/internal/quote"
 )
 
 // ExchangeRate is one row of GET /exchange-rates: a priced rate from a sending currency to
@@ -64,4 +68,40 @@ type WithdrawalEstimate struct {
 func WithdrawalEstimateOf(e fx.WithdrawalEstimate) WithdrawalEstimate {
 	return WithdrawalEstimate{NetworkFee: e.NetworkFee, NetworkFeeAsset: e.NetworkFeeAsset, ApplicationFee: e.ApplicationFee,
 		TotalFee: e.TotalFee, NetAmount: e.NetAmount}
+}
+
+// ReceiverLookup is the answer of GET /receiver/uma/{address} and
+// GET /receiver/external-account/{id}: what the receiver takes, what it requires of the
+// payer, and the lookupId a quote may name.
+type ReceiverLookup struct {
+	SupportedCurrencies     []CurrencyPreference `json:"supportedCurrencies"`
+	RequiredPayerDataFields []PayerField         `json:"requiredPayerDataFields"`
+	LookupID                string               `json:"lookupId"`
+	ReceiverUmaAddress      string               `json:"receiverUmaAddress,omitempty"`
+	AccountID               string               `json:"accountId,omitempty"`
+}
+
+// CurrencyPreference is a currency a receiver takes, with an indicative rate (sending
+// units per receiving unit, not locked) and the receiving amounts allowed.
+type CurrencyPreference struct {
+	Currency              money.Currency `json:"currency"`
+	EstimatedExchangeRate json.Number    `json:"estimatedExchangeRate"`
+	Min                   int64          `json:"min"`
+	Max                   int64          `json:"max"`
+}
+
+// PayerField is a detail of the payer the receiver requires (senderCustomerInfo).
+type PayerField struct {
+	Name      string `json:"name"`
+	Mandatory bool   `json:"mandatory"`
+}
+
+// ReceiverLookupOf renders a lookup.
+func ReceiverLookupOf(id uuid.UUID, prefs []quote.Preference, fields []PayerField) ReceiverLookup {
+	out := ReceiverLookup{LookupID: ids.Format(ids.Lookup, id), RequiredPayerDataFields: fields, SupportedCurrencies: []CurrencyPreference{}}
+	for _, p := range prefs {
+		out.SupportedCurrencies = append(out.SupportedCurrencies, CurrencyPreference{Currency: p.Currency,
+			EstimatedExchangeRate: json.Number(p.ExchangeRate.String()), Min: p.Min, Max: p.Max})
+	}
+	return out
 }

@@ -142,7 +142,7 @@ func TransactionOf(t db.Transaction) Transaction {
 	receivingCode, receiving := receivedOf(t)
 	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type,
 		Source:             endOf(t.SourceKind, t.SourceAccountID, t.Currency, true),
-		Destination:        endOf(t.DestinationKind, uuid.NullUUID{UUID: t.DestinationAccountID, Valid: true}, receivingCode, false),
+		Destination:        endOf(t.DestinationKind, t.DestinationAccountID, receivingCode, false),
 		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
 		FailureReason: t.FailureReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
@@ -156,6 +156,9 @@ func TransactionOf(t db.Transaction) Transaction {
 	}
 	if t.SourceUmaAddress != nil {
 		out.Source.UmaAddress = *t.SourceUmaAddress
+	}
+	if t.DestinationUmaAddress != nil {
+		out.Destination.UmaAddress = *t.DestinationUmaAddress
 	}
 	if t.CustomerID.Valid {
 		out.CustomerID = ids.Format(ids.Customer, t.CustomerID.UUID)

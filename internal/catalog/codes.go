@@ -46,6 +46,7 @@ const (
 	CredentialNotFound      Code = "CREDENTIAL_NOT_FOUND"
 	SessionNotFound         Code = "SESSION_NOT_FOUND"
 	QuoteNotFound           Code = "QUOTE_NOT_FOUND"
+	LookupNotFound          Code = "LOOKUP_REQUEST_NOT_FOUND"
 )
 
 // Conflicts with the current state.

@@ -22,6 +22,7 @@ const (
 	AuthMethod      = "AuthMethod"
 	Session         = "Session"
 	Quote           = "Quote"
+	Lookup          = "Lookup"
 	// Request names a challenge (a signed retry's or a passkey session's requestId).
 	Request = "Request"
 )

@@ -16,6 +16,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
 	"paycore/internal/instructions"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
@@ -75,6 +76,8 @@ type Request struct {
 	PurposeOfPayment   string            `json:",omitempty"`
 	SenderCustomerInfo map[string]string `json:",omitempty"`
 	LookupID           string            `json:",omitempty"`
+	// Lookup is the receiver lookup LookupID names (GET /receiver/...), if any.
+	Lookup ids.Optional `json:",omitzero"`
 	// Lifetime is how long the quote can be executed.
 	Lifetime time.Duration
 	// SlowDelay is how long the sandbox's slow scenario (suffix 003, about 6 minutes)
@@ -139,11 +142,35 @@ type Accounts struct {
 	CustomerID         uuid.NullUUID
 	CustomerDeleted    bool
 	PlatformCustomerID string
+	// Lookup is the receiver lookup the request names, as stored (nil: none, or not the
+	// platform's).
+	Lookup *LookupState
 	// Sender is what the service knows of the source account's customer, by
 	// CustomerInfoFieldName (FULL_NAME, BIRTH_DATE, NATIONALITY, EMAIL).
 	Sender      map[string]string
 	Currencies  platformconfig.Currencies
 	Environment catalog.Environment
+}
+
+// LookupState is a stored receiver lookup: whom it looked up.
+type LookupState struct {
+	ReceiverUma       string
+	ExternalAccountID uuid.NullUUID
+}
+
+// UmaDestination is the destination a UMA address stands for on a platform of env: one
+// of the sandbox's counterparties (only sandbox platforms reach them; no UMA network is
+// connected for production platforms).
+func UmaDestination(field, address string, env catalog.Environment) (*DestinationState, error) {
+	if env != catalog.Sandbox {
+		return nil, problem.FieldCode(catalog.InvalidUmaAddress, field, "no UMA counterparty is reachable at %s: this deployment has no UMA network connected", address)
+	}
+	c, err := incoming.SandboxCounterparty(field, address)
+	if err != nil {
+		return nil, err
+	}
+	return &DestinationState{Uma: true, Active: true, Status: "ACTIVE", Currency: c.Currency, Identifier: address,
+		HolderName: c.Name(), PayerFields: incoming.RequiredPayeeFields}, nil
 }
 
 // SourceState is what the rule reads of the source internal account.
@@ -171,6 +198,10 @@ type DestinationState struct {
 	Identifier string
 	// HolderName is the name of whoever receives the money, when known.
 	HolderName string
+	// Uma is set for a UMA address (Identifier is the address); its counterparty requires
+	// PayerFields of the sender.
+	Uma         bool
+	PayerFields []string
 }
 
 // Check is the quote rule before pricing: nil when r may be quoted on these accounts,
@@ -178,14 +209,22 @@ type DestinationState struct {
 // deleted, the currencies differ (a same-currency move is a transfer), and any currency
 // the caller named is the account's.
 func Check(r Request, a Accounts) error {
-	if r.Destination.Kind != DestinationAccount {
-		return problem.Refuse(catalog.NotImplemented, "UMA_ADDRESS destinations are not quoted yet")
-	}
 	if err := checkSource(r, a); err != nil {
 		return err
 	}
+	if r.Destination.Kind == DestinationUMA {
+		if _, err := UmaDestination("destination.umaAddress", r.Destination.UmaAddress, a.Environment); err != nil {
+			return err
+		}
+	}
 	sending := a.SendingCurrency(r)
 	switch {
+	case r.Lookup.Valid && a.Lookup == nil:
+		return problem.NotFound(catalog.LookupNotFound, "receiver lookup")
+	case r.Lookup.Valid && r.Destination.Kind == DestinationUMA && a.Lookup.ReceiverUma != r.Destination.UmaAddress:
+		return problem.Field("lookupId", "the lookup is of another receiver than destination.umaAddress")
+	case r.Lookup.Valid && r.Destination.Kind == DestinationAccount && a.Lookup.ExternalAccountID.UUID != r.Destination.AccountID:
+		return problem.Field("lookupId", "the lookup is of another receiver than destination.accountId")
 	case a.Destination == nil && r.Destination.Internal:
 		return problem.NotFound(catalog.AccountNotFound, "internal account")
 	case a.Destination == nil:
@@ -193,10 +232,10 @@ func Check(r Request, a Accounts) error {
 	case !a.Destination.Active:
 		return problem.Field(fieldDestination, "the destination account is %s", a.Destination.Status)
 	case r.Destination.Currency != "" && r.Destination.Currency != a.Destination.Currency:
-		return problem.FieldCode(catalog.InvalidCurrency, "destination.currency", "the destination account is in %s, not %s", a.Destination.Currency, r.Destination.Currency)
+		return problem.FieldCode(catalog.InvalidCurrency, "destination.currency", "the destination receives %s, not %s", a.Destination.Currency, r.Destination.Currency)
 	case a.Source != nil && a.Source.ID == a.Destination.ID:
 		return problem.Refuse(catalog.SelfPayment, "the source and the destination are the same account")
-	case !a.Destination.Internal && a.Destination.CustomerID != a.Payer():
+	case !a.Destination.Internal && !a.Destination.Uma && a.Destination.CustomerID != a.Payer():
 		return problem.Field(fieldDestination, "the external account belongs to another owner than the payer")
 	case sending == a.Destination.Currency:
 		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
@@ -357,6 +396,11 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 	}
 	maps.Copy(info, r.SenderCustomerInfo)
 	var missing []string
+	for _, f := range a.Destination.PayerFields {
+		if strings.TrimSpace(info[f]) == "" {
+			missing = append(missing, f)
+		}
+	}
 	if c, ok := a.Currencies.Find(receiving); ok {
 		for _, f := range c.RequiredCounterpartyFields {
 			if f.Mandatory != nil && *f.Mandatory && strings.TrimSpace(info[f.Name]) == "" {
@@ -367,7 +411,7 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return nil, problem.FieldCode(catalog.MissingMandatoryUserInfo, fieldInfo,
-			"the platform requires %s of the sender for payments in %s: add them to senderCustomerInfo", strings.Join(missing, ", "), receiving).
+			"the receiver or the platform requires %s of the sender for payments in %s: add them to senderCustomerInfo", strings.Join(missing, ", "), receiving).
 			With(map[string]any{"missingFields": missing})
 	}
 	if len(info) == 0 {
@@ -380,6 +424,7 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 // environment, as the create step found them.
 type Rail struct {
 	Internal    bool   // into an internal account of this deployment
+	Uma         bool   // to a UMA address (Identifier)
 	Deposit     bool   // funded by a deposit (REALTIME_FUNDING), which a failure gives back
 	Identifier  string // the external account's primary identifier
 	Environment catalog.Environment
@@ -401,6 +446,8 @@ func (r Rail) Outcome() sandbox.Outcome {
 	case r.Environment != catalog.Sandbox:
 		out = sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
 			FailureReason: sandbox.ReasonQuoteExecutionFailed}
+	case r.Uma:
+		out = umaOutcome(r.Identifier)
 	default:
 		out = sandbox.QuoteOutcome(r.Identifier)
 	}
@@ -408,4 +455,19 @@ func (r Rail) Outcome() sandbox.Outcome {
 		out.Refund = sandbox.RefundTransactionFailed
 	}
 	return out
+}
+
+// umaOutcome is how a payment to one of the sandbox's UMA counterparties ends: success
+// completes, pending.long completes after the slow delay, fail.compliance fails before
+// any money leaves.
+func umaOutcome(address string) sandbox.Outcome {
+	c, _ := incoming.SandboxCounterparty("", address) // checked when the quote was made
+	switch c.Scenario {
+	case incoming.ScenarioPendingLong:
+		return sandbox.Outcome{Status: catalog.TxCompleted, Slow: true}
+	case incoming.ScenarioFailCompliance:
+		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailCompliance, Message: "the receiver's compliance check refused the payment",
+			FailureReason: sandbox.ReasonQuoteExecutionFailed}
+	}
+	return sandbox.Outcome{Status: catalog.TxCompleted}
 }

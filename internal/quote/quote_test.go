@@ -12,6 +12,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"
@@ -193,6 +194,58 @@ func TestRealtimeFundingPriced(t *testing.T) {
 		terms, err := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at)
 		if err != nil || terms.Rate.From.Code != tc.currency || terms.Receiving != 5000 {
 			t.Fatalf("%s on %q: %+v %v", tc.currency, tc.network, terms.Conversion, err)
+		}
+	}
+}
+
+// A UMA address of the sandbox's counterparties is quoted in its currency, with the
+// sender's name it requires; anything else is refused with the code that says why.
+func TestUmaDestinations(t *testing.T) {
+	uma := func(address string) (Request, Accounts) {
+		r := request(Sending, 1000)
+		r.Destination = Destination{Kind: DestinationUMA, UmaAddress: address}
+		a := accounts("USD", "EUR")
+		a.Destination, _ = UmaDestination("destination.umaAddress", address, catalog.Sandbox)
+		return r, a
+	}
+	r, a := uma("$success.eur@" + incoming.SandboxDomain)
+	terms, err := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at)
+	if err != nil || terms.Rate.To.Code != "EUR" || terms.SenderInfo["FULL_NAME"] != "Ada Lovelace" {
+		t.Fatalf("UMA quote: %+v %v", terms, err)
+	}
+	cases := map[string]struct {
+		address string
+		change  func(*Request, *Accounts)
+		code    catalog.Code
+	}{
+		"not a sandbox address": {"$bob@example.com", nil, catalog.InvalidUmaAddress},
+		"no such counterparty":  {"$success.gbp@" + incoming.SandboxDomain, nil, catalog.InvalidUmaAddress},
+		"production platform":   {"$success.eur@" + incoming.SandboxDomain, func(_ *Request, a *Accounts) { a.Environment = catalog.Production }, catalog.InvalidUmaAddress},
+		"wrong currency":        {"$success.eur@" + incoming.SandboxDomain, func(r *Request, _ *Accounts) { r.Destination.Currency = "MXN" }, catalog.InvalidCurrency},
+		"sender name unknown":   {"$success.eur@" + incoming.SandboxDomain, func(_ *Request, a *Accounts) { a.Sender = nil }, catalog.MissingMandatoryUserInfo},
+		"unknown lookup":        {"$success.eur@" + incoming.SandboxDomain, func(r *Request, _ *Accounts) { r.Lookup = ids.Some(ids.New()) }, catalog.LookupNotFound},
+		"lookup of another": {"$success.eur@" + incoming.SandboxDomain, func(r *Request, a *Accounts) {
+			r.Lookup, a.Lookup = ids.Some(ids.New()), &LookupState{ReceiverUma: "$success.usd@" + incoming.SandboxDomain}
+		}, catalog.InvalidInput},
+	}
+	for name, tc := range cases {
+		r, a := uma(tc.address)
+		if tc.change != nil {
+			tc.change(&r, &a)
+		}
+		if _, err := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at); codeOf(err) != tc.code {
+			t.Errorf("%s: %v (%s), want %s", name, err, codeOf(err), tc.code)
+		}
+	}
+	for address, want := range map[string]sandbox.Outcome{
+		"$success.usd@" + incoming.SandboxDomain:         {Status: catalog.TxCompleted},
+		"$pending.long.usd@" + incoming.SandboxDomain:    {Status: catalog.TxCompleted, Slow: true},
+		"$fail.compliance.usd@" + incoming.SandboxDomain: {Status: catalog.TxFailed, FailureReason: sandbox.ReasonQuoteExecutionFailed},
+	} {
+		got := Rail{Uma: true, Identifier: address, Environment: catalog.Sandbox}.Outcome()
+		got.Code, got.Message = "", ""
+		if got != want {
+			t.Errorf("%s: %+v", address, got)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/quote"
+)
+
+// lookupUmaReceiver is GET /receiver/uma/{receiverUmaAddress}: what a UMA receiver takes
+// (its currency, an indicative rate from the sender's currency, the amounts allowed) and
+// requires of the payer, with a lookupId for POST /quotes. The sender is the customer
+// named (customerId) or the platform; senderUmaAddress is accepted and not needed. Sandbox platforms reach the sandbox's counterparties;
+// production platforms have no UMA network connected.
+func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "senderUmaAddress", "customerId")
+	customer := q.customerID("customerId")
+	if q.err != nil {
+		return q.err
+	}
+	address, err := url.PathUnescape(chi.URLParam(r, "receiverUmaAddress"))
+	if err != nil {
+		return invalidField("receiverUmaAddress", "receiverUmaAddress is not a valid path segment")
+	}
+	p := principalFrom(r.Context())
+	env := catalog.Production
+	if p.Sandbox {
+		env = catalog.Sandbox
+	}
+	dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
+	if err != nil {
+		return err
+	}
+	fields := make([]view.PayerField, 0, len(dest.PayerFields))
+	for _, f := range dest.PayerFields {
+		fields = append(fields, view.PayerField{Name: f, Mandatory: true})
+	}
+	out, err := s.lookup(r.Context(), customer, dest.Currency, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
+	if err != nil {
+		return err
+	}
+	out.ReceiverUmaAddress = address
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// lookupExternalReceiver is GET /receiver/external-account/{accountId}: the same for an
+// external account of the platform; the payer details are the platform's
+// requiredCounterpartyFields of the account's currency.
+func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r, "senderUmaAddress", "customerId")
+	customer := q.customerID("customerId")
+	if q.err != nil {
+		return q.err
+	}
+	acct, err := loadOne(r, "accountId", ids.ExternalAccount, errExternalNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ExternalAccount, error) {
+		return s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
+	})
+	if err != nil {
+		return err
+	}
+	set, err := db.PlatformSettingsGet(r.Context(), s.q, principalFrom(r.Context()).PlatformID)
+	if err != nil {
+		return err
+	}
+	fields := []view.PayerField{}
+	if c, ok := set.Currencies.Find(acct.Currency); ok {
+		for _, f := range c.RequiredCounterpartyFields {
+			fields = append(fields, view.PayerField{Name: f.Name, Mandatory: f.Mandatory != nil && *f.Mandatory})
+		}
+	}
+	out, err := s.lookup(r.Context(), customer, acct.Currency, fields, db.ReceiverLookupCreateParams{ExternalAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true}})
+	if err != nil {
+		return err
+	}
+	out.AccountID = ids.Format(ids.ExternalAccount, acct.ID)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// lookup prices receiving from the sender's currency (customer's, or the platform's) and
+// stores the lookup.
+func (s *Server) lookup(ctx context.Context, customer uuid.NullUUID, receiving string, fields []view.PayerField, l db.ReceiverLookupCreateParams) (view.ReceiverLookup, error) {
+	p := principalFrom(ctx)
+	set, err := db.PlatformSettingsGet(ctx, s.q, p.PlatformID)
+	if err != nil {
+		return view.ReceiverLookup{}, err
+	}
+	var senderCurrencies []string
+	if customer.Valid {
+		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
+		if isNoRows(err) {
+			return view.ReceiverLookup{}, notFound(catalog.UserNotFound, "customer")
+		}
+		if err != nil {
+			return view.ReceiverLookup{}, fmt.Errorf("load customer: %w", err)
+		}
+		senderCurrencies = c.Currencies
+	}
+	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving)
+	if !ok {
+		return view.ReceiverLookup{}, &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency,
+			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving)}
+	}
+	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, []string{receiving}, time.Now())
+	if err != nil {
+		return view.ReceiverLookup{}, err
+	}
+	l.ID, l.PlatformID, l.Currencies = ids.New(), p.PlatformID, []string{receiving}
+	if err := s.q.ReceiverLookupCreate(ctx, l); err != nil {
+		return view.ReceiverLookup{}, fmt.Errorf("store lookup: %w", err)
+	}
+	return view.ReceiverLookupOf(l.ID, prefs, fields), nil
+}

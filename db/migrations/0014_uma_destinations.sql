@@ -1,0 +1,30 @@
+-- +goose Up
+
+-- Payments to UMA addresses: the destination is the receiver's address, not an account.
+ALTER TABLE transactions ALTER COLUMN destination_account_id DROP NOT NULL;
+ALTER TABLE transactions DROP CONSTRAINT transactions_destination_kind_check;
+ALTER TABLE transactions ADD CONSTRAINT transactions_destination_kind_check
+    CHECK (destination_kind IN ('INTERNAL', 'EXTERNAL', 'UMA_ADDRESS'));
+ALTER TABLE transactions ADD COLUMN destination_uma_address text;
+ALTER TABLE transactions ADD CONSTRAINT transactions_destination
+    CHECK ((destination_kind = 'UMA_ADDRESS') = (destination_account_id IS NULL));
+
+-- Receiver lookups (GET /receiver/...): what a quote's lookupId refers to.
+CREATE TABLE receiver_lookups (
+    id                  uuid PRIMARY KEY,
+    platform_id         uuid        NOT NULL REFERENCES platforms (id),
+    receiver_uma        text,
+    external_account_id uuid REFERENCES external_accounts (id),
+    currencies          text[]      NOT NULL,
+    created_at          timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT receiver_lookups_receiver CHECK ((receiver_uma IS NULL) <> (external_account_id IS NULL))
+);
+
+-- +goose Down
+DROP TABLE receiver_lookups;
+ALTER TABLE transactions DROP CONSTRAINT transactions_destination;
+ALTER TABLE transactions DROP COLUMN destination_uma_address;
+ALTER TABLE transactions DROP CONSTRAINT transactions_destination_kind_check;
+ALTER TABLE transactions ADD CONSTRAINT transactions_destination_kind_check
+    CHECK (destination_kind IN ('INTERNAL', 'EXTERNAL'));
+ALTER TABLE transactions ALTER COLUMN destination_account_id SET NOT NULL;

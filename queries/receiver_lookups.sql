@@ -1,0 +1,6 @@
+-- name: ReceiverLookupCreate :exec
+INSERT INTO receiver_lookups (id, platform_id, receiver_uma, external_account_id, currencies)
+VALUES (@id, @platform_id, sqlc.narg(receiver_uma), sqlc.narg(external_account_id), @currencies);
+
+-- name: ReceiverLookupGet :one
+SELECT * FROM receiver_lookups WHERE platform_id = @platform_id AND id = @id;
