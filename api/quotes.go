@@ -106,7 +106,8 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	}
 	pid := principalFrom(r.Context()).PlatformID
 	req := quote.Request{QuoteID: ids.New(), TransactionID: ids.New(), PlatformID: pid, Lifetime: s.Config.QuoteLifetime,
-		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay, LateDepositWindow: s.Config.QuoteLateDeposits}
+		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay, LateDepositWindow: s.Config.QuoteLateDeposits,
+		ApprovalDeadline: s.Config.ApprovalDeadline}
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
 		req.QuoteID, req.TransactionID = keyedID(pid, "QUOTE", key), keyedID(pid, "QUOTE_TRANSACTION", key)
 	}

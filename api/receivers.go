@@ -33,19 +33,27 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 		return invalidField("receiverUmaAddress", "receiverUmaAddress is not a valid path segment")
 	}
 	p := principalFrom(r.Context())
-	env := catalog.Production
-	if p.Sandbox {
-		env = catalog.Sandbox
+	fields := []view.PayerField{}
+	var currencies []string
+	if c, err := s.q.CustomerFindByUma(r.Context(), address); err == nil {
+		currencies = c.Currencies // a customer of a platform on this deployment: paid internally
+	} else if !isNoRows(err) {
+		return fmt.Errorf("find UMA receiver: %w", err)
+	} else {
+		env := catalog.Production
+		if p.Sandbox {
+			env = catalog.Sandbox
+		}
+		dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
+		if err != nil {
+			return err
+		}
+		currencies = []string{dest.Currency}
+		for _, f := range dest.PayerFields {
+			fields = append(fields, view.PayerField{Name: f, Mandatory: true})
+		}
 	}
-	dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
-	if err != nil {
-		return err
-	}
-	fields := make([]view.PayerField, 0, len(dest.PayerFields))
-	for _, f := range dest.PayerFields {
-		fields = append(fields, view.PayerField{Name: f, Mandatory: true})
-	}
-	out, err := s.lookup(r.Context(), customer, dest.Currency, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
+	out, err := s.lookup(r.Context(), customer, currencies, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
 	if err != nil {
 		return err
 	}
@@ -79,7 +87,7 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 			fields = append(fields, view.PayerField{Name: f.Name, Mandatory: f.Mandatory != nil && *f.Mandatory})
 		}
 	}
-	out, err := s.lookup(r.Context(), customer, acct.Currency, fields, db.ReceiverLookupCreateParams{ExternalAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true}})
+	out, err := s.lookup(r.Context(), customer, []string{acct.Currency}, fields, db.ReceiverLookupCreateParams{ExternalAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true}})
 	if err != nil {
 		return err
 	}
@@ -90,7 +98,7 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 
 // lookup prices receiving from the sender's currency (customer's, or the platform's) and
 // stores the lookup.
-func (s *Server) lookup(ctx context.Context, customer uuid.NullUUID, receiving string, fields []view.PayerField, l db.ReceiverLookupCreateParams) (view.ReceiverLookup, error) {
+func (s *Server) lookup(ctx context.Context, customer uuid.NullUUID, receiving []string, fields []view.PayerField, l db.ReceiverLookupCreateParams) (view.ReceiverLookup, error) {
 	p := principalFrom(ctx)
 	set, err := db.PlatformSettingsGet(ctx, s.q, p.PlatformID)
 	if err != nil {
@@ -107,16 +115,16 @@ func (s *Server) lookup(ctx context.Context, customer uuid.NullUUID, receiving s
 		}
 		senderCurrencies = c.Currencies
 	}
-	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving)
+	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving[0])
 	if !ok {
 		return view.ReceiverLookup{}, &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency,
-			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving)}
+			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0])}
 	}
-	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, []string{receiving}, time.Now())
+	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, time.Now())
 	if err != nil {
 		return view.ReceiverLookup{}, err
 	}
-	l.ID, l.PlatformID, l.Currencies = ids.New(), p.PlatformID, []string{receiving}
+	l.ID, l.PlatformID, l.Currencies = ids.New(), p.PlatformID, receiving
 	if err := s.q.ReceiverLookupCreate(ctx, l); err != nil {
 		return view.ReceiverLookup{}, fmt.Errorf("store lookup: %w", err)
 	}

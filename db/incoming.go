@@ -82,6 +82,11 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		if err != nil {
 			return fmt.Errorf("create transaction: %w", err)
 		}
+		if r.ForQuote.Valid {
+			if err := q.TransactionLinkCounterpart(ctx, TransactionLinkCounterpartParams{ID: r.ForQuote.UUID, Counterpart: uuid.NullUUID{UUID: t.ID, Valid: true}}); err != nil {
+				return fmt.Errorf("link counterpart: %w", err)
+			}
+		}
 		ev, err := EventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), true)
 		if err != nil {
 			return err

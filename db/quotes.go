@@ -47,7 +47,8 @@ type QuoteWithTransaction struct {
 // the platform's currencies and environment.
 func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.Accounts, error) {
 	row, err := q.QuoteContext(ctx, QuoteContextParams{PlatformID: r.PlatformID, SourceID: r.Source.AccountID,
-		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal, FundingCustomerID: r.Source.CustomerID.Null()})
+		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal, FundingCustomerID: r.Source.CustomerID.Null(),
+		DestinationUma: r.Destination.UmaAddress, DestinationCurrency: r.Destination.Currency})
 	if err != nil {
 		return quote.Accounts{}, fmt.Errorf("load quote accounts: %w", err)
 	}
@@ -55,7 +56,7 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
-	a := quote.Accounts{CustomerID: row.CustomerID, CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),
 			Currency: row.SourceCurrency, CustomerID: row.SourceCustomerID, Available: row.SourceAvailable}
@@ -82,6 +83,14 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 		}
 	}
 	switch {
+	case r.Destination.Kind == quote.DestinationUMA && row.UmaCustomerID.Valid:
+		// A customer of a platform on this deployment: paid internally.
+		a.Destination = &quote.DestinationState{ID: row.UmaAccountID.UUID, Internal: true, Uma: true, Platform: row.UmaPlatformID.UUID,
+			Active: row.UmaAccountStatus == string(catalog.AccountActive), Status: "closed or missing", Currency: row.UmaAccountCurrency,
+			CustomerID: row.UmaCustomerID, Identifier: r.Destination.UmaAddress, HolderName: row.UmaHolder}
+		if row.UmaAccountID.Valid {
+			a.Destination.Status = row.UmaAccountStatus
+		}
 	case r.Destination.Kind == quote.DestinationUMA:
 		a.Destination, _ = quote.UmaDestination("destination.umaAddress", r.Destination.UmaAddress, row.Environment) // the rule reports why not
 	case r.Destination.Internal && row.DestInternalID.Valid:
@@ -107,7 +116,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		if existing, err := q.QuoteGetByID(ctx, r.QuoteID); err == nil {
 			out = QuoteWithTransaction(existing) // created by an earlier attempt
-			rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction.PlatformID)
+			rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction)
 			return err
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read quote: %w", err)
@@ -125,10 +134,15 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		}
 		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding}
+		if acc.Destination.Uma && acc.Destination.Internal {
+			rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(r.TransactionID), PlatformID: acc.Destination.Platform,
+				CustomerID: acc.Destination.CustomerID.UUID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
+				SenderUma: acc.SenderUma, SenderName: acc.Sender["FULL_NAME"]}
+		}
 		if err := createQuoteTransaction(ctx, q, r, acc, terms, v); err != nil {
 			return err
 		}
-		signed, source, dest := uuid.NullUUID{}, uuid.NullUUID{}, uuid.NullUUID{UUID: acc.Destination.ID, Valid: !acc.Destination.Uma}
+		signed, source, dest := uuid.NullUUID{}, uuid.NullUUID{}, uuid.NullUUID{UUID: acc.Destination.ID, Valid: !acc.Destination.Uma && acc.Destination.ID != uuid.Nil}
 		var deposit json.RawMessage
 		if acc.Source != nil {
 			source = uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
@@ -199,6 +213,8 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 	}
 	destKind, dest := catalog.EndpointExternal, uuid.NullUUID{UUID: acc.Destination.ID, Valid: true}
 	switch {
+	case acc.Destination.Uma && acc.Destination.Internal:
+		destKind = catalog.EndpointUma // credits the receiver's account
 	case acc.Destination.Internal:
 		destKind = catalog.EndpointInternal
 	case acc.Destination.Uma:
@@ -223,14 +239,24 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 	return recordTransaction(ctx, q, v, t, events.OutgoingPaymentPending)
 }
 
-// quoteRail is what executing an existing quote takes.
-func quoteRail(ctx context.Context, q *Queries, qt Quote, platformID uuid.UUID) (quote.Rail, error) {
-	p, err := q.PlatformGet(ctx, platformID)
+// quoteRail is what executing an existing quote (with its transaction t) takes.
+func quoteRail(ctx context.Context, q *Queries, qt Quote, t Transaction) (quote.Rail, error) {
+	p, err := q.PlatformGet(ctx, t.PlatformID)
 	if err != nil {
 		return quote.Rail{}, fmt.Errorf("load platform: %w", err)
 	}
-	return quote.Rail{Internal: qt.DestinationInternal, Uma: qt.DestinationKind == string(quote.DestinationUMA), Identifier: qt.DestinationIdentifier, Environment: p.Environment,
-		Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding)}, nil
+	uma := qt.DestinationKind == string(quote.DestinationUMA)
+	rail := quote.Rail{Internal: qt.DestinationInternal || (uma && t.DestinationAccountID.Valid), Uma: uma, Identifier: qt.DestinationIdentifier,
+		Environment: p.Environment, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding)}
+	if uma && t.DestinationAccountID.Valid {
+		c, err := q.QuoteCounterpartContext(ctx, QuoteCounterpartContextParams{ReceiverAccountID: t.DestinationAccountID.UUID, PayerID: t.CustomerID})
+		if err != nil {
+			return rail, fmt.Errorf("load counterpart: %w", err)
+		}
+		rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(t.ID), PlatformID: c.ReceiverPlatformID, CustomerID: c.ReceiverCustomerID.UUID,
+			Currency: *t.ReceivingCurrency, Amount: *t.ReceivingAmount, SenderUma: c.SenderUma, SenderName: c.SenderName}
+	}
+	return rail, nil
 }
 
 // quoteNotPending refuses executing a quote that was executed, expired or ended.
@@ -479,12 +505,39 @@ func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 		if err := recordTransaction(ctx, q, v, final, finishEvent(final)); err != nil {
 			return err
 		}
+		if t.CounterpartTransactionID.Valid {
+			if err := endCounterpart(ctx, q, t.CounterpartTransactionID.UUID, out, v); err != nil {
+				return err
+			}
+		}
 		if !completed && out.Refund != "" {
 			final, err = openRefund(ctx, q, final.ID, out.Refund, v)
 		}
 		return err
 	})
 	return final, err
+}
+
+// endCounterpart ends the receiving side's INCOMING transaction of a payment between
+// customers on this deployment as the payment ended: COMPLETED (the conversion credited its
+// account), or REJECTED or FAILED as the receiving platform decided.
+func endCounterpart(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.Outcome, v Views) error {
+	c, err := q.TransactionGetForUpdate(ctx, id)
+	if err != nil {
+		return fmt.Errorf("lock counterpart: %w", err)
+	}
+	end := sandbox.Outcome{Status: catalog.TxCompleted}
+	if out.Status != catalog.TxCompleted {
+		end = sandbox.Outcome{Status: out.CounterpartStatus, Code: out.Code, Message: out.Message, FailureReason: out.CounterpartReason}
+		if end.Status == "" {
+			end.Status = catalog.TxFailed
+		}
+	}
+	final, err := setFinalStatus(ctx, q, c, end, catalog.TxPending, catalog.TxProcessing)
+	if err != nil {
+		return err
+	}
+	return recordTransaction(ctx, q, v, final, finishEvent(final))
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
@@ -638,7 +691,8 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 		return err
 	}
 	dest := t.DestinationAccountID.UUID
-	if t.DestinationKind != string(catalog.EndpointInternal) {
+	credits := t.DestinationAccountID.Valid && t.DestinationKind != string(catalog.EndpointExternal) // an internal account, here or on another platform
+	if !credits {
 		settlement, err := LedgerSystemAccount(ctx, q, t.PlatformID, receiving, KindSettlement)
 		if err != nil {
 			return err
@@ -678,8 +732,8 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 			return err
 		}
 	}
-	if t.DestinationKind == string(catalog.EndpointInternal) {
-		return recordBalance(ctx, q, v, t.PlatformID, after[dest])
+	if credits {
+		return recordBalance(ctx, q, v, after[dest].PlatformID, after[dest])
 	}
 	return nil
 }

@@ -33,12 +33,14 @@ SELECT p.environment, p.supported_currencies,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
        c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
-       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email,
+       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email, coalesce(c.uma_address, '')::text AS customer_uma,
        da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
        da.customer_id AS dest_internal_customer_id, coalesce(dc.full_name, dc.business_info->>'legalName', '')::text AS dest_internal_holder,
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
-       coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder
+       coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
+       uc.id AS uma_customer_id, uc.platform_id AS uma_platform_id, coalesce(uc.full_name, uc.business_info->>'legalName', '')::text AS uma_holder,
+       ua.id AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
 LEFT JOIN ledger_accounts l ON l.id = a.id
@@ -46,7 +48,11 @@ LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id,
 LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $3 AND $4::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
 LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $3 AND NOT $4::boolean AND NOT e.is_deleted
-WHERE p.id = $5
+LEFT JOIN customers uc ON uc.uma_address = $5::text AND $5::text <> '' AND NOT uc.is_deleted
+LEFT JOIN internal_accounts ua ON ua.customer_id = uc.id AND ua.status <> 'CLOSED'
+    AND ua.currency = coalesce(nullif($6::text, ''), uc.currencies[1])
+WHERE p.id = $7
+LIMIT 1
 `
 
 type QuoteContextParams struct {
@@ -54,6 +60,8 @@ type QuoteContextParams struct {
 	FundingCustomerID   uuid.NullUUID
 	DestinationID       uuid.UUID
 	DestinationInternal bool
+	DestinationUma      string
+	DestinationCurrency string
 	PlatformID          uuid.UUID
 }
 
@@ -73,6 +81,7 @@ type QuoteContextRow struct {
 	CustomerBirthDate      string
 	CustomerNationality    string
 	CustomerEmail          string
+	CustomerUma            string
 	DestInternalID         uuid.NullUUID
 	DestInternalCurrency   string
 	DestInternalStatus     string
@@ -84,17 +93,27 @@ type QuoteContextRow struct {
 	DestExternalCustomerID uuid.NullUUID
 	DestExternalIdentifier string
 	DestExternalHolder     string
+	UmaCustomerID          uuid.NullUUID
+	UmaPlatformID          uuid.NullUUID
+	UmaHolder              string
+	UmaAccountID           uuid.NullUUID
+	UmaAccountCurrency     string
+	UmaAccountStatus       string
 }
 
 // Everything a quote is checked against, in one round trip: the platform, the source
 // internal account with its customer, and the destination account, internal or external
 // (NULL ids when the platform has no such account).
+// A UMA address of a customer of any platform on this deployment, with its open account in
+// the currency asked for (its first currency when none is).
 func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (QuoteContextRow, error) {
 	row := q.db.QueryRow(ctx, quoteContext,
 		arg.SourceID,
 		arg.FundingCustomerID,
 		arg.DestinationID,
 		arg.DestinationInternal,
+		arg.DestinationUma,
+		arg.DestinationCurrency,
 		arg.PlatformID,
 	)
 	var i QuoteContextRow
@@ -114,6 +133,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.CustomerBirthDate,
 		&i.CustomerNationality,
 		&i.CustomerEmail,
+		&i.CustomerUma,
 		&i.DestInternalID,
 		&i.DestInternalCurrency,
 		&i.DestInternalStatus,
@@ -125,6 +145,46 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.DestExternalCustomerID,
 		&i.DestExternalIdentifier,
 		&i.DestExternalHolder,
+		&i.UmaCustomerID,
+		&i.UmaPlatformID,
+		&i.UmaHolder,
+		&i.UmaAccountID,
+		&i.UmaAccountCurrency,
+		&i.UmaAccountStatus,
+	)
+	return i, err
+}
+
+const quoteCounterpartContext = `-- name: QuoteCounterpartContext :one
+SELECT ra.platform_id AS receiver_platform_id, ra.customer_id AS receiver_customer_id,
+       coalesce(pc.uma_address, '')::text AS sender_uma, coalesce(pc.full_name, '')::text AS sender_name
+FROM internal_accounts ra
+LEFT JOIN customers pc ON pc.id = $1
+WHERE ra.id = $2
+`
+
+type QuoteCounterpartContextParams struct {
+	PayerID           uuid.NullUUID
+	ReceiverAccountID uuid.UUID
+}
+
+type QuoteCounterpartContextRow struct {
+	ReceiverPlatformID uuid.UUID
+	ReceiverCustomerID uuid.NullUUID
+	SenderUma          string
+	SenderName         string
+}
+
+// What the incoming counterpart of a payment to a customer on this deployment needs: the
+// receiving account's platform and customer, and the paying customer's UMA address and name.
+func (q *Queries) QuoteCounterpartContext(ctx context.Context, arg QuoteCounterpartContextParams) (QuoteCounterpartContextRow, error) {
+	row := q.db.QueryRow(ctx, quoteCounterpartContext, arg.PayerID, arg.ReceiverAccountID)
+	var i QuoteCounterpartContextRow
+	err := row.Scan(
+		&i.ReceiverPlatformID,
+		&i.ReceiverCustomerID,
+		&i.SenderUma,
+		&i.SenderName,
 	)
 	return i, err
 }
@@ -215,7 +275,7 @@ func (q *Queries) QuoteExecuteKey(ctx context.Context, arg QuoteExecuteKeyParams
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -300,13 +360,14 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Transaction.SourceUmaAddress,
 		&i.Transaction.ReceiverCustomerInfo,
 		&i.Transaction.DestinationUmaAddress,
+		&i.Transaction.CounterpartTransactionID,
 		&i.PayloadToSign,
 	)
 	return i, err
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -385,6 +446,7 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Transaction.SourceUmaAddress,
 		&i.Transaction.ReceiverCustomerInfo,
 		&i.Transaction.DestinationUmaAddress,
+		&i.Transaction.CounterpartTransactionID,
 		&i.PayloadToSign,
 	)
 	return i, err

@@ -11,6 +11,25 @@ import (
 	"github.com/google/uuid"
 )
 
+const customerFindByUma = `-- name: CustomerFindByUma :one
+SELECT id, platform_id, currencies FROM customers WHERE uma_address = $1 AND NOT is_deleted
+ORDER BY created_at LIMIT 1
+`
+
+type CustomerFindByUmaRow struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	Currencies []string
+}
+
+// A customer of any platform on this deployment with this UMA address.
+func (q *Queries) CustomerFindByUma(ctx context.Context, umaAddress string) (CustomerFindByUmaRow, error) {
+	row := q.db.QueryRow(ctx, customerFindByUma, umaAddress)
+	var i CustomerFindByUmaRow
+	err := row.Scan(&i.ID, &i.PlatformID, &i.Currencies)
+	return i, err
+}
+
 const receiverLookupCreate = `-- name: ReceiverLookupCreate :exec
 INSERT INTO receiver_lookups (id, platform_id, receiver_uma, external_account_id, currencies)
 VALUES ($1, $2, $3, $4, $5)

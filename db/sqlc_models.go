@@ -237,40 +237,41 @@ type SignedRequest struct {
 }
 
 type Transaction struct {
-	ID                      uuid.UUID
-	PlatformID              uuid.UUID
-	CustomerID              uuid.NullUUID
-	PlatformCustomerID      string
-	Kind                    string
-	Type                    catalog.TransactionType
-	Status                  catalog.TransactionStatus
-	SourceKind              string
-	SourceAccountID         uuid.NullUUID
-	DestinationKind         string
-	DestinationAccountID    uuid.NullUUID
-	Currency                string
-	Amount                  int64
-	Reference               string
-	Description             *string
-	FailureReason           *string
-	FailureDetail           *string
-	SettledAt               *time.Time
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
-	ReceivingCurrency       *string
-	ReceivingAmount         *int64
-	QuoteID                 uuid.NullUUID
-	Fees                    *int64
-	ExchangeRate            decimal.NullDecimal
-	RateDetails             json.RawMessage
-	CounterpartyInformation json.RawMessage
-	RefundStatus            *string
-	RefundReason            *string
-	RefundInitiatedAt       *time.Time
-	RefundSettledAt         *time.Time
-	SourceUmaAddress        *string
-	ReceiverCustomerInfo    json.RawMessage
-	DestinationUmaAddress   *string
+	ID                       uuid.UUID
+	PlatformID               uuid.UUID
+	CustomerID               uuid.NullUUID
+	PlatformCustomerID       string
+	Kind                     string
+	Type                     catalog.TransactionType
+	Status                   catalog.TransactionStatus
+	SourceKind               string
+	SourceAccountID          uuid.NullUUID
+	DestinationKind          string
+	DestinationAccountID     uuid.NullUUID
+	Currency                 string
+	Amount                   int64
+	Reference                string
+	Description              *string
+	FailureReason            *string
+	FailureDetail            *string
+	SettledAt                *time.Time
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+	ReceivingCurrency        *string
+	ReceivingAmount          *int64
+	QuoteID                  uuid.NullUUID
+	Fees                     *int64
+	ExchangeRate             decimal.NullDecimal
+	RateDetails              json.RawMessage
+	CounterpartyInformation  json.RawMessage
+	RefundStatus             *string
+	RefundReason             *string
+	RefundInitiatedAt        *time.Time
+	RefundSettledAt          *time.Time
+	SourceUmaAddress         *string
+	ReceiverCustomerInfo     json.RawMessage
+	DestinationUmaAddress    *string
+	CounterpartTransactionID uuid.NullUUID
 }
 
 type UmaProvider struct {

@@ -7,12 +7,14 @@ SELECT p.environment, p.supported_currencies,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
        c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
-       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email,
+       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email, coalesce(c.uma_address, '')::text AS customer_uma,
        da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
        da.customer_id AS dest_internal_customer_id, coalesce(dc.full_name, dc.business_info->>'legalName', '')::text AS dest_internal_holder,
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
-       coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder
+       coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
+       uc.id AS uma_customer_id, uc.platform_id AS uma_platform_id, coalesce(uc.full_name, uc.business_info->>'legalName', '')::text AS uma_holder,
+       ua.id AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @source_id
 LEFT JOIN ledger_accounts l ON l.id = a.id
@@ -20,7 +22,13 @@ LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id,
 LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = @destination_id AND @destination_internal::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
 LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @destination_id AND NOT @destination_internal::boolean AND NOT e.is_deleted
-WHERE p.id = @platform_id;
+-- A UMA address of a customer of any platform on this deployment, with its open account in
+-- the currency asked for (its first currency when none is).
+LEFT JOIN customers uc ON uc.uma_address = @destination_uma::text AND @destination_uma::text <> '' AND NOT uc.is_deleted
+LEFT JOIN internal_accounts ua ON ua.customer_id = uc.id AND ua.status <> 'CLOSED'
+    AND ua.currency = coalesce(nullif(@destination_currency::text, ''), uc.currencies[1])
+WHERE p.id = @platform_id
+LIMIT 1;
 
 -- name: QuoteCreate :exec
 INSERT INTO quotes (id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network,
@@ -64,3 +72,12 @@ UPDATE quotes SET deposit_amount = @amount WHERE id = @id AND deposit_amount IS 
 -- name: AccountNumberNext :one
 -- A number unique across accounts and quotes, for payment instructions.
 SELECT nextval('account_number_seq')::bigint;
+
+-- name: QuoteCounterpartContext :one
+-- What the incoming counterpart of a payment to a customer on this deployment needs: the
+-- receiving account's platform and customer, and the paying customer's UMA address and name.
+SELECT ra.platform_id AS receiver_platform_id, ra.customer_id AS receiver_customer_id,
+       coalesce(pc.uma_address, '')::text AS sender_uma, coalesce(pc.full_name, '')::text AS sender_name
+FROM internal_accounts ra
+LEFT JOIN customers pc ON pc.id = sqlc.narg(payer_id)
+WHERE ra.id = @receiver_account_id;

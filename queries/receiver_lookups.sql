@@ -4,3 +4,8 @@ VALUES (@id, @platform_id, sqlc.narg(receiver_uma), sqlc.narg(external_account_i
 
 -- name: ReceiverLookupGet :one
 SELECT * FROM receiver_lookups WHERE platform_id = @platform_id AND id = @id;
+
+-- name: CustomerFindByUma :one
+-- A customer of any platform on this deployment with this UMA address.
+SELECT id, platform_id, currencies FROM customers WHERE uma_address = @uma_address AND NOT is_deleted
+ORDER BY created_at LIMIT 1;

@@ -61,3 +61,6 @@ UPDATE transactions
 SET refund_status = @status, refund_settled_at = CASE WHEN @status = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = @id AND refund_status = 'PENDING'
 RETURNING *;
+
+-- name: TransactionLinkCounterpart :exec
+UPDATE transactions SET counterpart_transaction_id = @counterpart WHERE id = @id;

@@ -37,22 +37,31 @@ func IncomingWorkflowID(transactionID uuid.UUID) string {
 // fails with PAYMENT_APPROVAL_TIMED_OUT. The finish credits an approved payment; nothing
 // is credited otherwise. A decision call that comes when none is awaited is refused with
 // TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
-func IncomingPayment(ctx workflow.Context, in incoming.Request) error {
+//
+// The counterpart of a payment between customers on this deployment (in.ForQuote) is
+// started by the paying quote's workflow as a child: it creates the transaction at once,
+// asks for the decision the same way, and returns it; the quote's finish then moves the
+// money and ends both transactions together.
+func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decision, error) {
 	var created activities.CreatedIncoming
-	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+	create := func(ctx workflow.Context) (json.RawMessage, error) {
 		var a *activities.Activities
 		c, err := result[activities.CreatedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateIncoming, in))
 		created = c
 		return c.Resource, err
-	})
-	if err != nil || !ok {
-		return err
+	}
+	if in.ForQuote.Valid {
+		if _, err := create(LocalStep(ctx)); err != nil {
+			return incoming.Decision{}, err
+		}
+	} else if ok, err := awaitCreate(ctx, create); err != nil || !ok {
+		return incoming.Decision{}, err
 	}
 
 	var asked, awaiting, decided, finished bool
 	var decision incoming.Decision
 	var final json.RawMessage
-	err = workflow.SetUpdateHandler(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
+	err := workflow.SetUpdateHandler(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
 		if err := workflow.Await(ctx, func() bool { return asked }); err != nil {
 			return nil, err
 		}
@@ -66,7 +75,7 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) error {
 		return final, nil
 	})
 	if err != nil {
-		return err
+		return incoming.Decision{}, err
 	}
 
 	switch in.Sender.Scenario {
@@ -74,7 +83,7 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) error {
 		decision, decided = incoming.ComplianceFailure(), true
 	case incoming.ScenarioPendingLong:
 		if err := workflow.Sleep(ctx, in.SlowDelay); err != nil {
-			return err
+			return incoming.Decision{}, err
 		}
 	}
 	if !decided {
@@ -82,26 +91,32 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) error {
 		asking := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
 		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(asking, a.AskApproval, created.EventID, created.Receiver))
 		if err != nil {
-			return err
+			return incoming.Decision{}, err
 		}
 	}
 	awaiting, asked = decision.Pending, true
 	if decision.Pending {
 		if _, err := workflow.AwaitWithTimeout(ctx, in.ApprovalDeadline, func() bool { return decided }); err != nil {
-			return err
+			return incoming.Decision{}, err
 		}
 		if !decided {
 			decision, decided = incoming.TimedOut(), true
 		}
 	}
+	if in.ForQuote.Valid {
+		// The paying quote's finish ends the transaction; a decision call answers it as
+		// it stands.
+		final, finished = created.Resource, true
+		return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	}
 	var a *activities.Activities
 	ended, err := result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FinishIncoming, in.TransactionID, decision, created.Receiver))
 	if err != nil {
-		return err
+		return incoming.Decision{}, err
 	}
 	final, finished = ended.Resource, true
 	setStatus(ctx, ended.Status)
-	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 // notPendingApproval is the refusal of a decision call no payment awaits.

@@ -12,6 +12,7 @@ import (
 	"paycore/activities"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
 )
@@ -186,8 +187,34 @@ func (s *quoteSteps) MarkProcessing(workflow.Context) (catalog.TransactionStatus
 }
 
 func (s *quoteSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
+	if cp := s.rail.Counterpart; cp != nil {
+		return s.counterpart(ctx, cp)
+	}
 	var a *activities.Activities
 	return result[sandbox.Outcome](ctx, workflow.ExecuteActivity(ctx, a.SubmitQuote, s.rail))
+}
+
+// counterpart pays a customer on this deployment: its platform decides on the incoming
+// payment (a child IncomingPayment workflow) before any money moves. Approved, the payment
+// completes; otherwise it fails with the hold released, and the receiving side ends as its
+// platform decided. A counterpart that could not be made (the receiving platform refused
+// it) fails the payment the same way.
+func (s *quoteSteps) counterpart(ctx workflow.Context, cp *quote.Counterpart) (sandbox.Outcome, error) {
+	req := incoming.Request{TransactionID: cp.TransactionID, PlatformID: cp.PlatformID, ReceiverCustomer: ids.Some(cp.CustomerID),
+		CustomerID: ids.Some(cp.CustomerID), Sender: incoming.Counterparty{Address: cp.SenderUma, Currency: cp.Currency, DisplayName: cp.SenderName},
+		Currency: cp.Currency, Amount: cp.Amount, ApprovalDeadline: s.in.ApprovalDeadline, ForQuote: ids.Some(s.in.TransactionID)}
+	child := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: IncomingWorkflowID(cp.TransactionID),
+		TypedSearchAttributes: PaymentSearchAttributes(cp.PlatformID, cp.TransactionID, uuid.NullUUID{UUID: cp.CustomerID, Valid: true})})
+	d, err := result[incoming.Decision](ctx, workflow.ExecuteChildWorkflow(child, IncomingPayment, req))
+	switch {
+	case err != nil:
+		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByPlatform, Message: "the receiving platform did not take the payment: " + err.Error(),
+			FailureReason: sandbox.ReasonQuoteExecutionFailed}, nil
+	case d.Approved:
+		return sandbox.Outcome{Status: catalog.TxCompleted}, nil
+	}
+	return sandbox.Outcome{Status: catalog.TxFailed, Code: d.Code, Message: d.Message, FailureReason: sandbox.ReasonQuoteExecutionFailed,
+		CounterpartStatus: d.Status, CounterpartReason: d.Reason}, nil
 }
 
 func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -194,6 +195,108 @@ func TestIncomingPaymentApproval(t *testing.T) {
 	r.Decode(t, &tx)
 	if got := other.waitFinal(tx.ID, 20*time.Second); got.Status != "COMPLETED" || other.balance() != 777 {
 		t.Fatalf("without an endpoint: %s, balance %d", got.Status, other.balance())
+	}
+	checkLedger(t, s)
+}
+
+// A customer of one platform pays the UMA address of a customer of another platform on
+// this deployment: internally, with FX, the receiving platform approving (or rejecting) the
+// INCOMING transaction it sees before any money moves; both transactions end together and
+// every currency stays balanced.
+func TestUmaBetweenPlatforms(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { quoteFast(c); c.ApprovalDeadline = 3 * time.Second })
+	payer := fxWorld(t, s)
+	payer.fund(100_000)
+	// The receiving platform: a EUR customer, and a webhook endpoint that decides by amount.
+	rc, rp := s.platform(true)
+	if r := rc.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	var cust api.Customer
+	if r := rc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}); r.Status != 201 {
+		t.Fatalf("receiver: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &cust)
+	}
+	receiver := &world{t: t, s: s, c: rc, platform: rp, customer: cust.ID}
+	var accts api.List[view.InternalAccount]
+	rc.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	receiver.account = accts.Data[0].ID
+	ap := newApprover(t)
+	ap.answer[2002] = reply(403, `{"reason":"RESTRICTED_JURISDICTION"}`)
+	ap.answer[2003] = reply(202, ``)
+	setEndpointDirect(t, s, rp, ap.srv.URL)
+
+	var lookup view.ReceiverLookup
+	if r := payer.c.Do("GET", "/receiver/uma/"+url.PathEscape(cust.UmaAddress)+"?customerId="+payer.customer, nil); r.Status != 200 {
+		t.Fatalf("lookup: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &lookup)
+	}
+	if len(lookup.SupportedCurrencies) != 1 || lookup.SupportedCurrencies[0].Currency.Code != "EUR" {
+		t.Fatalf("lookup of a customer on this deployment %+v", lookup)
+	}
+	pay := func(amount int64) (view.Quote, view.Transaction) {
+		t.Helper()
+		r := payer.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": payer.account},
+			"destination":        map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": cust.UmaAddress, "currency": "EUR"},
+			"lockedCurrencySide": "RECEIVING", "lockedCurrencyAmount": amount, "lookupId": lookup.LookupID})
+		if r.Status != 201 {
+			t.Fatalf("quote to %s: %d %s", cust.UmaAddress, r.Status, r.Body)
+		}
+		var q view.Quote
+		r.Decode(t, &q)
+		if r := payer.c.Do("POST", "/quotes/"+q.ID+"/execute", nil); r.Status != 200 {
+			t.Fatalf("execute: %d %s", r.Status, r.Body)
+		}
+		var incomingTx view.Transaction
+		eventually(t, 20*time.Second, "the incoming payment", func() bool {
+			var list api.List[view.Transaction]
+			rc.Do("GET", "/transactions?type=INCOMING&customerId="+cust.ID, nil).Decode(t, &list)
+			for _, tx := range list.Data {
+				if tx.ReceivedAmount.Amount == amount {
+					incomingTx = tx
+					return true
+				}
+			}
+			return false
+		})
+		return q, incomingTx
+	}
+
+	q, in := pay(2001) // approved by the webhook's 200
+	if tx := payer.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" {
+		t.Fatalf("paid quote %s", tx.Status)
+	}
+	if got := receiver.transaction(in.ID); got.Status != "COMPLETED" || got.Source.SourceType != "UMA_ADDRESS" || got.Source.UmaAddress == "" {
+		t.Fatalf("incoming side %+v", got)
+	}
+	before := payer.balance()
+	q, in = pay(2002) // rejected
+	if tx := payer.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "FAILED" || ptr(tx.FailureReason) != "QUOTE_EXECUTION_FAILED" {
+		t.Fatalf("rejected quote %+v", tx)
+	}
+	if got := receiver.transaction(in.ID); got.Status != "REJECTED" || payer.balance() != before {
+		t.Fatalf("rejected incoming %s, payer balance %d (was %d)", got.Status, payer.balance(), before)
+	}
+	q, in = pay(2003) // 202, then approved by the receiving platform's call
+	eventually(t, 10*time.Second, "the approval request", func() bool {
+		ap.mu.Lock()
+		defer ap.mu.Unlock()
+		return ap.asked[in.ID]
+	})
+	if r := rc.Do("POST", "/transactions/"+in.ID+"/approve", nil); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	if tx := payer.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" {
+		t.Fatalf("approved quote %s", tx.Status)
+	}
+	if got := receiver.waitFinal(in.ID, 20*time.Second); got.Status != "COMPLETED" {
+		t.Fatalf("approved incoming %s", got.Status)
+	}
+	if got := receiver.balance(); got != 2001+2003 {
+		t.Fatalf("receiver balance %d, want %d", got, 2001+2003)
 	}
 	checkLedger(t, s)
 }

@@ -1,13 +1,17 @@
 -- +goose Up
 
--- Payments to UMA addresses: the destination is the receiver's address, not an account.
+-- Payments to UMA addresses: the destination is the receiver's address; for a customer of
+-- a platform on this deployment, also the internal account the payment credits.
 ALTER TABLE transactions ALTER COLUMN destination_account_id DROP NOT NULL;
 ALTER TABLE transactions DROP CONSTRAINT transactions_destination_kind_check;
 ALTER TABLE transactions ADD CONSTRAINT transactions_destination_kind_check
     CHECK (destination_kind IN ('INTERNAL', 'EXTERNAL', 'UMA_ADDRESS'));
 ALTER TABLE transactions ADD COLUMN destination_uma_address text;
 ALTER TABLE transactions ADD CONSTRAINT transactions_destination
-    CHECK ((destination_kind = 'UMA_ADDRESS') = (destination_account_id IS NULL));
+    CHECK (destination_kind = 'UMA_ADDRESS' OR destination_account_id IS NOT NULL);
+-- The INCOMING transaction a payment to a customer of this deployment creates on the
+-- receiving platform.
+ALTER TABLE transactions ADD COLUMN counterpart_transaction_id uuid REFERENCES transactions (id);
 
 -- Receiver lookups (GET /receiver/...): what a quote's lookupId refers to.
 CREATE TABLE receiver_lookups (
@@ -22,6 +26,7 @@ CREATE TABLE receiver_lookups (
 
 -- +goose Down
 DROP TABLE receiver_lookups;
+ALTER TABLE transactions DROP COLUMN counterpart_transaction_id;
 ALTER TABLE transactions DROP CONSTRAINT transactions_destination;
 ALTER TABLE transactions DROP COLUMN destination_uma_address;
 ALTER TABLE transactions DROP CONSTRAINT transactions_destination_kind_check;

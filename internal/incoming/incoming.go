@@ -46,8 +46,10 @@ var sandboxAddress = regexp.MustCompile(`^\$([a-z.]+)\.([a-z]{3})@(.+)$`)
 // Counterparty is a sandbox UMA counterparty: its address, scenario and currency.
 type Counterparty struct {
 	Address  string
-	Scenario string
+	Scenario string `json:",omitempty"` // the sandbox's scenario; "" for a customer on this deployment
 	Currency string
+	// DisplayName is the sender's name when known (a customer on this deployment).
+	DisplayName string `json:",omitempty"`
 }
 
 // SandboxCounterparty parses a sandbox UMA address ($<scenario>.<currency>@<sandbox
@@ -67,6 +69,9 @@ func SandboxCounterparty(field, address string) (Counterparty, error) {
 
 // Name is the counterparty's name as the receiver sees it (counterpartyInformation).
 func (c Counterparty) Name() string {
+	if c.DisplayName != "" {
+		return c.DisplayName
+	}
 	return "Sandbox " + strings.ReplaceAll(c.Scenario, ".", " ") + " sender"
 }
 
@@ -92,6 +97,11 @@ type Request struct {
 	// answered 202; SlowDelay how long the sandbox's pending.long sender stays pending.
 	ApprovalDeadline time.Duration
 	SlowDelay        time.Duration
+	// ForQuote is the quote payment (its transaction) this incoming payment is the
+	// counterpart of, for a payment between customers on this deployment: the workflow
+	// then only asks the receiving platform and returns its decision, and the quote's
+	// finish moves the money and ends both transactions at once.
+	ForQuote ids.Optional `json:",omitzero"`
 }
 
 // Decision is how a payment awaiting the platform's approval ends: approved (with what the

@@ -85,6 +85,9 @@ type Request struct {
 	// completed first. Configuration shortens both in tests.
 	SlowDelay   time.Duration
 	ReturnDelay time.Duration
+	// ApprovalDeadline is how long a receiving platform on this deployment that answered
+	// 202 has to approve a payment to one of its customers' UMA addresses.
+	ApprovalDeadline time.Duration `json:",omitempty"`
 	// LateDepositWindow is how long after expiry a deposit for a REALTIME_FUNDING quote is
 	// still taken in, to be sent back.
 	LateDepositWindow time.Duration `json:",omitempty"`
@@ -145,6 +148,8 @@ type Accounts struct {
 	// Lookup is the receiver lookup the request names, as stored (nil: none, or not the
 	// platform's).
 	Lookup *LookupState
+	// SenderUma is the paying customer's UMA address ("" for the platform).
+	SenderUma string
 	// Sender is what the service knows of the source account's customer, by
 	// CustomerInfoFieldName (FULL_NAME, BIRTH_DATE, NATIONALITY, EMAIL).
 	Sender      map[string]string
@@ -202,6 +207,9 @@ type DestinationState struct {
 	// PayerFields of the sender.
 	Uma         bool
 	PayerFields []string
+	// Platform is the receiving customer's platform, for a UMA address of a customer on
+	// this deployment (Internal is set then, and ID is its account).
+	Platform uuid.UUID
 }
 
 // Check is the quote rule before pricing: nil when r may be quoted on these accounts,
@@ -212,7 +220,7 @@ func Check(r Request, a Accounts) error {
 	if err := checkSource(r, a); err != nil {
 		return err
 	}
-	if r.Destination.Kind == DestinationUMA {
+	if r.Destination.Kind == DestinationUMA && (a.Destination == nil || !a.Destination.Internal) {
 		if _, err := UmaDestination("destination.umaAddress", r.Destination.UmaAddress, a.Environment); err != nil {
 			return err
 		}
@@ -423,10 +431,13 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 // Rail is what executing a quote takes: where the money goes and the platform's
 // environment, as the create step found them.
 type Rail struct {
-	Internal    bool   // into an internal account of this deployment
-	Uma         bool   // to a UMA address (Identifier)
-	Deposit     bool   // funded by a deposit (REALTIME_FUNDING), which a failure gives back
-	Identifier  string // the external account's primary identifier
+	Internal bool // into an internal account of this deployment
+	Uma      bool // to a UMA address (Identifier)
+	// Counterpart, for a UMA address of a customer on this deployment, is the incoming
+	// payment the receiving platform approves.
+	Counterpart *Counterpart `json:",omitempty"`
+	Deposit     bool         // funded by a deposit (REALTIME_FUNDING), which a failure gives back
+	Identifier  string       // the external account's primary identifier
 	Environment catalog.Environment
 }
 
@@ -470,4 +481,22 @@ func umaOutcome(address string) sandbox.Outcome {
 			FailureReason: sandbox.ReasonQuoteExecutionFailed}
 	}
 	return sandbox.Outcome{Status: catalog.TxCompleted}
+}
+
+// Counterpart is the incoming payment a payment to a UMA address of a customer on this
+// deployment makes on the receiving platform, which approves it before the money moves.
+type Counterpart struct {
+	TransactionID uuid.UUID // the INCOMING transaction on the receiving platform
+	PlatformID    uuid.UUID
+	CustomerID    uuid.UUID
+	Currency      string
+	Amount        int64
+	SenderUma     string
+	SenderName    string
+}
+
+// CounterpartID is the id of the incoming transaction a quote's payment (transactionID)
+// makes on the receiving platform: derived from it, so a retried step makes the same one.
+func CounterpartID(transactionID uuid.UUID) uuid.UUID {
+	return uuid.NewSHA1(transactionID, []byte("counterpart"))
 }

@@ -31,6 +31,11 @@ type Outcome struct {
 	RefundFails bool `json:",omitempty"`
 	// Returned means the payment completes first and the receiving bank returns it later.
 	Returned bool `json:",omitempty"`
+	// CounterpartStatus and CounterpartReason are how the receiving side's INCOMING
+	// transaction ends when a payment between customers on this deployment fails (REJECTED
+	// or FAILED, with its failureReason).
+	CounterpartStatus catalog.TransactionStatus `json:",omitempty"`
+	CounterpartReason string                    `json:",omitempty"`
 }
 
 // Suffixes of an external account's identifier that select a transfer's outcome.
