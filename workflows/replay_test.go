@@ -13,7 +13,8 @@ import (
 
 // Histories recorded from real runs (webhooks: delivered, 410 then undeliverable, a
 // one-attempt TEST send; transfers: completed, slow then failed, refused; quotes:
-// completed, refunded, returned, expired; incoming payments: approved, timed out) must
+// completed, refunded, returned, expired, funded by a deposit, paid to a customer of another
+// platform; incoming payments: approved, timed out) must
 // replay
 // against the current code. cmd/paycore's TestRecordHistories refreshes them. A change that breaks
 // replay needs workflow.GetVersion.

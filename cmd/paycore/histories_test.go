@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"paycore/api"
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
@@ -112,6 +113,34 @@ func TestRecordHistories(t *testing.T) {
 		awaitClosed(workflows.QuoteWorkflowID(id))
 		record(tc.name, workflows.QuoteWorkflowID(id))
 	}
+	// A quote funded by a deposit, and one paying a customer of another platform (the
+	// receiving side a child workflow).
+	rq := w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "USD", "customerId": w.customer},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": w.euroAccount("001")}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000})
+	var fq view.Quote
+	rq.Decode(t, &fq)
+	if r := w.c.Do("POST", "/sandbox/send", map[string]any{"quoteId": fq.ID, "currencyCode": "USD"}); r.Status != 200 {
+		t.Fatalf("deposit: %d %s", r.Status, r.Body)
+	}
+	fid, _ := ids.Parse(ids.Quote, fq.ID)
+	awaitClosed(workflows.QuoteWorkflowID(fid))
+	record("quote_realtime_funded", workflows.QuoteWorkflowID(fid))
+	oc, _ := s.platform(true)
+	if r := oc.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	var receiver api.Customer
+	oc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}).Decode(t, &receiver)
+	uq := w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+		"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": receiver.UmaAddress}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000})
+	var umaQuote view.Quote
+	uq.Decode(t, &umaQuote)
+	if r := w.c.Do("POST", "/quotes/"+umaQuote.ID+"/execute", nil); r.Status != 200 {
+		t.Fatalf("execute: %d %s", r.Status, r.Body)
+	}
+	uid, _ := ids.Parse(ids.Quote, umaQuote.ID)
+	awaitClosed(workflows.QuoteWorkflowID(uid))
+	record("quote_uma_between_platforms", workflows.QuoteWorkflowID(uid))
 	// Incoming UMA payments: approved by the platform's webhook, and timed out after a 202.
 	ap := newApprover(t)
 	ap.answer[1006] = reply(202, ``)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
+
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
@@ -611,4 +613,36 @@ func TestUmaQuotes(t *testing.T) {
 		t.Fatalf("compliance failure: %+v", tx)
 	}
 	checkLedger(t, s)
+}
+
+// Operators find a quote's payment by its quote id, status and customer while it waits,
+// and an incoming payment waiting for its platform's decision by its status.
+func TestOperatorsFindQuotesAndApprovals(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { c.QuoteSlowDelay, c.ApprovalDeadline = 4*time.Second, 4*time.Second })
+	w := fxWorld(t, s)
+	w.fund(50_000)
+	find := func(query string) int {
+		resp, err := s.app.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		if err != nil {
+			t.Fatalf("list %q: %v", query, err)
+		}
+		return len(resp.Executions)
+	}
+	q := w.newQuote(w.euroAccount("003"), 10_000)
+	pending := fmt.Sprintf(`QuoteId = %q AND TransactionStatus = "PENDING" AND CustomerId = %q AND WorkflowType = "Quote"`, q.ID, w.customer)
+	eventually(t, 10*time.Second, "the unexecuted quote in visibility", func() bool { return find(pending) == 1 })
+	w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil)
+	slow := fmt.Sprintf(`QuoteId = %q AND TransactionId = %q AND TransactionStatus = "PROCESSING"`, q.ID, q.TransactionID)
+	eventually(t, 10*time.Second, "the slow payment in visibility", func() bool { return find(slow) == 1 })
+
+	ap := newApprover(t)
+	ap.answer[3003] = reply(202, ``)
+	setEndpointDirect(t, s, w.platform, ap.srv.URL)
+	r := w.c.Do("POST", "/sandbox/uma/receive", map[string]any{"senderUmaAddress": "$success.usd@" + incoming.SandboxDomain,
+		"customerId": w.customer, "receivingCurrencyCode": "USD", "receivingCurrencyAmount": 3003})
+	var tx view.Transaction
+	r.Decode(t, &tx)
+	waiting := fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "PENDING" AND WorkflowType = "IncomingPayment" AND ExecutionStatus = "Running"`, tx.ID)
+	eventually(t, 10*time.Second, "the payment awaiting approval in visibility", func() bool { return find(waiting) == 1 })
 }
