@@ -11,13 +11,12 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Histories recorded from real runs (webhooks: delivered, 410 then undeliverable, a
-// one-attempt TEST send; transfers: completed, slow then failed, refused; quotes:
-// completed, refunded, returned, expired, funded by a deposit, paid to a customer of another
-// platform; incoming payments: approved, timed out) must
-// replay
-// against the current code. cmd/paycore's TestRecordHistories refreshes them. A change that breaks
-// replay needs workflow.GetVersion.
+// Histories recorded from real runs must replay against the current code: webhooks
+// (delivered, 410 then undeliverable, a one-attempt TEST send, redelivered), transfers
+// (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
+// funded by a deposit, paid to a customer of another platform) and incoming payments
+// (approved, timed out). cmd/paycore's TestRecordHistories refreshes them. A change that
+// breaks replay needs workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) < 6 {
