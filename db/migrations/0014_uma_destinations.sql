@@ -13,6 +13,10 @@ ALTER TABLE transactions ADD CONSTRAINT transactions_destination
 -- receiving platform.
 ALTER TABLE transactions ADD COLUMN counterpart_transaction_id uuid REFERENCES transactions (id);
 
+-- A UMA address is looked up across platforms (a payment to a customer of any platform on
+-- this deployment).
+CREATE INDEX customers_uma_address_idx ON customers (uma_address) WHERE NOT is_deleted;
+
 -- Receiver lookups (GET /receiver/...): what a quote's lookupId refers to.
 CREATE TABLE receiver_lookups (
     id                  uuid PRIMARY KEY,
@@ -26,6 +30,7 @@ CREATE TABLE receiver_lookups (
 
 -- +goose Down
 DROP TABLE receiver_lookups;
+DROP INDEX customers_uma_address_idx;
 ALTER TABLE transactions DROP COLUMN counterpart_transaction_id;
 ALTER TABLE transactions DROP CONSTRAINT transactions_destination;
 ALTER TABLE transactions DROP COLUMN destination_uma_address;
