@@ -33,17 +33,26 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 		return invalidField("receiverUmaAddress", "receiverUmaAddress is not a valid path segment")
 	}
 	p := principalFrom(r.Context())
+	env := catalog.Production
+	if p.Sandbox {
+		env = catalog.Sandbox
+	}
 	fields := []view.PayerField{}
 	var currencies []string
-	if c, err := s.q.CustomerFindByUma(r.Context(), address); err == nil {
-		currencies = c.Currencies // a customer of a platform on this deployment: paid internally
-	} else if !isNoRows(err) {
+	found, err := s.q.CustomerFindByUma(r.Context(), db.CustomerFindByUmaParams{UmaAddress: address, Environment: env})
+	switch {
+	case err != nil:
 		return fmt.Errorf("find UMA receiver: %w", err)
-	} else {
-		env := catalog.Production
-		if p.Sandbox {
-			env = catalog.Sandbox
+	case len(found) > 1 && !quote.IsSandboxUma(address):
+		return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidUmaAddress, Message: address + " names more than one receiver on this deployment",
+			Details: map[string]any{"field": "receiverUmaAddress"}}
+	case len(found) == 1 && !quote.IsSandboxUma(address):
+		// A customer of a platform of the same environment on this deployment: paid internally.
+		if currencies = found[0].Currencies; len(currencies) == 0 {
+			return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency, Message: "the receiver takes no currency",
+				Details: map[string]any{"field": "receiverUmaAddress"}}
 		}
+	default:
 		dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
 		if err != nil {
 			return err

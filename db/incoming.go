@@ -61,7 +61,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		switch {
 		case rc.IsDeleted:
 			return problem.Refuse(catalog.CustomerDeleted, "the receiving customer is deleted")
-		case !rc.AccountID.Valid:
+		case rc.AccountID == uuid.Nil:
 			return problem.FieldCode(catalog.InvalidCurrency, "receivingCurrencyCode", "the receiving customer has no %s account", r.Currency)
 		case rc.AccountStatus != string(catalog.AccountActive):
 			return problem.Field("receivingCurrencyCode", "the receiving customer's %s account is %s", r.Currency, rc.AccountStatus)
@@ -76,7 +76,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		sender := r.Sender.Address
 		t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
 			PlatformCustomerID: rc.PlatformCustomerID, Kind: incoming.Kind, Type: catalog.Incoming, Status: catalog.TxPending,
-			SourceKind: string(catalog.EndpointUma), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: rc.AccountID,
+			SourceKind: string(catalog.EndpointUma), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: uuid.NullUUID{UUID: rc.AccountID, Valid: true},
 			Currency: r.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID), CounterpartyInformation: counterparty,
 			SourceUmaAddress: &sender})
 		if err != nil {

@@ -15,11 +15,13 @@ import (
 
 const incomingReceiver = `-- name: IncomingReceiver :one
 SELECT c.id, c.platform_customer_id, coalesce(c.full_name, '')::text AS full_name, c.is_deleted,
-       a.id AS account_id, coalesce(a.status, '')::text AS account_status,
+       coalesce(a.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS account_id, coalesce(a.status, '')::text AS account_status,
        p.supported_currencies, p.environment
 FROM customers c
 JOIN platforms p ON p.id = c.platform_id
-LEFT JOIN internal_accounts a ON a.customer_id = c.id AND a.currency = $1 AND a.status <> 'CLOSED'
+LEFT JOIN LATERAL (
+    SELECT a2.id, a2.status FROM internal_accounts a2 WHERE a2.customer_id = c.id AND a2.currency = $1 AND a2.status <> 'CLOSED'
+    ORDER BY a2.type = 'EMBEDDED_WALLET', a2.created_at LIMIT 1) a ON true
 WHERE c.platform_id = $2 AND (c.uma_address = $3 OR c.id = $4)
 LIMIT 1
 `
@@ -36,7 +38,7 @@ type IncomingReceiverRow struct {
 	PlatformCustomerID  string
 	FullName            string
 	IsDeleted           bool
-	AccountID           uuid.NullUUID
+	AccountID           uuid.UUID
 	AccountStatus       string
 	SupportedCurrencies json.RawMessage
 	Environment         catalog.Environment

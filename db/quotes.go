@@ -83,12 +83,17 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 		}
 	}
 	switch {
-	case r.Destination.Kind == quote.DestinationUMA && row.UmaCustomerID.Valid:
-		// A customer of a platform on this deployment: paid internally.
-		a.Destination = &quote.DestinationState{ID: row.UmaAccountID.UUID, Internal: true, Uma: true, Platform: row.UmaPlatformID.UUID,
+	case r.Destination.Kind == quote.DestinationUMA && quote.IsSandboxUma(r.Destination.UmaAddress):
+		a.Destination, _ = quote.UmaDestination("destination.umaAddress", r.Destination.UmaAddress, row.Environment) // the rule reports why not
+	case r.Destination.Kind == quote.DestinationUMA && row.UmaMatches > 1:
+		a.UmaAmbiguous = true
+	case r.Destination.Kind == quote.DestinationUMA && row.UmaCustomerID != uuid.Nil:
+		// A customer of a platform of the same environment on this deployment: paid
+		// internally. Its name is the receiving platform's to give (when it approves).
+		a.Destination = &quote.DestinationState{ID: row.UmaAccountID, Internal: true, Uma: true, Platform: row.UmaPlatformID,
 			Active: row.UmaAccountStatus == string(catalog.AccountActive), Status: "closed or missing", Currency: row.UmaAccountCurrency,
-			CustomerID: row.UmaCustomerID, Identifier: r.Destination.UmaAddress, HolderName: row.UmaHolder}
-		if row.UmaAccountID.Valid {
+			CustomerID: uuid.NullUUID{UUID: row.UmaCustomerID, Valid: true}, Identifier: r.Destination.UmaAddress}
+		if row.UmaAccountID != uuid.Nil {
 			a.Destination.Status = row.UmaAccountStatus
 		}
 	case r.Destination.Kind == quote.DestinationUMA:

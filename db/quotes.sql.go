@@ -39,28 +39,35 @@ SELECT p.environment, p.supported_currencies,
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
        coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
-       uc.id AS uma_customer_id, uc.platform_id AS uma_platform_id, coalesce(uc.full_name, uc.business_info->>'legalName', '')::text AS uma_holder,
-       ua.id AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
+       coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
+       (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
+        WHERE mc.uma_address = $1::text AND NOT mc.is_deleted AND mp.environment = p.environment)::bigint AS uma_matches,
+       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
 FROM platforms p
-LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
+LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $2
 LEFT JOIN ledger_accounts l ON l.id = a.id
-LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, $2)
-LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $3 AND $4::boolean
+LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, $3)
+LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $4 AND $5::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
-LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $3 AND NOT $4::boolean AND NOT e.is_deleted
-LEFT JOIN customers uc ON uc.uma_address = $5::text AND $5::text <> '' AND NOT uc.is_deleted
-LEFT JOIN internal_accounts ua ON ua.customer_id = uc.id AND ua.status <> 'CLOSED'
-    AND ua.currency = coalesce(nullif($6::text, ''), uc.currencies[1])
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $4 AND NOT $5::boolean AND NOT e.is_deleted
+LEFT JOIN LATERAL (
+    SELECT c2.id, c2.platform_id, c2.currencies FROM customers c2 JOIN platforms p2 ON p2.id = c2.platform_id
+    WHERE c2.uma_address = $1::text AND $1::text <> '' AND NOT c2.is_deleted AND p2.environment = p.environment
+    ORDER BY c2.created_at, c2.id LIMIT 1) uc ON true
+LEFT JOIN LATERAL (
+    SELECT a2.id, a2.currency, a2.status FROM internal_accounts a2
+    WHERE a2.customer_id = uc.id AND a2.status <> 'CLOSED' AND a2.currency = coalesce(nullif($6::text, ''), uc.currencies[1])
+    ORDER BY a2.type = 'EMBEDDED_WALLET', a2.created_at LIMIT 1) ua ON true
 WHERE p.id = $7
 LIMIT 1
 `
 
 type QuoteContextParams struct {
+	DestinationUma      string
 	SourceID            uuid.UUID
 	FundingCustomerID   uuid.NullUUID
 	DestinationID       uuid.UUID
 	DestinationInternal bool
-	DestinationUma      string
 	DestinationCurrency string
 	PlatformID          uuid.UUID
 }
@@ -93,10 +100,10 @@ type QuoteContextRow struct {
 	DestExternalCustomerID uuid.NullUUID
 	DestExternalIdentifier string
 	DestExternalHolder     string
-	UmaCustomerID          uuid.NullUUID
-	UmaPlatformID          uuid.NullUUID
-	UmaHolder              string
-	UmaAccountID           uuid.NullUUID
+	UmaCustomerID          uuid.UUID
+	UmaPlatformID          uuid.UUID
+	UmaMatches             int64
+	UmaAccountID           uuid.UUID
 	UmaAccountCurrency     string
 	UmaAccountStatus       string
 }
@@ -104,15 +111,17 @@ type QuoteContextRow struct {
 // Everything a quote is checked against, in one round trip: the platform, the source
 // internal account with its customer, and the destination account, internal or external
 // (NULL ids when the platform has no such account).
-// A UMA address of a customer of any platform on this deployment, with its open account in
-// the currency asked for (its first currency when none is).
+// A UMA address of a customer of any platform of the same environment on this deployment
+// (sandbox money never reaches production customers, nor the reverse), with its open
+// account in the currency asked for (its first currency when none is), the customer's own
+// kind of account first.
 func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (QuoteContextRow, error) {
 	row := q.db.QueryRow(ctx, quoteContext,
+		arg.DestinationUma,
 		arg.SourceID,
 		arg.FundingCustomerID,
 		arg.DestinationID,
 		arg.DestinationInternal,
-		arg.DestinationUma,
 		arg.DestinationCurrency,
 		arg.PlatformID,
 	)
@@ -147,7 +156,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.DestExternalHolder,
 		&i.UmaCustomerID,
 		&i.UmaPlatformID,
-		&i.UmaHolder,
+		&i.UmaMatches,
 		&i.UmaAccountID,
 		&i.UmaAccountCurrency,
 		&i.UmaAccountStatus,

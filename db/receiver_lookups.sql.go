@@ -9,12 +9,19 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
-const customerFindByUma = `-- name: CustomerFindByUma :one
-SELECT id, platform_id, currencies FROM customers WHERE uma_address = $1 AND NOT is_deleted
-ORDER BY created_at LIMIT 1
+const customerFindByUma = `-- name: CustomerFindByUma :many
+SELECT c.id, c.platform_id, c.currencies FROM customers c JOIN platforms p ON p.id = c.platform_id
+WHERE c.uma_address = $1 AND NOT c.is_deleted AND p.environment = $2
+ORDER BY c.created_at, c.id LIMIT 2
 `
+
+type CustomerFindByUmaParams struct {
+	UmaAddress  string
+	Environment catalog.Environment
+}
 
 type CustomerFindByUmaRow struct {
 	ID         uuid.UUID
@@ -22,12 +29,25 @@ type CustomerFindByUmaRow struct {
 	Currencies []string
 }
 
-// A customer of any platform on this deployment with this UMA address.
-func (q *Queries) CustomerFindByUma(ctx context.Context, umaAddress string) (CustomerFindByUmaRow, error) {
-	row := q.db.QueryRow(ctx, customerFindByUma, umaAddress)
-	var i CustomerFindByUmaRow
-	err := row.Scan(&i.ID, &i.PlatformID, &i.Currencies)
-	return i, err
+// The customers of platforms of an environment on this deployment with this UMA address.
+func (q *Queries) CustomerFindByUma(ctx context.Context, arg CustomerFindByUmaParams) ([]CustomerFindByUmaRow, error) {
+	rows, err := q.db.Query(ctx, customerFindByUma, arg.UmaAddress, arg.Environment)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CustomerFindByUmaRow{}
+	for rows.Next() {
+		var i CustomerFindByUmaRow
+		if err := rows.Scan(&i.ID, &i.PlatformID, &i.Currencies); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const receiverLookupCreate = `-- name: ReceiverLookupCreate :exec

@@ -13,8 +13,10 @@ SELECT p.environment, p.supported_currencies,
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
        coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
-       uc.id AS uma_customer_id, uc.platform_id AS uma_platform_id, coalesce(uc.full_name, uc.business_info->>'legalName', '')::text AS uma_holder,
-       ua.id AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
+       coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
+       (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
+        WHERE mc.uma_address = @destination_uma::text AND NOT mc.is_deleted AND mp.environment = p.environment)::bigint AS uma_matches,
+       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @source_id
 LEFT JOIN ledger_accounts l ON l.id = a.id
@@ -22,11 +24,18 @@ LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id,
 LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = @destination_id AND @destination_internal::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
 LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = @destination_id AND NOT @destination_internal::boolean AND NOT e.is_deleted
--- A UMA address of a customer of any platform on this deployment, with its open account in
--- the currency asked for (its first currency when none is).
-LEFT JOIN customers uc ON uc.uma_address = @destination_uma::text AND @destination_uma::text <> '' AND NOT uc.is_deleted
-LEFT JOIN internal_accounts ua ON ua.customer_id = uc.id AND ua.status <> 'CLOSED'
-    AND ua.currency = coalesce(nullif(@destination_currency::text, ''), uc.currencies[1])
+-- A UMA address of a customer of any platform of the same environment on this deployment
+-- (sandbox money never reaches production customers, nor the reverse), with its open
+-- account in the currency asked for (its first currency when none is), the customer's own
+-- kind of account first.
+LEFT JOIN LATERAL (
+    SELECT c2.id, c2.platform_id, c2.currencies FROM customers c2 JOIN platforms p2 ON p2.id = c2.platform_id
+    WHERE c2.uma_address = @destination_uma::text AND @destination_uma::text <> '' AND NOT c2.is_deleted AND p2.environment = p.environment
+    ORDER BY c2.created_at, c2.id LIMIT 1) uc ON true
+LEFT JOIN LATERAL (
+    SELECT a2.id, a2.currency, a2.status FROM internal_accounts a2
+    WHERE a2.customer_id = uc.id AND a2.status <> 'CLOSED' AND a2.currency = coalesce(nullif(@destination_currency::text, ''), uc.currencies[1])
+    ORDER BY a2.type = 'EMBEDDED_WALLET', a2.created_at LIMIT 1) ua ON true
 WHERE p.id = @platform_id
 LIMIT 1;
 

@@ -5,7 +5,8 @@ VALUES (@id, @platform_id, sqlc.narg(receiver_uma), sqlc.narg(external_account_i
 -- name: ReceiverLookupGet :one
 SELECT * FROM receiver_lookups WHERE platform_id = @platform_id AND id = @id;
 
--- name: CustomerFindByUma :one
--- A customer of any platform on this deployment with this UMA address.
-SELECT id, platform_id, currencies FROM customers WHERE uma_address = @uma_address AND NOT is_deleted
-ORDER BY created_at LIMIT 1;
+-- name: CustomerFindByUma :many
+-- The customers of platforms of an environment on this deployment with this UMA address.
+SELECT c.id, c.platform_id, c.currencies FROM customers c JOIN platforms p ON p.id = c.platform_id
+WHERE c.uma_address = @uma_address AND NOT c.is_deleted AND p.environment = @environment
+ORDER BY c.created_at, c.id LIMIT 2;

@@ -265,7 +265,23 @@ func TestUmaBetweenPlatforms(t *testing.T) {
 		return q, incomingTx
 	}
 
+	// A production platform's customer is out of a sandbox platform's reach, and the quote
+	// shows no receiver's name before the receiving platform gives it.
+	prod, _ := s.platform(false)
+	var prodCust api.Customer
+	prod.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Real Person", "currencies": []string{"USD"}}).Decode(t, &prodCust)
+	if r := payer.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": payer.account},
+		"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": prodCust.UmaAddress}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}); r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" {
+		t.Fatalf("a sandbox platform paying a production customer: %d %s", r.Status, r.Body)
+	}
+	if r := payer.c.Do("GET", "/receiver/uma/"+url.PathEscape(prodCust.UmaAddress), nil); r.Status != 400 {
+		t.Fatalf("a sandbox platform looking up a production customer: %d %s", r.Status, r.Body)
+	}
+
 	q, in := pay(2001) // approved by the webhook's 200
+	if len(q.CounterpartyInformation) != 0 {
+		t.Fatalf("the quote shows the receiver's details before approval: %s", q.CounterpartyInformation)
+	}
 	if tx := payer.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" {
 		t.Fatalf("paid quote %s", tx.Status)
 	}

@@ -148,6 +148,9 @@ type Accounts struct {
 	// Lookup is the receiver lookup the request names, as stored (nil: none, or not the
 	// platform's).
 	Lookup *LookupState
+	// UmaAmbiguous is set when several customers of this deployment have the destination's
+	// UMA address: it is not paid (nobody can tell whom it means).
+	UmaAmbiguous bool
 	// SenderUma is the paying customer's UMA address ("" for the platform).
 	SenderUma string
 	// Sender is what the service knows of the source account's customer, by
@@ -176,6 +179,12 @@ func UmaDestination(field, address string, env catalog.Environment) (*Destinatio
 	}
 	return &DestinationState{Uma: true, Active: true, Status: "ACTIVE", Currency: c.Currency, Identifier: address,
 		HolderName: c.Name(), PayerFields: incoming.RequiredPayeeFields}, nil
+}
+
+// IsSandboxUma reports whether address is at the sandbox's UMA domain, which only the
+// sandbox's counterparties answer (a customer address there is never paid internally).
+func IsSandboxUma(address string) bool {
+	return strings.HasSuffix(address, "@"+incoming.SandboxDomain)
 }
 
 // SourceState is what the rule reads of the source internal account.
@@ -219,6 +228,9 @@ type DestinationState struct {
 func Check(r Request, a Accounts) error {
 	if err := checkSource(r, a); err != nil {
 		return err
+	}
+	if r.Destination.Kind == DestinationUMA && a.UmaAmbiguous {
+		return problem.FieldCode(catalog.InvalidUmaAddress, "destination.umaAddress", "%s names more than one receiver on this deployment", r.Destination.UmaAddress)
 	}
 	if r.Destination.Kind == DestinationUMA && (a.Destination == nil || !a.Destination.Internal) {
 		if _, err := UmaDestination("destination.umaAddress", r.Destination.UmaAddress, a.Environment); err != nil {
