@@ -3,9 +3,11 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -44,10 +46,15 @@ func (a *Activities) CreateIncoming(ctx context.Context, in incoming.Request) (C
 func (a *Activities) AskApproval(ctx context.Context, eventID uuid.UUID, known map[string]string) (incoming.Decision, error) {
 	id := ids.Format(ids.Webhook, eventID)
 	ev, p, err := a.deliverable(ctx, id)
-	if endpointProblem(err) != "" {
+	var appErr *temporal.ApplicationError
+	switch {
+	case endpointProblem(err) != "":
 		return incoming.ApproveWith(nil, known), nil
-	}
-	if err != nil {
+	case errors.As(err, &appErr) && appErr.Type() == ErrEventClosed:
+		// Asked already, by an earlier run of this step whose answer was lost: the
+		// recorded attempt is the platform's answer.
+		return a.recordedAnswer(ctx, eventID, known)
+	case err != nil:
 		return incoming.Decision{}, err
 	}
 	out, cause := a.attempt(ctx, ev, p)
@@ -84,4 +91,24 @@ func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID
 		return FinishedIncoming{}, fmt.Errorf("render transaction: %w", err)
 	}
 	return FinishedIncoming{Resource: res, Status: t.Status}, nil
+}
+
+// recordedAnswer is the decision the last recorded attempt of an approval request holds.
+func (a *Activities) recordedAnswer(ctx context.Context, eventID uuid.UUID, known map[string]string) (incoming.Decision, error) {
+	attempts, err := a.q.WebhookAttemptList(ctx, eventID)
+	if err != nil {
+		return incoming.Decision{}, fmt.Errorf("load approval attempts: %w", err)
+	}
+	if len(attempts) == 0 {
+		return incoming.WebhookError("the approval request was closed without an attempt"), nil
+	}
+	last := attempts[len(attempts)-1]
+	answer := incoming.Answer{Body: []byte(last.ResponseBody)}
+	if last.StatusCode != nil {
+		answer.Status = int(*last.StatusCode)
+	}
+	if last.Error != nil {
+		answer.Error = *last.Error
+	}
+	return incoming.Decide(answer, known), nil
 }

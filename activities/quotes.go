@@ -60,7 +60,7 @@ func (a *Activities) ratesFor(env catalog.Environment) fx.Provider {
 // resource as committed. A refusal (not pending, expired, insufficient funds, no wallet
 // signature) is a non-retryable application error.
 func (a *Activities) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
-	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in.Key, in.WalletSignature, view.Resources{}, time.Now())
+	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in.Key, in.WalletSignature, view.Resources{})
 	if err != nil {
 		return nil, refusal(err)
 	}
@@ -72,9 +72,26 @@ func (a *Activities) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, in quo
 }
 
 // ExpireQuote expires a quote nobody executed (see db.QuoteExpire).
-func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) error {
-	_, err := db.QuoteExpire(ctx, a.pool, quoteID, view.Resources{})
-	return err
+//
+// It answers whether the quote was executed after all (an execution or a deposit the
+// workflow did not see committed): the workflow then pays it instead of ending.
+func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) (QuoteState, error) {
+	q, err := db.QuoteExpire(ctx, a.pool, quoteID, view.Resources{})
+	if err != nil {
+		return QuoteState{}, err
+	}
+	st := QuoteState{Executed: q.Quote.ExecuteKey != nil}
+	if q.Quote.DepositAmount != nil {
+		st.Mismatch = *q.Quote.DepositAmount != q.Transaction.Amount
+	}
+	return st, nil
+}
+
+// QuoteState is what the expiry found of a quote: executed (by a request or a deposit),
+// and for a deposit whether it differs from the total.
+type QuoteState struct {
+	Executed bool `json:"executed,omitempty"`
+	Mismatch bool `json:"mismatch,omitempty"`
 }
 
 // SubmitQuote hands an executed quote's payout to its rail and reports how it ends.
@@ -120,8 +137,8 @@ type FundedQuote struct {
 
 // FundQuote records a deposit for a REALTIME_FUNDING quote (see db.QuoteFund). A refusal
 // (a second deposit, a quote funded from an account) is a non-retryable application error.
-func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, amount int64) (FundedQuote, error) {
-	d, err := db.QuoteFund(ctx, a.pool, quoteID, amount, view.Resources{}, time.Now())
+func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, deposit quote.Deposit) (FundedQuote, error) {
+	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, view.Resources{})
 	if err != nil {
 		return FundedQuote{}, refusal(err)
 	}

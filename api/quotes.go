@@ -285,7 +285,7 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 		return &Error{Status: http.StatusConflict, Code: catalog.Conflict,
 			Message: "a REALTIME_FUNDING quote is executed by its deposit (in the sandbox: POST /sandbox/send), not by this request"}
 	}
-	e := quote.Execution{Key: executeKey(r)}
+	e := quote.Execution{Key: requestKey(r)}
 	if done, err := executed(row, e.Key); done || err != nil {
 		if err == nil {
 			writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
@@ -359,9 +359,9 @@ func (s *Server) quoteNotPending(ctx context.Context, pid, id uuid.UUID, key str
 	return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote expired and can no longer be executed"}
 }
 
-// executeKey identifies an execute request: derived from its Idempotency-Key (a repeat
+// requestKey identifies an execute or deposit request: derived from its Idempotency-Key (a repeat
 // is the same request), random without one.
-func executeKey(r *http.Request) string {
+func requestKey(r *http.Request) string {
 	key := r.Header.Get(headerIdempotencyKey)
 	if key == "" {
 		return "request:" + ids.New().String()
@@ -407,7 +407,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	}
 	id, err := ids.Parse(ids.Quote, *b.QuoteID)
 	if err != nil {
-		return errQuoteNotFound
+		return invalidField("quoteId", "quoteId must be a Quote id")
 	}
 	pid := principalFrom(r.Context()).PlatformID
 	row, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id})
@@ -428,7 +428,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	if amount != nil {
 		deposit = *amount
 	}
-	res, err := s.start.FundQuote(r.Context(), id, deposit)
+	res, err := s.start.FundQuote(r.Context(), id, quote.Deposit{Key: requestKey(r), Amount: deposit})
 	var appErr *temporal.ApplicationError
 	if errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
 		// The workflow ended, or ended before answering: the stored quote says why.

@@ -275,13 +275,16 @@ func quoteNotPending(status catalog.TransactionStatus) error {
 // the quote's transaction), records who executed it (key), and moves the transaction to
 // PROCESSING with its events. Executing an executed quote changes nothing and returns it
 // (the caller compares the key to tell a repeat from a second execution).
-func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, key string, walletSignature ids.Optional, v Views, now time.Time) (QuoteWithTransaction, error) {
+//
+// Whether the quote has expired is read under the quote's lock, at the moment it is held.
+func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, key string, walletSignature ids.Optional, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
 		}
+		now := time.Now()
 		switch {
 		case qt.SourceKind == string(quote.SourceRealtimeFunding):
 			return problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by this request")
@@ -366,26 +369,34 @@ type Deposit struct {
 	Late        bool
 }
 
-// QuoteFund records the deposit of amount for a REALTIME_FUNDING quote (the sandbox's
-// simulated payment), in one database transaction. On time, the money comes in from the
+// QuoteFund records deposit d for a REALTIME_FUNDING quote (the sandbox's simulated
+// payment), in one database transaction. On time, the money comes in from the
 // sandbox funding account to the platform's DEPOSITS account, held for the payment, and
 // the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
 // the money comes in and goes straight back, and the expired transaction records the
-// refund (TIMEOUT). A second deposit is refused.
-func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, amount int64, v Views, now time.Time) (Deposit, error) {
+// refund (TIMEOUT). The same deposit again (its key) is answered as it was recorded; a
+// second one is refused.
+func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, v Views) (Deposit, error) {
+	amount := d.Amount
 	var out Deposit
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
 		}
+		now := time.Now()
 		switch {
 		case qt.SourceKind != string(quote.SourceRealtimeFunding):
 			return problem.Refuse(catalog.InvalidInput, "the quote is funded from an account, not by a deposit")
+		case qt.DepositAmount != nil && qt.DepositKey != nil && *qt.DepositKey == d.Key:
+			// recorded by an earlier run of this step
+			out = Deposit{Transaction: t, Matches: *qt.DepositAmount == t.Amount,
+				Late: t.RefundReason != nil && *t.RefundReason == sandbox.RefundTimeout}
+			return nil
 		case qt.DepositAmount != nil:
 			return problem.Refuse(catalog.Conflict, "the quote's deposit has already arrived")
 		}
-		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount}); err != nil {
+		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount, Key: &d.Key}); err != nil {
 			return fmt.Errorf("record deposit: %w", err)
 		}
 		funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
@@ -592,6 +603,11 @@ func QuoteRefund(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 			status, event = refundFailed, events.OutgoingPaymentRefundFailed
 		case paidOut:
 			err = convertQuote(ctx, q, t, true, v)
+			if errors.Is(err, ErrAccountClosed) {
+				// The ledger refused before writing: the source was closed since. The money
+				// stays where the payout left it, for operators; the refund failed.
+				status, event, err = refundFailed, events.OutgoingPaymentRefundFailed, nil
+			}
 		default:
 			err = releaseHold(ctx, q, t, v)
 		}
@@ -627,10 +643,14 @@ func holdOf(ctx context.Context, q *Queries, t Transaction) (hold, error) {
 	if t.SourceKind != string(catalog.EndpointRealtimeFunding) {
 		return hold{account: t.SourceAccountID.UUID, amount: t.Amount, internal: true}, nil
 	}
-	qt, err := q.QuoteLock(ctx, t.QuoteID.UUID)
+	// The deposit is set once, before the payment starts: a plain read (locking the quote
+	// here would take the quote's and the transaction's locks in the opposite order of
+	// QuoteExecute and QuoteFund).
+	row, err := q.QuoteGetByID(ctx, t.QuoteID.UUID)
 	if err != nil {
-		return hold{}, fmt.Errorf("lock quote: %w", err)
+		return hold{}, fmt.Errorf("read quote: %w", err)
 	}
+	qt := row.Quote
 	if qt.DepositAmount == nil {
 		return hold{}, fmt.Errorf("quote %s: no deposit to settle", qt.ID)
 	}

@@ -284,7 +284,7 @@ func (q *Queries) QuoteExecuteKey(ctx context.Context, arg QuoteExecuteKeyParams
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -335,6 +335,7 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Quote.CreatedAt,
 		&i.Quote.PaymentInstructions,
 		&i.Quote.DepositAmount,
+		&i.Quote.DepositKey,
 		&i.Transaction.ID,
 		&i.Transaction.PlatformID,
 		&i.Transaction.CustomerID,
@@ -376,7 +377,7 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -421,6 +422,7 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Quote.CreatedAt,
 		&i.Quote.PaymentInstructions,
 		&i.Quote.DepositAmount,
+		&i.Quote.DepositKey,
 		&i.Transaction.ID,
 		&i.Transaction.PlatformID,
 		&i.Transaction.CustomerID,
@@ -462,7 +464,7 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 }
 
 const quoteLock = `-- name: QuoteLock :one
-SELECT id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network, destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma, payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description, purpose_of_payment, sender_customer_info, expires_at, signed_request_id, execute_key, executed_at, created_at, payment_instructions, deposit_amount FROM quotes WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, transaction_id, source_kind, source_account_id, crypto_network, destination_kind, destination_account_id, destination_internal, destination_identifier, destination_uma, payment_rail, locked_side, locked_amount, multiplier, fixed_fee, variable_fee_rate, description, purpose_of_payment, sender_customer_info, expires_at, signed_request_id, execute_key, executed_at, created_at, payment_instructions, deposit_amount, deposit_key FROM quotes WHERE id = $1 FOR UPDATE
 `
 
 // Locks a quote for its execution or expiry.
@@ -498,6 +500,7 @@ func (q *Queries) QuoteLock(ctx context.Context, id uuid.UUID) (Quote, error) {
 		&i.CreatedAt,
 		&i.PaymentInstructions,
 		&i.DepositAmount,
+		&i.DepositKey,
 	)
 	return i, err
 }
@@ -517,15 +520,16 @@ func (q *Queries) QuoteMarkExecuted(ctx context.Context, arg QuoteMarkExecutedPa
 }
 
 const quoteRecordDeposit = `-- name: QuoteRecordDeposit :exec
-UPDATE quotes SET deposit_amount = $1 WHERE id = $2 AND deposit_amount IS NULL
+UPDATE quotes SET deposit_amount = $1, deposit_key = $2 WHERE id = $3 AND deposit_amount IS NULL
 `
 
 type QuoteRecordDepositParams struct {
 	Amount *int64
+	Key    *string
 	ID     uuid.UUID
 }
 
 func (q *Queries) QuoteRecordDeposit(ctx context.Context, arg QuoteRecordDepositParams) error {
-	_, err := q.db.Exec(ctx, quoteRecordDeposit, arg.Amount, arg.ID)
+	_, err := q.db.Exec(ctx, quoteRecordDeposit, arg.Amount, arg.Key, arg.ID)
 	return err
 }

@@ -205,6 +205,7 @@ type Quote struct {
 	CreatedAt             time.Time
 	PaymentInstructions   json.RawMessage
 	DepositAmount         *int64
+	DepositKey            *string
 }
 
 type ReceiverLookup struct {

@@ -76,7 +76,7 @@ UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id
 SELECT coalesce(execute_key, '')::text FROM quotes WHERE platform_id = @platform_id AND id = @id;
 
 -- name: QuoteRecordDeposit :exec
-UPDATE quotes SET deposit_amount = @amount WHERE id = @id AND deposit_amount IS NULL;
+UPDATE quotes SET deposit_amount = @amount, deposit_key = @key WHERE id = @id AND deposit_amount IS NULL;
 
 -- name: AccountNumberNext :one
 -- A number unique across accounts and quotes, for payment instructions.

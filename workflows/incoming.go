@@ -58,10 +58,16 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 		return incoming.Decision{}, err
 	}
 
-	var asked, awaiting, decided, finished bool
+	var asking, asked, awaiting, decided, finished bool
 	var decision incoming.Decision
 	var final json.RawMessage
 	err := workflow.SetUpdateHandler(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
+		// A call that comes while the platform is being asked waits for its answer (a 202
+		// may be on its way); one that comes before, during a sandbox sender's wait, is
+		// refused at once.
+		if !asking && !asked {
+			return nil, notPendingApproval()
+		}
 		if err := workflow.Await(ctx, func() bool { return asked }); err != nil {
 			return nil, err
 		}
@@ -88,10 +94,13 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 	}
 	if !decided {
 		var a *activities.Activities
-		asking := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
-		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(asking, a.AskApproval, created.EventID, created.Receiver))
+		asking = true
+		askCtx := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
+		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(askCtx, a.AskApproval, created.EventID, created.Receiver))
 		if err != nil {
-			return incoming.Decision{}, err
+			// Asking failed for good (the attempts are in the event's log): the payment
+			// fails rather than staying pending.
+			decision = incoming.WebhookError(err.Error())
 		}
 	}
 	awaiting, asked = decision.Pending, true

@@ -22,7 +22,7 @@ import (
 const UpdateExecute = "execute"
 
 // UpdateFund is the update that records the deposit for a REALTIME_FUNDING quote (its
-// argument is the amount) and answers with the Transaction.
+// argument is a quote.Deposit) and answers with the Transaction.
 const UpdateFund = "fund"
 
 // QuoteWorkflowID is the id of a quote's workflow: one per quote, so a quote can be
@@ -64,10 +64,13 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 		return err
 	}
 
-	var executing, executed, expired bool
+	// inFlight counts the execute and fund updates running: the expiry waits for all of
+	// them (one may commit the execution just before the quote expires).
+	var inFlight int
+	var executed, expired bool
 	execute := func(ctx workflow.Context, e quote.Execution) (json.RawMessage, error) {
-		executing = true
-		defer func() { executing = false }()
+		inFlight++
+		defer func() { inFlight-- }()
 		var a *activities.Activities
 		r, err := result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExecuteQuote, in.QuoteID, e))
 		if err == nil {
@@ -88,11 +91,11 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 	// A deposit executes a REALTIME_FUNDING quote; one that differs from the quote's
 	// total fails it, and one after expiry is sent back.
 	var mismatch, late bool
-	fund := func(ctx workflow.Context, amount int64) (json.RawMessage, error) {
-		executing = true
-		defer func() { executing = false }()
+	fund := func(ctx workflow.Context, deposit quote.Deposit) (json.RawMessage, error) {
+		inFlight++
+		defer func() { inFlight-- }()
 		var a *activities.Activities
-		f, err := result[activities.FundedQuote](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FundQuote, in.QuoteID, amount))
+		f, err := result[activities.FundedQuote](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FundQuote, in.QuoteID, deposit))
 		if err != nil {
 			return nil, err
 		}
@@ -118,15 +121,19 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 	}
 	// An execution under way when the quote expired decides: the database refuses it if
 	// it came too late.
-	if err := workflow.Await(ctx, func() bool { return !executing }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
 		return err
 	}
 	if !executed {
 		expired = true
 		var a *activities.Activities
-		if err := workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireQuote, in.QuoteID).Get(ctx, nil); err != nil {
+		st, err := result[activities.QuoteState](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireQuote, in.QuoteID))
+		if err != nil {
 			return err
 		}
+		executed, mismatch = st.Executed, st.Mismatch
+	}
+	if !executed {
 		setStatus(ctx, catalog.TxExpired)
 		if in.Source.Kind == quote.SourceRealtimeFunding {
 			// A deposit may still arrive; it is sent back (the first one: the quote then
@@ -206,15 +213,21 @@ func (s *quoteSteps) counterpart(ctx workflow.Context, cp *quote.Counterpart) (s
 	child := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: IncomingWorkflowID(cp.TransactionID),
 		TypedSearchAttributes: PaymentSearchAttributes(cp.PlatformID, cp.TransactionID, uuid.NullUUID{UUID: cp.CustomerID, Valid: true})})
 	d, err := result[incoming.Decision](ctx, workflow.ExecuteChildWorkflow(child, IncomingPayment, req))
+	var out sandbox.Outcome
 	switch {
 	case err != nil:
-		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByPlatform, Message: "the receiving platform did not take the payment: " + err.Error(),
-			FailureReason: sandbox.ReasonQuoteExecutionFailed}, nil
+		out = sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByPlatform, Message: "the receiving platform did not take the payment: " + err.Error(),
+			FailureReason: sandbox.ReasonQuoteExecutionFailed}
 	case d.Approved:
 		return sandbox.Outcome{Status: catalog.TxCompleted}, nil
+	default:
+		out = sandbox.Outcome{Status: catalog.TxFailed, Code: d.Code, Message: d.Message, FailureReason: sandbox.ReasonQuoteExecutionFailed,
+			CounterpartStatus: d.Status, CounterpartReason: d.Reason}
 	}
-	return sandbox.Outcome{Status: catalog.TxFailed, Code: d.Code, Message: d.Message, FailureReason: sandbox.ReasonQuoteExecutionFailed,
-		CounterpartStatus: d.Status, CounterpartReason: d.Reason}, nil
+	if s.rail.Deposit {
+		out.Refund = sandbox.RefundTransactionFailed // a deposit goes back to the payer
+	}
+	return out, nil
 }
 
 func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error) {

@@ -78,7 +78,7 @@ func TestQuoteExpiresOnItsTimer(t *testing.T) {
 	var a *activities.Activities
 	run := &quoteRun{}
 	env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(quoteCreated, nil).Once()
-	env.OnActivity(a.ExpireQuote, mock.Anything, quoteReq.QuoteID).Return(nil).Once().Run(run.record(env, "expire"))
+	env.OnActivity(a.ExpireQuote, mock.Anything, quoteReq.QuoteID).Return(activities.QuoteState{}, nil).Once().Run(run.record(env, "expire"))
 	got := runQuote(t, env, quoteReq, -1, "")
 	if got.createErr != nil || len(run.steps) != 1 || run.steps[0] != "expire@5m0s" {
 		t.Fatalf("create %v, steps %v", got.createErr, run.steps)
@@ -185,6 +185,22 @@ func TestQuoteImmediateExecution(t *testing.T) {
 	got := runQuote(t, env, in, -1, "")
 	if got.createErr != nil || !slices.Equal(got.statuses, []string{"PROCESSING", "COMPLETED"}) {
 		t.Fatalf("create %v, statuses %v", got.createErr, got.statuses)
+	}
+	env.AssertExpectations(t)
+}
+
+// An execution the workflow did not see (its answer lost) is found at expiry: the quote
+// is paid, not abandoned.
+func TestQuoteExecutedUnseenIsPaidAtExpiry(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(quoteCreated, nil).Once()
+	env.OnActivity(a.ExpireQuote, mock.Anything, quoteReq.QuoteID).Return(activities.QuoteState{Executed: true}, nil).Once()
+	env.OnActivity(a.SubmitQuote, mock.Anything, quoteRail).Return(sandbox.Outcome{Status: catalog.TxCompleted}, nil).Once()
+	env.OnActivity(a.FinishQuote, mock.Anything, quoteReq.TransactionID, sandbox.Outcome{Status: catalog.TxCompleted}).Return(catalog.TxCompleted, nil).Once()
+	got := runQuote(t, env, quoteReq, -1, "")
+	if !slices.Equal(got.statuses, []string{"PROCESSING", "COMPLETED"}) {
+		t.Fatalf("statuses %v", got.statuses)
 	}
 	env.AssertExpectations(t)
 }

@@ -11,12 +11,15 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
+	"paycore/activities"
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
 	"paycore/internal/banking"
 	"paycore/internal/config"
+	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/quote"
 )
 
 // quoteFast shortens the sandbox's quote delays.
@@ -468,6 +471,23 @@ func TestRealtimeFundedQuotes(t *testing.T) {
 	}
 	if tx := w.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" || tx.Source.SourceType != "REALTIME_FUNDING" {
 		t.Fatalf("realtime payment %+v", tx)
+	}
+
+	// The deposit step run twice (a retried activity) records one deposit and answers the
+	// same; another deposit is refused.
+	twice := realtime(ok, "USD", "", 10_000)
+	acts := activities.New(activities.Options{Pool: s.app.pool})
+	qid, _ := ids.Parse(ids.Quote, twice.ID)
+	first, err1 := acts.FundQuote(context.Background(), qid, quote.Deposit{Key: "k1", Amount: 10_000})
+	second, err2 := acts.FundQuote(context.Background(), qid, quote.Deposit{Key: "k1", Amount: 10_000})
+	_, err3 := acts.FundQuote(context.Background(), qid, quote.Deposit{Key: "k2", Amount: 10_000})
+	if err1 != nil || err2 != nil || err3 == nil || !first.Matches || !second.Matches || first.Late || second.Late || string(first.Resource) != string(second.Resource) {
+		t.Fatalf("deposit step twice: %v %v %v (%+v, %+v)", err1, err2, err3, first, second)
+	}
+	var entries int
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_entries WHERE transaction_id::text = $1", strings.TrimPrefix(twice.TransactionID, "Transaction:")).Scan(&entries)
+	if entries != 2 {
+		t.Fatalf("the deposit step run twice posted %d entries, want 2", entries)
 	}
 
 	// Crypto on a network: an address of that network.

@@ -151,6 +151,11 @@ func TimedOut() Decision {
 	return Decision{Status: catalog.TxFailed, Reason: ReasonTimedOut, Code: catalog.FailTimedOut, Message: "the platform did not approve or reject the payment in time"}
 }
 
+// WebhookError is the payment failing because asking the platform failed.
+func WebhookError(cause string) Decision {
+	return Decision{Status: catalog.TxFailed, Reason: ReasonWebhookError, Code: catalog.WebhookDeliveryError, Message: "the approval webhook failed: " + cause}
+}
+
 // ComplianceFailure is how the sandbox's fail.compliance sender's payment ends.
 func ComplianceFailure() Decision {
 	return Decision{Status: catalog.TxFailed, Reason: ReasonPayRequestFail, Code: catalog.FailCompliance, Message: "the sender's compliance check failed"}
@@ -180,7 +185,7 @@ func Decide(a Answer, known map[string]string) Decision {
 	_ = json.Unmarshal(a.Body, &body) // an unreadable body reads as empty
 	switch {
 	case a.Error != "":
-		return Decision{Status: catalog.TxFailed, Reason: ReasonWebhookError, Code: catalog.WebhookDeliveryError, Message: "the approval webhook failed: " + a.Error}
+		return WebhookError(a.Error)
 	case a.Status == 202:
 		return Decision{Pending: true}
 	case a.Status/100 == 2:

@@ -103,6 +103,13 @@ type Execution struct {
 	WalletSignature ids.Optional `json:",omitzero"`
 }
 
+// Deposit is a deposit for a REALTIME_FUNDING quote: its amount and the request it came
+// with (Key, the same for a repeated request).
+type Deposit struct {
+	Key    string
+	Amount int64
+}
+
 // Source is the source of a quote.
 type Source struct {
 	Kind      SourceKind

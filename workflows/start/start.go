@@ -157,11 +157,11 @@ func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Ex
 	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateExecute, e)
 }
 
-// FundQuote sends a deposit of amount to a REALTIME_FUNDING quote's workflow and waits
+// FundQuote sends deposit d to a REALTIME_FUNDING quote's workflow and waits
 // for it: the result is the Transaction resource (JSON). A quote whose workflow ended is
 // ErrWorkflowClosed; refusals come back as application errors.
-func (s Starter) FundQuote(ctx context.Context, quoteID uuid.UUID, amount int64) (json.RawMessage, error) {
-	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateFund, amount)
+func (s Starter) FundQuote(ctx context.Context, quoteID uuid.UUID, d quote.Deposit) (json.RawMessage, error) {
+	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateFund, d)
 }
 
 // update sends an update to a payment's workflow and waits for its result. A workflow
