@@ -107,3 +107,53 @@ func TestLedgerConcurrentHolds(t *testing.T) {
 		t.Fatalf("%d holds of 100 succeeded on a balance of 1000", ok)
 	}
 }
+
+// A transaction that posts in two currencies (a conversion) balances in each currency
+// on its own: entries that sum to zero only across currencies are refused at commit by the
+// database, and LedgerApplyLegs refuses an unbalanced leg before writing.
+func TestLedgerLegsBalancePerCurrency(t *testing.T) {
+	t.Parallel()
+	pool, pid, _, src := setup(t)
+	ctx := context.Background()
+	q := db.New(pool)
+	eurSrc, err := db.LedgerSystemAccount(ctx, q, pid, "EUR", db.KindSandboxFunding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eurFX, err := db.LedgerSystemAccount(ctx, q, pid, "EUR", db.KindFX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usdFX, err := db.LedgerSystemAccount(ctx, q, pid, "USD", db.KindFX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legs := func(tx uuid.UUID, usd, eur int64) error {
+		return db.WithTx(ctx, pool, func(q *db.Queries, _ pgx.Tx) error {
+			_, err := db.LedgerApplyLegs(ctx, q, tx, []db.Leg{
+				{Currency: "USD", Moves: []db.Move{{Account: src.ID, Amount: -usd}, {Account: usdFX.ID, Amount: usd}}},
+				{Currency: "EUR", Moves: []db.Move{{Account: eurFX.ID, Amount: -eur}, {Account: eurSrc.ID, Amount: eur}}},
+			})
+			return err
+		})
+	}
+	if err := legs(ids.New(), 100, 92); err != nil {
+		t.Fatalf("a balanced conversion: %v", err)
+	}
+	// Raw entries: USD +7 and EUR -7 sum to zero overall but balance in neither currency.
+	err = db.WithTx(ctx, pool, func(q *db.Queries, _ pgx.Tx) error {
+		tx := ids.New()
+		if err := q.LedgerEntryCreate(ctx, db.LedgerEntryCreateParams{TransactionID: tx, AccountID: src.ID, Amount: 7, Currency: "USD"}); err != nil {
+			return err
+		}
+		return q.LedgerEntryCreate(ctx, db.LedgerEntryCreateParams{TransactionID: tx, AccountID: eurSrc.ID, Amount: -7, Currency: "EUR"})
+	})
+	if err == nil {
+		t.Fatal("the database accepted entries balanced only across currencies")
+	}
+	var sums int
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x").Scan(&sums)
+	if sums != 0 {
+		t.Fatalf("%d currencies out of balance", sums)
+	}
+}
