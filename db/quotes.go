@@ -312,22 +312,12 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, ke
 // executeQuote holds a pending quote's sending amount and marks it executed and
 // PROCESSING.
 func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, key string, walletSignature ids.Optional, v Views) error {
-	source := qt.SourceAccountID.UUID
-	if walletSignature.Valid {
-		// An unusable signature binds nothing; the hold below then refuses the debit.
-		err := AuthorizeWalletDebit(ctx, q, walletSignature.UUID, source, t.ID, walletauth.KindExecuteQuote)
-		if err != nil && !errors.Is(err, ErrWalletSignatureRequired) {
-			return err
-		}
-	}
-	after, err := LedgerHold(ctx, q, t.ID, t.Currency, source, t.Amount)
-	if err != nil {
-		return fmt.Errorf("hold funds: %w", err)
-	}
-	if err := recordBalance(ctx, q, v, t.PlatformID, after); err != nil {
+	h := holdRequest{TransactionID: t.ID, PlatformID: t.PlatformID, Account: qt.SourceAccountID.UUID, Currency: t.Currency, Amount: t.Amount,
+		WalletSignature: walletSignature, SignatureKind: walletauth.KindExecuteQuote}
+	if err := holdFunds(ctx, q, h, v); err != nil {
 		return err
 	}
-	_, err = markExecuted(ctx, q, qt, t, key, v)
+	_, err := markExecuted(ctx, q, qt, t, key, v)
 	return err
 }
 

@@ -122,7 +122,9 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 			p.SourceKind, p.SourceAccountID = string(catalog.EndpointInternal), uuid.NullUUID{UUID: internal, Valid: true}
 			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
 			event = events.OutgoingPaymentPending
-			if err := holdFunds(ctx, q, r, *acc.Internal, v); err != nil {
+			h := holdRequest{TransactionID: r.TransactionID, PlatformID: r.PlatformID, Account: acc.Internal.ID, Currency: acc.Internal.Currency,
+				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out)}
+			if err := holdFunds(ctx, q, h, v); err != nil {
 				return err
 			}
 		} else {
@@ -139,21 +141,31 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 	return out, rail, err
 }
 
-// holdFunds holds a transfer out's amount on its internal account, first binding the
-// wallet signature the request carries, if any, to the transaction.
-func holdFunds(ctx context.Context, q *Queries, r transfer.Request, a transfer.InternalAccount, v Views) error {
-	if r.WalletSignature.Valid {
+// holdFunds holds an outgoing payment's amount on its internal account (a transfer out's,
+// an executed quote's), first binding the wallet signature, if any, to the transaction.
+func holdFunds(ctx context.Context, q *Queries, h holdRequest, v Views) error {
+	if h.WalletSignature.Valid {
 		// An unusable signature binds nothing; the hold below then refuses the debit.
-		err := AuthorizeWalletDebit(ctx, q, r.WalletSignature.UUID, a.ID, r.TransactionID, string(transfer.Out))
+		err := AuthorizeWalletDebit(ctx, q, h.WalletSignature.UUID, h.Account, h.TransactionID, h.SignatureKind)
 		if err != nil && !errors.Is(err, ErrWalletSignatureRequired) {
 			return err
 		}
 	}
-	after, err := LedgerHold(ctx, q, r.TransactionID, a.Currency, a.ID, r.Amount)
+	after, err := LedgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
 	if err != nil {
 		return fmt.Errorf("hold funds: %w", err)
 	}
-	return recordBalance(ctx, q, v, r.PlatformID, after)
+	return recordBalance(ctx, q, v, h.PlatformID, after)
+}
+
+// holdRequest is money an outgoing payment holds on an internal account: for an embedded wallet
+// with the used signed retry (of SignatureKind) that authorises it, if any.
+type holdRequest struct {
+	TransactionID, PlatformID, Account uuid.UUID
+	Currency                           string
+	Amount                             int64
+	WalletSignature                    ids.Optional
+	SignatureKind                      string
 }
 
 // TransactionMarkProcessing moves a PENDING transaction to PROCESSING, recording the
