@@ -3,14 +3,11 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
-	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
@@ -66,7 +63,7 @@ func (s *Server) sandboxUmaReceive(w http.ResponseWriter, r *http.Request) error
 	}
 	created, err := s.start.IncomingPayment(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
-		return s.serveTransaction(w, r.Context(), pid, req.TransactionID)
+		return s.serveTransaction(w, r.Context(), http.StatusOK, pid, req.TransactionID)
 	}
 	if err != nil {
 		return err
@@ -122,27 +119,12 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, d incoming.Decis
 		return errNotPendingApproval
 	}
 	res, err := s.start.Decide(r.Context(), t.ID, d)
-	var appErr *temporal.ApplicationError
-	if errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
+	if workflowEnded(err) {
 		return errNotPendingApproval
 	}
 	if err != nil {
 		return err
 	}
 	writeRaw(w, http.StatusOK, res)
-	return nil
-}
-
-// serveTransaction answers 200 with a transaction of the platform.
-func (s *Server) serveTransaction(w http.ResponseWriter, ctx context.Context, pid, id uuid.UUID) error {
-	t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
-	if isNoRows(err) {
-		return &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-			Message: "this Idempotency-Key belongs to an earlier request that was refused; use a new key"}
-	}
-	if err != nil {
-		return fmt.Errorf("read transaction: %w", err)
-	}
-	writeJSON(w, http.StatusOK, view.TransactionOf(t))
 	return nil
 }

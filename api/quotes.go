@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -81,8 +80,7 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, start.ErrPaymentExists) {
 		q, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})
 		if isNoRows(err) {
-			return &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-				Message: "this Idempotency-Key belongs to an earlier quote request that was refused; use a new key"}
+			return errKeyRefused
 		}
 		if err != nil {
 			return fmt.Errorf("read quote: %w", err)
@@ -301,9 +299,8 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 		e.WalletSignature = ids.Some(used)
 	}
 	res, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e)
-	var appErr *temporal.ApplicationError
 	switch {
-	case errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil):
+	case workflowEnded(err):
 		// The workflow ended, or rejected the update (the quote expired): the stored quote says why.
 		return s.quoteNotPending(r.Context(), row.Quote.PlatformID, row.Quote.ID, e.Key, w, err)
 	case err != nil:
@@ -429,8 +426,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 		deposit = *amount
 	}
 	res, err := s.start.FundQuote(r.Context(), id, quote.Deposit{Key: requestKey(r), Amount: deposit})
-	var appErr *temporal.ApplicationError
-	if errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil) {
+	if workflowEnded(err) {
 		// The workflow ended, or ended before answering: the stored quote says why.
 		if row, rerr := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id}); rerr == nil && row.Quote.DepositAmount != nil {
 			return errDepositArrived

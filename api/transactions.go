@@ -2,14 +2,18 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/workflows/start"
 )
 
 // Transaction statuses, the values of the status filter. Outgoing transactions only ever
@@ -65,4 +69,30 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 		},
 		read: db.TransactionPage, pos: db.TransactionPosOf, view: view.TransactionOf,
 	})
+}
+
+// serveTransaction answers a repeated payment request (its workflow already ended) with
+// the transaction the first one made. None: the first was refused and its stored answer
+// has expired, and since its id is spent the key stays refused.
+func (s *Server) serveTransaction(w http.ResponseWriter, ctx context.Context, status int, pid, id uuid.UUID) error {
+	t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+	if isNoRows(err) {
+		return errKeyRefused
+	}
+	if err != nil {
+		return fmt.Errorf("read transaction: %w", err)
+	}
+	writeJSON(w, status, view.TransactionOf(t))
+	return nil
+}
+
+var errKeyRefused = &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
+	Message: "this Idempotency-Key belongs to an earlier request that was refused; use a new key"}
+
+// workflowEnded reports whether a payment's workflow did not take an update because it
+// ended (or ended before answering, or refused it by its validator, which no catalogue code
+// names): the caller answers from the stored state instead.
+func workflowEnded(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil)
 }

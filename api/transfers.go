@@ -3,13 +3,11 @@ package api
 import (
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/transfer"
@@ -107,17 +105,7 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 func (s *Server) startTransfer(w http.ResponseWriter, r *http.Request, req transfer.Request) error {
 	created, err := s.start.Transfer(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
-		t, err := s.q.TransactionGet(r.Context(), db.TransactionGetParams{PlatformID: req.PlatformID, ID: req.TransactionID})
-		if isNoRows(err) {
-			// The key's earlier transfer was refused and its stored answer has expired.
-			return &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-				Message: "this Idempotency-Key belongs to an earlier transfer request that was refused; use a new key"}
-		}
-		if err != nil {
-			return fmt.Errorf("read transaction: %w", err)
-		}
-		writeJSON(w, http.StatusCreated, view.TransactionOf(t))
-		return nil
+		return s.serveTransaction(w, r.Context(), http.StatusCreated, req.PlatformID, req.TransactionID)
 	}
 	if err != nil {
 		return err
