@@ -14,6 +14,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/platformconfig"
 	"paycore/internal/quote"
 )
 
@@ -62,7 +63,11 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 			fields = append(fields, view.PayerField{Name: f, Mandatory: true})
 		}
 	}
-	out, err := s.lookup(r.Context(), customer, currencies, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
+	set, err := db.PlatformSettingsGet(r.Context(), s.q, p.PlatformID)
+	if err != nil {
+		return err
+	}
+	out, err := s.lookup(r.Context(), set, customer, currencies, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
 	if err != nil {
 		return err
 	}
@@ -96,7 +101,7 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 			fields = append(fields, view.PayerField{Name: f.Name, Mandatory: f.Mandatory != nil && *f.Mandatory})
 		}
 	}
-	out, err := s.lookup(r.Context(), customer, []string{acct.Currency}, fields, db.ReceiverLookupCreateParams{ExternalAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true}})
+	out, err := s.lookup(r.Context(), set, customer, []string{acct.Currency}, fields, db.ReceiverLookupCreateParams{ExternalAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true}})
 	if err != nil {
 		return err
 	}
@@ -105,14 +110,10 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-// lookup prices receiving from the sender's currency (customer's, or the platform's) and
-// stores the lookup.
-func (s *Server) lookup(ctx context.Context, customer uuid.NullUUID, receiving []string, fields []view.PayerField, l db.ReceiverLookupCreateParams) (view.ReceiverLookup, error) {
+// lookup prices receiving from the sender's currency (customer's, or the platform's, whose
+// settings are set) and stores the lookup.
+func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, customer uuid.NullUUID, receiving []string, fields []view.PayerField, l db.ReceiverLookupCreateParams) (view.ReceiverLookup, error) {
 	p := principalFrom(ctx)
-	set, err := db.PlatformSettingsGet(ctx, s.q, p.PlatformID)
-	if err != nil {
-		return view.ReceiverLookup{}, err
-	}
 	var senderCurrencies []string
 	if customer.Valid {
 		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})

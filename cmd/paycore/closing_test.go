@@ -18,11 +18,7 @@ import (
 func twoCurrencyWorld(t *testing.T, s *stack) *world {
 	t.Helper()
 	c, _ := s.platform(true)
-	item := func(code string) map[string]any {
-		return map[string]any{"currencyCode": code, "minAmount": 1, "maxAmount": 100_000_000, "enabledTransactionTypes": []string{"INCOMING", "OUTGOING"},
-			"requiredCounterpartyFields": []any{}}
-	}
-	if r := c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{item("USD"), item("USDC")}}); r.Status != 200 {
+	if r := c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("USDC")}}); r.Status != 200 {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	w := &world{t: t, s: s, c: c}

@@ -15,10 +15,7 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, fast)
 	c, _ := s.platform(true)
-	item := func(code string) map[string]any {
-		return map[string]any{"currencyCode": code, "minAmount": 1, "maxAmount": 1_000_000_00, "enabledTransactionTypes": []string{"INCOMING", "OUTGOING"}, "requiredCounterpartyFields": []any{}}
-	}
-	if r := c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{item("USD"), item("USDC")}, "embeddedWalletConfig": map[string]any{"appName": "Wallet"}}); r.Status != 200 {
+	if r := c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("USDC")}, "embeddedWalletConfig": map[string]any{"appName": "Wallet"}}); r.Status != 200 {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	var cust api.Customer
