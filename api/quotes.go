@@ -71,11 +71,16 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	owner, err := db.TransferOwnerGet(r.Context(), s.q, req.PlatformID, req.Source.AccountID)
-	if err != nil {
-		return err
+	// The payer, a search attribute of the quote's workflow: the customer a deposit is for,
+	// or the source account's.
+	req.CustomerID = req.Source.CustomerID
+	if req.Source.Kind == quote.SourceAccount {
+		owner, err := db.TransferOwnerGet(r.Context(), s.q, req.PlatformID, req.Source.AccountID)
+		if err != nil {
+			return err
+		}
+		req.CustomerID = owner.CustomerID
 	}
-	req.CustomerID = owner.CustomerID
 	created, err := s.start.Quote(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
 		q, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})

@@ -666,3 +666,55 @@ func TestOperatorsFindQuotesAndApprovals(t *testing.T) {
 	waiting := fmt.Sprintf(`TransactionId = %q AND TransactionStatus = "PENDING" AND WorkflowType = "IncomingPayment" AND ExecutionStatus = "Running"`, tx.ID)
 	eventually(t, 10*time.Second, "the payment awaiting approval in visibility", func() bool { return find(waiting) == 1 })
 }
+
+// Another platform's quotes, quote transactions, lookups and receivers are 404 on every
+// new route, and nothing of theirs moves.
+func TestQuotesOfAnotherPlatformAre404(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast)
+	owner := fxWorld(t, s)
+	owner.fund(50_000)
+	ext := owner.euroAccount("001")
+	q := owner.newQuote(ext, 10_000)
+	var lookup view.ReceiverLookup
+	owner.c.Do("GET", "/receiver/external-account/"+ext, nil).Decode(t, &lookup)
+	rt := owner.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "USD", "customerId": owner.customer},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}).JSON(t)
+	if rt["id"] == nil {
+		t.Fatalf("realtime quote: %v", rt)
+	}
+
+	other := fxWorld(t, s)
+	cases := []struct {
+		name, method, path string
+		body               any
+		code               string
+	}{
+		{"get quote", "GET", "/quotes/" + q.ID, nil, "QUOTE_NOT_FOUND"},
+		{"execute quote", "POST", "/quotes/" + q.ID + "/execute", nil, "QUOTE_NOT_FOUND"},
+		{"deposit", "POST", "/sandbox/send", map[string]any{"quoteId": rt["id"], "currencyCode": "USD"}, "QUOTE_NOT_FOUND"},
+		{"quote transaction", "GET", "/transactions/" + q.TransactionID, nil, "TRANSACTION_NOT_FOUND"},
+		{"approve", "POST", "/transactions/" + q.TransactionID + "/approve", nil, "TRANSACTION_NOT_FOUND"},
+		{"reject", "POST", "/transactions/" + q.TransactionID + "/reject", nil, "TRANSACTION_NOT_FOUND"},
+		{"external lookup", "GET", "/receiver/external-account/" + ext, nil, "EXTERNAL_ACCOUNT_NOT_FOUND"},
+		{"quote to their account", "POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": other.account},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}, "EXTERNAL_ACCOUNT_NOT_FOUND"},
+		{"quote from their account", "POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": owner.account},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": other.euroAccount("001")}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}, "ACCOUNT_NOT_FOUND"},
+		{"their lookup", "POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": other.account},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": other.euroAccount("001")}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000,
+			"lookupId": lookup.LookupID}, "LOOKUP_REQUEST_NOT_FOUND"},
+		{"deposit for their customer", "POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "currency": "USD", "customerId": owner.customer},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": other.euroAccount("001")}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}, "USER_NOT_FOUND"},
+		{"their receiver", "POST", "/sandbox/uma/receive", map[string]any{"senderUmaAddress": "$success.usd@" + incoming.SandboxDomain, "customerId": owner.customer,
+			"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 5}, "USER_NOT_FOUND"},
+	}
+	for _, tc := range cases {
+		if r := other.c.Do(tc.method, tc.path, tc.body); r.Status != 404 || r.Code(t) != tc.code {
+			t.Errorf("%s: %d %s, want 404 %s", tc.name, r.Status, r.Body, tc.code)
+		}
+	}
+	if st := owner.transaction(q.TransactionID).Status; st != "PENDING" || owner.balance() != 50_000 {
+		t.Fatalf("another platform moved the quote to %s (balance %d)", st, owner.balance())
+	}
+}
