@@ -27,6 +27,15 @@ const (
 	InvalidUmaAddress        Code = "INVALID_UMA_ADDRESS"
 )
 
+// Invitations: claiming or cancelling one that is no longer pending, and a platform that
+// cannot issue them (all 400).
+const (
+	InvitationAlreadyClaimed Code = "INVITATION_ALREADY_CLAIMED"
+	InvitationCancelled      Code = "INVITATION_CANCELLED"
+	InvitationExpired        Code = "INVITATION_EXPIRED"
+	InvitationsNotConfigured Code = "INVITATIONS_NOT_CONFIGURED"
+)
+
 // Authentication and authorisation.
 const (
 	Unauthorized            Code = "UNAUTHORIZED"
@@ -47,6 +56,7 @@ const (
 	SessionNotFound         Code = "SESSION_NOT_FOUND"
 	QuoteNotFound           Code = "QUOTE_NOT_FOUND"
 	LookupNotFound          Code = "LOOKUP_REQUEST_NOT_FOUND"
+	InvitationNotFound      Code = "INVITATION_NOT_FOUND"
 )
 
 // Conflicts with the current state.

@@ -138,3 +138,14 @@ const (
 	BeneficiaryUnsupported   BeneficiaryStatus = "UNSUPPORTED"
 	BeneficiaryCheckedByBank BeneficiaryStatus = "CHECKED_BY_RECEIVING_FI"
 )
+
+// InvitationStatus is the status of a UMA invitation.
+type InvitationStatus string
+
+// Invitation statuses: PENDING until it is claimed, cancelled by its platform, or expires.
+const (
+	InvPending   InvitationStatus = "PENDING"
+	InvClaimed   InvitationStatus = "CLAIMED"
+	InvExpired   InvitationStatus = "EXPIRED"
+	InvCancelled InvitationStatus = "CANCELLED"
+)

@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -81,6 +82,10 @@ type Config struct {
 	// the mid-market rate), PAYCORE_FX_FIXED_FEE_USD (per payment, in US dollars, charged in
 	// the sending currency) and PAYCORE_FX_VARIABLE_FEE (fraction of the converted amount).
 	FXPricing fx.Pricing
+
+	// InvitationBaseURL is where invitees open invitations: an invitation's url is its code
+	// under it (PAYCORE_INVITATION_BASE_URL; see InvitationBase for the default).
+	InvitationBaseURL string
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -219,6 +224,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_SANDBOX_QUOTE_RETURN_DELAY", &c.QuoteReturnDelay)
 	dur("PAYCORE_QUOTE_LATE_DEPOSIT_WINDOW", &c.QuoteLateDeposits)
 	dur("PAYCORE_APPROVAL_DEADLINE", &c.ApprovalDeadline)
+	str("PAYCORE_INVITATION_BASE_URL", &c.InvitationBaseURL)
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))
@@ -268,6 +274,11 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 		c.PublicBaseURL = "http://" + c.HTTPAddr
 	}
 	c.PublicBaseURL = strings.TrimRight(c.PublicBaseURL, "/")
+	if c.InvitationBaseURL != "" {
+		if u, err := url.Parse(c.InvitationBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Sprintf("PAYCORE_INVITATION_BASE_URL=%q is not an absolute http or https URL", c.InvitationBaseURL))
+		}
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
@@ -307,6 +318,19 @@ const APIVersion = "2025-10-13"
 
 // BasePath is the path under which the versioned API is served.
 func (c Config) BasePath() string { return c.APIPrefix + "/" + APIVersion }
+
+// InvitationBase is where invitees open invitations: InvitationBaseURL, or PublicBaseURL
+// (the API's listen address when unset) + "/invite".
+func (c Config) InvitationBase() string {
+	if c.InvitationBaseURL != "" {
+		return strings.TrimRight(c.InvitationBaseURL, "/")
+	}
+	base := c.PublicBaseURL
+	if base == "" {
+		base = "http://" + c.HTTPAddr
+	}
+	return strings.TrimRight(base, "/") + "/invite"
+}
 
 // BaseURL is the full base URL of the versioned API.
 func (c Config) BaseURL() string { return c.PublicBaseURL + c.BasePath() }

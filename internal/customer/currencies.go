@@ -79,13 +79,24 @@ var (
 	handleStrip  = regexp.MustCompile(`[^a-z0-9._-]+`)
 )
 
-// checkUmaAddress accepts $name@domain on the platform's UMA domain.
-func checkUmaAddress(addr, domain string) error {
+// SplitUmaAddress splits a UMA address, $name@domain (lower-case letters, digits, '.',
+// '_' or '-' in a name of at most 64 characters), into its name and domain; ok is false
+// when addr is not one.
+func SplitUmaAddress(addr string) (name, domain string, ok bool) {
 	m := umaAddressRe.FindStringSubmatch(addr)
 	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// checkUmaAddress accepts $name@domain on the platform's UMA domain.
+func checkUmaAddress(addr, domain string) error {
+	_, d, ok := SplitUmaAddress(addr)
+	if !ok {
 		return problem.Field("umaAddress", "umaAddress must look like $name@%s (lower-case letters, digits, '.', '_' or '-')", domain)
 	}
-	if m[2] != domain {
+	if d != domain {
 		return problem.Field("umaAddress", "umaAddress must be on the platform's UMA domain %s", domain)
 	}
 	return nil
