@@ -131,6 +131,26 @@ type InternalAccount struct {
 	UpdatedAt           time.Time
 }
 
+type Invitation struct {
+	Code                string
+	PlatformID          uuid.UUID
+	InviterCustomerID   uuid.UUID
+	InviterUma          string
+	FirstName           *string
+	AmountToSend        *int64
+	Currency            *string
+	Url                 string
+	Status              catalog.InvitationStatus
+	InviteeUma          *string
+	ClaimedByPlatformID uuid.NullUUID
+	ClaimedAt           *time.Time
+	CancelledAt         *time.Time
+	EndKey              *string
+	ExpiresAt           *time.Time
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
 type LedgerAccount struct {
 	ID         uuid.UUID
 	PlatformID uuid.UUID

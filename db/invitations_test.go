@@ -1,0 +1,181 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"paycore/db"
+	"paycore/db/dbtest"
+	"paycore/internal/catalog"
+	"paycore/internal/invitation"
+	"paycore/internal/platformconfig"
+	"paycore/internal/problem"
+)
+
+func renderInvitation(i db.Invitation) any {
+	return map[string]any{"code": i.Code, "status": i.Status, "inviteeUma": i.InviteeUma}
+}
+
+// Invitations are created only for a customer of the platform, claimed once (with the
+// INVITATION_CLAIMED event for the inviter's platform in the same transaction) by a
+// platform of the same environment, and refused afterwards with what they became.
+func TestInvitationLifecycle(t *testing.T) {
+	pool, _ := dbtest.NewPool(t)
+	box := newBox(t)
+	ctx := context.Background()
+	p, s := provision(t, pool, box)
+	other, _ := provision(t, pool, box)
+	prodSpec, err := platformconfig.Provision(platformconfig.PlatformParams{Name: "Production"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, _, err := db.PlatformProvision(ctx, pool, box, prodSpec, []string{"MANAGE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	req := invitation.Request{Code: invitation.NewCode(), PlatformID: p.ID, InviterUma: "$nobody@" + s.UmaDomain, AmountToSend: 500,
+		ExpiresAt: now.Add(time.Hour).UTC().Truncate(time.Microsecond), URL: "https://x.example/invite/c"}
+	_, err = db.InvitationCreate(ctx, pool, req)
+	if problem.CodeOf(err) != catalog.InvalidUmaAddress {
+		t.Fatalf("an inviter who is not a customer: %v", err)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM invitations"); n != 0 {
+		t.Fatalf("a refused invitation was written (%d rows)", n)
+	}
+	req.InviterUma = alice.UmaAddress
+	inv, err := db.InvitationCreate(ctx, pool, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Status != catalog.InvPending || inv.InviterCustomerID != alice.ID || *inv.Currency != "USD" || *inv.AmountToSend != 500 || !inv.ExpiresAt.Equal(req.ExpiresAt) {
+		t.Fatalf("created %+v", inv)
+	}
+	if again, err := db.InvitationCreate(ctx, pool, req); err != nil || again.CreatedAt != inv.CreatedAt {
+		t.Fatalf("creating again: %+v %v", again, err)
+	}
+
+	claim := invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox, InviteeUma: "$bob@wallet.example.com", Key: "k1"}
+	// A production platform does not see a sandbox invitation.
+	prodClaim := claim
+	prodClaim.PlatformID, prodClaim.Environment = prod.ID, catalog.Production
+	if _, err := db.InvitationClaim(ctx, pool, req.Code, prodClaim, now, renderInvitation); problem.CodeOf(err) != catalog.InvitationNotFound {
+		t.Fatalf("claimed from another environment: %v", err)
+	}
+	claimed, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, renderInvitation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed.Status != catalog.InvClaimed || *claimed.InviteeUma != claim.InviteeUma || claimed.ClaimedAt == nil || claimed.ClaimedByPlatformID.UUID != other.ID {
+		t.Fatalf("claimed %+v", claimed)
+	}
+	var typ string
+	var data json.RawMessage
+	if err := pool.QueryRow(ctx, "SELECT type, data FROM webhook_events WHERE platform_id = $1", p.ID).Scan(&typ, &data); err != nil {
+		t.Fatalf("the inviter's platform has no event: %v", err)
+	}
+	if typ != "INVITATION_CLAIMED" || string(data) != fmt.Sprintf(`{"code": %q, "status": "CLAIMED", "inviteeUma": "$bob@wallet.example.com"}`, req.Code) {
+		t.Fatalf("event %s %s", typ, data)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM webhook_events WHERE platform_id = $1", other.ID); n != 0 {
+		t.Fatalf("the claiming platform got %d events", n)
+	}
+	// The same claim repeated is answered; another is refused; cancelling is too.
+	if again, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, renderInvitation); err != nil || again.Status != catalog.InvClaimed {
+		t.Fatalf("the claim repeated: %+v %v", again, err)
+	}
+	second := claim
+	second.Key = "k2"
+	if _, err := db.InvitationClaim(ctx, pool, req.Code, second, now, renderInvitation); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
+		t.Fatalf("a second claim: %v", err)
+	}
+	if _, err := db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
+		t.Fatalf("cancelling a claimed invitation: %v", err)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM webhook_events"); n != 1 {
+		t.Fatalf("%d events, want the one INVITATION_CLAIMED", n)
+	}
+	// The expiry of an invitation claimed meanwhile changes nothing.
+	if got, err := db.InvitationExpire(ctx, db.New(pool), req.Code); err != nil || got.Status != catalog.InvClaimed {
+		t.Fatalf("expiring a claimed invitation: %+v %v", got, err)
+	}
+
+	// A pending invitation expires; one past its expiresAt is refused as expired before.
+	req2 := req
+	req2.Code, req2.AmountToSend = invitation.NewCode(), 0
+	if _, err := db.InvitationCreate(ctx, pool, req2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InvitationClaim(ctx, pool, req2.Code, claim, req2.ExpiresAt, renderInvitation); problem.CodeOf(err) != catalog.InvitationExpired {
+		t.Fatalf("a claim at expiresAt: %v", err)
+	}
+	if got, err := db.InvitationExpire(ctx, db.New(pool), req2.Code); err != nil || got.Status != catalog.InvExpired {
+		t.Fatalf("expire: %+v %v", got, err)
+	}
+	if _, err := db.InvitationCancel(ctx, pool, req2.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now); problem.CodeOf(err) != catalog.InvitationExpired {
+		t.Fatalf("cancelling an expired invitation: %v", err)
+	}
+}
+
+// Of many concurrent claims and cancellations of one invitation, exactly one succeeds (the
+// row's lock and the guarded transition), and the others are refused with what it became.
+func TestInvitationConcurrentClaimsAndCancels(t *testing.T) {
+	pool, _ := dbtest.NewPool(t)
+	box := newBox(t)
+	ctx := context.Background()
+	p, s := provision(t, pool, box)
+	other, _ := provision(t, pool, box)
+	alice, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		req := invitation.Request{Code: invitation.NewCode(), PlatformID: p.ID, InviterUma: alice.UmaAddress,
+			ExpiresAt: time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond), URL: "https://x.example/invite/c"}
+		if _, err := db.InvitationCreate(ctx, pool, req); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins, codes := 0, map[catalog.Code]int{}
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				key := fmt.Sprintf("r%d-%d", round, i)
+				if i%4 == 0 {
+					_, err = db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: key}, time.Now())
+				} else {
+					_, err = db.InvitationClaim(ctx, pool, req.Code, invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox,
+						InviteeUma: fmt.Sprintf("$user%d@wallet.example.com", i), Key: key}, time.Now(), renderInvitation)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					wins++
+				} else {
+					codes[problem.CodeOf(err)]++
+				}
+			}()
+		}
+		wg.Wait()
+		if wins != 1 || codes[catalog.InvitationAlreadyClaimed]+codes[catalog.InvitationCancelled] != 15 {
+			t.Fatalf("round %d: %d succeeded, refusals %v", round, wins, codes)
+		}
+		var status catalog.InvitationStatus
+		_ = pool.QueryRow(ctx, "SELECT status FROM invitations WHERE code = $1", req.Code).Scan(&status)
+		events := count(t, pool, "SELECT count(*) FROM webhook_events WHERE data->>'code' = $1", req.Code)
+		if (status == catalog.InvClaimed) != (events == 1) || events > 1 {
+			t.Fatalf("round %d: %s with %d INVITATION_CLAIMED events", round, status, events)
+		}
+	}
+}
