@@ -14,8 +14,8 @@ import (
 // Histories recorded from real runs must replay against the current code: webhooks
 // (delivered, 410 then undeliverable, a one-attempt TEST send, redelivered), transfers
 // (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
-// funded by a deposit, paid to a customer of another platform) and incoming payments
-// (approved, timed out). cmd/paycore's TestRecordHistories refreshes them. A change that
+// funded by a deposit, paid to a customer of another platform), incoming payments
+// (approved, timed out) and invitations (claimed, cancelled, expired). cmd/paycore's TestRecordHistories refreshes them. A change that
 // breaks replay needs workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
@@ -27,6 +27,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
 	r.RegisterWorkflowWithOptions(IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
+	r.RegisterWorkflowWithOptions(Invitation, workflow.RegisterOptions{Name: "Invitation"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/invitation"
 	"paycore/internal/quote"
 	"paycore/internal/transfer"
 	"paycore/workflows"
@@ -162,6 +163,26 @@ func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Ex
 // ErrWorkflowClosed; refusals come back as application errors.
 func (s Starter) FundQuote(ctx context.Context, quoteID uuid.UUID, d quote.Deposit) (json.RawMessage, error) {
 	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateFund, d)
+}
+
+// Invitation starts the workflow of an invitation with Update-with-Start and waits for its
+// create update: when it returns nil the invitation is persisted, and the result is the
+// UmaInvitation resource (JSON) as created. Refusals come back as for Transfer.
+func (s Starter) Invitation(ctx context.Context, req invitation.Request) (json.RawMessage, error) {
+	return s.payment(ctx, workflows.InvitationWorkflowID(req.Code), workflows.InvitationSearchAttributes(req.PlatformID), workflows.Invitation, req)
+}
+
+// ClaimInvitation sends a claim to an invitation's workflow and waits for it: the result
+// is the UmaInvitation (JSON) as claimed. An invitation whose workflow ended is
+// ErrWorkflowClosed; refusals come back as application errors.
+func (s Starter) ClaimInvitation(ctx context.Context, code string, c invitation.Claim) (json.RawMessage, error) {
+	return s.update(ctx, workflows.InvitationWorkflowID(code), workflows.UpdateClaim, c)
+}
+
+// CancelInvitation sends a cancellation to an invitation's workflow and waits for it, as
+// ClaimInvitation does.
+func (s Starter) CancelInvitation(ctx context.Context, code string, c invitation.Cancel) (json.RawMessage, error) {
+	return s.update(ctx, workflows.InvitationWorkflowID(code), workflows.UpdateCancel, c)
 }
 
 // update sends an update to a payment's workflow and waits for its result. A workflow

@@ -1,0 +1,119 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/activities"
+	"paycore/internal/ids"
+	"paycore/internal/invitation"
+)
+
+// UpdateClaim is the update that claims an invitation (its argument is an
+// invitation.Claim) and answers with the UmaInvitation as claimed.
+const UpdateClaim = "claim"
+
+// UpdateCancel is the update that cancels an invitation (its argument is an
+// invitation.Cancel) and answers with the UmaInvitation as cancelled.
+const UpdateCancel = "cancel"
+
+// InvitationWorkflowID is the id of an invitation's workflow: one per code.
+func InvitationWorkflowID(code string) string {
+	return "invitation/" + code
+}
+
+// InvitationSearchAttributes are the search attributes an invitation's workflow starts
+// with: its platform.
+func InvitationSearchAttributes(platformID uuid.UUID) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)))
+}
+
+// errInvitationEnded rejects a claim or cancellation that comes after the invitation was
+// claimed, cancelled or expired: the API answers it from the stored invitation.
+var errInvitationEnded = errors.New("the invitation is no longer pending")
+
+// Invitation is the life of a UMA invitation, one workflow per code.
+//
+// The API starts it with Update-with-Start: UpdateCreate checks and persists the PENDING
+// invitation (a refusal ends the workflow with nothing written). It then waits, on a
+// durable timer until its expiresAt, for an UpdateClaim or UpdateCancel. The updates run
+// one at a time, each applying the rule under the invitation's row lock, so of concurrent
+// claims and cancellations exactly one succeeds and the others are refused with what the
+// invitation became; a refused one (the inviter's own address) leaves it pending. The first
+// that succeeds ends the invitation, CLAIMED (with the INVITATION_CLAIMED webhook to the
+// inviter's platform) or CANCELLED; at expiresAt a still pending invitation becomes
+// EXPIRED. Updates that come later are rejected and answered from Postgres by the API.
+func Invitation(ctx workflow.Context, in invitation.Request) error {
+	var created activities.CreatedInvitation
+	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+		var a *activities.Activities
+		c, err := result[activities.CreatedInvitation](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateInvitation, in))
+		created = c
+		return c.Resource, err
+	})
+	if err != nil || !ok {
+		return err
+	}
+
+	// busy serializes the steps that change the invitation (the updates and the expiry);
+	// ended is set once one of them ended it.
+	var busy, ended bool
+	step := func(ctx workflow.Context, run func(ctx workflow.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
+			return nil, err
+		}
+		busy = true
+		defer func() { busy = false }()
+		r, err := run(LocalStep(ctx))
+		if err == nil {
+			ended = true
+		}
+		return r, err
+	}
+	validate := func() error {
+		if ended {
+			return errInvitationEnded
+		}
+		return nil
+	}
+	var a *activities.Activities
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateClaim, func(ctx workflow.Context, c invitation.Claim) (json.RawMessage, error) {
+		return step(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.ClaimInvitation, in.Code, c))
+		})
+	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ invitation.Claim) error { return validate() }})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancel, func(ctx workflow.Context, c invitation.Cancel) (json.RawMessage, error) {
+		return step(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.CancelInvitation, in.Code, c))
+		})
+	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ invitation.Cancel) error { return validate() }})
+	if err != nil {
+		return err
+	}
+
+	wait := created.ExpiresAt.Sub(workflow.Now(ctx))
+	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return ended }); err != nil {
+		return err
+	}
+	// A claim or cancellation under way when the timer fired decides first (the database
+	// refuses one that came too late); then a still pending invitation expires.
+	if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
+		return err
+	}
+	if !ended {
+		busy, ended = true, true
+		if err := workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireInvitation, in.Code).Get(ctx, nil); err != nil {
+			return err
+		}
+		busy = false
+	}
+	// Updates taken before the invitation ended get their answer (a refusal) first.
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
