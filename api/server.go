@@ -184,6 +184,10 @@ func (s *Server) routes() chi.Router {
 		r.With(transact).Post("/transactions/{transactionId}/approve", handler(s.approveTransaction))
 		r.With(transact).Post("/transactions/{transactionId}/reject", handler(s.rejectTransaction))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/uma/receive", handler(s.sandboxUmaReceive))
+		r.With(transact, s.idempotent).Post("/invitations", handler(s.createInvitation))
+		r.Get("/invitations/{invitationCode}", handler(s.getInvitation))
+		r.With(transact, s.idempotent).Post("/invitations/{invitationCode}/claim", handler(s.claimInvitation))
+		r.With(transact, s.idempotent, noBody).Post("/invitations/{invitationCode}/cancel", handler(s.cancelInvitation))
 
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))

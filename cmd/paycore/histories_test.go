@@ -37,29 +37,7 @@ func TestRecordHistories(t *testing.T) {
 	})
 	w := newWorld(t, s)
 	w.fund(5000)
-	record := func(name, workflowID string) {
-		iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		h := &historypb.History{}
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Worker identities and sticky queues carry the machine's name; keep it out.
-		if host, err := os.Hostname(); err == nil && host != "" {
-			b = []byte(strings.ReplaceAll(string(b), "@"+host+"@", "@worker@"))
-			b = []byte(strings.ReplaceAll(string(b), "\""+host+":", "\"worker:"))
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	record := func(name, workflowID string) { recordHistory(t, s, dir, name, workflowID) }
 	for _, tc := range []struct{ name, suffix string }{{"transfer_out_completed_v2", "001"}, {"transfer_out_slow_failed_v2", "005"}} {
 		var tx view.Transaction
 		w.transferOut(w.external(tc.suffix), 1000).Decode(t, &tx)
@@ -177,6 +155,32 @@ func TestRecordHistories(t *testing.T) {
 		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED && rc.count() == 2
 	})
 	record("webhook_delivery_redelivered", workflows.WebhookDeliveryWorkflowID(ev))
+}
+
+// recordHistory writes the history of a workflow to dir/name.json.
+func recordHistory(t *testing.T, s *stack, dir, name, workflowID string) {
+	t.Helper()
+	iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Worker identities and sticky queues carry the machine's name; keep it out.
+	if host, err := os.Hostname(); err == nil && host != "" {
+		b = []byte(strings.ReplaceAll(string(b), "@"+host+"@", "@worker@"))
+		b = []byte(strings.ReplaceAll(string(b), "\""+host+":", "\"worker:"))
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func listRequest(query string) *workflowservice.ListWorkflowExecutionsRequest {
