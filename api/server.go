@@ -23,6 +23,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/docstore"
 	"paycore/internal/fx"
 	"paycore/internal/mailer"
 	"paycore/internal/metrics"
@@ -53,6 +54,9 @@ type Deps struct {
 	// Rates is the exchange-rate table; the built-in one when nil. Sandbox platforms see
 	// it moving (Table.Sandbox).
 	Rates *fx.Table
+	// Documents keeps uploaded document files, encrypted; the document uploads answer 503
+	// without it.
+	Documents *docstore.Store
 }
 
 // Server serves the API.
@@ -103,7 +107,7 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// bodyLimit comes before every handler and before authentication, which never reads
 	// the body: a request answered without its body is answered at once (see bodyLimit).
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.Config.MaxBodyBytes),
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf),
 		checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
@@ -189,6 +193,12 @@ func (s *Server) routes() chi.Router {
 		r.With(transact, s.idempotent).Post("/invitations/{invitationCode}/claim", handler(s.claimInvitation))
 		r.With(transact, s.idempotent, noBody).Post("/invitations/{invitationCode}/cancel", handler(s.cancelInvitation))
 
+		r.With(manage).Post("/documents", handler(s.uploadDocument))
+		r.Get("/documents", handler(s.listDocuments))
+		r.Get("/documents/{documentId}", handler(s.getDocument))
+		r.With(manage).Put("/documents/{documentId}", handler(s.replaceDocument))
+		r.With(manage).Delete("/documents/{documentId}", handler(s.deleteDocument))
+
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))
 		r.Get("/webhooks/events", handler(s.listWebhookEvents))
@@ -250,8 +260,8 @@ func recoverer(next http.Handler) http.Handler {
 // is not served any longer.
 const unreadBodyGrace = time.Second
 
-// bodyLimit caps request bodies at n bytes: a declared Content-Length over n is answered 413
-// at once, and a body that turns out longer while it is read fails with an
+// bodyLimit caps request bodies at limit(r) bytes: a declared Content-Length over it is
+// answered 413 at once, and a body that turns out longer while it is read fails with an
 // *http.MaxBytesError that bodyReadError turns into the same 413.
 //
 // It also makes sure that no body is read for a request that was answered without it (a
@@ -259,13 +269,14 @@ const unreadBodyGrace = time.Second
 // "Connection: close", and the connection is given unreadBodyGrace to deliver what is still
 // in flight. Without this the server drains up to 256 KiB of an unread body before it sends
 // the answer, for as long as the client cares to take.
-func bodyLimit(n int64) func(http.Handler) http.Handler {
+func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength == 0 { // no body (http.NoBody)
 				next.ServeHTTP(w, r)
 				return
 			}
+			n := limit(r)
 			if r.ContentLength > n {
 				closeUnread(w)
 				writeError(w, r, bodyTooLarge(n))

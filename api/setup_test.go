@@ -15,6 +15,8 @@ import (
 	"paycore/db"
 	"paycore/db/dbtest"
 	"paycore/internal/config"
+	"paycore/internal/docstore"
+	"paycore/internal/filecrypt"
 	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
 )
@@ -30,6 +32,7 @@ type env struct {
 	cfg  config.Config
 	api  *api.Server
 	deps api.Deps
+	docs *docstore.Store // the document store, in a directory of the test's own
 }
 
 func newEnv(t testing.TB, tweak ...func(*config.Config)) *env {
@@ -56,14 +59,24 @@ func newEnvWith(t testing.TB, deps func(*api.Deps), tweak ...func(*config.Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	docKey, err := filecrypt.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := docstore.Open(context.Background(), t.TempDir(), docKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { docs.Close() })
+	d := api.Deps{Pool: pool, Temporal: tc, Config: cfg, Box: box, Signer: signer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Documents: docs}
 	if deps != nil {
 		deps(&d)
 	}
 	s := api.New(d)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s, deps: d}
+	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s, deps: d, docs: d.Documents}
 }
 
 // sibling is a second API server on the same database, as another instance of a

@@ -85,6 +85,26 @@ type Customer struct {
 	UpdatedAt          time.Time
 }
 
+type Document struct {
+	ID               uuid.UUID
+	PlatformID       uuid.UUID
+	HolderKind       string
+	HolderID         uuid.UUID
+	CustomerID       uuid.UUID
+	DocumentType     string
+	Side             *string
+	Country          string
+	DocumentNumber   *string
+	IssuingAuthority *string
+	FileName         string
+	ContentType      string
+	SizeBytes        int64
+	BlobKey          string
+	SubmittedAt      *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
 type ExternalAccount struct {
 	ID                            uuid.UUID
 	PlatformID                    uuid.UUID

@@ -57,12 +57,14 @@ var rules = []rule{
 		forbid: []string{"paycore/api", "paycore/db", "paycore/workflows", "paycore/activities", "paycore/worker", "paycore/cmd",
 			"net/http", "github.com/jackc/", "go.temporal.io/"},
 		allow: []string{"github.com/google/uuid", "github.com/prometheus/", "github.com/mr-tron/base58", "github.com/wneessen/go-mail",
-			"github.com/go-json-experiment/json", "github.com/shopspring/decimal", "paycore/internal/"},
+			"github.com/go-json-experiment/json", "github.com/shopspring/decimal", "filippo.io/age", "paycore/internal/"},
 		except: []exception{
 			{pkg: "paycore/internal/netguard", imports: []string{"net/http"},
 				why: "infrastructure: the guarded dialer and HTTP client for every outbound request to a platform's URLs"},
 			{pkg: "paycore/internal/metrics", imports: []string{"net/http"},
 				why: "infrastructure: serves the Prometheus /metrics handler on its own listener"},
+			{pkg: "paycore/internal/docstore", imports: []string{"gocloud.dev/"},
+				why: "infrastructure: the blob store (local directory or S3) of uploaded document files"},
 		},
 		why: "domain packages are pure Go over the standard library and small leaf dependencies: no HTTP, no database, no Temporal"},
 }

@@ -20,6 +20,8 @@ import (
 	"paycore/api"
 	"paycore/db"
 	"paycore/internal/config"
+	"paycore/internal/docstore"
+	"paycore/internal/filecrypt"
 	"paycore/internal/fx"
 	"paycore/internal/mailer"
 	"paycore/internal/metrics"
@@ -135,8 +137,39 @@ func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webh
 	return webhooksig.NewECDSASigner(der)
 }
 
-func (a *app) apiHandler() *api.Server {
-	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates}
+const documentKeyName = "documents-x25519"
+
+// loadDocumentKey returns the key document files are encrypted with, creating it on first
+// use like the signing key (sealed under the master key in service_keys; the public column
+// holds its age recipient), so every process and every restart uses the same key.
+func loadDocumentKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*filecrypt.Key, error) {
+	k, err := filecrypt.Generate()
+	if err != nil {
+		return nil, err
+	}
+	if err := q.ServiceKeyInsert(ctx, db.ServiceKeyInsertParams{Name: documentKeyName, PrivateSealed: k.Seal(box), PublicKeyPem: k.Recipient()}); err != nil {
+		return nil, fmt.Errorf("store document encryption key: %w", err)
+	}
+	row, err := q.ServiceKeyGet(ctx, documentKeyName)
+	if err != nil {
+		return nil, fmt.Errorf("load document encryption key: %w", err)
+	}
+	return filecrypt.Unseal(box, row.PrivateSealed)
+}
+
+// openDocuments opens the document store (PAYCORE_DOCUMENTS_URL, by default the data
+// directory's documents folder) with the service's document key.
+func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
+	key, err := loadDocumentKey(ctx, db.New(a.pool), a.box)
+	if err != nil {
+		return nil, err
+	}
+	return docstore.Open(ctx, a.cfg.DocumentsLocation(), key)
+}
+
+func (a *app) apiHandler(docs *docstore.Store) *api.Server {
+	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
+		Documents: docs}
 	if a.cfg.SMTPHost != "" {
 		d.Mailer = mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
 			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS})
@@ -154,7 +187,13 @@ func (a *app) apiHandler() *api.Server {
 
 // runAPI serves the API on ln until ctx ends, then drains in-flight requests.
 func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
-	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler()), api.EnvelopeListener(ln))
+	docs, err := a.openDocuments(ctx)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer docs.Close()
+	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler(docs)), api.EnvelopeListener(ln))
 }
 
 // listen opens the API's listener and, unless metrics are off, the metrics listener

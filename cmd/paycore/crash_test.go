@@ -89,7 +89,7 @@ func TestCrashSafety(t *testing.T) {
 	apiPort, _ := devserver.FreePort()
 	workerPort, _ := devserver.FreePort()
 	env := []string{
-		"PAYCORE_DATABASE_URL=" + s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY=" + s.cfg.MasterKey,
+		"PAYCORE_DATABASE_URL=" + s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY=" + s.cfg.MasterKey, "PAYCORE_DATA_DIR=" + s.cfg.DataDir,
 		"PAYCORE_TEMPORAL_ADDRESS=" + s.cfg.TemporalAddress, "PAYCORE_TASK_QUEUE=" + s.cfg.TaskQueue,
 		"PAYCORE_SANDBOX_SLOW_DELAY=3s", fmt.Sprintf("PAYCORE_HTTP_ADDR=127.0.0.1:%d", apiPort),
 		fmt.Sprintf("PAYCORE_WORKER_HTTP_ADDR=127.0.0.1:%d", workerPort), "PAYCORE_LOG_LEVEL=warn",

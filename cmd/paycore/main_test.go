@@ -74,6 +74,7 @@ func newStack(t testing.TB, tweak ...func(*config.Config)) *stack {
 	cfg.TemporalAddress = temporalAddr
 	cfg.TaskQueue = fmt.Sprintf("e2e-%d-%d", os.Getpid(), queueSeq.Add(1))
 	cfg.MasterKey = sealbox.NewKey()
+	cfg.DataDir = t.TempDir() // the stack's document files
 	cfg.SandboxPrivateOK = true
 	cfg.WebhookRetryStart = 100 * time.Millisecond
 	cfg.WebhookRetryMax = 400 * time.Millisecond

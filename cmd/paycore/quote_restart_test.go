@@ -54,7 +54,7 @@ func TestSlowQuoteSurvivesARestartOfEveryProcess(t *testing.T) {
 	apiPort, _ := devserver.FreePort()
 	workerPort, _ := devserver.FreePort()
 	env := []string{
-		"PAYCORE_DATABASE_URL=" + s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY=" + s.cfg.MasterKey,
+		"PAYCORE_DATABASE_URL=" + s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY=" + s.cfg.MasterKey, "PAYCORE_DATA_DIR=" + s.cfg.DataDir,
 		"PAYCORE_TEMPORAL_ADDRESS=" + temporal.Address, "PAYCORE_TASK_QUEUE=" + s.cfg.TaskQueue,
 		"PAYCORE_SANDBOX_QUOTE_SLOW_DELAY=" + delay.String(), fmt.Sprintf("PAYCORE_HTTP_ADDR=127.0.0.1:%d", apiPort),
 		fmt.Sprintf("PAYCORE_WORKER_HTTP_ADDR=127.0.0.1:%d", workerPort), "PAYCORE_LOG_LEVEL=warn",

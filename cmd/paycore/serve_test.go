@@ -40,6 +40,7 @@ func TestServeMetricsListener(t *testing.T) {
 	base.TemporalAddress = temporalAddr
 	base.TaskQueue = fmt.Sprintf("e2e-%d-serve", os.Getpid())
 	base.MasterKey = sealbox.NewKey()
+	base.DataDir = t.TempDir()
 	get := func(url string) (int, string) { return httpGet(t, url) }
 	for _, metricsOn := range []bool{true, false} {
 		cfg := base

@@ -57,6 +57,10 @@ const (
 	QuoteNotFound           Code = "QUOTE_NOT_FOUND"
 	LookupNotFound          Code = "LOOKUP_REQUEST_NOT_FOUND"
 	InvitationNotFound      Code = "INVITATION_NOT_FOUND"
+	// DocumentNotFound: no such document; ReferenceNotFound: a resource a request refers
+	// to (a document's documentHolder) does not exist.
+	DocumentNotFound  Code = "DOCUMENT_NOT_FOUND"
+	ReferenceNotFound Code = "REFERENCE_NOT_FOUND"
 )
 
 // Conflicts with the current state.
@@ -79,6 +83,9 @@ const (
 	// TransactionNotPendingApproval refuses approving or rejecting a payment that is not
 	// waiting for the platform's decision.
 	TransactionNotPendingApproval Code = "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"
+	// DocumentSubmitted refuses replacing or deleting a document that was submitted for
+	// verification.
+	DocumentSubmitted Code = "DOCUMENT_ALREADY_SUBMITTED"
 )
 
 // Webhooks and outbound deliveries.

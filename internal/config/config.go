@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,9 @@ type Config struct {
 	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
 	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
 	TemporalUIPort   int    // PAYCORE_TEMPORAL_UI_PORT
+	// DocumentsURL is where uploaded document files are kept, encrypted: a directory, a
+	// file:// URL or an s3:// URL (PAYCORE_DOCUMENTS_URL); empty is DataDir/documents.
+	DocumentsURL string
 
 	// The API listener's connection limits: a request's headers must arrive within
 	// HTTPReadHeaderTimeout and the whole request (body included) within HTTPReadTimeout;
@@ -241,6 +245,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	str("PAYCORE_LOG_LEVEL", &c.LogLevel)
 	str("PAYCORE_DATA_DIR", &c.DataDir)
+	str("PAYCORE_DOCUMENTS_URL", &c.DocumentsURL)
 	str("PAYCORE_TEMPORAL_CLI", &c.TemporalCLI)
 	uiPort := int64(c.TemporalUIPort)
 	integer("PAYCORE_TEMPORAL_UI_PORT", &uiPort)
@@ -311,6 +316,15 @@ func (c Config) checkHTTP() []string {
 		}
 	}
 	return errs
+}
+
+// DocumentsLocation is where document files are kept: DocumentsURL, or the documents
+// directory of the data directory.
+func (c Config) DocumentsLocation() string {
+	if c.DocumentsURL != "" {
+		return c.DocumentsURL
+	}
+	return filepath.Join(c.DataDir, "documents")
 }
 
 // APIVersion is the date-based version segment of every platform path.

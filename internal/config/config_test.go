@@ -147,3 +147,16 @@ func loadWith(name, value string) error {
 	})
 	return err
 }
+
+// Documents are kept in the data directory unless PAYCORE_DOCUMENTS_URL says where.
+func TestDocumentsLocation(t *testing.T) {
+	c, err := LoadFrom(func(k string) string { return map[string]string{"PAYCORE_DATA_DIR": "/var/lib/paycore"}[k] })
+	if err != nil || c.DocumentsLocation() != "/var/lib/paycore/documents" {
+		t.Fatalf("default location %q, %v", c.DocumentsLocation(), err)
+	}
+	s3 := "s3://kyc-docs?region=eu-central-1"
+	c, err = LoadFrom(func(k string) string { return map[string]string{"PAYCORE_DOCUMENTS_URL": s3}[k] })
+	if err != nil || c.DocumentsLocation() != s3 {
+		t.Fatalf("configured location %q, %v", c.DocumentsLocation(), err)
+	}
+}

@@ -25,6 +25,9 @@ const (
 	Lookup          = "Lookup"
 	// Request names a challenge (a signed retry's or a passkey session's requestId).
 	Request = "Request"
+	// Document is a KYC/KYB document; BeneficialOwner one of a business customer's owners.
+	Document        = "Document"
+	BeneficialOwner = "BeneficialOwner"
 )
 
 // New returns a fresh time-ordered UUIDv7.
