@@ -49,10 +49,17 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// getCustomer is GET /customers/{customerId}; a business is shown with its beneficial
+// owners.
 func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request) error {
-	return serveOne(w, r, "customerId", ids.Customer, errCustomerNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Customer, error) {
-		return s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pid, ID: id})
-	}, view.CustomerOf)
+	return serveOne(w, r, "customerId", ids.Customer, errCustomerNotFound, func(ctx context.Context, pid, id uuid.UUID) (Customer, error) {
+		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pid, ID: id})
+		if err != nil || c.CustomerType != catalog.Business {
+			return view.CustomerOf(c), err
+		}
+		owners, err := s.q.OwnersOfCustomer(ctx, db.OwnersOfCustomerParams{PlatformID: pid, CustomerID: id})
+		return view.BusinessOf(c, owners), err
+	}, func(c Customer) Customer { return c })
 }
 
 // listCustomers is GET /customers, newest first.

@@ -344,7 +344,7 @@ func TestDocumentUploadRefusals(t *testing.T) {
 		{"no holder", []formPart{field("documentType", "PASSPORT"), field("country", "DE"), filePart("a.pdf", "", pdf)}, 400, "INVALID_INPUT", "documentHolder", "required"},
 		{"a holder of another kind", []formPart{field("documentType", "PASSPORT"), field("country", "DE"), field("documentHolder", "InternalAccount:0190a000-0000-7000-8000-000000000001"), filePart("a.pdf", "", pdf)}, 400, "INVALID_INPUT", "documentHolder", "Customer or BeneficialOwner"},
 		{"an unknown customer", []formPart{field("documentType", "PASSPORT"), field("country", "DE"), field("documentHolder", "Customer:0190a000-0000-7000-8000-000000000001"), filePart("a.pdf", "", pdf)}, 404, "REFERENCE_NOT_FOUND", "documentHolder", "not found"},
-		{"a beneficial owner (none exist yet)", []formPart{field("documentType", "PASSPORT"), field("country", "DE"), field("documentHolder", "BeneficialOwner:0190a000-0000-7000-8000-000000000001"), filePart("a.pdf", "", pdf)}, 404, "REFERENCE_NOT_FOUND", "documentHolder", "not found"},
+		{"an unknown beneficial owner", []formPart{field("documentType", "PASSPORT"), field("country", "DE"), field("documentHolder", "BeneficialOwner:0190a000-0000-7000-8000-000000000001"), filePart("a.pdf", "", pdf)}, 404, "REFERENCE_NOT_FOUND", "documentHolder", "not found"},
 		{"a file over 10 MiB", fields(filePart("big.pdf", "application/pdf", sampleFile(t, document.PDF, document.MaxFileBytes+1))), 413, "PAYLOAD_TOO_LARGE", "file", "larger than 10 MiB"},
 	} {
 		r := sendForm(t, c, "POST", "/documents", tc.parts...)

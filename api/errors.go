@@ -19,6 +19,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.Unauthorized:                  http.StatusUnauthorized,
 	catalog.Forbidden:                     http.StatusForbidden,
 	catalog.WalletSignatureRequired:       http.StatusForbidden,
+	catalog.UserNotReady:                  http.StatusForbidden,
 	catalog.NotFound:                      http.StatusNotFound,
 	catalog.TokenNotFound:                 http.StatusNotFound,
 	catalog.WebhookEventNotFound:          http.StatusNotFound,

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,27 +15,10 @@ import (
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
+	"paycore/api/apitest"
 	"paycore/db/view"
 	"paycore/internal/walletcrypto/jsinterop"
 )
-
-// chromium finds Debian's Chromium. CI installs it (.ci/run); elsewhere the test is
-// skipped with a note when it is missing, but never in CI.
-func chromium(t *testing.T) string {
-	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is required in CI (apt-get install chromium)")
-	}
-	t.Skip("chromium not installed: apt-get install chromium to run the real-authenticator test")
-	return ""
-}
 
 // evalJSON runs an async JS expression in the page and decodes its JSON string result.
 func evalJSON(ctx context.Context, js string, out any) error {
@@ -57,7 +38,7 @@ const fromB64u = s => Uint8Array.from(atob(s.replace(/-/g,'+').replace(/_/g,'/')
 // DevTools WebAuthn domain): real browser-made attestation and assertion objects.
 func TestPasskeyWithChromiumVirtualAuthenticator(t *testing.T) {
 	t.Parallel()
-	exe := chromium(t)
+	exe := apitest.Chromium(t)
 	// The page the browser runs the ceremonies on; localhost is a secure context.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

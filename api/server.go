@@ -120,6 +120,8 @@ func (s *Server) routes() chi.Router {
 	r.Get("/readyz", handler(s.ready))
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
+	r.Get(kycPagePath+"{token}", handler(s.serveKycPage))
+	r.Post(kycPagePath+"{token}", handler(s.submitKycPage))
 	if s.DevMailbox != nil {
 		// Only sandbox platforms' mail: a production platform's one-time codes are never
 		// shown here, even on a development stack.
@@ -155,6 +157,14 @@ func (s *Server) routes() chi.Router {
 		r.Get("/customers/{customerId}", handler(s.getCustomer))
 		r.With(manage, keepBody).Patch("/customers/{customerId}", handler(s.patchCustomer))
 		r.With(manage).Delete("/customers/{customerId}", handler(s.deleteCustomer))
+		r.With(manage, s.idempotent).Post("/customers/{customerId}/kyc-link", handler(s.createKycLink))
+		r.With(manage).Post("/beneficial-owners", handler(s.createBeneficialOwner))
+		r.Get("/beneficial-owners", handler(s.listBeneficialOwners))
+		r.Get("/beneficial-owners/{beneficialOwnerId}", handler(s.getBeneficialOwner))
+		r.With(manage).Patch("/beneficial-owners/{beneficialOwnerId}", handler(s.patchBeneficialOwner))
+		r.With(manage).Post("/verifications", handler(s.createVerification))
+		r.Get("/verifications", handler(s.listVerifications))
+		r.Get("/verifications/{verificationId}", handler(s.getVerification))
 		r.Get("/platform/internal-accounts", handler(s.listPlatformInternalAccounts))
 		r.With(manage, keepBody).Patch("/internal-accounts/{id}", handler(s.patchInternalAccount))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/internal-accounts/{accountId}/fund", handler(s.fundSandboxAccount))

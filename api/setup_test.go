@@ -88,10 +88,11 @@ func (e *env) sibling(c *apitest.Client) *apitest.Client {
 	return &apitest.Client{T: e.t, BaseURL: srv.URL + e.cfg.BasePath(), User: c.User, Password: c.Password}
 }
 
-// platform creates a platform and returns a client authenticated with its first token.
+// platform creates a regulated platform (it attests its customers' KYC status) and returns
+// a client authenticated with its first token.
 func (e *env) platform(sandbox bool) (*apitest.Client, db.Platform) {
 	e.t.Helper()
-	p, tok, err := api.CreatePlatform(context.Background(), e.pool, e.box, api.PlatformParams{Name: "Test Platform", Sandbox: sandbox})
+	p, tok, err := api.CreatePlatform(context.Background(), e.pool, e.box, api.PlatformParams{Name: "Test Platform", Sandbox: sandbox, IsRegulated: true})
 	if err != nil {
 		e.t.Fatal(err)
 	}

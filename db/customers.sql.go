@@ -112,6 +112,35 @@ func (q *Queries) CustomerGet(ctx context.Context, arg CustomerGetParams) (Custo
 	return i, err
 }
 
+const customerGetByIDForUpdate = `-- name: CustomerGetByIDForUpdate :one
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE id = $1 FOR NO KEY UPDATE
+`
+
+func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (Customer, error) {
+	row := q.db.QueryRow(ctx, customerGetByIDForUpdate, id)
+	var i Customer
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.PlatformCustomerID,
+		&i.CustomerType,
+		&i.Region,
+		&i.Currencies,
+		&i.Email,
+		&i.UmaAddress,
+		&i.KycStatus,
+		&i.FullName,
+		&i.BirthDate,
+		&i.Nationality,
+		&i.Address,
+		&i.BusinessInfo,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const customerGetForUpdate = `-- name: CustomerGetForUpdate :one
 SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
@@ -162,6 +191,44 @@ type CustomerMarkDeletedParams struct {
 
 func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDeletedParams) (Customer, error) {
 	row := q.db.QueryRow(ctx, customerMarkDeleted, arg.PlatformID, arg.ID)
+	var i Customer
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.PlatformCustomerID,
+		&i.CustomerType,
+		&i.Region,
+		&i.Currencies,
+		&i.Email,
+		&i.UmaAddress,
+		&i.KycStatus,
+		&i.FullName,
+		&i.BirthDate,
+		&i.Nationality,
+		&i.Address,
+		&i.BusinessInfo,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const customerSetKycStatus = `-- name: CustomerSetKycStatus :one
+UPDATE customers SET kyc_status = $2, updated_at = now()
+WHERE id = $1
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+`
+
+type CustomerSetKycStatusParams struct {
+	ID        uuid.UUID
+	KycStatus catalog.KycStatus
+}
+
+// The outcome of the service's verification (the KYC status of an individual, the KYB
+// status of a business).
+func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycStatusParams) (Customer, error) {
+	row := q.db.QueryRow(ctx, customerSetKycStatus, arg.ID, arg.KycStatus)
 	var i Customer
 	err := row.Scan(
 		&i.ID,

@@ -23,15 +23,23 @@ type DocumentHolder struct {
 
 // DocumentHolderGet resolves a documentHolder of a platform. It is the one place a holder
 // id is looked up: an unknown holder, or another platform's, is document.HolderNotFound
-// (404 REFERENCE_NOT_FOUND). Customers resolve to themselves. Beneficial owners are
-// resolved here too, by platform and to the business customer they belong to, once the
-// beneficial_owners table exists; until then no BeneficialOwner id names a holder and
-// every one is not found.
+// (404 REFERENCE_NOT_FOUND). Customers resolve to themselves, beneficial owners to the
+// business customer they belong to.
 func DocumentHolderGet(ctx context.Context, q *Queries, platformID uuid.UUID, h document.Holder) (DocumentHolder, error) {
-	if h.Kind != document.HolderCustomer {
+	customerID := h.ID
+	if h.Kind == document.HolderBeneficialOwner {
+		o, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: h.ID})
+		if IsNotFound(err) {
+			return DocumentHolder{}, document.HolderNotFound(h)
+		}
+		if err != nil {
+			return DocumentHolder{}, fmt.Errorf("get document holder %s: %w", h, err)
+		}
+		customerID = o.CustomerID
+	} else if h.Kind != document.HolderCustomer {
 		return DocumentHolder{}, document.HolderNotFound(h)
 	}
-	c, err := q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: h.ID})
+	c, err := q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: customerID})
 	if IsNotFound(err) {
 		return DocumentHolder{}, document.HolderNotFound(h)
 	}

@@ -236,3 +236,39 @@ func (q *Queries) DocumentReplace(ctx context.Context, arg DocumentReplaceParams
 	)
 	return i, err
 }
+
+const documentsOfCustomer = `-- name: DocumentsOfCustomer :many
+SELECT id, holder_id, document_type FROM documents WHERE platform_id = $1 AND customer_id = $2 ORDER BY id
+`
+
+type DocumentsOfCustomerParams struct {
+	PlatformID uuid.UUID
+	CustomerID uuid.UUID
+}
+
+type DocumentsOfCustomerRow struct {
+	ID           uuid.UUID
+	HolderID     uuid.UUID
+	DocumentType string
+}
+
+// Every document of a customer and of its beneficial owners, as a verification checks them.
+func (q *Queries) DocumentsOfCustomer(ctx context.Context, arg DocumentsOfCustomerParams) ([]DocumentsOfCustomerRow, error) {
+	rows, err := q.db.Query(ctx, documentsOfCustomer, arg.PlatformID, arg.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DocumentsOfCustomerRow{}
+	for rows.Next() {
+		var i DocumentsOfCustomerRow
+		if err := rows.Scan(&i.ID, &i.HolderID, &i.DocumentType); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

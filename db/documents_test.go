@@ -23,8 +23,8 @@ func docFile() db.DocumentFile {
 	return db.DocumentFile{Name: "p.pdf", ContentType: document.PDF, Size: 10, BlobKey: ids.New().String()}
 }
 
-// Holders resolve within their platform only; a BeneficialOwner id names no holder until
-// beneficial owners exist; documents are recorded with their customer, and a verification
+// Holders resolve within their platform only, a beneficial owner to its business;
+// documents are recorded with their customer, and a verification
 // marks exactly one customer's documents submitted, after which they can be neither
 // replaced nor deleted.
 func TestDocumentHoldersAndSubmission(t *testing.T) {
@@ -63,6 +63,21 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 		_, err = db.DocumentCreate(ctx, q, tc.platform, ids.New(), passport(tc.holder), docFile())
 		refusedWith(t, err, catalog.ReferenceNotFound)
 	}
+
+	biz, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newBusinessRecord(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := db.OwnerCreate(ctx, pool, p.ID, ownerOf(t, ids.Format(ids.Customer, biz.ID), "Smith", 50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ho := document.Holder{Kind: document.HolderBeneficialOwner, ID: owner.ID}
+	if got, err := db.DocumentHolderGet(ctx, q, p.ID, ho); err != nil || got.CustomerID != biz.ID {
+		t.Fatalf("an owner's documents are its business's: %+v, %v", got, err)
+	}
+	_, err = db.DocumentHolderGet(ctx, q, other.ID, ho)
+	refusedWith(t, err, catalog.ReferenceNotFound)
 
 	d1, err := db.DocumentCreate(ctx, q, p.ID, ids.New(), passport(h1), docFile())
 	if err != nil || d1.CustomerID != c1.ID || d1.HolderKind != "Customer" || d1.HolderID != c1.ID || d1.SubmittedAt != nil {

@@ -214,3 +214,37 @@ func UmaProviderPage(ctx context.Context, conn ListDB, f UmaProviderFilter, p Pa
 	}
 	return readList(ctx, conn, q, after, optsOf(p), pgx.RowToStructByPos[UmaProvider])
 }
+
+// OwnerFilter selects the beneficial owners of one customer of a platform.
+type OwnerFilter struct {
+	PlatformID uuid.UUID
+	CustomerID uuid.UUID
+}
+
+// OwnerPage reads one page of a customer's beneficial owners (a business has few).
+func OwnerPage(ctx context.Context, conn ListDB, f OwnerFilter, p Page[IDPos]) (Result[BeneficialOwner], error) {
+	q := listQuery{from: "beneficial_owners o", alias: "o", columns: "o.*"}
+	q.and("o.platform_id = ?", f.PlatformID)
+	q.and("o.customer_id = ?", f.CustomerID)
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[BeneficialOwner])
+}
+
+// VerificationFilter selects verifications of a platform; nil fields do not filter.
+type VerificationFilter struct {
+	PlatformID uuid.UUID
+	CustomerID uuid.NullUUID
+	Status     *string
+}
+
+// VerificationPage reads one page of a platform's verifications.
+func VerificationPage(ctx context.Context, conn ListDB, f VerificationFilter, p Page[IDPos]) (Result[Verification], error) {
+	q := listQuery{from: "verifications v", alias: "v", columns: "v.*"}
+	q.and("v.platform_id = ?", f.PlatformID)
+	if f.CustomerID.Valid {
+		q.and("v.customer_id = ?", f.CustomerID.UUID)
+	}
+	if f.Status != nil {
+		q.and("v.status = ?", *f.Status)
+	}
+	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[Verification])
+}

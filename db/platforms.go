@@ -81,7 +81,7 @@ func PlatformSettings(p Platform) (platformconfig.Settings, error) {
 	if err != nil {
 		return s, fmt.Errorf("platform %s: %w", p.ID, err)
 	}
-	s.Environment = p.Environment
+	s.Environment, s.Regulated = p.Environment, p.IsRegulatedFinancialInstitution
 	return s, nil
 }
 

@@ -56,7 +56,8 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
-	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
+		PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),
 			Currency: row.SourceCurrency, CustomerID: row.SourceCustomerID, Available: row.SourceAvailable}

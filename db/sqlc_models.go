@@ -65,6 +65,19 @@ type AuthSession struct {
 	UpdatedAt    time.Time
 }
 
+type BeneficialOwner struct {
+	ID                  uuid.UUID
+	PlatformID          uuid.UUID
+	CustomerID          uuid.UUID
+	Roles               []string
+	OwnershipPercentage int32
+	PersonalInfo        json.RawMessage
+	KycStatus           catalog.KycStatus
+	KycDecidedAt        *time.Time
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
 type Customer struct {
 	ID                 uuid.UUID
 	PlatformID         uuid.UUID
@@ -169,6 +182,17 @@ type Invitation struct {
 	ExpiresAt           *time.Time
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+}
+
+type KycLink struct {
+	ID          uuid.UUID
+	PlatformID  uuid.UUID
+	CustomerID  uuid.UUID
+	TokenHash   []byte
+	RedirectUri *string
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	CreatedAt   time.Time
 }
 
 type LedgerAccount struct {
@@ -324,6 +348,16 @@ type UmaProvider struct {
 	SupportedCurrencies []string
 	Lei                 string
 	AllowListStatus     bool
+}
+
+type Verification struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	CustomerID uuid.UUID
+	Status     catalog.VerificationStatus
+	Errors     json.RawMessage
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 type WebhookAttempt struct {

@@ -62,7 +62,8 @@ func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID
 	if err != nil {
 		return transfer.Accounts{}, err
 	}
-	a := transfer.Accounts{CustomerDeleted: row.CustomerDeleted, PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+	a := transfer.Accounts{CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc), PlatformCustomerID: row.PlatformCustomerID,
+		Currencies: cur, Environment: row.Environment}
 	if row.InternalID.Valid {
 		a.Internal = &transfer.InternalAccount{ID: row.InternalID.UUID, Type: catalog.AccountType(row.InternalType), Status: catalog.AccountStatus(row.InternalStatus),
 			Currency: row.InternalCurrency, CustomerID: row.InternalCustomerID, Available: row.InternalAvailable}

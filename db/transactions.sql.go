@@ -483,7 +483,8 @@ SELECT p.environment, p.supported_currencies,
        a.customer_id AS internal_customer_id, coalesce(a.type, '')::text AS internal_type, coalesce(l.balance - l.held, 0)::bigint AS internal_available,
        e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
-       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id
+       coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
+       coalesce(c.kyc_status, '')::text AS customer_kyc
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
 LEFT JOIN ledger_accounts l ON l.id = a.id
@@ -514,6 +515,7 @@ type TransferContextRow struct {
 	ExternalIdentifier  string
 	CustomerDeleted     bool
 	PlatformCustomerID  string
+	CustomerKyc         string
 }
 
 // Everything a transfer is checked against, in one round trip: the platform, and the
@@ -537,6 +539,7 @@ func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams
 		&i.ExternalIdentifier,
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
+		&i.CustomerKyc,
 	)
 	return i, err
 }

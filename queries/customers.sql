@@ -25,3 +25,13 @@ UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
 RETURNING *;
 
+
+-- name: CustomerSetKycStatus :one
+-- The outcome of the service's verification (the KYC status of an individual, the KYB
+-- status of a business).
+UPDATE customers SET kyc_status = $2, updated_at = now()
+WHERE id = $1
+RETURNING *;
+
+-- name: CustomerGetByIDForUpdate :one
+SELECT * FROM customers WHERE id = $1 FOR NO KEY UPDATE;

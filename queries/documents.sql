@@ -26,3 +26,7 @@ DELETE FROM documents WHERE platform_id = $1 AND id = $2;
 -- submitted as taken in by a verification.
 UPDATE documents SET submitted_at = now()
 WHERE platform_id = $1 AND customer_id = $2 AND submitted_at IS NULL;
+
+-- name: DocumentsOfCustomer :many
+-- Every document of a customer and of its beneficial owners, as a verification checks them.
+SELECT id, holder_id, document_type FROM documents WHERE platform_id = $1 AND customer_id = $2 ORDER BY id;

@@ -46,6 +46,8 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 	w.RegisterWorkflowWithOptions(workflows.Quote, workflow.RegisterOptions{Name: "Quote"})
 	w.RegisterWorkflowWithOptions(workflows.IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
 	w.RegisterWorkflowWithOptions(workflows.Invitation, workflow.RegisterOptions{Name: "Invitation"})
+	w.RegisterWorkflowWithOptions(workflows.CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
+	w.RegisterWorkflowWithOptions(workflows.OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
 	w.RegisterActivity(acts)
 	return w
 }

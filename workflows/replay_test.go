@@ -28,6 +28,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
 	r.RegisterWorkflowWithOptions(IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
 	r.RegisterWorkflowWithOptions(Invitation, workflow.RegisterOptions{Name: "Invitation"})
+	r.RegisterWorkflowWithOptions(CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
+	r.RegisterWorkflowWithOptions(OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -216,4 +218,23 @@ func (c *Client) validate(method, path string, reqBody []byte, resp *http.Respon
 			c.T.Errorf("OpenAPI: %s %s → %d does not match the document: %s\nbody: %s", method, path, resp.StatusCode, msg, body)
 		}
 	}
+}
+
+// Chromium finds Debian's Chromium for the tests that drive a real browser. CI installs
+// it (.ci/run); elsewhere a test without it is skipped with a note, but never in CI.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is required in CI (apt-get install chromium)")
+	}
+	t.Skip("chromium not installed: apt-get install chromium to run the browser tests")
+	return ""
 }

@@ -29,7 +29,7 @@ func twoCurrencyWorld(t *testing.T, s *stack) *world {
 // newCustomer points w at a new USD+USDC customer and its USD account.
 func (w *world) newCustomer() {
 	w.t.Helper()
-	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD", "USDC"}})
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "currencies": []string{"USD", "USDC"}})
 	if r.Status != 201 {
 		w.t.Fatalf("create customer: %d %s", r.Status, r.Body)
 	}

@@ -31,7 +31,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	}
 	worlds := []*world{base}
 	for range 3 {
-		r := base.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD"}})
+		r := base.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "currencies": []string{"USD"}})
 		var cust api.Customer
 		r.Decode(t, &cust)
 		var accts api.List[view.InternalAccount]

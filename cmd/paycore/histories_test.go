@@ -108,7 +108,7 @@ func TestRecordHistories(t *testing.T) {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	var receiver api.Customer
-	oc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}).Decode(t, &receiver)
+	oc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}).Decode(t, &receiver)
 	uq := w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
 		"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": receiver.UmaAddress}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000})
 	var umaQuote view.Quote

@@ -214,7 +214,7 @@ func TestUmaBetweenPlatforms(t *testing.T) {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	var cust api.Customer
-	if r := rc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}); r.Status != 201 {
+	if r := rc.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "DE", "fullName": "Grace Hopper", "currencies": []string{"EUR"}}); r.Status != 201 {
 		t.Fatalf("receiver: %d %s", r.Status, r.Body)
 	} else {
 		r.Decode(t, &cust)
@@ -269,7 +269,7 @@ func TestUmaBetweenPlatforms(t *testing.T) {
 	// shows no receiver's name before the receiving platform gives it.
 	prod, _ := s.platform(false)
 	var prodCust api.Customer
-	prod.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Real Person", "currencies": []string{"USD"}}).Decode(t, &prodCust)
+	prod.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "fullName": "Real Person", "currencies": []string{"USD"}}).Decode(t, &prodCust)
 	if r := payer.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": payer.account},
 		"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": prodCust.UmaAddress}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}); r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" {
 		t.Fatalf("a sandbox platform paying a production customer: %d %s", r.Status, r.Body)

@@ -135,10 +135,11 @@ func (s *stack) stopWorkerAndWait() {
 	}
 }
 
-// platform creates a platform and a client for its first token.
+// platform creates a regulated platform (it attests its customers' KYC status) and a
+// client for its first token.
 func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
 	s.t.Helper()
-	p, tok, err := api.CreatePlatform(context.Background(), s.app.pool, s.app.box, api.PlatformParams{Name: "E2E", Sandbox: sandbox})
+	p, tok, err := api.CreatePlatform(context.Background(), s.app.pool, s.app.box, api.PlatformParams{Name: "E2E", Sandbox: sandbox, IsRegulated: true})
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -386,7 +386,7 @@ func TestQuoteToInternalAccount(t *testing.T) {
 	s := newStack(t, quoteFast)
 	w := fxWorld(t, s)
 	w.fund(100_000)
-	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "MX", "fullName": "Frida Kahlo", "currencies": []string{"MXN"}})
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "MX", "fullName": "Frida Kahlo", "currencies": []string{"MXN"}})
 	if r.Status != 201 {
 		t.Fatalf("create customer: %d %s", r.Status, r.Body)
 	}

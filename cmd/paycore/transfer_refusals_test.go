@@ -21,7 +21,7 @@ func TestTransferRefusals(t *testing.T) {
 	ext := w.external("001")
 	other := newWorld(t, s) // another platform
 	otherExt := other.external("001")
-	second := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "MX", "fullName": "Bo", "currencies": []string{"USD"}}).JSON(t)["id"].(string)
+	second := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "MX", "fullName": "Bo", "currencies": []string{"USD"}}).JSON(t)["id"].(string)
 	secondExt := c.Do("POST", "/customers/external-accounts", map[string]any{"customerId": second, "currency": "USD",
 		"accountInfo": map[string]any{"accountType": "USD_ACCOUNT", "accountNumber": "555500001", "routingNumber": "021000021",
 			"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Bo"}}}).JSON(t)["id"].(string)

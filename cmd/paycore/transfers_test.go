@@ -33,7 +33,7 @@ type world struct {
 func newWorld(t testing.TB, s *stack) *world {
 	t.Helper()
 	c, p := s.platform(true)
-	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})
+	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})
 	if r.Status != 201 {
 		t.Fatalf("create customer: %d %s", r.Status, r.Body)
 	}

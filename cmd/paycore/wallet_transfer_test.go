@@ -19,7 +19,7 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	var cust api.Customer
-	c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "email": "w@example.com", "currencies": []string{"USDC"}}).Decode(t, &cust)
+	c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "email": "w@example.com", "currencies": []string{"USDC"}}).Decode(t, &cust)
 	var accts api.List[view.InternalAccount]
 	c.Do("GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&customerId="+cust.ID, nil).Decode(t, &accts)
 	if len(accts.Data) != 1 {

@@ -28,6 +28,17 @@ type Customer struct {
 	Nationality        *string                `json:"nationality,omitempty"`
 	Address            *customer.Address      `json:"address,omitempty"`
 	BusinessInfo       *customer.BusinessInfo `json:"businessInfo,omitempty"`
+	BeneficialOwners   []BeneficialOwner      `json:"beneficialOwners,omitempty"`
+}
+
+// BusinessOf renders a business customer with its beneficial owners.
+func BusinessOf(c db.Customer, owners []db.BeneficialOwner) Customer {
+	out := CustomerOf(c)
+	out.BeneficialOwners = make([]BeneficialOwner, len(owners))
+	for i, o := range owners {
+		out.BeneficialOwners[i] = BeneficialOwnerOf(o)
+	}
+	return out
 }
 
 // CustomerOf renders a customer: a business shows its verification status as kybStatus,

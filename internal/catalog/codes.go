@@ -41,6 +41,8 @@ const (
 	Unauthorized            Code = "UNAUTHORIZED"
 	Forbidden               Code = "FORBIDDEN"
 	WalletSignatureRequired Code = "WALLET_SIGNATURE_REQUIRED"
+	// UserNotReady refuses moving money for a customer whose KYC/KYB is not APPROVED.
+	UserNotReady Code = "USER_NOT_READY"
 )
 
 // Resources that do not exist (or belong to another platform).

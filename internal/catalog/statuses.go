@@ -74,6 +74,26 @@ const (
 	KycRejected   KycStatus = "REJECTED"
 )
 
+// VerificationStatus is the status of a KYC/KYB verification.
+type VerificationStatus string
+
+// Verification statuses. A verification is open while it is RESOLVE_ERRORS (waiting for
+// the missing data, re-submitted by the next POST /verifications), IN_PROGRESS or
+// PENDING_MANUAL_REVIEW; APPROVED and REJECTED are final. READY_FOR_VERIFICATION is in
+// the catalogue but never used: a complete submission goes IN_PROGRESS at once.
+const (
+	VerificationResolveErrors = VerificationStatus("RESOLVE_ERRORS")
+	VerificationManualReview  = VerificationStatus("PENDING_MANUAL_REVIEW")
+	VerificationInProgress    = VerificationStatus("IN_PROGRESS")
+	VerificationApproved      = VerificationStatus("APPROVED")
+	VerificationRejected      = VerificationStatus("REJECTED")
+	VerificationReady         = VerificationStatus("READY_FOR_VERIFICATION")
+)
+
+// VerificationStatuses are every verification status, the values of the status filter.
+var VerificationStatuses = []VerificationStatus{VerificationResolveErrors, VerificationManualReview, VerificationInProgress,
+	VerificationApproved, VerificationRejected, VerificationReady}
+
 // WebhookEventStatus is the delivery status of a webhook event.
 type WebhookEventStatus string
 

@@ -50,17 +50,22 @@ type Config struct {
 	// ApprovalDeadline is how long a platform that answered 202 to an incoming payment's
 	// approval webhook has to approve or reject it (PAYCORE_APPROVAL_DEADLINE).
 	ApprovalDeadline time.Duration
-	WorkerPollers    int    // PAYCORE_WORKER_POLLERS
-	MailFrom         string // PAYCORE_MAIL_FROM: sender of one-time codes
-	SMTPHost         string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
-	SMTPPort         int    // PAYCORE_SMTP_PORT
-	SMTPUsername     string // PAYCORE_SMTP_USERNAME
-	SMTPPassword     string // PAYCORE_SMTP_PASSWORD
-	SMTPTLS          string // PAYCORE_SMTP_TLS: starttls, tls or none
-	LogLevel         string // PAYCORE_LOG_LEVEL
-	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
-	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
-	TemporalUIPort   int    // PAYCORE_TEMPORAL_UI_PORT
+	// KycReviewDelay is how long the sandbox verification provider takes to review a
+	// customer or a beneficial owner (PAYCORE_SANDBOX_KYC_REVIEW_DELAY).
+	KycReviewDelay time.Duration
+	// KycLinkLifetime is how long a hosted KYC link can be used (PAYCORE_KYC_LINK_LIFETIME).
+	KycLinkLifetime time.Duration
+	WorkerPollers   int    // PAYCORE_WORKER_POLLERS
+	MailFrom        string // PAYCORE_MAIL_FROM: sender of one-time codes
+	SMTPHost        string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
+	SMTPPort        int    // PAYCORE_SMTP_PORT
+	SMTPUsername    string // PAYCORE_SMTP_USERNAME
+	SMTPPassword    string // PAYCORE_SMTP_PASSWORD
+	SMTPTLS         string // PAYCORE_SMTP_TLS: starttls, tls or none
+	LogLevel        string // PAYCORE_LOG_LEVEL
+	DataDir         string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
+	TemporalCLI     string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
+	TemporalUIPort  int    // PAYCORE_TEMPORAL_UI_PORT
 	// DocumentsURL is where uploaded document files are kept, encrypted: a directory, a
 	// file:// URL or an s3:// URL (PAYCORE_DOCUMENTS_URL); empty is DataDir/documents.
 	DocumentsURL string
@@ -115,6 +120,8 @@ func Defaults() Config {
 		QuoteReturnDelay:  30 * time.Second,
 		QuoteLateDeposits: 24 * time.Hour,
 		ApprovalDeadline:  5 * time.Second,
+		KycReviewDelay:    3 * time.Second,
+		KycLinkLifetime:   24 * time.Hour,
 		WorkerPollers:     16,
 		MailFrom:          "no-reply@paycore.localhost",
 		SMTPPort:          587,
@@ -229,6 +236,8 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_QUOTE_LATE_DEPOSIT_WINDOW", &c.QuoteLateDeposits)
 	dur("PAYCORE_APPROVAL_DEADLINE", &c.ApprovalDeadline)
 	str("PAYCORE_INVITATION_BASE_URL", &c.InvitationBaseURL)
+	dur("PAYCORE_SANDBOX_KYC_REVIEW_DELAY", &c.KycReviewDelay)
+	dur("PAYCORE_KYC_LINK_LIFETIME", &c.KycLinkLifetime)
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))

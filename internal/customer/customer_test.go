@@ -111,8 +111,14 @@ func TestCreateRefusals(t *testing.T) {
 	wantField(t, err, "currencies", "no supported currency fits region DE; pass currencies explicitly")
 }
 
+// regulated is s of a platform that attests its customers' KYC status.
+func regulated(s platformconfig.Settings) platformconfig.Settings {
+	s.Regulated = true
+	return s
+}
+
 func TestCreate(t *testing.T) {
-	p := settings(true, "USD", "BTC", "MXN")
+	p := regulated(settings(true, "USD", "BTC", "MXN"))
 	n, err := Create(individual(func(in *Input) { in.Region = nil; in.Nationality = ptr("MX"); in.KycStatus = ptr("APPROVED") }), p)
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +168,22 @@ func TestCreate(t *testing.T) {
 	}
 }
 
+// An unregulated platform's customers are verified by the service: a request may repeat
+// the status it has, never set another.
+func TestAttestationNeedsARegulatedPlatform(t *testing.T) {
+	p := settings(false, "USD", "BTC")
+	_, err := Create(individual(func(in *Input) { in.KycStatus = ptr("APPROVED") }), p)
+	wantField(t, err, "kycStatus", "kycStatus is set by the service's verification")
+	if n, err := Create(individual(func(in *Input) { in.KycStatus = ptr("UNVERIFIED") }), p); err != nil || n.Record.KycStatus != catalog.KycUnverified {
+		t.Fatalf("the default status repeated: %+v %v", n.Record, err)
+	}
+	_, err = Patch(stored(), business(func(in *Input) { in.Region = nil; in.KybStatus = ptr("APPROVED") }), p)
+	wantField(t, err, "kybStatus", "kybStatus is set by the service's verification")
+	if _, err := Patch(stored(), business(func(in *Input) { in.Region = nil; in.KybStatus = ptr("PENDING") }), p); err != nil {
+		t.Fatalf("the stored status repeated: %v", err)
+	}
+}
+
 func stored() Record {
 	return Record{ID: uuid.New(), PlatformCustomerID: "c-1", Type: catalog.Business, Region: "US", Currencies: []string{"USD"},
 		UmaAddress: "$acme@pay.example", KycStatus: catalog.KycPending,
@@ -204,7 +226,7 @@ func TestPatch(t *testing.T) {
 	cur := stored()
 	in := Input{CustomerType: ptr("BUSINESS"), KybStatus: ptr("APPROVED"), Email: ptr("ops@acme.example"),
 		BusinessInfo: &BusinessInfoInput{DoingBusinessAs: ptr("Acme"), CountriesOfOperation: []string{"US", "CA"}}}
-	ch, err := Patch(cur, in, settings(false, "USD", "BTC"))
+	ch, err := Patch(cur, in, regulated(settings(false, "USD", "BTC")))
 	if err != nil {
 		t.Fatal(err)
 	}

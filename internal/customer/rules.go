@@ -23,6 +23,9 @@ func Create(in Input, p platformconfig.Settings) (New, error) {
 	if err != nil {
 		return New{}, err
 	}
+	if err := checkAttestation(rec.Type, catalog.KycUnverified, rec.KycStatus, p.Regulated); err != nil {
+		return New{}, err
+	}
 	if rec.Region, err = regionOf(in, rec); err != nil {
 		return New{}, err
 	}
@@ -106,6 +109,20 @@ func regionOf(in Input, rec Record) (string, error) {
 	return "", problem.Field("region", "region is required when there is no address, nationality or business country to infer it from")
 }
 
+// checkAttestation refuses a request that changes the KYC/KYB status from cur to next on a
+// platform that is not a regulated financial institution: there the status is the outcome
+// of the service's verification (POST /verifications or the hosted KYC link), never
+// attested. Repeating the current status (a customer sent back as it was read) is no
+// change.
+func checkAttestation(typ catalog.CustomerType, cur, next catalog.KycStatus, regulated bool) error {
+	if regulated || cur == next {
+		return nil
+	}
+	field := map[catalog.CustomerType]string{catalog.Individual: "kycStatus", catalog.Business: "kybStatus"}[typ]
+	return problem.Field(field, "%s is set by the service's verification on platforms that are not regulated financial institutions: "+
+		"submit POST /verifications or send the customer a KYC link (POST /customers/{customerId}/kyc-link)", field)
+}
+
 // CheckImmutable refuses an update of the members that never change.
 func CheckImmutable(in Input) error {
 	if in.PlatformCustomerID != nil {
@@ -147,6 +164,9 @@ func Patch(cur Record, in Input, p platformconfig.Settings) (Change, error) {
 	}
 	next, err := patchRecord(cur, in)
 	if err != nil {
+		return Change{}, err
+	}
+	if err := checkAttestation(cur.Type, cur.KycStatus, next.KycStatus, p.Regulated); err != nil {
 		return Change{}, err
 	}
 	if in.UmaAddress != nil && *in.UmaAddress != cur.UmaAddress {

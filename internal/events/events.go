@@ -26,6 +26,18 @@ const (
 	InvitationClaimed              = "INVITATION_CLAIMED"
 )
 
+// CustomerStatus is the CUSTOMER_* event of a customer whose verification status became
+// status: CUSTOMER_KYB_<status> for a business, CUSTOMER_KYC_<status> for an individual.
+func CustomerStatus(business bool, status string) string {
+	if business {
+		return "CUSTOMER_KYB_" + status
+	}
+	return "CUSTOMER_KYC_" + status
+}
+
+// Verification is the VERIFICATION_<status> event of a verification that became status.
+func Verification(status string) string { return "VERIFICATION_" + status }
+
 // Types lists every known event type, for validating filters.
 var Types = []string{
 	Test, InternalAccountBalanceUpdated, InternalAccountStatusUpdated,

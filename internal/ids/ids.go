@@ -23,6 +23,7 @@ const (
 	Session         = "Session"
 	Quote           = "Quote"
 	Lookup          = "Lookup"
+	Verification    = "Verification"
 	// Request names a challenge (a signed retry's or a passkey session's requestId).
 	Request = "Request"
 	// Document is a KYC/KYB document; BeneficialOwner one of a business customer's owners.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"paycore/internal/catalog"
@@ -20,6 +21,9 @@ type Settings struct {
 	Wallet *Wallet
 	// Environment is SANDBOX or PRODUCTION.
 	Environment catalog.Environment
+	// Regulated is isRegulatedFinancialInstitution: the platform attests its customers'
+	// KYC/KYB status itself instead of having the service verify them.
+	Regulated bool
 }
 
 // Decode decodes a platform's stored documents with their one decoders.
@@ -55,6 +59,21 @@ func (cs Currencies) WithProviderFields() Currencies {
 
 // providerFields are the customer and counterparty fields the payout providers need for
 // a currency.
+// ProviderCustomerFields are the customer fields the verification provider requires of a
+// customer holding the currencies codes (the union of their providerRequiredCustomerFields).
+func ProviderCustomerFields(codes []string) []string {
+	var out []string
+	for _, code := range codes {
+		fields, _ := providerFields(code)
+		for _, f := range fields {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 func providerFields(code string) (customer, counterparty []string) {
 	if money.IsCrypto(code) {
 		return []string{"FULL_NAME", "COUNTRY_OF_RESIDENCE"}, []string{"FULL_NAME"}

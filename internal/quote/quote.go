@@ -18,6 +18,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/instructions"
+	"paycore/internal/kyc"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
@@ -149,8 +150,10 @@ type Accounts struct {
 	Destination *DestinationState // nil when the platform has no such account
 	// CustomerID is the payer customer the read found: the source account's, or the one a
 	// deposit is for. CustomerDeleted is set when it is deleted.
-	CustomerID         uuid.NullUUID
-	CustomerDeleted    bool
+	CustomerID      uuid.NullUUID
+	CustomerDeleted bool
+	// CustomerKyc is that customer's KYC/KYB status: only an APPROVED customer pays.
+	CustomerKyc        catalog.KycStatus
 	PlatformCustomerID string
 	// Lookup is the receiver lookup the request names, as stored (nil: none, or not the
 	// platform's).
@@ -283,6 +286,8 @@ func checkSource(r Request, a Accounts) error {
 			return problem.NotFound(catalog.UserNotFound, "customer")
 		case a.CustomerDeleted:
 			return problem.Refuse(catalog.CustomerDeleted, "the customer is deleted")
+		case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
+			return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
 		case r.ImmediatelyExecute:
 			return problem.Field("immediatelyExecute", "a REALTIME_FUNDING quote is executed by its deposit, not immediately")
 		case !known:
@@ -303,6 +308,8 @@ func checkSource(r Request, a Accounts) error {
 		return problem.Field(fieldSource, "the source account is %s", a.Source.Status)
 	case a.CustomerDeleted:
 		return problem.Refuse(catalog.CustomerDeleted, "the source account's customer is deleted")
+	case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
+		return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
 	case r.Source.CustomerID.Valid && r.Source.CustomerID.Null() != a.Source.CustomerID:
 		return problem.Field("source.customerId", "the source account belongs to another customer")
 	case r.ImmediatelyExecute && a.Source.Type == catalog.EmbeddedWallet:

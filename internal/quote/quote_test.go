@@ -40,7 +40,7 @@ func accounts(from, to string) Accounts {
 		Source:      &SourceState{ID: sourceID, Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: from, CustomerID: customer, Available: math.MaxInt64},
 		Destination: &DestinationState{ID: destID, Active: true, Status: "ACTIVE", Currency: to, CustomerID: customer, Identifier: "DE89370400440532013000"},
 		Sender:      map[string]string{"FULL_NAME": "Ada Lovelace"},
-		Currencies:  currencies(from, to), Environment: catalog.Sandbox,
+		Currencies:  currencies(from, to), Environment: catalog.Sandbox, CustomerID: customer, CustomerKyc: catalog.KycApproved,
 	}
 }
 
@@ -142,12 +142,17 @@ func TestCheckRefusals(t *testing.T) {
 		acc  func(*Accounts)
 		code catalog.Code
 	}{
-		"no source":                  {nil, func(a *Accounts) { a.Source = nil }, catalog.AccountNotFound},
-		"no external":                {nil, func(a *Accounts) { a.Destination = nil }, catalog.ExternalAccountNotFound},
-		"no internal":                {func(r *Request) { r.Destination.Internal = true }, func(a *Accounts) { a.Destination = nil }, catalog.AccountNotFound},
-		"source closed":              {nil, func(a *Accounts) { a.Source.Status = catalog.AccountClosed }, catalog.InvalidInput},
-		"destination inactive":       {nil, func(a *Accounts) { a.Destination.Active = false }, catalog.InvalidInput},
-		"customer deleted":           {nil, func(a *Accounts) { a.CustomerDeleted = true }, catalog.CustomerDeleted},
+		"no source":             {nil, func(a *Accounts) { a.Source = nil }, catalog.AccountNotFound},
+		"no external":           {nil, func(a *Accounts) { a.Destination = nil }, catalog.ExternalAccountNotFound},
+		"no internal":           {func(r *Request) { r.Destination.Internal = true }, func(a *Accounts) { a.Destination = nil }, catalog.AccountNotFound},
+		"source closed":         {nil, func(a *Accounts) { a.Source.Status = catalog.AccountClosed }, catalog.InvalidInput},
+		"destination inactive":  {nil, func(a *Accounts) { a.Destination.Active = false }, catalog.InvalidInput},
+		"customer deleted":      {nil, func(a *Accounts) { a.CustomerDeleted = true }, catalog.CustomerDeleted},
+		"customer not verified": {nil, func(a *Accounts) { a.CustomerKyc = catalog.KycUnverified }, catalog.UserNotReady},
+		"depositor not verified": {func(r *Request) { deposit(r, "USD", "") }, func(a *Accounts) {
+			funded(a)
+			a.CustomerKyc = catalog.KycRejected
+		}, catalog.UserNotReady},
 		"same currency":              {nil, func(a *Accounts) { a.Destination.Currency = "USD" }, catalog.InvalidCurrency},
 		"wrong source currency":      {func(r *Request) { r.Source.Currency = "GBP" }, nil, catalog.InvalidCurrency},
 		"wrong destination currency": {func(r *Request) { r.Destination.Currency = "MXN" }, nil, catalog.InvalidCurrency},

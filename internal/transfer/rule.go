@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/catalog"
+	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 )
@@ -16,6 +17,9 @@ type Accounts struct {
 	External *ExternalAccount
 	// CustomerDeleted is set when the internal account's customer is deleted.
 	CustomerDeleted bool
+	// CustomerKyc is that customer's KYC/KYB status ("" for the platform's accounts): only
+	// an APPROVED customer moves money.
+	CustomerKyc catalog.KycStatus
 	// PlatformCustomerID is the platform's own id of that customer ("" for the platform's
 	// accounts); transactions record it.
 	PlatformCustomerID string
@@ -67,6 +71,10 @@ func Check(r Request, a Accounts) error {
 		return problem.Field(externalField, "the external account is %s", a.External.Status)
 	case a.CustomerDeleted:
 		return problem.Refuse(catalog.CustomerDeleted, "the accounts' customer is deleted")
+	case a.CustomerKyc != "" && a.Internal.CustomerID.Valid:
+		if err := kyc.Ready(a.Internal.CustomerID.UUID, a.CustomerKyc); err != nil {
+			return err
+		}
 	}
 	if err := a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount); err != nil {
 		return err

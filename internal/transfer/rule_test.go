@@ -25,7 +25,7 @@ func accounts() Accounts {
 		External: &ExternalAccount{ID: uuid.New(), Status: catalog.ExternalActive, Currency: "USD", CustomerID: customer, Identifier: "123456789001"},
 		Currencies: platformconfig.Currencies{{CurrencyCode: "USD", MinAmount: 1, MaxAmount: 5000,
 			EnabledTransactionTypes: []string{string(catalog.Incoming), string(catalog.Outgoing)}}},
-		Environment: catalog.Sandbox,
+		Environment: catalog.Sandbox, CustomerKyc: catalog.KycApproved,
 	}
 }
 
@@ -69,6 +69,12 @@ func TestCheck(t *testing.T) {
 			&problem.Wire{Code: catalog.InvalidInput, Field: "destination.accountId", Message: "the external account is INACTIVE"}},
 		{"deleted customer", In, 10, func(a *Accounts) { a.CustomerDeleted = true },
 			&problem.Wire{Code: catalog.CustomerDeleted, Message: "the accounts' customer is deleted"}},
+		{"customer not verified", In, 10, func(a *Accounts) { a.CustomerKyc = catalog.KycPending },
+			&problem.Wire{Code: catalog.UserNotReady, Message: "customer Customer:0190a000-0000-7000-8000-00000000000c cannot move money until its KYC/KYB status is APPROVED (it is PENDING): submit POST /verifications or send a KYC link",
+				Details: map[string]any{"customerId": "Customer:0190a000-0000-7000-8000-00000000000c", "kycStatus": "PENDING"}}},
+		{"the platform's own account needs no verification", In, 10, func(a *Accounts) {
+			a.Internal.CustomerID, a.External.CustomerID, a.CustomerKyc = uuid.NullUUID{}, uuid.NullUUID{}, ""
+		}, nil},
 		{"unsupported currency", Out, 10, func(a *Accounts) { a.Currencies = nil },
 			&problem.Wire{Code: catalog.InvalidInput, Message: "the platform does not support USD"}},
 		{"direction not enabled", Out, 10, func(a *Accounts) { a.Currencies[0].EnabledTransactionTypes = []string{string(catalog.Incoming)} },

@@ -185,6 +185,43 @@ func (s Starter) CancelInvitation(ctx context.Context, code string, c invitation
 	return s.update(ctx, workflows.InvitationWorkflowID(code), workflows.UpdateCancel, c)
 }
 
+// Verification sends update name (workflows.UpdateSubmit or workflows.UpdateOwner) with
+// arg to the verification workflow of in's customer, starting a new run when none is
+// under way, and waits for its answer: the resource (JSON) it wrote. A run that ends
+// just as the update reaches it is tried once more, which starts the next run.
+func (s Starter) Verification(ctx context.Context, in workflows.VerificationInput, name string, arg any) (json.RawMessage, error) {
+	var args []any
+	if arg != nil {
+		args = []any{arg}
+	}
+	for attempt := 0; ; attempt++ {
+		op := s.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+			ID:                       workflows.CustomerVerificationWorkflowID(in.CustomerID),
+			TaskQueue:                s.queue(),
+			WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+			WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			TypedSearchAttributes:    workflows.VerificationSearchAttributes(in),
+		}, workflows.CustomerVerification, in)
+		h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+			StartWorkflowOperation: op,
+			UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted},
+		})
+		var notFound *serviceerror.NotFound
+		if errors.As(err, &notFound) && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, workflows.CustomerVerificationWorkflowID(in.CustomerID), err)
+		}
+		var out json.RawMessage
+		err = h.Get(ctx, &out)
+		if errors.As(err, &notFound) && attempt == 0 {
+			continue
+		}
+		return out, err
+	}
+}
+
 // update sends an update to a payment's workflow and waits for its result. A workflow
 // that does not run (ended, or never started) is ErrWorkflowClosed.
 func (s Starter) update(ctx context.Context, workflowID, name string, arg any) (json.RawMessage, error) {

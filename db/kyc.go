@@ -1,0 +1,395 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/catalog"
+	"paycore/internal/customer"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/kyc"
+	"paycore/internal/platformconfig"
+)
+
+// KycViews renders the resources of verification webhooks (db/view implements it).
+type KycViews interface {
+	Customer(c Customer) any
+	Verification(v Verification) any
+}
+
+// OwnerRecord is a stored beneficial owner as the rules read it.
+func OwnerRecord(o BeneficialOwner) (customer.Owner, error) {
+	var pi customer.PersonalInfo
+	if err := json.Unmarshal(o.PersonalInfo, &pi); err != nil {
+		return customer.Owner{}, fmt.Errorf("beneficial owner %s: decode personal info: %w", o.ID, err)
+	}
+	return customer.Owner{ID: o.ID, CustomerID: o.CustomerID, Roles: o.Roles, OwnershipPercentage: int(o.OwnershipPercentage),
+		PersonalInfo: pi, KycStatus: o.KycStatus, KycDecided: o.KycDecidedAt != nil}, nil
+}
+
+// ownersOf reads the owners of a customer as the rules read them.
+func ownersOf(ctx context.Context, q *Queries, platformID, customerID uuid.UUID) ([]BeneficialOwner, []customer.Owner, error) {
+	rows, err := q.OwnersOfCustomer(ctx, OwnersOfCustomerParams{PlatformID: platformID, CustomerID: customerID})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read beneficial owners: %w", err)
+	}
+	out := make([]customer.Owner, len(rows))
+	for i, r := range rows {
+		if out[i], err = OwnerRecord(r); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rows, out, nil
+}
+
+// lockCustomer locks a customer of a platform for a change of its owners or its
+// verification; an unknown one (or another platform's) is customer.NotFound.
+func lockCustomer(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Customer, customer.Record, error) {
+	c, err := q.CustomerGetForUpdate(ctx, CustomerGetForUpdateParams{PlatformID: platformID, ID: id})
+	if IsNotFound(err) {
+		return c, customer.Record{}, customer.NotFound()
+	}
+	if err != nil {
+		return c, customer.Record{}, fmt.Errorf("lock customer: %w", err)
+	}
+	rec, err := CustomerRecord(c)
+	return c, rec, err
+}
+
+// OwnerCreate stores checked new owner o of a business customer of a platform. Under the
+// customer's lock, the owner is checked against the customer and its other owners (the
+// ownership total), so concurrent creations cannot together pass 100 percent.
+func OwnerCreate(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, o customer.Owner) (BeneficialOwner, error) {
+	var out BeneficialOwner
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if existing, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: o.ID}); err == nil {
+			out = existing // created by an earlier attempt
+			return nil
+		}
+		_, c, err := lockCustomer(ctx, q, platformID, o.CustomerID)
+		if err != nil {
+			return err
+		}
+		_, others, err := ownersOf(ctx, q, platformID, o.CustomerID)
+		if err != nil {
+			return err
+		}
+		if err := customer.CheckOwnerOf(c, others, o); err != nil {
+			return err
+		}
+		info, err := json.Marshal(o.PersonalInfo)
+		if err != nil {
+			return fmt.Errorf("encode personal info: %w", err)
+		}
+		out, err = q.OwnerCreate(ctx, OwnerCreateParams{ID: o.ID, PlatformID: platformID, CustomerID: o.CustomerID, Roles: o.Roles,
+			OwnershipPercentage: int32(o.OwnershipPercentage), PersonalInfo: info, KycStatus: o.KycStatus})
+		if err != nil {
+			return fmt.Errorf("insert beneficial owner: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// OwnerGetRecord reads a platform's beneficial owner; an unknown one (or another
+// platform's) is customer.OwnerNotFound.
+func OwnerGetRecord(ctx context.Context, q *Queries, platformID, id uuid.UUID) (BeneficialOwner, error) {
+	o, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: id})
+	if IsNotFound(err) {
+		return o, customer.OwnerNotFound()
+	}
+	if err != nil {
+		return o, fmt.Errorf("get beneficial owner: %w", err)
+	}
+	return o, nil
+}
+
+// OwnerPatch applies a checked update of a platform's beneficial owner under its
+// customer's lock: patch checks it against the stored owner (see customer.PatchOwner) and
+// the ownership total is checked again. Reverify reports that the owner's KYC starts over.
+func OwnerPatch(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID,
+	patch func(customer.Owner) (customer.Owner, bool, error)) (out BeneficialOwner, reverify bool, err error) {
+	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		row, err := OwnerGetRecord(ctx, q, platformID, id)
+		if err != nil {
+			return err
+		}
+		_, c, err := lockCustomer(ctx, q, platformID, row.CustomerID)
+		if err != nil {
+			return err
+		}
+		_, owners, err := ownersOf(ctx, q, platformID, row.CustomerID)
+		if err != nil {
+			return err
+		}
+		var cur customer.Owner
+		for _, o := range owners {
+			if o.ID == id {
+				cur = o
+			}
+		}
+		next, again, err := patch(cur)
+		if err != nil {
+			return err
+		}
+		if err := customer.CheckOwnerOf(c, owners, next); err != nil {
+			return err
+		}
+		info, err := json.Marshal(next.PersonalInfo)
+		if err != nil {
+			return fmt.Errorf("encode personal info: %w", err)
+		}
+		out, err = q.OwnerUpdate(ctx, OwnerUpdateParams{PlatformID: platformID, ID: id, Roles: next.Roles,
+			OwnershipPercentage: int32(next.OwnershipPercentage), PersonalInfo: info, KycStatus: next.KycStatus, Reverify: again})
+		if err != nil {
+			return fmt.Errorf("update beneficial owner: %w", err)
+		}
+		reverify = again
+		return nil
+	})
+	return out, reverify, err
+}
+
+// OwnerDecide records the KYC outcome of an owner under review, decided by outcome from
+// the owner and its platform's environment. An owner already decided keeps its outcome.
+func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
+	outcome func(customer.Owner, catalog.Environment) catalog.KycStatus) (catalog.KycStatus, error) {
+	var status catalog.KycStatus
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		row, err := q.OwnerGetByID(ctx, id)
+		if err != nil {
+			return fmt.Errorf("get beneficial owner: %w", err)
+		}
+		if row.KycDecidedAt != nil {
+			status = row.KycStatus
+			return nil
+		}
+		p, err := q.PlatformGet(ctx, row.PlatformID)
+		if err != nil {
+			return fmt.Errorf("load platform: %w", err)
+		}
+		o, err := OwnerRecord(row)
+		if err != nil {
+			return err
+		}
+		row, err = q.OwnerDecideKyc(ctx, OwnerDecideKycParams{ID: id, KycStatus: outcome(o, p.Environment)})
+		if err != nil {
+			return fmt.Errorf("record beneficial owner KYC: %w", err)
+		}
+		status = row.KycStatus
+		return nil
+	})
+	return status, err
+}
+
+// Submitted is the answer to a verification request: the verification, and whether it is
+// now IN_PROGRESS and waits for its review.
+type Submitted struct {
+	Verification Verification
+	InProgress   bool
+}
+
+// VerificationSubmit submits customer id of a platform for verification, in one
+// transaction under the customer's lock. A verification under review (IN_PROGRESS,
+// PENDING_MANUAL_REVIEW) is answered as it is, and so is the last verification of a
+// customer already APPROVED. Otherwise the submission (the customer, its owners, the
+// documents of both and the customer fields the provider requires for the customer's
+// currencies) is checked with kyc.Check: what it lacks makes the open
+// verification (or a new one) RESOLVE_ERRORS; a complete submission makes it IN_PROGRESS
+// and the customer PENDING. Each outcome records its VERIFICATION_* (and CUSTOMER_*)
+// webhook.
+func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, v KycViews) (Submitted, error) {
+	var out Submitted
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		_, c, err := lockCustomer(ctx, q, platformID, id)
+		if err != nil {
+			return err
+		}
+		if err := c.CheckNotDeleted(); err != nil {
+			return err
+		}
+		open, err := q.VerificationOpenOfCustomer(ctx, id)
+		hasOpen := err == nil
+		if err != nil && !IsNotFound(err) {
+			return fmt.Errorf("read open verification: %w", err)
+		}
+		if hasOpen && open.Status != catalog.VerificationResolveErrors {
+			out = Submitted{Verification: open}
+			return nil
+		}
+		if !hasOpen && c.KycStatus == catalog.KycApproved {
+			last, err := q.VerificationLatestOfCustomer(ctx, id)
+			if err == nil && last.Status == catalog.VerificationApproved {
+				out = Submitted{Verification: last}
+				return nil
+			}
+		}
+		_, owners, err := ownersOf(ctx, q, platformID, id)
+		if err != nil {
+			return err
+		}
+		docs, err := kycDocuments(ctx, q, platformID, id)
+		if err != nil {
+			return err
+		}
+		required := platformconfig.ProviderCustomerFields(c.Currencies)
+		problems := kyc.Check(kyc.Submission{Customer: c, Owners: owners, Documents: docs, Required: required})
+		status := catalog.VerificationInProgress
+		if len(problems) > 0 {
+			status = catalog.VerificationResolveErrors
+		}
+		errs, err := json.Marshal(append([]kyc.Error{}, problems...))
+		if err != nil {
+			return fmt.Errorf("encode verification errors: %w", err)
+		}
+		if hasOpen {
+			out.Verification, err = q.VerificationUpdate(ctx, VerificationUpdateParams{ID: open.ID, Status: status, Errors: errs})
+		} else {
+			out.Verification, err = q.VerificationCreate(ctx, VerificationCreateParams{ID: ids.New(), PlatformID: platformID, CustomerID: id,
+				Status: status, Errors: errs})
+		}
+		if err != nil {
+			return fmt.Errorf("write verification: %w", err)
+		}
+		if status == catalog.VerificationInProgress {
+			out.InProgress = true
+			if _, err := DocumentsMarkSubmitted(ctx, q, platformID, id); err != nil {
+				return err
+			}
+			if err := setCustomerKyc(ctx, q, c, catalog.KycPending, v); err != nil {
+				return err
+			}
+		}
+		return recordVerification(ctx, q, out.Verification, v)
+	})
+	return out, err
+}
+
+// VerificationDecide records the review of an IN_PROGRESS verification: decide answers
+// the decision from the customer, its owners and the platform's environment. The
+// customer's status follows, with the webhooks of both. A verification no longer in
+// progress is answered as it is. While an owner's KYC is under review nothing is decided:
+// undecided lists those owners (the business's KYB waits for them).
+func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
+	decide func(customer.Record, []customer.Owner, catalog.Environment) kyc.Decision, v KycViews) (out Verification, undecided []uuid.UUID, err error) {
+	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		cur, err := q.VerificationGetByIDForUpdate(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lock verification: %w", err)
+		}
+		out = cur
+		if cur.Status != catalog.VerificationInProgress {
+			return nil
+		}
+		_, c, err := lockCustomer(ctx, q, cur.PlatformID, cur.CustomerID)
+		if err != nil {
+			return err
+		}
+		_, owners, err := ownersOf(ctx, q, cur.PlatformID, cur.CustomerID)
+		if err != nil {
+			return err
+		}
+		if !kyc.OwnersDecided(owners) {
+			for _, o := range owners {
+				if !o.KycDecided {
+					undecided = append(undecided, o.ID)
+				}
+			}
+			return nil
+		}
+		p, err := q.PlatformGet(ctx, cur.PlatformID)
+		if err != nil {
+			return fmt.Errorf("load platform: %w", err)
+		}
+		d := decide(c, owners, p.Environment)
+		errs, err := json.Marshal(append([]kyc.Error{}, d.Errors...))
+		if err != nil {
+			return fmt.Errorf("encode verification errors: %w", err)
+		}
+		if out, err = q.VerificationUpdate(ctx, VerificationUpdateParams{ID: id, Status: d.Status, Errors: errs}); err != nil {
+			return fmt.Errorf("record verification decision: %w", err)
+		}
+		if err := setCustomerKyc(ctx, q, c, d.Customer, v); err != nil {
+			return err
+		}
+		return recordVerification(ctx, q, out, v)
+	})
+	return out, undecided, err
+}
+
+// setCustomerKyc moves customer c to status, with its CUSTOMER_KYC_* (individuals) or
+// CUSTOMER_KYB_* (businesses) webhook; no change records nothing.
+func setCustomerKyc(ctx context.Context, q *Queries, c customer.Record, status catalog.KycStatus, v KycViews) error {
+	if c.KycStatus == status {
+		return nil
+	}
+	row, err := q.CustomerSetKycStatus(ctx, CustomerSetKycStatusParams{ID: c.ID, KycStatus: status})
+	if err != nil {
+		return fmt.Errorf("set customer KYC status: %w", err)
+	}
+	if status == catalog.KycUnverified {
+		return nil
+	}
+	_, err = EventRecord(ctx, q, row.PlatformID, events.CustomerStatus(c.Type == catalog.Business, string(status)), v.Customer(row), false)
+	return err
+}
+
+// recordVerification records the VERIFICATION_<status> webhook of verification r.
+func recordVerification(ctx context.Context, q *Queries, r Verification, v KycViews) error {
+	_, err := EventRecord(ctx, q, r.PlatformID, events.Verification(string(r.Status)), v.Verification(r), false)
+	return err
+}
+
+// KycLinkSubject is what a hosted KYC link's page shows: the link, its customer with its
+// owners and documents, the fields the provider requires, and the customer's latest
+// verification (nil when none).
+type KycLinkSubject struct {
+	Link         KycLink
+	Customer     customer.Record
+	Owners       []customer.Owner
+	Documents    []kyc.Document
+	Required     []string
+	Verification *Verification
+}
+
+// Problems is what the subject's submission lacks (kyc.Check).
+func (s KycLinkSubject) Problems() []kyc.Error {
+	return kyc.Check(kyc.Submission{Customer: s.Customer, Owners: s.Owners, Documents: s.Documents, Required: s.Required})
+}
+
+// KycLinkSubjectGet reads the subject of the link with token; an unknown token is
+// ErrNotFound.
+func KycLinkSubjectGet(ctx context.Context, q *Queries, token string) (KycLinkSubject, error) {
+	var s KycLinkSubject
+	link, err := q.KycLinkByToken(ctx, kyc.TokenHash(token))
+	if IsNotFound(err) {
+		return s, ErrNotFound
+	}
+	if err != nil {
+		return s, fmt.Errorf("read KYC link: %w", err)
+	}
+	s.Link = link
+	if s.Customer, err = CustomerRecordGet(ctx, q, link.PlatformID, link.CustomerID); err != nil {
+		return s, err
+	}
+	if _, s.Owners, err = ownersOf(ctx, q, link.PlatformID, link.CustomerID); err != nil {
+		return s, err
+	}
+	if s.Documents, err = kycDocuments(ctx, q, link.PlatformID, link.CustomerID); err != nil {
+		return s, err
+	}
+	s.Required = platformconfig.ProviderCustomerFields(s.Customer.Currencies)
+	v, err := q.VerificationLatestOfCustomer(ctx, link.CustomerID)
+	if err == nil {
+		s.Verification = &v
+	} else if !IsNotFound(err) {
+		return s, fmt.Errorf("read verification: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,77 @@
+package kyc
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net"
+	"net/url"
+	"time"
+
+	"paycore/internal/problem"
+)
+
+// Provider is the KycProvider a hosted KYC link reports: the catalogue's one value. The
+// page behind the link is the service's own sandbox provider.
+const Provider = "SUMSUB"
+
+// LinkRequest is the optional body of POST /customers/{customerId}/kyc-link.
+type LinkRequest struct {
+	RedirectURI *string `json:"redirectUri"`
+}
+
+// CheckRedirect accepts where the end user is sent after the hosted page: an absolute
+// https URL, or http to a loopback host (local development).
+func CheckRedirect(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil || len(raw) > 2048 {
+		return problem.Field("redirectUri", "redirectUri must be an absolute https:// URL of at most 2048 characters")
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+			return nil
+		}
+	}
+	return problem.Field("redirectUri", "redirectUri must use https:// (http:// only to localhost for local development)")
+}
+
+// NewToken returns a fresh link token (256 random bits, URL-safe) and the hash stored for
+// it.
+func NewToken() (token string, hash []byte) {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	token = base64.RawURLEncoding.EncodeToString(b)
+	return token, TokenHash(token)
+}
+
+// TokenHash is the stored form of a link token.
+func TokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// LinkState is whether a link can still be used.
+type LinkState int
+
+// Link states.
+const (
+	LinkUsable LinkState = iota
+	LinkExpired
+	LinkUsed
+)
+
+// StateOf is the state at now of a link that expires at expiresAt and was used at usedAt
+// (nil: never).
+func StateOf(expiresAt time.Time, usedAt *time.Time, now time.Time) LinkState {
+	switch {
+	case usedAt != nil:
+		return LinkUsed
+	case !now.Before(expiresAt):
+		return LinkExpired
+	}
+	return LinkUsable
+}

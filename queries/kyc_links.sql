@@ -1,0 +1,14 @@
+-- name: KycLinkCreate :one
+INSERT INTO kyc_links (id, platform_id, customer_id, token_hash, redirect_uri, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING *;
+
+-- name: KycLinkByToken :one
+SELECT * FROM kyc_links WHERE token_hash = $1;
+
+-- name: KycLinkByTokenForUpdate :one
+SELECT * FROM kyc_links WHERE token_hash = $1 FOR UPDATE;
+
+-- name: KycLinkUse :execrows
+-- Spends a link; no row when it was spent already.
+UPDATE kyc_links SET used_at = now() WHERE id = $1 AND used_at IS NULL;
