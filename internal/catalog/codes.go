@@ -47,6 +47,7 @@ const (
 	SessionNotFound         Code = "SESSION_NOT_FOUND"
 	QuoteNotFound           Code = "QUOTE_NOT_FOUND"
 	LookupNotFound          Code = "LOOKUP_REQUEST_NOT_FOUND"
+	BulkUploadJobNotFound   Code = "BULK_UPLOAD_JOB_NOT_FOUND"
 )
 
 // Conflicts with the current state.

@@ -138,3 +138,15 @@ const (
 	BeneficiaryUnsupported   BeneficiaryStatus = "UNSUPPORTED"
 	BeneficiaryCheckedByBank BeneficiaryStatus = "CHECKED_BY_RECEIVING_FI"
 )
+
+// BulkImportStatus is the status of a bulk customer import job.
+type BulkImportStatus string
+
+// Bulk import job statuses: staged and waiting for its first batch, importing, and done
+// (COMPLETED when at least one row became a customer, FAILED when none did).
+const (
+	BulkPending    BulkImportStatus = "PENDING"
+	BulkProcessing BulkImportStatus = "PROCESSING"
+	BulkCompleted  BulkImportStatus = "COMPLETED"
+	BulkFailed     BulkImportStatus = "FAILED"
+)

@@ -25,6 +25,8 @@ const (
 	Lookup          = "Lookup"
 	// Request names a challenge (a signed retry's or a passkey session's requestId).
 	Request = "Request"
+	// Job names a bulk customer import job.
+	Job = "Job"
 )
 
 // New returns a fresh time-ordered UUIDv7.
