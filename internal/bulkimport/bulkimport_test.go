@@ -110,19 +110,19 @@ func TestRefusedRows(t *testing.T) {
 		field, msg   string
 		correlatesBy string
 	}{
-		"no type":              {row(2, person(map[string]string{ColCustomerType: ""})), catalog.InvalidInput, ColCustomerType, "customerType is required", "p-1"},
-		"unknown type":         {row(2, person(map[string]string{ColCustomerType: "ROBOT"})), catalog.InvalidInput, ColCustomerType, "INDIVIDUAL or BUSINESS", "p-1"},
-		"individual no name":   {row(3, person(map[string]string{ColFullName: "  "})), catalog.InvalidInput, ColFullName, "fullName is required for INDIVIDUAL rows", "p-1"},
-		"business no state":    {row(3, company(map[string]string{ColState: ""})), catalog.InvalidInput, ColState, "state is required for BUSINESS rows", "b-1"},
-		"business birth date":  {row(4, company(map[string]string{ColBirthDate: "1990-01-01"})), catalog.InvalidInput, ColBirthDate, "applies to INDIVIDUAL rows", "b-1"},
-		"individual tax id":    {row(4, person(map[string]string{ColBusinessTaxID: "X"})), catalog.InvalidInput, ColBusinessTaxID, "applies to BUSINESS rows", "p-1"},
-		"bad date":             {row(5, person(map[string]string{ColBirthDate: "01/04/1990"})), catalog.InvalidInput, ColBirthDate, "YYYY-MM-DD", "p-1"},
-		"bad country":          {row(5, person(map[string]string{ColCountry: "XX"})), catalog.InvalidInput, ColCountry, "country must be an ISO 3166-1", "p-1"},
-		"long postal code":     {row(5, person(map[string]string{ColPostalCode: strings.Repeat("9", 21)})), catalog.InvalidInput, ColPostalCode, "postalCode must be at most 20", "p-1"},
-		"bad e-mail":           {row(6, person(map[string]string{ColEmail: "not-an-address"})), catalog.InvalidInput, ColEmail, "plain e-mail", "p-1"},
-		"other domain":         {row(6, person(map[string]string{ColUmaAddress: "$ana@elsewhere.example"})), catalog.InvalidInput, ColUmaAddress, "UMA domain", "p-1"},
-		"no platform id":       {row(9, person(map[string]string{ColPlatformCustomerID: ""})), catalog.InvalidInput, ColPlatformCustomerID, "platformCustomerId is required", "9"},
-		"short row":            {Row{Number: 10, Fields: []string{"INDIVIDUAL", "p-7"}}, catalog.InvalidInput, "", "the row has 2 fields; the header has 17 columns", "p-7"},
+		"no type":             {row(2, person(map[string]string{ColCustomerType: ""})), catalog.InvalidInput, ColCustomerType, "customerType is required", "p-1"},
+		"unknown type":        {row(2, person(map[string]string{ColCustomerType: "ROBOT"})), catalog.InvalidInput, ColCustomerType, "INDIVIDUAL or BUSINESS", "p-1"},
+		"individual no name":  {row(3, person(map[string]string{ColFullName: "  "})), catalog.InvalidInput, ColFullName, "fullName is required for INDIVIDUAL rows", "p-1"},
+		"business no state":   {row(3, company(map[string]string{ColState: ""})), catalog.InvalidInput, ColState, "state is required for BUSINESS rows", "b-1"},
+		"business birth date": {row(4, company(map[string]string{ColBirthDate: "1990-01-01"})), catalog.InvalidInput, ColBirthDate, "applies to INDIVIDUAL rows", "b-1"},
+		"individual tax id":   {row(4, person(map[string]string{ColBusinessTaxID: "X"})), catalog.InvalidInput, ColBusinessTaxID, "applies to BUSINESS rows", "p-1"},
+		"bad date":            {row(5, person(map[string]string{ColBirthDate: "01/04/1990"})), catalog.InvalidInput, ColBirthDate, "YYYY-MM-DD", "p-1"},
+		"bad country":         {row(5, person(map[string]string{ColCountry: "XX"})), catalog.InvalidInput, ColCountry, "country must be an ISO 3166-1", "p-1"},
+		"long postal code":    {row(5, person(map[string]string{ColPostalCode: strings.Repeat("9", 21)})), catalog.InvalidInput, ColPostalCode, "postalCode must be at most 20", "p-1"},
+		"bad e-mail":          {row(6, person(map[string]string{ColEmail: "not-an-address"})), catalog.InvalidInput, ColEmail, "plain e-mail", "p-1"},
+		"other domain":        {row(6, person(map[string]string{ColUmaAddress: "$ana@elsewhere.example"})), catalog.InvalidInput, ColUmaAddress, "UMA domain", "p-1"},
+		"no platform id":      {row(9, person(map[string]string{ColPlatformCustomerID: ""})), catalog.InvalidInput, ColPlatformCustomerID, "platformCustomerId is required", "9"},
+		"short row":           {Row{Number: 10, Fields: []string{"INDIVIDUAL", "p-7"}}, catalog.InvalidInput, "", "the row has 2 fields; the header has 17 columns", "p-7"},
 	} {
 		_, err := r.Decide(uuid.Nil, settings, tc.row)
 		e, ok := r.EntryOf(tc.row, err)
