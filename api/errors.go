@@ -30,6 +30,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.SessionNotFound:               http.StatusNotFound,
 	catalog.QuoteNotFound:                 http.StatusNotFound,
 	catalog.LookupNotFound:                http.StatusNotFound,
+	catalog.BulkUploadJobNotFound:         http.StatusNotFound,
 	catalog.QuoteNotPending:               http.StatusConflict,
 	catalog.TransactionNotPendingApproval: http.StatusConflict,
 	catalog.NotImplemented:                http.StatusNotImplemented,

@@ -103,7 +103,7 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// bodyLimit comes before every handler and before authentication, which never reads
 	// the body: a request answered without its body is answered at once (see bodyLimit).
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.Config.MaxBodyBytes),
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf),
 		checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
@@ -185,6 +185,9 @@ func (s *Server) routes() chi.Router {
 		r.With(transact).Post("/transactions/{transactionId}/reject", handler(s.rejectTransaction))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/uma/receive", handler(s.sandboxUmaReceive))
 
+		r.With(manage).Post(bulkUploadRoute, handler(s.uploadCustomersCSV))
+		r.Get("/customers/bulk/jobs/{jobId}", handler(s.getBulkImportJob))
+
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))
 		r.Get("/webhooks/events", handler(s.listWebhookEvents))
@@ -246,8 +249,17 @@ func recoverer(next http.Handler) http.Handler {
 // is not served any longer.
 const unreadBodyGrace = time.Second
 
-// bodyLimit caps request bodies at n bytes: a declared Content-Length over n is answered 413
-// at once, and a body that turns out longer while it is read fails with an
+// bodyLimitOf is the body limit of a request: PAYCORE_MAX_BODY_BYTES, and
+// PAYCORE_BULK_IMPORT_MAX_BYTES for the CSV upload of a bulk customer import.
+func (s *Server) bodyLimitOf(r *http.Request) int64 {
+	if r.Method == http.MethodPost && r.URL.Path == s.Config.BasePath()+bulkUploadRoute {
+		return s.Config.BulkImportMaxBytes
+	}
+	return s.Config.MaxBodyBytes
+}
+
+// bodyLimit caps request bodies at limit(r) bytes: a declared Content-Length over it is
+// answered 413 at once, and a body that turns out longer while it is read fails with an
 // *http.MaxBytesError that bodyReadError turns into the same 413.
 //
 // It also makes sure that no body is read for a request that was answered without it (a
@@ -255,13 +267,14 @@ const unreadBodyGrace = time.Second
 // "Connection: close", and the connection is given unreadBodyGrace to deliver what is still
 // in flight. Without this the server drains up to 256 KiB of an unread body before it sends
 // the answer, for as long as the client cares to take.
-func bodyLimit(n int64) func(http.Handler) http.Handler {
+func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength == 0 { // no body (http.NoBody)
 				next.ServeHTTP(w, r)
 				return
 			}
+			n := limit(r)
 			if r.ContentLength > n {
 				closeUnread(w)
 				writeError(w, r, bodyTooLarge(n))

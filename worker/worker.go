@@ -45,6 +45,7 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 	w.RegisterWorkflowWithOptions(workflows.Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	w.RegisterWorkflowWithOptions(workflows.Quote, workflow.RegisterOptions{Name: "Quote"})
 	w.RegisterWorkflowWithOptions(workflows.IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
+	w.RegisterWorkflowWithOptions(workflows.BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
 	w.RegisterActivity(acts)
 	return w
 }
