@@ -14,9 +14,10 @@ import (
 // Histories recorded from real runs must replay against the current code: webhooks
 // (delivered, 410 then undeliverable, a one-attempt TEST send, redelivered), transfers
 // (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
-// funded by a deposit, paid to a customer of another platform) and incoming payments
-// (approved, timed out). cmd/paycore's TestRecordHistories refreshes them. A change that
-// breaks replay needs workflow.GetVersion.
+// funded by a deposit, paid to a customer of another platform), incoming payments
+// (approved, timed out) and bulk imports (a run continued as new, the last run).
+// cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
+// workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) < 6 {
@@ -27,6 +28,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
 	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
 	r.RegisterWorkflowWithOptions(IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
+	r.RegisterWorkflowWithOptions(BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
