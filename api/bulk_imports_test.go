@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -220,5 +222,50 @@ func TestBulkUploadRefusals(t *testing.T) {
 	_ = mw.Close()
 	if r := c.Stream("POST", "/customers/bulk/csv", mw.FormDataContentType(), &b); r.Status != http.StatusAccepted {
 		t.Fatalf("upload with other fields: %d %s", r.Status, r.Body)
+	}
+}
+
+// slowFile yields its lines one at a time, pausing before each.
+type slowFile struct {
+	lines []string
+	pause time.Duration
+}
+
+func (f *slowFile) Read(p []byte) (int, error) {
+	if len(f.lines) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(f.pause)
+	n := copy(p, f.lines[0])
+	f.lines[0] = f.lines[0][n:]
+	if f.lines[0] == "" {
+		f.lines = f.lines[1:]
+	}
+	return n, nil
+}
+
+// An upload may take longer than the server's read timeout allows other requests
+// (PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT instead).
+func TestBulkUploadOutlastsTheReadTimeout(t *testing.T) {
+	t.Parallel()
+	e, _ := bulkEnv(t, nil, func(c *config.Config) {
+		c.HTTPReadHeaderTimeout, c.HTTPReadTimeout, c.HTTPWriteTimeout = time.Second, time.Second, time.Second
+	})
+	srv := api.NewHTTPServer(e.cfg, e.api)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	c, p := e.platform(true)
+	c.BaseURL = "http://" + ln.Addr().String() + e.cfg.BasePath()
+	lines := strings.SplitAfter(bulkCSV(8, p.UmaDomain), "\n")
+	r := c.Upload("/customers/bulk/csv", "file", "customers.csv", "text/csv", &slowFile{lines: lines, pause: 300 * time.Millisecond})
+	if r.Status != 202 {
+		t.Fatalf("slow upload: %d %s", r.Status, r.Body)
+	}
+	if jobs, rows := e.stagedJobs(t); jobs != 1 || rows != 8 {
+		t.Fatalf("%d jobs, %d staged rows", jobs, rows)
 	}
 }
