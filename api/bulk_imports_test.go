@@ -75,7 +75,11 @@ func (e *env) stagedJobs(t *testing.T) (jobs, rows int) {
 // bodies larger than the API's general limit.
 func TestBulkUploadStagesTheRowsAndStartsTheImport(t *testing.T) {
 	t.Parallel()
-	e, rec := bulkEnv(t, nil, func(c *config.Config) { c.MaxBodyBytes = 1024; c.BulkImportBatchSize = 7; c.BulkImportBatchesPerRun = 3 })
+	e, rec := bulkEnv(t, nil, func(c *config.Config) {
+		c.MaxBodyBytes = 1024
+		c.BulkImportBatchSize = 7
+		c.BulkImportBatchesPerRun = 3
+	})
 	c, p := e.platform(true)
 	other, _ := e.platform(true)
 	file := bulkCSV(40, p.UmaDomain) // several times MaxBodyBytes
@@ -181,7 +185,9 @@ func TestBulkUploadRefusals(t *testing.T) {
 			raw.SkipValidation = true // a request the client could not have streamed
 			return raw.Stream("POST", "/customers/bulk/csv", mw.FormDataContentType(), bytes.NewReader(b.Bytes()))
 		}, 413, "larger than"},
-		"a record over 1 MiB": {func() *apitest.Response { return upload(good + "INDIVIDUAL,\"" + strings.Repeat("y", 1<<20+8<<10) + "\",x\n") }, 400, "longer than"},
+		"a record over 1 MiB": {func() *apitest.Response {
+			return upload(good + "INDIVIDUAL,\"" + strings.Repeat("y", 1<<20+8<<10) + "\",x\n")
+		}, 400, "longer than"},
 		"two files": {func() *apitest.Response {
 			var b bytes.Buffer
 			mw := multipart.NewWriter(&b)
