@@ -60,7 +60,8 @@ func (s *Server) uploadCustomersCSV(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), bulkStartWait)
+	// The rows are committed: the start is tried even when the client has gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), bulkStartWait)
 	defer cancel()
 	if err := s.start.BulkImport(ctx, s.bulkImportInput(job.ID, pid)); err != nil {
 		// The job is committed: the worker starts its workflow (worker.BulkImportStarter).
