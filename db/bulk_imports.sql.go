@@ -275,17 +275,6 @@ func (q *Queries) BulkImportJobsPending(ctx context.Context, arg BulkImportJobsP
 	return items, nil
 }
 
-const bulkImportRowsCount = `-- name: BulkImportRowsCount :one
-SELECT count(*) FROM bulk_import_rows WHERE job_id = $1
-`
-
-func (q *Queries) BulkImportRowsCount(ctx context.Context, jobID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, bulkImportRowsCount, jobID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const bulkImportRowsDelete = `-- name: BulkImportRowsDelete :exec
 DELETE FROM bulk_import_rows WHERE job_id = $1 AND row_number <= $2
 `

@@ -42,9 +42,6 @@ LIMIT $3;
 -- name: BulkImportRowsDelete :exec
 DELETE FROM bulk_import_rows WHERE job_id = $1 AND row_number <= $2;
 
--- name: BulkImportRowsCount :one
-SELECT count(*) FROM bulk_import_rows WHERE job_id = $1;
-
 -- name: BulkImportErrorCreate :exec
 INSERT INTO bulk_import_errors (job_id, row_number, code, message, field, correlation_id)
 VALUES ($1, $2, $3, $4, $5, $6);
