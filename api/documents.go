@@ -33,20 +33,6 @@ var errDocumentNotFound = errorOf(document.NotFound())
 // document.MaxFieldBytes).
 const documentBodyOverhead = 256 << 10
 
-// bodyLimitOf is the body limit of a request: PAYCORE_MAX_BODY_BYTES, and on the two
-// routes whose body carries a document file (POST /documents, PUT /documents/{id}) a
-// little more than the largest file, on the hosted KYC page's form a few of them.
-func (s *Server) bodyLimitOf(r *http.Request) int64 {
-	switch {
-	case s.isDocumentUpload(r):
-		return max(s.Config.MaxBodyBytes, document.MaxFileBytes+documentBodyOverhead)
-	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, kycPagePath):
-		// The hosted KYC page's form: a few document files and its answers.
-		return max(s.Config.MaxBodyBytes, kycPageMaxFiles*(document.MaxFileBytes+documentBodyOverhead))
-	}
-	return s.Config.MaxBodyBytes
-}
-
 // isDocumentUpload reports whether r is for one of the routes that take a
 // multipart/form-data body with a document file.
 func (s *Server) isDocumentUpload(r *http.Request) bool {

@@ -34,6 +34,7 @@ import (
 	"paycore/workflows/start"
 
 	"paycore/internal/catalog"
+	"paycore/internal/document"
 )
 
 // Deps are the API's collaborators.
@@ -209,6 +210,9 @@ func (s *Server) routes() chi.Router {
 		r.With(manage).Put("/documents/{documentId}", handler(s.replaceDocument))
 		r.With(manage).Delete("/documents/{documentId}", handler(s.deleteDocument))
 
+		r.With(manage).Post(bulkUploadRoute, handler(s.uploadCustomersCSV))
+		r.Get("/customers/bulk/jobs/{jobId}", handler(s.getBulkImportJob))
+
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))
 		r.Get("/webhooks/events", handler(s.listWebhookEvents))
@@ -219,6 +223,22 @@ func (s *Server) routes() chi.Router {
 		r.With(manage, s.idempotent).Post("/webhooks/secret/rotate", handler(s.rotateWebhookSecret))
 	})
 	return r
+}
+
+// bodyLimitOf is the body limit of a request: PAYCORE_MAX_BODY_BYTES, but on the two
+// routes whose body carries a document file (POST /documents, PUT /documents/{id}) a
+// little more than the largest file, on the hosted KYC page's form a few of them, and
+// PAYCORE_BULK_IMPORT_MAX_BYTES for the CSV upload of a bulk customer import.
+func (s *Server) bodyLimitOf(r *http.Request) int64 {
+	switch {
+	case s.isDocumentUpload(r):
+		return max(s.Config.MaxBodyBytes, document.MaxFileBytes+documentBodyOverhead)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, kycPagePath):
+		return max(s.Config.MaxBodyBytes, kycPageMaxFiles*(document.MaxFileBytes+documentBodyOverhead))
+	case r.Method == http.MethodPost && r.URL.Path == s.Config.BasePath()+bulkUploadRoute:
+		return s.Config.BulkImportMaxBytes
+	}
+	return s.Config.MaxBodyBytes
 }
 
 func (s *Server) webhookRetry() workflows.WebhookRetry {

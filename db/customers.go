@@ -62,28 +62,42 @@ func documents(r customer.Record) (address, business json.RawMessage, err error)
 // umaAddress the platform already uses is refused (PLATFORM_CUSTOMER_ID_EXISTS,
 // UMA_ADDRESS_EXISTS) and nothing is written.
 func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, n customer.New) (Customer, error) {
-	r := n.Record
-	address, business, err := documents(r)
+	params, err := customerCreateParams(platformID, n.Record)
 	if err != nil {
 		return Customer{}, err
 	}
 	var out Customer
 	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		var err error
-		out, err = q.CustomerCreate(ctx, CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
-			CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
-			FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: address, BusinessInfo: business})
+		out, err = q.CustomerCreate(ctx, params)
 		if err != nil {
 			return MapConstraint(fmt.Errorf("create customer: %w", err))
 		}
-		for _, o := range n.Accounts {
-			if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{UUID: out.ID, Valid: true}, o); err != nil {
-				return fmt.Errorf("open %s account: %w", o.Currency, err)
-			}
-		}
-		return nil
+		return customerAccountsOpen(ctx, q, box, platformID, out.ID, n)
 	})
 	return out, err
+}
+
+// customerCreateParams is the row of a checked new customer.
+func customerCreateParams(platformID uuid.UUID, r customer.Record) (CustomerCreateParams, error) {
+	address, business, err := documents(r)
+	if err != nil {
+		return CustomerCreateParams{}, err
+	}
+	return CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
+		CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
+		FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: address, BusinessInfo: business}, nil
+}
+
+// customerAccountsOpen opens, in the caller's transaction, the internal accounts a new
+// customer's currencies take.
+func customerAccountsOpen(ctx context.Context, q *Queries, box *sealbox.Box, platformID, customerID uuid.UUID, n customer.New) error {
+	for _, o := range n.Accounts {
+		if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{UUID: customerID, Valid: true}, o); err != nil {
+			return fmt.Errorf("open %s account: %w", o.Currency, err)
+		}
+	}
+	return nil
 }
 
 // CustomerPatchParams describe an update of a customer.

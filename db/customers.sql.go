@@ -14,6 +14,51 @@ import (
 	"paycore/internal/catalog"
 )
 
+const customerConflicts = `-- name: CustomerConflicts :many
+SELECT id, platform_customer_id, uma_address FROM customers
+WHERE platform_id = $1
+  AND (id = $2 OR platform_customer_id = $3 OR uma_address = $4)
+`
+
+type CustomerConflictsParams struct {
+	PlatformID         uuid.UUID
+	ID                 uuid.UUID
+	PlatformCustomerID string
+	UmaAddress         string
+}
+
+type CustomerConflictsRow struct {
+	ID                 uuid.UUID
+	PlatformCustomerID string
+	UmaAddress         string
+}
+
+// The customers of a platform that take a new customer's id, platformCustomerId or umaAddress.
+func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsParams) ([]CustomerConflictsRow, error) {
+	rows, err := q.db.Query(ctx, customerConflicts,
+		arg.PlatformID,
+		arg.ID,
+		arg.PlatformCustomerID,
+		arg.UmaAddress,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CustomerConflictsRow{}
+	for rows.Next() {
+		var i CustomerConflictsRow
+		if err := rows.Scan(&i.ID, &i.PlatformCustomerID, &i.UmaAddress); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
                        kyc_status, full_name, birth_date, nationality, address, business_info)
@@ -40,6 +85,73 @@ type CustomerCreateParams struct {
 
 func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) (Customer, error) {
 	row := q.db.QueryRow(ctx, customerCreate,
+		arg.ID,
+		arg.PlatformID,
+		arg.PlatformCustomerID,
+		arg.CustomerType,
+		arg.Region,
+		arg.Currencies,
+		arg.Email,
+		arg.UmaAddress,
+		arg.KycStatus,
+		arg.FullName,
+		arg.BirthDate,
+		arg.Nationality,
+		arg.Address,
+		arg.BusinessInfo,
+	)
+	var i Customer
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.PlatformCustomerID,
+		&i.CustomerType,
+		&i.Region,
+		&i.Currencies,
+		&i.Email,
+		&i.UmaAddress,
+		&i.KycStatus,
+		&i.FullName,
+		&i.BirthDate,
+		&i.Nationality,
+		&i.Address,
+		&i.BusinessInfo,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const customerCreateIfAbsent = `-- name: CustomerCreateIfAbsent :one
+INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
+                       kyc_status, full_name, birth_date, nationality, address, business_info)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+ON CONFLICT DO NOTHING
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+`
+
+type CustomerCreateIfAbsentParams struct {
+	ID                 uuid.UUID
+	PlatformID         uuid.UUID
+	PlatformCustomerID string
+	CustomerType       catalog.CustomerType
+	Region             string
+	Currencies         []string
+	Email              *string
+	UmaAddress         string
+	KycStatus          catalog.KycStatus
+	FullName           *string
+	BirthDate          *time.Time
+	Nationality        *string
+	Address            json.RawMessage
+	BusinessInfo       json.RawMessage
+}
+
+// CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
+// taken is not inserted (no row returned) and the transaction goes on.
+func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreateIfAbsentParams) (Customer, error) {
+	row := q.db.QueryRow(ctx, customerCreateIfAbsent,
 		arg.ID,
 		arg.PlatformID,
 		arg.PlatformCustomerID,

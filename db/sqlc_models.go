@@ -78,6 +78,36 @@ type BeneficialOwner struct {
 	UpdatedAt           time.Time
 }
 
+type BulkImportError struct {
+	JobID         uuid.UUID
+	RowNumber     int32
+	Code          string
+	Message       string
+	Field         *string
+	CorrelationID string
+}
+
+type BulkImportJob struct {
+	ID          uuid.UUID
+	PlatformID  uuid.UUID
+	Status      catalog.BulkImportStatus
+	Columns     []string
+	Total       int32
+	Processed   int32
+	Successful  int32
+	Failed      int32
+	LastRow     int32
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+type BulkImportRow struct {
+	JobID     uuid.UUID
+	RowNumber int32
+	Fields    []string
+}
+
 type Customer struct {
 	ID                 uuid.UUID
 	PlatformID         uuid.UUID

@@ -35,3 +35,17 @@ RETURNING *;
 
 -- name: CustomerGetByIDForUpdate :one
 SELECT * FROM customers WHERE id = $1 FOR NO KEY UPDATE;
+-- name: CustomerCreateIfAbsent :one
+-- CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
+-- taken is not inserted (no row returned) and the transaction goes on.
+INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
+                       kyc_status, full_name, birth_date, nationality, address, business_info)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+ON CONFLICT DO NOTHING
+RETURNING *;
+
+-- name: CustomerConflicts :many
+-- The customers of a platform that take a new customer's id, platformCustomerId or umaAddress.
+SELECT id, platform_customer_id, uma_address FROM customers
+WHERE platform_id = sqlc.arg(platform_id)
+  AND (id = sqlc.arg(id) OR platform_customer_id = sqlc.arg(platform_customer_id) OR uma_address = sqlc.arg(uma_address));

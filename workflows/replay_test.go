@@ -15,8 +15,10 @@ import (
 // (delivered, 410 then undeliverable, a one-attempt TEST send, redelivered), transfers
 // (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
 // funded by a deposit, paid to a customer of another platform), incoming payments
-// (approved, timed out) and invitations (claimed, cancelled, expired). cmd/paycore's TestRecordHistories refreshes them. A change that
-// breaks replay needs workflow.GetVersion.
+// (approved, timed out), invitations (claimed, cancelled, expired), verifications (a business
+// approved, its owner's KYC) and bulk imports (a run continued as new, the last run).
+// cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
+// workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) < 6 {
@@ -30,6 +32,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(Invitation, workflow.RegisterOptions{Name: "Invitation"})
 	r.RegisterWorkflowWithOptions(CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
 	r.RegisterWorkflowWithOptions(OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
+	r.RegisterWorkflowWithOptions(BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

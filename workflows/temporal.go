@@ -85,3 +85,14 @@ func OutboundCall(ctx workflow.Context, initial, maxInterval, maxAge time.Durati
 	}
 	return workflow.WithActivityOptions(ctx, opts)
 }
+
+// BatchStep is the preset for the batches of bulk work (a bulk import's batch of rows), run
+// as local activities: each is one database transaction over up to a few hundred rows, so
+// it gets longer than a payment's step. Transient errors are retried quickly and without
+// end (a batch that committed answers where its job stands); refusals end at once.
+func BatchStep(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
+	})
+}

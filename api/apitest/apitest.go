@@ -6,8 +6,11 @@ package apitest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"os"
 	"os/exec"
 	"sync"
@@ -237,4 +240,68 @@ func Chromium(t testing.TB) string {
 	}
 	t.Skip("chromium not installed: apt-get install chromium to run the browser tests")
 	return ""
+}
+
+// Upload sends a multipart/form-data POST with one part named field: a file called
+// filename of type contentType (no Content-Type when empty) whose bytes are read from body
+// as the request is sent, so a large file is never held in memory. The answer is checked
+// against the document like Do's.
+func (c *Client) Upload(path, field, filename, contentType string, body io.Reader, headers ...string) *Response {
+	c.T.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, field, filename))
+		if contentType != "" {
+			h.Set("Content-Type", contentType)
+		}
+		part, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = io.Copy(part, body)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	return c.Stream(http.MethodPost, path, mw.FormDataContentType(), pr, headers...)
+}
+
+// Stream sends a request whose body is read from body while it is sent (chunked), with
+// Content-Type contentType. The answer is checked against the document like Do's.
+func (c *Client) Stream(method, path, contentType string, body io.Reader, headers ...string) *Response {
+	c.T.Helper()
+	req, err := http.NewRequest(method, c.BaseURL+path, body)
+	if err != nil {
+		c.T.Fatalf("build request: %v", err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	if c.User != "" {
+		req.SetBasicAuth(c.User, c.Password)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Minute}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		c.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.T.Fatalf("read response: %v", err)
+	}
+	if resp.StatusCode == http.StatusInternalServerError {
+		c.T.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, out)
+	}
+	if !c.SkipValidation {
+		c.validate(method, path, nil, resp, out)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
 }

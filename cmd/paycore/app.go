@@ -245,8 +245,8 @@ func serveHTTP(ctx context.Context, name string, srv *http.Server, ln net.Listen
 	return nil
 }
 
-// runWorker runs the Temporal worker, the webhook outbox relay and the janitor until ctx
-// ends, then stops the worker gracefully (in-flight activities get WorkerStopTimeout).
+// runWorker runs the Temporal worker, the webhook outbox relay, the janitor and the starter
+// of stranded bulk imports until ctx ends, then stops the worker gracefully (in-flight activities get WorkerStopTimeout).
 func (a *app) runWorker(ctx context.Context) error {
 	acts := activities.New(activities.Options{
 		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
@@ -260,10 +260,13 @@ func (a *app) runWorker(ctx context.Context) error {
 	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
 	janitor := &worker.Janitor{Pool: a.pool, Logger: a.log.With("component", "janitor")}
+	bulk := &worker.BulkImportStarter{Pool: a.pool, Starter: relay.Starter, Logger: a.log.With("component", "bulk-imports"),
+		BatchSize: a.cfg.BulkImportBatchSize, BatchesPerRun: a.cfg.BulkImportBatchesPerRun}
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); _ = relay.Run(ctx) }()
 	go func() { defer wg.Done(); janitor.Run(ctx) }()
+	go func() { defer wg.Done(); bulk.Run(ctx) }()
 	<-ctx.Done()
 	wg.Wait()
 	w.Stop()

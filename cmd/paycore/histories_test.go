@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestRecordHistories(t *testing.T) {
 	})
 	w := newWorld(t, s)
 	w.fund(5000)
-	record := func(name, workflowID string) { recordHistory(t, s, dir, name, workflowID) }
+	record := func(name, workflowID string, runID ...string) { recordHistory(t, s, dir, name, workflowID, runID...) }
 	for _, tc := range []struct{ name, suffix string }{{"transfer_out_completed_v2", "001"}, {"transfer_out_slow_failed_v2", "005"}} {
 		var tx view.Transaction
 		w.transferOut(w.external(tc.suffix), 1000).Decode(t, &tx)
@@ -155,12 +156,38 @@ func TestRecordHistories(t *testing.T) {
 		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED && rc.count() == 2
 	})
 	record("webhook_delivery_redelivered", workflows.WebhookDeliveryWorkflowID(ev))
+	recordBulkImport(t, record)
+}
+
+// recordBulkImport records a bulk import of 12 rows in batches of 5, 2 per run: its first
+// run (continued as new) and its last (the job's end).
+func recordBulkImport(t *testing.T, record func(name, workflowID string, runID ...string)) {
+	s := newStack(t, func(c *config.Config) { c.BulkImportBatchSize, c.BulkImportBatchesPerRun = 5, 2 })
+	c, p := s.platform(true)
+	id := uploadBulk(t, c, bulkFile(12, p.UmaDomain))
+	eventually(t, 30*time.Second, "the import to end", func() bool { return bulkJob(t, c, id).Status == "COMPLETED" })
+	jid, _ := ids.Parse(ids.Job, id)
+	wid := workflows.BulkImportWorkflowID(jid)
+	var runs *workflowservice.ListWorkflowExecutionsResponse
+	eventually(t, 10*time.Second, "both runs to be listed", func() bool {
+		var err error
+		runs, err = s.app.temporal.ListWorkflow(context.Background(), listRequest(fmt.Sprintf(`WorkflowId = %q AND ExecutionStatus != "Running"`, wid)))
+		return err == nil && len(runs.Executions) == 2
+	})
+	for _, e := range runs.Executions {
+		switch e.Status {
+		case enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+			record("bulk_import_continued", wid, e.Execution.RunId)
+		case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+			record("bulk_import_completed", wid, e.Execution.RunId)
+		}
+	}
 }
 
 // recordHistory writes the history of a workflow to dir/name.json.
-func recordHistory(t *testing.T, s *stack, dir, name, workflowID string) {
+func recordHistory(t *testing.T, s *stack, dir, name, workflowID string, runID ...string) {
 	t.Helper()
-	iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, strings.Join(runID, ""), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for iter.HasNext() {
 		ev, err := iter.Next()

@@ -61,8 +61,9 @@ const (
 	InvitationNotFound      Code = "INVITATION_NOT_FOUND"
 	// DocumentNotFound: no such document; ReferenceNotFound: a resource a request refers
 	// to (a document's documentHolder) does not exist.
-	DocumentNotFound  Code = "DOCUMENT_NOT_FOUND"
-	ReferenceNotFound Code = "REFERENCE_NOT_FOUND"
+	DocumentNotFound      Code = "DOCUMENT_NOT_FOUND"
+	ReferenceNotFound     Code = "REFERENCE_NOT_FOUND"
+	BulkUploadJobNotFound Code = "BULK_UPLOAD_JOB_NOT_FOUND"
 )
 
 // Conflicts with the current state.

@@ -169,3 +169,15 @@ const (
 	InvExpired   InvitationStatus = "EXPIRED"
 	InvCancelled InvitationStatus = "CANCELLED"
 )
+
+// BulkImportStatus is the status of a bulk customer import job.
+type BulkImportStatus string
+
+// Bulk import job statuses: staged and waiting for its first batch, importing, and done
+// (COMPLETED when at least one row became a customer, FAILED when none did).
+const (
+	BulkPending    BulkImportStatus = "PENDING"
+	BulkProcessing BulkImportStatus = "PROCESSING"
+	BulkCompleted  BulkImportStatus = "COMPLETED"
+	BulkFailed     BulkImportStatus = "FAILED"
+)

@@ -95,6 +95,16 @@ type Config struct {
 	// InvitationBaseURL is where invitees open invitations: an invitation's url is its code
 	// under it (PAYCORE_INVITATION_BASE_URL; see InvitationBase for the default).
 	InvitationBaseURL string
+	// Bulk customer imports (POST /customers/bulk/csv): the upload's body limit
+	// (PAYCORE_BULK_IMPORT_MAX_BYTES, instead of MaxBodyBytes on that route only) and how
+	// long the upload may take to arrive and be answered (PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT,
+	// instead of the read and write timeouts); the rows one batch imports
+	// (PAYCORE_BULK_IMPORT_BATCH_SIZE) and the batches a workflow run takes before it
+	// continues as new (PAYCORE_BULK_IMPORT_BATCHES_PER_RUN).
+	BulkImportMaxBytes      int64
+	BulkImportUploadTimeout time.Duration
+	BulkImportBatchSize     int
+	BulkImportBatchesPerRun int
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -138,6 +148,11 @@ func Defaults() Config {
 		HTTPMaxHeaderBytes:    64 << 10,
 		MetricsAddr:           "127.0.0.1:9090",
 		FXPricing:             fx.DefaultPricing(),
+
+		BulkImportMaxBytes:      100 << 20,
+		BulkImportUploadTimeout: 10 * time.Minute,
+		BulkImportBatchSize:     500,
+		BulkImportBatchesPerRun: 20,
 	}
 }
 
@@ -259,6 +274,13 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	uiPort := int64(c.TemporalUIPort)
 	integer("PAYCORE_TEMPORAL_UI_PORT", &uiPort)
 	c.TemporalUIPort = int(uiPort)
+
+	integer("PAYCORE_BULK_IMPORT_MAX_BYTES", &c.BulkImportMaxBytes)
+	dur("PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT", &c.BulkImportUploadTimeout)
+	batch, perRun := int64(c.BulkImportBatchSize), int64(c.BulkImportBatchesPerRun)
+	integer("PAYCORE_BULK_IMPORT_BATCH_SIZE", &batch)
+	integer("PAYCORE_BULK_IMPORT_BATCHES_PER_RUN", &perRun)
+	c.BulkImportBatchSize, c.BulkImportBatchesPerRun = int(min(batch, 5000)), int(min(perRun, 1000))
 
 	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)
 	for name, dst := range map[string]*decimal.Decimal{"PAYCORE_FX_SPREAD": &c.FXPricing.Spread,

@@ -24,6 +24,9 @@ const (
 	IncomingPaymentCompleted       = "INCOMING_PAYMENT_COMPLETED"
 	IncomingPaymentFailed          = "INCOMING_PAYMENT_FAILED"
 	InvitationClaimed              = "INVITATION_CLAIMED"
+	// The end of a bulk customer import job (its data is the BulkCustomerImportJob).
+	BulkUploadCompleted = "BULK_UPLOAD_COMPLETED"
+	BulkUploadFailed    = "BULK_UPLOAD_FAILED"
 )
 
 // CustomerStatus is the CUSTOMER_* event of a customer whose verification status became
@@ -48,7 +51,7 @@ var Types = []string{
 	"CUSTOMER_KYB_APPROVED", "CUSTOMER_KYB_REJECTED", "CUSTOMER_KYB_PENDING",
 	"VERIFICATION_APPROVED", "VERIFICATION_REJECTED", "VERIFICATION_RESOLVE_ERRORS", "VERIFICATION_IN_PROGRESS",
 	"VERIFICATION_PENDING_MANUAL_REVIEW", "VERIFICATION_READY_FOR_VERIFICATION",
-	InvitationClaimed, "BULK_UPLOAD_COMPLETED", "BULK_UPLOAD_FAILED", "AGENT_ACTION_PENDING_APPROVAL",
+	InvitationClaimed, BulkUploadCompleted, BulkUploadFailed, "AGENT_ACTION_PENDING_APPROVAL",
 }
 
 // Envelope is the JSON body of every webhook.

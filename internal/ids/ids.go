@@ -29,6 +29,8 @@ const (
 	// Document is a KYC/KYB document; BeneficialOwner one of a business customer's owners.
 	Document        = "Document"
 	BeneficialOwner = "BeneficialOwner"
+	// Job names a bulk customer import job.
+	Job = "Job"
 )
 
 // New returns a fresh time-ordered UUIDv7.
