@@ -33,9 +33,12 @@ func (a *Activities) ChangeOwner(ctx context.Context, ch customer.OwnerChange) (
 		review = err == nil && row.KycDecidedAt == nil
 	case ch.Patch != nil:
 		in := *ch.Patch
-		row, review, err = db.OwnerPatch(ctx, a.pool, ch.PlatformID, ch.OwnerID, func(cur customer.Owner) (customer.Owner, bool, error) {
+		row, _, err = db.OwnerPatch(ctx, a.pool, ch.PlatformID, ch.OwnerID, func(cur customer.Owner) (customer.Owner, bool, error) {
 			return customer.PatchOwner(cur, in)
 		})
+		// An owner whose KYC has not decided needs its review, also when this step is a
+		// retry of one that committed the change (and so sees no change).
+		review = err == nil && row.KycDecidedAt == nil
 	default:
 		return ChangedOwner{}, errors.New("an owner change names neither a new owner nor an update")
 	}

@@ -1,14 +1,17 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +54,8 @@ func (s *Server) uploadCustomersCSV(w http.ResponseWriter, r *http.Request) erro
 	until := time.Now().Add(s.Config.BulkImportUploadTimeout)
 	_ = rc.SetReadDeadline(until)
 	_ = rc.SetWriteDeadline(until)
-	header, rows, err := openCSVUpload(r)
+	header, rows, done, err := openCSVUpload(r)
+	defer done()
 	if err != nil {
 		return err
 	}
@@ -85,41 +89,62 @@ func (s *Server) getBulkImportJob(w http.ResponseWriter, r *http.Request) error 
 	}, view.BulkImportJobOf)
 }
 
-// openCSVUpload finds the `file` part of a multipart upload and reads its header; rows
-// reads the records after it.
-func openCSVUpload(r *http.Request) (bulkimport.Header, *csvRows, error) {
+// openCSVUpload finds the `file` part of a multipart upload, spools it to a temporary
+// file (so the transaction that stages its rows never waits on a slow client, holding a
+// database connection) and reads its header; rows reads the records after it. done removes
+// the temporary file; it is always set.
+func openCSVUpload(r *http.Request) (header bulkimport.Header, rows *csvRows, done func(), err error) {
+	done = func() {}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return nil, nil, &Error{Status: http.StatusUnsupportedMediaType, Code: catalog.InvalidInput,
+		return nil, nil, done, &Error{Status: http.StatusUnsupportedMediaType, Code: catalog.InvalidInput,
 			Message: "Content-Type must be multipart/form-data with the CSV file in the part named file"}
 	}
 	if params["boundary"] == "" {
-		return nil, nil, invalid("the multipart/form-data Content-Type has no boundary")
+		return nil, nil, done, invalid("the multipart/form-data Content-Type has no boundary")
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, nil, invalid("the request is not a multipart form: %v", err)
+		return nil, nil, done, invalid("the request is not a multipart form: %v", err)
 	}
 	part, err := filePart(mr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, done, err
 	}
-	guard := &rowGuard{r: part}
+	spool, err := os.CreateTemp("", "paycore-bulk-*.csv")
+	if err != nil {
+		return nil, nil, done, fmt.Errorf("spool the upload: %w", err)
+	}
+	done = func() { _ = spool.Close(); _ = os.Remove(spool.Name()) }
+	if _, err := io.Copy(spool, part); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, done, fmt.Errorf("spool the upload: %w", err)
+		}
+		return nil, nil, done, formError(err)
+	}
+	if err := restOfForm(mr); err != nil {
+		return nil, nil, done, err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, done, fmt.Errorf("spool the upload: %w", err)
+	}
+	guard := &rowGuard{r: bufio.NewReader(spool)}
 	cr := csv.NewReader(guard)
 	cr.FieldsPerRecord = -1 // a row with another number of fields is that row's error
-	rows := &csvRows{csv: cr, guard: guard, form: mr}
+	rows = &csvRows{csv: cr, guard: guard}
 	first, err := rows.record()
 	if errors.Is(err, io.EOF) {
-		return nil, nil, invalidField("file", "the file is empty; its first line must be the header")
+		return nil, nil, done, invalidField("file", "the file is empty; its first line must be the header")
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, done, err
 	}
-	header, err := bulkimport.CheckHeader(first)
+	header, err = bulkimport.CheckHeader(first)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, done, err
 	}
-	return header, rows, nil
+	return header, rows, done, nil
 }
 
 // filePart skips to the part named file and checks its declared type.
@@ -163,23 +188,17 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// csvRows reads the records of the file part (db.BulkImportRows). After the last record
-// it reads the rest of the form, which may not hold a second file.
+// csvRows reads the records of the spooled file part (db.BulkImportRows).
 type csvRows struct {
 	csv   *csv.Reader
 	guard *rowGuard
-	form  *multipart.Reader
 	// line is where the last record read began.
 	line int
 }
 
 // Next is the next row's fields; io.EOF after the last.
 func (c *csvRows) Next() ([]string, error) {
-	rec, err := c.record()
-	if errors.Is(err, io.EOF) {
-		return nil, c.rest()
-	}
-	return rec, err
+	return c.record()
 }
 
 // record reads one record, refusing malformed CSV, text that is not UTF-8 (or holds NUL
@@ -208,12 +227,12 @@ func (c *csvRows) record() ([]string, error) {
 	return rec, nil
 }
 
-// rest reads the parts after the file: io.EOF when there is no second file.
-func (c *csvRows) rest() error {
+// restOfForm reads the parts after the file: nil when there is no second file.
+func restOfForm(form *multipart.Reader) error {
 	for {
-		part, err := c.form.NextPart()
+		part, err := form.NextPart()
 		if errors.Is(err, io.EOF) {
-			return io.EOF
+			return nil
 		}
 		if err != nil {
 			return formError(err)

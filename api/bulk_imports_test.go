@@ -251,7 +251,8 @@ func (f *slowFile) Read(p []byte) (int, error) {
 }
 
 // An upload may take longer than the server's read timeout allows other requests
-// (PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT instead).
+// (PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT instead), and holds no database connection while
+// its file arrives.
 func TestBulkUploadOutlastsTheReadTimeout(t *testing.T) {
 	t.Parallel()
 	e, _ := bulkEnv(t, nil, func(c *config.Config) {
@@ -267,9 +268,24 @@ func TestBulkUploadOutlastsTheReadTimeout(t *testing.T) {
 	c, p := e.platform(true)
 	c.BaseURL = "http://" + ln.Addr().String() + e.cfg.BasePath()
 	lines := strings.SplitAfter(bulkCSV(8, p.UmaDomain), "\n")
+	// While the file arrives, the upload holds no database connection (it is spooled,
+	// then staged at once): slow clients cannot take the pool.
+	held := make(chan int32, 1)
+	go func() {
+		time.Sleep(600 * time.Millisecond)
+		most := int32(0)
+		for range 20 {
+			most = max(most, e.pool.Stat().AcquiredConns())
+			time.Sleep(50 * time.Millisecond)
+		}
+		held <- most
+	}()
 	r := c.Upload("/customers/bulk/csv", "file", "customers.csv", "text/csv", &slowFile{lines: lines, pause: 300 * time.Millisecond})
 	if r.Status != 202 {
 		t.Fatalf("slow upload: %d %s", r.Status, r.Body)
+	}
+	if n := <-held; n != 0 {
+		t.Fatalf("the upload held %d database connections while its file arrived", n)
 	}
 	if jobs, rows := e.stagedJobs(t); jobs != 1 || rows != 8 {
 		t.Fatalf("%d jobs, %d staged rows", jobs, rows)

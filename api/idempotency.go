@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -57,7 +58,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		case claimed:
 			s.runAndStore(w, r, next, key)
 		case done != nil:
-			replay(w, *done)
+			s.replay(w, r, *done)
 		}
 	})
 }
@@ -171,14 +172,28 @@ func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key str
 	}
 	hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After")})
 	status := int32(rec.status)
+	// The stored answer is sealed: it may carry a secret (a new API token's clientSecret, a
+	// KYC link's token).
+	body := s.Box.Seal(idempotencyLabel(platformID, key), rec.body.Bytes())
 	if err := s.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
-		PlatformID: platformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: rec.body.Bytes(),
+		PlatformID: platformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: body,
 	}); err != nil {
 		s.Logger.Error("store idempotent response", "key", key, "error", err)
 	}
 }
 
-func replay(w http.ResponseWriter, row db.IdempotencyKey) {
+// idempotencyLabel binds a sealed stored answer to its platform and key.
+func idempotencyLabel(platformID uuid.UUID, key string) string {
+	return "idempotency:" + platformID.String() + ":" + key
+}
+
+// replay answers a repeated request with the stored outcome of the first.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, row db.IdempotencyKey) {
+	body, err := s.Box.Open(idempotencyLabel(row.PlatformID, row.Key), row.ResponseBody)
+	if err != nil {
+		writeError(w, r, fmt.Errorf("open the stored answer of key %q: %w", row.Key, err))
+		return
+	}
 	var hdr map[string]string
 	_ = json.Unmarshal(row.ResponseHeaders, &hdr)
 	for k, v := range hdr {
@@ -192,7 +207,7 @@ func replay(w http.ResponseWriter, row db.IdempotencyKey) {
 		status = int(*row.ResponseStatus)
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(row.ResponseBody)
+	_, _ = w.Write(body)
 }
 
 // challengeKey carries, in an idempotent request's context, where markChallenge records

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"testing"
 
@@ -22,6 +23,14 @@ func TestIdempotencyReplayAndMismatch(t *testing.T) {
 	again := c.Do("POST", "/tokens", body, "Idempotency-Key", "key-1")
 	if again.Status != 201 || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay differs: %d %q vs %q (%v)", again.Status, again.Body, first.Body, again.Header)
+	}
+	// The stored answer is sealed: the new token's secret is not in the database in clear.
+	var stored []byte
+	if err := e.pool.QueryRow(context.Background(), "SELECT response_body FROM idempotency_keys WHERE key = 'key-1'").Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if secret := first.JSON(t)["clientSecret"].(string); secret == "" || bytes.Contains(stored, []byte(secret)) {
+		t.Fatal("the stored answer holds the client secret in clear")
 	}
 	if again.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("replay content type %q", again.Header.Get("Content-Type"))

@@ -97,20 +97,38 @@ func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkS
 	if sub.Link.RedirectUri != nil {
 		page.redirect = *sub.Link.RedirectUri
 	}
-	switch kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, time.Now()) {
-	case kyc.LinkExpired:
-		page.Message = "This verification link has expired. Ask " + p.Name + " for a new link."
-	case kyc.LinkUsed:
-		page.Message = "This verification link was already used: your information was submitted for review."
+	latest := catalog.VerificationStatus("")
+	if sub.Verification != nil {
+		latest = sub.Verification.Status
 	}
-	if page.Message == "" && sub.Customer.IsDeleted {
+	st := kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, latest, time.Now())
+	if st == kyc.LinkUsable && sub.Customer.IsDeleted {
 		page.Message = "This verification link is no longer valid."
-	}
-	if page.Message != "" {
 		renderKycPage(w, http.StatusGone, page)
 		return sub, page, false, nil
 	}
+	if st != kyc.LinkUsable {
+		closedKycPage(w, &page, st)
+		return sub, page, false, nil
+	}
 	return sub, page, true, nil
+}
+
+// closedKycPage writes the page of a link that takes no submission: 410 for a used or
+// expired link; for a customer whose verification is under review or approved, 200 saying
+// so (nothing is left to do).
+func closedKycPage(w http.ResponseWriter, page *kycPage, st kyc.LinkState) {
+	status := http.StatusGone
+	switch st {
+	case kyc.LinkExpired:
+		page.Message = "This verification link has expired. Ask " + page.Platform + " for a new link."
+	case kyc.LinkUsed:
+		page.Message = "This verification link was already used: your information was submitted for review."
+	default:
+		status = http.StatusOK
+		page.Message = "Your verification was already submitted; there is nothing more to do here."
+	}
+	renderKycPage(w, status, *page)
 }
 
 // fillKycPage fills the form of sub: its current values, what it still lacks, and an

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/jackc/pgx/v5"
 
 	"paycore/db"
 	"paycore/internal/catalog"
@@ -23,47 +27,59 @@ import (
 // limit is that many document files.
 const kycPageMaxFiles = 6
 
+// kycPageUploadTime is how long a submission of the hosted page may take to arrive: a few
+// files from a phone on a slow network.
+const kycPageUploadTime = 10 * time.Minute
+
+// pageHandler adapts a hosted page's handler: an error is answered with the page saying
+// so, and logged without the path (which carries the link's token).
+func pageHandler(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := fn(w, r)
+		if err == nil {
+			return
+		}
+		e := errorOf(err)
+		if e == nil {
+			slog.ErrorContext(r.Context(), "hosted page failed", "method", r.Method, "route", kycPagePath+"{token}",
+				"request_id", w.Header().Get("X-Request-Id"), "error", err)
+			e = &Error{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. Please try again in a moment."}
+		}
+		renderKycPage(w, e.Status, kycPage{Title: "Verification", Message: e.Message})
+	}
+}
+
 // kycSubmission is a decoded submission of the hosted page: the customer's answers (by
 // field name) and the document files it stored.
 type kycSubmission struct {
 	values map[string]string
-	docs   []kycUpload
-}
-
-// kycUpload is one stored file of a submission with the slot's holder and type.
-type kycUpload struct {
-	holder, typ string
-	file        db.DocumentFile
+	docs   []db.KycPageDocument
 }
 
 // submitKycPage is POST /kyc/{token}: the page's form. The files are stored as they
-// arrive, the answers checked with the customer rules and written, the documents
-// recorded, and the customer's verification submitted. Complete, the link is spent and
-// the browser sent to redirectUri (or shown a confirmation); otherwise the page shows
-// what is still missing. A refusal shows the page with the reason and leaves no file.
+// arrive, then in one transaction under the link's lock the link is spent and the answers
+// (through the customer rules) and the documents written; then the customer's
+// verification is submitted. Complete, the browser is sent to redirectUri (or shown a
+// confirmation); incomplete, the link is given back and the page shows what is still
+// missing. A refusal shows the page with the reason and leaves no file behind.
 func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 	sub, page, ok, err := s.kycSubject(w, r)
 	if err != nil || !ok {
 		return err
 	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(kycPageUploadTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(kycPageUploadTime + time.Minute))
+	token := chi.URLParam(r, "token")
 	form, err := s.readKycForm(r, sub)
 	if err == nil {
-		err = s.applyKycForm(r, sub, form)
+		err = s.writeKycForm(r, sub, token, form)
 	}
 	if err != nil {
 		for _, d := range form.docs {
-			s.discardFile(r.Context(), d.file.BlobKey)
+			s.discardFile(r.Context(), d.File.BlobKey)
 		}
-		e := errorOf(err)
-		if e == nil || e.Status >= 500 {
-			return err
-		}
-		if sub, err = db.KycLinkSubjectGet(r.Context(), s.q, chi.URLParam(r, "token")); err != nil {
-			return err
-		}
-		fillKycPage(&page, sub, e.Message)
-		renderKycPage(w, e.Status, page)
-		return nil
+		return s.refusedKycPage(w, r, token, err)
 	}
 	raw, err := s.start.Verification(r.Context(), s.verification(sub.Link.PlatformID, sub.Link.CustomerID), workflows.UpdateSubmit, nil)
 	if err != nil {
@@ -76,15 +92,15 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("read verification: %w", err)
 	}
 	if v.Status == catalog.VerificationResolveErrors {
-		if sub, err = db.KycLinkSubjectGet(r.Context(), s.q, chi.URLParam(r, "token")); err != nil {
+		if err := s.q.KycLinkReopen(r.Context(), sub.Link.ID); err != nil {
+			return fmt.Errorf("give the KYC link back: %w", err)
+		}
+		if sub, err = db.KycLinkSubjectGet(r.Context(), s.q, token); err != nil {
 			return err
 		}
 		fillKycPage(&page, sub, "Thank you. A few things are still missing before we can verify you.")
 		renderKycPage(w, http.StatusOK, page)
 		return nil
-	}
-	if _, err := s.q.KycLinkUse(r.Context(), sub.Link.ID); err != nil {
-		return fmt.Errorf("spend KYC link: %w", err)
 	}
 	if sub.Link.RedirectUri != nil {
 		http.Redirect(w, r, *sub.Link.RedirectUri, http.StatusSeeOther)
@@ -95,10 +111,53 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readKycForm reads the page's multipart form as it arrives: text answers (bounded) and,
-// for each document slot, its holder and type followed by its file, which is checked from
-// its first bytes and streamed encrypted into the document store. An empty file input is
-// no document. The slots' holders must be the subject's customer or owners.
+// refusedKycPage answers a refused submission with the page as it now stands: closed
+// (the link was spent meanwhile), or the form again with the reason.
+func (s *Server) refusedKycPage(w http.ResponseWriter, r *http.Request, token string, refusal error) error {
+	e := errorOf(refusal)
+	if e == nil || e.Status >= 500 {
+		return refusal
+	}
+	sub, page, ok, err := s.kycSubject(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	fillKycPage(&page, sub, e.Message)
+	renderKycPage(w, e.Status, page)
+	return nil
+}
+
+// kycPageFields are the text fields the page's form may carry besides its document slots.
+var kycPageFields = func() []string {
+	var out []string
+	for _, fields := range kycForm {
+		for _, f := range fields {
+			out = append(out, f[0])
+		}
+	}
+	for _, f := range addressForm {
+		out = append(out, f[0])
+	}
+	return out
+}()
+
+// slotPart splits a document slot's part name ("doc2.type") into its slot and member;
+// ok is false for any other name.
+func slotPart(name string) (slot, member string, ok bool) {
+	slot, member, found := strings.Cut(name, ".")
+	n, err := strconv.Atoi(strings.TrimPrefix(slot, "doc"))
+	if !found || !strings.HasPrefix(slot, "doc") || err != nil || n < 0 || n >= kycPageMaxFiles || strconv.Itoa(n) != slot[3:] {
+		return "", "", false
+	}
+	return slot, member, member == "holder" || member == "type" || member == "file"
+}
+
+// readKycForm is the one decoder of the page's multipart form, read as it arrives: the
+// known text fields (bounded, each once) and, for each document slot, its holder and type
+// followed by its file. A slot's holder must be the link's customer or one of its owners
+// and its fields are checked (document.Check) before its file is read, which is then
+// checked from its first bytes and streamed encrypted into the document store. An empty
+// file input is no document.
 func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmission, error) {
 	out := kycSubmission{values: map[string]string{}}
 	if s.Documents == nil {
@@ -121,24 +180,24 @@ func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmiss
 			return out, multipartError(err)
 		}
 		name := part.FormName()
-		if slot, ok := strings.CutSuffix(name, ".file"); ok && strings.HasPrefix(slot, "doc") {
+		slot, member, isSlot := slotPart(name)
+		switch _, seen := out.values[name]; {
+		case !isSlot && !slices.Contains(kycPageFields, name):
+			return out, invalidField(name, "unknown form field %q", name)
+		case seen:
+			return out, invalidField(name, "form field %s is given more than once", name)
+		}
+		if member == "file" {
+			out.values[name] = ""
 			_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 			if params["filename"] == "" {
 				continue // no file chosen for this slot
 			}
-			holder, typ := out.values[slot+".holder"], out.values[slot+".type"]
-			if !holders[holder] || typ == "" {
-				return out, invalid("each document needs its holder and type before its file")
-			}
-			if len(out.docs) == kycPageMaxFiles {
-				return out, invalid("at most %d documents can be sent at once", kycPageMaxFiles)
-			}
-			key := sub.Link.PlatformID.String() + "/" + sub.Link.CustomerID.String() + "/" + ids.New().String()
-			f, err := s.storeDocumentFile(r.Context(), part, key)
+			doc, err := s.kycPageDocument(r, sub, holders, out.values[slot+".holder"], out.values[slot+".type"], part)
 			if err != nil {
 				return out, err
 			}
-			out.docs = append(out.docs, kycUpload{holder: holder, typ: typ, file: f})
+			out.docs = append(out.docs, doc)
 			continue
 		}
 		value, err := io.ReadAll(io.LimitReader(part, document.MaxFieldBytes+1))
@@ -152,38 +211,46 @@ func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmiss
 	}
 }
 
-// applyKycForm writes a submission: the answers through the customer rules (only fields
-// answered; an e-mail only where the customer has none), then the documents, in one
-// transaction.
-func (s *Server) applyKycForm(r *http.Request, sub db.KycLinkSubject, form kycSubmission) error {
-	in := kycAnswers(sub.Customer, form.values)
-	settings, err := db.PlatformSettingsGet(r.Context(), s.q, sub.Link.PlatformID)
-	if err != nil {
-		return err
+// kycPageDocument checks a document slot (its holder one of holders, its type one of the
+// catalogue; the country is the customer's region) and stores its file.
+func (s *Server) kycPageDocument(r *http.Request, sub db.KycLinkSubject, holders map[string]bool, holder, typ string, part *multipart.Part) (db.KycPageDocument, error) {
+	if !holders[holder] {
+		return db.KycPageDocument{}, invalid("each document needs its holder (this customer or one of its owners) before its file")
 	}
-	if in != (customer.Input{CustomerType: in.CustomerType}) {
-		check := func(c customer.Record) (customer.Change, error) { return customer.Patch(c, in, settings) }
-		if _, err := db.CustomerPatch(r.Context(), s.Pool, s.Box, db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check}); err != nil {
+	var f document.Form
+	f.Set(document.FieldDocumentType, typ)
+	f.Set(document.FieldCountry, sub.Customer.Region)
+	f.Set(document.FieldDocumentHolder, holder)
+	fields, err := document.Check(f, true)
+	if err != nil {
+		return db.KycPageDocument{}, err
+	}
+	key := sub.Link.PlatformID.String() + "/" + sub.Link.CustomerID.String() + "/" + ids.New().String()
+	stored, err := s.storeDocumentFile(r.Context(), part, key)
+	if err != nil {
+		return db.KycPageDocument{}, err
+	}
+	return db.KycPageDocument{Fields: fields, File: stored}, nil
+}
+
+// writeKycForm writes a submission (db.KycPageWrite): the answers through the customer
+// rules (only the fields answered; an e-mail only where the customer has none) and the
+// documents, spending the link.
+func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token string, form kycSubmission) error {
+	var patch *db.CustomerPatchParams
+	if in := kycAnswers(sub.Customer, form.values); in != (customer.Input{CustomerType: in.CustomerType}) {
+		settings, err := db.PlatformSettingsGet(r.Context(), s.q, sub.Link.PlatformID)
+		if err != nil {
 			return err
 		}
-	}
-	country := sub.Customer.Region
-	return db.WithTx(r.Context(), s.Pool, func(q *db.Queries, _ pgx.Tx) error {
-		for _, d := range form.docs {
-			var f document.Form
-			f.Set(document.FieldDocumentType, d.typ)
-			f.Set(document.FieldCountry, country)
-			f.Set(document.FieldDocumentHolder, d.holder)
-			fields, err := document.Check(f, true)
-			if err != nil {
-				return err
-			}
-			if _, err := db.DocumentCreate(r.Context(), q, sub.Link.PlatformID, ids.New(), fields, d.file); err != nil {
-				return err
-			}
+		check := func(c customer.Record) (customer.Change, error) { return customer.Patch(c, in, settings) }
+		if _, err := check(sub.Customer); err != nil {
+			return err
 		}
-		return nil
-	})
+		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check}
+	}
+	_, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs)
+	return err
 }
 
 // kycAnswers turns the page's answers into a customer update: only fields answered, the

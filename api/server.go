@@ -121,8 +121,8 @@ func (s *Server) routes() chi.Router {
 	r.Get("/readyz", handler(s.ready))
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
-	r.Get(kycPagePath+"{token}", handler(s.serveKycPage))
-	r.Post(kycPagePath+"{token}", handler(s.submitKycPage))
+	r.Get(kycPagePath+"{token}", pageHandler(s.serveKycPage))
+	r.Post(kycPagePath+"{token}", pageHandler(s.submitKycPage))
 	if s.DevMailbox != nil {
 		// Only sandbox platforms' mail: a production platform's one-time codes are never
 		// shown here, even on a development stack.

@@ -134,6 +134,28 @@ func (q *Queries) OwnerGetByID(ctx context.Context, id uuid.UUID) (BeneficialOwn
 	return i, err
 }
 
+const ownerGetByIDForUpdate = `-- name: OwnerGetByIDForUpdate :one
+SELECT id, platform_id, customer_id, roles, ownership_percentage, personal_info, kyc_status, kyc_decided_at, created_at, updated_at FROM beneficial_owners WHERE id = $1 FOR UPDATE
+`
+
+func (q *Queries) OwnerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (BeneficialOwner, error) {
+	row := q.db.QueryRow(ctx, ownerGetByIDForUpdate, id)
+	var i BeneficialOwner
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Roles,
+		&i.OwnershipPercentage,
+		&i.PersonalInfo,
+		&i.KycStatus,
+		&i.KycDecidedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const ownerUpdate = `-- name: OwnerUpdate :one
 UPDATE beneficial_owners
 SET roles = $3, ownership_percentage = $4, personal_info = $5, kyc_status = $6,

@@ -117,34 +117,41 @@ type CustomerPatchParams struct {
 func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	var out Customer
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		ch, err := customerChangeLocked(ctx, q, p)
-		if err != nil {
-			return err
-		}
-		if p.EmailCredential.Valid && ch.Record.Email != nil {
-			if err := q.AuthCredentialSetNickname(ctx, AuthCredentialSetNicknameParams{ID: p.EmailCredential.UUID, Nickname: *ch.Record.Email}); err != nil {
-				return fmt.Errorf("move e-mail credential: %w", err)
-			}
-		}
-		if ch.ReplacesCurrencies {
-			if err := CustomerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {
-				return err
-			}
-		}
-		r := ch.Record
-		address, business, err := documents(r)
-		if err != nil {
-			return err
-		}
-		out, err = q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
-			UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
-			Address: address, BusinessInfo: business})
-		if err != nil {
-			return MapConstraint(fmt.Errorf("update customer: %w", err))
-		}
-		return nil
+		var err error
+		out, err = customerPatchTx(ctx, q, box, p)
+		return err
 	})
 	return out, err
+}
+
+// customerPatchTx is CustomerPatch within a transaction.
+func customerPatchTx(ctx context.Context, q *Queries, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
+	ch, err := customerChangeLocked(ctx, q, p)
+	if err != nil {
+		return Customer{}, err
+	}
+	if p.EmailCredential.Valid && ch.Record.Email != nil {
+		if err := q.AuthCredentialSetNickname(ctx, AuthCredentialSetNicknameParams{ID: p.EmailCredential.UUID, Nickname: *ch.Record.Email}); err != nil {
+			return Customer{}, fmt.Errorf("move e-mail credential: %w", err)
+		}
+	}
+	if ch.ReplacesCurrencies {
+		if err := CustomerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {
+			return Customer{}, err
+		}
+	}
+	r := ch.Record
+	address, business, err := documents(r)
+	if err != nil {
+		return Customer{}, err
+	}
+	out, err := q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
+		UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
+		Address: address, BusinessInfo: business})
+	if err != nil {
+		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
+	}
+	return out, nil
 }
 
 // customerChangeLocked locks the customer and checks the update against it.

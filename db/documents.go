@@ -141,8 +141,21 @@ func DocumentDelete(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 }
 
 // documentLocked locks a document of a platform; an unknown one is document.NotFound.
+// Its customer is locked first, as a verification's submission locks it before it reads
+// and marks the customer's documents: a document cannot be replaced or deleted between
+// that check and the mark (and the locks are always taken in that order).
 func documentLocked(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Document, error) {
-	d, err := q.DocumentGetForUpdate(ctx, DocumentGetForUpdateParams{PlatformID: platformID, ID: id})
+	d, err := q.DocumentGet(ctx, DocumentGetParams{PlatformID: platformID, ID: id})
+	if IsNotFound(err) {
+		return Document{}, document.NotFound()
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("get document %s: %w", ids.Format(ids.Document, id), err)
+	}
+	if _, err := q.CustomerGetByIDForUpdate(ctx, d.CustomerID); err != nil {
+		return Document{}, fmt.Errorf("lock the customer of document %s: %w", ids.Format(ids.Document, id), err)
+	}
+	d, err = q.DocumentGetForUpdate(ctx, DocumentGetForUpdateParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return Document{}, document.NotFound()
 	}

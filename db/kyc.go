@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -11,10 +12,12 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
+	"paycore/internal/document"
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
+	"paycore/internal/sealbox"
 )
 
 // KycViews renders the resources of verification webhooks (db/view implements it).
@@ -162,9 +165,11 @@ func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 	outcome func(customer.Owner, catalog.Environment) catalog.KycStatus) (catalog.KycStatus, error) {
 	var status catalog.KycStatus
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		row, err := q.OwnerGetByID(ctx, id)
+		// Locked: an update of the owner's personal information (which starts its KYC
+		// over) waits, so the outcome is always that of the data it was decided on.
+		row, err := q.OwnerGetByIDForUpdate(ctx, id)
 		if err != nil {
-			return fmt.Errorf("get beneficial owner: %w", err)
+			return fmt.Errorf("lock beneficial owner: %w", err)
 		}
 		if row.KycDecidedAt != nil {
 			status = row.KycStatus
@@ -189,7 +194,7 @@ func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 }
 
 // Submitted is the answer to a verification request: the verification, and whether it is
-// now IN_PROGRESS and waits for its review.
+// IN_PROGRESS and waits for its review.
 type Submitted struct {
 	Verification Verification
 	InProgress   bool
@@ -220,7 +225,9 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 			return fmt.Errorf("read open verification: %w", err)
 		}
 		if hasOpen && open.Status != catalog.VerificationResolveErrors {
-			out = Submitted{Verification: open}
+			// Under review; IN_PROGRESS still waits for its review (a retried step that
+			// committed before must still have it reviewed).
+			out = Submitted{Verification: open, InProgress: open.Status == catalog.VerificationInProgress}
 			return nil
 		}
 		if !hasOpen && c.KycStatus == catalog.KycApproved {
@@ -392,4 +399,50 @@ func KycLinkSubjectGet(ctx context.Context, q *Queries, token string) (KycLinkSu
 		return s, fmt.Errorf("read verification: %w", err)
 	}
 	return s, nil
+}
+
+// KycPageDocument is a document file the hosted page stored, with its checked fields.
+type KycPageDocument struct {
+	Fields document.Fields
+	File   DocumentFile
+}
+
+// KycPageWrite writes one submission of the hosted page of the link with token, in one
+// transaction under the link's lock: the link must still take a submission
+// (kyc.StateOf: not used, not expired, the customer's verification neither under review
+// nor approved), and is spent by it, so two submissions never both pass; then the
+// customer's answers (patch, when any) and the documents are written. A submission that
+// turns out incomplete gives the link back (KycLinkReopen).
+func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument) (KycLink, error) {
+	var link KycLink
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		if link, err = q.KycLinkByTokenForUpdate(ctx, kyc.TokenHash(token)); err != nil {
+			return fmt.Errorf("lock KYC link: %w", err)
+		}
+		latest := catalog.VerificationStatus("")
+		if v, err := q.VerificationLatestOfCustomer(ctx, link.CustomerID); err == nil {
+			latest = v.Status
+		} else if !IsNotFound(err) {
+			return fmt.Errorf("read verification: %w", err)
+		}
+		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, time.Now()); st != kyc.LinkUsable {
+			return kyc.LinkClosed(st)
+		}
+		if _, err := q.KycLinkUse(ctx, link.ID); err != nil {
+			return fmt.Errorf("spend KYC link: %w", err)
+		}
+		if patch != nil {
+			if _, err := customerPatchTx(ctx, q, box, *patch); err != nil {
+				return err
+			}
+		}
+		for _, d := range docs {
+			if _, err := DocumentCreate(ctx, q, link.PlatformID, ids.New(), d.Fields, d.File); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return link, err
 }

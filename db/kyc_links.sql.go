@@ -90,6 +90,16 @@ func (q *Queries) KycLinkCreate(ctx context.Context, arg KycLinkCreateParams) (K
 	return i, err
 }
 
+const kycLinkReopen = `-- name: KycLinkReopen :exec
+UPDATE kyc_links SET used_at = NULL WHERE id = $1
+`
+
+// Gives back a link spent by a submission that turned out incomplete.
+func (q *Queries) KycLinkReopen(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, kycLinkReopen, id)
+	return err
+}
+
 const kycLinkUse = `-- name: KycLinkUse :execrows
 UPDATE kyc_links SET used_at = now() WHERE id = $1 AND used_at IS NULL
 `

@@ -2,10 +2,13 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"paycore/internal/customer"
 )
 
 // The lists other than transactions, all ordered by id (newest first) but the UMA providers.
@@ -221,8 +224,21 @@ type OwnerFilter struct {
 	CustomerID uuid.UUID
 }
 
-// OwnerPage reads one page of a customer's beneficial owners (a business has few).
+// OwnerPage reads one page of a customer's beneficial owners (a business has few). A
+// customer the platform does not have is customer.NotFound.
 func OwnerPage(ctx context.Context, conn ListDB, f OwnerFilter, p Page[IDPos]) (Result[BeneficialOwner], error) {
+	rows, err := conn.Query(ctx, "SELECT 1 FROM customers WHERE platform_id = $1 AND id = $2", f.PlatformID, f.CustomerID)
+	if err != nil {
+		return Result[BeneficialOwner]{}, fmt.Errorf("find customer: %w", err)
+	}
+	found := rows.Next()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Result[BeneficialOwner]{}, fmt.Errorf("find customer: %w", err)
+	}
+	if !found {
+		return Result[BeneficialOwner]{}, customer.NotFound()
+	}
 	q := listQuery{from: "beneficial_owners o", alias: "o", columns: "o.*"}
 	q.and("o.platform_id = ?", f.PlatformID)
 	q.and("o.customer_id = ?", f.CustomerID)

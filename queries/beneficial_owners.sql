@@ -25,3 +25,6 @@ RETURNING *;
 UPDATE beneficial_owners SET kyc_status = $2, kyc_decided_at = now(), updated_at = now()
 WHERE id = $1 AND kyc_decided_at IS NULL
 RETURNING *;
+
+-- name: OwnerGetByIDForUpdate :one
+SELECT * FROM beneficial_owners WHERE id = $1 FOR UPDATE;

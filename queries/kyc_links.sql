@@ -12,3 +12,7 @@ SELECT * FROM kyc_links WHERE token_hash = $1 FOR UPDATE;
 -- name: KycLinkUse :execrows
 -- Spends a link; no row when it was spent already.
 UPDATE kyc_links SET used_at = now() WHERE id = $1 AND used_at IS NULL;
+
+-- name: KycLinkReopen :exec
+-- Gives back a link spent by a submission that turned out incomplete.
+UPDATE kyc_links SET used_at = NULL WHERE id = $1;

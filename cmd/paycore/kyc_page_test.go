@@ -108,22 +108,47 @@ func TestKycLinkPage(t *testing.T) {
 		t.Fatalf("a refused submission left %d documents, name %v", len(none.Data), still.FullName)
 	}
 
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	for k, v := range map[string]string{"fullName": "Ana García", "birthDate": "1990-05-17", "nationality": "US", "address.line1": "1 Main St",
-		"address.postalCode": "94105", "address.country": "US", "doc0.holder": cust.ID, "doc0.type": "PASSPORT"} {
-		_ = mw.WriteField(k, v)
+	submit := func(extra map[string]string) *http.Response {
+		var form bytes.Buffer
+		mw := multipart.NewWriter(&form)
+		fields := map[string]string{"fullName": "Ana García", "birthDate": "1990-05-17", "nationality": "US", "address.line1": "1 Main St",
+			"address.postalCode": "94105", "address.country": "US", "doc0.holder": cust.ID, "doc0.type": "PASSPORT"}
+		for k, v := range extra {
+			fields[k] = v
+		}
+		for k, v := range fields {
+			_ = mw.WriteField(k, v)
+		}
+		fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
+		_, _ = fw.Write(pngBytes)
+		_ = mw.Close()
+		resp, err := noRedirects.Post(page, mw.FormDataContentType(), &form)
+		if err != nil {
+			t.Error(err)
+			return &http.Response{}
+		}
+		resp.Body.Close()
+		return resp
 	}
-	fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
-	_, _ = fw.Write(pngBytes)
-	_ = mw.Close()
-	resp, err = noRedirects.Post(page, mw.FormDataContentType(), &form)
-	if err != nil {
-		t.Fatal(err)
+	if r := submit(map[string]string{"isAdmin": "true"}); r.StatusCode != 400 {
+		t.Fatalf("an unknown form field: %d", r.StatusCode)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 303 || resp.Header.Get("Location") != "https://app.example.com/kyc-done?c=1" {
-		t.Fatalf("submission: %d → %q", resp.StatusCode, resp.Header.Get("Location"))
+	// Two submissions at once: the link is spent by exactly one.
+	answers := make(chan *http.Response, 2)
+	for range 2 {
+		go func() { answers <- submit(nil) }()
+	}
+	a, b := <-answers, <-answers
+	if a.StatusCode == 303 == (b.StatusCode == 303) {
+		t.Fatalf("two submissions of one link: %d and %d", a.StatusCode, b.StatusCode)
+	}
+	if ok := map[bool]*http.Response{true: a, false: b}[a.StatusCode == 303]; ok.Header.Get("Location") != "https://app.example.com/kyc-done?c=1" {
+		t.Fatalf("submission → %q", ok.Header.Get("Location"))
+	}
+	var docs api.List[view.Document]
+	c.Do("GET", "/documents?documentHolder="+cust.ID, nil).Decode(t, &docs)
+	if len(docs.Data) != 1 {
+		t.Fatalf("%d documents after two submissions of one link", len(docs.Data))
 	}
 	var list api.List[view.Verification]
 	c.Do("GET", "/verifications?customerId="+cust.ID, nil).Decode(t, &list)
@@ -135,6 +160,10 @@ func TestKycLinkPage(t *testing.T) {
 	}
 	if status, html := get(t, page); status != 410 || !strings.Contains(html, "already used") {
 		t.Fatalf("a used link: %d %s", status, html)
+	}
+	// Another link of the customer: nothing is left to do once the verification is approved.
+	if status, html := get(t, bare); status != 200 || !strings.Contains(html, "already submitted") || strings.Contains(html, "<form") {
+		t.Fatalf("a link of an approved customer: %d %s", status, html)
 	}
 	if _, err := s.app.pool.Exec(context.Background(), "UPDATE kyc_links SET expires_at = now() - interval '1 second' WHERE customer_id = (SELECT id FROM customers WHERE uma_address = $1) AND used_at IS NULL", cust.UmaAddress); err != nil {
 		t.Fatal(err)

@@ -176,8 +176,23 @@ func TestLinks(t *testing.T) {
 	if a == b || len(a) != 43 || string(ha) != string(TokenHash(a)) {
 		t.Fatalf("tokens %q %q", a, b)
 	}
-	now := time.Now()
-	if StateOf(now.Add(time.Minute), nil, now) != LinkUsable || StateOf(now, nil, now) != LinkExpired || StateOf(now.Add(time.Minute), &now, now) != LinkUsed {
-		t.Fatal("StateOf")
+	now, later := time.Now(), time.Now().Add(time.Minute)
+	for _, tc := range []struct {
+		expires time.Time
+		used    *time.Time
+		latest  catalog.VerificationStatus
+		want    LinkState
+	}{
+		{later, nil, "", LinkUsable}, {later, nil, catalog.VerificationResolveErrors, LinkUsable}, {later, nil, catalog.VerificationRejected, LinkUsable},
+		{now, nil, "", LinkExpired}, {later, &now, "", LinkUsed},
+		{later, nil, catalog.VerificationInProgress, LinkSubmitted}, {later, nil, catalog.VerificationManualReview, LinkSubmitted},
+		{later, nil, catalog.VerificationApproved, LinkSubmitted},
+	} {
+		if got := StateOf(tc.expires, tc.used, tc.latest, now); got != tc.want {
+			t.Errorf("%+v: %d", tc, got)
+		}
+	}
+	if problem.CodeOf(LinkClosed(LinkUsed)) != catalog.Conflict {
+		t.Fatal("LinkClosed")
 	}
 }

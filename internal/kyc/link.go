@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
 
@@ -54,7 +55,7 @@ func TokenHash(token string) []byte {
 	return h[:]
 }
 
-// LinkState is whether a link can still be used.
+// LinkState is whether a link can still take a submission.
 type LinkState int
 
 // Link states.
@@ -62,16 +63,32 @@ const (
 	LinkUsable LinkState = iota
 	LinkExpired
 	LinkUsed
+	// LinkSubmitted: the customer's verification is under review or approved; the page
+	// changes nothing any more.
+	LinkSubmitted
 )
 
 // StateOf is the state at now of a link that expires at expiresAt and was used at usedAt
-// (nil: never).
-func StateOf(expiresAt time.Time, usedAt *time.Time, now time.Time) LinkState {
+// (nil: never), for a customer whose latest verification has status latest ("" when it
+// has none).
+func StateOf(expiresAt time.Time, usedAt *time.Time, latest catalog.VerificationStatus, now time.Time) LinkState {
 	switch {
 	case usedAt != nil:
 		return LinkUsed
 	case !now.Before(expiresAt):
 		return LinkExpired
+	case latest == catalog.VerificationInProgress, latest == catalog.VerificationManualReview, latest == catalog.VerificationApproved:
+		return LinkSubmitted
 	}
 	return LinkUsable
+}
+
+// LinkClosed is the refusal of a submission through a link that cannot take one.
+func LinkClosed(st LinkState) error {
+	msg := map[LinkState]string{
+		LinkExpired:   "this verification link has expired",
+		LinkUsed:      "this verification link was already used",
+		LinkSubmitted: "the verification was already submitted",
+	}[st]
+	return problem.Refuse(catalog.Conflict, "%s", msg)
 }
