@@ -2,7 +2,7 @@ package api
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -23,10 +23,12 @@ import (
 // and its authentication (the link's token is the credential).
 const kycPagePath = "/kyc/"
 
-//go:embed kycpage/page.html
-var kycPageHTML string
+//go:embed pages/*.html
+var pageFiles embed.FS
 
-var kycPageTemplate = template.Must(template.New("kyc").Parse(kycPageHTML))
+// pages are the service's own HTML pages (the hosted KYC page, the invitation page): no
+// script and no external asset.
+var pages = template.Must(template.ParseFS(pageFiles, "pages/*.html"))
 
 // kycPage is what the hosted page shows.
 type kycPage struct {
@@ -193,19 +195,26 @@ func currentValues(c customer.Record) map[string]string {
 	return v
 }
 
-// renderKycPage writes the page; it carries no external asset and allows none.
+// renderKycPage writes the hosted KYC page.
 func renderKycPage(w http.ResponseWriter, status int, page kycPage) {
+	renderPage(w, status, "kyc", page, page.redirect)
+}
+
+// renderPage writes one of the service's pages: it carries no external asset and allows
+// none, and its forms may lead only to this service (and to formTarget's origin, when
+// set: where a submission redirects).
+func renderPage(w http.ResponseWriter, status int, name string, data any, formTarget string) {
 	var buf bytes.Buffer
-	if err := kycPageTemplate.Execute(&buf, page); err != nil {
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
 	formAction := "'self'"
-	if u, err := url.Parse(page.redirect); err == nil && page.redirect != "" {
+	if u, err := url.Parse(formTarget); err == nil && formTarget != "" {
 		formAction += " " + u.Scheme + "://" + u.Host
 	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -31,8 +31,9 @@ const kycPageMaxFiles = 6
 // files from a phone on a slow network.
 const kycPageUploadTime = 10 * time.Minute
 
-// pageHandler adapts a hosted page's handler: an error is answered with the page saying
-// so, and logged without the path (which carries the link's token).
+// pageHandler adapts the handler of one of the service's pages: an error is answered with
+// a page saying so, and logged with the route, not the path (which carries a token or a
+// code).
 func pageHandler(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := fn(w, r)
@@ -41,7 +42,7 @@ func pageHandler(fn func(w http.ResponseWriter, r *http.Request) error) http.Han
 		}
 		e := errorOf(err)
 		if e == nil {
-			slog.ErrorContext(r.Context(), "hosted page failed", "method", r.Method, "route", kycPagePath+"{token}",
+			slog.ErrorContext(r.Context(), "hosted page failed", "method", r.Method, "route", chi.RouteContext(r.Context()).RoutePattern(),
 				"request_id", w.Header().Get("X-Request-Id"), "error", err)
 			e = &Error{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. Please try again in a moment."}
 		}

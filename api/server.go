@@ -123,6 +123,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/openapi.yaml", serveOpenAPI)
 	r.Get(kycPagePath+"{token}", pageHandler(s.serveKycPage))
 	r.Post(kycPagePath+"{token}", pageHandler(s.submitKycPage))
+	r.Get(invitePagePath+"{invitationCode}", pageHandler(s.serveInvitePage))
 	if s.DevMailbox != nil {
 		// Only sandbox platforms' mail: a production platform's one-time codes are never
 		// shown here, even on a development stack.

@@ -100,6 +100,16 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 		!inv.ExpiresAt.Equal(expiresAt) || inv.InviteeUma != "" || inv.ClaimedAt != nil {
 		t.Fatalf("created %+v", inv)
 	}
+	// The invitee opens the invitation's page (its url, by default on this service).
+	origin := strings.TrimSuffix(s.baseURL, s.cfg.BasePath())
+	pageURL := origin + "/invite/" + inv.Code
+	if status, html := get(t, pageURL); status != 200 || !strings.Contains(html, "Ada ("+a.uma+") invited you") ||
+		!strings.Contains(html, "25.00 USD is waiting") || !strings.Contains(html, inv.Code) {
+		t.Fatalf("the invitation's page: %d %s", status, html)
+	}
+	if status, _ := get(t, origin+"/invite/0000000000000000"); status != 404 {
+		t.Fatalf("the page of an unknown invitation: %d", status)
+	}
 	// The invitee's platform reads it (by the code as typed, either case); production does not.
 	var seen view.Invitation
 	b.Do("GET", "/invitations/"+inv.Code, nil).Decode(t, &seen)
@@ -128,6 +138,9 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 	}
 	var claimed view.Invitation
 	r.Decode(t, &claimed)
+	if status, html := get(t, pageURL); status != 200 || !strings.Contains(html, "was accepted") || strings.Contains(html, "id=\"code\"") {
+		t.Fatalf("the page of a claimed invitation: %d %s", status, html)
+	}
 	if claimed.Status != "CLAIMED" || claimed.InviteeUma != "$bob@wallet.example.com" || claimed.ClaimedAt == nil || claimed.AmountToSend.Amount != 2500 {
 		t.Fatalf("claimed %+v", claimed)
 	}

@@ -245,6 +245,12 @@ func TestBusinessVerificationSandboxOutcomes(t *testing.T) {
 			if v = waitVerification(t, c, v.ID); string(v.VerificationStatus) != tc.status {
 				t.Fatalf("verification %s, want %s (%+v)", v.VerificationStatus, tc.status, v.Errors)
 			}
+			// The business's KYB decided after its owner's KYC did.
+			var waited bool
+			if err := s.app.pool.QueryRow(context.Background(), `SELECT o.kyc_decided_at <= v.updated_at FROM beneficial_owners o, verifications v
+				WHERE o.id = $1 AND v.id = $2`, strings.TrimPrefix(o.ID, "BeneficialOwner:"), strings.TrimPrefix(v.ID, "Verification:")).Scan(&waited); err != nil || !waited {
+				t.Fatalf("the KYB did not wait for the owner: %v %v", waited, err)
+			}
 			var got view.BeneficialOwner
 			c.Do("GET", "/beneficial-owners/"+o.ID, nil).Decode(t, &got)
 			var cust api.Customer
@@ -342,5 +348,30 @@ func TestRecordHistoriesVerification(t *testing.T) {
 			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
 		})
 		recordHistory(t, s, dir, name, id)
+	}
+}
+
+// A regulated platform attests its customers' KYC: a customer it says is PENDING cannot
+// move money, and can once the platform says APPROVED; the service verifies nothing.
+func TestRegulatedPlatformAttestsKyc(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, kycFast)
+	c, _ := s.platform(true) // the test platforms are regulated
+	var cust api.Customer
+	c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "kycStatus": "PENDING", "currencies": []string{"USD"}}).Decode(t, &cust)
+	w := &world{t: t, s: s, c: c, customer: cust.ID}
+	var accts api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	w.account = accts.Data[0].ID
+	w.fund(1_000)
+	ext := w.external("001")
+	if r := w.transferOut(ext, 100); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
+		t.Fatalf("an attested PENDING customer's transfer: %d %s", r.Status, r.Body)
+	}
+	if r := c.Do("PATCH", "/customers/"+cust.ID, map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED"}); r.Status != 200 {
+		t.Fatalf("attest APPROVED: %d %s", r.Status, r.Body)
+	}
+	if r := w.transferOut(ext, 100); r.Status != 201 {
+		t.Fatalf("an attested APPROVED customer's transfer: %d %s", r.Status, r.Body)
 	}
 }

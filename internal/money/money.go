@@ -10,6 +10,7 @@ package money
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -251,4 +252,21 @@ var table = []Currency{
 	{"USDB", "USDB", "USDB", 6, Crypto},
 	{"USDC", "USD Coin", "USDC", 6, Crypto},
 	{"USDT", "Tether USD", "USDT", 6, Crypto},
+}
+
+// Format writes an amount of minor units of c in major units with the currency's
+// decimals and its code, for people: 1250 USD is "12.50 USD".
+func (c Currency) Format(minor int64) string {
+	sign, v := "", uint64(minor)
+	if minor < 0 {
+		sign, v = "-", uint64(-minor)
+	}
+	digits := strconv.FormatUint(v, 10)
+	if c.Decimals > 0 {
+		if len(digits) <= c.Decimals {
+			digits = strings.Repeat("0", c.Decimals-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-c.Decimals] + "." + digits[len(digits)-c.Decimals:]
+	}
+	return sign + digits + " " + c.Code
 }

@@ -180,3 +180,19 @@ func TestHomeCurrency(t *testing.T) {
 		t.Error("unknown country has a home currency")
 	}
 }
+
+func TestFormat(t *testing.T) {
+	usd, _ := Lookup("USD")
+	btc, _ := Lookup("BTC")
+	jpy := Currency{Code: "JPY", Decimals: 0}
+	for _, tc := range []struct {
+		c    Currency
+		v    int64
+		want string
+	}{{usd, 1250, "12.50 USD"}, {usd, 5, "0.05 USD"}, {usd, 0, "0.00 USD"}, {usd, -1250, "-12.50 USD"}, {jpy, 1250, "1250 JPY"},
+		{btc, 1, "0." + strings.Repeat("0", btc.Decimals-1) + "1 BTC"}} {
+		if got := tc.c.Format(tc.v); got != tc.want {
+			t.Errorf("%d %s: %q, want %q", tc.v, tc.c.Code, got, tc.want)
+		}
+	}
+}
