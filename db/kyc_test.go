@@ -147,4 +147,19 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 		('VERIFICATION_RESOLVE_ERRORS', 'VERIFICATION_IN_PROGRESS', 'VERIFICATION_APPROVED', 'CUSTOMER_KYB_PENDING', 'CUSTOMER_KYB_APPROVED')`, p.ID); got != 5 {
 		t.Fatalf("%d events", got)
 	}
+	// Its list is counted by list_counts, exactly.
+	if n := countDrift(t, pool, "verifications"); n != 0 {
+		t.Fatalf("%d verification count keys differ from the rows", n)
+	}
+	approved := string(catalog.VerificationApproved)
+	for _, f := range []db.VerificationFilter{{PlatformID: p.ID}, {PlatformID: p.ID, Status: &approved}} {
+		page, err := db.VerificationPage(ctx, pool, f, db.Page[db.IDPos]{Limit: 10})
+		if err != nil || page.Total != 1 || len(page.Rows) != 1 {
+			t.Fatalf("list %+v: %+v %v", f, page, err)
+		}
+	}
+	pending := string(catalog.VerificationInProgress)
+	if page, err := db.VerificationPage(ctx, pool, db.VerificationFilter{PlatformID: p.ID, Status: &pending}, db.Page[db.IDPos]{Limit: 10}); err != nil || page.Total != 0 {
+		t.Fatalf("no verification is in progress any more: %+v %v", page, err)
+	}
 }

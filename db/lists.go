@@ -252,15 +252,17 @@ type VerificationFilter struct {
 	Status     *string
 }
 
-// VerificationPage reads one page of a platform's verifications.
+// VerificationPage reads one page of a platform's verifications. Counted by list_counts:
+// all of them and by status; a customer's few are counted row by row.
 func VerificationPage(ctx context.Context, conn ListDB, f VerificationFilter, p Page[IDPos]) (Result[Verification], error) {
 	q := listQuery{from: "verifications v", alias: "v", columns: "v.*"}
 	q.and("v.platform_id = ?", f.PlatformID)
+	var keys countKeys
 	if f.CustomerID.Valid {
 		q.and("v.customer_id = ?", f.CustomerID.UUID)
+		keys.byRows()
 	}
-	if f.Status != nil {
-		q.and("v.status = ?", *f.Status)
-	}
+	filter(&q, &keys, f.Status, "v.status = ?", "status=")
+	q.count = keys.counter(f.PlatformID, "verifications", false)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[Verification])
 }

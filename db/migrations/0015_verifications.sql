@@ -51,7 +51,51 @@ CREATE TABLE kyc_links (
 );
 CREATE INDEX kyc_links_customer_idx ON kyc_links (customer_id, id);
 
+-- Exact list counts of verifications (see 0007): all of a platform's and by status.
+-- +goose StatementBegin
+CREATE FUNCTION verifications_count_keys(v verifications) RETURNS TABLE (key text, day date) LANGUAGE sql STABLE AS $$
+    SELECT k.key, '-infinity'::date FROM (VALUES (''), ('status=' || v.status)) AS k (key)
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION verifications_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO list_counts (platform_id, list, key, day, n)
+        SELECT r.platform_id, 'verifications', k.key, k.day, count(*)
+        FROM new_rows r CROSS JOIN LATERAL verifications_count_keys(ROW(r.*)::verifications) k
+        GROUP BY r.platform_id, k.key, k.day;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO list_counts (platform_id, list, key, day, n)
+        SELECT (x.r).platform_id, 'verifications', k.key, k.day, sum(x.sign)
+        FROM (SELECT ROW(r.*)::verifications AS r, 1 AS sign FROM new_rows r
+              UNION ALL SELECT ROW(r.*)::verifications, -1 FROM old_rows r) x
+        CROSS JOIN LATERAL verifications_count_keys(x.r) k
+        GROUP BY (x.r).platform_id, k.key, k.day HAVING sum(x.sign) <> 0;
+    ELSE
+        INSERT INTO list_counts (platform_id, list, key, day, n)
+        SELECT r.platform_id, 'verifications', k.key, k.day, -count(*)
+        FROM old_rows r CROSS JOIN LATERAL verifications_count_keys(ROW(r.*)::verifications) k
+        GROUP BY r.platform_id, k.key, k.day;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER verifications_count_insert AFTER INSERT ON verifications
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION verifications_count();
+CREATE TRIGGER verifications_count_update AFTER UPDATE ON verifications
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION verifications_count();
+CREATE TRIGGER verifications_count_delete AFTER DELETE ON verifications
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION verifications_count();
+CREATE TRIGGER verifications_count_truncate AFTER TRUNCATE ON verifications
+    FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncate();
+
 -- +goose Down
 DROP TABLE kyc_links;
-DROP TABLE verifications;
+DROP TABLE verifications CASCADE;
+DROP FUNCTION verifications_count();
+DELETE FROM list_counts WHERE list = 'verifications';
 DROP TABLE beneficial_owners;
