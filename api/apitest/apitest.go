@@ -161,12 +161,24 @@ func (c *Client) Do(method, path string, body any, headers ...string) *Response 
 			c.T.Fatalf("encode request: %v", err)
 		}
 	}
-	req, err := http.NewRequest(method, c.BaseURL+path, bytes.NewReader(raw))
+	contentType := ""
+	if body != nil {
+		contentType = "application/json"
+	}
+	return c.send(method, path, bytes.NewReader(raw), raw, contentType, 60*time.Second, headers)
+}
+
+// send sends a request with body (raw, when known, is validated as the request body),
+// Content-Type contentType (none when empty) and headers, and checks the answer against
+// the document.
+func (c *Client) send(method, path string, body io.Reader, raw []byte, contentType string, timeout time.Duration, headers []string) *Response {
+	c.T.Helper()
+	req, err := http.NewRequest(method, c.BaseURL+path, body)
 	if err != nil {
 		c.T.Fatalf("build request: %v", err)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	if c.User != "" {
 		req.SetBasicAuth(c.User, c.Password)
@@ -176,7 +188,7 @@ func (c *Client) Do(method, path string, body any, headers ...string) *Response 
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
+		hc = &http.Client{Timeout: timeout}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -273,35 +285,5 @@ func (c *Client) Upload(path, field, filename, contentType string, body io.Reade
 // Content-Type contentType. The answer is checked against the document like Do's.
 func (c *Client) Stream(method, path, contentType string, body io.Reader, headers ...string) *Response {
 	c.T.Helper()
-	req, err := http.NewRequest(method, c.BaseURL+path, body)
-	if err != nil {
-		c.T.Fatalf("build request: %v", err)
-	}
-	req.Header.Set("Content-Type", contentType)
-	if c.User != "" {
-		req.SetBasicAuth(c.User, c.Password)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 10 * time.Minute}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		c.T.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.T.Fatalf("read response: %v", err)
-	}
-	if resp.StatusCode == http.StatusInternalServerError {
-		c.T.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, out)
-	}
-	if !c.SkipValidation {
-		c.validate(method, path, nil, resp, out)
-	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+	return c.send(method, path, body, nil, contentType, 10*time.Minute, headers)
 }
