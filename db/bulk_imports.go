@@ -293,3 +293,13 @@ func BulkImportPending(ctx context.Context, q *Queries, before time.Time, limit 
 	}
 	return rows, nil
 }
+
+// BulkImportStalled lists up to limit jobs under way whose progress has not moved since
+// before.
+func BulkImportStalled(ctx context.Context, q *Queries, before time.Time, limit int) ([]BulkImportJobsStalledRow, error) {
+	rows, err := q.BulkImportJobsStalled(ctx, BulkImportJobsStalledParams{UpdatedAt: before, Limit: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("list stalled bulk import jobs: %w", err)
+	}
+	return rows, nil
+}

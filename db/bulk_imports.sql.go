@@ -275,6 +275,46 @@ func (q *Queries) BulkImportJobsPending(ctx context.Context, arg BulkImportJobsP
 	return items, nil
 }
 
+const bulkImportJobsStalled = `-- name: BulkImportJobsStalled :many
+SELECT id, platform_id, last_row FROM bulk_import_jobs
+WHERE status = 'PROCESSING' AND updated_at < $1
+ORDER BY updated_at
+LIMIT $2
+`
+
+type BulkImportJobsStalledParams struct {
+	UpdatedAt time.Time
+	Limit     int32
+}
+
+type BulkImportJobsStalledRow struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	LastRow    int32
+}
+
+// Jobs under way that have not moved since a moment: their workflow may have been
+// terminated (an operator) or have failed.
+func (q *Queries) BulkImportJobsStalled(ctx context.Context, arg BulkImportJobsStalledParams) ([]BulkImportJobsStalledRow, error) {
+	rows, err := q.db.Query(ctx, bulkImportJobsStalled, arg.UpdatedAt, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BulkImportJobsStalledRow{}
+	for rows.Next() {
+		var i BulkImportJobsStalledRow
+		if err := rows.Scan(&i.ID, &i.PlatformID, &i.LastRow); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const bulkImportRowsDelete = `-- name: BulkImportRowsDelete :exec
 DELETE FROM bulk_import_rows WHERE job_id = $1 AND row_number <= $2
 `

@@ -33,6 +33,14 @@ WHERE status = 'PENDING' AND created_at < $1
 ORDER BY created_at
 LIMIT $2;
 
+-- name: BulkImportJobsStalled :many
+-- Jobs under way that have not moved since a moment: their workflow may have been
+-- terminated (an operator) or have failed.
+SELECT id, platform_id, last_row FROM bulk_import_jobs
+WHERE status = 'PROCESSING' AND updated_at < $1
+ORDER BY updated_at
+LIMIT $2;
+
 -- name: BulkImportRowsNext :many
 SELECT row_number, fields FROM bulk_import_rows
 WHERE job_id = $1 AND row_number > $2

@@ -288,3 +288,47 @@ func (r *recordRows) Next() ([]string, error) {
 	r.recs = r.recs[1:]
 	return rec, nil
 }
+
+// A job under way whose workflow ended without finishing it (terminated by an operator)
+// is resumed by the worker from its cursor: every row is imported once.
+func TestBulkImportStalledJobIsResumed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	c, p := s.platform(true)
+	var b strings.Builder
+	b.WriteString(bulkHeaderLine)
+	for r := bulkimport.FirstRow; r < bulkimport.FirstRow+30; r++ {
+		line, _ := bulkLine(r, p.UmaDomain)
+		b.WriteString(line)
+	}
+	header, rows := csvRowsOf(t, b.String())
+	ctx := context.Background()
+	job, err := db.BulkImportCreate(ctx, s.app.pool, p.ID, header, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One batch ran, then its workflow was gone: the job is PROCESSING at row 11.
+	if job, err = db.BulkImportBatch(ctx, s.app.pool, s.app.box, db.BulkImportBatchParams{JobID: job.ID, After: int(job.LastRow), Size: 10,
+		Render: view.BulkImportRender}); err != nil || job.Status != "PROCESSING" || job.LastRow != 11 {
+		t.Fatalf("first batch: %+v %v", job, err)
+	}
+	starter := &worker.BulkImportStarter{Pool: s.app.pool, Starter: start.Starter{Client: s.app.temporal, TaskQueue: s.cfg.TaskQueue},
+		Logger: s.app.log, BatchSize: 10, BatchesPerRun: 2}
+	if n, err := starter.ResumeStalled(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("a job that just moved was resumed: %d %v", n, err)
+	}
+	if n, err := starter.ResumeStalled(ctx, time.Now().Add(time.Second)); err != nil || n != 1 {
+		t.Fatalf("resumed %d: %v", n, err)
+	}
+	id := ids.Format(ids.Job, job.ID)
+	var got view.BulkCustomerImportJob
+	eventually(t, 60*time.Second, "the import to end", func() bool {
+		got = bulkJob(t, c, id)
+		return got.Status == "COMPLETED"
+	})
+	var customers int
+	_ = s.app.pool.QueryRow(ctx, "SELECT count(*) FROM customers WHERE platform_id = $1", p.ID).Scan(&customers)
+	if got.Progress.Processed != 30 || got.Progress.Successful != 29 || got.Progress.Failed != 1 || customers != 29 {
+		t.Fatalf("job %+v, %d customers", got.Progress, customers)
+	}
+}

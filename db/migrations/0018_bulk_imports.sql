@@ -29,6 +29,8 @@ CREATE TABLE bulk_import_jobs (
 CREATE INDEX bulk_import_jobs_platform_idx ON bulk_import_jobs (platform_id, id);
 -- Jobs whose workflow may never have started (the start failed after the upload committed).
 CREATE INDEX bulk_import_jobs_pending_idx ON bulk_import_jobs (created_at) WHERE status = 'PENDING';
+-- Jobs under way, by their last progress (a stalled one is resumed by the worker).
+CREATE INDEX bulk_import_jobs_processing_idx ON bulk_import_jobs (updated_at) WHERE status = 'PROCESSING';
 
 -- The staged rows of a job, the file's fields as given; a batch deletes the rows it
 -- imported. No foreign key: the rows are written by COPY at upload and only ever read by

@@ -18,10 +18,21 @@ import (
 // derives from the job's, so a job never has two workflows: a start of a job whose
 // workflow runs or ran is no error and starts nothing.
 func (s Starter) BulkImport(ctx context.Context, in workflows.BulkImportInput) error {
+	return s.bulkImport(ctx, in, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+}
+
+// BulkImportResume starts a new run of the workflow of a job under way whose workflow
+// ended without finishing it (terminated by an operator, or failed), from the cursor in
+// in.After. A workflow of the job still running is no error and starts nothing.
+func (s Starter) BulkImportResume(ctx context.Context, in workflows.BulkImportInput) error {
+	return s.bulkImport(ctx, in, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+}
+
+func (s Starter) bulkImport(ctx context.Context, in workflows.BulkImportInput, reuse enums.WorkflowIdReusePolicy) error {
 	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                    workflows.BulkImportWorkflowID(in.JobID),
 		TaskQueue:             s.queue(),
-		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy: reuse,
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrPlatformID.ValueSet(ids.Format(ids.Platform, in.PlatformID))),
 	}, workflows.BulkImport, in)
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
