@@ -183,15 +183,17 @@ type DocumentFilter struct {
 	Holder     *document.Holder
 }
 
-// DocumentPage reads one page of a platform's documents, newest first. Counted row by
-// row: a holder has a few documents, and a platform's documents are counted through
-// documents_platform_idx.
+// DocumentPage reads one page of a platform's documents, newest first. All of a
+// platform's are counted by list_counts; a holder's few row by row.
 func DocumentPage(ctx context.Context, conn ListDB, f DocumentFilter, p Page[IDPos]) (Result[Document], error) {
 	q := listQuery{from: "documents d", alias: "d", columns: "d.*"}
 	q.and("d.platform_id = ?", f.PlatformID)
+	var keys countKeys
 	if f.Holder != nil {
 		q.and("d.holder_kind = ?", string(f.Holder.Kind))
 		q.and("d.holder_id = ?", f.Holder.ID)
+		keys.byRows()
 	}
+	q.count = keys.counter(f.PlatformID, "documents", false)
 	return listByID(ctx, conn, q, p, pgx.RowToStructByPos[Document])
 }

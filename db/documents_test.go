@@ -133,6 +133,16 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 	if !db.ConstraintViolated(err, "documents_customer_holder") {
 		t.Fatalf("a customer's document recorded for another customer: %v", err)
 	}
+	// The platform's document list is counted by list_counts, exactly.
+	if n := countDrift(t, pool, "documents"); n != 0 {
+		t.Fatalf("%d document count keys differ from the rows", n)
+	}
+	all, err := db.DocumentPage(ctx, pool, db.DocumentFilter{PlatformID: p.ID}, db.Page[db.IDPos]{Limit: 1})
+	var rows int64
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM documents WHERE platform_id = $1", p.ID).Scan(&rows)
+	if err != nil || all.Total != rows || rows == 0 {
+		t.Fatalf("counted %d of %d documents: %v", all.Total, rows, err)
+	}
 }
 
 // problemField is the field a field error names ("" for any other error).

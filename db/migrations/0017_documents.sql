@@ -37,5 +37,41 @@ CREATE INDEX documents_platform_idx ON documents (platform_id, id);
 CREATE INDEX documents_holder_idx ON documents (platform_id, holder_kind, holder_id, id);
 CREATE INDEX documents_customer_idx ON documents (customer_id, id);
 
+-- Exact list counts of documents (see 0007): all of a platform's; a holder's few are
+-- counted row by row.
+-- +goose StatementBegin
+CREATE FUNCTION documents_count_keys(d documents) RETURNS TABLE (key text, day date) LANGUAGE sql STABLE AS $$
+    SELECT ''::text, '-infinity'::date
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION documents_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO list_counts (platform_id, list, key, day, n)
+        SELECT r.platform_id, 'documents', k.key, k.day, count(*)
+        FROM new_rows r CROSS JOIN LATERAL documents_count_keys(ROW(r.*)::documents) k
+        GROUP BY r.platform_id, k.key, k.day;
+    ELSE
+        INSERT INTO list_counts (platform_id, list, key, day, n)
+        SELECT r.platform_id, 'documents', k.key, k.day, -count(*)
+        FROM old_rows r CROSS JOIN LATERAL documents_count_keys(ROW(r.*)::documents) k
+        GROUP BY r.platform_id, k.key, k.day;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER documents_count_insert AFTER INSERT ON documents
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION documents_count();
+CREATE TRIGGER documents_count_delete AFTER DELETE ON documents
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION documents_count();
+CREATE TRIGGER documents_count_truncate AFTER TRUNCATE ON documents
+    FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncate();
+
 -- +goose Down
-DROP TABLE documents;
+DROP TABLE documents CASCADE;
+DROP FUNCTION documents_count();
+DELETE FROM list_counts WHERE list = 'documents';
