@@ -195,9 +195,10 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 
 // AgentRedeem redeems the device code with digest codeHash at now: under the code's and
 // its agent's locks the redeem rule (agent.CheckRedeem) decides, then the code is marked
-// redeemed and the agent connected with the digest of its new access token, in one
-// transaction. A code works once: a second redeem, even a concurrent one, is refused.
-func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash, tokenDigest []byte, now time.Time) (Agent, error) {
+// redeemed and the agent connected with the digest of its new access token (mint issues
+// the token for the agent and returns the digest to store), in one transaction. A code
+// works once: a second redeem, even a concurrent one, is refused.
+func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now time.Time, mint func(agentID uuid.UUID) []byte) (Agent, error) {
 	var out Agent
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		c, err := q.AgentDeviceCodeLock(ctx, codeHash)
@@ -214,7 +215,7 @@ func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash, tokenDigest 
 		} else if n != 1 {
 			return fmt.Errorf("mark device code redeemed: %d rows changed under the lock", n)
 		}
-		out, err = q.AgentConnect(ctx, AgentConnectParams{ID: c.AgentID, TokenHash: tokenDigest})
+		out, err = q.AgentConnect(ctx, AgentConnectParams{ID: c.AgentID, TokenHash: mint(c.AgentID)})
 		if err != nil {
 			return fmt.Errorf("connect agent: %w", err)
 		}

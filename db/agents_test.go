@@ -216,11 +216,17 @@ func TestAgentDeviceCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, tokenDigest := agent.NewAccessToken(a.ID)
-	_, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(first), tokenDigest, now)
+	mint := func(id uuid.UUID) []byte {
+		if id != a.ID {
+			t.Errorf("a token minted for %s, not the code's agent", id)
+		}
+		return tokenDigest
+	}
+	_, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(first), now, mint)
 	refusedWith(t, err, catalog.DeviceCodeExpired) // replaced
-	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(agent.NewDeviceCode()), tokenDigest, now)
+	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(agent.NewDeviceCode()), now, mint)
 	refusedWith(t, err, catalog.DeviceCodeNotFound)
-	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(second), tokenDigest, now.Add(time.Minute))
+	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(second), now.Add(time.Minute), mint)
 	refusedWith(t, err, catalog.DeviceCodeExpired)
 
 	// Ten concurrent redeems of the live code: exactly one connects the agent.
@@ -230,7 +236,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(second), tokenDigest, now)
+			_, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(second), now, mint)
 			results <- err
 		}()
 	}
@@ -283,7 +289,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if _, err := w.q.AgentAuthenticate(ctx, a.ID); !db.IsNotFound(err) {
 		t.Fatalf("a deleted agent authenticated: %v", err)
 	}
-	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), tokenDigest, now)
+	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, mint)
 	refusedWith(t, err, catalog.DeviceCodeNotFound)
 	refusedWith(t, db.AgentDelete(ctx, w.q, w.platform, a.ID), catalog.AgentNotFound)
 	if _, err := db.AgentUpdate(ctx, w.q, w.platform, a.ID, db.AgentChange{}); problem.CodeOf(err) != catalog.AgentNotFound {
@@ -349,7 +355,7 @@ func TestAgentPage(t *testing.T) {
 	if _, err := db.AgentUpdate(ctx, w.q, w.platform, a.ID, db.AgentChange{IsPaused: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(codeB), []byte("digest-of-32-bytes-for-the-test!"), time.Now()); err != nil {
+	if _, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(codeB), time.Now(), func(uuid.UUID) []byte { return []byte("digest") }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.AgentDelete(ctx, w.q, w.platform, c.ID); err != nil {

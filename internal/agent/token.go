@@ -67,7 +67,7 @@ type BearerState struct {
 	// revoked), or it has not redeemed a code.
 	Found bool
 	// Digest is the stored digest of its access token.
-	Digest         []byte
+	Digest       []byte
 	Paused       bool
 	CustomerGone bool // its customer was deleted
 }

@@ -11,51 +11,48 @@ import (
 
 // Update is a policy as a platform sends it: the policy of POST /agents (AgentPolicy,
 // whose required members New asks for) or the body of PATCH /agents/{agentId}/policy
-// (AgentPolicyUpdateRequest, every member optional). Pointers tell an absent member from a
-// given one; the members that may be null are kept raw (json.RawMessage), so that an
-// explicit null (unlimited, all accounts, no threshold) is told from an absent member
-// (unchanged).
+// (AgentPolicyUpdateRequest, every member optional). Every member is kept raw
+// (json.RawMessage) and decoded by Apply with the one request decoder, so that an absent
+// member (unchanged) is told from an explicit null: null sets a nullable member (unlimited,
+// every account, inherit, no threshold) and is refused, naming the field, for the others.
 type Update struct {
-	Permissions          *[]string           `json:"permissions"`
-	DefaultExecutionMode *string             `json:"defaultExecutionMode"`
-	SpendingLimits       *LimitsUpdate       `json:"spendingLimits"`
-	AccountRestrictions  *RestrictionsUpdate `json:"accountRestrictions"`
-	ApprovalThresholds   *ThresholdsUpdate   `json:"approvalThresholds"`
+	Permissions          json.RawMessage `json:"permissions"`
+	DefaultExecutionMode json.RawMessage `json:"defaultExecutionMode"`
+	SpendingLimits       json.RawMessage `json:"spendingLimits"`      // LimitsUpdate
+	AccountRestrictions  json.RawMessage `json:"accountRestrictions"` // RestrictionsUpdate
+	ApprovalThresholds   json.RawMessage `json:"approvalThresholds"`  // ThresholdsUpdate
 }
 
 // LimitsUpdate is spendingLimits as sent (AgentSpendingLimits, AgentSpendingLimitsUpdate).
+// dailyLimit, monthlyLimit and dailyTransactionLimit may be null (unlimited); null is
+// accepted for dailyTransactionLimit too, so that an update can lift it.
 type LimitsUpdate struct {
-	Currency            *string `json:"currency"`
-	PerTransactionLimit *int64  `json:"perTransactionLimit"`
-	// DailyLimit and MonthlyLimit: an integer, or null for unlimited.
-	DailyLimit json.RawMessage `json:"dailyLimit"`
-	// DailyTransactionLimit: an integer; null (unlimited) is accepted too, so that an
-	// update can lift the limit.
+	Currency              json.RawMessage `json:"currency"`
+	PerTransactionLimit   json.RawMessage `json:"perTransactionLimit"`
+	DailyLimit            json.RawMessage `json:"dailyLimit"`
 	DailyTransactionLimit json.RawMessage `json:"dailyTransactionLimit"`
 	MonthlyLimit          json.RawMessage `json:"monthlyLimit"`
 }
 
-// RestrictionsUpdate is accountRestrictions as sent.
+// RestrictionsUpdate is accountRestrictions as sent: allowedAccountIds may be null (every
+// account); accountRules replace the stored rules as a whole when given.
 type RestrictionsUpdate struct {
-	// AllowedAccountIDs: an array of InternalAccount ids, or null for every account.
 	AllowedAccountIDs json.RawMessage `json:"allowedAccountIds"`
-	// AccountRules replace the stored rules as a whole when given.
-	AccountRules *[]RuleInput `json:"accountRules"`
+	AccountRules      json.RawMessage `json:"accountRules"` // []RuleInput
 }
 
-// RuleInput is one accountRules entry as sent.
+// RuleInput is one accountRules entry as sent; perTransactionLimit may be null (or absent)
+// to inherit spendingLimits'.
 type RuleInput struct {
-	AccountID     *string `json:"accountId"`
-	ExecutionMode *string `json:"executionMode"`
-	// PerTransactionLimit: an integer, or null (or absent) to inherit spendingLimits'.
+	AccountID           json.RawMessage `json:"accountId"`
+	ExecutionMode       json.RawMessage `json:"executionMode"`
 	PerTransactionLimit json.RawMessage `json:"perTransactionLimit"`
 }
 
-// ThresholdsUpdate is approvalThresholds as sent.
+// ThresholdsUpdate is approvalThresholds as sent; amount may be null (no threshold).
 type ThresholdsUpdate struct {
-	Currency *string `json:"currency"`
-	// Amount: an integer, or null for no threshold.
-	Amount json.RawMessage `json:"amount"`
+	Currency json.RawMessage `json:"currency"`
+	Amount   json.RawMessage `json:"amount"`
 }
 
 // New is the policy of a new agent: u must give permissions, defaultExecutionMode and
@@ -64,17 +61,30 @@ type ThresholdsUpdate struct {
 // root ("policy").
 func New(root string, u Update) (Policy, error) {
 	f := func(name string) string { return path(root, name) }
-	switch {
-	case u.Permissions == nil:
-		return Policy{}, problem.Field(f("permissions"), "%s is required (it may be an empty array)", f("permissions"))
-	case u.DefaultExecutionMode == nil:
-		return Policy{}, problem.Field(f("defaultExecutionMode"), "%s is required: %s", f("defaultExecutionMode"), joined(ExecutionModes))
-	case u.SpendingLimits == nil:
-		return Policy{}, problem.Field(f("spendingLimits"), "%s is required", f("spendingLimits"))
-	case u.SpendingLimits.Currency == nil:
-		return Policy{}, problem.Field(f("spendingLimits.currency"), "%s is required", f("spendingLimits.currency"))
-	case u.SpendingLimits.PerTransactionLimit == nil:
-		return Policy{}, problem.Field(f("spendingLimits.perTransactionLimit"), "%s is required", f("spendingLimits.perTransactionLimit"))
+	required := func(name string, raw json.RawMessage, hint string) error {
+		if given(raw) {
+			return nil
+		}
+		return problem.Field(f(name), "%s is required%s", f(name), hint)
+	}
+	if err := required("permissions", u.Permissions, " (it may be an empty array)"); err != nil {
+		return Policy{}, err
+	}
+	if err := required("defaultExecutionMode", u.DefaultExecutionMode, ": "+joined(ExecutionModes)); err != nil {
+		return Policy{}, err
+	}
+	if err := required("spendingLimits", u.SpendingLimits, ""); err != nil {
+		return Policy{}, err
+	}
+	var l LimitsUpdate
+	if err := decodeAt(f("spendingLimits"), u.SpendingLimits, &l); err != nil {
+		return Policy{}, err
+	}
+	if err := required("spendingLimits.currency", l.Currency, ""); err != nil {
+		return Policy{}, err
+	}
+	if err := required("spendingLimits.perTransactionLimit", l.PerTransactionLimit, ""); err != nil {
+		return Policy{}, err
 	}
 	return Policy{AccountRestrictions: AccountRestrictions{AccountRules: []AccountRule{}}}.Apply(root, u)
 }
@@ -82,26 +92,28 @@ func New(root string, u Update) (Policy, error) {
 // Apply merges u into p and checks the result: only the members u gives change, member by
 // member inside spendingLimits, accountRestrictions and approvalThresholds; permissions and
 // accountRules are replaced as a whole. An explicit null sets a nullable member to null
-// (unlimited, every account, inherit, no threshold). Field errors name members under root.
-// p itself is left unchanged.
+// (unlimited, every account, inherit, no threshold) and is refused for the others. Field
+// errors name members under root. p itself is left unchanged.
 func (p Policy) Apply(root string, u Update) (Policy, error) {
 	f := func(name string) string { return path(root, name) }
 	out := p.clone()
-	if u.Permissions != nil {
-		out.Permissions = make([]Permission, 0, len(*u.Permissions))
-		for _, s := range *u.Permissions {
-			out.Permissions = append(out.Permissions, Permission(s))
-		}
+	if err := setValue(f("permissions"), u.Permissions, &out.Permissions); err != nil {
+		return Policy{}, err
 	}
-	if u.DefaultExecutionMode != nil {
-		out.DefaultExecutionMode = ExecutionMode(*u.DefaultExecutionMode)
+	if err := setValue(f("defaultExecutionMode"), u.DefaultExecutionMode, &out.DefaultExecutionMode); err != nil {
+		return Policy{}, err
 	}
-	if l := u.SpendingLimits; l != nil {
-		if l.Currency != nil {
-			out.SpendingLimits.Currency = *l.Currency
+	if len(u.SpendingLimits) > 0 {
+		var l LimitsUpdate
+		if err := setValue(f("spendingLimits"), u.SpendingLimits, &l); err != nil {
+			return Policy{}, err
 		}
-		if l.PerTransactionLimit != nil {
-			out.SpendingLimits.PerTransactionLimit = *l.PerTransactionLimit
+		lf := func(name string) string { return f("spendingLimits." + name) }
+		if err := setValue(lf("currency"), l.Currency, &out.SpendingLimits.Currency); err != nil {
+			return Policy{}, err
+		}
+		if err := setValue(lf("perTransactionLimit"), l.PerTransactionLimit, &out.SpendingLimits.PerTransactionLimit); err != nil {
+			return Policy{}, err
 		}
 		for _, m := range []struct {
 			name string
@@ -110,30 +122,45 @@ func (p Policy) Apply(root string, u Update) (Policy, error) {
 		}{{"dailyLimit", l.DailyLimit, &out.SpendingLimits.DailyLimit},
 			{"dailyTransactionLimit", l.DailyTransactionLimit, &out.SpendingLimits.DailyTransactionLimit},
 			{"monthlyLimit", l.MonthlyLimit, &out.SpendingLimits.MonthlyLimit}} {
-			if err := setNullable(f("spendingLimits."+m.name), m.raw, m.dst); err != nil {
+			if err := setNullable(lf(m.name), m.raw, m.dst); err != nil {
 				return Policy{}, err
 			}
 		}
 	}
-	if r := u.AccountRestrictions; r != nil {
+	if len(u.AccountRestrictions) > 0 {
+		var r RestrictionsUpdate
+		if err := setValue(f("accountRestrictions"), u.AccountRestrictions, &r); err != nil {
+			return Policy{}, err
+		}
 		if err := setNullable(f("accountRestrictions.allowedAccountIds"), r.AllowedAccountIDs, &out.AccountRestrictions.AllowedAccountIDs); err != nil {
 			return Policy{}, err
 		}
-		if r.AccountRules != nil {
-			rules, err := rulesOf(f("accountRestrictions.accountRules"), *r.AccountRules)
+		var rules []RuleInput
+		if err := setValue(f("accountRestrictions.accountRules"), r.AccountRules, &rules); err != nil {
+			return Policy{}, err
+		}
+		if given(r.AccountRules) {
+			checked, err := rulesOf(f("accountRestrictions.accountRules"), rules)
 			if err != nil {
 				return Policy{}, err
 			}
-			out.AccountRestrictions.AccountRules = rules
+			out.AccountRestrictions.AccountRules = checked
 		}
 	}
-	if t := u.ApprovalThresholds; t != nil {
-		if t.Currency != nil {
-			out.ApprovalThresholds.Currency = *t.Currency
+	if len(u.ApprovalThresholds) > 0 {
+		var t ThresholdsUpdate
+		if err := setValue(f("approvalThresholds"), u.ApprovalThresholds, &t); err != nil {
+			return Policy{}, err
+		}
+		if err := setValue(f("approvalThresholds.currency"), t.Currency, &out.ApprovalThresholds.Currency); err != nil {
+			return Policy{}, err
 		}
 		if err := setNullable(f("approvalThresholds.amount"), t.Amount, &out.ApprovalThresholds.Amount); err != nil {
 			return Policy{}, err
 		}
+	}
+	if out.Permissions == nil {
+		out.Permissions = []Permission{}
 	}
 	if err := out.Check(root); err != nil {
 		return Policy{}, err
@@ -145,12 +172,18 @@ func rulesOf(field string, in []RuleInput) ([]AccountRule, error) {
 	out := make([]AccountRule, 0, len(in))
 	for i, r := range in {
 		rf := func(name string) string { return fmt.Sprintf("%s[%d].%s", field, i, name) }
-		if r.AccountID == nil {
+		if !given(r.AccountID) {
 			return nil, problem.Field(rf("accountId"), "%s is required", rf("accountId"))
 		}
-		rule := AccountRule{AccountID: *r.AccountID}
-		if r.ExecutionMode != nil {
-			m := ExecutionMode(*r.ExecutionMode)
+		var rule AccountRule
+		if err := setValue(rf("accountId"), r.AccountID, &rule.AccountID); err != nil {
+			return nil, err
+		}
+		if len(r.ExecutionMode) > 0 {
+			var m ExecutionMode
+			if err := setValue(rf("executionMode"), r.ExecutionMode, &m); err != nil {
+				return nil, err
+			}
 			rule.ExecutionMode = &m
 		}
 		if err := setNullable(rf("perTransactionLimit"), r.PerTransactionLimit, &rule.PerTransactionLimit); err != nil {
@@ -161,6 +194,37 @@ func rulesOf(field string, in []RuleInput) ([]AccountRule, error) {
 	return out, nil
 }
 
+// given reports whether a member was sent with a value other than null.
+func given(raw json.RawMessage) bool { return len(raw) > 0 && !isNull(raw) }
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+// setValue applies a member that may not be null: absent leaves *dst, null is refused, a
+// value is decoded into *dst with the one request decoder (a wrong type is refused naming
+// field).
+func setValue[T any](field string, raw json.RawMessage, dst *T) error {
+	switch {
+	case len(raw) == 0:
+		return nil
+	case isNull(raw):
+		return problem.Field(field, "%s must not be null", field)
+	}
+	var v T
+	if err := decodeAt(field, raw, &v); err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// decodeAt decodes raw (the member at field) into v with the one request decoder.
+func decodeAt(field string, raw json.RawMessage, v any) error {
+	if err := strictjson.DecodeAt(field, raw, v); err != nil {
+		return problem.Field(fieldOf(err, field), "%s", err.Error())
+	}
+	return nil
+}
+
 // setNullable applies a nullable member as sent: absent (no bytes) leaves *dst, null sets
 // it to its zero value (nil), anything else is decoded into it with the one request
 // decoder (a wrong type is refused naming field).
@@ -168,14 +232,14 @@ func setNullable[T any](field string, raw json.RawMessage, dst *T) error {
 	switch {
 	case len(raw) == 0:
 		return nil
-	case string(raw) == "null":
+	case isNull(raw):
 		var zero T
 		*dst = zero
 		return nil
 	}
 	var v T
-	if err := strictjson.DecodeAt(field, raw, &v); err != nil {
-		return problem.Field(fieldOf(err, field), "%s", err.Error())
+	if err := decodeAt(field, raw, &v); err != nil {
+		return err
 	}
 	*dst = v
 	return nil

@@ -85,6 +85,24 @@ func TestApplyRefusesAMergedPolicyThatIsInvalid(t *testing.T) {
 		{"malformed allowed ids", `{"accountRestrictions": {"allowedAccountIds": [1]}}`, "accountRestrictions.allowedAccountIds[0]", catalog.InvalidInput},
 		{"rule limit of the wrong type", `{"accountRestrictions": {"accountRules": [{"accountId": "` + acct1 + `", "perTransactionLimit": "1"}]}}`, "accountRestrictions.accountRules[0].perTransactionLimit", catalog.InvalidInput},
 		{"threshold currency unknown", `{"approvalThresholds": {"currency": "usd"}}`, "approvalThresholds.currency", catalog.InvalidCurrency},
+		// null only where the member is nullable.
+		{"null permissions", `{"permissions": null}`, "permissions", catalog.InvalidInput},
+		{"null mode", `{"defaultExecutionMode": null}`, "defaultExecutionMode", catalog.InvalidInput},
+		{"null limits", `{"spendingLimits": null}`, "spendingLimits", catalog.InvalidInput},
+		{"null currency", `{"spendingLimits": {"currency": null}}`, "spendingLimits.currency", catalog.InvalidInput},
+		{"null per-transaction limit", `{"spendingLimits": {"perTransactionLimit": null}}`, "spendingLimits.perTransactionLimit", catalog.InvalidInput},
+		{"null restrictions", `{"accountRestrictions": null}`, "accountRestrictions", catalog.InvalidInput},
+		{"null rules", `{"accountRestrictions": {"accountRules": null}}`, "accountRestrictions.accountRules", catalog.InvalidInput},
+		{"null rule account", `{"accountRestrictions": {"accountRules": [{"accountId": null}]}}`, "accountRestrictions.accountRules[0].accountId", catalog.InvalidInput},
+		{"null rule mode", `{"accountRestrictions": {"accountRules": [{"accountId": "` + acct1 + `", "executionMode": null}]}}`, "accountRestrictions.accountRules[0].executionMode", catalog.InvalidInput},
+		{"null thresholds", `{"approvalThresholds": null}`, "approvalThresholds", catalog.InvalidInput},
+		{"null threshold currency", `{"approvalThresholds": {"currency": null}}`, "approvalThresholds.currency", catalog.InvalidInput},
+		// Nested members are decoded as strictly as the body.
+		{"unknown limit", `{"spendingLimits": {"weeklyLimit": 1}}`, "spendingLimits.weeklyLimit", catalog.InvalidInput},
+		{"unknown rule member", `{"accountRestrictions": {"accountRules": [{"accountId": "` + acct1 + `", "mode": "AUTO"}]}}`, "accountRestrictions.accountRules[0].mode", catalog.InvalidInput},
+		{"limits not an object", `{"spendingLimits": [1]}`, "spendingLimits", catalog.InvalidInput},
+		{"blank currency", `{"spendingLimits": {"currency": " "}}`, "spendingLimits.currency", catalog.InvalidInput},
+		{"permissions not strings", `{"permissions": [1]}`, "permissions[0]", catalog.InvalidInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := base.Apply("", decode(t, c.body))
