@@ -96,9 +96,9 @@ func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit
 	return limit.Check(c, now, what)
 }
 
-// AgentPrincipal is the authenticated agent of an /agents/me request: it acts for one
+// agentPrincipal is the authenticated agent of an /agents/me request: it acts for one
 // customer of one platform.
-type AgentPrincipal struct {
+type agentPrincipal struct {
 	AgentID    uuid.UUID
 	PlatformID uuid.UUID
 	CustomerID uuid.UUID
@@ -107,8 +107,8 @@ type AgentPrincipal struct {
 
 type agentPrincipalKey struct{}
 
-func agentPrincipalFrom(ctx context.Context) AgentPrincipal {
-	p, _ := ctx.Value(agentPrincipalKey{}).(AgentPrincipal)
+func agentPrincipalFrom(ctx context.Context) agentPrincipal {
+	p, _ := ctx.Value(agentPrincipalKey{}).(agentPrincipal)
 	return p
 }
 
@@ -143,7 +143,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		p := AgentPrincipal{AgentID: row.ID, PlatformID: row.PlatformID, CustomerID: row.CustomerID, Sandbox: row.Environment == catalog.Sandbox}
+		p := agentPrincipal{AgentID: row.ID, PlatformID: row.PlatformID, CustomerID: row.CustomerID, Sandbox: row.Environment == catalog.Sandbox}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentPrincipalKey{}, p)))
 	})
 }

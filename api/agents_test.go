@@ -188,6 +188,20 @@ func TestAgentLifecycle(t *testing.T) {
 		}
 	}
 
+	// Under an Idempotency-Key a repeated create answers the first agent and code again.
+	body := map[string]any{"name": "Once", "customerId": cust.ID, "policy": agentPolicyBody(acct)}
+	r1 := c.Do("POST", "/agents", body, "Idempotency-Key", "agent-once")
+	r2 := c.Do("POST", "/agents", body, "Idempotency-Key", "agent-once")
+	if r1.Status != 201 || r2.Status != 201 || string(r1.Body) != string(r2.Body) || r2.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("idempotent create: %d %d %s", r1.Status, r2.Status, r2.Header)
+	}
+	var once agentCreated
+	r1.Decode(t, &once)
+	if n := sqlCount(t, e, "SELECT count(*) FROM agents WHERE name = 'Once'"); n != 1 {
+		t.Fatalf("%d agents for one key", n)
+	}
+	c.Do("DELETE", "/agents/"+once.Agent.ID, nil)
+
 	// Another platform sees none of it.
 	expectError(t, other.Do("GET", "/agents/"+a.ID, nil), 404, "AGENT_NOT_FOUND")
 	expectError(t, other.Do("PATCH", "/agents/"+a.ID, map[string]any{"isPaused": false}), 404, "AGENT_NOT_FOUND")
@@ -327,6 +341,7 @@ func TestAgentDeviceCodeAndBearer(t *testing.T) {
 
 	// Redeemed once, typed the way a person might; the token is shown once.
 	typed := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(dc.Code, "AGENT-"), "-", ""))
+	typed = typed[:4] + "%20" + typed[4:] // a space, as typed into a URL
 	r = anon.Do("POST", "/agents/device-codes/"+typed+"/redeem", nil)
 	if r.Status != 200 || r.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("redeem: %d %s", r.Status, r.Body)

@@ -228,3 +228,37 @@ func TestAddressKey(t *testing.T) {
 		t.Fatal("two IPv4 addresses share a key")
 	}
 }
+
+func FuzzParseDeviceCode(f *testing.F) {
+	for _, s := range []string{"AGENT-0123-4567-89AB", "agent 0123 4567 89ab", "O1IL-0000-ZZZZ", "", "AGENT", "é", "AGENT-0123-4567-89AU"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		code, ok := ParseDeviceCode(s)
+		if !ok {
+			return
+		}
+		if !shown.MatchString(code) {
+			t.Fatalf("ParseDeviceCode(%q) = %q, not in the shown form", s, code)
+		}
+		if again, ok := ParseDeviceCode(code); !ok || again != code {
+			t.Fatalf("the shown form %q does not parse to itself: %q %v", code, again, ok)
+		}
+	})
+}
+
+func FuzzParseAccessToken(f *testing.F) {
+	tok, _ := NewAccessToken(uuid.MustParse("01a20647-2e4e-7204-a744-65e759be241e"))
+	f.Add(tok)
+	f.Add("pcagent_")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		id, secret, ok := ParseAccessToken(s)
+		if !ok {
+			return
+		}
+		if rebuilt := TokenPrefix + strings.ReplaceAll(id.String(), "-", "") + "_" + secret; rebuilt != s {
+			t.Fatalf("ParseAccessToken(%q) accepted what it does not rebuild: %q", s, rebuilt)
+		}
+	})
+}

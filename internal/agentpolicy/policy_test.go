@@ -206,3 +206,30 @@ func TestNewEdges(t *testing.T) {
 		t.Fatal("an empty allowedAccountIds was stored as null (every account)")
 	}
 }
+
+// Whatever a platform sends, a policy is either refused with a field error or checked, and
+// a checked one is stored and read back unchanged and still checks.
+func FuzzNewPolicy(f *testing.F) {
+	f.Add(minimal)
+	f.Add(`{"permissions": [], "defaultExecutionMode": "AUTO", "spendingLimits": {"currency": "USD", "perTransactionLimit": 1, "dailyLimit": null},
+		"accountRestrictions": {"allowedAccountIds": null, "accountRules": []}, "approvalThresholds": {"amount": null}}`)
+	f.Add(`{"permissions": null}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var u Update
+		if strictjson.Decode([]byte(body), &u) != nil {
+			return
+		}
+		p, err := New("policy", u)
+		if err != nil {
+			var fe *problem.FieldError
+			if !errors.As(err, &fe) || fe.Field == "" {
+				t.Fatalf("refused without naming a field: %v", err)
+			}
+			return
+		}
+		back, err := Decode(p.Encode())
+		if err != nil || !reflect.DeepEqual(back, p) || back.Check("") != nil {
+			t.Fatalf("round trip of %s: %+v, %v", p.Encode(), back, err)
+		}
+	})
+}
