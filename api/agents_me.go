@@ -21,16 +21,15 @@ import (
 // code is the proof), and /agents/me with the bearer access token the redeem returned.
 // Both are outside the platform routes' HTTP Basic group.
 
-// agentSelfRoutes registers the redeem route and the /agents/me group on the root router.
+// agentSelfRoutes registers the redeem route and the Bearer routes on the root router, by
+// their full paths (a group, not a mounted subrouter, so that OPTIONS and 405 see exactly
+// the methods each path serves).
 func (s *Server) agentSelfRoutes(r chi.Router) {
 	base := s.Config.BasePath()
 	r.Post(base+"/agents/device-codes/{code}/redeem", handler(s.redeemDeviceCode))
-	r.Route(base+"/agents/me", func(r chi.Router) {
+	r.Group(func(r chi.Router) {
 		r.Use(s.authenticateAgent)
-		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-			return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
-		}))
-		r.Get("/", handler(s.getAgentMe))
+		r.Get(base+"/agents/me", handler(s.getAgentMe))
 	})
 }
 

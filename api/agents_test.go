@@ -415,9 +415,6 @@ func TestAgentDeviceCodeAndBearer(t *testing.T) {
 	}
 	expectError(t, c.Do("GET", "/agents/me", nil), 401, "UNAUTHORIZED") // platform credentials are not an agent's
 	expectError(t, anon.Do("GET", "/agents", nil, "Authorization", "Bearer "+red.AccessToken), 401, "UNAUTHORIZED")
-	unlisted := *anon
-	unlisted.SkipValidation = true // a route the document does not have
-	expectError(t, unlisted.Do("GET", "/agents/me/nothing", nil, "Authorization", "Bearer "+red.AccessToken), 404, "NOT_FOUND")
 
 	// A policy change shows at once; pausing refuses the agent with 403 until resumed.
 	c.Do("PATCH", "/agents/"+a.ID+"/policy", map[string]any{"defaultExecutionMode": "APPROVAL_REQUIRED"})
