@@ -54,6 +54,9 @@ var statusOf = map[catalog.Code]int{
 	catalog.Internal:                      http.StatusInternalServerError,
 	catalog.EmailDeliveryFailed:           http.StatusBadGateway,
 	catalog.Unavailable:                   http.StatusServiceUnavailable,
+	catalog.AgentNotFound:                 http.StatusNotFound,
+	catalog.DeviceCodeNotFound:            http.StatusNotFound,
+	catalog.AgentConnected:                http.StatusConflict,
 }
 
 // refusal builds the API error of a code with its status from statusOf.

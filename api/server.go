@@ -132,6 +132,10 @@ func (s *Server) routes() chi.Router {
 		})
 	}
 
+	// Agents' own routes, outside the platform routes' HTTP Basic: the device-code redeem
+	// (no authentication) and /agents/me (Bearer).
+	s.agentSelfRoutes(r)
+
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
@@ -222,6 +226,8 @@ func (s *Server) routes() chi.Router {
 		r.Get("/webhooks/signing-key", handler(s.getSigningKey))
 		r.With(manage).Get("/webhooks/secret", handler(s.getWebhookSecret))
 		r.With(manage, s.idempotent).Post("/webhooks/secret/rotate", handler(s.rotateWebhookSecret))
+
+		s.agentPlatformRoutes(r)
 	})
 	return r
 }

@@ -14,6 +14,29 @@ import (
 	"paycore/internal/catalog"
 )
 
+type Agent struct {
+	ID          uuid.UUID
+	PlatformID  uuid.UUID
+	CustomerID  uuid.UUID
+	Name        string
+	Policy      json.RawMessage
+	IsPaused    bool
+	ConnectedAt *time.Time
+	TokenHash   []byte
+	DeletedAt   *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type AgentDeviceCode struct {
+	CodeHash   []byte
+	AgentID    uuid.UUID
+	ExpiresAt  time.Time
+	RedeemedAt *time.Time
+	ReplacedAt *time.Time
+	CreatedAt  time.Time
+}
+
 type ApiToken struct {
 	ID          uuid.UUID
 	PlatformID  uuid.UUID
@@ -300,6 +323,12 @@ type Quote struct {
 	PaymentInstructions   json.RawMessage
 	DepositAmount         *int64
 	DepositKey            *string
+}
+
+type RateLimit struct {
+	Key        string
+	Attempts   int32
+	WindowEnds time.Time
 }
 
 type ReceiverLookup struct {

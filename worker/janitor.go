@@ -10,7 +10,8 @@ import (
 	"paycore/db"
 )
 
-// Janitor deletes expired idempotency records and compacts the list counts periodically.
+// Janitor deletes expired idempotency records and ended rate-limit windows, and compacts
+// the list counts periodically.
 type Janitor struct {
 	Pool     *pgxpool.Pool
 	Logger   *slog.Logger
@@ -52,6 +53,12 @@ func (j *Janitor) deleteExpired(ctx context.Context) {
 		j.Logger.Warn("janitor: delete expired idempotency keys", "error", err)
 	} else if n > 0 {
 		j.Logger.Info("janitor: deleted expired idempotency keys", "count", n)
+	}
+	n, err = db.New(j.Pool).RateLimitsDeleteEnded(ctx)
+	if err != nil && ctx.Err() == nil {
+		j.Logger.Warn("janitor: delete ended rate-limit windows", "error", err)
+	} else if n > 0 {
+		j.Logger.Debug("janitor: deleted ended rate-limit windows", "count", n)
 	}
 }
 

@@ -131,3 +131,18 @@ func CredentialExists(t CredentialType) Code {
 	}
 	return OAuthCredentialExists
 }
+
+// Agents and their device codes.
+const (
+	// AgentNotFound: no such agent on the platform (or it was deleted).
+	AgentNotFound Code = "AGENT_NOT_FOUND"
+	// DeviceCodeNotFound: no live agent has such a device code (404).
+	DeviceCodeNotFound Code = "DEVICE_CODE_NOT_FOUND"
+	// DeviceCodeRedeemed refuses redeeming a device code a second time (400).
+	DeviceCodeRedeemed Code = "DEVICE_CODE_ALREADY_REDEEMED"
+	// DeviceCodeExpired refuses redeeming a device code past its expiry, or one a newer
+	// code replaced (400).
+	DeviceCodeExpired Code = "DEVICE_CODE_EXPIRED"
+	// AgentConnected refuses a new device code for an agent that is connected (409).
+	AgentConnected Code = "AGENT_ALREADY_CONNECTED"
+)

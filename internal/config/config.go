@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"paycore/internal/clientip"
 	"paycore/internal/fx"
 )
 
@@ -105,6 +107,19 @@ type Config struct {
 	BulkImportUploadTimeout time.Duration
 	BulkImportBatchSize     int
 	BulkImportBatchesPerRun int
+
+	// Agents: how long a device code can be redeemed (PAYCORE_AGENT_DEVICE_CODE_LIFETIME)
+	// and the limits on redeem attempts, counted in Postgres across instances: per source
+	// address (PAYCORE_AGENT_REDEEM_LIMIT_PER_ADDRESS) and per code
+	// (PAYCORE_AGENT_REDEEM_LIMIT_PER_CODE) in each window (PAYCORE_AGENT_REDEEM_WINDOW).
+	AgentDeviceCodeLifetime time.Duration
+	AgentRedeemPerAddress   int
+	AgentRedeemPerCode      int
+	AgentRedeemWindow       time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed when a
+	// request's source address is decided (PAYCORE_TRUSTED_PROXIES: CIDR prefixes or
+	// addresses, comma-separated); none by default, so the source is the peer address.
+	TrustedProxies []netip.Prefix
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -153,6 +168,11 @@ func Defaults() Config {
 		BulkImportUploadTimeout: 10 * time.Minute,
 		BulkImportBatchSize:     500,
 		BulkImportBatchesPerRun: 20,
+
+		AgentDeviceCodeLifetime: 15 * time.Minute,
+		AgentRedeemPerAddress:   10,
+		AgentRedeemPerCode:      5,
+		AgentRedeemWindow:       15 * time.Minute,
 	}
 }
 
@@ -281,6 +301,20 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	integer("PAYCORE_BULK_IMPORT_BATCH_SIZE", &batch)
 	integer("PAYCORE_BULK_IMPORT_BATCHES_PER_RUN", &perRun)
 	c.BulkImportBatchSize, c.BulkImportBatchesPerRun = int(min(batch, 5000)), int(min(perRun, 1000))
+
+	dur("PAYCORE_AGENT_DEVICE_CODE_LIFETIME", &c.AgentDeviceCodeLifetime)
+	dur("PAYCORE_AGENT_REDEEM_WINDOW", &c.AgentRedeemWindow)
+	perAddress, perCode := int64(c.AgentRedeemPerAddress), int64(c.AgentRedeemPerCode)
+	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_ADDRESS", &perAddress)
+	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_CODE", &perCode)
+	c.AgentRedeemPerAddress, c.AgentRedeemPerCode = int(min(perAddress, 1_000_000)), int(min(perCode, 1_000_000))
+	if v := getenv("PAYCORE_TRUSTED_PROXIES"); v != "" {
+		prefixes, bad, ok := clientip.ParsePrefixes(v)
+		if !ok {
+			errs = append(errs, fmt.Sprintf("PAYCORE_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR prefix", bad))
+		}
+		c.TrustedProxies = prefixes
+	}
 
 	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)
 	for name, dst := range map[string]*decimal.Decimal{"PAYCORE_FX_SPREAD": &c.FXPricing.Spread,

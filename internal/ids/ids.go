@@ -31,6 +31,9 @@ const (
 	BeneficialOwner = "BeneficialOwner"
 	// Job names a bulk customer import job.
 	Job = "Job"
+	// Agent is an agent acting for a customer; AgentAction one of its money movements.
+	Agent       = "Agent"
+	AgentAction = "AgentAction"
 )
 
 // New returns a fresh time-ordered UUIDv7.

@@ -1,0 +1,235 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/agent"
+	"paycore/internal/agentpolicy"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+)
+
+// The platform's side of agents (HTTP Basic): create, list, read, rename, pause and
+// delete agents, change their policy, issue device codes and read a code's status. The
+// agent's own side (the device-code redeem and /agents/me) is in agents_me.go.
+
+var (
+	errAgentNotFound      = notFound(catalog.AgentNotFound, "agent")
+	errDeviceCodeNotFound = notFound(catalog.DeviceCodeNotFound, "device code")
+)
+
+// agentPlatformRoutes registers the platform's agent routes (inside the HTTP Basic group).
+func (s *Server) agentPlatformRoutes(r chi.Router) {
+	manage := require(PermManage)
+	r.With(manage, s.idempotent).Post("/agents", handler(s.createAgent))
+	r.Get("/agents", handler(s.listAgents))
+	r.Get("/agents/device-codes/{code}/status", handler(s.getDeviceCodeStatus))
+	r.Get("/agents/{agentId}", handler(s.getAgent))
+	r.With(manage).Patch("/agents/{agentId}", handler(s.patchAgent))
+	r.With(manage).Delete("/agents/{agentId}", handler(s.deleteAgent))
+	r.With(manage).Patch("/agents/{agentId}/policy", handler(s.patchAgentPolicy))
+	r.With(manage, s.idempotent).Post("/agents/{agentId}/device-codes", handler(s.issueDeviceCode))
+}
+
+type agentCreateBody struct {
+	Name       *string             `json:"name"`
+	CustomerID *string             `json:"customerId"`
+	Policy     *agentpolicy.Update `json:"policy"`
+}
+
+// createAgent is POST /agents: the agent of a customer of the platform with its policy,
+// and its first device code (shown this once).
+func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
+	b, err := ReadJSON[agentCreateBody](r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.Name == nil:
+		return invalidField("name", "name is required")
+	case b.CustomerID == nil:
+		return invalidField("customerId", "customerId is required: the customer the agent acts for")
+	case b.Policy == nil:
+		return invalidField("policy", "policy is required")
+	}
+	if err := agent.CheckName("name", *b.Name); err != nil {
+		return err
+	}
+	customerID, err := ids.Parse(ids.Customer, *b.CustomerID)
+	if err != nil {
+		return invalidField("customerId", "customerId must be a Customer id (Customer:<uuid>)")
+	}
+	policy, err := agentpolicy.New("policy", *b.Policy)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	code := agent.NewDeviceCode()
+	expires := s.codeExpiry(now)
+	a, err := db.AgentCreate(r.Context(), s.Pool, db.NewAgent{ID: ids.New(), PlatformID: principalFrom(r.Context()).PlatformID,
+		CustomerID: customerID, Name: *b.Name, Policy: policy, CodeHash: agent.CodeHash(code), CodeExpiresAt: expires})
+	if err != nil {
+		return err
+	}
+	noStore(w)
+	writeJSON(w, http.StatusCreated, view.AgentCreated{Agent: view.AgentOf(a, now),
+		DeviceCode: view.AgentDeviceCode{Code: code, AgentID: ids.Format(ids.Agent, a.ID), ExpiresAt: expires}})
+	return nil
+}
+
+// codeExpiry is when a device code issued at now expires (PAYCORE_AGENT_DEVICE_CODE_LIFETIME),
+// in the microseconds Postgres keeps.
+func (s *Server) codeExpiry(now time.Time) time.Time {
+	lifetime := s.Config.AgentDeviceCodeLifetime
+	if lifetime <= 0 {
+		lifetime = agent.DefaultCodeLifetime
+	}
+	return now.Add(lifetime).UTC().Truncate(time.Microsecond)
+}
+
+// noStore keeps an answer carrying a secret (a device code, an access token) out of caches.
+func noStore(w http.ResponseWriter) { w.Header().Set("Cache-Control", "no-store") }
+
+// listAgents is GET /agents: the platform's agents (not deleted), newest first.
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
+	return serveList(s, w, r, listSpec[db.AgentFilter, db.IDPos, db.Agent, view.Agent]{
+		name: "agents", params: []string{"customerId", "isPaused", "isConnected", "createdAfter", "createdBefore",
+			"updatedAfter", "updatedBefore", "limit", "cursor"},
+		filter: func(q *query, pid uuid.UUID) db.AgentFilter {
+			return db.AgentFilter{PlatformID: pid, CustomerID: q.customerID("customerId"),
+				IsPaused: q.optBool("isPaused"), IsConnected: q.optBool("isConnected"),
+				CreatedAfter: q.time("createdAfter"), CreatedBefore: q.time("createdBefore"),
+				UpdatedAfter: q.time("updatedAfter"), UpdatedBefore: q.time("updatedBefore")}
+		},
+		read: db.AgentPage, pos: idPos(func(a db.Agent) uuid.UUID { return a.ID }),
+		view: func(a db.Agent) view.Agent { return view.AgentOf(a, time.Now()) },
+	})
+}
+
+// optBool reads an optional boolean parameter (true or false); nil when absent.
+func (q *query) optBool(name string) *bool {
+	if !q.v.Has(name) {
+		return nil
+	}
+	b := q.boolean(name, false)
+	return &b
+}
+
+// readAgent reads an agent of the caller's platform: another platform's, a deleted one or
+// a malformed id is 404 AGENT_NOT_FOUND.
+func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.Agent, error) {
+	return s.q.AgentGet(ctx, db.AgentGetParams{PlatformID: pid, ID: id})
+}
+
+func renderAgent(a db.Agent) view.Agent { return view.AgentOf(a, time.Now()) }
+
+// getAgent is GET /agents/{agentId}.
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) error {
+	return serveOne(w, r, "agentId", ids.Agent, errAgentNotFound, s.readAgent, renderAgent)
+}
+
+type agentPatchBody struct {
+	Name     *string `json:"name"`
+	IsPaused *bool   `json:"isPaused"`
+}
+
+// patchAgent is PATCH /agents/{agentId}: rename, pause or resume. A paused agent's next
+// request is refused (403).
+func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
+	if err != nil {
+		return err
+	}
+	b, err := ReadJSON[agentPatchBody](r)
+	if err != nil {
+		return err
+	}
+	if b.Name != nil {
+		if err := agent.CheckName("name", *b.Name); err != nil {
+			return err
+		}
+	}
+	a, err := db.AgentUpdate(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderAgent(a))
+	return nil
+}
+
+// deleteAgent is DELETE /agents/{agentId}: the agent's access token stops working at once.
+func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
+	if err != nil {
+		return err
+	}
+	if err := db.AgentDelete(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// patchAgentPolicy is PATCH /agents/{agentId}/policy: the members given are merged into
+// the agent's policy (agentpolicy.Policy.Apply), effective from the agent's next request.
+func (s *Server) patchAgentPolicy(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
+	if err != nil {
+		return err
+	}
+	u, err := ReadJSON[agentpolicy.Update](r)
+	if err != nil {
+		return err
+	}
+	a, err := db.AgentPolicyUpdate(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderAgent(a))
+	return nil
+}
+
+// issueDeviceCode is POST /agents/{agentId}/device-codes: a new device code for an agent
+// that is not connected yet (409 once it is); its earlier codes can no longer be redeemed.
+func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
+	if err != nil {
+		return err
+	}
+	code := agent.NewDeviceCode()
+	expires := s.codeExpiry(time.Now())
+	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires); err != nil {
+		return err
+	}
+	noStore(w)
+	writeJSON(w, http.StatusCreated, view.AgentDeviceCode{Code: code, AgentID: ids.Format(ids.Agent, id), ExpiresAt: expires})
+	return nil
+}
+
+// getDeviceCodeStatus is GET /agents/device-codes/{code}/status: whether a code of one of
+// the platform's agents was redeemed. Another platform's code, a replaced one, a deleted
+// agent's or a malformed code is 404 DEVICE_CODE_NOT_FOUND.
+func (s *Server) getDeviceCodeStatus(w http.ResponseWriter, r *http.Request) error {
+	code, ok := agent.ParseDeviceCode(chi.URLParam(r, "code"))
+	if !ok {
+		return errDeviceCodeNotFound
+	}
+	st, err := s.q.AgentDeviceCodeStatus(r.Context(), db.AgentDeviceCodeStatusParams{CodeHash: agent.CodeHash(code),
+		PlatformID: principalFrom(r.Context()).PlatformID})
+	if isNoRows(err) {
+		return errDeviceCodeNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("read device code status: %w", err)
+	}
+	writeJSON(w, http.StatusOK, view.AgentDeviceCodeStatusOf(code, st))
+	return nil
+}

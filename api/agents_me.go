@@ -1,0 +1,170 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/agent"
+	"paycore/internal/catalog"
+	"paycore/internal/clientip"
+)
+
+// The agent's side: POST /agents/device-codes/{code}/redeem, without authentication (the
+// code is the proof), and /agents/me with the bearer access token the redeem returned.
+// Both are outside the platform routes' HTTP Basic group.
+
+// agentSelfRoutes registers the redeem route and the Bearer routes on the root router, by
+// their full paths (a group, not a mounted subrouter, so that OPTIONS and 405 see exactly
+// the methods each path serves).
+func (s *Server) agentSelfRoutes(r chi.Router) {
+	base := s.Config.BasePath()
+	r.Post(base+"/agents/device-codes/{code}/redeem", handler(s.redeemDeviceCode))
+	r.Group(func(r chi.Router) {
+		r.Use(s.authenticateAgent)
+		r.Get(base+"/agents/me", handler(s.getAgentMe))
+	})
+}
+
+// redeemLimits are the configured limits on redeem attempts.
+func (s *Server) redeemLimits() agent.RedeemLimits {
+	l := agent.DefaultRedeemLimits()
+	if s.Config.AgentRedeemWindow > 0 {
+		l.PerAddress.Window, l.PerCode.Window = s.Config.AgentRedeemWindow, s.Config.AgentRedeemWindow
+	}
+	if s.Config.AgentRedeemPerAddress > 0 {
+		l.PerAddress.Attempts = s.Config.AgentRedeemPerAddress
+	}
+	if s.Config.AgentRedeemPerCode > 0 {
+		l.PerCode.Attempts = s.Config.AgentRedeemPerCode
+	}
+	return l
+}
+
+// redeemDeviceCode is POST /agents/device-codes/{code}/redeem. Every attempt counts first
+// against its source address (the peer address, or the client a trusted proxy forwards:
+// PAYCORE_TRUSTED_PROXIES), then against the code typed; over either limit it is 429
+// RATE_LIMITED with Retry-After, whatever the code. Then the code is redeemed once: the
+// agent is connected and its access token shown this once (only its digest is kept).
+// Unknown codes are 404; redeemed, expired or replaced ones 400.
+func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error {
+	now := time.Now()
+	addr, ok := clientip.Resolve(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.Config.TrustedProxies)
+	if !ok {
+		return fmt.Errorf("redeem: the peer address %q is not an IP address", r.RemoteAddr)
+	}
+	limits := s.redeemLimits()
+	if err := s.countAttempt(r.Context(), agent.AddressKey(addr), limits.PerAddress, now, "from this address"); err != nil {
+		return err
+	}
+	code, ok := agent.ParseDeviceCode(chi.URLParam(r, "code"))
+	if !ok {
+		return errDeviceCodeNotFound
+	}
+	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code"); err != nil {
+		return err
+	}
+	var token string
+	a, err := db.AgentRedeem(r.Context(), s.Pool, agent.CodeHash(code), now, func(agentID uuid.UUID) []byte {
+		t, digest := agent.NewAccessToken(agentID)
+		token = t
+		return digest
+	})
+	if err != nil {
+		return err
+	}
+	noStore(w)
+	out := renderAgent(a)
+	writeJSON(w, http.StatusOK, view.AgentRedeemed{AgentID: out.ID, AgentName: a.Name, AccessToken: token, Policy: a.Policy})
+	return nil
+}
+
+// countAttempt counts one redeem attempt under key and refuses it over limit.
+func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit, now time.Time, what string) error {
+	c, err := db.RateLimitHit(ctx, s.q, key, limit.Window, now)
+	if err != nil {
+		return err
+	}
+	return limit.Check(c, now, what)
+}
+
+// agentPrincipal is the authenticated agent of an /agents/me request: it acts for one
+// customer of one platform.
+type agentPrincipal struct {
+	AgentID    uuid.UUID
+	PlatformID uuid.UUID
+	CustomerID uuid.UUID
+	Sandbox    bool
+}
+
+type agentPrincipalKey struct{}
+
+func agentPrincipalFrom(ctx context.Context) agentPrincipal {
+	p, _ := ctx.Value(agentPrincipalKey{}).(agentPrincipal)
+	return p
+}
+
+// authenticateAgent checks "Authorization: Bearer <access token>": a missing or malformed
+// header, an unknown token or a deleted agent's is 401 UNAUTHORIZED; a paused agent, or
+// one whose customer was deleted, is 403 FORBIDDEN.
+func (s *Server) authenticateAgent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="paycore"`)
+			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized,
+				Message: "missing or malformed Authorization header: send the agent's access token as Bearer <token>"})
+			return
+		}
+		id, secret, ok := agent.ParseAccessToken(token)
+		var st agent.BearerState
+		var row db.AgentAuthenticateRow
+		if ok {
+			var err error
+			row, err = s.q.AgentAuthenticate(r.Context(), id)
+			if err != nil && !isNoRows(err) {
+				writeError(w, r, fmt.Errorf("authenticate agent: %w", err))
+				return
+			}
+			st = agent.BearerState{Found: err == nil, Digest: row.TokenHash, Paused: row.IsPaused, CustomerGone: row.CustomerDeleted}
+		}
+		if err := agent.CheckBearer(st, secret); err != nil {
+			if e := errorOf(err); e != nil && e.Status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="paycore", error="invalid_token"`)
+			}
+			writeError(w, r, err)
+			return
+		}
+		p := agentPrincipal{AgentID: row.ID, PlatformID: row.PlatformID, CustomerID: row.CustomerID, Sandbox: row.Environment == catalog.Sandbox}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentPrincipalKey{}, p)))
+	})
+}
+
+// bearerToken reads the token of an "Authorization: Bearer <token>" header (the scheme in
+// any case).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// getAgentMe is GET /agents/me: the authenticated agent.
+func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {
+	p := agentPrincipalFrom(r.Context())
+	a, err := db.AgentGetLive(r.Context(), s.q, p.PlatformID, p.AgentID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderAgent(a))
+	return nil
+}

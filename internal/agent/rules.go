@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"time"
+	"unicode/utf8"
+
+	"paycore/internal/catalog"
+	"paycore/internal/clientip"
+	"paycore/internal/problem"
+)
+
+// MaxNameChars is the longest agent name accepted, in characters.
+const MaxNameChars = 255
+
+// CheckName checks an agent's name (field names it in the error); blank names are refused
+// by the request decoder already.
+func CheckName(field, name string) error {
+	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameChars {
+		return problem.Field(field, "%s must be 1 to %d characters", field, MaxNameChars)
+	}
+	return nil
+}
+
+// CheckRegenerate decides whether a new device code may be issued for an agent: not once
+// it is connected (its code was redeemed and it holds an access token).
+func CheckRegenerate(connected bool) error {
+	if connected {
+		return problem.Refuse(catalog.AgentConnected,
+			"the agent is already connected (its device code was redeemed); to connect another device, delete the agent and create a new one")
+	}
+	return nil
+}
+
+// CodeState is what redeeming a device code reads of it and its agent.
+type CodeState struct {
+	// Found is false when no live agent has a code with that digest (a deleted agent's
+	// codes are not found).
+	Found bool
+	// Redeemed: the code was redeemed; Replaced: a newer code of the agent replaced it
+	// before it was redeemed.
+	Redeemed, Replaced bool
+	ExpiresAt          time.Time
+	// AgentConnected: the agent holds an access token already.
+	AgentConnected bool
+}
+
+// CheckRedeem decides whether a device code may be redeemed at now: an unknown code is 404
+// DEVICE_CODE_NOT_FOUND; a code that was redeemed (or whose agent is connected) is 400
+// DEVICE_CODE_ALREADY_REDEEMED; an expired or replaced one 400 DEVICE_CODE_EXPIRED.
+func CheckRedeem(s CodeState, now time.Time) error {
+	switch {
+	case !s.Found:
+		return problem.NotFound(catalog.DeviceCodeNotFound, "device code")
+	case s.Redeemed || s.AgentConnected:
+		return problem.Refuse(catalog.DeviceCodeRedeemed, "this device code was already redeemed; a code works once (ask the platform for a new agent to connect another device)")
+	case s.Replaced:
+		return problem.Refuse(catalog.DeviceCodeExpired, "this device code was replaced by a newer one; use the latest code the platform issued")
+	case !now.Before(s.ExpiresAt):
+		return problem.Refuse(catalog.DeviceCodeExpired, "this device code expired at %s; ask the platform for a new one", s.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// Limit is a fixed-window rate limit: at most Attempts in each Window, the window starting
+// with the first attempt after the previous one ended.
+type Limit struct {
+	Attempts int
+	Window   time.Duration
+}
+
+// RedeemLimits bound redeem attempts (POST /agents/device-codes/{code}/redeem), counted in
+// Postgres so that every API instance shares them: PerAddress per source address (an IPv6
+// address by its /64), PerCode per code typed (known or not). Every attempt counts, the
+// successful ones too.
+type RedeemLimits struct {
+	PerAddress Limit
+	PerCode    Limit
+}
+
+// DefaultRedeemLimits are 10 attempts per source address and 5 per code in 15 minutes
+// (PAYCORE_AGENT_REDEEM_LIMIT_PER_ADDRESS, PAYCORE_AGENT_REDEEM_LIMIT_PER_CODE,
+// PAYCORE_AGENT_REDEEM_WINDOW).
+func DefaultRedeemLimits() RedeemLimits {
+	return RedeemLimits{PerAddress: Limit{Attempts: 10, Window: 15 * time.Minute}, PerCode: Limit{Attempts: 5, Window: 15 * time.Minute}}
+}
+
+// Counted is a limit's counter after an attempt was counted: the attempts of the current
+// window, this one included, and when the window ends.
+type Counted struct {
+	Attempts   int
+	WindowEnds time.Time
+}
+
+// Check refuses an attempt that went over the limit with 429 RATE_LIMITED, asking the
+// caller to wait until the window ends (Retry-After, whole seconds, at least 1); what says
+// what is limited ("from this address").
+func (l Limit) Check(c Counted, now time.Time, what string) error {
+	if c.Attempts <= l.Attempts {
+		return nil
+	}
+	wait := c.WindowEnds.Sub(now)
+	secs := int((wait + time.Second - 1) / time.Second)
+	secs = max(secs, 1)
+	return &problem.Refusal{Code: catalog.RateLimited, RetryAfter: secs,
+		Message: fmt.Sprintf("too many device-code redeem attempts %s (at most %d in %s); retry after %d seconds", what, l.Attempts, l.Window, secs)}
+}
+
+// AddressKey is the rate-limit key of redeem attempts from addr (an IPv6 address counts
+// by its /64 network, which one host usually holds whole).
+func AddressKey(addr netip.Addr) string { return "agent-redeem/address/" + clientip.Key(addr) }
+
+// CodeKey is the rate-limit key of redeem attempts of one code (in its shown form): its
+// digest, so the limits table holds no code in clear.
+func CodeKey(code string) string { return "agent-redeem/code/" + hex.EncodeToString(CodeHash(code)) }

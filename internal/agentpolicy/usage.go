@@ -1,0 +1,73 @@
+package agentpolicy
+
+import "time"
+
+// Usage windows. Spending is counted per UTC calendar day and per UTC calendar month: a
+// new day starts the daily amount and transaction count at zero, a new month the monthly
+// amount, at midnight UTC whatever the platform's or customer's time zone.
+const (
+	// DayLayout is the form of a usage day (dailyResetDate): YYYY-MM-DD.
+	DayLayout = "2006-01-02"
+	// MonthLayout is the form of a usage month (monthlyResetMonth): YYYY-MM.
+	MonthLayout = "2006-01"
+)
+
+// Day is the UTC day of t, as YYYY-MM-DD.
+func Day(t time.Time) string { return t.UTC().Format(DayLayout) }
+
+// Month is the UTC month of t, as YYYY-MM.
+func Month(t time.Time) string { return t.UTC().Format(MonthLayout) }
+
+// Usage is what an agent spent in the current windows (AgentUsage): the daily amount and
+// transaction count of DailyResetDate and the monthly amount of MonthlyResetMonth, in the
+// policy currency's smallest unit.
+type Usage struct {
+	DailyTransactionCount int64  `json:"dailyTransactionCount"`
+	DailySpend            int64  `json:"dailySpend"`
+	DailyResetDate        string `json:"dailyResetDate"`
+	MonthlySpend          int64  `json:"monthlySpend"`
+	MonthlyResetMonth     string `json:"monthlyResetMonth"`
+}
+
+// Fresh is the usage of an agent that has spent nothing, at now.
+func Fresh(now time.Time) Usage {
+	return Usage{DailyResetDate: Day(now), MonthlyResetMonth: Month(now)}
+}
+
+// At is u as it stands at now: the daily counters start again at zero when now is on
+// another day than DailyResetDate, the monthly amount when now is in another month than
+// MonthlyResetMonth. The windows are labels, not ordered: usage recorded "in the future"
+// (a clock that moved back) is reset too rather than kept.
+func (u Usage) At(now time.Time) Usage {
+	if day := Day(now); u.DailyResetDate != day {
+		u.DailyTransactionCount, u.DailySpend, u.DailyResetDate = 0, 0, day
+	}
+	if month := Month(now); u.MonthlyResetMonth != month {
+		u.MonthlySpend, u.MonthlyResetMonth = 0, month
+	}
+	return u
+}
+
+// Add is u at now with one more transaction of amount (in the policy currency).
+func (u Usage) Add(now time.Time, amount int64) Usage {
+	u = u.At(now)
+	u.DailyTransactionCount++
+	u.DailySpend += amount
+	u.MonthlySpend += amount
+	return u
+}
+
+// Sub gives back a transaction of amount that was counted at the moment at (a rejected
+// or failed action returns its reservation), as u stands at now: only the windows that
+// still are those of at are reduced, never below zero.
+func (u Usage) Sub(now, at time.Time, amount int64) Usage {
+	u = u.At(now)
+	if u.DailyResetDate == Day(at) {
+		u.DailyTransactionCount = max(u.DailyTransactionCount-1, 0)
+		u.DailySpend = max(u.DailySpend-amount, 0)
+	}
+	if u.MonthlyResetMonth == Month(at) {
+		u.MonthlySpend = max(u.MonthlySpend-amount, 0)
+	}
+	return u
+}
