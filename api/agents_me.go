@@ -88,7 +88,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 
 // countAttempt counts one redeem attempt under key and refuses it over limit.
 func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit, now time.Time, what string) error {
-	c, err := db.RateLimitHit(ctx, s.q, key, limit.Window, now)
+	c, err := db.RateLimitHit(ctx, s.q, key, limit.Window)
 	if err != nil {
 		return err
 	}

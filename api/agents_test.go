@@ -173,7 +173,10 @@ func TestAgentLifecycle(t *testing.T) {
 	}{
 		{map[string]any{"spendingLimits": map[string]any{"dailyLimit": -1}}, "spendingLimits.dailyLimit", "INVALID_INPUT"},
 		{map[string]any{"spendingLimits": map[string]any{"dailyLimit": "10"}}, "spendingLimits.dailyLimit", "INVALID_INPUT"},
-		{map[string]any{"spendingLimits": map[string]any{"currency": "XYZ"}}, "spendingLimits.currency", "INVALID_CURRENCY"},
+		{map[string]any{"spendingLimits": map[string]any{"currency": "XYZ", "perTransactionLimit": 1, "dailyLimit": nil, "monthlyLimit": nil}},
+			"spendingLimits.currency", "INVALID_CURRENCY"},
+		// Another currency means other amounts: the update states them.
+		{map[string]any{"spendingLimits": map[string]any{"currency": "EUR"}}, "spendingLimits.perTransactionLimit", "INVALID_INPUT"},
 		{map[string]any{"permissions": []string{"EVERYTHING"}}, "permissions[0]", "INVALID_INPUT"},
 		{map[string]any{"accountRestrictions": map[string]any{"allowedAccountIds": []string{ids.Format(ids.InternalAccount, ids.New())}}},
 			"accountRestrictions.accountRules[0].accountId", "INVALID_INPUT"},
@@ -192,7 +195,8 @@ func TestAgentLifecycle(t *testing.T) {
 	body := map[string]any{"name": "Once", "customerId": cust.ID, "policy": agentPolicyBody(acct)}
 	r1 := c.Do("POST", "/agents", body, "Idempotency-Key", "agent-once")
 	r2 := c.Do("POST", "/agents", body, "Idempotency-Key", "agent-once")
-	if r1.Status != 201 || r2.Status != 201 || string(r1.Body) != string(r2.Body) || r2.Header.Get("Idempotent-Replayed") != "true" {
+	if r1.Status != 201 || r2.Status != 201 || string(r1.Body) != string(r2.Body) || r2.Header.Get("Idempotent-Replayed") != "true" ||
+		r2.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("idempotent create: %d %d %s", r1.Status, r2.Status, r2.Header)
 	}
 	var once agentCreated

@@ -170,7 +170,8 @@ func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key str
 		_ = s.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{PlatformID: platformID, Key: key})
 		return
 	}
-	hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After")})
+	hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After"),
+		"Cache-Control": rec.header.Get("Cache-Control")})
 	status := int32(rec.status)
 	// The stored answer is sealed: it may carry a secret (a new API token's clientSecret, a
 	// KYC link's token).

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +13,7 @@ import (
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
+	"paycore/internal/customer"
 	"paycore/internal/ids"
 	"paycore/internal/problem"
 )
@@ -65,8 +67,13 @@ func AgentCreate(ctx context.Context, pool *pgxpool.Pool, n NewAgent) (Agent, er
 
 // checkPolicyAccounts refuses a policy naming an internal account that is not an open
 // account of the customer, naming the policy field (under root) that names it.
-func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, p agentpolicy.Policy, root string) error {
-	refs := p.AccountRefs(root)
+func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, p agentpolicy.Policy, root string, known ...agentpolicy.AccountRef) error {
+	var refs []agentpolicy.AccountRef
+	for _, r := range p.AccountRefs(root) {
+		if !slices.ContainsFunc(known, func(k agentpolicy.AccountRef) bool { return k.ID == r.ID }) {
+			refs = append(refs, r)
+		}
+	}
 	if len(refs) == 0 {
 		return nil
 	}
@@ -144,7 +151,9 @@ func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 		if err != nil {
 			return err
 		}
-		if err := checkPolicyAccounts(ctx, q, a.CustomerID, merged, ""); err != nil {
+		// Only accounts the update adds are checked: an account the policy already named
+		// that was closed since must not block an update that restricts the agent.
+		if err := checkPolicyAccounts(ctx, q, a.CustomerID, merged, "", stored.AccountRefs("")...); err != nil {
 			return err
 		}
 		out, err = q.AgentSetPolicy(ctx, AgentSetPolicyParams{ID: id, Policy: merged.Encode()})
@@ -183,6 +192,11 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 		if err := agent.CheckRegenerate(a.ConnectedAt != nil); err != nil {
 			return err
 		}
+		if c, err := q.CustomerGetByIDForUpdate(ctx, a.CustomerID); err != nil {
+			return fmt.Errorf("read the agent's customer: %w", err)
+		} else if c.IsDeleted {
+			return customer.AlreadyDeleted()
+		}
 		if err := q.AgentDeviceCodesReplace(ctx, id); err != nil {
 			return fmt.Errorf("replace device codes: %w", err)
 		}
@@ -201,6 +215,16 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now time.Time, mint func(agentID uuid.UUID) []byte) (Agent, error) {
 	var out Agent
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		// The agent first, then the code: the order issuing a code takes, so a redeem
+		// racing an issue waits instead of deadlocking.
+		agentID, err := q.AgentDeviceCodeAgent(ctx, codeHash)
+		if err == nil {
+			if _, err = q.AgentLockByID(ctx, agentID); err != nil && !IsNotFound(err) {
+				return fmt.Errorf("lock agent: %w", err)
+			}
+		} else if !IsNotFound(err) {
+			return fmt.Errorf("find device code: %w", err)
+		}
 		c, err := q.AgentDeviceCodeLock(ctx, codeHash)
 		if err != nil && !IsNotFound(err) {
 			return fmt.Errorf("lock device code: %w", err)
@@ -209,6 +233,9 @@ func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now t
 			ExpiresAt: c.ExpiresAt, AgentConnected: c.ConnectedAt != nil}
 		if err := agent.CheckRedeem(st, now); err != nil {
 			return err
+		}
+		if c.CustomerDeleted {
+			return customer.AlreadyDeleted()
 		}
 		if n, err := q.AgentDeviceCodeMarkRedeemed(ctx, codeHash); err != nil {
 			return fmt.Errorf("mark device code redeemed: %w", err)
@@ -224,10 +251,10 @@ func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now t
 	return out, err
 }
 
-// RateLimitHit counts one attempt under key at now in a window of the given length and
-// returns the window's count, this attempt included.
-func RateLimitHit(ctx context.Context, q *Queries, key string, window time.Duration, now time.Time) (agent.Counted, error) {
-	r, err := q.RateLimitHit(ctx, RateLimitHitParams{Key: key, NextWindowEnds: now.Add(window), Now: now})
+// RateLimitHit counts one attempt under key now (the database's clock) in a window of the
+// given length and returns the window's count, this attempt included.
+func RateLimitHit(ctx context.Context, q *Queries, key string, window time.Duration) (agent.Counted, error) {
+	r, err := q.RateLimitHit(ctx, RateLimitHitParams{Key: key, WindowMs: float64(window.Milliseconds())})
 	if err != nil {
 		return agent.Counted{}, fmt.Errorf("count attempt under %s: %w", key, err)
 	}

@@ -133,6 +133,18 @@ func (q *Queries) AgentCustomerLock(ctx context.Context, arg AgentCustomerLockPa
 	return i, err
 }
 
+const agentDeviceCodeAgent = `-- name: AgentDeviceCodeAgent :one
+SELECT agent_id FROM agent_device_codes WHERE code_hash = $1
+`
+
+// The agent a code was issued to (read without a lock: the redeem locks the agent first).
+func (q *Queries) AgentDeviceCodeAgent(ctx context.Context, codeHash []byte) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, agentDeviceCodeAgent, codeHash)
+	var agent_id uuid.UUID
+	err := row.Scan(&agent_id)
+	return agent_id, err
+}
+
 const agentDeviceCodeInsert = `-- name: AgentDeviceCodeInsert :exec
 INSERT INTO agent_device_codes (code_hash, agent_id, expires_at) VALUES ($1, $2, $3)
 `
@@ -149,22 +161,24 @@ func (q *Queries) AgentDeviceCodeInsert(ctx context.Context, arg AgentDeviceCode
 }
 
 const agentDeviceCodeLock = `-- name: AgentDeviceCodeLock :one
-SELECT c.agent_id, c.expires_at, c.redeemed_at, c.replaced_at, a.connected_at
-FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id
+SELECT c.agent_id, c.expires_at, c.redeemed_at, c.replaced_at, a.connected_at, cu.is_deleted AS customer_deleted
+FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id JOIN customers cu ON cu.id = a.customer_id
 WHERE c.code_hash = $1 AND a.deleted_at IS NULL
-FOR NO KEY UPDATE OF c, a
+FOR NO KEY UPDATE OF c
 `
 
 type AgentDeviceCodeLockRow struct {
-	AgentID     uuid.UUID
-	ExpiresAt   time.Time
-	RedeemedAt  *time.Time
-	ReplacedAt  *time.Time
-	ConnectedAt *time.Time
+	AgentID         uuid.UUID
+	ExpiresAt       time.Time
+	RedeemedAt      *time.Time
+	ReplacedAt      *time.Time
+	ConnectedAt     *time.Time
+	CustomerDeleted bool
 }
 
-// A code being redeemed with its (live) agent, both locked: two redeems of one code, or of
-// two codes of one agent, run one after the other.
+// A code being redeemed with its (live) agent and whether the agent's customer is deleted;
+// the code locked (its agent is already): two redeems of one code, or of two codes of one
+// agent, run one after the other.
 func (q *Queries) AgentDeviceCodeLock(ctx context.Context, codeHash []byte) (AgentDeviceCodeLockRow, error) {
 	row := q.db.QueryRow(ctx, agentDeviceCodeLock, codeHash)
 	var i AgentDeviceCodeLockRow
@@ -174,6 +188,7 @@ func (q *Queries) AgentDeviceCodeLock(ctx context.Context, codeHash []byte) (Age
 		&i.RedeemedAt,
 		&i.ReplacedAt,
 		&i.ConnectedAt,
+		&i.CustomerDeleted,
 	)
 	return i, err
 }
@@ -322,6 +337,19 @@ func (q *Queries) AgentInsert(ctx context.Context, arg AgentInsertParams) (Agent
 	return i, err
 }
 
+const agentLockByID = `-- name: AgentLockByID :one
+SELECT id FROM agents WHERE id = $1 FOR NO KEY UPDATE
+`
+
+// Locks an agent before its codes, the order every change of its codes takes (issuing one
+// replaces the others), so a redeem and an issue never deadlock.
+func (q *Queries) AgentLockByID(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, agentLockByID, id)
+	var id_2 uuid.UUID
+	err := row.Scan(&id_2)
+	return id_2, err
+}
+
 const agentMarkDeleted = `-- name: AgentMarkDeleted :execrows
 UPDATE agents SET deleted_at = now(), updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL
@@ -412,17 +440,16 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 
 const rateLimitHit = `-- name: RateLimitHit :one
 INSERT INTO rate_limits AS r (key, attempts, window_ends)
-VALUES ($1, 1, $2::timestamptz)
+VALUES ($1, 1, now() + make_interval(secs => $2::float8 / 1000))
 ON CONFLICT (key) DO UPDATE
-SET attempts    = CASE WHEN r.window_ends <= $3::timestamptz THEN 1 ELSE least(r.attempts + 1, 1000000000) END,
-    window_ends = CASE WHEN r.window_ends <= $3::timestamptz THEN $2::timestamptz ELSE r.window_ends END
+SET attempts    = CASE WHEN r.window_ends <= now() THEN 1 ELSE least(r.attempts + 1, 1000000000) END,
+    window_ends = CASE WHEN r.window_ends <= now() THEN now() + make_interval(secs => $2::float8 / 1000) ELSE r.window_ends END
 RETURNING attempts, window_ends
 `
 
 type RateLimitHitParams struct {
-	Key            string
-	NextWindowEnds time.Time
-	Now            time.Time
+	Key      string
+	WindowMs float64
 }
 
 type RateLimitHitRow struct {
@@ -430,11 +457,12 @@ type RateLimitHitRow struct {
 	WindowEnds time.Time
 }
 
-// Counts one attempt under key at now: a window that ended starts again (at 1, ending at
-// next_window_ends); otherwise the attempts of the current window go up by one. Atomic, so
-// concurrent attempts on every API instance are all counted.
+// Counts one attempt under key now (the database's clock, the same for every API
+// instance): a window that ended starts again (at 1, for window_ms milliseconds); otherwise
+// the attempts of the current window go up by one. Atomic, so concurrent attempts on every
+// API instance are all counted.
 func (q *Queries) RateLimitHit(ctx context.Context, arg RateLimitHitParams) (RateLimitHitRow, error) {
-	row := q.db.QueryRow(ctx, rateLimitHit, arg.Key, arg.NextWindowEnds, arg.Now)
+	row := q.db.QueryRow(ctx, rateLimitHit, arg.Key, arg.WindowMs)
 	var i RateLimitHitRow
 	err := row.Scan(&i.Attempts, &i.WindowEnds)
 	return i, err

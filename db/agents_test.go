@@ -297,18 +297,18 @@ func TestAgentDeviceCodes(t *testing.T) {
 	}
 }
 
-// Rate-limit windows count every attempt atomically, and start again once they ended.
+// Rate-limit windows count every attempt atomically on the database's clock, and start
+// again once they ended.
 func TestRateLimitHit(t *testing.T) {
 	w := newAgentWorld(t)
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Microsecond)
 	var wg sync.WaitGroup
 	seen := make(chan int, 40)
 	for range 40 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute, now)
+			c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute)
 			if err != nil {
 				t.Error(err)
 				return
@@ -325,15 +325,19 @@ func TestRateLimitHit(t *testing.T) {
 	if len(got) != 40 || !got[1] || !got[40] {
 		t.Fatalf("concurrent attempts counted %v, want 1..40 once each", got)
 	}
-	c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute, now.Add(30*time.Second))
-	if err != nil || c.Attempts != 41 || !c.WindowEnds.Equal(now.Add(time.Minute)) {
+	c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute)
+	if err != nil || c.Attempts != 41 || time.Until(c.WindowEnds) > time.Minute || time.Until(c.WindowEnds) < 50*time.Second {
 		t.Fatalf("within the window %+v, %v", c, err)
 	}
-	c, err = db.RateLimitHit(ctx, w.q, "k", time.Minute, now.Add(time.Minute))
-	if err != nil || c.Attempts != 1 || !c.WindowEnds.Equal(now.Add(2*time.Minute)) {
+	// The window ended (as the database's clock sees it): counting starts again.
+	if _, err := w.pool.Exec(ctx, "UPDATE rate_limits SET window_ends = now() - interval '1 millisecond' WHERE key = 'k'"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = db.RateLimitHit(ctx, w.q, "k", time.Minute)
+	if err != nil || c.Attempts != 1 || time.Until(c.WindowEnds) < 50*time.Second {
 		t.Fatalf("a new window %+v, %v", c, err)
 	}
-	if c, _ := db.RateLimitHit(ctx, w.q, "other", time.Minute, now); c.Attempts != 1 {
+	if c, _ := db.RateLimitHit(ctx, w.q, "other", time.Minute); c.Attempts != 1 {
 		t.Fatalf("keys share counts: %+v", c)
 	}
 	if _, err := w.pool.Exec(ctx, "UPDATE rate_limits SET window_ends = now() - interval '1 second' WHERE key = 'other'"); err != nil {
@@ -404,3 +408,61 @@ func TestAgentPage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Review fixes: issuing a code and redeeming one run side by side without a deadlock; an
+// account the policy already names that was closed since does not block an update; a
+// deleted customer's agent can neither redeem nor get a new code.
+func TestAgentCodesAndPolicyEdges(t *testing.T) {
+	w := newAgentWorld(t)
+	ctx := context.Background()
+	now := time.Now()
+	for range 10 {
+		a, code := w.create(agentPolicy(t, basicAgentPolicy), time.Minute)
+		var wg sync.WaitGroup
+		var issueErr, redeemErr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			issueErr = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute))
+		}()
+		go func() {
+			defer wg.Done()
+			_, redeemErr = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, func(uuid.UUID) []byte { return []byte("digest") })
+		}()
+		wg.Wait()
+		// One of two orders: the redeem first (the issue then refuses a connected agent), or
+		// the issue first (the redeem then refuses a replaced code). Never both through,
+		// never a database error.
+		for _, err := range []error{issueErr, redeemErr} {
+			if err != nil && problem.CodeOf(err) == "" {
+				t.Fatalf("issue %v, redeem %v", issueErr, redeemErr)
+			}
+		}
+		if (issueErr == nil) == (redeemErr == nil) {
+			t.Fatalf("issue %v, redeem %v: exactly one must pass", issueErr, redeemErr)
+		}
+	}
+
+	acct := ids.Format(ids.InternalAccount, w.account)
+	a, code := w.create(agentPolicy(t, `{"permissions": ["VIEW_TRANSACTIONS"], "defaultExecutionMode": "AUTO",
+		"spendingLimits": {"currency": "USD", "perTransactionLimit": 1000}, "accountRestrictions": {"allowedAccountIds": ["`+acct+`"]}}`), time.Minute)
+	if _, err := w.pool.Exec(ctx, "UPDATE internal_accounts SET status = 'CLOSED' WHERE id = $1", w.account); err != nil {
+		t.Fatal(err)
+	}
+	var u agentpolicy.Update
+	_ = strictjson.Decode([]byte(`{"permissions": []}`), &u)
+	if _, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u); err != nil {
+		t.Fatalf("an update that restricts the agent, its account closed since: %v", err)
+	}
+	_ = strictjson.Decode([]byte(`{"accountRestrictions": {"allowedAccountIds": ["`+acct+`", "`+ids.Format(ids.InternalAccount, ids.New())+`"]}}`), &u)
+	_, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u)
+	fieldRefused(t, err, "accountRestrictions.allowedAccountIds[1]") // a new account is still checked
+
+	if _, err := w.pool.Exec(ctx, "UPDATE customers SET is_deleted = true WHERE id = $1", w.customer.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, func(uuid.UUID) []byte { return []byte("digest") })
+	refusedWith(t, err, catalog.CustomerDeleted)
+	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute))
+	refusedWith(t, err, catalog.CustomerDeleted)
+}

@@ -44,13 +44,23 @@ INSERT INTO agent_device_codes (code_hash, agent_id, expires_at) VALUES (@code_h
 UPDATE agent_device_codes SET replaced_at = now()
 WHERE agent_id = @agent_id AND redeemed_at IS NULL AND replaced_at IS NULL;
 
+-- name: AgentDeviceCodeAgent :one
+-- The agent a code was issued to (read without a lock: the redeem locks the agent first).
+SELECT agent_id FROM agent_device_codes WHERE code_hash = @code_hash;
+
+-- name: AgentLockByID :one
+-- Locks an agent before its codes, the order every change of its codes takes (issuing one
+-- replaces the others), so a redeem and an issue never deadlock.
+SELECT id FROM agents WHERE id = @id FOR NO KEY UPDATE;
+
 -- name: AgentDeviceCodeLock :one
--- A code being redeemed with its (live) agent, both locked: two redeems of one code, or of
--- two codes of one agent, run one after the other.
-SELECT c.agent_id, c.expires_at, c.redeemed_at, c.replaced_at, a.connected_at
-FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id
+-- A code being redeemed with its (live) agent and whether the agent's customer is deleted;
+-- the code locked (its agent is already): two redeems of one code, or of two codes of one
+-- agent, run one after the other.
+SELECT c.agent_id, c.expires_at, c.redeemed_at, c.replaced_at, a.connected_at, cu.is_deleted AS customer_deleted
+FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id JOIN customers cu ON cu.id = a.customer_id
 WHERE c.code_hash = @code_hash AND a.deleted_at IS NULL
-FOR NO KEY UPDATE OF c, a;
+FOR NO KEY UPDATE OF c;
 
 -- name: AgentDeviceCodeMarkRedeemed :execrows
 UPDATE agent_device_codes SET redeemed_at = now()
@@ -77,14 +87,15 @@ JOIN platforms p ON p.id = a.platform_id
 WHERE a.id = @id AND a.deleted_at IS NULL AND a.token_hash IS NOT NULL;
 
 -- name: RateLimitHit :one
--- Counts one attempt under key at now: a window that ended starts again (at 1, ending at
--- next_window_ends); otherwise the attempts of the current window go up by one. Atomic, so
--- concurrent attempts on every API instance are all counted.
+-- Counts one attempt under key now (the database's clock, the same for every API
+-- instance): a window that ended starts again (at 1, for window_ms milliseconds); otherwise
+-- the attempts of the current window go up by one. Atomic, so concurrent attempts on every
+-- API instance are all counted.
 INSERT INTO rate_limits AS r (key, attempts, window_ends)
-VALUES (@key, 1, @next_window_ends::timestamptz)
+VALUES (@key, 1, now() + make_interval(secs => sqlc.arg(window_ms)::float8 / 1000))
 ON CONFLICT (key) DO UPDATE
-SET attempts    = CASE WHEN r.window_ends <= @now::timestamptz THEN 1 ELSE least(r.attempts + 1, 1000000000) END,
-    window_ends = CASE WHEN r.window_ends <= @now::timestamptz THEN @next_window_ends::timestamptz ELSE r.window_ends END
+SET attempts    = CASE WHEN r.window_ends <= now() THEN 1 ELSE least(r.attempts + 1, 1000000000) END,
+    window_ends = CASE WHEN r.window_ends <= now() THEN now() + make_interval(secs => sqlc.arg(window_ms)::float8 / 1000) ELSE r.window_ends END
 RETURNING attempts, window_ends;
 
 -- name: RateLimitsDeleteEnded :execrows

@@ -112,6 +112,19 @@ func (p Policy) Apply(root string, u Update) (Policy, error) {
 		if err := setValue(lf("currency"), l.Currency, &out.SpendingLimits.Currency); err != nil {
 			return Policy{}, err
 		}
+		// The amounts are in the currency's smallest unit: another currency means other
+		// amounts, so the update states them all (dailyLimit and monthlyLimit may be null).
+		if p.SpendingLimits.Currency != "" && out.SpendingLimits.Currency != p.SpendingLimits.Currency {
+			for _, m := range []struct {
+				name string
+				raw  json.RawMessage
+			}{{"perTransactionLimit", l.PerTransactionLimit}, {"dailyLimit", l.DailyLimit}, {"monthlyLimit", l.MonthlyLimit}} {
+				if len(m.raw) == 0 {
+					return Policy{}, problem.Field(lf(m.name), "%s must be given with the new currency %s: the limits are amounts in its smallest unit",
+						lf(m.name), out.SpendingLimits.Currency)
+				}
+			}
+		}
 		if err := setValue(lf("perTransactionLimit"), l.PerTransactionLimit, &out.SpendingLimits.PerTransactionLimit); err != nil {
 			return Policy{}, err
 		}
@@ -154,6 +167,10 @@ func (p Policy) Apply(root string, u Update) (Policy, error) {
 		}
 		if err := setValue(f("approvalThresholds.currency"), t.Currency, &out.ApprovalThresholds.Currency); err != nil {
 			return Policy{}, err
+		}
+		if out.ApprovalThresholds.Currency != p.ApprovalThresholds.Currency && len(t.Amount) == 0 && p.ApprovalThresholds.Amount != nil {
+			return Policy{}, problem.Field(f("approvalThresholds.amount"), "%s must be given with a new currency: it is an amount in its smallest unit",
+				f("approvalThresholds.amount"))
 		}
 		if err := setNullable(f("approvalThresholds.amount"), t.Amount, &out.ApprovalThresholds.Amount); err != nil {
 			return Policy{}, err

@@ -39,7 +39,9 @@ func TestApplyChangesOnlyWhatIsGiven(t *testing.T) {
 			p.SpendingLimits.MonthlyLimit, p.SpendingLimits.PerTransactionLimit = nil, 5
 		}},
 		{"count limit lifted", `{"spendingLimits": {"dailyTransactionLimit": null}}`, func(p *Policy) { p.SpendingLimits.DailyTransactionLimit = nil }},
-		{"currency", `{"spendingLimits": {"currency": "EUR"}}`, func(p *Policy) { p.SpendingLimits.Currency = "EUR" }},
+		{"currency with its amounts", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 900, "dailyLimit": null, "monthlyLimit": 18000}}`, func(p *Policy) {
+			p.SpendingLimits.Currency, p.SpendingLimits.PerTransactionLimit, p.SpendingLimits.DailyLimit, p.SpendingLimits.MonthlyLimit = "EUR", 900, nil, i64(18000)
+		}},
 		{"every account allowed, rules kept", `{"accountRestrictions": {"allowedAccountIds": null}}`, func(p *Policy) {
 			p.AccountRestrictions.AllowedAccountIDs = nil
 		}},
@@ -50,7 +52,9 @@ func TestApplyChangesOnlyWhatIsGiven(t *testing.T) {
 		{"restrictions given empty", `{"accountRestrictions": {}}`, func(*Policy) {}},
 		{"threshold removed, currency kept", `{"approvalThresholds": {"amount": null}}`, func(p *Policy) { p.ApprovalThresholds.Amount = nil }},
 		{"threshold amount", `{"approvalThresholds": {"amount": 900}}`, func(p *Policy) { p.ApprovalThresholds.Amount = i64(900) }},
-		{"threshold currency", `{"approvalThresholds": {"currency": "MXN"}}`, func(p *Policy) { p.ApprovalThresholds.Currency = "MXN" }},
+		{"threshold currency with its amount", `{"approvalThresholds": {"currency": "MXN", "amount": 16000}}`, func(p *Policy) {
+			p.ApprovalThresholds.Currency, p.ApprovalThresholds.Amount = "MXN", i64(16000)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := base.Apply("", decode(t, c.body))
@@ -79,12 +83,16 @@ func TestApplyRefusesAMergedPolicyThatIsInvalid(t *testing.T) {
 		{"allowed accounts leave out a ruled one", `{"accountRestrictions": {"allowedAccountIds": ["` + acct2 + `"]}}`, "accountRestrictions.accountRules[0].accountId", catalog.InvalidInput},
 		{"unknown permission", `{"permissions": ["VIEW"]}`, "permissions[0]", catalog.InvalidInput},
 		{"unknown mode", `{"defaultExecutionMode": "auto"}`, "defaultExecutionMode", catalog.InvalidInput},
-		{"unknown currency", `{"spendingLimits": {"currency": "DOGE"}}`, "spendingLimits.currency", catalog.InvalidCurrency},
+		{"unknown currency", `{"spendingLimits": {"currency": "DOGE", "perTransactionLimit": 1, "dailyLimit": 1, "monthlyLimit": 1}}`, "spendingLimits.currency", catalog.InvalidCurrency},
+		// Another currency means other amounts: they are stated with it.
+		{"currency without its amounts", `{"spendingLimits": {"currency": "EUR"}}`, "spendingLimits.perTransactionLimit", catalog.InvalidInput},
+		{"currency without its monthly limit", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 1, "dailyLimit": null}}`, "spendingLimits.monthlyLimit", catalog.InvalidInput},
+		{"threshold currency without its amount", `{"approvalThresholds": {"currency": "MXN"}}`, "approvalThresholds.amount", catalog.InvalidInput},
 		{"negative limit", `{"spendingLimits": {"monthlyLimit": -1}}`, "spendingLimits.monthlyLimit", catalog.InvalidInput},
 		{"limit of the wrong type", `{"spendingLimits": {"dailyLimit": true}}`, "spendingLimits.dailyLimit", catalog.InvalidInput},
 		{"malformed allowed ids", `{"accountRestrictions": {"allowedAccountIds": [1]}}`, "accountRestrictions.allowedAccountIds[0]", catalog.InvalidInput},
 		{"rule limit of the wrong type", `{"accountRestrictions": {"accountRules": [{"accountId": "` + acct1 + `", "perTransactionLimit": "1"}]}}`, "accountRestrictions.accountRules[0].perTransactionLimit", catalog.InvalidInput},
-		{"threshold currency unknown", `{"approvalThresholds": {"currency": "usd"}}`, "approvalThresholds.currency", catalog.InvalidCurrency},
+		{"threshold currency unknown", `{"approvalThresholds": {"currency": "usd", "amount": 1}}`, "approvalThresholds.currency", catalog.InvalidCurrency},
 		// null only where the member is nullable.
 		{"null permissions", `{"permissions": null}`, "permissions", catalog.InvalidInput},
 		{"null mode", `{"defaultExecutionMode": null}`, "defaultExecutionMode", catalog.InvalidInput},
