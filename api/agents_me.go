@@ -13,6 +13,7 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/agent"
+	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
 	"paycore/internal/clientip"
 )
@@ -30,6 +31,7 @@ func (s *Server) agentSelfRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticateAgent)
 		r.Get(base+"/agents/me", handler(s.getAgentMe))
+		s.agentReadRoutes(r, base)
 	})
 }
 
@@ -102,6 +104,9 @@ type agentPrincipal struct {
 	PlatformID uuid.UUID
 	CustomerID uuid.UUID
 	Sandbox    bool
+	// Policy is the agent's current policy, read with the agent on every request, so that
+	// a policy change applies to the next one.
+	Policy agentpolicy.Policy
 }
 
 type agentPrincipalKey struct{}
@@ -109,6 +114,29 @@ type agentPrincipalKey struct{}
 func agentPrincipalFrom(ctx context.Context) agentPrincipal {
 	p, _ := ctx.Value(agentPrincipalKey{}).(agentPrincipal)
 	return p
+}
+
+// callerPlatformID is the platform of the request's caller: the platform's API token, or
+// the agent of /agents/me (acting for a customer of its platform).
+func callerPlatformID(ctx context.Context) uuid.UUID {
+	if p, ok := ctx.Value(agentPrincipalKey{}).(agentPrincipal); ok {
+		return p.PlatformID
+	}
+	return principalFrom(ctx).PlatformID
+}
+
+// requireAgentPermission refuses, with 403 FORBIDDEN naming it in details.permission, an
+// agent whose current policy (read by authenticateAgent on this request) lacks perm.
+func requireAgentPermission(perm agentpolicy.Permission) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := agentPrincipalFrom(r.Context()).Policy.Require(perm); err != nil {
+				writeError(w, r, err)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // authenticateAgent checks "Authorization: Bearer <access token>": a missing or malformed
@@ -142,7 +170,12 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		p := agentPrincipal{AgentID: row.ID, PlatformID: row.PlatformID, CustomerID: row.CustomerID, Sandbox: row.Environment == catalog.Sandbox}
+		policy, err := agentpolicy.Decode(row.Policy)
+		if err != nil {
+			writeError(w, r, fmt.Errorf("authenticate agent %s: %w", row.ID, err))
+			return
+		}
+		p := agentPrincipal{AgentID: row.ID, PlatformID: row.PlatformID, CustomerID: row.CustomerID, Sandbox: row.Environment == catalog.Sandbox, Policy: policy}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentPrincipalKey{}, p)))
 	})
 }

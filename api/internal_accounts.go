@@ -23,18 +23,32 @@ const walletSealLabel = account.WalletSealLabel
 // listCustomerInternalAccounts is GET /customers/internal-accounts: the customers'
 // accounts that are not closed, newest first.
 func (s *Server) listCustomerInternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	return serveList(s, w, r, listSpec[db.InternalAccountFilter, db.IDPos, db.InternalAccountWithBalance, view.InternalAccount]{
-		name: "internal-accounts", params: []string{"currency", "customerId", "type", "limit", "cursor"},
+	return serveList(s, w, r, customerInternalAccountList(uuid.NullUUID{}))
+}
+
+// customerInternalAccountList is the list of the customers' internal accounts: of every
+// customer of the platform (filtered by customerId), or only of own (an agent's customer,
+// with no customerId parameter).
+func customerInternalAccountList(own uuid.NullUUID) listSpec[db.InternalAccountFilter, db.IDPos, db.InternalAccountWithBalance, view.InternalAccount] {
+	name, params := "internal-accounts", []string{"currency", "customerId", "type", "limit", "cursor"}
+	if own.Valid {
+		name, params = "agent-internal-accounts", []string{"currency", "type", "limit", "cursor"}
+	}
+	return listSpec[db.InternalAccountFilter, db.IDPos, db.InternalAccountWithBalance, view.InternalAccount]{
+		name: name, params: params,
 		filter: func(q *query, pid uuid.UUID) db.InternalAccountFilter {
-			return db.InternalAccountFilter{PlatformID: pid, Currency: q.str("currency"), Type: q.enum("type", internalAccountTypes...),
-				CustomerID: q.customerID("customerId")}
+			f := db.InternalAccountFilter{PlatformID: pid, Currency: q.str("currency"), Type: q.enum("type", internalAccountTypes...), CustomerID: own}
+			if !own.Valid {
+				f.CustomerID = q.customerID("customerId")
+			}
+			return f
 		},
 		read: db.InternalAccountPage,
 		pos:  idPos(func(a db.InternalAccountWithBalance) uuid.UUID { return a.ID }),
 		view: func(a db.InternalAccountWithBalance) view.InternalAccount {
 			return view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held)
 		},
-	})
+	}
 }
 
 func (s *Server) listPlatformInternalAccounts(w http.ResponseWriter, r *http.Request) error {

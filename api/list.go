@@ -39,7 +39,7 @@ type listSpec[F, P, R, T any] struct {
 // serveList answers a GET of the list l.
 func serveList[F, P, R, T any](s *Server, w http.ResponseWriter, r *http.Request, l listSpec[F, P, R, T]) error {
 	q := newQuery(r, l.params...)
-	f := l.filter(q, principalFrom(r.Context()).PlatformID)
+	f := l.filter(q, callerPlatformID(r.Context()))
 	name := l.name
 	var p db.Page[P]
 	if l.sortable {

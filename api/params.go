@@ -215,7 +215,7 @@ func loadOne[R any](r *http.Request, param, prefix string, nf *Error, read func(
 	if err != nil {
 		return zero, err
 	}
-	row, err := read(r.Context(), principalFrom(r.Context()).PlatformID, id)
+	row, err := read(r.Context(), callerPlatformID(r.Context()), id)
 	if isNoRows(err) {
 		return zero, nf
 	}

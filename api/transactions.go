@@ -24,8 +24,18 @@ var transactionStatuses = catalog.Names(catalog.TransactionStatuses)
 var errTransactionNotFound = notFound(catalog.TransactionNotFound, "transaction")
 
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {
+	return s.serveTransactionOf(w, r, uuid.NullUUID{})
+}
+
+// serveTransactionOf is the GET of one transaction of the caller's platform, and when own
+// is set (an agent's customer) only of that customer: any other is 404.
+func (s *Server) serveTransactionOf(w http.ResponseWriter, r *http.Request, own uuid.NullUUID) error {
 	return serveOne(w, r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
-		return s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+		t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+		if err == nil && own.Valid && t.CustomerID != own {
+			return t, errTransactionNotFound
+		}
+		return t, err
 	}, view.TransactionOf)
 }
 
@@ -46,16 +56,33 @@ func (q *query) accountIdentifier(name string) uuid.NullUUID {
 
 // listTransactions is GET /transactions: newest first unless sortOrder=asc.
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) error {
-	return serveList(s, w, r, listSpec[db.TransactionFilter, db.TransactionPos, db.Transaction, view.Transaction]{
-		name: "transactions", sortable: true,
-		params: []string{"customerId", "platformCustomerId", "accountIdentifier", "senderAccountIdentifier", "receiverAccountIdentifier",
-			"status", "type", "reference", "startDate", "endDate", "limit", "cursor", "sortOrder"},
+	return serveList(s, w, r, transactionList(uuid.NullUUID{}))
+}
+
+// transactionList is the list of the platform's transactions or, when own is set (an
+// agent's customer), of that customer's only, without the customerId and
+// platformCustomerId filters.
+func transactionList(own uuid.NullUUID) listSpec[db.TransactionFilter, db.TransactionPos, db.Transaction, view.Transaction] {
+	name := "transactions"
+	params := []string{"accountIdentifier", "senderAccountIdentifier", "receiverAccountIdentifier",
+		"status", "type", "reference", "startDate", "endDate", "limit", "cursor", "sortOrder"}
+	if own.Valid {
+		name = "agent-transactions"
+	} else {
+		params = append([]string{"customerId", "platformCustomerId"}, params...)
+	}
+	return listSpec[db.TransactionFilter, db.TransactionPos, db.Transaction, view.Transaction]{
+		name: name, sortable: true, params: params,
 		filter: func(q *query, pid uuid.UUID) db.TransactionFilter {
-			f := db.TransactionFilter{PlatformID: pid, PlatformCustomerID: q.str("platformCustomerId"),
+			f := db.TransactionFilter{PlatformID: pid, CustomerID: own,
 				AccountID: q.accountIdentifier("accountIdentifier"), SenderID: q.accountIdentifier("senderAccountIdentifier"),
 				ReceiverID: q.accountIdentifier("receiverAccountIdentifier"), Status: q.enum("status", transactionStatuses...),
 				Type: q.enum("type", catalog.Names(catalog.TransactionTypes)...), Reference: q.str("reference"),
 				StartDate: q.time("startDate"), EndDate: q.time("endDate")}
+			if own.Valid {
+				return f
+			}
+			f.PlatformCustomerID = q.str("platformCustomerId")
 			if c := q.str("customerId"); c != nil {
 				if id, err := ids.Parse(ids.Customer, *c); err == nil {
 					f.CustomerID = uuid.NullUUID{UUID: id, Valid: true}
@@ -68,7 +95,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 			return f
 		},
 		read: db.TransactionPage, pos: db.TransactionPosOf, view: view.TransactionOf,
-	})
+	}
 }
 
 // serveTransaction answers a repeated payment request (its workflow already ended) with

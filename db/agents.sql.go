@@ -15,7 +15,7 @@ import (
 )
 
 const agentAuthenticate = `-- name: AgentAuthenticate :one
-SELECT a.id, a.platform_id, a.customer_id, a.token_hash, a.is_paused, c.is_deleted AS customer_deleted, p.environment
+SELECT a.id, a.platform_id, a.customer_id, a.token_hash, a.is_paused, a.policy, c.is_deleted AS customer_deleted, p.environment
 FROM agents a
 JOIN customers c ON c.id = a.customer_id
 JOIN platforms p ON p.id = a.platform_id
@@ -28,11 +28,12 @@ type AgentAuthenticateRow struct {
 	CustomerID      uuid.UUID
 	TokenHash       []byte
 	IsPaused        bool
+	Policy          json.RawMessage
 	CustomerDeleted bool
 	Environment     catalog.Environment
 }
 
-// One indexed read per agent request: the live, connected agent with its customer's state
+// One indexed read per agent request: the live, connected agent with its current policy, its customer's state
 // and its platform's environment.
 func (q *Queries) AgentAuthenticate(ctx context.Context, id uuid.UUID) (AgentAuthenticateRow, error) {
 	row := q.db.QueryRow(ctx, agentAuthenticate, id)
@@ -43,6 +44,7 @@ func (q *Queries) AgentAuthenticate(ctx context.Context, id uuid.UUID) (AgentAut
 		&i.CustomerID,
 		&i.TokenHash,
 		&i.IsPaused,
+		&i.Policy,
 		&i.CustomerDeleted,
 		&i.Environment,
 	)

@@ -83,16 +83,25 @@ const externalAccountDelete = `-- name: ExternalAccountDelete :execrows
 UPDATE external_accounts SET is_deleted = true, status = 'INACTIVE', updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
   AND ($3::boolean = (customer_id IS NULL))
+  AND ($4::uuid IS NULL OR customer_id = $4::uuid)
 `
 
 type ExternalAccountDeleteParams struct {
 	PlatformID    uuid.UUID
 	ID            uuid.UUID
 	PlatformOwned bool
+	CustomerID    uuid.NullUUID
 }
 
+// Deletes a platform's (platform_owned) or a customer's account; customer_id, when given,
+// is the only customer whose account may be deleted (an agent's).
 func (q *Queries) ExternalAccountDelete(ctx context.Context, arg ExternalAccountDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, externalAccountDelete, arg.PlatformID, arg.ID, arg.PlatformOwned)
+	result, err := q.db.Exec(ctx, externalAccountDelete,
+		arg.PlatformID,
+		arg.ID,
+		arg.PlatformOwned,
+		arg.CustomerID,
+	)
 	if err != nil {
 		return 0, err
 	}

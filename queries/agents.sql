@@ -78,9 +78,9 @@ FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id
 WHERE c.code_hash = @code_hash AND a.platform_id = @platform_id AND a.deleted_at IS NULL AND c.replaced_at IS NULL;
 
 -- name: AgentAuthenticate :one
--- One indexed read per agent request: the live, connected agent with its customer's state
+-- One indexed read per agent request: the live, connected agent with its current policy, its customer's state
 -- and its platform's environment.
-SELECT a.id, a.platform_id, a.customer_id, a.token_hash, a.is_paused, c.is_deleted AS customer_deleted, p.environment
+SELECT a.id, a.platform_id, a.customer_id, a.token_hash, a.is_paused, a.policy, c.is_deleted AS customer_deleted, p.environment
 FROM agents a
 JOIN customers c ON c.id = a.customer_id
 JOIN platforms p ON p.id = a.platform_id

@@ -16,7 +16,10 @@ UPDATE external_accounts SET default_uma_deposit_account = false, updated_at = n
 WHERE customer_id = $1 AND default_uma_deposit_account AND NOT is_deleted;
 
 -- name: ExternalAccountDelete :execrows
+-- Deletes a platform's (platform_owned) or a customer's account; customer_id, when given,
+-- is the only customer whose account may be deleted (an agent's).
 UPDATE external_accounts SET is_deleted = true, status = 'INACTIVE', updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
-  AND (@platform_owned::boolean = (customer_id IS NULL));
+  AND (@platform_owned::boolean = (customer_id IS NULL))
+  AND (sqlc.narg(customer_id)::uuid IS NULL OR customer_id = sqlc.narg(customer_id)::uuid);
 

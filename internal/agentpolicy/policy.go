@@ -114,6 +114,16 @@ type ApprovalThresholds struct {
 // Allows reports whether the policy grants perm.
 func (p Policy) Allows(perm Permission) bool { return slices.Contains(p.Permissions, perm) }
 
+// Require refuses an agent whose policy lacks perm: 403 FORBIDDEN naming the permission in
+// details.permission.
+func (p Policy) Require(perm Permission) error {
+	if p.Allows(perm) {
+		return nil
+	}
+	return problem.Refuse(catalog.Forbidden, "the agent's policy does not grant %s; its platform can add it (PATCH /agents/{agentId}/policy)", perm).
+		With(map[string]any{"permission": string(perm)})
+}
+
 // AccountRef is an internal account a policy names, with the field that names it.
 type AccountRef struct {
 	Field string

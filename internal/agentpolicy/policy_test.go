@@ -233,3 +233,15 @@ func FuzzNewPolicy(f *testing.F) {
 		}
 	})
 }
+
+func TestRequire(t *testing.T) {
+	p := Policy{Permissions: []Permission{ViewTransactions}}
+	if err := p.Require(ViewTransactions); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Require(ManageExternalAccounts)
+	var rf *problem.Refusal
+	if !errors.As(err, &rf) || rf.Code != catalog.Forbidden || rf.Details["permission"] != "MANAGE_EXTERNAL_ACCOUNTS" {
+		t.Fatalf("%#v", err)
+	}
+}

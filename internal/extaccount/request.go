@@ -71,6 +71,21 @@ func (r Request) Check(platformOwned bool) (New, error) {
 	return n, nil
 }
 
+// CheckForCustomer checks a request an agent of customer sent (POST
+// /agents/me/external-accounts): the account is that customer's, whether customerId is
+// omitted or names it; naming another customer is refused. Otherwise the rules of the
+// customer route (Check) apply.
+func (r Request) CheckForCustomer(customer uuid.UUID) (New, error) {
+	own := ids.Format(ids.Customer, customer)
+	if r.CustomerID != nil {
+		if id, err := ids.Parse(ids.Customer, *r.CustomerID); err != nil || id != customer {
+			return New{}, problem.Field("customerId", "an agent registers external accounts of its own customer only: omit customerId or give %s", own)
+		}
+	}
+	r.CustomerID = &own
+	return r.Check(false)
+}
+
 // Verify checks the beneficiary name with the receiving bank and records the outcome.
 // Sandbox platforms get the outcome of the identifier's magic suffix (102 NOT_MATCHED,
 // 103 PARTIAL_MATCH, 104 PENDING, 105 invalid account, 106 UNSUPPORTED, 107

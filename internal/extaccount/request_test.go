@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -117,5 +119,29 @@ func TestPartialNameUTF8(t *testing.T) {
 	}
 	if n, err = n.Verify(true); err != nil || n.VerifiedName == nil || *n.VerifiedName != "É. Durand" {
 		t.Fatalf("verified %+v %v", n.VerifiedName, err)
+	}
+}
+
+func TestCheckForCustomer(t *testing.T) {
+	own := uuid.MustParse(strings.TrimPrefix(customerID, "Customer:"))
+	for name, id := range map[string]*string{"omitted": nil, "own": ptr(customerID)} {
+		r := usdRequest("123456789001")
+		r.CustomerID = id
+		n, err := r.CheckForCustomer(own)
+		if err != nil || !n.CustomerID.Valid || n.CustomerID.UUID != own {
+			t.Fatalf("%s: %+v %v", name, n.CustomerID, err)
+		}
+	}
+	for _, other := range []string{"Customer:0190a000-0000-7000-8000-000000000002", "Platform:0190a000-0000-7000-8000-000000000001", "x"} {
+		r := usdRequest("123456789001")
+		r.CustomerID = ptr(other)
+		var fe *problem.FieldError
+		if _, err := r.CheckForCustomer(own); !errors.As(err, &fe) || fe.Field != "customerId" {
+			t.Fatalf("%s: %v", other, err)
+		}
+	}
+	// The customer route's rules still apply.
+	if _, err := (Request{Currency: ptr("USD")}).CheckForCustomer(own); err == nil {
+		t.Fatal("no accountInfo accepted")
 	}
 }
