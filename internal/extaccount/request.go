@@ -82,6 +82,14 @@ func (r Request) CheckForCustomer(customer uuid.UUID) (New, error) {
 			return New{}, problem.Field("customerId", "an agent registers external accounts of its own customer only: omit customerId or give %s", own)
 		}
 	}
+	// What the platform decides about the customer's accounts is not the agent's to set:
+	// the account incoming UMA payments land on, and the platform's own reference.
+	switch {
+	case r.DefaultUmaDepositAccount != nil:
+		return New{}, problem.Field("defaultUmaDepositAccount", "an agent cannot choose the customer's default UMA deposit account; the platform sets it")
+	case r.PlatformAccountID != nil:
+		return New{}, problem.Field("platformAccountId", "platformAccountId is the platform's own reference; an agent does not set it")
+	}
 	r.CustomerID = &own
 	return r.Check(false)
 }

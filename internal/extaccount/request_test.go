@@ -140,6 +140,18 @@ func TestCheckForCustomer(t *testing.T) {
 			t.Fatalf("%s: %v", other, err)
 		}
 	}
+	// The platform's own decisions are not the agent's.
+	for field, tweak := range map[string]func(*Request){
+		"defaultUmaDepositAccount": func(r *Request) { r.DefaultUmaDepositAccount = ptr(true) },
+		"platformAccountId":        func(r *Request) { r.PlatformAccountID = ptr("p-1") },
+	} {
+		r := usdRequest("123456789001")
+		tweak(&r)
+		var fe *problem.FieldError
+		if _, err := r.CheckForCustomer(own); !errors.As(err, &fe) || fe.Field != field {
+			t.Fatalf("%s: %v", field, err)
+		}
+	}
 	// The customer route's rules still apply.
 	if _, err := (Request{Currency: ptr("USD")}).CheckForCustomer(own); err == nil {
 		t.Fatal("no accountInfo accepted")
