@@ -57,6 +57,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.AgentNotFound:                 http.StatusNotFound,
 	catalog.DeviceCodeNotFound:            http.StatusNotFound,
 	catalog.AgentConnected:                http.StatusConflict,
+	catalog.VelocityLimitExceeded:         http.StatusForbidden,
 }
 
 // refusal builds the API error of a code with its status from statusOf.

@@ -145,4 +145,7 @@ const (
 	DeviceCodeExpired Code = "DEVICE_CODE_EXPIRED"
 	// AgentConnected refuses a new device code for an agent that is connected (409).
 	AgentConnected Code = "AGENT_ALREADY_CONNECTED"
+	// VelocityLimitExceeded refuses an action that would pass a spending limit: a
+	// per-transaction, daily, daily transaction count or monthly limit (403).
+	VelocityLimitExceeded Code = "VELOCITY_LIMIT_EXCEEDED"
 )
