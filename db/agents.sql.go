@@ -440,6 +440,102 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 	return i, err
 }
 
+const agentUsageEnsure = `-- name: AgentUsageEnsure :exec
+INSERT INTO agent_usage (agent_id, day, month) VALUES ($1, $2, $3)
+ON CONFLICT (agent_id) DO NOTHING
+`
+
+type AgentUsageEnsureParams struct {
+	AgentID uuid.UUID
+	Day     string
+	Month   string
+}
+
+// Creates the agent's usage row, empty in the given windows, unless it exists.
+func (q *Queries) AgentUsageEnsure(ctx context.Context, arg AgentUsageEnsureParams) error {
+	_, err := q.db.Exec(ctx, agentUsageEnsure, arg.AgentID, arg.Day, arg.Month)
+	return err
+}
+
+const agentUsageGet = `-- name: AgentUsageGet :many
+SELECT agent_id, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = ANY($1::uuid[])
+`
+
+func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]AgentUsage, error) {
+	rows, err := q.db.Query(ctx, agentUsageGet, agentIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentUsage{}
+	for rows.Next() {
+		var i AgentUsage
+		if err := rows.Scan(
+			&i.AgentID,
+			&i.Day,
+			&i.DailySpend,
+			&i.DailyCount,
+			&i.Month,
+			&i.MonthlySpend,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const agentUsageLock = `-- name: AgentUsageLock :one
+SELECT agent_id, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = $1 FOR UPDATE
+`
+
+func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentUsage, error) {
+	row := q.db.QueryRow(ctx, agentUsageLock, agentID)
+	var i AgentUsage
+	err := row.Scan(
+		&i.AgentID,
+		&i.Day,
+		&i.DailySpend,
+		&i.DailyCount,
+		&i.Month,
+		&i.MonthlySpend,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const agentUsageSet = `-- name: AgentUsageSet :exec
+UPDATE agent_usage
+SET day = $1, daily_spend = $2, daily_count = $3, month = $4,
+    monthly_spend = $5, updated_at = now()
+WHERE agent_id = $6
+`
+
+type AgentUsageSetParams struct {
+	Day          string
+	DailySpend   int64
+	DailyCount   int64
+	Month        string
+	MonthlySpend int64
+	AgentID      uuid.UUID
+}
+
+func (q *Queries) AgentUsageSet(ctx context.Context, arg AgentUsageSetParams) error {
+	_, err := q.db.Exec(ctx, agentUsageSet,
+		arg.Day,
+		arg.DailySpend,
+		arg.DailyCount,
+		arg.Month,
+		arg.MonthlySpend,
+		arg.AgentID,
+	)
+	return err
+}
+
 const rateLimitHit = `-- name: RateLimitHit :one
 INSERT INTO rate_limits AS r (key, attempts, window_ends)
 VALUES ($1, 1, now() + make_interval(secs => $2::float8 / 1000))

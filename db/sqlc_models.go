@@ -37,6 +37,16 @@ type AgentDeviceCode struct {
 	CreatedAt  time.Time
 }
 
+type AgentUsage struct {
+	AgentID      uuid.UUID
+	Day          string
+	DailySpend   int64
+	DailyCount   int64
+	Month        string
+	MonthlySpend int64
+	UpdatedAt    time.Time
+}
+
 type ApiToken struct {
 	ID          uuid.UUID
 	PlatformID  uuid.UUID

@@ -100,3 +100,20 @@ RETURNING attempts, window_ends;
 
 -- name: RateLimitsDeleteEnded :execrows
 DELETE FROM rate_limits WHERE window_ends <= now();
+
+-- name: AgentUsageEnsure :exec
+-- Creates the agent's usage row, empty in the given windows, unless it exists.
+INSERT INTO agent_usage (agent_id, day, month) VALUES (@agent_id, @day, @month)
+ON CONFLICT (agent_id) DO NOTHING;
+
+-- name: AgentUsageLock :one
+SELECT * FROM agent_usage WHERE agent_id = @agent_id FOR UPDATE;
+
+-- name: AgentUsageSet :exec
+UPDATE agent_usage
+SET day = @day, daily_spend = @daily_spend, daily_count = @daily_count, month = @month,
+    monthly_spend = @monthly_spend, updated_at = now()
+WHERE agent_id = @agent_id;
+
+-- name: AgentUsageGet :many
+SELECT * FROM agent_usage WHERE agent_id = ANY(@agent_ids::uuid[]);

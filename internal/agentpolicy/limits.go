@@ -24,6 +24,8 @@ const (
 // Limits are the windowed limits of a policy, in the policy currency's smallest unit; nil
 // is unlimited. They are what a reservation of usage is checked against.
 type Limits struct {
+	// Currency is the policy currency, named in refusals.
+	Currency   string
 	Daily      *int64
 	DailyCount *int64
 	Monthly    *int64
@@ -32,7 +34,7 @@ type Limits struct {
 // Limits returns the policy's windowed limits.
 func (p Policy) Limits() Limits {
 	l := p.SpendingLimits
-	return Limits{Daily: l.DailyLimit, DailyCount: l.DailyTransactionLimit, Monthly: l.MonthlyLimit}
+	return Limits{Currency: l.Currency, Daily: l.DailyLimit, DailyCount: l.DailyTransactionLimit, Monthly: l.MonthlyLimit}
 }
 
 // LimitExceeded is the refusal of an action that would pass the named limit: 403
@@ -44,9 +46,9 @@ func LimitExceeded(limit string, value int64, currency, format string, args ...a
 
 // CheckWindows refuses one more transaction of amount on top of u (usage as it stands
 // now, see Usage.At) when it would pass the daily transaction count, the daily amount or
-// the monthly amount of l. Reaching a limit exactly is allowed. currency names the
-// policy currency in the refusal.
-func (l Limits) CheckWindows(u Usage, amount int64, currency string) error {
+// the monthly amount of l. Reaching a limit exactly is allowed.
+func (l Limits) CheckWindows(u Usage, amount int64) error {
+	currency := l.Currency
 	if l.DailyCount != nil && u.DailyTransactionCount+1 > *l.DailyCount {
 		return LimitExceeded(LimitDailyCount, *l.DailyCount, currency,
 			"the daily transaction limit of %d is reached: %d transactions on %s (UTC)", *l.DailyCount, u.DailyTransactionCount, u.DailyResetDate)
@@ -126,7 +128,7 @@ func (p Policy) Decide(u Usage, now time.Time, a Action) (Decision, error) {
 		return Decision{}, LimitExceeded(LimitPerTransaction, perTx, cur,
 			"%d %s passes the per-transaction limit of %d %s (%s)", a.Amount, cur, perTx, cur, perTxFrom)
 	}
-	if err := p.Limits().CheckWindows(u.At(now), a.Amount, cur); err != nil {
+	if err := p.Limits().CheckWindows(u.At(now), a.Amount); err != nil {
 		return Decision{}, err
 	}
 	needs := p.DefaultExecutionMode == ApprovalRequired || mode == ApprovalRequired ||
