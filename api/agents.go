@@ -80,7 +80,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noStore(w)
-	writeJSON(w, http.StatusCreated, view.AgentCreated{Agent: view.AgentOf(a, now),
+	writeJSON(w, http.StatusCreated, view.AgentCreated{Agent: view.AgentOf(db.AgentWithUsage{Agent: a, Usage: agentpolicy.Fresh(now)}),
 		DeviceCode: view.AgentDeviceCode{Code: code, AgentID: ids.Format(ids.Agent, a.ID), ExpiresAt: expires}})
 	return nil
 }
@@ -100,7 +100,7 @@ func noStore(w http.ResponseWriter) { w.Header().Set("Cache-Control", "no-store"
 
 // listAgents is GET /agents: the platform's agents (not deleted), newest first.
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
-	return serveList(s, w, r, listSpec[db.AgentFilter, db.IDPos, db.Agent, view.Agent]{
+	return serveList(s, w, r, listSpec[db.AgentFilter, db.IDPos, db.AgentWithUsage, view.Agent]{
 		name: "agents", params: []string{"customerId", "isPaused", "isConnected", "createdAfter", "createdBefore",
 			"updatedAfter", "updatedBefore", "limit", "cursor"},
 		filter: func(q *query, pid uuid.UUID) db.AgentFilter {
@@ -109,9 +109,18 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
 				CreatedAfter: q.time("createdAfter"), CreatedBefore: q.time("createdBefore"),
 				UpdatedAfter: q.time("updatedAfter"), UpdatedBefore: q.time("updatedBefore")}
 		},
-		read: db.AgentPage, pos: idPos(func(a db.Agent) uuid.UUID { return a.ID }),
-		view: func(a db.Agent) view.Agent { return view.AgentOf(a, time.Now()) },
+		read: s.agentPage, pos: idPos(func(a db.AgentWithUsage) uuid.UUID { return a.ID }), view: view.AgentOf,
 	})
+}
+
+// agentPage reads a page of agents with their usage now.
+func (s *Server) agentPage(ctx context.Context, conn db.ListDB, f db.AgentFilter, p db.Page[db.IDPos]) (db.Result[db.AgentWithUsage], error) {
+	res, err := db.AgentPage(ctx, conn, f, p)
+	if err != nil {
+		return db.Result[db.AgentWithUsage]{}, err
+	}
+	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), res.Rows...)
+	return db.Result[db.AgentWithUsage]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }
 
 // optBool reads an optional boolean parameter (true or false); nil when absent.
@@ -125,15 +134,36 @@ func (q *query) optBool(name string) *bool {
 
 // readAgent reads an agent of the caller's platform: another platform's, a deleted one or
 // a malformed id is 404 AGENT_NOT_FOUND.
-func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.Agent, error) {
-	return s.q.AgentGet(ctx, db.AgentGetParams{PlatformID: pid, ID: id})
+func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.AgentWithUsage, error) {
+	a, err := s.q.AgentGet(ctx, db.AgentGetParams{PlatformID: pid, ID: id})
+	if err != nil {
+		return db.AgentWithUsage{}, err
+	}
+	return s.withUsage(ctx, a)
 }
 
-func renderAgent(a db.Agent) view.Agent { return view.AgentOf(a, time.Now()) }
+// withUsage adds the agent's usage now, to render it.
+func (s *Server) withUsage(ctx context.Context, a db.Agent) (db.AgentWithUsage, error) {
+	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), a)
+	if err != nil {
+		return db.AgentWithUsage{}, err
+	}
+	return rows[0], nil
+}
+
+// writeAgent answers 200 with the agent and its usage now.
+func (s *Server) writeAgent(ctx context.Context, w http.ResponseWriter, a db.Agent) error {
+	withUsage, err := s.withUsage(ctx, a)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, view.AgentOf(withUsage))
+	return nil
+}
 
 // getAgent is GET /agents/{agentId}.
 func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) error {
-	return serveOne(w, r, "agentId", ids.Agent, errAgentNotFound, s.readAgent, renderAgent)
+	return serveOne(w, r, "agentId", ids.Agent, errAgentNotFound, s.readAgent, view.AgentOf)
 }
 
 type agentPatchBody struct {
@@ -161,8 +191,7 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, renderAgent(a))
-	return nil
+	return s.writeAgent(r.Context(), w, a)
 }
 
 // deleteAgent is DELETE /agents/{agentId}: the agent's access token stops working at once.
@@ -193,8 +222,7 @@ func (s *Server) patchAgentPolicy(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, renderAgent(a))
-	return nil
+	return s.writeAgent(r.Context(), w, a)
 }
 
 // issueDeviceCode is POST /agents/{agentId}/device-codes: a new device code for an agent

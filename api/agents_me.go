@@ -16,6 +16,7 @@ import (
 	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
 	"paycore/internal/clientip"
+	"paycore/internal/ids"
 )
 
 // The agent's side: POST /agents/device-codes/{code}/redeem, without authentication (the
@@ -83,8 +84,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	noStore(w)
-	out := renderAgent(a)
-	writeJSON(w, http.StatusOK, view.AgentRedeemed{AgentID: out.ID, AgentName: a.Name, AccessToken: token, Policy: a.Policy})
+	writeJSON(w, http.StatusOK, view.AgentRedeemed{AgentID: ids.Format(ids.Agent, a.ID), AgentName: a.Name, AccessToken: token, Policy: a.Policy})
 	return nil
 }
 
@@ -198,6 +198,5 @@ func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, renderAgent(a))
-	return nil
+	return s.writeAgent(r.Context(), w, a)
 }

@@ -113,3 +113,28 @@ func AgentUsages(ctx context.Context, q *Queries, now time.Time, agentIDs ...uui
 	}
 	return out, nil
 }
+
+// AgentWithUsage is an agent with its usage as it stands at a moment: what an Agent is
+// rendered from.
+type AgentWithUsage struct {
+	Agent
+	Usage agentpolicy.Usage
+}
+
+// AgentsWithUsage reads the usage of agents at now (AgentUsages), the one read of usage
+// for rendering agents.
+func AgentsWithUsage(ctx context.Context, q *Queries, now time.Time, agents ...Agent) ([]AgentWithUsage, error) {
+	agentIDs := make([]uuid.UUID, len(agents))
+	for i, a := range agents {
+		agentIDs[i] = a.ID
+	}
+	usage, err := AgentUsages(ctx, q, now, agentIDs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentWithUsage, len(agents))
+	for i, a := range agents {
+		out[i] = AgentWithUsage{Agent: a, Usage: usage[a.ID]}
+	}
+	return out, nil
+}

@@ -22,12 +22,12 @@ type Agent struct {
 	UpdatedAt   time.Time         `json:"updatedAt"`
 }
 
-// AgentOf renders an agent at now. Its policy is stored as the JSON it is shown as. No
-// spending is recorded yet, so its usage is that of an agent that has spent nothing, in
-// the windows (UTC day and month) of now.
-func AgentOf(a db.Agent, now time.Time) Agent {
+// AgentOf renders an agent with its usage as read at a moment (db.AgentsWithUsage: the
+// windows, UTC day and month, of that moment; zeros before its first reservation). Its
+// policy is stored as the JSON it is shown as.
+func AgentOf(a db.AgentWithUsage) Agent {
 	return Agent{ID: ids.Format(ids.Agent, a.ID), Name: a.Name, CustomerID: ids.Format(ids.Customer, a.CustomerID),
-		IsPaused: a.IsPaused, IsConnected: a.ConnectedAt != nil, Policy: a.Policy, Usage: agentpolicy.Fresh(now),
+		IsPaused: a.IsPaused, IsConnected: a.ConnectedAt != nil, Policy: a.Policy, Usage: a.Usage,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
