@@ -85,8 +85,8 @@ type Action struct {
 	Amount int64
 	// AccountID is the source internal account (InternalAccount:<uuid>).
 	AccountID string
-	// Threshold is approvalThresholds.amount expressed in the policy currency (converted
-	// by the caller when the threshold has another currency); nil when there is none.
+	// Threshold is approvalThresholds.amount expressed in the policy currency
+	// (Policy.Threshold); nil when there is none.
 	Threshold *int64
 }
 
@@ -138,9 +138,35 @@ func (p Policy) Decide(u Usage, now time.Time, a Action) (Decision, error) {
 
 // ToPolicyCurrency expresses amount minor units of from in minor units of to at the
 // mid-market rate of the moment at (no spread, no fee), rounded up so that a limit is never
-// under-counted (see below for the rate's own rounding); the same currency is returned as it is. A negative amount is
-// fx.ErrNegative, a result beyond int64 fx.ErrTooLarge.
+// under-counted (see convert for the rate's own rounding); the same currency is returned
+// as it is. A negative amount is fx.ErrNegative, a result beyond int64 fx.ErrTooLarge.
 func ToPolicyCurrency(rates fx.Provider, amount int64, from, to money.Currency, at time.Time) (int64, error) {
+	return convert(rates, amount, from, to, at, decimal.Decimal.Ceil)
+}
+
+// Threshold is the policy's approvalThresholds.amount in the policy currency at the
+// moment at (Action.Threshold), nil when there is none. It is rounded down, as amounts are
+// rounded up, so that an amount above the exact threshold always asks for approval.
+func (p Policy) Threshold(rates fx.Provider, at time.Time) (*int64, error) {
+	t := p.ApprovalThresholds
+	if t.Amount == nil {
+		return nil, nil
+	}
+	from, okf := money.Lookup(t.Currency)
+	to, okt := money.Lookup(p.SpendingLimits.Currency)
+	if !okf || !okt {
+		return nil, fmt.Errorf("approval threshold %s in %s: unknown currency", t.Currency, p.SpendingLimits.Currency)
+	}
+	v, err := convert(rates, *t.Amount, from, to, at, decimal.Decimal.Floor)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// convert expresses amount minor units of from in minor units of to at the mid-market
+// rate, rounded to whole units by round.
+func convert(rates fx.Provider, amount int64, from, to money.Currency, at time.Time, round func(decimal.Decimal) decimal.Decimal) (int64, error) {
 	if amount < 0 {
 		return 0, fx.ErrNegative
 	}
@@ -152,8 +178,8 @@ func ToPolicyCurrency(rates fx.Provider, amount int64, from, to money.Currency, 
 		return 0, fmt.Errorf("convert %s to %s: %w", from.Code, to.Code, err)
 	}
 	// The rate is a 24-place quotient, a hair off an exact one (1 / 0.92): the product is
-	// rounded to 9 places first so that an exact conversion does not gain a unit.
-	d := decimal.NewFromInt(amount).Mul(mid).Shift(int32(to.Decimals - from.Decimals)).Round(9).Ceil()
+	// rounded to 9 places first so that an exact conversion does not gain or lose a unit.
+	d := round(decimal.NewFromInt(amount).Mul(mid).Shift(int32(to.Decimals - from.Decimals)).Round(9))
 	if d.GreaterThan(decimal.NewFromInt(1<<63 - 1)) {
 		return 0, fx.ErrTooLarge
 	}

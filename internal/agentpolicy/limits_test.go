@@ -206,3 +206,24 @@ func TestToPolicyCurrency(t *testing.T) {
 		t.Errorf("too large: %v", err)
 	}
 }
+
+func TestThreshold(t *testing.T) {
+	rates := fx.BuiltIn(time.Now())
+	at := time.Now()
+	p := limitsPolicy()
+	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 2500 {
+		t.Fatalf("same currency: %v, %v", got, err)
+	}
+	p.ApprovalThresholds = ApprovalThresholds{Currency: "EUR", Amount: i64(100)}
+	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 108 { // 108.69… rounded down
+		t.Fatalf("EUR: %v, %v", got, err)
+	}
+	p.ApprovalThresholds = ApprovalThresholds{Currency: "EUR", Amount: i64(92)}
+	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 100 { // exact
+		t.Fatalf("EUR exact: %v, %v", got, err)
+	}
+	p.ApprovalThresholds = ApprovalThresholds{}
+	if got, err := p.Threshold(rates, at); err != nil || got != nil {
+		t.Fatalf("none: %v, %v", got, err)
+	}
+}
