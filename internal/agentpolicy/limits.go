@@ -148,8 +148,9 @@ func ToPolicyCurrency(rates fx.Provider, amount int64, from, to money.Currency, 
 }
 
 // Threshold is the policy's approvalThresholds.amount in the policy currency at the
-// moment at (Action.Threshold), nil when there is none. It is rounded down, as amounts are
-// rounded up, so that an amount above the exact threshold always asks for approval.
+// moment at (Action.Threshold), nil when there is none. It is rounded up, as amounts are:
+// an amount equal to the threshold (converted the same way) does not ask for approval,
+// "above" does; the difference is under one minor unit of the policy currency.
 func (p Policy) Threshold(rates fx.Provider, at time.Time) (*int64, error) {
 	t := p.ApprovalThresholds
 	if t.Amount == nil {
@@ -160,7 +161,7 @@ func (p Policy) Threshold(rates fx.Provider, at time.Time) (*int64, error) {
 	if !okf || !okt {
 		return nil, fmt.Errorf("approval threshold %s in %s: unknown currency", t.Currency, p.SpendingLimits.Currency)
 	}
-	v, err := convert(rates, *t.Amount, from, to, at, decimal.Decimal.Floor)
+	v, err := convert(rates, *t.Amount, from, to, at, decimal.Decimal.Ceil)
 	if err != nil {
 		return nil, err
 	}

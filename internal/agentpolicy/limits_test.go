@@ -215,8 +215,15 @@ func TestThreshold(t *testing.T) {
 		t.Fatalf("same currency: %v, %v", got, err)
 	}
 	p.ApprovalThresholds = ApprovalThresholds{Currency: "EUR", Amount: i64(100)}
-	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 108 { // 108.69… rounded down
+	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 109 { // 108.69… rounded up, as amounts are
 		t.Fatalf("EUR: %v, %v", got, err)
+	}
+	// An action of exactly the threshold, converted the same way, is not above it.
+	eur, _ := money.Lookup("EUR")
+	usd, _ := money.Lookup("USD")
+	amount, err := ToPolicyCurrency(rates, 100, eur, usd, at)
+	if th, _ := p.Threshold(rates, at); err != nil || amount > *th {
+		t.Fatalf("an amount equal to the threshold is above it: %d > %d (%v)", amount, *th, err)
 	}
 	p.ApprovalThresholds = ApprovalThresholds{Currency: "EUR", Amount: i64(92)}
 	if got, err := p.Threshold(rates, at); err != nil || got == nil || *got != 100 { // exact
@@ -225,5 +232,20 @@ func TestThreshold(t *testing.T) {
 	p.ApprovalThresholds = ApprovalThresholds{}
 	if got, err := p.Threshold(rates, at); err != nil || got != nil {
 		t.Fatalf("none: %v, %v", got, err)
+	}
+}
+
+// Windows only move forward: a clock a little behind (another server, just before
+// midnight UTC) counts into the day and month already open instead of resetting them.
+func TestUsageWindowsOnlyMoveForward(t *testing.T) {
+	midnight := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	u := Fresh(midnight).Add(midnight, 500)
+	behind := midnight.Add(-time.Millisecond) // 30 November, another month too
+	got := u.At(behind)
+	if got.DailySpend != 500 || got.DailyTransactionCount != 1 || got.MonthlySpend != 500 || got.DailyResetDate != "2026-12-01" {
+		t.Fatalf("a clock behind reset the windows: %+v", got)
+	}
+	if next := u.At(midnight.Add(24 * time.Hour)); next.DailySpend != 0 || next.MonthlySpend != 500 {
+		t.Fatalf("the next day: %+v", next)
 	}
 }

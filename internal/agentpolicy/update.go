@@ -97,6 +97,7 @@ func New(root string, u Update) (Policy, error) {
 func (p Policy) Apply(root string, u Update) (Policy, error) {
 	f := func(name string) string { return path(root, name) }
 	out := p.clone()
+	rulesGiven := false
 	if err := setValue(f("permissions"), u.Permissions, &out.Permissions); err != nil {
 		return Policy{}, err
 	}
@@ -153,6 +154,7 @@ func (p Policy) Apply(root string, u Update) (Policy, error) {
 			return Policy{}, err
 		}
 		if given(r.AccountRules) {
+			rulesGiven = true
 			checked, err := rulesOf(f("accountRestrictions.accountRules"), rules)
 			if err != nil {
 				return Policy{}, err
@@ -181,6 +183,17 @@ func (p Policy) Apply(root string, u Update) (Policy, error) {
 	}
 	if err := out.Check(root); err != nil {
 		return Policy{}, err
+	}
+	// An account rule's perTransactionLimit is in the limits' currency too: a new currency
+	// restates the rules that carry one.
+	if p.SpendingLimits.Currency != "" && out.SpendingLimits.Currency != p.SpendingLimits.Currency && !rulesGiven {
+		for i, rule := range out.AccountRestrictions.AccountRules {
+			if rule.PerTransactionLimit != nil {
+				field := fmt.Sprintf("%s[%d].perTransactionLimit", f("accountRestrictions.accountRules"), i)
+				return Policy{}, problem.Field(field, "%s is in %s: give accountRestrictions.accountRules again with the new currency %s",
+					field, p.SpendingLimits.Currency, out.SpendingLimits.Currency)
+			}
+		}
 	}
 	return out, nil
 }

@@ -39,8 +39,10 @@ func TestApplyChangesOnlyWhatIsGiven(t *testing.T) {
 			p.SpendingLimits.MonthlyLimit, p.SpendingLimits.PerTransactionLimit = nil, 5
 		}},
 		{"count limit lifted", `{"spendingLimits": {"dailyTransactionLimit": null}}`, func(p *Policy) { p.SpendingLimits.DailyTransactionLimit = nil }},
-		{"currency with its amounts", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 900, "dailyLimit": null, "monthlyLimit": 18000}}`, func(p *Policy) {
+		{"currency with its amounts", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 900, "dailyLimit": null, "monthlyLimit": 18000},
+			"accountRestrictions": {"accountRules": [{"accountId": "` + acct1 + `", "executionMode": "APPROVAL_REQUIRED", "perTransactionLimit": 280}]}}`, func(p *Policy) {
 			p.SpendingLimits.Currency, p.SpendingLimits.PerTransactionLimit, p.SpendingLimits.DailyLimit, p.SpendingLimits.MonthlyLimit = "EUR", 900, nil, i64(18000)
+			p.AccountRestrictions.AccountRules[0].PerTransactionLimit = i64(280)
 		}},
 		{"every account allowed, rules kept", `{"accountRestrictions": {"allowedAccountIds": null}}`, func(p *Policy) {
 			p.AccountRestrictions.AllowedAccountIDs = nil
@@ -88,6 +90,9 @@ func TestApplyRefusesAMergedPolicyThatIsInvalid(t *testing.T) {
 		{"currency without its amounts", `{"spendingLimits": {"currency": "EUR"}}`, "spendingLimits.perTransactionLimit", catalog.InvalidInput},
 		{"currency without its monthly limit", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 1, "dailyLimit": null}}`, "spendingLimits.monthlyLimit", catalog.InvalidInput},
 		{"threshold currency without its amount", `{"approvalThresholds": {"currency": "MXN"}}`, "approvalThresholds.amount", catalog.InvalidInput},
+		// The base policy's rule for acct1 has a per-transaction limit in USD.
+		{"currency without the rules' limits", `{"spendingLimits": {"currency": "EUR", "perTransactionLimit": 900, "dailyLimit": null, "monthlyLimit": null}}`,
+			"accountRestrictions.accountRules[0].perTransactionLimit", catalog.InvalidInput},
 		{"negative limit", `{"spendingLimits": {"monthlyLimit": -1}}`, "spendingLimits.monthlyLimit", catalog.InvalidInput},
 		{"limit of the wrong type", `{"spendingLimits": {"dailyLimit": true}}`, "spendingLimits.dailyLimit", catalog.InvalidInput},
 		{"malformed allowed ids", `{"accountRestrictions": {"allowedAccountIds": [1]}}`, "accountRestrictions.allowedAccountIds[0]", catalog.InvalidInput},

@@ -34,15 +34,16 @@ func Fresh(now time.Time) Usage {
 	return Usage{DailyResetDate: Day(now), MonthlyResetMonth: Month(now)}
 }
 
-// At is u as it stands at now: the daily counters start again at zero when now is on
-// another day than DailyResetDate, the monthly amount when now is in another month than
-// MonthlyResetMonth. The windows are labels, not ordered: usage recorded "in the future"
-// (a clock that moved back) is reset too rather than kept.
+// At is u as it stands at now: the daily counters start again at zero when now is on a
+// later day than DailyResetDate, the monthly amount when now is in a later month than
+// MonthlyResetMonth. Windows only move forward (the labels YYYY-MM-DD and YYYY-MM sort as
+// dates): a clock a little behind another's (two servers around midnight) counts into the
+// window already open instead of resetting it, so spending is never forgotten.
 func (u Usage) At(now time.Time) Usage {
-	if day := Day(now); u.DailyResetDate != day {
+	if day := Day(now); day > u.DailyResetDate {
 		u.DailyTransactionCount, u.DailySpend, u.DailyResetDate = 0, 0, day
 	}
-	if month := Month(now); u.MonthlyResetMonth != month {
+	if month := Month(now); month > u.MonthlyResetMonth {
 		u.MonthlySpend, u.MonthlyResetMonth = 0, month
 	}
 	return u
