@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/hex"
-	"fmt"
 	"net/netip"
 	"time"
 	"unicode/utf8"
@@ -102,10 +101,8 @@ func (l Limit) Check(c Counted, now time.Time, what string) error {
 		return nil
 	}
 	wait := c.WindowEnds.Sub(now)
-	secs := int((wait + time.Second - 1) / time.Second)
-	secs = max(secs, 1)
-	return &problem.Refusal{Code: catalog.RateLimited, RetryAfter: secs,
-		Message: fmt.Sprintf("too many device-code redeem attempts %s (at most %d in %s); retry after %d seconds", what, l.Attempts, l.Window, secs)}
+	return problem.RateLimited(wait, "too many device-code redeem attempts %s (at most %d in %s); retry after %d seconds",
+		what, l.Attempts, l.Window, problem.RetryAfterSeconds(wait))
 }
 
 // AddressKey is the rate-limit key of redeem attempts from addr (an IPv6 address counts

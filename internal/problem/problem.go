@@ -8,6 +8,7 @@ package problem
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"paycore/internal/catalog"
 )
@@ -116,4 +117,14 @@ func (w Wire) Err() error {
 		return &FieldError{Field: w.Field, Message: w.Message, Code: w.Code, Details: w.Details}
 	}
 	return &Refusal{Code: w.Code, Message: w.Message, Details: w.Details}
+}
+
+// RetryAfterSeconds rounds a wait up to whole seconds, at least 1 (the Retry-After value).
+func RetryAfterSeconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
+}
+
+// RateLimited is a RATE_LIMITED refusal that asks the caller to wait (Retry-After).
+func RateLimited(wait time.Duration, format string, args ...any) *Refusal {
+	return &Refusal{Code: catalog.RateLimited, RetryAfter: RetryAfterSeconds(wait), Message: fmt.Sprintf(format, args...)}
 }

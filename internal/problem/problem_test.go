@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"paycore/internal/catalog"
 )
@@ -50,5 +51,16 @@ func TestCredentialExistsNamesEachType(t *testing.T) {
 		if got := catalog.CredentialExists(typ); got != want || string(got) != string(typ)+"_CREDENTIAL_ALREADY_EXISTS" {
 			t.Errorf("%s: %s", typ, got)
 		}
+	}
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]int{0: 1, time.Millisecond: 1, time.Second: 1, 1500 * time.Millisecond: 2, time.Minute: 60} {
+		if got := RetryAfterSeconds(d); got != want {
+			t.Errorf("RetryAfterSeconds(%s) = %d, want %d", d, got, want)
+		}
+	}
+	if r := RateLimited(1500*time.Millisecond, "wait %d", 2); r.Code != catalog.RateLimited || r.RetryAfter != 2 || r.Message != "wait 2" {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -120,7 +120,7 @@ type PendingOTP struct {
 
 // Locked is the refusal of a locked EMAIL_OTP credential, on verify and on challenge.
 func Locked(f OTPFailures, wait time.Duration) *problem.Refusal {
-	secs := RetryAfterSeconds(wait)
+	secs := problem.RetryAfterSeconds(wait)
 	return &problem.Refusal{Code: catalog.RateLimited, RetryAfter: secs,
 		Message: "too many wrong codes: the credential is locked for " + WaitText(secs) + "; retry after Retry-After seconds",
 		Details: map[string]any{"lockedUntil": ceilSecond(f.LockedUntil).Format(time.RFC3339)}}
@@ -135,7 +135,7 @@ func CheckReissue(pending *PendingOTP, fails OTPFailures, now time.Time) error {
 	}
 	if pending != nil {
 		if wait := ReissueInterval - now.Sub(pending.SentAt); wait > 0 {
-			return RateLimited(wait, "a code was sent moments ago; retry after %d seconds", RetryAfterSeconds(wait))
+			return RateLimited(wait, "a code was sent moments ago; retry after %d seconds", problem.RetryAfterSeconds(wait))
 		}
 	}
 	return nil
@@ -168,7 +168,7 @@ func CheckOTP(credentialID uuid.UUID, pending *PendingOTP, fails OTPFailures, co
 		fails = fails.Fail(now)
 		wrong := Unauthorized(ReasonBadOTP, "the code is wrong")
 		if wait := fails.LockedFor(now); wait > 0 {
-			wrong.RetryAfter = RetryAfterSeconds(wait)
+			wrong.RetryAfter = problem.RetryAfterSeconds(wait)
 			wrong.Message = "the code is wrong; after " + strconv.Itoa(fails.Failures) + " wrong codes the credential is locked for " +
 				WaitText(wrong.RetryAfter) + " (Retry-After)"
 		}

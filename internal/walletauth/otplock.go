@@ -81,9 +81,3 @@ func (s OTPFailures) Fail(now time.Time) OTPFailures {
 	}
 	return s
 }
-
-// RetryAfterSeconds rounds a wait up to whole seconds, at least 1 (the Retry-After value).
-func RetryAfterSeconds(d time.Duration) int {
-	s := int((d + time.Second - 1) / time.Second)
-	return max(s, 1)
-}

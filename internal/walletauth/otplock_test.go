@@ -104,11 +104,3 @@ func TestLockNeverShortens(t *testing.T) {
 		t.Fatalf("lock shortened to %s", s.LockedUntil)
 	}
 }
-
-func TestRetryAfterSeconds(t *testing.T) {
-	for d, want := range map[time.Duration]int{0: 1, time.Millisecond: 1, time.Second: 1, 1500 * time.Millisecond: 2, time.Minute: 60} {
-		if got := RetryAfterSeconds(d); got != want {
-			t.Errorf("RetryAfterSeconds(%s) = %d, want %d", d, got, want)
-		}
-	}
-}

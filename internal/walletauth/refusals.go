@@ -28,7 +28,7 @@ func Unauthorized(reason, format string, args ...any) *problem.Refusal {
 
 // RateLimited is a RATE_LIMITED refusal that asks the caller to wait (Retry-After).
 func RateLimited(wait time.Duration, format string, args ...any) *problem.Refusal {
-	return &problem.Refusal{Code: catalog.RateLimited, RetryAfter: RetryAfterSeconds(wait), Message: fmt.Sprintf(format, args...)}
+	return problem.RateLimited(wait, format, args...)
 }
 
 // WaitText words a wait of secs seconds: "45 seconds", "5 minutes", "2 hours 10 minutes".
