@@ -30,6 +30,10 @@ type Activities struct {
 	// is what the service charges.
 	rates, sandboxRates *fx.Table
 	pricing             fx.Pricing
+	// payments executes agent actions through the payments' workflows; now is the clock
+	// agent usage windows are counted by.
+	payments Payments
+	now      func() time.Time
 }
 
 // Options configures New.
@@ -47,6 +51,11 @@ type Options struct {
 	// it moving. Pricing is what conversions are charged (fx.DefaultPricing when zero).
 	Rates   *fx.Table
 	Pricing fx.Pricing
+	// Payments executes agent actions (the worker's workflow starter).
+	Payments Payments
+	// Now is the clock agent actions are counted by (time.Now when nil; tests move it
+	// across days and months).
+	Now func() time.Time
 }
 
 // New builds the activities.
@@ -60,6 +69,9 @@ func New(o Options) *Activities {
 	if o.Rates == nil {
 		o.Rates = fx.BuiltIn(time.Now())
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	if o.Pricing == (fx.Pricing{}) {
 		o.Pricing = fx.DefaultPricing()
 	}
@@ -72,6 +84,7 @@ func New(o Options) *Activities {
 		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout),
 		log:     o.Logger,
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
+		payments: o.Payments, now: o.Now,
 	}
 }
 

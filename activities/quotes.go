@@ -60,7 +60,7 @@ func (a *Activities) ratesFor(env catalog.Environment) fx.Provider {
 // resource as committed. A refusal (not pending, expired, insufficient funds, no wallet
 // signature) is a non-retryable application error.
 func (a *Activities) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
-	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in.Key, in.WalletSignature, view.Resources{})
+	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, view.Resources{})
 	if err != nil {
 		return nil, refusal(err)
 	}

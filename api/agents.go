@@ -31,6 +31,9 @@ func (s *Server) agentPlatformRoutes(r chi.Router) {
 	manage := require(PermManage)
 	r.With(manage, s.idempotent).Post("/agents", handler(s.createAgent))
 	r.Get("/agents", handler(s.listAgents))
+	r.Get("/agents/approvals", handler(s.listAgentApprovals))
+	r.With(require(PermTransact)).Post("/agents/{agentId}/actions/{actionId}/approve", handler(s.approveAgentAction))
+	r.With(require(PermTransact)).Post("/agents/{agentId}/actions/{actionId}/reject", handler(s.rejectAgentAction))
 	r.Get("/agents/device-codes/{code}/status", handler(s.getDeviceCodeStatus))
 	r.Get("/agents/{agentId}", handler(s.getAgent))
 	r.With(manage).Patch("/agents/{agentId}", handler(s.patchAgent))
@@ -80,7 +83,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noStore(w)
-	writeJSON(w, http.StatusCreated, view.AgentCreated{Agent: view.AgentOf(db.AgentWithUsage{Agent: a, Usage: agentpolicy.Fresh(now)}),
+	writeJSON(w, http.StatusCreated, view.AgentCreated{Agent: view.AgentOf(db.AgentWithUsage{Agent: a, Usage: agentpolicy.Fresh(now, policy.SpendingLimits.Currency)}),
 		DeviceCode: view.AgentDeviceCode{Code: code, AgentID: ids.Format(ids.Agent, a.ID), ExpiresAt: expires}})
 	return nil
 }

@@ -33,6 +33,7 @@ func (s *Server) agentSelfRoutes(r chi.Router) {
 		r.Use(s.authenticateAgent)
 		r.Get(base+"/agents/me", handler(s.getAgentMe))
 		s.agentReadRoutes(r, base)
+		s.agentMoneyRoutes(r, base)
 	})
 }
 

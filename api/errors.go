@@ -57,6 +57,8 @@ var statusOf = map[catalog.Code]int{
 	catalog.AgentNotFound:                 http.StatusNotFound,
 	catalog.DeviceCodeNotFound:            http.StatusNotFound,
 	catalog.AgentConnected:                http.StatusConflict,
+	catalog.AgentActionNotFound:           http.StatusNotFound,
+	catalog.AgentActionNotPending:         http.StatusConflict,
 	catalog.VelocityLimitExceeded:         http.StatusForbidden,
 }
 

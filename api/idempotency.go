@@ -51,7 +51,8 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		claimed, done, err := s.claim(r.Context(), principalFrom(r.Context()).PlatformID, key, hash)
+		key = scopedKey(r.Context(), key)
+		claimed, done, err := s.claim(r.Context(), callerPlatformID(r.Context()), key, hash)
 		switch {
 		case err != nil:
 			writeError(w, r, err)
@@ -61,6 +62,15 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			s.replay(w, r, *done)
 		}
 	})
+}
+
+// scopedKey is the stored form of an Idempotency-Key: the platform's key as it is, an
+// agent's under its own name, so that two agents of one platform never share answers.
+func scopedKey(ctx context.Context, key string) string {
+	if p, ok := ctx.Value(agentPrincipalKey{}).(agentPrincipal); ok {
+		return "agent/" + p.AgentID.String() + "/" + key
+	}
+	return key
 }
 
 // requestHash reads the request's body (putting it back for the handler) and hashes it
@@ -119,7 +129,7 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, key string) {
 	rec := &recorder{header: http.Header{}}
 	r = r.WithContext(context.WithValue(r.Context(), challengeKey{}, &rec.challenge))
-	pid := principalFrom(r.Context()).PlatformID
+	pid := callerPlatformID(r.Context())
 	// The outcome is stored even if the client goes away mid-request.
 	store := context.WithoutCancel(r.Context())
 	defer func() {

@@ -81,6 +81,12 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 		}
 		req.CustomerID = owner.CustomerID
 	}
+	return s.startQuote(w, r, req)
+}
+
+// startQuote starts the quote's workflow and answers 201 with the Quote its create update
+// committed, or with the quote an earlier request with the same Idempotency-Key created.
+func (s *Server) startQuote(w http.ResponseWriter, r *http.Request, req quote.Request) error {
 	created, err := s.start.Quote(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
 		q, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})
@@ -107,11 +113,12 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	if err != nil {
 		return quote.Request{}, err
 	}
-	pid := principalFrom(r.Context()).PlatformID
+	pid := callerPlatformID(r.Context())
 	req := quote.Request{QuoteID: ids.New(), TransactionID: ids.New(), PlatformID: pid, Lifetime: s.Config.QuoteLifetime,
 		SlowDelay: s.Config.QuoteSlowDelay, ReturnDelay: s.Config.QuoteReturnDelay, LateDepositWindow: s.Config.QuoteLateDeposits,
 		ApprovalDeadline: s.Config.ApprovalDeadline}
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
+		key = scopedKey(r.Context(), key)
 		req.QuoteID, req.TransactionID = keyedID(pid, "QUOTE", key), keyedID(pid, "QUOTE_TRANSACTION", key)
 	}
 	req.ExecutePath = r.URL.Path + "/" + ids.Format(ids.Quote, req.QuoteID) + "/execute"

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"crypto/sha256"
 	"errors"
 	"net/http"
 
@@ -118,12 +117,7 @@ func (s *Server) startTransfer(w http.ResponseWriter, r *http.Request, req trans
 // keyedID derives the transaction id from the Idempotency-Key, so a request repeated after
 // a crash joins the same workflow instead of creating a second payment.
 func keyedID(platformID uuid.UUID, kind, key string) uuid.UUID {
-	sum := sha256.Sum256([]byte(platformID.String() + "\x00" + kind + "\x00" + key))
-	var id uuid.UUID
-	copy(id[:], sum[:16])
-	id[6] = (id[6] & 0x0f) | 0x80 // version 8: custom
-	id[8] = (id[8] & 0x3f) | 0x80 // RFC 4122 variant
-	return id
+	return ids.Derive(platformID.String(), kind, key)
 }
 
 // errExternalNotFound is the 404 of an external account the caller's platform does not have.

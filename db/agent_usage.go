@@ -14,77 +14,99 @@ import (
 )
 
 func usageOf(r AgentUsage) agentpolicy.Usage {
-	return agentpolicy.Usage{DailyTransactionCount: r.DailyCount, DailySpend: r.DailySpend, DailyResetDate: r.Day,
+	return agentpolicy.Usage{Currency: r.Currency, DailyTransactionCount: r.DailyCount, DailySpend: r.DailySpend, DailyResetDate: r.Day,
 		MonthlySpend: r.MonthlySpend, MonthlyResetMonth: r.Month}
 }
 
 func usageSet(agentID uuid.UUID, u agentpolicy.Usage) AgentUsageSetParams {
-	return AgentUsageSetParams{AgentID: agentID, Day: u.DailyResetDate, DailySpend: u.DailySpend, DailyCount: u.DailyTransactionCount,
+	return AgentUsageSetParams{AgentID: agentID, Currency: u.Currency, Day: u.DailyResetDate, DailySpend: u.DailySpend, DailyCount: u.DailyTransactionCount,
 		Month: u.MonthlyResetMonth, MonthlySpend: u.MonthlySpend}
 }
 
-// AgentUsageReserve reserves one transaction of amount (in the policy currency's smallest
-// unit) in the agent's usage at now, in one short transaction under the usage row's lock:
-// a day or month that has passed (UTC) starts again at zero, then the daily transaction
-// count, the daily amount and the monthly amount are checked against limits and the
-// amount (and one transaction) is added only if all of them hold. It returns the usage
-// after the reservation, or 403 VELOCITY_LIMIT_EXCEEDED naming the limit (nothing
-// written). Concurrent reservations for one agent are counted one after the other, so
-// together they never pass a limit.
+// AgentUsageReserve reserves one transaction of amount (in the smallest unit of
+// limits.Currency, the policy currency) in the agent's usage at now, in one short
+// transaction under the usage row's lock (reserveUsage). It returns the usage after the
+// reservation, or 403 VELOCITY_LIMIT_EXCEEDED naming the limit (nothing written).
+// Concurrent reservations for one agent are counted one after the other, so together they
+// never pass a limit. Agent actions reserve through AgentActionSubmit, with the action.
 func AgentUsageReserve(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
+	var out agentpolicy.Usage
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		u, err := lockUsage(ctx, q, agentID, now, limits.Currency)
+		if err != nil {
+			return err
+		}
+		out, err = reserveUsage(ctx, q, agentID, u, now, amount, limits)
+		return err
+	})
+	return out, err
+}
+
+// reserveUsage adds one transaction of amount to u, the agent's usage as locked
+// (lockUsage), taken as it stands at now in the limits' currency, when the daily transaction
+// count, the daily amount and the monthly amount of limits all still hold, and stores it.
+func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpolicy.Usage, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
+	if amount < 0 {
+		return u, problem.Field("amount", "amount must not be negative")
+	}
+	u = u.At(now).In(limits.Currency)
+	if err := limits.CheckWindows(u, amount); err != nil {
+		return u, err
+	}
+	if amount > 1<<63-1-max(u.DailySpend, u.MonthlySpend) {
+		return u, problem.Field("amount", "amount %d is too large to count", amount)
+	}
+	out := u.Add(now, amount)
+	if err := q.AgentUsageSet(ctx, usageSet(agentID, out)); err != nil {
+		return u, fmt.Errorf("store agent usage: %w", err)
+	}
+	return out, nil
+}
+
+// AgentUsageRelease gives back a reservation of amount in currency taken at reservedAt,
+// under the usage row's lock (releaseUsage), and returns the usage as stored after. Agent
+// actions give theirs back once, through the action (AgentActionDecide, AgentActionFail).
+func AgentUsageRelease(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
+	var out agentpolicy.Usage
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		out, err = releaseUsage(ctx, q, agentID, reservedAt, amount, currency)
+		return err
+	})
+	return out, err
+}
+
+// releaseUsage takes a reservation back off the windows it was counted in while they are
+// still the agent's current ones; a release for an earlier day or month, or in a currency
+// the policy no longer has, leaves the newer amounts as they are (agentpolicy.Usage.Release).
+func releaseUsage(ctx context.Context, q *Queries, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
 	if amount < 0 {
 		return agentpolicy.Usage{}, problem.Field("amount", "amount must not be negative")
 	}
-	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		u, err := lockUsage(ctx, q, agentID, now)
-		if err != nil {
-			return err
-		}
-		u = u.At(now)
-		if err := limits.CheckWindows(u, amount); err != nil {
-			return err
-		}
-		if amount > 1<<63-1-max(u.DailySpend, u.MonthlySpend) {
-			return problem.Field("amount", "amount %d is too large to count", amount)
-		}
-		out = u.Add(now, amount)
-		if err := q.AgentUsageSet(ctx, usageSet(agentID, out)); err != nil {
-			return fmt.Errorf("store agent usage: %w", err)
-		}
-		return nil
-	})
-	return out, err
+	u, err := lockUsage(ctx, q, agentID, reservedAt, currency)
+	if err != nil {
+		return u, err
+	}
+	out := u.Release(reservedAt, amount, currency)
+	if out == u {
+		return out, nil
+	}
+	if err := q.AgentUsageSet(ctx, usageSet(agentID, out)); err != nil {
+		return u, fmt.Errorf("store agent usage: %w", err)
+	}
+	return out, nil
 }
 
-// AgentUsageRelease gives back a reservation of amount taken at reservedAt (an action that
-// was rejected or failed), under the usage row's lock: it is taken off the windows it was
-// counted in only while they are still the agent's current ones; a release for an earlier
-// day or month leaves the newer window as it is. It returns the usage as stored after.
-func AgentUsageRelease(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, reservedAt time.Time, amount int64) (agentpolicy.Usage, error) {
-	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		u, err := lockUsage(ctx, q, agentID, reservedAt)
-		if err != nil {
-			return err
-		}
-		out = u.Release(reservedAt, amount)
-		if out == u {
-			return nil
-		}
-		if err := q.AgentUsageSet(ctx, usageSet(agentID, out)); err != nil {
-			return fmt.Errorf("store agent usage: %w", err)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// lockUsage locks the agent's usage row, creating it empty in the windows of at when the
-// agent has none yet, and returns it as stored.
-func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time) (agentpolicy.Usage, error) {
-	fresh := agentpolicy.Fresh(at)
-	if err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth}); err != nil {
+// lockUsage locks the agent's usage row, creating it empty in the windows of at and in
+// currency when the agent has none yet, and returns it as stored. An agent that does not
+// exist is 404 AGENT_NOT_FOUND.
+func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time, currency string) (agentpolicy.Usage, error) {
+	fresh := agentpolicy.Fresh(at, currency)
+	err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Currency: currency, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth})
+	if ConstraintViolated(err, "agent_usage_agent_id_fkey") {
+		return agentpolicy.Usage{}, errAgentNotFound()
+	}
+	if err != nil {
 		return agentpolicy.Usage{}, fmt.Errorf("create agent usage: %w", err)
 	}
 	r, err := q.AgentUsageLock(ctx, agentID)
@@ -94,12 +116,16 @@ func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time)
 	return usageOf(r), nil
 }
 
-// AgentUsages reads the usage of agents as it stands at now (windows that have passed read
-// zero; an agent that never reserved anything has zeros in the windows of now), by agent.
-func AgentUsages(ctx context.Context, q *Queries, now time.Time, agentIDs ...uuid.UUID) (map[uuid.UUID]agentpolicy.Usage, error) {
-	out := make(map[uuid.UUID]agentpolicy.Usage, len(agentIDs))
-	for _, id := range agentIDs {
-		out[id] = agentpolicy.Fresh(now)
+// AgentUsages reads the usage of agents as it stands at now in the currency of each one's
+// policy (currencies, by agent): windows that have passed, or amounts counted in another
+// currency, read zero; an agent that never reserved anything has zeros in the windows of
+// now.
+func AgentUsages(ctx context.Context, q *Queries, now time.Time, currencies map[uuid.UUID]string) (map[uuid.UUID]agentpolicy.Usage, error) {
+	out := make(map[uuid.UUID]agentpolicy.Usage, len(currencies))
+	agentIDs := make([]uuid.UUID, 0, len(currencies))
+	for id, cur := range currencies {
+		out[id] = agentpolicy.Fresh(now, cur)
+		agentIDs = append(agentIDs, id)
 	}
 	if len(agentIDs) == 0 {
 		return out, nil
@@ -109,7 +135,7 @@ func AgentUsages(ctx context.Context, q *Queries, now time.Time, agentIDs ...uui
 		return nil, fmt.Errorf("read agent usage: %w", err)
 	}
 	for _, r := range rows {
-		out[r.AgentID] = usageOf(r).At(now)
+		out[r.AgentID] = usageOf(r).At(now).In(currencies[r.AgentID])
 	}
 	return out, nil
 }
@@ -124,11 +150,15 @@ type AgentWithUsage struct {
 // AgentsWithUsage reads the usage of agents at now (AgentUsages), the one read of usage
 // for rendering agents.
 func AgentsWithUsage(ctx context.Context, q *Queries, now time.Time, agents ...Agent) ([]AgentWithUsage, error) {
-	agentIDs := make([]uuid.UUID, len(agents))
-	for i, a := range agents {
-		agentIDs[i] = a.ID
+	currencies := make(map[uuid.UUID]string, len(agents))
+	for _, a := range agents {
+		p, err := agentpolicy.Decode(a.Policy)
+		if err != nil {
+			return nil, err
+		}
+		currencies[a.ID] = p.SpendingLimits.Currency
 	}
-	usage, err := AgentUsages(ctx, q, now, agentIDs...)
+	usage, err := AgentUsages(ctx, q, now, currencies)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func usageIs(t *testing.T, got agentpolicy.Usage, count, daily, monthly int64) {
 // storedUsage reads the agent's usage as GET /agents renders it at now.
 func storedUsage(t *testing.T, w *agentWorld, id uuid.UUID, now time.Time) agentpolicy.Usage {
 	t.Helper()
-	m, err := db.AgentUsages(context.Background(), w.q, now, id)
+	m, err := db.AgentUsages(context.Background(), w.q, now, map[uuid.UUID]string{id: "USD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestAgentUsageReserveEdges(t *testing.T) {
 	now := time.Date(2026, 5, 12, 9, 0, 0, 0, time.UTC)
 
 	a, _ := w.create(agentPolicy(t, basicAgentPolicy), time.Minute)
-	if u := storedUsage(t, w, a.ID, now); u != agentpolicy.Fresh(now) {
+	if u := storedUsage(t, w, a.ID, now); u != agentpolicy.Fresh(now, "USD") {
 		t.Fatalf("no reservation yet: %+v", u)
 	}
 	daily := agentpolicy.Limits{Currency: "USD", Daily: lim(1000)}
@@ -161,7 +161,7 @@ func TestAgentUsageWindowsAndRelease(t *testing.T) {
 	}
 	release := func(at time.Time, amount int64) agentpolicy.Usage {
 		t.Helper()
-		u, err := db.AgentUsageRelease(ctx, w.pool, a.ID, at, amount)
+		u, err := db.AgentUsageRelease(ctx, w.pool, a.ID, at, amount, "USD")
 		if err != nil {
 			t.Fatal(err)
 		}

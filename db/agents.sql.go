@@ -401,6 +401,36 @@ func (q *Queries) AgentSetPolicy(ctx context.Context, arg AgentSetPolicyParams) 
 	return i, err
 }
 
+const agentShareLive = `-- name: AgentShareLive :one
+SELECT id, platform_id, customer_id, name, policy, is_paused, connected_at, token_hash, deleted_at, created_at, updated_at FROM agents WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL FOR SHARE
+`
+
+type AgentShareLiveParams struct {
+	PlatformID uuid.UUID
+	ID         uuid.UUID
+}
+
+// The live agent an action is submitted for, locked against a policy change (which takes
+// the row FOR NO KEY UPDATE) until the action and its reservation are written.
+func (q *Queries) AgentShareLive(ctx context.Context, arg AgentShareLiveParams) (Agent, error) {
+	row := q.db.QueryRow(ctx, agentShareLive, arg.PlatformID, arg.ID)
+	var i Agent
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Name,
+		&i.Policy,
+		&i.IsPaused,
+		&i.ConnectedAt,
+		&i.TokenHash,
+		&i.DeletedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const agentUpdate = `-- name: AgentUpdate :one
 UPDATE agents
 SET name = coalesce($1::text, name), is_paused = coalesce($2::boolean, is_paused), updated_at = now()
@@ -441,24 +471,30 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 }
 
 const agentUsageEnsure = `-- name: AgentUsageEnsure :exec
-INSERT INTO agent_usage (agent_id, day, month) VALUES ($1, $2, $3)
+INSERT INTO agent_usage (agent_id, currency, day, month) VALUES ($1, $2, $3, $4)
 ON CONFLICT (agent_id) DO NOTHING
 `
 
 type AgentUsageEnsureParams struct {
-	AgentID uuid.UUID
-	Day     string
-	Month   string
+	AgentID  uuid.UUID
+	Currency string
+	Day      string
+	Month    string
 }
 
 // Creates the agent's usage row, empty in the given windows, unless it exists.
 func (q *Queries) AgentUsageEnsure(ctx context.Context, arg AgentUsageEnsureParams) error {
-	_, err := q.db.Exec(ctx, agentUsageEnsure, arg.AgentID, arg.Day, arg.Month)
+	_, err := q.db.Exec(ctx, agentUsageEnsure,
+		arg.AgentID,
+		arg.Currency,
+		arg.Day,
+		arg.Month,
+	)
 	return err
 }
 
 const agentUsageGet = `-- name: AgentUsageGet :many
-SELECT agent_id, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = ANY($1::uuid[])
+SELECT agent_id, currency, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = ANY($1::uuid[])
 `
 
 func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]AgentUsage, error) {
@@ -472,6 +508,7 @@ func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]Ag
 		var i AgentUsage
 		if err := rows.Scan(
 			&i.AgentID,
+			&i.Currency,
 			&i.Day,
 			&i.DailySpend,
 			&i.DailyCount,
@@ -490,7 +527,7 @@ func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]Ag
 }
 
 const agentUsageLock = `-- name: AgentUsageLock :one
-SELECT agent_id, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = $1 FOR UPDATE
+SELECT agent_id, currency, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = $1 FOR UPDATE
 `
 
 func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentUsage, error) {
@@ -498,6 +535,7 @@ func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentU
 	var i AgentUsage
 	err := row.Scan(
 		&i.AgentID,
+		&i.Currency,
 		&i.Day,
 		&i.DailySpend,
 		&i.DailyCount,
@@ -510,12 +548,13 @@ func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentU
 
 const agentUsageSet = `-- name: AgentUsageSet :exec
 UPDATE agent_usage
-SET day = $1, daily_spend = $2, daily_count = $3, month = $4,
-    monthly_spend = $5, updated_at = now()
-WHERE agent_id = $6
+SET currency = $1, day = $2, daily_spend = $3, daily_count = $4, month = $5,
+    monthly_spend = $6, updated_at = now()
+WHERE agent_id = $7
 `
 
 type AgentUsageSetParams struct {
+	Currency     string
 	Day          string
 	DailySpend   int64
 	DailyCount   int64
@@ -526,6 +565,7 @@ type AgentUsageSetParams struct {
 
 func (q *Queries) AgentUsageSet(ctx context.Context, arg AgentUsageSetParams) error {
 	_, err := q.db.Exec(ctx, agentUsageSet,
+		arg.Currency,
 		arg.Day,
 		arg.DailySpend,
 		arg.DailyCount,

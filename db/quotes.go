@@ -278,7 +278,9 @@ func quoteNotPending(status catalog.TransactionStatus) error {
 // (the caller compares the key to tell a repeat from a second execution).
 //
 // Whether the quote has expired is read under the quote's lock, at the moment it is held.
-func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, key string, walletSignature ids.Optional, v Views) (QuoteWithTransaction, error) {
+//
+// An execution by an agent's action (e.AgentID) records the agent on the transaction.
+func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
@@ -296,7 +298,7 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, ke
 		case !now.Before(qt.ExpiresAt):
 			return quoteNotPending(catalog.TxExpired)
 		default:
-			if err := executeQuote(ctx, q, qt, t, key, walletSignature, v); err != nil {
+			if err := executeQuote(ctx, q, qt, t, e, v); err != nil {
 				return err
 			}
 		}
@@ -312,13 +314,18 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, ke
 
 // executeQuote holds a pending quote's sending amount and marks it executed and
 // PROCESSING.
-func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, key string, walletSignature ids.Optional, v Views) error {
+func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
 	h := holdRequest{TransactionID: t.ID, PlatformID: t.PlatformID, Account: qt.SourceAccountID.UUID, Currency: t.Currency, Amount: t.Amount,
-		WalletSignature: walletSignature, SignatureKind: walletauth.KindExecuteQuote}
+		WalletSignature: e.WalletSignature, SignatureKind: walletauth.KindExecuteQuote}
 	if err := holdFunds(ctx, q, h, v); err != nil {
 		return err
 	}
-	_, err := markExecuted(ctx, q, qt, t, key, v)
+	if e.AgentID.Valid {
+		if err := q.TransactionSetAgent(ctx, TransactionSetAgentParams{ID: t.ID, AgentID: e.AgentID.Null()}); err != nil {
+			return fmt.Errorf("record the executing agent: %w", err)
+		}
+	}
+	_, err := markExecuted(ctx, q, qt, t, e.Key, v)
 	return err
 }
 

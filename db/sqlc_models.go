@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
+	"paycore/internal/agent"
 	"paycore/internal/catalog"
 )
 
@@ -28,6 +29,32 @@ type Agent struct {
 	UpdatedAt   time.Time
 }
 
+type AgentAction struct {
+	ID                uuid.UUID
+	WorkflowID        string
+	PlatformID        uuid.UUID
+	AgentID           uuid.UUID
+	CustomerID        uuid.UUID
+	Type              agent.ActionType
+	Status            agent.ActionStatus
+	QuoteID           uuid.NullUUID
+	TransactionID     uuid.UUID
+	InternalAccountID uuid.UUID
+	ExternalAccountID uuid.NullUUID
+	Amount            int64
+	Currency          string
+	Description       *string
+	ReservedAmount    int64
+	ReservedCurrency  string
+	ReservedAt        time.Time
+	ReleasedAt        *time.Time
+	ApprovalExpiresAt *time.Time
+	RejectionReason   *string
+	FailureReason     *string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
 type AgentDeviceCode struct {
 	CodeHash   []byte
 	AgentID    uuid.UUID
@@ -39,6 +66,7 @@ type AgentDeviceCode struct {
 
 type AgentUsage struct {
 	AgentID      uuid.UUID
+	Currency     string
 	Day          string
 	DailySpend   int64
 	DailyCount   int64
@@ -406,6 +434,7 @@ type Transaction struct {
 	ReceiverCustomerInfo     json.RawMessage
 	DestinationUmaAddress    *string
 	CounterpartTransactionID uuid.NullUUID
+	AgentID                  uuid.NullUUID
 }
 
 type UmaProvider struct {

@@ -113,7 +113,8 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 		}
 		rail = acc.Rail()
 		p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Internal.CustomerID, PlatformCustomerID: acc.PlatformCustomerID,
-			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID)}
+			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID),
+			AgentID: r.AgentID.Null()}
 		if r.Description != "" {
 			p.Description = &r.Description
 		}
@@ -378,8 +379,14 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 	return out, err
 }
 
-// recordTransaction records the webhook event of a transaction's new state.
+// recordTransaction records the webhook event of a transaction's new state. Every change
+// of a transaction's status comes through here, in the database transaction that makes
+// it: a transaction an agent action made that ended without moving money also ends the
+// action FAILED and gives its reservation back.
 func recordTransaction(ctx context.Context, q *Queries, v Views, t Transaction, eventType string) error {
+	if err := agentActionTransactionEnded(ctx, q, t); err != nil {
+		return err
+	}
 	_, err := EventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), false)
 	return err
 }

@@ -103,7 +103,7 @@ DELETE FROM rate_limits WHERE window_ends <= now();
 
 -- name: AgentUsageEnsure :exec
 -- Creates the agent's usage row, empty in the given windows, unless it exists.
-INSERT INTO agent_usage (agent_id, day, month) VALUES (@agent_id, @day, @month)
+INSERT INTO agent_usage (agent_id, currency, day, month) VALUES (@agent_id, @currency, @day, @month)
 ON CONFLICT (agent_id) DO NOTHING;
 
 -- name: AgentUsageLock :one
@@ -111,9 +111,14 @@ SELECT * FROM agent_usage WHERE agent_id = @agent_id FOR UPDATE;
 
 -- name: AgentUsageSet :exec
 UPDATE agent_usage
-SET day = @day, daily_spend = @daily_spend, daily_count = @daily_count, month = @month,
+SET currency = @currency, day = @day, daily_spend = @daily_spend, daily_count = @daily_count, month = @month,
     monthly_spend = @monthly_spend, updated_at = now()
 WHERE agent_id = @agent_id;
 
 -- name: AgentUsageGet :many
 SELECT * FROM agent_usage WHERE agent_id = ANY(@agent_ids::uuid[]);
+
+-- name: AgentShareLive :one
+-- The live agent an action is submitted for, locked against a policy change (which takes
+-- the row FOR NO KEY UPDATE) until the action and its reservation are written.
+SELECT * FROM agents WHERE platform_id = @platform_id AND id = @id AND deleted_at IS NULL FOR SHARE;

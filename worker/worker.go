@@ -49,6 +49,7 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 	w.RegisterWorkflowWithOptions(workflows.CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
 	w.RegisterWorkflowWithOptions(workflows.OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
 	w.RegisterWorkflowWithOptions(workflows.BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
+	w.RegisterWorkflowWithOptions(workflows.AgentAction, workflow.RegisterOptions{Name: "AgentAction"})
 	w.RegisterActivity(acts)
 	return w
 }

@@ -43,6 +43,9 @@ type app struct {
 	metrics  *metrics.Metrics
 	rates    *fx.Table
 	dev      bool // running under `paycore dev`
+	// clock is what agent usage windows are counted by: time.Now when nil (tests move it
+	// across days and months).
+	clock func() time.Time
 }
 
 func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
@@ -252,6 +255,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
+		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue})
 	if err := w.Start(); err != nil {

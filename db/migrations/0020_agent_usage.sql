@@ -2,11 +2,13 @@
 
 -- What each agent spent in its current usage windows (agentpolicy.Usage): the daily amount
 -- and transaction count of day, the monthly amount of month, in the smallest unit of its
--- policy currency. One row per agent, created by its first reservation; a reservation
--- locks the row, resets a window that has passed (UTC) and adds the amount only if every
--- limit still holds; a release gives it back to the window it was taken from.
+-- policy currency (currency). One row per agent, created by its first reservation; a
+-- reservation locks the row, resets a window that has passed (UTC) or a currency that is
+-- no longer the policy's, and adds the amount only if every limit still holds; a release
+-- gives it back to the window it was taken from.
 CREATE TABLE agent_usage (
     agent_id      uuid PRIMARY KEY REFERENCES agents (id),
+    currency      text   NOT NULL CHECK (currency ~ '^[A-Z]{3,4}$'),
     day           text   NOT NULL CHECK (day ~ '^\d{4}-\d{2}-\d{2}$'),
     daily_spend   bigint NOT NULL DEFAULT 0 CHECK (daily_spend >= 0),
     daily_count   bigint NOT NULL DEFAULT 0 CHECK (daily_count >= 0),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"paycore/db"
+	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
 	"paycore/internal/ids"
 )
@@ -67,3 +68,64 @@ type AgentRedeemed struct {
 	AccessToken string          `json:"accessToken"`
 	Policy      json.RawMessage `json:"policy"`
 }
+
+// AgentAction is the wire form of an agent's money movement (AgentAction).
+type AgentAction struct {
+	ID                 string                `json:"id"`
+	AgentID            string                `json:"agentId"`
+	CustomerID         string                `json:"customerId"`
+	PlatformCustomerID string                `json:"platformCustomerId"`
+	Status             agent.ActionStatus    `json:"status"`
+	Type               agent.ActionType      `json:"type"`
+	Quote              *Quote                `json:"quote,omitempty"`
+	TransferDetails    *AgentTransferDetails `json:"transferDetails,omitempty"`
+	Transaction        *Transaction          `json:"transaction,omitempty"`
+	RejectionReason    *string               `json:"rejectionReason,omitempty"`
+	FailureReason      *string               `json:"failureReason,omitempty"`
+	ApprovalExpiresAt  *time.Time            `json:"approvalExpiresAt,omitempty"`
+	CreatedAt          time.Time             `json:"createdAt"`
+	UpdatedAt          time.Time             `json:"updatedAt"`
+}
+
+// AgentTransferDetails are what a transfer action moves (AgentTransferDetails).
+type AgentTransferDetails struct {
+	Amount               int64  `json:"amount"`
+	Currency             string `json:"currency"`
+	SourceAccountID      string `json:"sourceAccountId"`
+	DestinationAccountID string `json:"destinationAccountId"`
+}
+
+// AgentActionOf renders an agent action: its quote for EXECUTE_QUOTE, its transfer details
+// for a transfer, its transaction once executed (never while it waits or after a
+// rejection), the rejection's reason when it was rejected with one, why it failed.
+func AgentActionOf(a db.AgentActionFull) AgentAction {
+	out := AgentAction{ID: ids.Format(ids.AgentAction, a.ID), AgentID: ids.Format(ids.Agent, a.AgentID),
+		CustomerID: ids.Format(ids.Customer, a.CustomerID), PlatformCustomerID: a.PlatformCustomerID,
+		Status: a.Status, Type: a.Type, ApprovalExpiresAt: a.ApprovalExpiresAt, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	if a.Quote != nil {
+		q := QuoteOf(*a.Quote)
+		out.Quote = &q
+	}
+	if a.Type != agent.ExecuteQuote {
+		internal, external := ids.Format(ids.InternalAccount, a.InternalAccountID), ids.Format(ids.ExternalAccount, a.ExternalAccountID.UUID)
+		d := AgentTransferDetails{Amount: a.Amount, Currency: a.Currency, SourceAccountID: internal, DestinationAccountID: external}
+		if a.Type == agent.TransferIn {
+			d.SourceAccountID, d.DestinationAccountID = external, internal
+		}
+		out.TransferDetails = &d
+	}
+	if a.Transaction != nil && a.Status != agent.PendingApproval && a.Status != agent.Rejected {
+		t := TransactionOf(*a.Transaction)
+		out.Transaction = &t
+	}
+	if a.Status == agent.Rejected {
+		out.RejectionReason = a.RejectionReason
+	}
+	if a.Status == agent.Failed {
+		out.FailureReason = a.FailureReason
+	}
+	return out
+}
+
+// AgentAction renders an action for its webhook event.
+func (Resources) AgentAction(a db.AgentActionFull) any { return AgentActionOf(a) }

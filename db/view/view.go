@@ -97,9 +97,11 @@ type Transaction struct {
 	FailureDetails             *FailureDetails           `json:"failureDetails,omitempty"`
 	// A conversion's terms (exchangeRate: sending units per receiving unit; fees in the
 	// sending currency's smallest unit), its quote, and the refund of a failed payment.
-	ExchangeRate            *json.Number    `json:"exchangeRate,omitempty"`
-	Fees                    *int64          `json:"fees,omitempty"`
-	QuoteID                 string          `json:"quoteId,omitempty"`
+	ExchangeRate *json.Number `json:"exchangeRate,omitempty"`
+	Fees         *int64       `json:"fees,omitempty"`
+	QuoteID      string       `json:"quoteId,omitempty"`
+	// AgentID is the agent that initiated the transaction, when one did.
+	AgentID                 string          `json:"agentId,omitempty"`
 	RateDetails             json.RawMessage `json:"rateDetails,omitempty"`
 	CounterpartyInformation json.RawMessage `json:"counterpartyInformation,omitempty"`
 	Refund                  *Refund         `json:"refund,omitempty"`
@@ -153,6 +155,9 @@ func TransactionOf(t db.Transaction) Transaction {
 	}
 	if t.QuoteID.Valid {
 		out.QuoteID = ids.Format(ids.Quote, t.QuoteID.UUID)
+	}
+	if t.AgentID.Valid {
+		out.AgentID = ids.Format(ids.Agent, t.AgentID.UUID)
 	}
 	if t.SourceUmaAddress != nil {
 		out.Source.UmaAddress = *t.SourceUmaAddress

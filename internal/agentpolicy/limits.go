@@ -64,10 +64,15 @@ func (l Limits) CheckWindows(u Usage, amount int64) error {
 	return nil
 }
 
-// Release gives back a transaction of amount that was counted at the moment at: only the
-// windows of u that still are those of at are reduced (never below zero); a newer day or
-// month, or a window that is not at's, is left as it is.
-func (u Usage) Release(at time.Time, amount int64) Usage {
+// Release gives back a transaction of amount in currency that was counted at the moment
+// at: only the windows of u that still are those of at are reduced (never below zero); a
+// newer day or month, or a window that is not at's, is left as it is. An amount counted in
+// another currency than u's (the policy currency changed since, which started the amounts
+// again at zero) gives back only the transaction.
+func (u Usage) Release(at time.Time, amount int64, currency string) Usage {
+	if currency != u.Currency {
+		amount = 0
+	}
 	if u.DailyResetDate == Day(at) {
 		u.DailyTransactionCount = max(u.DailyTransactionCount-1, 0)
 		u.DailySpend = max(u.DailySpend-amount, 0)
@@ -109,9 +114,8 @@ type Decision struct {
 func (p Policy) Decide(u Usage, now time.Time, a Action) (Decision, error) {
 	cur := p.SpendingLimits.Currency
 	r := p.AccountRestrictions
-	if r.AllowedAccountIDs != nil && !slices.Contains(r.AllowedAccountIDs, a.AccountID) {
-		return Decision{}, problem.Refuse(catalog.Forbidden, "the agent's policy does not allow the account %s (accountRestrictions.allowedAccountIds)", a.AccountID).
-			With(map[string]any{"accountId": a.AccountID})
+	if err := p.AllowsAccount(a.AccountID); err != nil {
+		return Decision{}, err
 	}
 	if a.Amount < 0 {
 		return Decision{}, problem.Field("amount", "amount must not be negative")
@@ -137,6 +141,17 @@ func (p Policy) Decide(u Usage, now time.Time, a Action) (Decision, error) {
 	needs := p.DefaultExecutionMode == ApprovalRequired || mode == ApprovalRequired ||
 		(a.Threshold != nil && a.Amount > *a.Threshold)
 	return Decision{NeedsApproval: needs}, nil
+}
+
+// AllowsAccount refuses an internal account (InternalAccount:<uuid>) the policy does not
+// let the agent use: 403 FORBIDDEN naming it in details.accountId.
+func (p Policy) AllowsAccount(accountID string) error {
+	allowed := p.AccountRestrictions.AllowedAccountIDs
+	if allowed != nil && !slices.Contains(allowed, accountID) {
+		return problem.Refuse(catalog.Forbidden, "the agent's policy does not allow the account %s (accountRestrictions.allowedAccountIds)", accountID).
+			With(map[string]any{"accountId": accountID})
+	}
+	return nil
 }
 
 // ToPolicyCurrency expresses amount minor units of from in minor units of to at the

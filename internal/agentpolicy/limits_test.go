@@ -46,10 +46,10 @@ func TestDecideLimitsAtTheirEdges(t *testing.T) {
 		acct   string
 		limit  string // "" when allowed
 	}{
-		{"per transaction exactly", nil, Fresh(now), 5000, acct2, ""},
-		{"per transaction one more", nil, Fresh(now), 5001, acct2, LimitPerTransaction},
-		{"account rule raises per transaction", nil, Fresh(now), 8000, acct1, ""},
-		{"account rule's limit one more", nil, Fresh(now), 8001, acct1, LimitPerTransaction},
+		{"per transaction exactly", nil, Fresh(now, "USD"), 5000, acct2, ""},
+		{"per transaction one more", nil, Fresh(now, "USD"), 5001, acct2, LimitPerTransaction},
+		{"account rule raises per transaction", nil, Fresh(now, "USD"), 8000, acct1, ""},
+		{"account rule's limit one more", nil, Fresh(now, "USD"), 8001, acct1, LimitPerTransaction},
 		{"daily exactly", nil, u, 5000, acct2, ""},
 		{"daily one more", nil, u, 5001, acct2, LimitPerTransaction},
 		{"daily one more within per transaction", nil, Usage{DailySpend: 15001, DailyResetDate: "2026-03-31", MonthlyResetMonth: "2026-03"}, 5000, acct2, LimitDaily},
@@ -90,12 +90,12 @@ func TestDecideLimitsAtTheirEdges(t *testing.T) {
 func TestDecideAccountNotAllowed(t *testing.T) {
 	now := time.Now()
 	p := limitsPolicy()
-	_, err := p.Decide(Fresh(now), now, Action{Amount: 1, AccountID: "InternalAccount:00000000-0000-0000-0000-000000000001"})
+	_, err := p.Decide(Fresh(now, "USD"), now, Action{Amount: 1, AccountID: "InternalAccount:00000000-0000-0000-0000-000000000001"})
 	if code, _ := refusal(t, err); code != catalog.Forbidden {
 		t.Fatalf("code %s", code)
 	}
 	p.AccountRestrictions = AccountRestrictions{AccountRules: []AccountRule{}}
-	if _, err := p.Decide(Fresh(now), now, Action{Amount: 1, AccountID: "InternalAccount:00000000-0000-0000-0000-000000000001"}); err != nil {
+	if _, err := p.Decide(Fresh(now, "USD"), now, Action{Amount: 1, AccountID: "InternalAccount:00000000-0000-0000-0000-000000000001"}); err != nil {
 		t.Fatalf("every account allowed: %v", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestDecideApproval(t *testing.T) {
 			if c.p != nil {
 				p = c.p(p)
 			}
-			d, err := p.Decide(Fresh(now), now, Action{Amount: c.amount, AccountID: c.acct, Threshold: c.threshold})
+			d, err := p.Decide(Fresh(now, "USD"), now, Action{Amount: c.amount, AccountID: c.acct, Threshold: c.threshold})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,8 +147,8 @@ func TestDecideApproval(t *testing.T) {
 
 func TestUsageRelease(t *testing.T) {
 	at := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)
-	u := Fresh(at).Add(at, 700).Add(at, 300)
-	if got := u.Release(at, 300); got.DailySpend != 700 || got.DailyTransactionCount != 1 || got.MonthlySpend != 700 {
+	u := Fresh(at, "USD").Add(at, 700).Add(at, 300)
+	if got := u.Release(at, 300, "USD"); got.DailySpend != 700 || got.DailyTransactionCount != 1 || got.MonthlySpend != 700 {
 		t.Fatalf("same day %+v", got)
 	}
 	// Usage of the next day (same month): a release of yesterday lowers only the month.
@@ -158,15 +158,27 @@ func TestUsageRelease(t *testing.T) {
 	}
 	tomorrow := at.Add(14 * time.Hour) // 2026-04-01 00:00 UTC: another day and month
 	v := u.At(tomorrow).Add(tomorrow, 100)
-	if got := v.Release(at, 300); got != v {
+	if got := v.Release(at, 300, "USD"); got != v {
 		t.Fatalf("a release of an earlier day and month changed %+v into %+v", v, got)
 	}
 	day2 := at.Add(-24 * time.Hour) // 2026-03-30: same month, earlier day
-	if got := u.Release(day2, 300); got.DailySpend != 1000 || got.DailyTransactionCount != 2 || got.MonthlySpend != 700 {
+	if got := u.Release(day2, 300, "USD"); got.DailySpend != 1000 || got.DailyTransactionCount != 2 || got.MonthlySpend != 700 {
 		t.Fatalf("earlier day, same month %+v", got)
 	}
-	if got := u.Release(at, 5000); got.DailySpend != 0 || got.MonthlySpend != 0 || got.DailyTransactionCount != 1 {
+	if got := u.Release(at, 5000, "USD"); got.DailySpend != 0 || got.MonthlySpend != 0 || got.DailyTransactionCount != 1 {
 		t.Fatalf("never below zero %+v", got)
+	}
+	// The policy currency changed: the amounts started again at zero in EUR, and an amount
+	// reserved in USD gives back only its transaction.
+	eur := u.In("EUR").Add(at, 40)
+	if eur.DailySpend != 40 || eur.MonthlySpend != 40 || eur.DailyTransactionCount != 3 {
+		t.Fatalf("in EUR %+v", eur)
+	}
+	if got := eur.Release(at, 300, "USD"); got.DailySpend != 40 || got.MonthlySpend != 40 || got.DailyTransactionCount != 2 {
+		t.Fatalf("a USD release in EUR %+v", got)
+	}
+	if got := u.In("USD"); got != u {
+		t.Fatalf("the same currency changed %+v into %+v", u, got)
 	}
 }
 
@@ -239,7 +251,7 @@ func TestThreshold(t *testing.T) {
 // midnight UTC) counts into the day and month already open instead of resetting them.
 func TestUsageWindowsOnlyMoveForward(t *testing.T) {
 	midnight := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	u := Fresh(midnight).Add(midnight, 500)
+	u := Fresh(midnight, "USD").Add(midnight, 500)
 	behind := midnight.Add(-time.Millisecond) // 30 November, another month too
 	got := u.At(behind)
 	if got.DailySpend != 500 || got.DailyTransactionCount != 1 || got.MonthlySpend != 500 || got.DailyResetDate != "2026-12-01" {

@@ -155,26 +155,26 @@ func TestUsageWindows(t *testing.T) {
 		t.Fatalf("day %s, want 2025-03-31 (UTC)", d)
 	}
 
-	u := Fresh(at("2025-01-30T10:00:00Z"))
-	if u != (Usage{DailyResetDate: "2025-01-30", MonthlyResetMonth: "2025-01"}) {
+	u := Fresh(at("2025-01-30T10:00:00Z"), "USD")
+	if u != (Usage{Currency: "USD", DailyResetDate: "2025-01-30", MonthlyResetMonth: "2025-01"}) {
 		t.Fatalf("fresh %+v", u)
 	}
 	u = u.Add(at("2025-01-30T10:00:00Z"), 100).Add(at("2025-01-30T23:59:59.999Z"), 50)
-	if u != (Usage{DailyTransactionCount: 2, DailySpend: 150, DailyResetDate: "2025-01-30", MonthlySpend: 150, MonthlyResetMonth: "2025-01"}) {
+	if u != (Usage{Currency: "USD", DailyTransactionCount: 2, DailySpend: 150, DailyResetDate: "2025-01-30", MonthlySpend: 150, MonthlyResetMonth: "2025-01"}) {
 		t.Fatalf("same day %+v", u)
 	}
 	// The next day starts the daily counters at zero; the month goes on.
 	next := u.At(at("2025-01-31T00:00:00Z"))
-	if next != (Usage{DailyResetDate: "2025-01-31", MonthlySpend: 150, MonthlyResetMonth: "2025-01"}) {
+	if next != (Usage{Currency: "USD", DailyResetDate: "2025-01-31", MonthlySpend: 150, MonthlyResetMonth: "2025-01"}) {
 		t.Fatalf("next day %+v", next)
 	}
 	u = u.Add(at("2025-01-31T08:00:00Z"), 10)
-	if u != (Usage{DailyTransactionCount: 1, DailySpend: 10, DailyResetDate: "2025-01-31", MonthlySpend: 160, MonthlyResetMonth: "2025-01"}) {
+	if u != (Usage{Currency: "USD", DailyTransactionCount: 1, DailySpend: 10, DailyResetDate: "2025-01-31", MonthlySpend: 160, MonthlyResetMonth: "2025-01"}) {
 		t.Fatalf("next day's spend %+v", u)
 	}
 	// A new month starts both at zero.
 	feb := u.Add(at("2025-02-01T00:00:00Z"), 7)
-	if feb != (Usage{DailyTransactionCount: 1, DailySpend: 7, DailyResetDate: "2025-02-01", MonthlySpend: 7, MonthlyResetMonth: "2025-02"}) {
+	if feb != (Usage{Currency: "USD", DailyTransactionCount: 1, DailySpend: 7, DailyResetDate: "2025-02-01", MonthlySpend: 7, MonthlyResetMonth: "2025-02"}) {
 		t.Fatalf("new month %+v", feb)
 	}
 	// The same day of another month or year is another window too.
@@ -182,15 +182,15 @@ func TestUsageWindows(t *testing.T) {
 		t.Fatalf("a year later %+v", r)
 	}
 	// Giving back: only windows still current are reduced, never below zero.
-	back := feb.Sub(at("2025-02-01T01:00:00Z"), at("2025-02-01T00:00:00Z"), 7)
-	if back != (Usage{DailyResetDate: "2025-02-01", MonthlyResetMonth: "2025-02"}) {
+	back := feb.At(at("2025-02-01T01:00:00Z")).Release(at("2025-02-01T00:00:00Z"), 7, "USD")
+	if back != (Usage{Currency: "USD", DailyResetDate: "2025-02-01", MonthlyResetMonth: "2025-02"}) {
 		t.Fatalf("given back the same day %+v", back)
 	}
-	late := feb.Add(at("2025-02-02T09:00:00Z"), 3).Sub(at("2025-02-02T10:00:00Z"), at("2025-02-01T00:00:00Z"), 7)
-	if late != (Usage{DailyTransactionCount: 1, DailySpend: 3, DailyResetDate: "2025-02-02", MonthlySpend: 3, MonthlyResetMonth: "2025-02"}) {
+	late := feb.Add(at("2025-02-02T09:00:00Z"), 3).At(at("2025-02-02T10:00:00Z")).Release(at("2025-02-01T00:00:00Z"), 7, "USD")
+	if late != (Usage{Currency: "USD", DailyTransactionCount: 1, DailySpend: 3, DailyResetDate: "2025-02-02", MonthlySpend: 3, MonthlyResetMonth: "2025-02"}) {
 		t.Fatalf("given back the next day %+v", late)
 	}
-	if z := Fresh(at("2025-02-02T00:00:00Z")).Sub(at("2025-02-02T00:00:00Z"), at("2025-02-02T00:00:00Z"), 5); z.DailySpend != 0 || z.MonthlySpend != 0 || z.DailyTransactionCount != 0 {
+	if z := Fresh(at("2025-02-02T00:00:00Z"), "USD").Release(at("2025-02-02T00:00:00Z"), 5, "USD"); z.DailySpend != 0 || z.MonthlySpend != 0 || z.DailyTransactionCount != 0 {
 		t.Fatalf("below zero %+v", z)
 	}
 }

@@ -20,8 +20,9 @@ func Month(t time.Time) string { return t.UTC().Format(MonthLayout) }
 
 // Usage is what an agent spent in the current windows (AgentUsage): the daily amount and
 // transaction count of DailyResetDate and the monthly amount of MonthlyResetMonth, in the
-// policy currency's smallest unit.
+// policy currency's smallest unit (Currency, not shown: it is the policy's).
 type Usage struct {
+	Currency              string `json:"-"`
 	DailyTransactionCount int64  `json:"dailyTransactionCount"`
 	DailySpend            int64  `json:"dailySpend"`
 	DailyResetDate        string `json:"dailyResetDate"`
@@ -29,9 +30,19 @@ type Usage struct {
 	MonthlyResetMonth     string `json:"monthlyResetMonth"`
 }
 
-// Fresh is the usage of an agent that has spent nothing, at now.
-func Fresh(now time.Time) Usage {
-	return Usage{DailyResetDate: Day(now), MonthlyResetMonth: Month(now)}
+// Fresh is the usage of an agent that has spent nothing, at now, counted in currency.
+func Fresh(now time.Time, currency string) Usage {
+	return Usage{Currency: currency, DailyResetDate: Day(now), MonthlyResetMonth: Month(now)}
+}
+
+// In is u counted in currency: when the policy currency changed since u was counted, the
+// amounts start again at zero in the new one (the transaction count stays). Amounts
+// reserved in the old currency are then no longer given back (see Release).
+func (u Usage) In(currency string) Usage {
+	if u.Currency != currency {
+		u.Currency, u.DailySpend, u.MonthlySpend = currency, 0, 0
+	}
+	return u
 }
 
 // At is u as it stands at now: the daily counters start again at zero when now is on a
@@ -55,20 +66,5 @@ func (u Usage) Add(now time.Time, amount int64) Usage {
 	u.DailyTransactionCount++
 	u.DailySpend += amount
 	u.MonthlySpend += amount
-	return u
-}
-
-// Sub gives back a transaction of amount that was counted at the moment at (a rejected
-// or failed action returns its reservation), as u stands at now: only the windows that
-// still are those of at are reduced, never below zero.
-func (u Usage) Sub(now, at time.Time, amount int64) Usage {
-	u = u.At(now)
-	if u.DailyResetDate == Day(at) {
-		u.DailyTransactionCount = max(u.DailyTransactionCount-1, 0)
-		u.DailySpend = max(u.DailySpend-amount, 0)
-	}
-	if u.MonthlyResetMonth == Month(at) {
-		u.MonthlySpend = max(u.MonthlySpend-amount, 0)
-	}
 	return u
 }

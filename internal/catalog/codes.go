@@ -145,6 +145,11 @@ const (
 	DeviceCodeExpired Code = "DEVICE_CODE_EXPIRED"
 	// AgentConnected refuses a new device code for an agent that is connected (409).
 	AgentConnected Code = "AGENT_ALREADY_CONNECTED"
+	// AgentActionNotFound: no such action of the agent on the platform (404).
+	AgentActionNotFound Code = "AGENT_ACTION_NOT_FOUND"
+	// AgentActionNotPending refuses approving or rejecting an action that is no longer
+	// waiting for a decision: decided already, or its approval expired (409).
+	AgentActionNotPending Code = "AGENT_ACTION_NOT_PENDING"
 	// VelocityLimitExceeded refuses an action that would pass a spending limit: a
 	// per-transaction, daily, daily transaction count or monthly limit (403).
 	VelocityLimitExceeded Code = "VELOCITY_LIMIT_EXCEEDED"

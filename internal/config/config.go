@@ -116,6 +116,9 @@ type Config struct {
 	AgentRedeemPerAddress   int
 	AgentRedeemPerCode      int
 	AgentRedeemWindow       time.Duration
+	// AgentApprovalLifetime is how long an agent's action that needs the platform's
+	// approval waits for it before it fails (PAYCORE_AGENT_APPROVAL_LIFETIME).
+	AgentApprovalLifetime time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed when a
 	// request's source address is decided (PAYCORE_TRUSTED_PROXIES: CIDR prefixes or
 	// addresses, comma-separated); none by default, so the source is the peer address.
@@ -173,6 +176,7 @@ func Defaults() Config {
 		AgentRedeemPerAddress:   10,
 		AgentRedeemPerCode:      5,
 		AgentRedeemWindow:       15 * time.Minute,
+		AgentApprovalLifetime:   24 * time.Hour,
 	}
 }
 
@@ -304,6 +308,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 
 	dur("PAYCORE_AGENT_DEVICE_CODE_LIFETIME", &c.AgentDeviceCodeLifetime)
 	dur("PAYCORE_AGENT_REDEEM_WINDOW", &c.AgentRedeemWindow)
+	dur("PAYCORE_AGENT_APPROVAL_LIFETIME", &c.AgentApprovalLifetime)
 	perAddress, perCode := int64(c.AgentRedeemPerAddress), int64(c.AgentRedeemPerCode)
 	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_ADDRESS", &perAddress)
 	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_CODE", &perCode)

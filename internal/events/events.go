@@ -27,6 +27,8 @@ const (
 	// The end of a bulk customer import job (its data is the BulkCustomerImportJob).
 	BulkUploadCompleted = "BULK_UPLOAD_COMPLETED"
 	BulkUploadFailed    = "BULK_UPLOAD_FAILED"
+	// An agent's action waits for the platform's approval (its data is the AgentAction).
+	AgentActionPendingApproval = "AGENT_ACTION_PENDING_APPROVAL"
 )
 
 // CustomerStatus is the CUSTOMER_* event of a customer whose verification status became
@@ -51,7 +53,7 @@ var Types = []string{
 	"CUSTOMER_KYB_APPROVED", "CUSTOMER_KYB_REJECTED", "CUSTOMER_KYB_PENDING",
 	"VERIFICATION_APPROVED", "VERIFICATION_REJECTED", "VERIFICATION_RESOLVE_ERRORS", "VERIFICATION_IN_PROGRESS",
 	"VERIFICATION_PENDING_MANUAL_REVIEW", "VERIFICATION_READY_FOR_VERIFICATION",
-	InvitationClaimed, BulkUploadCompleted, BulkUploadFailed, "AGENT_ACTION_PENDING_APPROVAL",
+	InvitationClaimed, BulkUploadCompleted, BulkUploadFailed, AgentActionPendingApproval,
 }
 
 // Envelope is the JSON body of every webhook.

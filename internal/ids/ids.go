@@ -3,6 +3,7 @@
 package ids
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
 
@@ -39,6 +40,18 @@ const (
 // New returns a fresh time-ordered UUIDv7.
 func New() uuid.UUID {
 	return uuid.Must(uuid.NewV7())
+}
+
+// Derive is the id determined by parts (SHA-256 of them, NUL-separated, as a version 8
+// UUID): the same parts always give the same id, so a repeated request (its
+// Idempotency-Key) or a retried step finds what the first one made.
+func Derive(parts ...string) uuid.UUID {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	var id uuid.UUID
+	copy(id[:], sum[:16])
+	id[6] = (id[6] & 0x0f) | 0x80 // version 8: custom
+	id[8] = (id[8] & 0x3f) | 0x80 // RFC 4122 variant
+	return id
 }
 
 // Format renders id with its resource prefix.

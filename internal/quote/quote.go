@@ -102,6 +102,9 @@ type Request struct {
 type Execution struct {
 	Key             string
 	WalletSignature ids.Optional `json:",omitzero"`
+	// AgentID is the agent whose action executes the quote (the transaction's agentId);
+	// absent otherwise.
+	AgentID ids.Optional `json:",omitzero"`
 }
 
 // Deposit is a deposit for a REALTIME_FUNDING quote: its amount and the request it came

@@ -85,6 +85,9 @@ type Request struct {
 	// WalletSignature is the used signed retry by which the customer's wallet session
 	// authorised this transfer out of an embedded wallet; absent otherwise.
 	WalletSignature ids.Optional `json:",omitzero"`
+	// AgentID is the agent whose action makes this transfer (the transaction's agentId);
+	// absent otherwise.
+	AgentID ids.Optional `json:",omitzero"`
 	// SlowDelay is how long the sandbox's slow scenario stays pending (about 30 s in
 	// production configuration; tests shorten it).
 	SlowDelay time.Duration

@@ -1,0 +1,219 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/agent"
+	"paycore/internal/agentpolicy"
+	"paycore/internal/catalog"
+	"paycore/internal/fx"
+	"paycore/internal/ids"
+	"paycore/internal/money"
+	"paycore/internal/problem"
+	"paycore/internal/quote"
+	"paycore/internal/transfer"
+)
+
+// Payments makes the payments agent actions execute, through the payments' own workflows
+// (workflows/start implements it): the same rules and steps as a platform's requests.
+type Payments interface {
+	// Transfer starts (or joins) a transfer's workflow and waits for its create step: nil
+	// when the transfer exists, or its refusal (a *problem error).
+	Transfer(ctx context.Context, r transfer.Request) error
+	// ExecuteQuote executes a quote through its workflow: nil when executed by e (now or
+	// before), the refusal otherwise (a *problem error), or ErrPaymentEnded when the
+	// quote's workflow has ended.
+	ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) error
+}
+
+// ErrPaymentEnded reports that a payment's workflow ended before it could take the step:
+// what happened is read from the database.
+var ErrPaymentEnded = errors.New("the payment's workflow has ended")
+
+// ActionStep is what an agent action's step answers: the AgentAction resource (JSON) as
+// committed, its status, when a pending one expires, and the refusal of its execution
+// when it was refused (the action is FAILED then).
+type ActionStep struct {
+	Action            json.RawMessage    `json:"action"`
+	Status            agent.ActionStatus `json:"status"`
+	ApprovalExpiresAt time.Time          `json:"approvalExpiresAt,omitzero"`
+	Refusal           *problem.Wire      `json:"refusal,omitempty"`
+}
+
+func actionStep(a db.AgentActionFull) (ActionStep, error) {
+	res, err := json.Marshal(view.AgentActionOf(a))
+	if err != nil {
+		return ActionStep{}, fmt.Errorf("render agent action: %w", err)
+	}
+	out := ActionStep{Action: res, Status: a.Status}
+	if a.ApprovalExpiresAt != nil {
+		out.ApprovalExpiresAt = *a.ApprovalExpiresAt
+	}
+	return out, nil
+}
+
+// SubmitAgentAction checks an agent's action against its policy and usage and writes it
+// with its reservation (db.AgentActionSubmit): APPROVED to be executed at once, or
+// PENDING_APPROVAL. Amounts in another currency than the policy's are converted at the
+// mid-market rate of the moment (agentpolicy.ToPolicyCurrency). A refusal (permission,
+// account, limit, quote or transfer rule) is a non-retryable application error.
+func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
+	p, err := a.q.PlatformGet(ctx, in.PlatformID)
+	if err != nil {
+		return ActionStep{}, fmt.Errorf("load platform: %w", err)
+	}
+	rates := a.ratesFor(p.Environment)
+	now := a.now()
+	judge := func(policy agentpolicy.Policy, u agentpolicy.Usage, amount int64, currency string, accountID uuid.UUID) (int64, agentpolicy.Decision, error) {
+		from, okf := money.Lookup(currency)
+		to, okt := money.Lookup(policy.SpendingLimits.Currency)
+		if !okf || !okt {
+			return 0, agentpolicy.Decision{}, fmt.Errorf("convert %s to the policy currency %s: unknown currency", currency, policy.SpendingLimits.Currency)
+		}
+		reserved, err := agentpolicy.ToPolicyCurrency(rates, amount, from, to, now)
+		if err != nil {
+			return 0, agentpolicy.Decision{}, convertRefusal(err, currency, to.Code)
+		}
+		threshold, err := policy.Threshold(rates, now)
+		if err != nil {
+			return 0, agentpolicy.Decision{}, convertRefusal(err, policy.ApprovalThresholds.Currency, to.Code)
+		}
+		d, err := policy.Decide(u, now, agentpolicy.Action{Amount: reserved, AccountID: ids.Format(ids.InternalAccount, accountID), Threshold: threshold})
+		return reserved, d, err
+	}
+	act, err := db.AgentActionSubmit(ctx, a.pool, in, now, view.Resources{}, judge)
+	if err != nil {
+		return ActionStep{}, refusal(err)
+	}
+	return actionStep(act)
+}
+
+// convertRefusal is the refusal of an amount that cannot be expressed in the policy
+// currency (no rate between the two, or too large).
+func convertRefusal(err error, from, to string) error {
+	if errors.Is(err, fx.ErrTooLarge) || errors.Is(err, fx.ErrNegative) || errors.Is(err, fx.ErrNoRate) {
+		return problem.Field("amount", "the amount in %s cannot be counted in the policy currency %s: %v", from, to, err)
+	}
+	return err
+}
+
+// DecideAgentAction applies the platform's decision to a pending action
+// (db.AgentActionDecide): APPROVED, to be executed next, or REJECTED with its reservation
+// given back. An action no longer pending is refused (409 AGENT_ACTION_NOT_PENDING).
+func (a *Activities) DecideAgentAction(ctx context.Context, actionID uuid.UUID, d agent.Decision) (ActionStep, error) {
+	act, err := db.AgentActionDecide(ctx, a.pool, actionID, d)
+	if err != nil {
+		return ActionStep{}, refusal(err)
+	}
+	return actionStep(act)
+}
+
+// ExpireAgentAction ends a pending action nobody decided before its approval expired:
+// FAILED (APPROVAL_EXPIRED), its reservation given back. An action decided meanwhile is
+// left as it is.
+func (a *Activities) ExpireAgentAction(ctx context.Context, actionID uuid.UUID) (ActionStep, error) {
+	act, err := db.AgentActionFail(ctx, a.pool, actionID, agent.FailureApprovalExpired, agent.PendingApproval)
+	if err != nil {
+		return ActionStep{}, err
+	}
+	return actionStep(act)
+}
+
+// ExecuteAgentAction executes an approved action through the payment's own workflow: it
+// starts the transfer (its transaction id derived from the action's) or executes the
+// quote, with the agent recorded on the transaction. A refused execution (the balance is
+// too low, the quote expired) ends the action FAILED with the refusal's code as reason and
+// its reservation given back; the answer then carries the refusal. Executing an action
+// that is not APPROVED, or whose payment exists, answers the action as it is.
+func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
+	act, err := db.AgentActionRead(ctx, a.q, in.ActionID)
+	if err != nil {
+		return ActionStep{}, err
+	}
+	if act.Status != agent.Approved {
+		return actionStep(act)
+	}
+	refused := a.executeAction(ctx, in, act)
+	var w problem.Wire
+	switch {
+	case refused == nil:
+	case asRefusal(refused, &w):
+		if act, err = db.AgentActionFail(ctx, a.pool, in.ActionID, string(w.Code), agent.Approved); err != nil {
+			return ActionStep{}, err
+		}
+		out, err := actionStep(act)
+		out.Refusal = &w
+		return out, err
+	default:
+		return ActionStep{}, refused // retried
+	}
+	if act, err = db.AgentActionRead(ctx, a.q, in.ActionID); err != nil {
+		return ActionStep{}, err
+	}
+	return actionStep(act)
+}
+
+// executeAction makes the action's payment: nil when it exists, a refusal, or a transient
+// error to retry.
+func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db.AgentActionFull) error {
+	if act.Type == agent.ExecuteQuote {
+		key := "agent-action:" + act.ID.String()
+		err := a.payments.ExecuteQuote(ctx, act.QuoteID.UUID, quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)})
+		if !errors.Is(err, ErrPaymentEnded) {
+			return err
+		}
+		// The quote's workflow ended: executed by this action (a retried step), or not.
+		if act.Quote != nil {
+			row, err := a.q.QuoteGetByID(ctx, act.QuoteID.UUID)
+			if err != nil {
+				return fmt.Errorf("read quote: %w", err)
+			}
+			if row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key {
+				return nil
+			}
+		}
+		return problem.Refuse(catalog.QuoteNotPending, "the quote expired or ended before the action was executed")
+	}
+	kind := transfer.Out
+	if act.Type == agent.TransferIn {
+		kind = transfer.In
+	}
+	r := transfer.Request{TransactionID: act.TransactionID, Kind: kind, PlatformID: act.PlatformID, CustomerID: ids.Some(act.CustomerID),
+		InternalAccountID: act.InternalAccountID, ExternalAccountID: act.ExternalAccountID.UUID, Amount: act.Amount,
+		AgentID: ids.Some(act.AgentID), SlowDelay: in.SlowDelay}
+	if act.Description != nil {
+		r.Description = *act.Description
+	}
+	err := a.payments.Transfer(ctx, r)
+	if !errors.Is(err, ErrPaymentEnded) {
+		return err
+	}
+	// The transfer's workflow ended before this step saw its answer: it exists, or it was
+	// refused.
+	if _, err := a.q.TransactionGetByID(ctx, act.TransactionID); err == nil {
+		return nil
+	} else if !db.IsNotFound(err) {
+		return fmt.Errorf("read transaction: %w", err)
+	}
+	return problem.Refuse(catalog.InvalidInput, "the transfer was refused")
+}
+
+// asRefusal reports whether err is a refusal of a domain rule, and puts its wire form in w.
+func asRefusal(err error, w *problem.Wire) bool {
+	wire, ok := problem.ToWire(err)
+	if ok {
+		if wire.Code == "" {
+			wire.Code = catalog.InvalidInput
+		}
+		*w = wire
+	}
+	return ok
+}

@@ -1,0 +1,394 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/agent"
+	"paycore/internal/agentpolicy"
+	"paycore/internal/catalog"
+	"paycore/internal/events"
+	"paycore/internal/problem"
+	"paycore/internal/quote"
+	"paycore/internal/transfer"
+)
+
+func errActionNotFound() error { return problem.NotFound(catalog.AgentActionNotFound, "agent action") }
+
+// ActionJudge applies the agent's policy to an action of amount in currency from (or, for
+// a transfer in, to) the internal account accountID, the agent's usage being u (locked, as
+// it stands now, in the policy currency): it returns the amount to reserve in the policy
+// currency and whether the action waits for approval, or the refusal.
+type ActionJudge func(p agentpolicy.Policy, u agentpolicy.Usage, amount int64, currency string, accountID uuid.UUID) (int64, agentpolicy.Decision, error)
+
+// AgentActionFull is an action with what it is rendered with: its quote (EXECUTE_QUOTE)
+// and its transaction once it exists and the action was executed.
+type AgentActionFull struct {
+	AgentAction
+	Quote       *QuoteWithTransaction
+	Transaction *Transaction
+	// PlatformCustomerID is the platform's own id of the action's customer.
+	PlatformCustomerID string
+}
+
+// AgentActionViews renders an action for its webhook event.
+type AgentActionViews interface {
+	AgentAction(a AgentActionFull) any
+}
+
+// AgentActionSubmit writes a new agent action with the reservation of its amount in the
+// agent's usage, in one database transaction, and returns it. Under the agent's row
+// (shared: a policy change waits) and the usage row's lock it checks that the agent is
+// live and not paused, that the quote or accounts belong to its customer and can move
+// money now (the quote rule's and the transfer rule's own checks), then judge applies the
+// policy; a refusal writes nothing. An action that waits for approval is PENDING_APPROVAL
+// with its expiry and records the AGENT_ACTION_PENDING_APPROVAL event; any other is
+// APPROVED, to be executed at once. Submitting an action whose id exists returns it
+// unchanged.
+func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request, now time.Time, v AgentActionViews, judge ActionJudge) (AgentActionFull, error) {
+	var out AgentActionFull
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		if a, err := q.AgentActionGetByID(ctx, n.ActionID); err == nil {
+			if a.PlatformID != n.PlatformID || a.AgentID != n.AgentID {
+				return errActionNotFound()
+			}
+			out, err = agentActionFull(ctx, q, a)
+			return err
+		} else if !IsNotFound(err) {
+			return fmt.Errorf("read agent action: %w", err)
+		}
+		ag, err := q.AgentShareLive(ctx, AgentShareLiveParams{PlatformID: n.PlatformID, ID: n.AgentID})
+		if IsNotFound(err) {
+			return problem.Refuse(catalog.Unauthorized, "the agent was deleted; its access is revoked")
+		}
+		if err != nil {
+			return fmt.Errorf("lock agent: %w", err)
+		}
+		if ag.IsPaused {
+			return agent.Paused()
+		}
+		policy, err := agentpolicy.Decode(ag.Policy)
+		if err != nil {
+			return err
+		}
+		p, err := actionPayment(ctx, q, ag, n)
+		if err != nil {
+			return err
+		}
+		u, err := lockUsage(ctx, q, ag.ID, now, policy.SpendingLimits.Currency)
+		if err != nil {
+			return err
+		}
+		u = u.At(now).In(policy.SpendingLimits.Currency)
+		reserved, decision, err := judge(policy, u, p.amount, p.currency, p.account)
+		if err != nil {
+			return err
+		}
+		if _, err := reserveUsage(ctx, q, ag.ID, u, now, reserved, policy.Limits()); err != nil {
+			return err
+		}
+		params := AgentActionInsertParams{ID: n.ActionID, WorkflowID: n.WorkflowID, PlatformID: n.PlatformID, AgentID: ag.ID, CustomerID: ag.CustomerID, Type: n.Type,
+			Status: agent.Approved, QuoteID: n.QuoteID, TransactionID: p.transaction, InternalAccountID: p.account,
+			ExternalAccountID: n.ExternalAccountID, Amount: p.amount, Currency: p.currency, Description: optional(n.Description),
+			ReservedAmount: reserved, ReservedCurrency: policy.SpendingLimits.Currency, ReservedAt: now}
+		if decision.NeedsApproval {
+			expires := now.Add(n.ApprovalLifetime)
+			params.Status, params.ApprovalExpiresAt = agent.PendingApproval, &expires
+		}
+		a, err := q.AgentActionInsert(ctx, params)
+		if ConstraintViolated(err, "agent_actions_live_transaction_idx") {
+			return problem.Refuse(catalog.QuoteNotPending, "another action of an agent is executing this quote")
+		}
+		if err != nil {
+			return fmt.Errorf("create agent action: %w", err)
+		}
+		if out, err = agentActionFull(ctx, q, a); err != nil {
+			return err
+		}
+		if a.Status == agent.PendingApproval {
+			if _, err := EventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// actionPayment is what an action moves, as its quote or accounts say under their locks.
+type actionPaymentOf struct {
+	transaction uuid.UUID
+	account     uuid.UUID
+	amount      int64
+	currency    string
+}
+
+// actionPayment checks the quote or the transfer an action names against the agent's
+// customer and reads what it moves. A quote of another customer is 404; a quote that
+// cannot be executed now is 409 QUOTE_NOT_PENDING; a transfer is checked by the transfer
+// rule (balance included). Money leaving an embedded wallet needs the customer's session
+// signature, which an agent cannot give: 403.
+func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request) (actionPaymentOf, error) {
+	if n.Type == agent.ExecuteQuote {
+		qt, t, err := lockQuote(ctx, q, n.QuoteID.UUID)
+		if IsNotFound(err) || (err == nil && (qt.PlatformID != ag.PlatformID || qt.CustomerID != (uuid.NullUUID{UUID: ag.CustomerID, Valid: true}))) {
+			return actionPaymentOf{}, problem.NotFound(catalog.QuoteNotFound, "quote")
+		}
+		if err != nil {
+			return actionPaymentOf{}, err
+		}
+		switch {
+		case qt.SourceKind != string(quote.SourceAccount) || !qt.SourceAccountID.Valid:
+			return actionPaymentOf{}, problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by an agent")
+		case qt.ExecuteKey != nil:
+			return actionPaymentOf{}, problem.Refuse(catalog.QuoteNotPending, "the quote was already executed")
+		case t.Status != catalog.TxPending:
+			return actionPaymentOf{}, quoteNotPending(t.Status)
+		case !time.Now().Before(qt.ExpiresAt):
+			return actionPaymentOf{}, quoteNotPending(catalog.TxExpired)
+		}
+		if err := agentMayDebit(ctx, q, ag.PlatformID, qt.SourceAccountID.UUID); err != nil {
+			return actionPaymentOf{}, err
+		}
+		return actionPaymentOf{transaction: t.ID, account: qt.SourceAccountID.UUID, amount: t.Amount, currency: t.Currency}, nil
+	}
+	kind := transfer.Out
+	if n.Type == agent.TransferIn {
+		kind = transfer.In
+	}
+	acc, err := TransferAccountsGet(ctx, q, ag.PlatformID, n.InternalAccountID, n.ExternalAccountID.UUID)
+	if err != nil {
+		return actionPaymentOf{}, err
+	}
+	if acc.Internal == nil || acc.Internal.CustomerID != (uuid.NullUUID{UUID: ag.CustomerID, Valid: true}) {
+		return actionPaymentOf{}, problem.NotFound(catalog.AccountNotFound, "internal account")
+	}
+	if acc.External == nil || acc.External.CustomerID != acc.Internal.CustomerID {
+		return actionPaymentOf{}, problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+	}
+	if kind == transfer.Out {
+		if err := agentMayDebit(ctx, q, ag.PlatformID, n.InternalAccountID); err != nil {
+			return actionPaymentOf{}, err
+		}
+	}
+	r := transfer.Request{Kind: kind, PlatformID: ag.PlatformID, InternalAccountID: n.InternalAccountID, ExternalAccountID: n.ExternalAccountID.UUID, Amount: n.Amount}
+	if err := transfer.Check(r, acc); err != nil {
+		return actionPaymentOf{}, err
+	}
+	return actionPaymentOf{transaction: agent.TransferTransactionID(n.ActionID), account: n.InternalAccountID, amount: n.Amount, currency: acc.Internal.Currency}, nil
+}
+
+// agentMayDebit refuses money leaving an embedded wallet on an agent's behalf: only the
+// customer's session signature moves it.
+func agentMayDebit(ctx context.Context, q *Queries, platformID, accountID uuid.UUID) error {
+	owner, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: platformID, ID: accountID})
+	if err != nil {
+		return fmt.Errorf("read internal account: %w", err)
+	}
+	if owner.Type == catalog.EmbeddedWallet {
+		return problem.Refuse(catalog.Forbidden, "money leaves an embedded wallet only with the customer's session signature, which an agent cannot give").
+			With(map[string]any{"accountId": "InternalAccount:" + accountID.String()})
+	}
+	return nil
+}
+
+// AgentActionDecide applies the platform's decision to a pending action, under its lock:
+// approval makes it APPROVED (to be executed), rejection REJECTED with the reason, its
+// reservation given back. An action no longer pending is 409 AGENT_ACTION_NOT_PENDING.
+func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision) (AgentActionFull, error) {
+	var out AgentActionFull
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		a, err := q.AgentActionLock(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lock agent action: %w", err)
+		}
+		if a.Status != agent.PendingApproval {
+			return agent.NotPending(a.Status, Deref(a.FailureReason))
+		}
+		if d.Approve {
+			a, err = setActionStatus(ctx, q, a, agent.Approved, false, nil, nil)
+		} else {
+			a, err = endAction(ctx, q, a, agent.Rejected, &d.Reason, nil)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = agentActionFull(ctx, q, a)
+		return err
+	})
+	return out, err
+}
+
+// AgentActionFail ends an action that is in one of from FAILED with reason (its approval
+// expired, its execution was refused), its reservation given back. An action in another
+// status is returned as it is.
+func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
+	var out AgentActionFull
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		a, err := q.AgentActionLock(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lock agent action: %w", err)
+		}
+		if slices.Contains(from, a.Status) {
+			if a, err = endAction(ctx, q, a, agent.Failed, nil, &reason); err != nil {
+				return err
+			}
+		}
+		out, err = agentActionFull(ctx, q, a)
+		return err
+	})
+	return out, err
+}
+
+// AgentActionRead reads an action with what it is rendered with.
+func AgentActionRead(ctx context.Context, q *Queries, id uuid.UUID) (AgentActionFull, error) {
+	a, err := q.AgentActionGetByID(ctx, id)
+	if IsNotFound(err) {
+		return AgentActionFull{}, errActionNotFound()
+	}
+	if err != nil {
+		return AgentActionFull{}, fmt.Errorf("read agent action: %w", err)
+	}
+	return agentActionFull(ctx, q, a)
+}
+
+// AgentActionGetFull reads an action of the platform's agent (404 AGENT_ACTION_NOT_FOUND
+// for any other) with what it is rendered with.
+func AgentActionGetFull(ctx context.Context, q *Queries, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
+	a, err := q.AgentActionGet(ctx, AgentActionGetParams{PlatformID: platformID, AgentID: agentID, ID: id})
+	if IsNotFound(err) {
+		return AgentActionFull{}, errActionNotFound()
+	}
+	if err != nil {
+		return AgentActionFull{}, fmt.Errorf("read agent action: %w", err)
+	}
+	return agentActionFull(ctx, q, a)
+}
+
+// endAction ends an action REJECTED or FAILED and gives its reservation back, once.
+func endAction(ctx context.Context, q *Queries, a AgentAction, status agent.ActionStatus, rejection, failure *string) (AgentAction, error) {
+	if a.ReleasedAt == nil {
+		if _, err := releaseUsage(ctx, q, a.AgentID, a.ReservedAt, a.ReservedAmount, a.ReservedCurrency); err != nil {
+			return a, err
+		}
+	}
+	if rejection != nil && *rejection == "" {
+		rejection = nil
+	}
+	return setActionStatus(ctx, q, a, status, true, rejection, failure)
+}
+
+func setActionStatus(ctx context.Context, q *Queries, a AgentAction, status agent.ActionStatus, release bool, rejection, failure *string) (AgentAction, error) {
+	out, err := q.AgentActionSetStatus(ctx, AgentActionSetStatusParams{ID: a.ID, Status: status, RejectionReason: rejection, FailureReason: failure,
+		Release: release, FromStatuses: []string{string(a.Status)}})
+	if err != nil {
+		return a, fmt.Errorf("set agent action %s: %w", status, err)
+	}
+	return out, nil
+}
+
+// agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
+// is, when t ended without moving money (failed or expired), giving its reservation back;
+// it runs in the transaction that ends t, under t's lock.
+func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction) error {
+	if !t.AgentID.Valid || (t.Status != catalog.TxFailed && t.Status != catalog.TxExpired && t.Status != catalog.TxRejected) {
+		return nil
+	}
+	a, err := q.AgentActionLockLiveByTransaction(ctx, t.ID)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("lock agent action of transaction: %w", err)
+	}
+	reason := "TRANSACTION_" + string(t.Status)
+	if t.FailureReason != nil && *t.FailureReason != "" {
+		reason = *t.FailureReason
+	}
+	_, err = endAction(ctx, q, a, agent.Failed, nil, &reason)
+	return err
+}
+
+// agentActionFull adds to an action its quote and, once executed, its transaction.
+func agentActionFull(ctx context.Context, q *Queries, a AgentAction) (AgentActionFull, error) {
+	out := AgentActionFull{AgentAction: a}
+	c, err := q.AgentActionCustomerRef(ctx, a.CustomerID)
+	if err != nil {
+		return out, fmt.Errorf("read action customer: %w", err)
+	}
+	out.PlatformCustomerID = c
+	if a.QuoteID.Valid {
+		row, err := q.QuoteGetByID(ctx, a.QuoteID.UUID)
+		if err != nil {
+			return out, fmt.Errorf("read action quote: %w", err)
+		}
+		qt := QuoteWithTransaction(row)
+		out.Quote = &qt
+	}
+	if a.Status == agent.PendingApproval || a.Status == agent.Rejected {
+		return out, nil
+	}
+	t, err := q.TransactionGetByID(ctx, a.TransactionID)
+	switch {
+	case IsNotFound(err):
+		return out, nil // not executed (yet)
+	case err != nil:
+		return out, fmt.Errorf("read action transaction: %w", err)
+	}
+	if t.AgentID.Valid { // executed by the action (a quote's transaction exists before)
+		out.Transaction = &t
+	}
+	return out, nil
+}
+
+// Deref is *s, or "" for nil (a nullable text column).
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// AgentActionFilter selects agent actions of one platform; zero fields do not filter.
+type AgentActionFilter struct {
+	PlatformID uuid.UUID
+	AgentID    uuid.NullUUID
+	CustomerID uuid.NullUUID
+	Status     *agent.ActionStatus
+	// CreatedAfter and CreatedBefore bound createdAt (inclusive).
+	CreatedAfter, CreatedBefore *time.Time
+}
+
+// AgentActionPage reads one page of agent actions, newest first unless p.Asc, counted row
+// by row, each with what it is rendered with.
+func AgentActionPage(ctx context.Context, conn ListDB, q *Queries, f AgentActionFilter, p Page[IDPos]) (Result[AgentActionFull], error) {
+	lq := listQuery{from: "agent_actions a", alias: "a", columns: "a.*",
+		dates: dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}}
+	lq.and("a.platform_id = ?", f.PlatformID)
+	if f.AgentID.Valid {
+		lq.and("a.agent_id = ?", f.AgentID.UUID)
+	}
+	if f.CustomerID.Valid {
+		lq.and("a.customer_id = ?", f.CustomerID.UUID)
+	}
+	if f.Status != nil {
+		lq.and("a.status = ?", string(*f.Status))
+	}
+	res, err := listByID(ctx, conn, lq, p, pgx.RowToStructByPos[AgentAction])
+	if err != nil {
+		return Result[AgentActionFull]{}, err
+	}
+	out := Result[AgentActionFull]{Rows: make([]AgentActionFull, len(res.Rows)), HasMore: res.HasMore, Total: res.Total}
+	for i, a := range res.Rows {
+		if out.Rows[i], err = agentActionFull(ctx, q, a); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}

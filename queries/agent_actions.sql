@@ -1,0 +1,41 @@
+-- name: AgentActionInsert :one
+INSERT INTO agent_actions (id, workflow_id, platform_id, agent_id, customer_id, type, status, quote_id, transaction_id,
+                           internal_account_id, external_account_id, amount, currency, description,
+                           reserved_amount, reserved_currency, reserved_at, approval_expires_at)
+VALUES (@id, @workflow_id, @platform_id, @agent_id, @customer_id, @type, @status, sqlc.narg(quote_id), @transaction_id,
+        @internal_account_id, sqlc.narg(external_account_id), @amount, @currency, sqlc.narg(description),
+        @reserved_amount, @reserved_currency, @reserved_at, sqlc.narg(approval_expires_at))
+RETURNING *;
+
+-- name: AgentActionGetByID :one
+SELECT * FROM agent_actions WHERE id = @id;
+
+-- name: AgentActionGetByWorkflow :one
+-- The action a workflow submitted, of the platform.
+SELECT * FROM agent_actions WHERE platform_id = @platform_id AND workflow_id = @workflow_id;
+
+-- name: AgentActionGet :one
+-- An action of one of the platform's agents.
+SELECT * FROM agent_actions WHERE platform_id = @platform_id AND agent_id = @agent_id AND id = @id;
+
+-- name: AgentActionLock :one
+SELECT * FROM agent_actions WHERE id = @id FOR UPDATE;
+
+-- name: AgentActionLockLiveByTransaction :one
+-- The approved action whose transaction this is, locked (none when no agent action made it).
+SELECT * FROM agent_actions WHERE transaction_id = @transaction_id AND status = 'APPROVED' FOR UPDATE;
+
+-- name: AgentActionSetStatus :one
+-- Moves an action from one of the expected statuses to the next; no row means it moved
+-- already. release marks its reservation given back.
+UPDATE agent_actions
+SET status = @status, rejection_reason = coalesce(sqlc.narg(rejection_reason), rejection_reason),
+    failure_reason = coalesce(sqlc.narg(failure_reason), failure_reason),
+    released_at = CASE WHEN @release::boolean THEN coalesce(released_at, now()) ELSE released_at END,
+    updated_at = now()
+WHERE id = @id AND status = ANY(@from_statuses::text[])
+RETURNING *;
+
+-- name: AgentActionCustomerRef :one
+-- The platform's own id of an action's customer.
+SELECT platform_customer_id FROM customers WHERE id = @id;

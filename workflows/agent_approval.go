@@ -1,0 +1,114 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/activities"
+	"paycore/internal/agent"
+	"paycore/internal/ids"
+)
+
+// AgentActionWorkflowID is the id of an agent action's workflow: one per action, or, for
+// a request with an Idempotency-Key, one per key (keyHash, hex, already scoped to the
+// agent), so that a repeated request joins the action the first one made.
+func AgentActionWorkflowID(actionID uuid.UUID, keyHash string) string {
+	if keyHash != "" {
+		return "agent-action/key/" + keyHash
+	}
+	return "agent-action/" + ids.Format(ids.AgentAction, actionID)
+}
+
+// AgentActionSearchAttributes are the search attributes an agent action's workflow starts
+// with: its platform.
+func AgentActionSearchAttributes(platformID uuid.UUID) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)))
+}
+
+// errActionDecided rejects a decision that comes after the action was decided or its
+// approval expired: the API answers it from the stored action.
+var errActionDecided = errors.New("the action no longer waits for a decision")
+
+// AgentAction is the life of one money movement an agent asks for.
+//
+// The API starts it with Update-with-Start: UpdateCreate submits the action, which checks
+// it against the agent's policy and usage and writes it with its reservation (a refusal
+// writes nothing and ends the workflow). Within AUTO and the limits the action is APPROVED
+// and executed in the same update, through the payment's own workflow (a transfer, or the
+// quote's execution), and the update answers with the action and its transaction, or with
+// the execution's refusal (the action then FAILED, its reservation given back).
+//
+// Otherwise the action is PENDING_APPROVAL (the platform was sent
+// AGENT_ACTION_PENDING_APPROVAL) and the workflow waits on a durable timer, until the
+// action's approvalExpiresAt, for UpdateDecide from the platform: approval executes the
+// action and answers with it (APPROVED with its transaction, or FAILED when the execution
+// was refused, e.g. the quote expired); rejection ends it REJECTED. Nobody deciding in time
+// ends it FAILED (APPROVAL_EXPIRED). A rejected, expired or failed action gives its
+// reservation back; decisions after the first, or after the expiry, are rejected.
+func AgentAction(ctx workflow.Context, in agent.Request) error {
+	var a *activities.Activities
+	execute := func(ctx workflow.Context) (activities.ActionStep, error) {
+		return result[activities.ActionStep](ctx, workflow.ExecuteActivity(DatabaseStep(ctx), a.ExecuteAgentAction, in))
+	}
+	var submitted activities.ActionStep
+	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+		s, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(ctx, a.SubmitAgentAction, in))
+		if err != nil {
+			return nil, err
+		}
+		submitted = s
+		if s.Status != agent.Approved {
+			return s.Action, nil
+		}
+		done, err := execute(ctx)
+		if err != nil {
+			return nil, err
+		}
+		submitted = done
+		if done.Refusal != nil {
+			return nil, temporal.NewNonRetryableApplicationError(done.Refusal.Message, string(done.Refusal.Code), nil, *done.Refusal)
+		}
+		return done.Action, nil
+	})
+	if err != nil || !ok || submitted.Status != agent.PendingApproval {
+		return err
+	}
+
+	// decided is set by the first decision, before it runs; expired once the timer ended
+	// a pending action. Either rejects later decisions.
+	var decided, expired, finished bool
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, func(ctx workflow.Context, d agent.Decision) (json.RawMessage, error) {
+		decided = true
+		defer func() { finished = true }()
+		s, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.DecideAgentAction, in.ActionID, d))
+		if err != nil || !d.Approve {
+			return s.Action, err
+		}
+		s, err = execute(ctx)
+		return s.Action, err
+	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ agent.Decision) error {
+		if decided || expired {
+			return errActionDecided
+		}
+		return nil
+	}})
+	if err != nil {
+		return err
+	}
+	wait := submitted.ApprovalExpiresAt.Sub(workflow.Now(ctx))
+	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return decided }); err != nil {
+		return err
+	}
+	if !decided {
+		expired = true
+		if _, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireAgentAction, in.ActionID)); err != nil {
+			return err
+		}
+		return nil
+	}
+	return workflow.Await(ctx, func() bool { return finished })
+}
