@@ -200,7 +200,9 @@ func agentMayDebit(ctx context.Context, q *Queries, platformID, accountID uuid.U
 
 // AgentActionDecide applies the platform's decision to a pending action, under its lock:
 // approval makes it APPROVED (to be executed), rejection REJECTED with the reason, its
-// reservation given back. An action no longer pending is 409 AGENT_ACTION_NOT_PENDING.
+// reservation given back. Approving an action of an agent that was paused or deleted
+// meanwhile ends it FAILED (AGENT_PAUSED, AGENT_DELETED) instead: a paused agent acts on
+// nothing, a deleted one's access is revoked. An action no longer pending is 409 AGENT_ACTION_NOT_PENDING.
 func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -212,7 +214,21 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 			return agent.NotPending(a.Status, Deref(a.FailureReason))
 		}
 		if d.Approve {
-			a, err = setActionStatus(ctx, q, a, agent.Approved, false, nil, nil)
+			st, err := q.AgentActionAgentState(ctx, a.AgentID)
+			if err != nil {
+				return fmt.Errorf("read action agent: %w", err)
+			}
+			switch {
+			case st.Deleted:
+				a, err = endAction(ctx, q, a, agent.Failed, nil, ptr(agent.FailureAgentDeleted))
+			case st.IsPaused:
+				a, err = endAction(ctx, q, a, agent.Failed, nil, ptr(agent.FailureAgentPaused))
+			default:
+				a, err = setActionStatus(ctx, q, a, agent.Approved, false, nil, nil)
+			}
+			if err != nil {
+				return err
+			}
 		} else {
 			a, err = endAction(ctx, q, a, agent.Rejected, &d.Reason, nil)
 		}
@@ -346,6 +362,8 @@ func agentActionFull(ctx context.Context, q *Queries, a AgentAction) (AgentActio
 	}
 	return out, nil
 }
+
+func ptr(s string) *string { return &s }
 
 // Deref is *s, or "" for nil (a nullable text column).
 func Deref(s *string) string {

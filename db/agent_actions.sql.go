@@ -13,6 +13,24 @@ import (
 	"paycore/internal/agent"
 )
 
+const agentActionAgentState = `-- name: AgentActionAgentState :one
+SELECT is_paused, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1 FOR SHARE
+`
+
+type AgentActionAgentStateRow struct {
+	IsPaused bool
+	Deleted  interface{}
+}
+
+// Whether an action's agent may still act, read under a share lock as the approval
+// executes it.
+func (q *Queries) AgentActionAgentState(ctx context.Context, id uuid.UUID) (AgentActionAgentStateRow, error) {
+	row := q.db.QueryRow(ctx, agentActionAgentState, id)
+	var i AgentActionAgentStateRow
+	err := row.Scan(&i.IsPaused, &i.Deleted)
+	return i, err
+}
+
 const agentActionCustomerRef = `-- name: AgentActionCustomerRef :one
 SELECT platform_customer_id FROM customers WHERE id = $1
 `

@@ -39,3 +39,8 @@ RETURNING *;
 -- name: AgentActionCustomerRef :one
 -- The platform's own id of an action's customer.
 SELECT platform_customer_id FROM customers WHERE id = @id;
+
+-- name: AgentActionAgentState :one
+-- Whether an action's agent may still act, read under a share lock as the approval
+-- executes it.
+SELECT is_paused, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = @id FOR SHARE;

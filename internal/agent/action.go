@@ -43,6 +43,13 @@ var ActionStatuses = []ActionStatus{PendingApproval, Approved, Rejected, Failed}
 // its approval expired.
 const FailureApprovalExpired = "APPROVAL_EXPIRED"
 
+// FailureAgentPaused and FailureAgentDeleted are the failureReason of a pending action the
+// platform approved after pausing or deleting its agent: it is not executed.
+const (
+	FailureAgentPaused  = "AGENT_PAUSED"
+	FailureAgentDeleted = "AGENT_DELETED"
+)
+
 // MaxReasonLength bounds a rejection's reason, in characters.
 const MaxReasonLength = 1000
 
