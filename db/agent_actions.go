@@ -333,32 +333,66 @@ func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction)
 
 // agentActionFull adds to an action its quote and, once executed, its transaction.
 func agentActionFull(ctx context.Context, q *Queries, a AgentAction) (AgentActionFull, error) {
-	out := AgentActionFull{AgentAction: a}
-	c, err := q.AgentActionCustomerRef(ctx, a.CustomerID)
+	out, err := agentActionsFull(ctx, q, []AgentAction{a})
 	if err != nil {
-		return out, fmt.Errorf("read action customer: %w", err)
+		return AgentActionFull{}, err
 	}
-	out.PlatformCustomerID = c
-	if a.QuoteID.Valid {
-		row, err := q.QuoteGetByID(ctx, a.QuoteID.UUID)
-		if err != nil {
-			return out, fmt.Errorf("read action quote: %w", err)
+	return out[0], nil
+}
+
+// agentActionsFull adds to actions what they are rendered with, in three reads whatever
+// their number: their customers' platform ids, their quotes, and the transactions they
+// made (a transaction shows once the action executed it: never while it waits or after a
+// rejection, and a quote's transaction, which exists before, only once the action's agent
+// executed it).
+func agentActionsFull(ctx context.Context, q *Queries, actions []AgentAction) ([]AgentActionFull, error) {
+	var customers, quotes, txs []uuid.UUID
+	for _, a := range actions {
+		customers = append(customers, a.CustomerID)
+		if a.QuoteID.Valid {
+			quotes = append(quotes, a.QuoteID.UUID)
 		}
-		qt := QuoteWithTransaction(row)
-		out.Quote = &qt
+		if a.Status == agent.Approved || a.Status == agent.Failed {
+			txs = append(txs, a.TransactionID)
+		}
 	}
-	if a.Status == agent.PendingApproval || a.Status == agent.Rejected {
-		return out, nil
+	refs, err := q.AgentActionCustomerRefs(ctx, customers)
+	if err != nil {
+		return nil, fmt.Errorf("read action customers: %w", err)
 	}
-	t, err := q.TransactionGetByID(ctx, a.TransactionID)
-	switch {
-	case IsNotFound(err):
-		return out, nil // not executed (yet)
-	case err != nil:
-		return out, fmt.Errorf("read action transaction: %w", err)
+	refOf := make(map[uuid.UUID]string, len(refs))
+	for _, r := range refs {
+		refOf[r.ID] = r.PlatformCustomerID
 	}
-	if t.AgentID.Valid { // executed by the action (a quote's transaction exists before)
-		out.Transaction = &t
+	quoteOf := map[uuid.UUID]QuoteWithTransaction{}
+	if len(quotes) > 0 {
+		rows, err := q.AgentActionQuotes(ctx, quotes)
+		if err != nil {
+			return nil, fmt.Errorf("read action quotes: %w", err)
+		}
+		for _, r := range rows {
+			quoteOf[r.Quote.ID] = QuoteWithTransaction{Quote: r.Quote, Transaction: r.Transaction, PayloadToSign: r.PayloadToSign}
+		}
+	}
+	txOf := map[uuid.UUID]Transaction{}
+	if len(txs) > 0 {
+		rows, err := q.AgentActionTransactions(ctx, txs)
+		if err != nil {
+			return nil, fmt.Errorf("read action transactions: %w", err)
+		}
+		for _, t := range rows {
+			txOf[t.ID] = t
+		}
+	}
+	out := make([]AgentActionFull, len(actions))
+	for i, a := range actions {
+		out[i] = AgentActionFull{AgentAction: a, PlatformCustomerID: refOf[a.CustomerID]}
+		if qt, ok := quoteOf[a.QuoteID.UUID]; ok && a.QuoteID.Valid {
+			out[i].Quote = &qt
+		}
+		if t, ok := txOf[a.TransactionID]; ok && t.AgentID == (uuid.NullUUID{UUID: a.AgentID, Valid: true}) && (a.Status == agent.Approved || a.Status == agent.Failed) {
+			out[i].Transaction = &t
+		}
 	}
 	return out, nil
 }
@@ -402,11 +436,6 @@ func AgentActionPage(ctx context.Context, conn ListDB, q *Queries, f AgentAction
 	if err != nil {
 		return Result[AgentActionFull]{}, err
 	}
-	out := Result[AgentActionFull]{Rows: make([]AgentActionFull, len(res.Rows)), HasMore: res.HasMore, Total: res.Total}
-	for i, a := range res.Rows {
-		if out.Rows[i], err = agentActionFull(ctx, q, a); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	rows, err := agentActionsFull(ctx, q, res.Rows)
+	return Result[AgentActionFull]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }

@@ -31,16 +31,34 @@ func (q *Queries) AgentActionAgentState(ctx context.Context, id uuid.UUID) (Agen
 	return i, err
 }
 
-const agentActionCustomerRef = `-- name: AgentActionCustomerRef :one
-SELECT platform_customer_id FROM customers WHERE id = $1
+const agentActionCustomerRefs = `-- name: AgentActionCustomerRefs :many
+SELECT id, platform_customer_id FROM customers WHERE id = ANY($1::uuid[])
 `
 
-// The platform's own id of an action's customer.
-func (q *Queries) AgentActionCustomerRef(ctx context.Context, id uuid.UUID) (string, error) {
-	row := q.db.QueryRow(ctx, agentActionCustomerRef, id)
-	var platform_customer_id string
-	err := row.Scan(&platform_customer_id)
-	return platform_customer_id, err
+type AgentActionCustomerRefsRow struct {
+	ID                 uuid.UUID
+	PlatformCustomerID string
+}
+
+// The platform's own ids of actions' customers.
+func (q *Queries) AgentActionCustomerRefs(ctx context.Context, ids []uuid.UUID) ([]AgentActionCustomerRefsRow, error) {
+	rows, err := q.db.Query(ctx, agentActionCustomerRefs, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentActionCustomerRefsRow{}
+	for rows.Next() {
+		var i AgentActionCustomerRefsRow
+		if err := rows.Scan(&i.ID, &i.PlatformCustomerID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const agentActionGet = `-- name: AgentActionGet :one
@@ -313,6 +331,108 @@ func (q *Queries) AgentActionLockLiveByTransaction(ctx context.Context, transact
 	return i, err
 }
 
+const agentActionQuotes = `-- name: AgentActionQuotes :many
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, coalesce(s.payload, '')::text AS payload_to_sign
+FROM quotes q
+JOIN transactions t ON t.id = q.transaction_id
+LEFT JOIN signed_requests s ON s.id = q.signed_request_id
+WHERE q.id = ANY($1::uuid[])
+`
+
+type AgentActionQuotesRow struct {
+	Quote         Quote
+	Transaction   Transaction
+	PayloadToSign string
+}
+
+// Actions' quotes with their transactions, as QuoteGetByID reads one.
+func (q *Queries) AgentActionQuotes(ctx context.Context, ids []uuid.UUID) ([]AgentActionQuotesRow, error) {
+	rows, err := q.db.Query(ctx, agentActionQuotes, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentActionQuotesRow{}
+	for rows.Next() {
+		var i AgentActionQuotesRow
+		if err := rows.Scan(
+			&i.Quote.ID,
+			&i.Quote.PlatformID,
+			&i.Quote.CustomerID,
+			&i.Quote.TransactionID,
+			&i.Quote.SourceKind,
+			&i.Quote.SourceAccountID,
+			&i.Quote.CryptoNetwork,
+			&i.Quote.DestinationKind,
+			&i.Quote.DestinationAccountID,
+			&i.Quote.DestinationInternal,
+			&i.Quote.DestinationIdentifier,
+			&i.Quote.DestinationUma,
+			&i.Quote.PaymentRail,
+			&i.Quote.LockedSide,
+			&i.Quote.LockedAmount,
+			&i.Quote.Multiplier,
+			&i.Quote.FixedFee,
+			&i.Quote.VariableFeeRate,
+			&i.Quote.Description,
+			&i.Quote.PurposeOfPayment,
+			&i.Quote.SenderCustomerInfo,
+			&i.Quote.ExpiresAt,
+			&i.Quote.SignedRequestID,
+			&i.Quote.ExecuteKey,
+			&i.Quote.ExecutedAt,
+			&i.Quote.CreatedAt,
+			&i.Quote.PaymentInstructions,
+			&i.Quote.DepositAmount,
+			&i.Quote.DepositKey,
+			&i.Transaction.ID,
+			&i.Transaction.PlatformID,
+			&i.Transaction.CustomerID,
+			&i.Transaction.PlatformCustomerID,
+			&i.Transaction.Kind,
+			&i.Transaction.Type,
+			&i.Transaction.Status,
+			&i.Transaction.SourceKind,
+			&i.Transaction.SourceAccountID,
+			&i.Transaction.DestinationKind,
+			&i.Transaction.DestinationAccountID,
+			&i.Transaction.Currency,
+			&i.Transaction.Amount,
+			&i.Transaction.Reference,
+			&i.Transaction.Description,
+			&i.Transaction.FailureReason,
+			&i.Transaction.FailureDetail,
+			&i.Transaction.SettledAt,
+			&i.Transaction.CreatedAt,
+			&i.Transaction.UpdatedAt,
+			&i.Transaction.ReceivingCurrency,
+			&i.Transaction.ReceivingAmount,
+			&i.Transaction.QuoteID,
+			&i.Transaction.Fees,
+			&i.Transaction.ExchangeRate,
+			&i.Transaction.RateDetails,
+			&i.Transaction.CounterpartyInformation,
+			&i.Transaction.RefundStatus,
+			&i.Transaction.RefundReason,
+			&i.Transaction.RefundInitiatedAt,
+			&i.Transaction.RefundSettledAt,
+			&i.Transaction.SourceUmaAddress,
+			&i.Transaction.ReceiverCustomerInfo,
+			&i.Transaction.DestinationUmaAddress,
+			&i.Transaction.CounterpartTransactionID,
+			&i.Transaction.AgentID,
+			&i.PayloadToSign,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const agentActionSetStatus = `-- name: AgentActionSetStatus :one
 UPDATE agent_actions
 SET status = $1, rejection_reason = coalesce($2, rejection_reason),
@@ -370,4 +490,66 @@ func (q *Queries) AgentActionSetStatus(ctx context.Context, arg AgentActionSetSt
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const agentActionTransactions = `-- name: AgentActionTransactions :many
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id FROM transactions WHERE id = ANY($1::uuid[]) AND agent_id IS NOT NULL
+`
+
+// The transactions actions made (executed by their agent).
+func (q *Queries) AgentActionTransactions(ctx context.Context, ids []uuid.UUID) ([]Transaction, error) {
+	rows, err := q.db.Query(ctx, agentActionTransactions, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Transaction{}
+	for rows.Next() {
+		var i Transaction
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.CustomerID,
+			&i.PlatformCustomerID,
+			&i.Kind,
+			&i.Type,
+			&i.Status,
+			&i.SourceKind,
+			&i.SourceAccountID,
+			&i.DestinationKind,
+			&i.DestinationAccountID,
+			&i.Currency,
+			&i.Amount,
+			&i.Reference,
+			&i.Description,
+			&i.FailureReason,
+			&i.FailureDetail,
+			&i.SettledAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.ReceivingCurrency,
+			&i.ReceivingAmount,
+			&i.QuoteID,
+			&i.Fees,
+			&i.ExchangeRate,
+			&i.RateDetails,
+			&i.CounterpartyInformation,
+			&i.RefundStatus,
+			&i.RefundReason,
+			&i.RefundInitiatedAt,
+			&i.RefundSettledAt,
+			&i.SourceUmaAddress,
+			&i.ReceiverCustomerInfo,
+			&i.DestinationUmaAddress,
+			&i.CounterpartTransactionID,
+			&i.AgentID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -36,9 +36,21 @@ SET status = @status, rejection_reason = coalesce(sqlc.narg(rejection_reason), r
 WHERE id = @id AND status = ANY(@from_statuses::text[])
 RETURNING *;
 
--- name: AgentActionCustomerRef :one
--- The platform's own id of an action's customer.
-SELECT platform_customer_id FROM customers WHERE id = @id;
+-- name: AgentActionCustomerRefs :many
+-- The platform's own ids of actions' customers.
+SELECT id, platform_customer_id FROM customers WHERE id = ANY(@ids::uuid[]);
+
+-- name: AgentActionQuotes :many
+-- Actions' quotes with their transactions, as QuoteGetByID reads one.
+SELECT sqlc.embed(q), sqlc.embed(t), coalesce(s.payload, '')::text AS payload_to_sign
+FROM quotes q
+JOIN transactions t ON t.id = q.transaction_id
+LEFT JOIN signed_requests s ON s.id = q.signed_request_id
+WHERE q.id = ANY(@ids::uuid[]);
+
+-- name: AgentActionTransactions :many
+-- The transactions actions made (executed by their agent).
+SELECT * FROM transactions WHERE id = ANY(@ids::uuid[]) AND agent_id IS NOT NULL;
 
 -- name: AgentActionAgentState :one
 -- Whether an action's agent may still act, read under a share lock as the approval
