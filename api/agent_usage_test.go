@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/agentpolicy"
 	"paycore/internal/ids"
@@ -33,14 +32,21 @@ func TestAgentUsageShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	limits := agentpolicy.Limits{Currency: "USD"}
-	// Last month's reservation is not shown; today's two are.
-	if _, err := db.AgentUsageReserve(ctx, e.pool, agentID, now.AddDate(0, -1, -1), 9000, limits); err != nil {
+	idleID, err := ids.Parse(ids.Agent, idle.Agent.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, amount := range []int64{1200, 300} {
-		if _, err := db.AgentUsageReserve(ctx, e.pool, agentID, now, amount, limits); err != nil {
+	// Today's two transactions are shown; the idle agent's spending of last month is not.
+	now, lastMonth := time.Now(), time.Now().AddDate(0, -1, -1)
+	for _, u := range []struct {
+		id       any
+		at       time.Time
+		count    int64
+		spent    int64
+		currency string
+	}{{agentID, now, 2, 1500, "USD"}, {idleID, lastMonth, 3, 9000, "USD"}} {
+		if _, err := e.pool.Exec(ctx, `INSERT INTO agent_usage (agent_id, currency, day, daily_spend, daily_count, month, monthly_spend)
+			VALUES ($1, $2, $3, $4, $5, $6, $4)`, u.id, u.currency, agentpolicy.Day(u.at), u.spent, u.count, agentpolicy.Month(u.at)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/internal/agentpolicy"
 	"paycore/internal/problem"
@@ -21,25 +19,6 @@ func usageOf(r AgentUsage) agentpolicy.Usage {
 func usageSet(agentID uuid.UUID, u agentpolicy.Usage) AgentUsageSetParams {
 	return AgentUsageSetParams{AgentID: agentID, Currency: u.Currency, Day: u.DailyResetDate, DailySpend: u.DailySpend, DailyCount: u.DailyTransactionCount,
 		Month: u.MonthlyResetMonth, MonthlySpend: u.MonthlySpend}
-}
-
-// AgentUsageReserve reserves one transaction of amount (in the smallest unit of
-// limits.Currency, the policy currency) in the agent's usage at now, in one short
-// transaction under the usage row's lock (reserveUsage). It returns the usage after the
-// reservation, or 403 VELOCITY_LIMIT_EXCEEDED naming the limit (nothing written).
-// Concurrent reservations for one agent are counted one after the other, so together they
-// never pass a limit. Agent actions reserve through AgentActionSubmit, with the action.
-func AgentUsageReserve(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
-	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		u, err := lockUsage(ctx, q, agentID, now, limits.Currency)
-		if err != nil {
-			return err
-		}
-		out, err = reserveUsage(ctx, q, agentID, u, now, amount, limits)
-		return err
-	})
-	return out, err
 }
 
 // reserveUsage adds one transaction of amount to u, the agent's usage as locked
@@ -61,19 +40,6 @@ func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpol
 		return u, fmt.Errorf("store agent usage: %w", err)
 	}
 	return out, nil
-}
-
-// AgentUsageRelease gives back a reservation of amount in currency taken at reservedAt,
-// under the usage row's lock (releaseUsage), and returns the usage as stored after. Agent
-// actions give theirs back once, through the action (AgentActionDecide, AgentActionFail).
-func AgentUsageRelease(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
-	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		var err error
-		out, err = releaseUsage(ctx, q, agentID, reservedAt, amount, currency)
-		return err
-	})
-	return out, err
 }
 
 // releaseUsage takes a reservation back off the windows it was counted in while they are

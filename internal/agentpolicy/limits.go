@@ -108,9 +108,9 @@ type Decision struct {
 // monthly amount. An allowed action needs approval when the policy's default mode is
 // APPROVAL_REQUIRED, or the account's rule says APPROVAL_REQUIRED, or its amount is
 // above the threshold: any one of the three asks for approval, so an account rule saying
-// AUTO lifts neither the default mode nor the threshold. The windows checked here from a
-// read usage are checked again, atomically, when the reservation is taken
-// (db.AgentUsageReserve), which is what keeps concurrent actions within the limits.
+// AUTO lifts neither the default mode nor the threshold. Called with the usage as locked
+// while the action and its reservation are written (db.AgentActionSubmit), which is what
+// keeps concurrent actions within the limits.
 func (p Policy) Decide(u Usage, now time.Time, a Action) (Decision, error) {
 	cur := p.SpendingLimits.Currency
 	r := p.AccountRestrictions
