@@ -109,7 +109,7 @@ func convertRefusal(err error, from, to string) error {
 // (db.AgentActionDecide): APPROVED, to be executed next, or REJECTED with its reservation
 // given back. An action no longer pending is refused (409 AGENT_ACTION_NOT_PENDING).
 func (a *Activities) DecideAgentAction(ctx context.Context, actionID uuid.UUID, d agent.Decision) (ActionStep, error) {
-	act, err := db.AgentActionDecide(ctx, a.pool, actionID, d)
+	act, err := db.AgentActionDecide(ctx, a.pool, actionID, d, a.now())
 	if err != nil {
 		return ActionStep{}, refusal(err)
 	}
@@ -131,27 +131,29 @@ func (a *Activities) ExpireAgentAction(ctx context.Context, actionID uuid.UUID) 
 // starts the transfer (its transaction id derived from the action's) or executes the
 // quote, with the agent recorded on the transaction. A refused execution (the balance is
 // too low, the quote expired) ends the action FAILED with the refusal's code as reason and
-// its reservation given back; the answer then carries the refusal. Executing an action
-// that is not APPROVED, or whose payment exists, answers the action as it is.
+// its reservation given back; the answer then carries the refusal. So does an agent paused
+// or deleted since the action was approved (AGENT_PAUSED, AGENT_DELETED). Executing an
+// action that is not APPROVED, or whose payment exists, answers the action as it is.
 func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
 	act, err := db.AgentActionRead(ctx, a.q, in.ActionID)
 	if err != nil {
 		return ActionStep{}, err
 	}
-	if act.Status != agent.Approved {
-		return actionStep(act)
+	if act.Status != agent.Approved || act.Transaction != nil {
+		return actionStep(act) // decided otherwise, or executed by an earlier attempt
+	}
+	if reason, err := a.agentGone(ctx, act); err != nil || reason != "" {
+		if err != nil {
+			return ActionStep{}, err
+		}
+		return a.failAction(ctx, in.ActionID, reason, problem.Wire{Code: catalog.Forbidden, Message: "the agent was paused or deleted before the action was executed"})
 	}
 	refused := a.executeAction(ctx, in, act)
 	var w problem.Wire
 	switch {
 	case refused == nil:
 	case asRefusal(refused, &w):
-		if act, err = db.AgentActionFail(ctx, a.pool, in.ActionID, string(w.Code), agent.Approved); err != nil {
-			return ActionStep{}, err
-		}
-		out, err := actionStep(act)
-		out.Refusal = &w
-		return out, err
+		return a.failAction(ctx, in.ActionID, string(w.Code), w)
 	default:
 		return ActionStep{}, refused // retried
 	}
@@ -161,24 +163,54 @@ func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (
 	return actionStep(act)
 }
 
+// failAction ends an approved action FAILED with reason, its reservation given back, and
+// answers it with the refusal w.
+func (a *Activities) failAction(ctx context.Context, actionID uuid.UUID, reason string, w problem.Wire) (ActionStep, error) {
+	act, err := db.AgentActionFail(ctx, a.pool, actionID, reason, agent.Approved)
+	if err != nil {
+		return ActionStep{}, err
+	}
+	out, err := actionStep(act)
+	out.Refusal = &w
+	return out, err
+}
+
+// agentGone is why an approved action's agent may no longer act (AGENT_PAUSED,
+// AGENT_DELETED: paused or deleted since the action was approved), "" when it may.
+func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (string, error) {
+	st, err := a.q.AgentActionAgentState(ctx, act.AgentID)
+	if err != nil {
+		return "", fmt.Errorf("read action agent: %w", err)
+	}
+	switch {
+	case st.Deleted:
+		return agent.FailureAgentDeleted, nil
+	case st.IsPaused:
+		return agent.FailureAgentPaused, nil
+	}
+	return "", nil
+}
+
 // executeAction makes the action's payment: nil when it exists, a refusal, or a transient
 // error to retry.
 func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db.AgentActionFull) error {
 	if act.Type == agent.ExecuteQuote {
 		key := "agent-action:" + act.ID.String()
 		err := a.payments.ExecuteQuote(ctx, act.QuoteID.UUID, quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)})
-		if !errors.Is(err, ErrPaymentEnded) {
+		if err != nil && !errors.Is(err, ErrPaymentEnded) {
 			return err
 		}
-		// The quote's workflow ended: executed by this action (a retried step), or not.
-		if act.Quote != nil {
-			row, err := a.q.QuoteGetByID(ctx, act.QuoteID.UUID)
-			if err != nil {
-				return fmt.Errorf("read quote: %w", err)
-			}
-			if row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key {
-				return nil
-			}
+		// Executed by this action (now, or by an earlier attempt of this step), or not: an
+		// execution that answers for a quote somebody else executed is no execution of it.
+		row, err := a.q.QuoteGetByID(ctx, act.QuoteID.UUID)
+		if err != nil {
+			return fmt.Errorf("read quote: %w", err)
+		}
+		if row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key {
+			return nil
+		}
+		if row.Quote.ExecuteKey != nil {
+			return problem.Refuse(catalog.QuoteNotPending, "the quote was executed by another request")
 		}
 		return problem.Refuse(catalog.QuoteNotPending, "the quote expired or ended before the action was executed")
 	}

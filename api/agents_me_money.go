@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -135,8 +133,7 @@ func (s *Server) agentRequest(r *http.Request, typ agent.ActionType) agent.Reque
 	req := agent.Request{ActionID: ids.New(), PlatformID: p.PlatformID, AgentID: p.AgentID, Type: typ, ApprovalLifetime: s.Config.AgentApprovalLifetime}
 	keyHash := ""
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
-		sum := sha256.Sum256([]byte(p.PlatformID.String() + "\x00" + scopedKey(r.Context(), key)))
-		keyHash = hex.EncodeToString(sum[:])
+		keyHash = ids.Derive(p.PlatformID.String(), "AGENT_ACTION", scopedKey(r.Context(), key)).String()
 	}
 	req.WorkflowID = workflows.AgentActionWorkflowID(req.ActionID, keyHash)
 	return req

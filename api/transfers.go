@@ -81,7 +81,7 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 	if kind == transfer.In {
 		internalRaw, externalRaw = externalRaw, internalRaw
 	}
-	pid := principalFrom(r.Context()).PlatformID
+	pid := callerPlatformID(r.Context())
 	req := transfer.Request{TransactionID: ids.New(), Kind: kind, PlatformID: pid, Amount: *b.Amount, SlowDelay: s.Config.SandboxSlowDelay}
 	if key := r.Header.Get(headerIdempotencyKey); key != "" {
 		req.TransactionID = keyedID(pid, string(kind), key)

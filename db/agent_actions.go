@@ -15,7 +15,6 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/problem"
-	"paycore/internal/quote"
 	"paycore/internal/transfer"
 )
 
@@ -49,13 +48,15 @@ type AgentActionViews interface {
 // money now (the quote rule's and the transfer rule's own checks), then judge applies the
 // policy; a refusal writes nothing. An action that waits for approval is PENDING_APPROVAL
 // with its expiry and records the AGENT_ACTION_PENDING_APPROVAL event; any other is
-// APPROVED, to be executed at once. Submitting an action whose id exists returns it
-// unchanged.
+// APPROVED, to be executed at once. Submitting again for a workflow that submitted an
+// action returns that action unchanged.
 func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request, now time.Time, v AgentActionViews, judge ActionJudge) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		if a, err := q.AgentActionGetByID(ctx, n.ActionID); err == nil {
-			if a.PlatformID != n.PlatformID || a.AgentID != n.AgentID {
+		// An action its workflow submitted already (a retried step, or a request repeating
+		// an Idempotency-Key whose first workflow is gone) is answered as it is.
+		if a, err := q.AgentActionGetByWorkflow(ctx, AgentActionGetByWorkflowParams{PlatformID: n.PlatformID, WorkflowID: n.WorkflowID}); err == nil {
+			if a.AgentID != n.AgentID {
 				return errActionNotFound()
 			}
 			out, err = agentActionFull(ctx, q, a)
@@ -77,7 +78,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 		if err != nil {
 			return err
 		}
-		p, err := actionPayment(ctx, q, ag, n)
+		p, err := actionPayment(ctx, q, ag, n, now)
 		if err != nil {
 			return err
 		}
@@ -134,7 +135,7 @@ type actionPaymentOf struct {
 // cannot be executed now is 409 QUOTE_NOT_PENDING; a transfer is checked by the transfer
 // rule (balance included). Money leaving an embedded wallet needs the customer's session
 // signature, which an agent cannot give: 403.
-func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request) (actionPaymentOf, error) {
+func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, now time.Time) (actionPaymentOf, error) {
 	if n.Type == agent.ExecuteQuote {
 		qt, t, err := lockQuote(ctx, q, n.QuoteID.UUID)
 		if IsNotFound(err) || (err == nil && (qt.PlatformID != ag.PlatformID || qt.CustomerID != (uuid.NullUUID{UUID: ag.CustomerID, Valid: true}))) {
@@ -143,15 +144,12 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request) (
 		if err != nil {
 			return actionPaymentOf{}, err
 		}
-		switch {
-		case qt.SourceKind != string(quote.SourceAccount) || !qt.SourceAccountID.Valid:
-			return actionPaymentOf{}, problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by an agent")
-		case qt.ExecuteKey != nil:
+		executed, err := quoteExecutable(qt, t, now)
+		if err != nil {
+			return actionPaymentOf{}, err
+		}
+		if executed {
 			return actionPaymentOf{}, problem.Refuse(catalog.QuoteNotPending, "the quote was already executed")
-		case t.Status != catalog.TxPending:
-			return actionPaymentOf{}, quoteNotPending(t.Status)
-		case !time.Now().Before(qt.ExpiresAt):
-			return actionPaymentOf{}, quoteNotPending(catalog.TxExpired)
 		}
 		if err := agentMayDebit(ctx, q, ag.PlatformID, qt.SourceAccountID.UUID); err != nil {
 			return actionPaymentOf{}, err
@@ -184,26 +182,26 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request) (
 	return actionPaymentOf{transaction: agent.TransferTransactionID(n.ActionID), account: n.InternalAccountID, amount: n.Amount, currency: acc.Internal.Currency}, nil
 }
 
-// agentMayDebit refuses money leaving an embedded wallet on an agent's behalf: only the
-// customer's session signature moves it.
+// agentMayDebit refuses money leaving an embedded wallet on an agent's behalf
+// (agent.WalletRefused).
 func agentMayDebit(ctx context.Context, q *Queries, platformID, accountID uuid.UUID) error {
 	owner, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: platformID, ID: accountID})
 	if err != nil {
 		return fmt.Errorf("read internal account: %w", err)
 	}
 	if owner.Type == catalog.EmbeddedWallet {
-		return problem.Refuse(catalog.Forbidden, "money leaves an embedded wallet only with the customer's session signature, which an agent cannot give").
-			With(map[string]any{"accountId": "InternalAccount:" + accountID.String()})
+		return agent.WalletRefused(accountID)
 	}
 	return nil
 }
 
 // AgentActionDecide applies the platform's decision to a pending action, under its lock:
 // approval makes it APPROVED (to be executed), rejection REJECTED with the reason, its
-// reservation given back. Approving an action of an agent that was paused or deleted
+// reservation given back. A decision at or after the action's approvalExpiresAt is refused
+// like one after its expiry. Approving an action of an agent that was paused or deleted
 // meanwhile ends it FAILED (AGENT_PAUSED, AGENT_DELETED) instead: a paused agent acts on
 // nothing, a deleted one's access is revoked. An action no longer pending is 409 AGENT_ACTION_NOT_PENDING.
-func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision) (AgentActionFull, error) {
+func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
@@ -212,6 +210,10 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 		}
 		if a.Status != agent.PendingApproval {
 			return agent.NotPending(a.Status, Deref(a.FailureReason))
+		}
+		if a.ApprovalExpiresAt != nil && !now.Before(*a.ApprovalExpiresAt) {
+			// Its workflow's timer ends it FAILED (APPROVAL_EXPIRED) as it fires.
+			return agent.NotPending(agent.Failed, agent.FailureApprovalExpired)
 		}
 		if d.Approve {
 			st, err := q.AgentActionAgentState(ctx, a.AgentID)

@@ -287,17 +287,11 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 		if err != nil {
 			return err
 		}
-		now := time.Now()
-		switch {
-		case qt.SourceKind == string(quote.SourceRealtimeFunding):
-			return problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by this request")
-		case qt.ExecuteKey != nil:
-			// executed already
-		case t.Status != catalog.TxPending:
-			return quoteNotPending(t.Status)
-		case !now.Before(qt.ExpiresAt):
-			return quoteNotPending(catalog.TxExpired)
-		default:
+		executed, err := quoteExecutable(qt, t, time.Now())
+		if err != nil {
+			return err
+		}
+		if !executed {
 			if err := executeQuote(ctx, q, qt, t, e, v); err != nil {
 				return err
 			}
@@ -310,6 +304,24 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 		return nil
 	})
 	return out, err
+}
+
+// quoteExecutable says whether a quote (locked, with its transaction t) can be executed
+// at now: executed when it already was (by whom is the caller's to tell, by its key); a
+// REALTIME_FUNDING quote (its deposit executes it), one no longer pending or one past its
+// expiry is refused.
+func quoteExecutable(qt Quote, t Transaction, now time.Time) (executed bool, err error) {
+	switch {
+	case qt.SourceKind == string(quote.SourceRealtimeFunding) || !qt.SourceAccountID.Valid:
+		return false, problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by this request")
+	case qt.ExecuteKey != nil:
+		return true, nil
+	case t.Status != catalog.TxPending:
+		return false, quoteNotPending(t.Status)
+	case !now.Before(qt.ExpiresAt):
+		return false, quoteNotPending(catalog.TxExpired)
+	}
+	return false, nil
 }
 
 // executeQuote holds a pending quote's sending amount and marks it executed and

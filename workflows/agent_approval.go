@@ -50,6 +50,14 @@ var errActionDecided = errors.New("the action no longer waits for a decision")
 // ends it FAILED (APPROVAL_EXPIRED). A rejected, expired or failed action gives its
 // reservation back; decisions after the first, or after the expiry, are rejected.
 func AgentAction(ctx workflow.Context, in agent.Request) error {
+	if err := agentAction(ctx, in); err != nil {
+		return err
+	}
+	// A repeated create (or a late decision) still running answers before the workflow ends.
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+func agentAction(ctx workflow.Context, in agent.Request) error {
 	var a *activities.Activities
 	execute := func(ctx workflow.Context) (activities.ActionStep, error) {
 		return result[activities.ActionStep](ctx, workflow.ExecuteActivity(DatabaseStep(ctx), a.ExecuteAgentAction, in))

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
 )
@@ -27,8 +28,7 @@ func CheckQuote(customerID uuid.UUID, r quote.Request, acc quote.Accounts) error
 	case acc.Source == nil || acc.Source.CustomerID != own:
 		return problem.NotFound(catalog.AccountNotFound, "internal account")
 	case acc.Source.Type == catalog.EmbeddedWallet:
-		return problem.Refuse(catalog.Forbidden, "money leaves an embedded wallet only with the customer's session signature, which an agent cannot give").
-			With(map[string]any{"accountId": "InternalAccount:" + acc.Source.ID.String()})
+		return WalletRefused(acc.Source.ID)
 	case r.Destination.Kind == quote.DestinationAccount && (acc.Destination == nil || acc.Destination.CustomerID != own):
 		if r.Destination.Internal {
 			return problem.NotFound(catalog.AccountNotFound, "destination account")
@@ -36,4 +36,12 @@ func CheckQuote(customerID uuid.UUID, r quote.Request, acc quote.Accounts) error
 		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
 	}
 	return nil
+}
+
+// WalletRefused refuses money leaving the embedded wallet accountID on an agent's behalf:
+// only the customer's session signature moves it, and an agent cannot give one (403
+// FORBIDDEN naming the account).
+func WalletRefused(accountID uuid.UUID) error {
+	return problem.Refuse(catalog.Forbidden, "money leaves an embedded wallet only with the customer's session signature, which an agent cannot give").
+		With(map[string]any{"accountId": ids.Format(ids.InternalAccount, accountID)})
 }
