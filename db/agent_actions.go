@@ -373,7 +373,7 @@ func agentActionsFull(ctx context.Context, q *Queries, actions []AgentAction) ([
 			return nil, fmt.Errorf("read action quotes: %w", err)
 		}
 		for _, r := range rows {
-			quoteOf[r.Quote.ID] = QuoteWithTransaction{Quote: r.Quote, Transaction: r.Transaction, PayloadToSign: r.PayloadToSign}
+			quoteOf[r.Quote.ID] = QuoteWithTransaction(r)
 		}
 	}
 	txOf := map[uuid.UUID]Transaction{}
