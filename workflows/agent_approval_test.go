@@ -25,7 +25,7 @@ var (
 		PlatformID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c2"), AgentID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c3"),
 		Type: agent.TransferOut, InternalAccountID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c4"),
 		ExternalAccountID: uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c5"), Valid: true},
-		Amount: 1500, ApprovalLifetime: 24 * time.Hour}
+		Amount:            1500, ApprovalLifetime: 24 * time.Hour}
 	actExpires = actStart.Add(24 * time.Hour)
 )
 
