@@ -213,7 +213,8 @@ func TestAgentActionFailReleasesOnce(t *testing.T) {
 	w := newActionWorld(t, actionPolicy)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond) // as Postgres stores it
-	w.submit(w.request(1000), now, false)              // stays: the usage never falls below it
+	// An action that stays: the usage never falls below it.
+	w.submit(w.request(1000), now, false)
 	p := w.submit(w.request(1500), now, true)
 	w.wantUsage("USD", 2, 2500)
 

@@ -21,11 +21,10 @@ import (
 var (
 	actStart = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	actID    = uuid.MustParse("0190a000-0000-7000-8000-0000000000c1")
-	actReq   = agent.Request{ActionID: actID, WorkflowID: AgentActionWorkflowID(actID, ""),
+	actReq   = agent.Request{ActionID: actID, WorkflowID: AgentActionWorkflowID(actID, ""), Type: agent.TransferOut, Amount: 1500,
 		PlatformID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c2"), AgentID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c3"),
-		Type: agent.TransferOut, InternalAccountID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c4"),
-		ExternalAccountID: uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c5"), Valid: true},
-		Amount:            1500, ApprovalLifetime: 24 * time.Hour}
+		InternalAccountID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c4"),
+		ExternalAccountID: uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c5"), Valid: true}, ApprovalLifetime: 24 * time.Hour}
 	actExpires = actStart.Add(24 * time.Hour)
 )
 
