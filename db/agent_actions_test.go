@@ -415,3 +415,25 @@ func TestAgentActionConcurrentSubmits(t *testing.T) {
 		t.Fatalf("%d actions written, want 14", n)
 	}
 }
+
+// Approving an action of an agent deleted meanwhile ends it FAILED (AGENT_DELETED), its
+// reservation given back; its transaction is never made.
+func TestAgentActionApproveDeletedAgent(t *testing.T) {
+	w := newActionWorld(t, actionPolicy)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	p := w.submit(w.request(1200), now, true)
+	w.wantUsage("USD", 1, 1200)
+	if err := db.AgentDelete(ctx, w.q, w.platform, w.agent.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAction(t, got, agent.Failed, agent.FailureAgentDeleted, true)
+	if got.Transaction != nil {
+		t.Fatalf("a transaction for an action of a deleted agent: %+v", got.Transaction)
+	}
+	w.wantUsage("USD", 0, 0)
+}

@@ -275,3 +275,43 @@ func TestAgentActionSecondDecisionRejected(t *testing.T) {
 	}
 	env.AssertExpectations(t)
 }
+
+// An approval whose execution is refused (the quote expired meanwhile) answers the
+// FAILED action, not an error: the decision was taken.
+func TestAgentActionApprovedExecutionRefused(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	approve := agent.Decision{Approve: true}
+	runPendingMocks(env)
+	env.OnActivity(a.DecideAgentAction, mock.Anything, actID, approve).Return(actStep(agent.Approved), nil).Once()
+	failed := actStep(agent.Failed)
+	failed.Refusal = &problem.Wire{Code: catalog.QuoteNotPending, Message: "the quote expired"}
+	env.OnActivity(a.ExecuteAgentAction, mock.Anything, actReq).Return(failed, nil).Once()
+	decide := &actUpdate{name: UpdateDecide, at: time.Hour, arg: approve}
+	runAction(t, env, decide)
+	if decide.err != nil || decide.status(t) != "FAILED" {
+		t.Fatalf("decide: %v, answered %s", decide.err, decide.result)
+	}
+	env.AssertExpectations(t)
+}
+
+// A pending action whose approvalExpiresAt has already passed when the workflow gets to
+// wait (a lifetime shorter than the submission took) expires at once.
+func TestAgentActionAlreadyExpired(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	past := actStep(agent.PendingApproval)
+	past.ApprovalExpiresAt = actStart.Add(-time.Second)
+	env.OnActivity(a.SubmitAgentAction, mock.Anything, actReq).Return(past, nil).Once()
+	var expiredAt time.Duration = -1
+	env.OnActivity(a.ExpireAgentAction, mock.Anything, actID).Return(actStep(agent.Failed), nil).Once().
+		Run(func(mock.Arguments) { expiredAt = env.Now().Sub(actStart) })
+	create := runAction(t, env)
+	if create.err != nil || create.status(t) != "PENDING_APPROVAL" {
+		t.Fatalf("create: %v %s", create.err, create.result)
+	}
+	if expiredAt != 0 {
+		t.Fatalf("expired at %s, want at once", expiredAt)
+	}
+	env.AssertExpectations(t)
+}
