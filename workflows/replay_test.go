@@ -16,7 +16,8 @@ import (
 // (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
 // funded by a deposit, paid to a customer of another platform), incoming payments
 // (approved, timed out), invitations (claimed, cancelled, expired), verifications (a business
-// approved, its owner's KYC) and bulk imports (a run continued as new, the last run).
+// approved, its owner's KYC), bulk imports (a run continued as new, the last run) and
+// agent actions (executed at once, approved then executed, rejected, expired).
 // cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
@@ -33,6 +34,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflowWithOptions(CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
 	r.RegisterWorkflowWithOptions(OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
 	r.RegisterWorkflowWithOptions(BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
+	r.RegisterWorkflowWithOptions(AgentAction, workflow.RegisterOptions{Name: "AgentAction"})
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {

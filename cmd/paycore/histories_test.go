@@ -26,12 +26,20 @@ import (
 // replays: PAYCORE_RECORD_HISTORIES=../../workflows/testdata go test -run RecordHistories.
 // It is skipped otherwise. Each shape of a workflow gets files of its own (the _v2 names:
 // the create step answering the rail, the redelivery's reopen step); the files of earlier
-// shapes stay, so running workflows recorded with them keep replaying.
+// shapes stay, so running workflows recorded with them keep replaying. One group can be
+// recorded alone: -run 'RecordHistories/agent_actions'.
 func TestRecordHistories(t *testing.T) {
 	dir := os.Getenv("PAYCORE_RECORD_HISTORIES")
 	if dir == "" {
 		t.Skip("set PAYCORE_RECORD_HISTORIES to a directory to record workflow histories")
 	}
+	t.Run("payments", func(t *testing.T) { recordPayments(t, dir) })
+	t.Run("agent_actions", func(t *testing.T) { recordAgentActions(t, dir) })
+}
+
+// recordPayments records transfers, quotes, incoming payments, a webhook redelivery and a
+// bulk import.
+func recordPayments(t *testing.T, dir string) {
 	s := newStack(t, func(c *config.Config) {
 		c.SandboxSlowDelay, c.QuoteLifetime, c.ApprovalDeadline = time.Second, 5*time.Second, time.Second
 		quoteFast(c)
@@ -157,6 +165,53 @@ func TestRecordHistories(t *testing.T) {
 	})
 	record("webhook_delivery_redelivered", workflows.WebhookDeliveryWorkflowID(ev))
 	recordBulkImport(t, record)
+}
+
+// recordAgentActions records agent actions: executed at once (AUTO), approved then
+// executed, rejected, and expired (a short approval lifetime).
+func recordAgentActions(t *testing.T, dir string) {
+	s := newStack(t, func(c *config.Config) {
+		fast(c)
+		c.AgentApprovalLifetime = 3 * time.Second
+	})
+	w := newAgentWorld(t, s, 10_000, usdPolicy(5_000, map[string]any{
+		"approvalThresholds": map[string]any{"currency": "USD", "amount": 1_000}}))
+	recorded := func(name string, a view.AgentAction) {
+		t.Helper()
+		id, err := ids.Parse(ids.AgentAction, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wid := workflows.AgentActionWorkflowID(id, "")
+		eventually(t, 30*time.Second, "the action's workflow to complete", func() bool {
+			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), wid, "")
+			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		})
+		recordHistory(t, s, dir, name, wid)
+	}
+	if a := w.action(w.transferOutAs(500), 201); a.Status != "APPROVED" || a.Transaction == nil {
+		t.Fatalf("AUTO action %+v", a)
+	} else {
+		recorded("agent_action_auto", a)
+	}
+	approved := w.action(w.transferOutAs(1_500), 201)
+	if a := w.action(w.c.Do("POST", "/agents/"+w.agentID+"/actions/"+approved.ID+"/approve", nil), 200); a.Status != "APPROVED" || a.Transaction == nil {
+		t.Fatalf("approved action %+v", a)
+	}
+	recorded("agent_action_approved", approved)
+	rejected := w.action(w.transferOutAs(2_000), 201)
+	if a := w.action(w.c.Do("POST", "/agents/"+w.agentID+"/actions/"+rejected.ID+"/reject", map[string]any{"reason": "not this week"}), 200); a.Status != "REJECTED" {
+		t.Fatalf("rejected action %+v", a)
+	}
+	recorded("agent_action_rejected", rejected)
+	expired := w.action(w.transferOutAs(2_500), 201)
+	if expired.Status != "PENDING_APPROVAL" {
+		t.Fatalf("pending action %+v", expired)
+	}
+	recorded("agent_action_expired", expired)
+	if a := w.action(w.as("GET", "/agents/me/actions/"+expired.ID, nil), 200); a.Status != "FAILED" || a.FailureReason == nil || *a.FailureReason != "APPROVAL_EXPIRED" {
+		t.Fatalf("expired action %+v", a)
+	}
 }
 
 // recordBulkImport records a bulk import of 12 rows in batches of 5, 2 per run: its first
