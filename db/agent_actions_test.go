@@ -252,7 +252,7 @@ func TestAgentActionDecide(t *testing.T) {
 	paused := w.submit(w.request(3000), now, true)
 	w.wantUsage("USD", 3, 6000)
 
-	got, err := db.AgentActionDecide(ctx, w.pool, rej.ID, agent.Decision{Reason: "not this week"})
+	got, err := db.AgentActionDecide(ctx, w.pool, rej.ID, agent.Decision{Reason: "not this week"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,29 +262,29 @@ func TestAgentActionDecide(t *testing.T) {
 	}
 	w.wantUsage("USD", 2, 5000)
 	for _, d := range []agent.Decision{{Approve: true}, {Reason: "again"}} {
-		_, err = db.AgentActionDecide(ctx, w.pool, rej.ID, d)
+		_, err = db.AgentActionDecide(ctx, w.pool, rej.ID, d, time.Now())
 		refusedWith(t, err, catalog.AgentActionNotPending)
 	}
 	w.wantUsage("USD", 2, 5000)
 
-	if got, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}); err != nil {
+	if got, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	wantAction(t, got, agent.Approved, "", false)
 	w.wantUsage("USD", 2, 5000)
-	_, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true})
+	_, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now())
 	refusedWith(t, err, catalog.AgentActionNotPending)
 
 	yes := true
 	if _, err := db.AgentUpdate(ctx, w.q, w.platform, w.agent.ID, db.AgentChange{IsPaused: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}); err != nil {
+	if got, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	wantAction(t, got, agent.Failed, agent.FailureAgentPaused, true)
 	w.wantUsage("USD", 1, 2000)
-	_, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true})
+	_, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now())
 	refusedWith(t, err, catalog.AgentActionNotPending)
 	w.wantUsage("USD", 1, 2000)
 }
@@ -362,7 +362,7 @@ func TestAgentActionPolicyCurrencyChange(t *testing.T) {
 	}
 	w.wantUsage("EUR", 2, 900)
 
-	got, err := db.AgentActionDecide(ctx, w.pool, usd.ID, agent.Decision{Reason: "no"})
+	got, err := db.AgentActionDecide(ctx, w.pool, usd.ID, agent.Decision{Reason: "no"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestAgentActionApproveDeletedAgent(t *testing.T) {
 	if err := db.AgentDelete(ctx, w.q, w.platform, w.agent.ID); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true})
+	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
