@@ -45,8 +45,8 @@ func TestAgentUsageShown(t *testing.T) {
 		spent    int64
 		currency string
 	}{{agentID, now, 2, 1500, "USD"}, {idleID, lastMonth, 3, 9000, "USD"}} {
-		if _, err := e.pool.Exec(ctx, `INSERT INTO agent_usage (agent_id, currency, day, daily_spend, daily_count, month, monthly_spend)
-			VALUES ($1, $2, $3, $4, $5, $6, $4)`, u.id, u.currency, agentpolicy.Day(u.at), u.spent, u.count, agentpolicy.Month(u.at)); err != nil {
+		if _, err := e.pool.Exec(ctx, `INSERT INTO agent_usage (agent_id, currency, currency_since, day, daily_spend, daily_count, month, monthly_spend)
+			VALUES ($1, $2, '0001-01-01 00:00:00+00', $3, $4, $5, $6, $4)`, u.id, u.currency, agentpolicy.Day(u.at), u.spent, u.count, agentpolicy.Month(u.at)); err != nil {
 			t.Fatal(err)
 		}
 	}

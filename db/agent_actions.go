@@ -86,7 +86,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 		if err != nil {
 			return err
 		}
-		u = u.At(now).In(policy.SpendingLimits.Currency)
+		u = u.At(now).In(policy.SpendingLimits.Currency, now)
 		reserved, decision, err := judge(policy, u, p.amount, p.currency, p.account)
 		if err != nil {
 			return err

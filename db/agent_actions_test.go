@@ -372,6 +372,27 @@ func TestAgentActionPolicyCurrencyChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wantUsage("EUR", 0, 0)
+
+	// Back and forth: a USD reservation, EUR, then USD again. The USD amounts started again
+	// with the switch back, so rejecting the first gives back only its transaction.
+	back := agentPolicy(t, `{"permissions": ["CREATE_TRANSFERS"], "defaultExecutionMode": "AUTO",
+		"spendingLimits": {"currency": "USD", "perTransactionLimit": 5000, "dailyLimit": 10000}}`)
+	if _, err := w.q.AgentSetPolicy(ctx, db.AgentSetPolicyParams{ID: w.agent.ID, Policy: back.Encode()}); err != nil {
+		t.Fatal(err)
+	}
+	first := w.submit(w.request(1000), now.Add(time.Second), true)
+	w.wantUsage("USD", 1, 1000)
+	for i, p := range []agentpolicy.Policy{eur, back} {
+		if _, err := w.q.AgentSetPolicy(ctx, db.AgentSetPolicyParams{ID: w.agent.ID, Policy: p.Encode()}); err != nil {
+			t.Fatal(err)
+		}
+		w.submit(w.request(100), now.Add(time.Duration(2+i)*time.Second), false)
+	}
+	w.wantUsage("USD", 3, 100)
+	if _, err := db.AgentActionDecide(ctx, w.pool, first.ID, agent.Decision{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	w.wantUsage("USD", 2, 100)
 }
 
 // 50 submissions at once never pass the daily limit: exactly floor(limit/amount) are

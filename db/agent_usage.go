@@ -12,12 +12,12 @@ import (
 )
 
 func usageOf(r AgentUsage) agentpolicy.Usage {
-	return agentpolicy.Usage{Currency: r.Currency, DailyTransactionCount: r.DailyCount, DailySpend: r.DailySpend, DailyResetDate: r.Day,
+	return agentpolicy.Usage{Currency: r.Currency, CurrencySince: r.CurrencySince, DailyTransactionCount: r.DailyCount, DailySpend: r.DailySpend, DailyResetDate: r.Day,
 		MonthlySpend: r.MonthlySpend, MonthlyResetMonth: r.Month}
 }
 
 func usageSet(agentID uuid.UUID, u agentpolicy.Usage) AgentUsageSetParams {
-	return AgentUsageSetParams{AgentID: agentID, Currency: u.Currency, Day: u.DailyResetDate, DailySpend: u.DailySpend, DailyCount: u.DailyTransactionCount,
+	return AgentUsageSetParams{AgentID: agentID, Currency: u.Currency, CurrencySince: u.CurrencySince, Day: u.DailyResetDate, DailySpend: u.DailySpend, DailyCount: u.DailyTransactionCount,
 		Month: u.MonthlyResetMonth, MonthlySpend: u.MonthlySpend}
 }
 
@@ -28,7 +28,7 @@ func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpol
 	if amount < 0 {
 		return u, problem.Field("amount", "amount must not be negative")
 	}
-	u = u.At(now).In(limits.Currency)
+	u = u.At(now).In(limits.Currency, now)
 	if err := limits.CheckWindows(u, amount); err != nil {
 		return u, err
 	}
@@ -68,7 +68,7 @@ func releaseUsage(ctx context.Context, q *Queries, agentID uuid.UUID, reservedAt
 // exist is 404 AGENT_NOT_FOUND.
 func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time, currency string) (agentpolicy.Usage, error) {
 	fresh := agentpolicy.Fresh(at, currency)
-	err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Currency: currency, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth})
+	err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Currency: currency, CurrencySince: fresh.CurrencySince, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth})
 	if ConstraintViolated(err, "agent_usage_agent_id_fkey") {
 		return agentpolicy.Usage{}, errAgentNotFound()
 	}
@@ -101,7 +101,7 @@ func AgentUsages(ctx context.Context, q *Queries, now time.Time, currencies map[
 		return nil, fmt.Errorf("read agent usage: %w", err)
 	}
 	for _, r := range rows {
-		out[r.AgentID] = usageOf(r).At(now).In(currencies[r.AgentID])
+		out[r.AgentID] = usageOf(r).At(now).In(currencies[r.AgentID], now)
 	}
 	return out, nil
 }

@@ -471,15 +471,16 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 }
 
 const agentUsageEnsure = `-- name: AgentUsageEnsure :exec
-INSERT INTO agent_usage (agent_id, currency, day, month) VALUES ($1, $2, $3, $4)
+INSERT INTO agent_usage (agent_id, currency, currency_since, day, month) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (agent_id) DO NOTHING
 `
 
 type AgentUsageEnsureParams struct {
-	AgentID  uuid.UUID
-	Currency string
-	Day      string
-	Month    string
+	AgentID       uuid.UUID
+	Currency      string
+	CurrencySince time.Time
+	Day           string
+	Month         string
 }
 
 // Creates the agent's usage row, empty in the given windows, unless it exists.
@@ -487,6 +488,7 @@ func (q *Queries) AgentUsageEnsure(ctx context.Context, arg AgentUsageEnsurePara
 	_, err := q.db.Exec(ctx, agentUsageEnsure,
 		arg.AgentID,
 		arg.Currency,
+		arg.CurrencySince,
 		arg.Day,
 		arg.Month,
 	)
@@ -494,7 +496,7 @@ func (q *Queries) AgentUsageEnsure(ctx context.Context, arg AgentUsageEnsurePara
 }
 
 const agentUsageGet = `-- name: AgentUsageGet :many
-SELECT agent_id, currency, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = ANY($1::uuid[])
+SELECT agent_id, currency, currency_since, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = ANY($1::uuid[])
 `
 
 func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]AgentUsage, error) {
@@ -509,6 +511,7 @@ func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]Ag
 		if err := rows.Scan(
 			&i.AgentID,
 			&i.Currency,
+			&i.CurrencySince,
 			&i.Day,
 			&i.DailySpend,
 			&i.DailyCount,
@@ -527,7 +530,7 @@ func (q *Queries) AgentUsageGet(ctx context.Context, agentIds []uuid.UUID) ([]Ag
 }
 
 const agentUsageLock = `-- name: AgentUsageLock :one
-SELECT agent_id, currency, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = $1 FOR UPDATE
+SELECT agent_id, currency, currency_since, day, daily_spend, daily_count, month, monthly_spend, updated_at FROM agent_usage WHERE agent_id = $1 FOR UPDATE
 `
 
 func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentUsage, error) {
@@ -536,6 +539,7 @@ func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentU
 	err := row.Scan(
 		&i.AgentID,
 		&i.Currency,
+		&i.CurrencySince,
 		&i.Day,
 		&i.DailySpend,
 		&i.DailyCount,
@@ -548,24 +552,26 @@ func (q *Queries) AgentUsageLock(ctx context.Context, agentID uuid.UUID) (AgentU
 
 const agentUsageSet = `-- name: AgentUsageSet :exec
 UPDATE agent_usage
-SET currency = $1, day = $2, daily_spend = $3, daily_count = $4, month = $5,
-    monthly_spend = $6, updated_at = now()
-WHERE agent_id = $7
+SET currency = $1, currency_since = $2, day = $3, daily_spend = $4, daily_count = $5, month = $6,
+    monthly_spend = $7, updated_at = now()
+WHERE agent_id = $8
 `
 
 type AgentUsageSetParams struct {
-	Currency     string
-	Day          string
-	DailySpend   int64
-	DailyCount   int64
-	Month        string
-	MonthlySpend int64
-	AgentID      uuid.UUID
+	Currency      string
+	CurrencySince time.Time
+	Day           string
+	DailySpend    int64
+	DailyCount    int64
+	Month         string
+	MonthlySpend  int64
+	AgentID       uuid.UUID
 }
 
 func (q *Queries) AgentUsageSet(ctx context.Context, arg AgentUsageSetParams) error {
 	_, err := q.db.Exec(ctx, agentUsageSet,
 		arg.Currency,
+		arg.CurrencySince,
 		arg.Day,
 		arg.DailySpend,
 		arg.DailyCount,

@@ -65,14 +65,15 @@ type AgentDeviceCode struct {
 }
 
 type AgentUsage struct {
-	AgentID      uuid.UUID
-	Currency     string
-	Day          string
-	DailySpend   int64
-	DailyCount   int64
-	Month        string
-	MonthlySpend int64
-	UpdatedAt    time.Time
+	AgentID       uuid.UUID
+	Currency      string
+	CurrencySince time.Time
+	Day           string
+	DailySpend    int64
+	DailyCount    int64
+	Month         string
+	MonthlySpend  int64
+	UpdatedAt     time.Time
 }
 
 type ApiToken struct {

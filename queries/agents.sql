@@ -103,7 +103,7 @@ DELETE FROM rate_limits WHERE window_ends <= now();
 
 -- name: AgentUsageEnsure :exec
 -- Creates the agent's usage row, empty in the given windows, unless it exists.
-INSERT INTO agent_usage (agent_id, currency, day, month) VALUES (@agent_id, @currency, @day, @month)
+INSERT INTO agent_usage (agent_id, currency, currency_since, day, month) VALUES (@agent_id, @currency, @currency_since, @day, @month)
 ON CONFLICT (agent_id) DO NOTHING;
 
 -- name: AgentUsageLock :one
@@ -111,7 +111,7 @@ SELECT * FROM agent_usage WHERE agent_id = @agent_id FOR UPDATE;
 
 -- name: AgentUsageSet :exec
 UPDATE agent_usage
-SET currency = @currency, day = @day, daily_spend = @daily_spend, daily_count = @daily_count, month = @month,
+SET currency = @currency, currency_since = @currency_since, day = @day, daily_spend = @daily_spend, daily_count = @daily_count, month = @month,
     monthly_spend = @monthly_spend, updated_at = now()
 WHERE agent_id = @agent_id;
 

@@ -66,11 +66,11 @@ func (l Limits) CheckWindows(u Usage, amount int64) error {
 
 // Release gives back a transaction of amount in currency that was counted at the moment
 // at: only the windows of u that still are those of at are reduced (never below zero); a
-// newer day or month, or a window that is not at's, is left as it is. An amount counted in
-// another currency than u's (the policy currency changed since, which started the amounts
-// again at zero) gives back only the transaction.
+// newer day or month, or a window that is not at's, is left as it is. An amount counted
+// before u's amounts started in its currency (the policy currency changed since, which
+// started them again at zero; perhaps back and forth) gives back only the transaction.
 func (u Usage) Release(at time.Time, amount int64, currency string) Usage {
-	if currency != u.Currency {
+	if currency != u.Currency || at.Before(u.CurrencySince) {
 		amount = 0
 	}
 	if u.DailyResetDate == Day(at) {

@@ -170,15 +170,25 @@ func TestUsageRelease(t *testing.T) {
 	}
 	// The policy currency changed: the amounts started again at zero in EUR, and an amount
 	// reserved in USD gives back only its transaction.
-	eur := u.In("EUR").Add(at, 40)
+	eur := u.In("EUR", at).Add(at, 40)
 	if eur.DailySpend != 40 || eur.MonthlySpend != 40 || eur.DailyTransactionCount != 3 {
 		t.Fatalf("in EUR %+v", eur)
 	}
 	if got := eur.Release(at, 300, "USD"); got.DailySpend != 40 || got.MonthlySpend != 40 || got.DailyTransactionCount != 2 {
 		t.Fatalf("a USD release in EUR %+v", got)
 	}
-	if got := u.In("USD"); got != u {
+	if got := u.In("USD", at); got != u {
 		t.Fatalf("the same currency changed %+v into %+v", u, got)
+	}
+	// Back to USD later: the USD amounts started again then, so a USD reservation of
+	// before gives back only its transaction, one of after its amount too.
+	later := at.Add(time.Hour)
+	back := eur.In("USD", later).Add(later, 100)
+	if got := back.Release(at, 300, "USD"); got.DailySpend != 100 || got.DailyTransactionCount != 3 {
+		t.Fatalf("a USD release from before the switches %+v", got)
+	}
+	if got := back.Release(later, 100, "USD"); got.DailySpend != 0 || got.MonthlySpend != 0 || got.DailyTransactionCount != 3 {
+		t.Fatalf("a USD release from after the switch back %+v", got)
 	}
 }
 

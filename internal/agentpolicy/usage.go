@@ -22,7 +22,11 @@ func Month(t time.Time) string { return t.UTC().Format(MonthLayout) }
 // transaction count of DailyResetDate and the monthly amount of MonthlyResetMonth, in the
 // policy currency's smallest unit (Currency, not shown: it is the policy's).
 type Usage struct {
-	Currency              string `json:"-"`
+	Currency string `json:"-"`
+	// CurrencySince is when the amounts started being counted in Currency (zero: since the
+	// agent's first reservation): a reservation taken before it was counted in amounts that
+	// are gone.
+	CurrencySince         time.Time `json:"-"`
 	DailyTransactionCount int64  `json:"dailyTransactionCount"`
 	DailySpend            int64  `json:"dailySpend"`
 	DailyResetDate        string `json:"dailyResetDate"`
@@ -35,12 +39,12 @@ func Fresh(now time.Time, currency string) Usage {
 	return Usage{Currency: currency, DailyResetDate: Day(now), MonthlyResetMonth: Month(now)}
 }
 
-// In is u counted in currency: when the policy currency changed since u was counted, the
-// amounts start again at zero in the new one (the transaction count stays). Amounts
-// reserved in the old currency are then no longer given back (see Release).
-func (u Usage) In(currency string) Usage {
+// In is u counted in currency at now: when the policy currency changed since u was
+// counted, the amounts start again at zero in the new one from now (the transaction count
+// stays). Amounts reserved before are then no longer given back (see Release).
+func (u Usage) In(currency string, now time.Time) Usage {
 	if u.Currency != currency {
-		u.Currency, u.DailySpend, u.MonthlySpend = currency, 0, 0
+		u.Currency, u.CurrencySince, u.DailySpend, u.MonthlySpend = currency, now, 0, 0
 	}
 	return u
 }
