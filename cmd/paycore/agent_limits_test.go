@@ -280,6 +280,12 @@ func TestAgentLimitsDayAndMonthBoundaries(t *testing.T) {
 	refused(1, "monthlyLimit")
 	stored("2031-02-02", 2, 500, "2031-02", 1_500)
 
+	// The usage was counted at the worker's clock.
+	var last string
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT to_char(max(reserved_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') FROM agent_actions").Scan(&last); err != nil || last != "2031-02-02T00:00:00" {
+		t.Fatalf("last reservation at %s (%v), want the worker's clock", last, err)
+	}
+
 	// The daily transaction count resets with the day too (3 per day).
 	set("2031-03-01T08:00:00Z")
 	ok(1)
@@ -289,6 +295,27 @@ func TestAgentLimitsDayAndMonthBoundaries(t *testing.T) {
 	set("2031-03-02T08:00:00Z")
 	ok(1)
 	stored("2031-03-02", 1, 1, "2031-03", 4)
+
+	// A reservation given back after its windows have passed leaves the new ones alone: an
+	// action pending at the end of March, rejected on April 1st.
+	p := newAgentWorld(t, s, 10_000, usdPolicy(5_000, map[string]any{
+		"spendingLimits":     map[string]any{"currency": "USD", "perTransactionLimit": 5_000, "dailyLimit": 1_000},
+		"approvalThresholds": map[string]any{"currency": "USD", "amount": 100}}))
+	set("2031-03-31T23:59:59Z")
+	pending := p.action(p.transferOutAs(900), 201)
+	if pending.Status != "PENDING_APPROVAL" {
+		t.Fatalf("pending %+v", pending)
+	}
+	set("2031-04-01T00:00:00Z")
+	if a := p.action(p.transferOutAs(50), 201); a.Status != "APPROVED" {
+		t.Fatalf("April's first transfer %+v", a)
+	}
+	if r := p.action(p.decide("reject", pending.ID), 200); r.Status != "REJECTED" {
+		t.Fatalf("rejected %+v", r)
+	}
+	if u := storedUsage(t, s, p.agentID); u.Day != "2031-04-01" || u.DailyCount != 1 || u.DailySpend != 50 || u.Month != "2031-04" || u.MonthlySpend != 50 {
+		t.Fatalf("April's usage %+v after March's reservation was given back", u)
+	}
 }
 
 // A policy in EUR counts a USD account's transfer at the mid-market rate: the reservation
@@ -342,8 +369,15 @@ func TestAgentLimitsCrossCurrency(t *testing.T) {
 	if c := w.action(w.transferOutAs(5_000), 201); c.Status != "APPROVED" {
 		t.Fatalf("5000 USD: %+v", c)
 	}
-	// The rejected action gives back its converted reservation.
+	// 5_200 USD (~4_784 EUR) is under 5_000 as EUR but above the threshold, 5_000 USD
+	// (~4_600 EUR): the threshold is counted in its own currency.
+	e := w.action(w.transferOutAs(5_200), 201)
+	if e.Status != "PENDING_APPROVAL" {
+		t.Fatalf("5200 USD: %+v", e)
+	}
+	// The rejected actions give back their converted reservations.
 	w.action(w.decide("reject", b.ID), 200)
+	w.action(w.decide("reject", e.ID), 200)
 	u := storedUsage(t, s, w.agentID)
 	five, _ := agentpolicy.ToPolicyCurrency(rates, 5_000, usd, eur, time.Now())
 	if u.Currency != "EUR" || u.DailyCount != 2 || u.DailySpend < want+five-20 || u.DailySpend > want+five+20 {
@@ -495,6 +529,7 @@ func TestAgentLimitsPauseAndDeleteMidFlight(t *testing.T) {
 		t.Fatalf("pause: %d %s", r.Status, r.Body)
 	}
 	refusal(t, "paused agent's transfer", w.transferOutAs(10), 403, "FORBIDDEN")
+	refusal(t, "paused agent's read", w.as("GET", "/agents/me/actions/"+a.ID, nil), 403, "FORBIDDEN")
 	done := w.action(w.decide("approve", a.ID), 200)
 	if done.Status != "FAILED" || ptr(done.FailureReason) != "AGENT_PAUSED" || done.Transaction != nil {
 		t.Fatalf("approved while paused %+v", done)
