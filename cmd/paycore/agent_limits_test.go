@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,6 +116,35 @@ func customerWith(t *testing.T, w *world, region string, currencies ...string) (
 	return &world{t: t, s: w.s, c: w.c, platform: w.platform, customer: cust.ID, account: byCur[currencies[0]]}, byCur
 }
 
+// goroutineTB is a testing.TB whose Fatal and Fatalf may be called from a goroutine other
+// than the test's: they report the failure (Errorf) and end only that goroutine.
+type goroutineTB struct{ testing.TB }
+
+func (g goroutineTB) Fatalf(format string, args ...any) {
+	g.TB.Helper()
+	g.TB.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (g goroutineTB) Fatal(args ...any) {
+	g.TB.Helper()
+	g.TB.Error(args...)
+	runtime.Goexit()
+}
+
+// forGoroutines is w with a client safe to use from many goroutines at once: failures are
+// reported without stopping the test from another goroutine, and a request may wait up to
+// five minutes for its answer (a hundred workflows on a loaded machine).
+func (w *agentWorld) forGoroutines() *agentWorld {
+	c := *w.c
+	c.T, c.HTTP = goroutineTB{w.t}, &http.Client{Timeout: 5 * time.Minute}
+	base := *w.world
+	base.t, base.c = goroutineTB{w.t}, &c
+	cp := *w
+	cp.world = &base
+	return &cp
+}
+
 // concurrently runs n calls of f at once and returns their responses.
 func concurrently(n int, f func(i int) *apitest.Response) []*apitest.Response {
 	res := make([]*apitest.Response, n)
@@ -154,7 +185,8 @@ func TestAgentLimitsConcurrentTransfers(t *testing.T) {
 	for _, tc := range cases {
 		w := newAgentWorld(t, s, 10_000, usdPolicy(5_000, map[string]any{"spendingLimits": tc.limits}))
 		started := time.Now()
-		res := concurrently(n, func(int) *apitest.Response { return w.transferOutAs(tc.amount) })
+		gw := w.forGoroutines()
+		res := concurrently(n, func(int) *apitest.Response { return gw.transferOutAs(tc.amount) })
 		t.Logf("%s: %d requests answered in %s", tc.name, n, time.Since(started))
 		var txs []string
 		refused := 0
