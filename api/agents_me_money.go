@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -85,7 +86,7 @@ func (s *Server) getAgentQuote(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
 		q, err := s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
 		if err == nil && q.Quote.CustomerID != own {
-			return q, db.ErrNotFound
+			return q, pgx.ErrNoRows // another customer's quote is not found (loadOne's 404)
 		}
 		return q, err
 	}, func(q db.QuoteGetRow) view.Quote { return view.QuoteOf(db.QuoteWithTransaction(q)) })
