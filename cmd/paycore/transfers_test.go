@@ -127,6 +127,9 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 	for _, tc := range cases {
 		ext := w.external(tc.suffix)
 		before := w.balance()
+		// The slow scenario's durable wait starts after the request does: however slow the
+		// checks below, the payment cannot end sooner than slowDelay after start.
+		start := time.Now()
 		r := w.transferOut(ext, 1000)
 		if r.Status != 201 {
 			t.Fatalf("%s: transfer-out %d %s", tc.suffix, r.Status, r.Body)
@@ -143,7 +146,6 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 				t.Fatalf("%s: the hold did not reduce the available balance: %d -> %d (%s)", tc.suffix, before, got, st)
 			}
 		}
-		start := time.Now()
 		final := w.waitFinal(tx.ID, 20*time.Second)
 		if string(final.Status) != tc.status {
 			t.Fatalf("%s: status %s, want %s", tc.suffix, final.Status, tc.status)
