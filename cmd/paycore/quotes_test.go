@@ -153,11 +153,11 @@ func TestQuoteOutcomesBySuffix(t *testing.T) {
 			q.ReceivingCurrency.Code != "EUR" || q.RateDetails == nil || !q.ExpiresAt.After(time.Now()) {
 			t.Fatalf("%s: quote %+v", tc.suffix, q)
 		}
+		start := time.Now() // the slow scenario's wait starts after the request does
 		r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "exec-"+q.ID)
 		if r.Status != 200 {
 			t.Fatalf("%s: execute %d %s", tc.suffix, r.Status, r.Body)
 		}
-		start := time.Now()
 		var final view.Transaction
 		eventually(t, 20*time.Second, tc.suffix+" final", func() bool {
 			final = w.transaction(q.TransactionID)
@@ -612,10 +612,10 @@ func TestUmaQuotes(t *testing.T) {
 		}
 		var q view.Quote
 		r.Decode(t, &q)
+		start := time.Now() // the receiver's wait starts after the deposit does
 		if r := w.c.Do("POST", "/sandbox/send", map[string]any{"quoteId": q.ID, "currencyCode": "EUR"}); r.Status != 200 {
 			t.Fatalf("deposit: %d %s", r.Status, r.Body)
 		}
-		start := time.Now()
 		var tx view.Transaction
 		eventually(t, 20*time.Second, "the payment to "+address, func() bool {
 			tx = w.transaction(q.TransactionID)
