@@ -58,8 +58,11 @@ func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) 
 	if err != nil || !ok {
 		return err
 	}
-	_, _, err = settle(ctx, steps, slowDelay)
-	return err
+	if _, _, err = settle(ctx, steps, slowDelay); err != nil {
+		return err
+	}
+	// An operator's action taken at the rail gets its answer before the workflow ends.
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 // awaitCreate registers the UpdateCreate handler, which runs create (with the LocalStep
@@ -109,15 +112,13 @@ func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (s
 	if status != catalog.TxProcessing {
 		return sandbox.Outcome{}, "", nil // finished by an earlier run
 	}
-	outcome, err := steps.Submit(RailCall(ctx))
+	desk, err := newOperatorDesk(ctx, steps)
+	if err != nil {
+		return sandbox.Outcome{}, "", err
+	}
+	outcome, err := desk.atRail(ctx, slowDelay)
 	if err != nil {
 		return outcome, "", err
-	}
-	if outcome.Slow {
-		workflow.GetLogger(ctx).Info("payment pending at the rail", "delay", slowDelay)
-		if err := workflow.Sleep(ctx, slowDelay); err != nil {
-			return outcome, "", err
-		}
 	}
 	// Finish answers with the status the payment ended with (a transfer in to an account
 	// closed meanwhile fails whatever the rail said). Histories recorded before it answered
@@ -131,6 +132,7 @@ func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (s
 		final = outcome.Status
 	}
 	setStatus(ctx, final)
+	desk.done(final)
 	return outcome, final, nil
 }
 

@@ -193,6 +193,11 @@ func (s *quoteSteps) MarkProcessing(workflow.Context) (catalog.TransactionStatus
 	return catalog.TxProcessing, nil
 }
 
+// Interruptible: an operator may interrupt the rail call of a quote paid out through a
+// rail, not one paying another customer of this deployment (its child IncomingPayment
+// workflow decides how both sides end).
+func (s *quoteSteps) Interruptible() bool { return s.rail.Counterpart == nil }
+
 func (s *quoteSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
 	if cp := s.rail.Counterpart; cp != nil {
 		return s.counterpart(ctx, cp)

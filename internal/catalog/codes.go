@@ -105,7 +105,10 @@ const (
 	FailAccountClosed     Code = "ACCOUNT_CLOSED"
 	FailRejectedByBank    Code = "REJECTED_BY_BANK"
 	FailTimedOut          Code = "TIMED_OUT"
-	FailRailUnavailable   Code = "RAIL_UNAVAILABLE"
+	// FailByOperator: an operator failed the payment by hand while it waited at its rail
+	// (paycore payments fail), saying why.
+	FailByOperator      Code = "FAILED_BY_OPERATOR"
+	FailRailUnavailable Code = "RAIL_UNAVAILABLE"
 	// Quote execution failures (the sandbox's quote scenarios).
 	FailQuoteExecution      Code = "QUOTE_EXECUTION_FAILED"
 	FailCounterparty        Code = "COUNTERPARTY_DELIVERY_FAILED"

@@ -1,0 +1,61 @@
+// Package operator holds the rules of the actions an operator takes on a payment that is
+// stuck at its rail (paycore payments retry|fail): who may ask what, and what failing a
+// payment by hand means. It is pure: the actions reach the payment's workflow as a
+// Temporal update, so its history shows who did what and why.
+package operator
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"paycore/internal/catalog"
+	"paycore/internal/sandbox"
+)
+
+// Action is what an operator asks of a payment waiting at its rail.
+type Action string
+
+// The actions.
+const (
+	// RetryRail submits the payment to its rail again now, instead of waiting for the next
+	// attempt of the rail call (or for the end of the rail's slow scenario).
+	RetryRail Action = "RETRY_RAIL"
+	// Fail ends the payment FAILED (FAILED_BY_OPERATOR with the reason), its hold released.
+	Fail Action = "FAIL"
+)
+
+// MaxReasonLength bounds a reason, in characters.
+const MaxReasonLength = 500
+
+// Request is an operator's action on one payment, as it is recorded in the payment's
+// workflow history.
+type Request struct {
+	Action   Action `json:"action"`
+	Operator string `json:"operator"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Check refuses a request that does not say who asks (operator), or that fails a payment
+// without saying why.
+func (r Request) Check() error {
+	switch {
+	case r.Action != RetryRail && r.Action != Fail:
+		return fmt.Errorf("unknown operator action %q (want %s or %s)", r.Action, RetryRail, Fail)
+	case strings.TrimSpace(r.Operator) == "":
+		return fmt.Errorf("an operator action names the operator who takes it")
+	case r.Action == Fail && strings.TrimSpace(r.Reason) == "":
+		return fmt.Errorf("failing a payment by hand needs a reason")
+	case !utf8.ValidString(r.Reason) || utf8.RuneCountInString(r.Reason) > MaxReasonLength:
+		return fmt.Errorf("the reason must be at most %d characters", MaxReasonLength)
+	}
+	return nil
+}
+
+// FailOutcome is how a payment failed by an operator ends: FAILED with failureDetails
+// FAILED_BY_OPERATOR naming the operator and the reason (its hold is then released like any
+// failed payment's).
+func FailOutcome(r Request) sandbox.Outcome {
+	return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailByOperator,
+		Message: fmt.Sprintf("failed by operator %s: %s", r.Operator, r.Reason)}
+}

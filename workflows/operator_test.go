@@ -1,0 +1,186 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"paycore/internal/catalog"
+	"paycore/internal/operator"
+	"paycore/internal/sandbox"
+)
+
+// railSteps are fake payment steps whose rail call is an activity of its own (railStep),
+// which fails (the rail is down) until up is set.
+type railSteps struct {
+	fakeSteps
+	up bool
+}
+
+func (r *railSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
+	r.ran = append(r.ran, "submit")
+	return r.outcome, workflow.ExecuteActivity(ctx, "railStep").Get(ctx, nil)
+}
+
+// operatorRun is one run of the skeleton with operator actions sent at given moments.
+type operatorRun struct {
+	answers []string // each action's answer: its status, or "rejected: ..." / "error: ..."
+	calls   int      // rail calls made
+}
+
+type timedAction struct {
+	at time.Duration
+	r  operator.Request
+	// before runs just before the action is sent.
+	before func()
+}
+
+func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operatorRun {
+	t.Helper()
+	env := newEnv(t)
+	steps.env = env
+	var run operatorRun
+	env.RegisterActivityWithOptions(fakeStep, activity.RegisterOptions{Name: "fakeStep"})
+	env.RegisterActivityWithOptions(func(ctx context.Context) error {
+		run.calls++
+		if !steps.up {
+			return errors.New("the rail is down")
+		}
+		return nil
+	}, activity.RegisterOptions{Name: "railStep"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment(ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
+	}, 0)
+	for _, a := range actions {
+		env.RegisterDelayedCallback(func() {
+			if a.before != nil {
+				a.before()
+			}
+			env.UpdateWorkflow(UpdateOperator, "op-"+a.at.String(), &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { run.answers = append(run.answers, "rejected: "+err.Error()) },
+				OnAccept: func() {},
+				OnComplete: func(v any, err error) {
+					if err != nil {
+						run.answers = append(run.answers, "error: "+err.Error())
+						return
+					}
+					s, _ := v.(catalog.TransactionStatus)
+					run.answers = append(run.answers, string(s))
+				},
+			}, a.r)
+		}, a.at)
+	}
+	env.ExecuteWorkflow("FakePayment")
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error after %d rail calls: %v", run.calls, err)
+	}
+	return run
+}
+
+var (
+	failIt  = operator.Request{Action: operator.Fail, Operator: "alice", Reason: "the bank confirmed it never arrived"}
+	retryIt = operator.Request{Action: operator.RetryRail, Operator: "bob"}
+)
+
+// A payment whose rail is down waits at its rail call (retried without end); an operator
+// fails it: the call is cancelled and Finish gets FAILED_BY_OPERATOR naming the operator and
+// the reason, and the action is answered with the status the payment ended with.
+func TestOperatorFailsPaymentStuckAtRail(t *testing.T) {
+	steps := &railSteps{fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted}, final: catalog.TxFailed}}
+	run := runOperator(t, steps, timedAction{at: 2 * time.Minute, r: failIt})
+	if len(run.answers) != 1 || run.answers[0] != "FAILED" {
+		t.Fatalf("answers %v", run.answers)
+	}
+	f := steps.finished
+	if f.Status != catalog.TxFailed || f.Code != catalog.FailByOperator || !strings.Contains(f.Message, "alice") || !strings.Contains(f.Message, failIt.Reason) {
+		t.Fatalf("finished with %+v", f)
+	}
+	if run.calls < 3 {
+		t.Fatalf("%d rail calls: the rail call was not retried while it waited", run.calls)
+	}
+}
+
+// A retry cancels the rail call under way and submits again at once: the payment then
+// completes with the rail's answer.
+func TestOperatorRetriesRail(t *testing.T) {
+	steps := &railSteps{fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted}, final: catalog.TxCompleted}}
+	run := runOperator(t, steps, timedAction{at: 2 * time.Minute, r: retryIt, before: func() { steps.up = true }})
+	if len(run.answers) != 1 || run.answers[0] != "PROCESSING" {
+		t.Fatalf("answers %v", run.answers)
+	}
+	submits := 0
+	for _, s := range steps.ran {
+		if s == "submit" {
+			submits++
+		}
+	}
+	if submits != 2 || steps.finished.Status != catalog.TxCompleted {
+		t.Fatalf("%d submissions, finished %+v (ran %v)", submits, steps.finished, steps.ran)
+	}
+}
+
+// During the rail's slow scenario an operator fails the payment before the wait ends.
+func TestOperatorFailsDuringSlowWait(t *testing.T) {
+	steps := &railSteps{up: true, fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailTimedOut, Slow: true}, final: catalog.TxFailed}}
+	var started time.Time
+	run := runOperator(t, steps, timedAction{at: 10 * time.Second, r: failIt, before: func() { started = steps.env.Now() }})
+	if len(run.answers) != 1 || run.answers[0] != "FAILED" || steps.finished.Code != catalog.FailByOperator {
+		t.Fatalf("answers %v, finished %+v", run.answers, steps.finished)
+	}
+	if !steps.finishAt.Before(started.Add(slowDelay)) {
+		t.Fatalf("finished at %s, after the slow wait would have ended", steps.finishAt.Sub(started))
+	}
+}
+
+// Actions are refused when they do not say who asks, or fail without a reason, and when
+// the payment is not at its rail (finished already).
+func TestOperatorActionsRefused(t *testing.T) {
+	steps := &railSteps{up: true, fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted, Slow: true}, final: catalog.TxCompleted}}
+	run := runOperator(t, steps,
+		timedAction{at: time.Second, r: operator.Request{Action: operator.Fail, Reason: "no name"}},
+		timedAction{at: 2 * time.Second, r: operator.Request{Action: operator.Fail, Operator: "alice"}},
+		timedAction{at: 3 * time.Second, r: operator.Request{Action: "REFUND", Operator: "alice"}},
+	)
+	if len(run.answers) != 3 {
+		t.Fatalf("answers %v", run.answers)
+	}
+	for _, a := range run.answers {
+		if !strings.HasPrefix(a, "rejected: ") {
+			t.Fatalf("answers %v", run.answers)
+		}
+	}
+	if steps.finished.Status != catalog.TxCompleted {
+		t.Fatalf("finished %+v", steps.finished)
+	}
+}
+
+// An action on a payment that is not at its rail yet (before its creation) is rejected.
+func TestOperatorActionBeforeRail(t *testing.T) {
+	env := newEnv(t)
+	steps := &railSteps{up: true, fakeSteps: fakeSteps{env: env, status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted}, final: catalog.TxCompleted}}
+	env.RegisterActivityWithOptions(fakeStep, activity.RegisterOptions{Name: "fakeStep"})
+	env.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: "railStep"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment(ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
+	var answer string
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateOperator, "early", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { answer = "rejected" }, OnAccept: func() {}, OnComplete: func(any, error) { answer = "completed" }}, failIt)
+	}, 0)
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
+	}, time.Second)
+	env.ExecuteWorkflow("FakePayment")
+	if answer != "rejected" {
+		t.Fatalf("an action before the rail: %q", answer)
+	}
+}
