@@ -98,7 +98,7 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	err = s.start.WebhookRedelivery(r.Context(), ids.Format(ids.Webhook, id), pid, ev.Type, s.webhookRetry(), ev.Status != catalog.WebhookPending)
+	err = s.start.WebhookRedelivery(r.Context(), ids.Format(ids.Webhook, id), pid, ev.Type, s.webhookRetry(), ev.Status != catalog.WebhookPending, "")
 	if errors.Is(err, start.ErrDeliveryRunning) {
 		return problem.Refuse(catalog.WebhookDeliveryInProgress, "a delivery of this event is still in progress")
 	}

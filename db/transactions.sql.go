@@ -502,6 +502,66 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 	return i, err
 }
 
+const transactionsStuck = `-- name: TransactionsStuck :many
+SELECT id, platform_id, kind, type, status, quote_id, amount, currency, created_at, updated_at
+FROM transactions
+WHERE status = ANY($1::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < $2
+ORDER BY updated_at
+LIMIT $3
+`
+
+type TransactionsStuckParams struct {
+	Statuses []string
+	Before   time.Time
+	MaxRows  int32
+}
+
+type TransactionsStuckRow struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	Kind       string
+	Type       catalog.TransactionType
+	Status     catalog.TransactionStatus
+	QuoteID    uuid.NullUUID
+	Amount     int64
+	Currency   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Payments in one of @statuses whose status has not changed since before @before, the
+// longest waiting first (transactions_open_idx).
+func (q *Queries) TransactionsStuck(ctx context.Context, arg TransactionsStuckParams) ([]TransactionsStuckRow, error) {
+	rows, err := q.db.Query(ctx, transactionsStuck, arg.Statuses, arg.Before, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TransactionsStuckRow{}
+	for rows.Next() {
+		var i TransactionsStuckRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.Kind,
+			&i.Type,
+			&i.Status,
+			&i.QuoteID,
+			&i.Amount,
+			&i.Currency,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const transferContext = `-- name: TransferContext :one
 SELECT p.environment, p.supported_currencies,
        a.id AS internal_id, coalesce(a.currency, '')::text AS internal_currency, coalesce(a.status, '')::text AS internal_status,

@@ -70,3 +70,12 @@ UPDATE transactions SET counterpart_transaction_id = @counterpart WHERE id = @id
 -- name: TransactionSetAgent :exec
 -- Records the agent that executed a quote on its transaction.
 UPDATE transactions SET agent_id = @agent_id WHERE id = @id AND agent_id IS NULL;
+
+-- name: TransactionsStuck :many
+-- Payments in one of @statuses whose status has not changed since before @before, the
+-- longest waiting first (transactions_open_idx).
+SELECT id, platform_id, kind, type, status, quote_id, amount, currency, created_at, updated_at
+FROM transactions
+WHERE status = ANY(@statuses::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < @before
+ORDER BY updated_at
+LIMIT @max_rows;

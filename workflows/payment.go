@@ -11,7 +11,10 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/incoming"
+	"paycore/internal/quote"
 	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
 )
 
 // UpdateCreate is the update that creates a payment and answers the API request with the
@@ -134,6 +137,20 @@ func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (s
 	setStatus(ctx, final)
 	desk.done(final)
 	return outcome, final, nil
+}
+
+// PaymentWorkflowID is the id of the workflow of a transaction of kind (its quote's for a
+// QUOTE payment); ok is false for kinds no workflow runs (sandbox funding).
+func PaymentWorkflowID(kind string, transactionID uuid.UUID, quoteID uuid.NullUUID) (id string, ok bool) {
+	switch {
+	case kind == string(transfer.Out) || kind == string(transfer.In):
+		return TransferWorkflowID(transfer.Kind(kind), transactionID), true
+	case kind == quote.Kind && quoteID.Valid:
+		return QuoteWorkflowID(quoteID.UUID), true
+	case kind == incoming.Kind:
+		return IncomingWorkflowID(transactionID), true
+	}
+	return "", false
 }
 
 // PaymentSearchAttributes are the search attributes a payment's workflow starts with:

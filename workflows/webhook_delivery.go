@@ -29,6 +29,9 @@ type WebhookDeliveryInput struct {
 	// .../redeliver. The reopening is done here rather than by the API so that it comes
 	// after every earlier delivery run of the event has closed.
 	Redeliver bool
+	// Operator is who asked for the redelivery when an operator did (paycore webhooks
+	// redeliver); empty for a platform's request.
+	Operator string `json:",omitempty"`
 }
 
 // WebhookDeliveryResult is what the last attempt saw.

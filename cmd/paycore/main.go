@@ -6,6 +6,9 @@
 //	paycore migrate                              create the database if missing and migrate it
 //	paycore platform create -name N [-production] [-regulated] [-uma-domain D]
 //	paycore token create -platform ID -name N [-permissions VIEW,TRANSACT,MANAGE]
+//	paycore payments stuck [-older-than 15m] [-status PENDING,PROCESSING]
+//	paycore payments retry|fail -transaction ID -operator NAME [-reason TEXT]
+//	paycore webhooks redeliver -event ID -operator NAME
 //
 // Configuration comes from PAYCORE_* environment variables (see README.md).
 package main
@@ -45,7 +48,11 @@ commands:
   worker              run the Temporal worker, webhook relay and janitor
   migrate             create the database if missing and apply migrations
   platform create     create a platform (operator only)
-  token create        create an API token for a platform (operator only)`
+  token create        create an API token for a platform (operator only)
+  payments stuck      list payments whose status has not changed for a while (operator only)
+  payments retry      submit a payment waiting at its rail again now (operator only)
+  payments fail       fail a payment waiting at its rail, its hold released (operator only)
+  webhooks redeliver  deliver a webhook event again (operator only)`
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -80,6 +87,10 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("usage: paycore token create -platform ID -name NAME [-permissions VIEW,TRANSACT,MANAGE]")
 		}
 		return tokenCreate(ctx, cfg, args[2:], stdout)
+	case "payments":
+		return paymentsCmd(ctx, cfg, args[1:], stdout)
+	case "webhooks":
+		return webhooksCmd(ctx, cfg, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -15,8 +15,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/operator"
 	"paycore/internal/invitation"
 	"paycore/internal/quote"
 	"paycore/internal/transfer"
@@ -57,11 +59,14 @@ const closingWait = 10 * time.Second
 // before its first attempt. A run of the event that is still delivering refuses it with
 // ErrDeliveryRunning. When the event is already final, a run still open has decided and
 // only closes: it is waited for (up to closingWait) and the new run starts after it.
-func (s Starter) WebhookRedelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, final bool) error {
+//
+// by names the operator who asked, when one did (paycore webhooks redeliver); it is in the
+// delivery workflow's input, so its history shows it.
+func (s Starter) WebhookRedelivery(ctx context.Context, eventID string, platformID uuid.UUID, eventType string, retry workflows.WebhookRetry, final bool, by string) error {
 	opts := s.webhookOptions(eventID, platformID, eventType)
 	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
-	in := workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry, Redeliver: true}
+	in := workflows.WebhookDeliveryInput{EventID: eventID, Retry: retry, Redeliver: true, Operator: by}
 	_, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.WebhookDelivery, in)
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) && final {
@@ -150,6 +155,22 @@ func (s Starter) Decide(ctx context.Context, transactionID uuid.UUID, d incoming
 // ErrWorkflowClosed reports that a payment's workflow has ended (a quote expired or its
 // payment finished, an incoming payment was decided): it takes no more updates.
 var ErrWorkflowClosed = errors.New("the quote's workflow has ended")
+
+// OperatePayment sends an operator's action to the workflow of a payment waiting at its
+// rail and waits for it to take effect: the result is the payment's status then. A
+// workflow that ended is ErrWorkflowClosed; a payment not at its rail, or a request
+// missing its operator or reason, is rejected with an error.
+func (s Starter) OperatePayment(ctx context.Context, workflowID string, r operator.Request) (catalog.TransactionStatus, error) {
+	raw, err := s.update(ctx, workflowID, workflows.UpdateOperator, r)
+	if err != nil {
+		return "", err
+	}
+	var status catalog.TransactionStatus
+	if err := json.Unmarshal(raw, &status); err != nil {
+		return "", fmt.Errorf("operator answer of %s: %w", workflowID, err)
+	}
+	return status, nil
+}
 
 // ExecuteQuote sends the execute update to a quote's workflow and waits for it: the result
 // is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"paycore/db"
+	"paycore/internal/catalog"
+	"paycore/internal/config"
+	"paycore/internal/ids"
+	"paycore/internal/operator"
+	"paycore/workflows"
+	"paycore/workflows/start"
+)
+
+// The operator's runbook commands (README "Operating it"): find payments stuck longer than
+// a while, retry a payment's rail step, fail a payment with a reason, redeliver a webhook.
+// Every action reaches the payment's (or the delivery's) workflow as an update or a start
+// whose input names the operator, so the workflow's history shows who did what.
+
+const paymentsUsage = `usage:
+  paycore payments stuck [-older-than 15m] [-status PENDING,PROCESSING] [-limit 100]
+  paycore payments retry -transaction Transaction:<uuid> -operator NAME [-reason TEXT]
+  paycore payments fail  -transaction Transaction:<uuid> -operator NAME -reason TEXT`
+
+func paymentsCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(paymentsUsage)
+	}
+	switch args[0] {
+	case "stuck":
+		return paymentsStuck(ctx, cfg, args[1:], stdout)
+	case "retry":
+		return paymentsOperate(ctx, cfg, operator.RetryRail, args[1:], stdout)
+	case "fail":
+		return paymentsOperate(ctx, cfg, operator.Fail, args[1:], stdout)
+	}
+	return fmt.Errorf("unknown payments command %q\n%s", args[0], paymentsUsage)
+}
+
+// paymentsStuck lists the payments in a status (PENDING, PROCESSING) that has not changed
+// for longer than -older-than, the longest waiting first, each with its workflow id.
+func paymentsStuck(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("payments stuck", flag.ContinueOnError)
+	older := fs.Duration("older-than", 15*time.Minute, "how long the status has not changed")
+	statuses := fs.String("status", "PENDING,PROCESSING", "comma-separated statuses (PENDING, PROCESSING)")
+	limit := fs.Int("limit", 100, "at most this many payments (1-10000)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var want []string
+	for _, st := range strings.Split(*statuses, ",") {
+		st = strings.ToUpper(strings.TrimSpace(st))
+		if st != string(catalog.TxPending) && st != string(catalog.TxProcessing) {
+			return fmt.Errorf("-status: %q is not a status payments wait in (PENDING, PROCESSING)", st)
+		}
+		want = append(want, st)
+	}
+	if *older < 0 || *limit < 1 || *limit > 10000 {
+		return errors.New("-older-than must not be negative and -limit must be from 1 to 10000")
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	rows, err := db.New(a.pool).TransactionsStuck(ctx, db.TransactionsStuckParams{Statuses: want, Before: time.Now().Add(-*older), MaxRows: int32(*limit)})
+	if err != nil {
+		return fmt.Errorf("list stuck payments: %w", err)
+	}
+	out := make([]map[string]any, 0, len(rows))
+	for _, r := range rows {
+		p := map[string]any{"transactionId": ids.Format(ids.Transaction, r.ID), "platformId": ids.Format(ids.Platform, r.PlatformID),
+			"kind": r.Kind, "type": r.Type, "status": r.Status, "amount": r.Amount, "currency": r.Currency,
+			"createdAt": r.CreatedAt, "statusSince": r.UpdatedAt, "waiting": time.Since(r.UpdatedAt).Round(time.Second).String()}
+		if id, ok := workflows.PaymentWorkflowID(r.Kind, r.ID, r.QuoteID); ok {
+			p["workflowId"] = id
+		}
+		out = append(out, p)
+	}
+	return printJSON(stdout, out)
+}
+
+// paymentsOperate sends an operator's action to the payment's workflow and prints the
+// payment's status once it took effect.
+func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Action, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("payments "+strings.ToLower(string(action)), flag.ContinueOnError)
+	txArg := fs.String("transaction", "", "the payment (Transaction:<uuid>)")
+	who := fs.String("operator", "", "who takes the action (recorded in the workflow's history)")
+	reason := fs.String("reason", "", "why (required to fail a payment)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	txID, err := ids.Parse(ids.Transaction, *txArg)
+	if err != nil {
+		return fmt.Errorf("-transaction: %w", err)
+	}
+	r := operator.Request{Action: action, Operator: *who, Reason: *reason}
+	if err := r.Check(); err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	t, err := db.New(a.pool).TransactionGetByID(ctx, txID)
+	if db.IsNotFound(err) {
+		return fmt.Errorf("no transaction %s", *txArg)
+	}
+	if err != nil {
+		return fmt.Errorf("read transaction: %w", err)
+	}
+	workflowID, ok := workflows.PaymentWorkflowID(t.Kind, t.ID, t.QuoteID)
+	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing) {
+		return fmt.Errorf("transaction %s is %s %s: only a payment waiting at its rail can be retried or failed", *txArg, t.Status, t.Kind)
+	}
+	status, err := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}.OperatePayment(ctx, workflowID, r)
+	if errors.Is(err, start.ErrWorkflowClosed) {
+		return fmt.Errorf("the workflow of %s (%s) has ended", *txArg, workflowID)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", strings.ToLower(string(action)), workflowID, err)
+	}
+	return printJSON(stdout, map[string]any{"transactionId": *txArg, "workflowId": workflowID, "action": action, "operator": *who, "status": status})
+}
+
+const webhooksUsage = `usage:
+  paycore webhooks redeliver -event Webhook:<uuid> -operator NAME`
+
+// webhooksCmd is `paycore webhooks redeliver`: a new delivery run of an event, whose input
+// names the operator.
+func webhooksCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "redeliver" {
+		return errors.New(webhooksUsage)
+	}
+	fs := flag.NewFlagSet("webhooks redeliver", flag.ContinueOnError)
+	eventArg := fs.String("event", "", "the event (Webhook:<uuid>)")
+	who := fs.String("operator", "", "who asks (recorded in the delivery workflow's input)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	eventID, err := ids.Parse(ids.Webhook, *eventArg)
+	if err != nil {
+		return fmt.Errorf("-event: %w", err)
+	}
+	if strings.TrimSpace(*who) == "" {
+		return errors.New("-operator: say who asks for the redelivery")
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	ev, err := db.New(a.pool).WebhookEventGetByID(ctx, eventID)
+	if db.IsNotFound(err) {
+		return fmt.Errorf("no webhook event %s", *eventArg)
+	}
+	if err != nil {
+		return fmt.Errorf("read webhook event: %w", err)
+	}
+	retry := workflows.WebhookRetry{Initial: cfg.WebhookRetryStart, MaxInterval: cfg.WebhookRetryMax, MaxAge: cfg.WebhookRetryAge}
+	starter := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}
+	if err := starter.WebhookRedelivery(ctx, *eventArg, ev.PlatformID, ev.Type, retry, ev.Status != catalog.WebhookPending, *who); err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"eventId": *eventArg, "workflowId": workflows.WebhookDeliveryWorkflowID(*eventArg), "operator": *who, "redelivering": true})
+}
