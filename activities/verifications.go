@@ -94,3 +94,18 @@ func (a *Activities) ReviewVerification(ctx context.Context, verificationID uuid
 	}
 	return ReviewedVerification{Status: v.Status, Undecided: undecided}, nil
 }
+
+// ReviewVerificationManually records an operator's decision on a verification waiting in
+// PENDING_MANUAL_REVIEW (db.VerificationReviewManually) and answers with the Verification
+// resource; a verification not waiting for one is refused (409).
+func (a *Activities) ReviewVerificationManually(ctx context.Context, m kyc.ManualReview) (json.RawMessage, error) {
+	v, err := db.VerificationReviewManually(ctx, a.pool, m, view.Resources{})
+	if err != nil {
+		return nil, refusal(err)
+	}
+	res, err := json.Marshal(view.VerificationOf(v))
+	if err != nil {
+		return nil, fmt.Errorf("render verification: %w", err)
+	}
+	return res, nil
+}

@@ -330,6 +330,39 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 	return out, undecided, err
 }
 
+// VerificationReviewManually records an operator's decision on a verification waiting in
+// PENDING_MANUAL_REVIEW (kyc.ManualReview.Decided refuses any other with 409), under its
+// lock: the verification's status, the customer's that follows, and the webhooks of both.
+func VerificationReviewManually(ctx context.Context, pool *pgxpool.Pool, m kyc.ManualReview, v KycViews) (Verification, error) {
+	var out Verification
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		cur, err := q.VerificationGetByIDForUpdate(ctx, m.VerificationID)
+		if err != nil {
+			return fmt.Errorf("lock verification: %w", err)
+		}
+		d, err := m.Decided(cur.CustomerID, cur.Status)
+		if err != nil {
+			return err
+		}
+		_, c, err := lockCustomer(ctx, q, cur.PlatformID, cur.CustomerID)
+		if err != nil {
+			return err
+		}
+		errs, err := json.Marshal(append([]kyc.Error{}, d.Errors...))
+		if err != nil {
+			return fmt.Errorf("encode verification errors: %w", err)
+		}
+		if out, err = q.VerificationUpdate(ctx, VerificationUpdateParams{ID: cur.ID, Status: d.Status, Errors: errs}); err != nil {
+			return fmt.Errorf("record the manual review: %w", err)
+		}
+		if err := setCustomerKyc(ctx, q, c, d.Customer, v); err != nil {
+			return err
+		}
+		return recordVerification(ctx, q, out, v)
+	})
+	return out, err
+}
+
 // setCustomerKyc moves customer c to status, with its CUSTOMER_KYC_* (individuals) or
 // CUSTOMER_KYB_* (businesses) webhook; no change records nothing.
 func setCustomerKyc(ctx context.Context, q *Queries, c customer.Record, status catalog.KycStatus, v KycViews) error {

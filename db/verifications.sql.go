@@ -72,6 +72,25 @@ func (q *Queries) VerificationGet(ctx context.Context, arg VerificationGetParams
 	return i, err
 }
 
+const verificationGetByID = `-- name: VerificationGetByID :one
+SELECT id, platform_id, customer_id, status, errors, created_at, updated_at FROM verifications WHERE id = $1
+`
+
+func (q *Queries) VerificationGetByID(ctx context.Context, id uuid.UUID) (Verification, error) {
+	row := q.db.QueryRow(ctx, verificationGetByID, id)
+	var i Verification
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Status,
+		&i.Errors,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const verificationGetByIDForUpdate = `-- name: VerificationGetByIDForUpdate :one
 SELECT id, platform_id, customer_id, status, errors, created_at, updated_at FROM verifications WHERE id = $1 FOR UPDATE
 `

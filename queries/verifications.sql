@@ -21,3 +21,6 @@ RETURNING *;
 
 -- name: VerificationGetByIDForUpdate :one
 SELECT * FROM verifications WHERE id = $1 FOR UPDATE;
+
+-- name: VerificationGetByID :one
+SELECT * FROM verifications WHERE id = $1;

@@ -13,6 +13,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/ids"
+	"paycore/internal/kyc"
 )
 
 // The updates of a customer's verification workflow: UpdateSubmit submits the customer
@@ -22,6 +23,9 @@ import (
 const (
 	UpdateSubmit = "submit"
 	UpdateOwner  = "owner"
+	// UpdateReview carries an operator's decision on a verification waiting in
+	// PENDING_MANUAL_REVIEW (a kyc.ManualReview); it answers with the Verification.
+	UpdateReview = "review"
 )
 
 // VerificationInput starts a customer's verification workflow. ReviewDelay is how long
@@ -103,6 +107,16 @@ func CustomerVerification(ctx workflow.Context, in VerificationInput) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandler(ctx, UpdateOwner, owner); err != nil {
+		return err
+	}
+	review := func(ctx workflow.Context, m kyc.ManualReview) (json.RawMessage, error) {
+		updates++
+		inFlight++
+		defer func() { inFlight--; changed = true }()
+		return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ReviewVerificationManually, m))
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview, review, workflow.UpdateHandlerOptions{
+		Validator: func(_ workflow.Context, m kyc.ManualReview) error { return m.Check() }}); err != nil {
 		return err
 	}
 	// A run is started by the update it carries (Update-with-Start); it waits for it.

@@ -9,6 +9,7 @@
 //	paycore payments stuck [-older-than 15m] [-status PENDING,PROCESSING]
 //	paycore payments retry|fail -transaction ID -operator NAME [-reason TEXT]
 //	paycore webhooks redeliver -event ID -operator NAME
+//	paycore verifications review -verification ID -decision APPROVED|REJECTED -operator NAME [-reason TEXT]
 //
 // Configuration comes from PAYCORE_* environment variables (see README.md).
 package main
@@ -52,7 +53,8 @@ commands:
   payments stuck      list payments whose status has not changed for a while (operator only)
   payments retry      submit a payment waiting at its rail again now (operator only)
   payments fail       fail a payment waiting at its rail, its hold released (operator only)
-  webhooks redeliver  deliver a webhook event again (operator only)`
+  webhooks redeliver  deliver a webhook event again (operator only)
+  verifications review  decide a verification waiting for a manual review (operator only)`
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -91,6 +93,8 @@ func run(args []string, stdout io.Writer) error {
 		return paymentsCmd(ctx, cfg, args[1:], stdout)
 	case "webhooks":
 		return webhooksCmd(ctx, cfg, args[1:], stdout)
+	case "verifications":
+		return verificationsCmd(ctx, cfg, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -13,6 +13,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/kyc"
 	"paycore/internal/operator"
 	"paycore/workflows"
 	"paycore/workflows/start"
@@ -170,4 +171,51 @@ func webhooksCmd(ctx context.Context, cfg config.Config, args []string, stdout i
 		return err
 	}
 	return printJSON(stdout, map[string]any{"eventId": *eventArg, "workflowId": workflows.WebhookDeliveryWorkflowID(*eventArg), "operator": *who, "redelivering": true})
+}
+
+const verificationsUsage = `usage:
+  paycore verifications review -verification Verification:<uuid> -decision APPROVED|REJECTED -operator NAME [-reason TEXT]`
+
+// verificationsCmd is `paycore verifications review`: an operator's decision on a
+// verification waiting in PENDING_MANUAL_REVIEW, sent to the customer's verification
+// workflow (its history shows who decided and why), which records it with the webhooks.
+func verificationsCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "review" {
+		return errors.New(verificationsUsage)
+	}
+	fs := flag.NewFlagSet("verifications review", flag.ContinueOnError)
+	vArg := fs.String("verification", "", "the verification (Verification:<uuid>)")
+	decision := fs.String("decision", "", "APPROVED or REJECTED")
+	who := fs.String("operator", "", "who decides (recorded in the workflow's history)")
+	reason := fs.String("reason", "", "why (required to reject; shown in the verification's errors)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	vID, err := ids.Parse(ids.Verification, *vArg)
+	if err != nil {
+		return fmt.Errorf("-verification: %w", err)
+	}
+	m := kyc.ManualReview{VerificationID: vID, Status: catalog.VerificationStatus(strings.ToUpper(*decision)), Operator: *who, Reason: *reason}
+	if err := m.Check(); err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, newLogger("warn"))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	v, err := db.New(a.pool).VerificationGetByID(ctx, vID)
+	if db.IsNotFound(err) {
+		return fmt.Errorf("no verification %s", *vArg)
+	}
+	if err != nil {
+		return fmt.Errorf("read verification: %w", err)
+	}
+	in := workflows.VerificationInput{PlatformID: v.PlatformID, CustomerID: v.CustomerID, ReviewDelay: cfg.KycReviewDelay}
+	res, err := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}.Verification(ctx, in, workflows.UpdateReview, m)
+	if err != nil {
+		return fmt.Errorf("review %s: %w", *vArg, err)
+	}
+	_, err = stdout.Write(append(res, '\n'))
+	return err
 }

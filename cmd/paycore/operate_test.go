@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 
+	"paycore/api"
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
@@ -163,4 +164,51 @@ func TestOperatorRunbook(t *testing.T) {
 	eventually(t, 20*time.Second, "the redelivery run", func() bool {
 		return historyMentions(t, s, workflows.WebhookDeliveryWorkflowID(eventID), enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, "carol")
 	})
+}
+
+// A verification waiting in PENDING_MANUAL_REVIEW (the sandbox's 001 suffix; every
+// production verification) is decided by an operator: `verifications review` approves it,
+// the customer follows with its webhook, the workflow's history names the operator, and a
+// second decision is refused.
+func TestOperatorReviewsVerification(t *testing.T) {
+	s := newStack(t, kycFast)
+	c, _ := s.unregulatedPlatform()
+	var cust api.Customer
+	c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ana García 001",
+		"birthDate": "1990-05-17", "nationality": "US", "currencies": []string{"USD"},
+		"address": map[string]any{"line1": "1 Main St", "postalCode": "94105", "country": "US"}}).Decode(t, &cust)
+	upload(t, c, cust.ID, "PASSPORT")
+	var v view.Verification
+	c.Do("POST", "/verifications", map[string]any{"customerId": cust.ID}).Decode(t, &v)
+	if v = waitVerification(t, c, v.ID); v.VerificationStatus != "PENDING_MANUAL_REVIEW" {
+		t.Fatalf("verification %+v", v)
+	}
+	for _, args := range [][]string{
+		{"verifications", "review", "-verification", v.ID, "-decision", "REJECTED", "-operator", "dora"}, // no reason
+		{"verifications", "review", "-verification", v.ID, "-decision", "APPROVED"},                      // no operator
+		{"verifications", "review", "-verification", v.ID, "-decision", "MAYBE", "-operator", "dora"},
+	} {
+		if _, err := operate(t, s, args...); err == nil {
+			t.Fatalf("%v was not refused", args)
+		}
+	}
+	out, err := operate(t, s, "verifications", "review", "-verification", v.ID, "-decision", "APPROVED", "-operator", "dora", "-reason", "passport checked by hand")
+	if err != nil || !strings.Contains(out, `"APPROVED"`) {
+		t.Fatalf("verifications review: %v %s", err, out)
+	}
+	var after api.Customer
+	c.Do("GET", "/customers/"+cust.ID, nil).Decode(t, &after)
+	if after.KycStatus == nil || *after.KycStatus != "APPROVED" {
+		t.Fatalf("customer after the review: %+v", after.KycStatus)
+	}
+	if got := kycEvents(t, s, cust.ID); len(got) < 2 || got[len(got)-2] != "CUSTOMER_KYC_APPROVED" || got[len(got)-1] != "VERIFICATION_APPROVED" {
+		t.Fatalf("events %v", got)
+	}
+	custID, _ := ids.Parse(ids.Customer, cust.ID)
+	if !historyMentions(t, s, workflows.CustomerVerificationWorkflowID(custID), enums.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED, "dora") {
+		t.Fatal("the verification workflow's history does not name the operator")
+	}
+	if _, err := operate(t, s, "verifications", "review", "-verification", v.ID, "-decision", "REJECTED", "-operator", "dora", "-reason", "changed my mind"); err == nil {
+		t.Fatal("a second decision was not refused")
+	}
 }
