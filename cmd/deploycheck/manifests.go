@@ -58,7 +58,7 @@ func runManifests(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%d of %d manifests invalid", countInvalid(problems), len(docs))
 	}
-	fmt.Fprintf(stdout, "%d manifests valid against the Kubernetes %s schemas\n", len(docs), filepath.Base(filepath.Dir(filepath.Dir(filepath.Clean(*schemas)))))
+	fmt.Fprintf(stdout, "%d manifests valid against the schemas of %s\n", len(docs), filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(*schemas))))))
 	return nil
 }
 
@@ -126,7 +126,11 @@ func readDocuments(name string, r io.Reader) ([]document, error) {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i, err)
 		}
 		src := fmt.Sprintf("%s, document %d", name, i)
-		if m := sourceComment.FindStringSubmatch(n.HeadComment + "\n" + n.Content[0].HeadComment); m != nil {
+		comments := n.HeadComment + "\n" + n.Content[0].HeadComment
+		if len(n.Content[0].Content) > 0 {
+			comments += "\n" + n.Content[0].Content[0].HeadComment // yaml.v3 gives it to the first key
+		}
+		if m := sourceComment.FindStringSubmatch(comments); m != nil {
 			src = m[1]
 		}
 		docs = append(docs, document{source: src, value: v})
@@ -179,8 +183,8 @@ func nodeValue(n *yaml.Node) (any, error) {
 		}
 		return s, nil
 	case yaml.ScalarNode:
-		if n.Style == 0 { // plain, untagged in the source: resolved by the YAML 1.1 rules
-			if b, ok := yaml11Bools[n.Value]; ok && n.Tag != "!!str" {
+		if n.Style == 0 { // plain and untagged in the source: resolved by the YAML 1.1 rules
+			if b, ok := yaml11Bools[n.Value]; ok {
 				return b, nil
 			}
 		}
