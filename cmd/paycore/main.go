@@ -6,6 +6,7 @@
 //	paycore migrate                              create the database if missing and migrate it
 //	paycore platform create -name N [-production] [-regulated] [-uma-domain D]
 //	paycore token create -platform ID -name N [-permissions VIEW,TRANSACT,MANAGE]
+//	paycore healthcheck URL                      exit 0 when URL answers 2xx (container healthchecks)
 //
 // Configuration comes from PAYCORE_* environment variables (see README.md).
 package main
@@ -45,7 +46,8 @@ commands:
   worker              run the Temporal worker, webhook relay and janitor
   migrate             create the database if missing and apply migrations
   platform create     create a platform (operator only)
-  token create        create an API token for a platform (operator only)`
+  token create        create an API token for a platform (operator only)
+  healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -80,11 +82,37 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("usage: paycore token create -platform ID -name NAME [-permissions VIEW,TRANSACT,MANAGE]")
 		}
 		return tokenCreate(ctx, cfg, args[2:], stdout)
+	case "healthcheck":
+		if len(args) != 2 {
+			return fmt.Errorf("usage: paycore healthcheck URL")
+		}
+		return healthcheck(ctx, args[1])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// healthcheck GETs url and fails unless it answers 2xx within 3 seconds: the image is
+// distroless (no shell, no curl), so the container's HEALTHCHECK runs the binary itself.
+func healthcheck(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("healthcheck: %s answered %s", url, resp.Status)
+	}
+	return nil
 }
 
 func newLogger(level string) *slog.Logger {
