@@ -29,7 +29,7 @@ app.kubernetes.io/part-of: paycore
 
 {{/* Selector labels of one component (api, worker, migrate): pass (list $ "api"). */}}
 {{- define "paycore.selectorLabels" -}}
-{{- $ := index . 0 }}
+{{- $ := index . 0 -}}
 app.kubernetes.io/name: {{ include "paycore.name" $ }}
 app.kubernetes.io/instance: {{ $.Release.Name }}
 app.kubernetes.io/component: {{ index . 1 }}
