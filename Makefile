@@ -44,9 +44,9 @@ $(BIN)/staticcheck:
 $(BIN)/workflowcheck:
 	GOBIN=$(BIN) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
-# The pinned Helm CLI, built once from the Go module proxy (~2 min on 2 cores).
+# The pinned Helm CLI, built once from the Go module proxy (~3 min on 2 cores from empty caches).
 $(BIN)/helm:
-	@echo ">> building Helm $(HELM_VERSION) into bin/ (once; a couple of minutes)"
+	@echo ">> building Helm $(HELM_VERSION) into bin/ (once; about three minutes)"
 	GOBIN=$(BIN) $(GO) install -v -ldflags "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)" helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) 2>&1 | \
 		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@test -x $(BIN)/helm
