@@ -7,14 +7,19 @@ TEMPORAL_VERSION := v1.5.1
 SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
+HELM_VERSION := v3.22.0
+# The Kubernetes release whose OpenAPI schemas `deploy-check` validates the chart against:
+# its api/openapi-spec/v3 folder, from the k8s.io/kubernetes module zip (18 MB, Go module
+# cache). The chart must be valid there, so it runs on clusters of this release and newer.
+K8S_SCHEMA_VERSION := v1.34.4
 PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run build test test-short fuzz bench bench-lists lint verify generate tools clean-data
+.PHONY: help run build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
 
 help: ## list the targets (the default)
-	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-11s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 run: $(BIN)/temporal build ## build and start the whole stack (Temporal dev server + UI, DB, API, worker)
 	$(BIN)/paycore dev
@@ -39,7 +44,36 @@ $(BIN)/staticcheck:
 $(BIN)/workflowcheck:
 	GOBIN=$(BIN) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
-tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck)
+# The pinned Helm CLI, built once from the Go module proxy (~3 min on 2 cores from empty caches).
+$(BIN)/helm:
+	@echo ">> building Helm $(HELM_VERSION) into bin/ (once; about three minutes)"
+	GOBIN=$(BIN) $(GO) install -v -ldflags "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)" helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) 2>&1 | \
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+	@test -x $(BIN)/helm
+
+tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm)
+
+# deploy-check renders the chart with its defaults and with every optional part turned on
+# (deploy/helm/ci-values.yaml), validates each manifest strictly against the Kubernetes
+# schemas (unknown fields, wrong types and missing required fields fail), and validates
+# deploy/compose.yaml as `docker compose config` would. Nothing is downloaded but Go modules.
+CHART := deploy/helm/paycore
+deploy-check: $(BIN)/helm ## lint and render the Helm chart, validate the manifests and the compose file
+	@set -eo pipefail; \
+	echo ">> Kubernetes $(K8S_SCHEMA_VERSION) schemas (k8s.io/kubernetes module)"; \
+	dir=$$(cd / && $(GO) mod download -json k8s.io/kubernetes@$(K8S_SCHEMA_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	test -d "$$dir/api/openapi-spec/v3" || { echo "no api/openapi-spec/v3 in k8s.io/kubernetes@$(K8S_SCHEMA_VERSION)"; exit 1; }; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; check=$$tmp/deploycheck; \
+	$(GO) build -o $$check ./cmd/deploycheck; \
+	echo ">> helm lint $(CHART)"; \
+	$(BIN)/helm lint --strict --kube-version $(K8S_SCHEMA_VERSION) $(CHART) --set secrets.existingSecret=paycore; \
+	$(BIN)/helm lint --strict --kube-version $(K8S_SCHEMA_VERSION) $(CHART) -f deploy/helm/ci-values.yaml; \
+	echo ">> helm template $(CHART) | deploycheck manifests (default values)"; \
+	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) --set secrets.existingSecret=paycore | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
+	echo ">> helm template $(CHART) | deploycheck manifests (deploy/helm/ci-values.yaml)"; \
+	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) -f deploy/helm/ci-values.yaml | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
+	echo ">> deploycheck compose deploy/compose.yaml"; \
+	PAYCORE_MASTER_KEY=placeholder $$check compose deploy/compose.yaml
 
 # Tests mostly wait on PostgreSQL and the Temporal dev server rather than the CPU, so each
 # test binary runs up to TESTPARALLEL parallel tests (go test's default is GOMAXPROCS, 2 on a

@@ -10,6 +10,7 @@
 //	paycore payments retry|fail -transaction ID -operator NAME [-reason TEXT]
 //	paycore webhooks redeliver -event ID -operator NAME
 //	paycore verifications review -verification ID -decision APPROVED|REJECTED -operator NAME [-reason TEXT]
+//	paycore healthcheck URL                      exit 0 when URL answers 2xx (container healthchecks)
 //
 // Configuration comes from PAYCORE_* environment variables (see README.md).
 package main
@@ -54,7 +55,8 @@ commands:
   payments retry      submit a payment waiting at its rail again now (operator only)
   payments fail       fail a payment waiting at its rail, its hold released (operator only)
   webhooks redeliver  deliver a webhook event again (operator only)
-  verifications review  decide a verification waiting for a manual review (operator only)`
+  verifications review  decide a verification waiting for a manual review (operator only)
+  healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -95,11 +97,37 @@ func run(args []string, stdout io.Writer) error {
 		return webhooksCmd(ctx, cfg, args[1:], stdout)
 	case "verifications":
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
+	case "healthcheck":
+		if len(args) != 2 {
+			return fmt.Errorf("usage: paycore healthcheck URL")
+		}
+		return healthcheck(ctx, args[1])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// healthcheck GETs url and fails unless it answers 2xx within 3 seconds: the image is
+// distroless (no shell, no curl), so the container's HEALTHCHECK runs the binary itself.
+func healthcheck(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("healthcheck: %s answered %s", url, resp.Status)
+	}
+	return nil
 }
 
 func newLogger(level string) *slog.Logger {
