@@ -41,15 +41,9 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 		MaxConcurrentActivityTaskPollers: o.Pollers,
 		WorkerStopTimeout:                o.StopTimeout,
 	})
-	w.RegisterWorkflowWithOptions(workflows.WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
-	w.RegisterWorkflowWithOptions(workflows.Transfer, workflow.RegisterOptions{Name: "Transfer"})
-	w.RegisterWorkflowWithOptions(workflows.Quote, workflow.RegisterOptions{Name: "Quote"})
-	w.RegisterWorkflowWithOptions(workflows.IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
-	w.RegisterWorkflowWithOptions(workflows.Invitation, workflow.RegisterOptions{Name: "Invitation"})
-	w.RegisterWorkflowWithOptions(workflows.CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
-	w.RegisterWorkflowWithOptions(workflows.OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
-	w.RegisterWorkflowWithOptions(workflows.BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
-	w.RegisterWorkflowWithOptions(workflows.AgentAction, workflow.RegisterOptions{Name: "AgentAction"})
+	for _, d := range workflows.All() {
+		w.RegisterWorkflowWithOptions(d.Func, workflow.RegisterOptions{Name: d.Name})
+	}
 	w.RegisterActivity(acts)
 	return w
 }

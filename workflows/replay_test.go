@@ -3,9 +3,11 @@ package workflows
 import (
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -26,19 +28,35 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Fatalf("recorded histories missing: %v %v", files, err)
 	}
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: "WebhookDelivery"})
-	r.RegisterWorkflowWithOptions(Transfer, workflow.RegisterOptions{Name: "Transfer"})
-	r.RegisterWorkflowWithOptions(Quote, workflow.RegisterOptions{Name: "Quote"})
-	r.RegisterWorkflowWithOptions(IncomingPayment, workflow.RegisterOptions{Name: "IncomingPayment"})
-	r.RegisterWorkflowWithOptions(Invitation, workflow.RegisterOptions{Name: "Invitation"})
-	r.RegisterWorkflowWithOptions(CustomerVerification, workflow.RegisterOptions{Name: "CustomerVerification"})
-	r.RegisterWorkflowWithOptions(OwnerKyc, workflow.RegisterOptions{Name: "OwnerKyc"})
-	r.RegisterWorkflowWithOptions(BulkImport, workflow.RegisterOptions{Name: "BulkImport"})
-	r.RegisterWorkflowWithOptions(AgentAction, workflow.RegisterOptions{Name: "AgentAction"})
+	for _, d := range All() {
+		r.RegisterWorkflowWithOptions(d.Func, workflow.RegisterOptions{Name: d.Name})
+	}
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	replayed := map[string]bool{}
 	for _, f := range files {
 		if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+		h, err := client.HistoryFromJSON(mustOpen(t, f), client.HistoryJSONOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		replayed[h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()] = true
 	}
+	// Every workflow the worker runs is guarded by at least one recorded history.
+	for _, d := range All() {
+		if !replayed[d.Name] {
+			t.Errorf("no recorded history replays the %s workflow: record one (cmd/paycore TestRecordHistories)", d.Name)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) io.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
