@@ -19,7 +19,8 @@ import (
 // funded by a deposit, paid to a customer of another platform), incoming payments
 // (approved, timed out), invitations (claimed, cancelled, expired), verifications (a business
 // approved, its owner's KYC), bulk imports (a run continued as new, the last run) and
-// agent actions (executed at once, approved then executed, rejected, expired).
+// agent actions (executed at once, approved then executed, rejected, expired) and transfers an
+// operator failed at the rail (during the slow wait, after a retry).
 // cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {

@@ -18,8 +18,10 @@ import (
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/operator"
 	"paycore/internal/incoming"
 	"paycore/workflows"
+	"paycore/workflows/start"
 )
 
 // TestRecordHistories records the workflow histories that workflows/replay_test.go
@@ -35,6 +37,42 @@ func TestRecordHistories(t *testing.T) {
 	}
 	t.Run("payments", func(t *testing.T) { recordPayments(t, dir) })
 	t.Run("agent_actions", func(t *testing.T) { recordAgentActions(t, dir) })
+	t.Run("operator", func(t *testing.T) { recordOperator(t, dir) })
+}
+
+// recordOperator records transfers an operator acted on at the rail: one failed during
+// the rail's slow wait, one retried then failed.
+func recordOperator(t *testing.T, dir string) {
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Hour })
+	w := newWorld(t, s)
+	w.fund(5_000)
+	starter := start.Starter{Client: s.app.temporal, TaskQueue: s.cfg.TaskQueue}
+	for _, tc := range []struct {
+		name    string
+		actions []operator.Action
+	}{
+		{"transfer_out_failed_by_operator", []operator.Action{operator.Fail}},
+		{"transfer_out_retried_then_failed_by_operator", []operator.Action{operator.RetryRail, operator.Fail}},
+	} {
+		var tx view.Transaction
+		w.transferOut(w.external("005"), 1_000).Decode(t, &tx)
+		id, err := ids.Parse(ids.Transaction, tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wid := workflows.TransferWorkflowID("TRANSFER_OUT", id)
+		for _, act := range tc.actions {
+			eventually(t, 20*time.Second, "the payment to wait at its rail", func() bool {
+				_, err := starter.OperatePayment(context.Background(), wid, operator.Request{Action: act, Operator: "alice", Reason: "recorded"})
+				return err == nil
+			})
+		}
+		eventually(t, 30*time.Second, "the workflow to complete", func() bool {
+			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), wid, "")
+			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		})
+		recordHistory(t, s, dir, tc.name, wid)
+	}
 }
 
 // recordPayments records transfers, quotes, incoming payments, a webhook redelivery and a
