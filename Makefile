@@ -122,7 +122,8 @@ verify: $(BIN)/sqlc ## generated code and go.mod are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
 
-lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## go vet, staticcheck, workflowcheck and archlint (the dependency direction)
+lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## gofmt, go vet, staticcheck, workflowcheck and archlint (the dependency direction)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(BIN)/staticcheck $(PKGS)
 	$(BIN)/workflowcheck ./workflows/...
