@@ -18,8 +18,8 @@ import (
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
-	"paycore/internal/operator"
 	"paycore/internal/incoming"
+	"paycore/internal/operator"
 	"paycore/workflows"
 	"paycore/workflows/start"
 )

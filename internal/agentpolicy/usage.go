@@ -27,11 +27,11 @@ type Usage struct {
 	// agent's first reservation): a reservation taken before it was counted in amounts that
 	// are gone.
 	CurrencySince         time.Time `json:"-"`
-	DailyTransactionCount int64  `json:"dailyTransactionCount"`
-	DailySpend            int64  `json:"dailySpend"`
-	DailyResetDate        string `json:"dailyResetDate"`
-	MonthlySpend          int64  `json:"monthlySpend"`
-	MonthlyResetMonth     string `json:"monthlyResetMonth"`
+	DailyTransactionCount int64     `json:"dailyTransactionCount"`
+	DailySpend            int64     `json:"dailySpend"`
+	DailyResetDate        string    `json:"dailyResetDate"`
+	MonthlySpend          int64     `json:"monthlySpend"`
+	MonthlyResetMonth     string    `json:"monthlyResetMonth"`
 }
 
 // Fresh is the usage of an agent that has spent nothing, at now, counted in currency.
