@@ -4,6 +4,9 @@
 package worker
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -23,6 +26,11 @@ type Options struct {
 	TaskQueue string
 	// StopTimeout is how long in-flight activities get to finish on shutdown.
 	StopTimeout time.Duration
+	// BuildID, when set, makes the worker a versioned one: build BuildID of the worker
+	// deployment Deployment (Worker Deployment Versioning), each workflow registered with
+	// its versioning behavior (workflows.Definition).
+	BuildID    string
+	Deployment string
 }
 
 // New registers every workflow and activity on a worker for the task queue.
@@ -36,14 +44,42 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 	if o.TaskQueue == "" {
 		o.TaskQueue = workflows.TaskQueue
 	}
-	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
+	opts := sdkworker.Options{
 		MaxConcurrentWorkflowTaskPollers: o.Pollers,
 		MaxConcurrentActivityTaskPollers: o.Pollers,
 		WorkerStopTimeout:                o.StopTimeout,
-	})
+	}
+	if o.BuildID != "" {
+		opts.DeploymentOptions = sdkworker.DeploymentOptions{UseVersioning: true,
+			Version: sdkworker.WorkerDeploymentVersion{DeploymentName: o.Deployment, BuildID: o.BuildID}}
+	}
+	w := sdkworker.New(c, o.TaskQueue, opts)
 	for _, d := range workflows.All() {
-		w.RegisterWorkflowWithOptions(d.Func, workflow.RegisterOptions{Name: d.Name})
+		ro := workflow.RegisterOptions{Name: d.Name}
+		if o.BuildID != "" {
+			ro.VersioningBehavior = d.Behavior
+		}
+		w.RegisterWorkflowWithOptions(d.Func, ro)
 	}
 	w.RegisterActivity(acts)
 	return w
+}
+
+// Promote makes build buildID of the worker deployment the current version, so that new
+// workflows (and those that auto-upgrade) go to it, once a worker of that build polls. It
+// retries until then, or until ctx ends.
+func Promote(ctx context.Context, c client.Client, deployment, buildID string, log *slog.Logger) error {
+	h := c.WorkerDeploymentClient().GetHandle(deployment)
+	for {
+		_, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: buildID})
+		if err == nil {
+			log.Info("worker build is the deployment's current version", "deployment", deployment, "build_id", buildID)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("promote %s build %s: %w", deployment, buildID, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }

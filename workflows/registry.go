@@ -1,10 +1,18 @@
 package workflows
 
+import "go.temporal.io/sdk/workflow"
+
 // Definition is a workflow function with the name it is registered under (its workflow
-// type, which histories and starts refer to).
+// type, which histories and starts refer to) and, for versioned workers, its versioning
+// behavior: a payment (minutes) is pinned to the build that started it, so a changed
+// payment workflow is deployed beside running ones without patching; a workflow that
+// waits for days (a verification, an invitation, an agent's approval, a bulk import across
+// continue-as-new) moves to the current build at its next task, so its changes are
+// patched with workflow.GetVersion, which the replay test guards.
 type Definition struct {
-	Name string
-	Func any
+	Name     string
+	Func     any
+	Behavior workflow.VersioningBehavior
 }
 
 // All lists every workflow the worker runs: the worker registers them, and the replay
@@ -12,14 +20,19 @@ type Definition struct {
 // caught before it is deployed.
 func All() []Definition {
 	return []Definition{
-		{"WebhookDelivery", WebhookDelivery},
-		{"Transfer", Transfer},
-		{"Quote", Quote},
-		{"IncomingPayment", IncomingPayment},
-		{"Invitation", Invitation},
-		{"CustomerVerification", CustomerVerification},
-		{"OwnerKyc", OwnerKyc},
-		{"BulkImport", BulkImport},
-		{"AgentAction", AgentAction},
+		{"WebhookDelivery", WebhookDelivery, pinned},
+		{"Transfer", Transfer, pinned},
+		{"Quote", Quote, pinned},
+		{"IncomingPayment", IncomingPayment, pinned},
+		{"Invitation", Invitation, upgrade},
+		{"CustomerVerification", CustomerVerification, upgrade},
+		{"OwnerKyc", OwnerKyc, upgrade},
+		{"BulkImport", BulkImport, upgrade},
+		{"AgentAction", AgentAction, upgrade},
 	}
 }
+
+const (
+	pinned  = workflow.VersioningBehaviorPinned
+	upgrade = workflow.VersioningBehaviorAutoUpgrade
+)

@@ -257,9 +257,19 @@ func (a *app) runWorker(ctx context.Context) error {
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
 	})
-	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue})
+	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue,
+		BuildID: a.cfg.WorkerBuildID, Deployment: a.cfg.WorkerDeployment})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
+	}
+	if a.cfg.WorkerBuildID != "" && a.cfg.WorkerPromote {
+		promote, cancel := context.WithTimeout(ctx, time.Minute)
+		err := worker.Promote(promote, a.temporal, a.cfg.WorkerDeployment, a.cfg.WorkerBuildID, a.log)
+		cancel()
+		if err != nil {
+			w.Stop()
+			return err
+		}
 	}
 	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}

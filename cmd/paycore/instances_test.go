@@ -15,16 +15,21 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/config"
 )
 
 // secondInstance runs another API process and another worker process (relay and janitor
 // included) of s's deployment: the same database and task queue, their own pools,
 // Temporal clients and listeners. It returns the base URL of its API and a function that
 // stops its worker.
-func secondInstance(t *testing.T, s *stack) (string, func()) {
+func secondInstance(t *testing.T, s *stack, tweak ...func(*config.Config)) (string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b, err := newApp(ctx, s.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := s.cfg
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	b, err := newApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("second instance: %v", err)
 	}

@@ -58,6 +58,13 @@ type Config struct {
 	// KycLinkLifetime is how long a hosted KYC link can be used (PAYCORE_KYC_LINK_LIFETIME).
 	KycLinkLifetime time.Duration
 	WorkerPollers   int    // PAYCORE_WORKER_POLLERS
+	// WorkerBuildID turns on Worker Deployment Versioning (PAYCORE_WORKER_BUILD_ID): the
+	// worker polls as this build of the WorkerDeployment deployment
+	// (PAYCORE_WORKER_DEPLOYMENT), and WorkerPromote (PAYCORE_WORKER_PROMOTE) makes it the
+	// deployment's current version once it polls. Empty: an unversioned worker.
+	WorkerBuildID    string
+	WorkerDeployment string
+	WorkerPromote    bool
 	MailFrom        string // PAYCORE_MAIL_FROM: sender of one-time codes
 	SMTPHost        string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
 	SMTPPort        int    // PAYCORE_SMTP_PORT
@@ -151,6 +158,7 @@ func Defaults() Config {
 		KycReviewDelay:    3 * time.Second,
 		KycLinkLifetime:   24 * time.Hour,
 		WorkerPollers:     16,
+		WorkerDeployment:  "paycore",
 		MailFrom:          "no-reply@paycore.localhost",
 		SMTPPort:          587,
 		SMTPTLS:           "starttls",
@@ -280,6 +288,9 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	pollers := int64(c.WorkerPollers)
 	integer("PAYCORE_WORKER_POLLERS", &pollers)
 	c.WorkerPollers = int(min(pollers, 256))
+	str("PAYCORE_WORKER_BUILD_ID", &c.WorkerBuildID)
+	str("PAYCORE_WORKER_DEPLOYMENT", &c.WorkerDeployment)
+	boolean("PAYCORE_WORKER_PROMOTE", &c.WorkerPromote)
 	str("PAYCORE_MAIL_FROM", &c.MailFrom)
 	str("PAYCORE_SMTP_HOST", &c.SMTPHost)
 	smtpPort := int64(c.SMTPPort)
