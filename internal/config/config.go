@@ -57,7 +57,7 @@ type Config struct {
 	KycReviewDelay time.Duration
 	// KycLinkLifetime is how long a hosted KYC link can be used (PAYCORE_KYC_LINK_LIFETIME).
 	KycLinkLifetime time.Duration
-	WorkerPollers   int    // PAYCORE_WORKER_POLLERS
+	WorkerPollers   int // PAYCORE_WORKER_POLLERS
 	// WorkerBuildID turns on Worker Deployment Versioning (PAYCORE_WORKER_BUILD_ID): the
 	// worker polls as this build of the WorkerDeployment deployment
 	// (PAYCORE_WORKER_DEPLOYMENT), and WorkerPromote (PAYCORE_WORKER_PROMOTE) makes it the
@@ -65,16 +65,16 @@ type Config struct {
 	WorkerBuildID    string
 	WorkerDeployment string
 	WorkerPromote    bool
-	MailFrom        string // PAYCORE_MAIL_FROM: sender of one-time codes
-	SMTPHost        string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
-	SMTPPort        int    // PAYCORE_SMTP_PORT
-	SMTPUsername    string // PAYCORE_SMTP_USERNAME
-	SMTPPassword    string // PAYCORE_SMTP_PASSWORD
-	SMTPTLS         string // PAYCORE_SMTP_TLS: starttls, tls or none
-	LogLevel        string // PAYCORE_LOG_LEVEL
-	DataDir         string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
-	TemporalCLI     string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
-	TemporalUIPort  int    // PAYCORE_TEMPORAL_UI_PORT
+	MailFrom         string // PAYCORE_MAIL_FROM: sender of one-time codes
+	SMTPHost         string // PAYCORE_SMTP_HOST: empty sends mail to the development sink
+	SMTPPort         int    // PAYCORE_SMTP_PORT
+	SMTPUsername     string // PAYCORE_SMTP_USERNAME
+	SMTPPassword     string // PAYCORE_SMTP_PASSWORD
+	SMTPTLS          string // PAYCORE_SMTP_TLS: starttls, tls or none
+	LogLevel         string // PAYCORE_LOG_LEVEL
+	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
+	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
+	TemporalUIPort   int    // PAYCORE_TEMPORAL_UI_PORT
 	// DocumentsURL is where uploaded document files are kept, encrypted: a directory, a
 	// file:// URL or an s3:// URL (PAYCORE_DOCUMENTS_URL); empty is DataDir/documents.
 	DocumentsURL string
