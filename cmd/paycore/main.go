@@ -1,6 +1,7 @@
 // Command paycore is the payments service binary. Subcommands:
 //
 //	paycore dev                                  the whole stack for local development
+//	paycore cluster [-apis 2] [-workers 2]       the Temporal server on PostgreSQL and several processes
 //	paycore serve                                the REST API
 //	paycore worker                               the Temporal worker, webhook relay and janitor
 //	paycore migrate                              create the database if missing and migrate it
@@ -46,6 +47,7 @@ const usage = `usage: paycore <command> [flags]
 
 commands:
   dev                 start Temporal dev server, migrate, API and worker; create a sandbox platform
+  cluster             the production shape here: Temporal server on PostgreSQL, its UI, 2 APIs, 2 workers
   serve               serve the REST API
   worker              run the Temporal worker, webhook relay and janitor
   migrate             create the database if missing and apply migrations
@@ -72,6 +74,8 @@ func run(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "dev":
 		return runDev(ctx, cfg, log, stdout)
+	case "cluster":
+		return runCluster(ctx, cfg, log, args[1:], stdout)
 	case "serve":
 		return serve(ctx, cfg, log)
 	case "worker":

@@ -2,15 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"paycore/api"
 	"paycore/api/apitest"
@@ -22,9 +27,96 @@ import (
 	"paycore/workflows"
 )
 
-// temporalAddr is the one Temporal dev server shared by every test of this binary; each
+// temporalAddr is the one Temporal server shared by every test of this binary (the dev
+// server, or with PAYCORE_TEST_TEMPORAL=cluster the Temporal server on PostgreSQL); each
 // stack gets its own task queue and database so tests run in parallel.
 var temporalAddr string
+
+// runTestsOnCluster is the cluster test profile (make test-cluster): the end-to-end tests
+// against the Temporal server itself, on PostgreSQL databases of their own (dropped after),
+// instead of the dev server.
+func runTestsOnCluster(m *testing.M, wd string) int {
+	bin, err := findBin(wd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	port, err := freePortRange(21)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	name := fmt.Sprintf("paycore_e2e_%d", os.Getpid())
+	u := strings.Replace(dbtest.AdminURL(), "/postgres?", "/"+name+"?", 1)
+	dir, err := os.MkdirTemp("", "paycore-cluster-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	logw := io.Discard
+	if os.Getenv("PAYCORE_TEST_LOG") != "" {
+		logw = os.Stderr
+	}
+	tc, err := StartTemporalCluster(context.Background(), u, filepath.Join(bin, "temporal-server"), filepath.Join(bin, "temporal-sql-tool"), port, dir, logw)
+	defer dropDatabases(name+"_temporal", name+"_temporal_visibility")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start the Temporal server:", err)
+		return 1
+	}
+	defer tc.Stop()
+	temporalAddr = tc.Address
+	return m.Run()
+}
+
+// findBin is the bin/ directory of the repository holding dir.
+func findBin(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, "bin"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod above %s", dir)
+		}
+	}
+}
+
+// freePortRange finds n consecutive free loopback ports and returns the first.
+func freePortRange(n int) (int, error) {
+	for try := 0; try < 50; try++ {
+		first, err := devserver.FreePort()
+		if err != nil || first+n > 65535 {
+			continue
+		}
+		ok := true
+		for p := first; p < first+n && ok; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			return first, nil
+		}
+	}
+	return 0, errors.New("no range of free ports")
+}
+
+// dropDatabases drops the cluster profile's Temporal databases.
+func dropDatabases(names ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbtest.AdminURL())
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	for _, n := range names {
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{n}.Sanitize()+" WITH (FORCE)")
+	}
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -32,6 +124,9 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	wd, _ := os.Getwd()
+	if os.Getenv("PAYCORE_TEST_TEMPORAL") == "cluster" {
+		return runTestsOnCluster(m, wd)
+	}
 	cli, err := devserver.FindCLI(wd)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "end-to-end tests need the Temporal CLI:", err)

@@ -1,0 +1,271 @@
+// Package tcluster runs the Temporal server itself (not the development server) on this
+// machine, with PostgreSQL persistence and PostgreSQL visibility in databases of their
+// own whose schemas Temporal's own SQL tool creates and upgrades: the production shape
+// that `make run-cluster` and the cluster test profile use. The server and the SQL tool
+// are built from the Go module proxy into bin/ (make bin/temporal-server); the SQL tool
+// carries the schemas of its own version.
+package tcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+)
+
+// Options configures Start.
+type Options struct {
+	ServerPath  string // bin/temporal-server
+	SQLToolPath string // bin/temporal-sql-tool
+	// PostgreSQL: where the two databases live.
+	PGHost     string
+	PGPort     int
+	PGUser     string
+	PGPassword string
+	// DB and VisibilityDB name the databases (created when missing).
+	DB, VisibilityDB string
+	// IP and Port are the frontend's gRPC address; the other services take the ports
+	// Port+1 to Port+3 (gRPC), Port+10 to Port+13 (membership) and Port+20 (HTTP API).
+	IP   string
+	Port int
+	// Dir is where the generated configuration goes.
+	Dir string
+	Log io.Writer
+}
+
+// Cluster is a running Temporal server.
+type Cluster struct {
+	cmd     *exec.Cmd
+	Address string // host:port of the gRPC frontend
+	done    chan struct{}
+	err     error
+}
+
+// Start creates or upgrades the two databases' schemas, then starts the server and waits
+// until its frontend accepts connections. It does not register a namespace: the caller
+// does, through the frontend.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	if o.IP == "" {
+		o.IP = "127.0.0.1"
+	}
+	for _, p := range []string{o.ServerPath, o.SQLToolPath} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%s not found (run `make bin/temporal-server`): %w", p, err)
+		}
+	}
+	for _, s := range []struct{ db, schema string }{{o.DB, "postgresql/v12/temporal"}, {o.VisibilityDB, "postgresql/v12/visibility"}} {
+		if err := setupSchema(ctx, o, s.db, s.schema); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create cluster dir: %w", err)
+	}
+	cfgPath := filepath.Join(o.Dir, "temporal-server.yaml")
+	if err := writeConfig(cfgPath, o); err != nil {
+		return nil, err
+	}
+	// Not tied to ctx: the caller stops the server with Stop.
+	cmd := exec.Command(o.ServerPath, "--config-file", cfgPath, "--allow-no-auth", "start")
+	cmd.Stdout, cmd.Stderr = o.Log, o.Log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	c := &Cluster{cmd: cmd, Address: net.JoinHostPort(o.IP, strconv.Itoa(o.Port)), done: make(chan struct{})}
+	go func() { c.err = cmd.Wait(); close(c.done) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		conn, err := net.DialTimeout("tcp", c.Address, 500*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return c, nil
+		}
+		select {
+		case <-c.done:
+			return nil, fmt.Errorf("temporal server exited during start-up: %v", c.err)
+		case <-ctx.Done():
+			c.Stop()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.Stop()
+			return nil, errors.New("temporal server did not accept connections within 2 minutes")
+		}
+	}
+}
+
+// setupSchema creates database db when it is missing, with the schema-version tables, then
+// applies every migration of the SQL tool's embedded schema it lacks (the tool records
+// the version reached).
+func setupSchema(ctx context.Context, o Options, db, schema string) error {
+	base := []string{"--plugin", "postgres12", "--endpoint", o.PGHost, "--port", strconv.Itoa(o.PGPort), "--user", o.PGUser, "--database", db}
+	if o.PGPassword != "" {
+		base = append(base, "--password", o.PGPassword)
+	}
+	out, err := runTool(ctx, o.SQLToolPath, append(base, "create-database")...)
+	created := err == nil
+	if err != nil && !strings.Contains(out, "already exists") {
+		return fmt.Errorf("create database %s: %w: %s", db, err, out)
+	}
+	if created {
+		if out, err := runTool(ctx, o.SQLToolPath, append(base, "setup-schema", "--version", "0.0")...); err != nil {
+			return fmt.Errorf("set up the schema of %s: %w: %s", db, err, out)
+		}
+	}
+	if out, err := runTool(ctx, o.SQLToolPath, append(base, "update-schema", "--schema-name", schema)...); err != nil {
+		return fmt.Errorf("upgrade the schema of %s: %w: %s", db, err, out)
+	}
+	return nil
+}
+
+func runTool(ctx context.Context, path string, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// Stop asks the server to stop, and kills it after 20 seconds.
+func (c *Cluster) Stop() {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(20 * time.Second):
+		c.Kill()
+	}
+}
+
+// Kill ends the server at once (SIGKILL to its process group), as a crash would.
+func (c *Cluster) Kill() {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	<-c.done
+}
+
+// writeConfig writes the server's configuration: SQL persistence and visibility on
+// PostgreSQL, the four services on loopback ports, and the dynamic configuration the
+// service relies on (updates, Update-with-Start, eager starts).
+func writeConfig(path string, o Options) error {
+	dyn := filepath.Join(filepath.Dir(path), "dynamicconfig.yaml")
+	if err := os.WriteFile(dyn, []byte(dynamicConfig), 0o644); err != nil {
+		return fmt.Errorf("write dynamic config: %w", err)
+	}
+	var b bytes.Buffer
+	err := configTemplate.Execute(&b, map[string]any{"o": o, "dyn": dyn, "pg": net.JoinHostPort(o.PGHost, strconv.Itoa(o.PGPort)),
+		"p": func(offset int) int { return o.Port + offset }})
+	if err != nil {
+		return fmt.Errorf("render temporal config: %w", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("write temporal config: %w", err)
+	}
+	return nil
+}
+
+const dynamicConfig = `frontend.enableUpdateWorkflowExecution:
+  - value: true
+frontend.enableExecuteMultiOperation:
+  - value: true
+system.enableEagerWorkflowStart:
+  - value: true
+system.enableActivityEagerExecution:
+  - value: true
+frontend.workerVersioningWorkflowAPIs:
+  - value: true
+frontend.workerVersioningDataAPIs:
+  - value: true
+system.enableDeploymentVersions:
+  - value: true
+`
+
+var configTemplate = template.Must(template.New("temporal").Parse(`log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: 4
+  datastores:
+    default:
+      sql:
+        pluginName: postgres12
+        databaseName: {{.o.DB}}
+        connectAddr: "{{.pg}}"
+        connectProtocol: tcp
+        user: "{{.o.PGUser}}"
+        password: "{{.o.PGPassword}}"
+        maxConns: 20
+        maxIdleConns: 20
+        maxConnLifetime: 1h
+    visibility:
+      sql:
+        pluginName: postgres12
+        databaseName: {{.o.VisibilityDB}}
+        connectAddr: "{{.pg}}"
+        connectProtocol: tcp
+        user: "{{.o.PGUser}}"
+        password: "{{.o.PGPassword}}"
+        maxConns: 10
+        maxIdleConns: 10
+        maxConnLifetime: 1h
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "{{.o.IP}}"
+services:
+  frontend:
+    rpc:
+      grpcPort: {{call .p 0}}
+      membershipPort: {{call .p 10}}
+      bindOnIP: "{{.o.IP}}"
+      httpPort: {{call .p 20}}
+  history:
+    rpc:
+      grpcPort: {{call .p 1}}
+      membershipPort: {{call .p 11}}
+      bindOnIP: "{{.o.IP}}"
+  matching:
+    rpc:
+      grpcPort: {{call .p 2}}
+      membershipPort: {{call .p 12}}
+      bindOnIP: "{{.o.IP}}"
+  worker:
+    rpc:
+      grpcPort: {{call .p 3}}
+      membershipPort: {{call .p 13}}
+      bindOnIP: "{{.o.IP}}"
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: frontend
+      rpcAddress: "{{.o.IP}}:{{call .p 0}}"
+dcRedirectionPolicy:
+  policy: noop
+dynamicConfigClient:
+  filepath: "{{.dyn}}"
+  pollInterval: 10s
+`))
