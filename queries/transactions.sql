@@ -70,3 +70,10 @@ UPDATE transactions SET counterpart_transaction_id = @counterpart WHERE id = @id
 -- name: TransactionSetAgent :exec
 -- Records the agent that executed a quote on its transaction.
 UPDATE transactions SET agent_id = @agent_id WHERE id = @id AND agent_id IS NULL;
+
+-- name: TransactionCountStuck :many
+-- Open transactions unchanged since before @before, by status (transactions_open_idx).
+SELECT status, count(*)::bigint AS count
+FROM transactions
+WHERE status IN ('CREATED', 'PENDING', 'PROCESSING') AND updated_at < @before
+GROUP BY status;

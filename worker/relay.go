@@ -10,6 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"paycore/db"
 	"paycore/internal/ids"
@@ -30,6 +33,9 @@ type Relay struct {
 	// Debounce, when set, waits this long after a notification before dispatching, so
 	// events committed together go out in one batch.
 	Debounce time.Duration
+	// Tracer, when set, records a span for every event handed to a delivery workflow: the
+	// root of the delivery's trace (workflow start, workflow, activity, webhook POST).
+	Tracer trace.TracerProvider
 }
 
 // Run relays until ctx ends.
@@ -107,7 +113,7 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 				skipped = append(skipped, ev.ID)
 				continue
 			}
-			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry); err != nil {
+			if err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
 			}
@@ -125,4 +131,21 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 		return q.WebhookEventMarkDispatched(ctx, started)
 	})
 	return n, err
+}
+
+// dispatch starts the delivery workflow of one event inside a span of its own.
+func (r *Relay) dispatch(ctx context.Context, id, platformID uuid.UUID, typ string) error {
+	tp := r.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	eventID := ids.Format(ids.Webhook, id)
+	ctx, span := tp.Tracer("paycore/worker").Start(ctx, "webhook relay dispatch",
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attribute.String("paycore.webhook_event", eventID), attribute.String("paycore.webhook_type", typ)))
+	defer span.End()
+	err := r.Starter.WebhookDelivery(ctx, eventID, platformID, typ, r.Retry)
+	if err != nil {
+		span.RecordError(err)
+	}
+	return err
 }
