@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
@@ -29,8 +30,10 @@ const DefaultServiceName = "paycore"
 
 // Options configures Setup.
 type Options struct {
-	// Endpoint is the OTLP/HTTP collector URL (for example http://otel-collector:4318).
-	// Empty means no exporter: spans are not recorded at all.
+	// Endpoint is the OTLP/HTTP collector's base URL (for example
+	// http://otel-collector:4318), read like the standard OTEL_EXPORTER_OTLP_ENDPOINT:
+	// spans are posted to its /v1/traces. Empty means no exporter: spans are not recorded
+	// at all.
 	Endpoint string
 	// ServiceName is the service.name resource attribute; DefaultServiceName when empty.
 	ServiceName string
@@ -71,7 +74,7 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	case o.Exporter != nil:
 		spanOpt = sdktrace.WithSyncer(o.Exporter)
 	case o.Endpoint != "":
-		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(o.Endpoint))
+		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL(o.Endpoint)))
 		if err != nil {
 			return nil, fmt.Errorf("OTLP trace exporter for %s: %w", o.Endpoint, err)
 		}
@@ -99,6 +102,15 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	t.Meter = mp
 	t.shutdown = append(t.shutdown, mp.Shutdown)
 	return t, nil
+}
+
+// tracesURL is where spans are posted: the endpoint's /v1/traces (kept when the endpoint
+// already names it).
+func tracesURL(endpoint string) string {
+	if strings.HasSuffix(endpoint, "/v1/traces") {
+		return endpoint
+	}
+	return strings.TrimSuffix(endpoint, "/") + "/v1/traces"
 }
 
 // Shutdown flushes the spans not yet exported and stops the providers.
