@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/ids"
+	"paycore/internal/metrics"
 	"paycore/workflows"
 	"paycore/workflows/start"
 )
@@ -36,6 +38,8 @@ type Relay struct {
 	// Tracer, when set, records a span for every event handed to a delivery workflow: the
 	// root of the delivery's trace (workflow start, workflow, activity, webhook POST).
 	Tracer trace.TracerProvider
+	// Metrics, when set, counts the payment status changes among the dispatched events.
+	Metrics *metrics.Metrics
 }
 
 // Run relays until ctx ends.
@@ -101,10 +105,15 @@ const batchSize = 100
 // returns how many it handled.
 func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 	n := 0
+	var types []string
 	err := db.WithTx(ctx, r.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		rows, err := q.WebhookEventClaimUndispatched(ctx, batchSize)
 		if err != nil {
 			return fmt.Errorf("claim events: %w", err)
+		}
+		types = types[:0]
+		for _, ev := range rows {
+			types = append(types, ev.Type)
 		}
 		started := make([]uuid.UUID, 0, len(rows))
 		var skipped []uuid.UUID
@@ -130,8 +139,28 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 		}
 		return q.WebhookEventMarkDispatched(ctx, started)
 	})
+	if err == nil {
+		r.countTransitions(types)
+	}
 	return n, err
 }
+
+// countTransitions counts the payment events of a committed batch by direction and status
+// (OUTGOING_PAYMENT_COMPLETED: outgoing, COMPLETED).
+func (r *Relay) countTransitions(types []string) {
+	if r.Metrics == nil {
+		return
+	}
+	for _, t := range types {
+		for prefix, direction := range paymentEventPrefixes {
+			if status, ok := strings.CutPrefix(t, prefix); ok {
+				r.Metrics.PaymentTransitions.WithLabelValues(direction, status).Inc()
+			}
+		}
+	}
+}
+
+var paymentEventPrefixes = map[string]string{"OUTGOING_PAYMENT_": "outgoing", "INCOMING_PAYMENT_": "incoming"}
 
 // dispatch starts the delivery workflow of one event inside a span of its own.
 func (r *Relay) dispatch(ctx context.Context, id, platformID uuid.UUID, typ string) error {

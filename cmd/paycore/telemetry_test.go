@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -194,8 +197,9 @@ func scrape(t *testing.T, url string) map[string]bool {
 	return got
 }
 
-// After a workflow ran, /metrics holds the Temporal SDK's metrics beside the service's.
-func TestMetricsExposeTemporalSDK(t *testing.T) {
+// After a workflow ran, /metrics holds the Temporal SDK's metrics beside the service's,
+// and every metric the payments dashboard queries is among them.
+func TestMetricsTemporalSDKAndDashboard(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, fast)
 	w := newWorld(t, s)
@@ -217,6 +221,90 @@ func TestMetricsExposeTemporalSDK(t *testing.T) {
 		}
 		return true
 	}, func() string { return fmt.Sprint(sortedTemporal(got)) })
+
+	// The SDK's timers are in seconds, and so are the buckets.
+	secondsBucket := false
+	for series := range values(t, s.metricsURL) {
+		if strings.HasPrefix(series, "temporal_workflow_task_execution_latency_bucket{") && strings.Contains(series, `le="0.005"`) {
+			secondsBucket = true
+		}
+	}
+	if !secondsBucket {
+		t.Fatal("temporal_workflow_task_execution_latency has no le=\"0.005\" bucket: the buckets are not in seconds")
+	}
+
+	queried := dashboardMetrics(t, "../../deploy/grafana/payments-dashboard.json")
+	if len(queried) < 8 {
+		t.Fatalf("the dashboard queries only %v", queried)
+	}
+	eventually(t, 30*time.Second, "every metric the dashboard queries on /metrics", func() bool {
+		got = scrape(t, s.metricsURL)
+		for _, n := range queried {
+			if !got[n] {
+				return false
+			}
+		}
+		return true
+	}, func() string {
+		var missing []string
+		for _, n := range queried {
+			if !got[n] {
+				missing = append(missing, n)
+			}
+		}
+		return fmt.Sprintf("missing %v", missing)
+	})
+}
+
+var metricName = regexp.MustCompile(`\b(?:paycore|temporal)_[a-z0-9_]+\b`)
+
+// dashboardMetrics returns the metric names the dashboard's queries use; each panel must
+// have at least one query and use the datasource variable.
+func dashboardMetrics(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Templating struct {
+			List []struct{ Name, Type string }
+		}
+		Panels []struct {
+			Title, Type string
+			Datasource  struct{ UID string }
+			Targets     []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(dash.Templating.List) == 0 || dash.Templating.List[0].Type != "datasource" {
+		t.Fatalf("%s: no datasource variable", path)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range dash.Panels {
+		if p.Type == "row" {
+			continue
+		}
+		if len(p.Targets) == 0 || p.Datasource.UID != "${"+dash.Templating.List[0].Name+"}" {
+			t.Fatalf("panel %q: no query or not on the datasource variable", p.Title)
+		}
+		for _, tg := range p.Targets {
+			names := metricName.FindAllString(tg.Expr, -1)
+			if len(names) == 0 {
+				t.Fatalf("panel %q: query %q names no paycore_ or temporal_ metric", p.Title, tg.Expr)
+			}
+			for _, n := range names {
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func sortedTemporal(got map[string]bool) []string {

@@ -25,6 +25,10 @@ type Metrics struct {
 	// PROCESSING whose last change is older than the stuck threshold; the worker's janitor
 	// sets it.
 	StuckPayments *prometheus.GaugeVec
+	// PaymentTransitions counts payment status changes by direction (outgoing, incoming)
+	// and new status: one per payment event of the webhook outbox, counted by the relay as
+	// it dispatches the event (each is dispatched once).
+	PaymentTransitions *prometheus.CounterVec
 }
 
 // New registers the collectors on a fresh registry, with Go runtime and process metrics.
@@ -50,8 +54,12 @@ func New() *Metrics {
 		StuckPayments: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "paycore_stuck_payments", Help: "Transactions still open (CREATED, PENDING, PROCESSING) whose last change is older than the stuck threshold, by status.",
 		}, []string{"status"}),
+		PaymentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_payment_transitions_total", Help: "Payment status changes by direction (outgoing, incoming) and new status, counted from the webhook outbox.",
+		}, []string{"direction", "status"}),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts, m.WebhookBacklog, m.WebhookOldestPending, m.StuckPayments,
+		m.PaymentTransitions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

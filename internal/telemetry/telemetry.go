@@ -59,6 +59,10 @@ type Telemetry struct {
 	shutdown []func(context.Context) error
 }
 
+// secondsBuckets are the histogram boundaries of the instruments, in seconds: from a
+// millisecond (a workflow task) to half an hour (a payment waiting on the outside world).
+var secondsBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 600, 1800}
+
 // Setup builds the tracer and meter providers.
 func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	t := &Telemetry{
@@ -98,7 +102,11 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prometheus metric reader: %w", err)
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+	// Every histogram here measures seconds (the SDK's timers); the default boundaries are
+	// made for milliseconds and would put every reading in the first buckets.
+	seconds := sdkmetric.NewView(sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram},
+		sdkmetric.Stream{Aggregation: sdkmetric.AggregationExplicitBucketHistogram{Boundaries: secondsBuckets}})
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res), sdkmetric.WithView(seconds))
 	t.Meter = mp
 	t.shutdown = append(t.shutdown, mp.Shutdown)
 	return t, nil
