@@ -15,7 +15,7 @@ import (
 // start traces of their own.
 func QueryTracer(tp trace.TracerProvider) pgx.QueryTracer {
 	return inTrace{otelpgx.NewTracer(otelpgx.WithTracerProvider(tp), otelpgx.WithMeterProvider(noop.NewMeterProvider()),
-		otelpgx.WithDisableAcquireTracer(), otelpgx.WithTrimSQLInSpanName())}
+		otelpgx.WithDisableAcquireTracer())}
 }
 
 type inTrace struct{ t *otelpgx.Tracer }

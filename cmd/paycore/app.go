@@ -121,7 +121,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		Namespace:    cfg.TemporalNamespace,
 		Logger:       tlog.NewStructuredLogger(log.With("component", "temporal")),
 		Interceptors: interceptors,
-		// The SDK's own metrics (temporal_request_total, temporal_workflow_task_execution_latency …)
+		// The SDK's own metrics (temporal_request, temporal_workflow_task_execution_latency …)
 		// on the service's registry, beside paycore_*.
 		MetricsHandler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 			Meter: tel.Meter.Meter("temporal-sdk-go"), UseMonotonicCounters: true,

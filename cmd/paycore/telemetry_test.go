@@ -209,8 +209,8 @@ func TestMetricsTemporalSDKAndDashboard(t *testing.T) {
 		t.Fatalf("transfer-out: %d %s", r.Status, r.Body)
 	}
 	w.waitFinal(r.JSON(t)["id"].(string), 30*time.Second)
-	want := []string{"paycore_http_requests_total", "paycore_http_request_duration_seconds_bucket", "temporal_request_total",
-		"temporal_workflow_task_execution_latency_bucket", "temporal_activity_execution_latency_bucket", "temporal_workflow_completed_total"}
+	want := []string{"paycore_http_requests_total", "paycore_http_request_duration_seconds_bucket", "temporal_request",
+		"temporal_workflow_task_execution_latency_bucket", "temporal_activity_execution_latency_bucket", "temporal_workflow_completed"}
 	var got map[string]bool
 	eventually(t, 30*time.Second, "the Temporal SDK's metrics on /metrics", func() bool {
 		got = scrape(t, s.metricsURL)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/otlptranslator"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -94,10 +95,11 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 		t.Meter = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res))
 		return t, nil
 	}
-	// Instruments keep their own names (no unit suffix, no scope labels, no target_info),
-	// so the Temporal SDK's metrics read as documented: temporal_request_total,
-	// temporal_workflow_task_execution_latency_bucket …
-	reader, err := otelprom.New(otelprom.WithRegisterer(o.Registerer), otelprom.WithoutUnits(),
+	// Instruments keep their own names (no unit or _total suffix, no scope labels, no
+	// target_info), so the Temporal SDK's metrics read as its documentation names them:
+	// temporal_request, temporal_workflow_task_execution_latency_bucket …
+	reader, err := otelprom.New(otelprom.WithRegisterer(o.Registerer),
+		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithoutSuffixes),
 		otelprom.WithoutScopeInfo(), otelprom.WithoutTargetInfo())
 	if err != nil {
 		return nil, fmt.Errorf("prometheus metric reader: %w", err)
