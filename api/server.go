@@ -113,9 +113,12 @@ func New(d Deps) *Server {
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so
 	// no client chooses the service's trace ids or sampling. The span is renamed to the
 	// route pattern once the router has matched it (observe).
-	s.handler = otelhttp.NewHandler(s.router, "http request", otelhttp.WithTracerProvider(d.Tracer),
-		otelhttp.WithPropagators(d.Propagator), otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
-		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
+	s.handler = s.router
+	if _, off := d.Tracer.(noop.TracerProvider); !off {
+		s.handler = otelhttp.NewHandler(s.router, "http request", otelhttp.WithTracerProvider(d.Tracer),
+			otelhttp.WithPropagators(d.Propagator), otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
+			otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
+	}
 	return s
 }
 
