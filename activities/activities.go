@@ -9,6 +9,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"paycore/db"
 	"paycore/internal/fx"
@@ -34,6 +39,7 @@ type Activities struct {
 	// agent usage windows are counted by.
 	payments Payments
 	now      func() time.Time
+	tracer   trace.TracerProvider
 }
 
 // Options configures New.
@@ -56,6 +62,8 @@ type Options struct {
 	// Now is the clock agent actions are counted by (time.Now when nil; tests move it
 	// across days and months).
 	Now func() time.Time
+	// Tracer records a client span for every webhook POST (none when nil).
+	Tracer trace.TracerProvider
 }
 
 // New builds the activities.
@@ -72,6 +80,9 @@ func New(o Options) *Activities {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Tracer == nil {
+		o.Tracer = noop.NewTracerProvider()
+	}
 	if o.Pricing == (fx.Pricing{}) {
 		o.Pricing = fx.DefaultPricing()
 	}
@@ -80,17 +91,23 @@ func New(o Options) *Activities {
 		q:       db.New(o.Pool),
 		box:     o.Box,
 		signer:  o.Signer,
-		public:  webhookClient(false, true, o.WebhookTimeout),
-		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout),
+		public:  webhookClient(false, true, o.WebhookTimeout, o.Tracer),
+		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout, o.Tracer),
 		log:     o.Logger,
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
-		payments: o.Payments, now: o.Now,
+		payments: o.Payments, now: o.Now, tracer: o.Tracer,
 	}
 }
 
 // webhookClient builds a delivery client. Redirects are not followed: a receiver must
 // answer at the configured URL. The production client is opaque: every transport failure
-// reads the same (netguard.NoAnswer).
-func webhookClient(allowPrivate, opaque bool, timeout time.Duration) *http.Client {
-	return netguard.NewClient(netguard.ClientOptions{AllowPrivate: allowPrivate, Opaque: opaque, Timeout: timeout})
+// reads the same (netguard.NoAnswer). Each request is a client span of tp, recorded around
+// the guarded transport (the address guard is untouched); the trace context is not sent to
+// the receiver: a platform's endpoint is outside the service and gets no traceparent.
+func webhookClient(allowPrivate, opaque bool, timeout time.Duration, tp trace.TracerProvider) *http.Client {
+	c := netguard.NewClient(netguard.ClientOptions{AllowPrivate: allowPrivate, Opaque: opaque, Timeout: timeout})
+	c.Transport = otelhttp.NewTransport(c.Transport, otelhttp.WithTracerProvider(tp),
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()), otelhttp.WithPropagators(propagation.NewCompositeTextMapPropagator()),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "webhook " + r.Method }))
+	return c
 }

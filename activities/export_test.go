@@ -7,5 +7,5 @@ import "time"
 // only the connect-time address check is off. (A function, not a method: every method of
 // Activities is registered as an activity.)
 func ReachPrivateForProduction(a *Activities, timeout time.Duration) {
-	a.public = webhookClient(true, true, timeout)
+	a.public = webhookClient(true, true, timeout, a.tracer)
 }

@@ -59,7 +59,7 @@ func (a *Activities) AskApproval(ctx context.Context, eventID uuid.UUID, known m
 	}
 	out, cause := a.attempt(ctx, ev, p)
 	if cause != nil {
-		a.log.Warn("approval webhook transport failure", "event", id, "url", out.URL, "error", cause)
+		a.log.WarnContext(ctx, "approval webhook transport failure", "event", id, "url", out.URL, "error", cause)
 	}
 	out.Delivered = out.Error == "" && out.StatusCode/100 == 2
 	if err := a.recordOutcome(ctx, ev, p, out, true); err != nil {

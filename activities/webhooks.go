@@ -56,14 +56,14 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 	out, cause := a.attempt(ctx, ev, p)
 	if cause != nil {
 		// What the platform sees is out.Error; the operator gets the real failure.
-		a.log.Warn("webhook transport failure", "event", in.EventID, "platform", ids.Format(ids.Platform, p.ID),
+		a.log.WarnContext(ctx, "webhook transport failure", "event", in.EventID, "platform", ids.Format(ids.Platform, p.ID),
 			"url", out.URL, "error", cause)
 	}
 	out.Delivered = out.Error == "" && (out.StatusCode/100 == 2 || out.StatusCode == http.StatusConflict)
 	if err := a.recordOutcome(ctx, ev, p, out, in.Once); err != nil {
 		return out, fmt.Errorf("record attempt of %s: %w", in.EventID, err)
 	}
-	a.log.Info("webhook attempt", "event", in.EventID, "type", ev.Type, "status", out.StatusCode, "error", out.Error)
+	a.log.InfoContext(ctx, "webhook attempt", "event", in.EventID, "type", ev.Type, "status", out.StatusCode, "error", out.Error)
 	switch {
 	case out.Delivered || in.Once:
 		return out, nil

@@ -69,7 +69,7 @@ func (s *Server) uploadCustomersCSV(w http.ResponseWriter, r *http.Request) erro
 	defer cancel()
 	if err := s.start.BulkImport(ctx, s.bulkImportInput(job.ID, pid)); err != nil {
 		// The job is committed: the worker starts its workflow (worker.BulkImportStarter).
-		s.Logger.Warn("bulk import: workflow not started; the worker will start it", "job", view.BulkImportJobID(job), "error", err)
+		s.Logger.WarnContext(ctx, "bulk import: workflow not started; the worker will start it", "job", view.BulkImportJobID(job), "error", err)
 	}
 	writeJSON(w, http.StatusAccepted, view.BulkCustomerImportJobAccepted{JobID: view.BulkImportJobID(job), Status: job.Status})
 	return nil

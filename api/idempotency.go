@@ -189,7 +189,7 @@ func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key str
 	if err := s.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
 		PlatformID: platformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: body,
 	}); err != nil {
-		s.Logger.Error("store idempotent response", "key", key, "error", err)
+		s.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", err)
 	}
 }
 

@@ -19,6 +19,12 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"go.temporal.io/sdk/client"
 
 	"paycore/db"
@@ -58,6 +64,10 @@ type Deps struct {
 	// Documents keeps uploaded document files, encrypted; the document uploads answer 503
 	// without it.
 	Documents *docstore.Store
+	// Tracer records a server span for every request, named by its route pattern (none
+	// when nil); Propagator reads a caller's trace context (W3C traceparent when nil).
+	Tracer     trace.TracerProvider
+	Propagator propagation.TextMapPropagator
 }
 
 // Server serves the API.
@@ -67,6 +77,8 @@ type Server struct {
 	start  start.Starter
 	oidc   *oidcProviders
 	router chi.Router
+	// handler is router inside the tracing middleware.
+	handler http.Handler
 
 	// sandboxRates is Rates as sandbox platforms see it (moving), built once.
 	sandboxRates *fx.Table
@@ -89,13 +101,28 @@ func New(d Deps) *Server {
 	if d.Rates == nil {
 		d.Rates = fx.BuiltIn(time.Now())
 	}
+	if d.Tracer == nil {
+		d.Tracer = noop.NewTracerProvider()
+	}
+	if d.Propagator == nil {
+		d.Propagator = propagation.TraceContext{}
+	}
 	s := &Server{Deps: d, sandboxRates: d.Rates.Sandbox(), q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	s.router = s.routes()
+	// The API is public: a caller's traceparent is kept as a link, never as the parent, so
+	// no client chooses the service's trace ids or sampling. The span is renamed to the
+	// route pattern once the router has matched it (observe).
+	s.handler = s.router
+	if _, off := d.Tracer.(noop.TracerProvider); !off {
+		s.handler = otelhttp.NewHandler(s.router, "http request", otelhttp.WithTracerProvider(d.Tracer),
+			otelhttp.WithPropagators(d.Propagator), otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
+			otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
+	}
 	return s
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // MetricsHandler serves the Prometheus metrics; it is not on the API's router but on a
 // listener of its own (NewMetricsServer).
@@ -414,6 +441,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			status = http.StatusOK
 		}
 		elapsed := time.Since(start)
+		if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+			span.SetName(r.Method + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
+		}
 		s.Metrics.Requests.WithLabelValues(r.Method, route, fmt.Sprint(status)).Inc()
 		s.Metrics.Latency.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
 		s.Logger.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method), slog.String("route", route),

@@ -74,12 +74,28 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 
 // Connect opens a pool on dsn; every connection of it has the types of RegisterTypes.
 func Connect(ctx context.Context, dsn string, maxConns int32) (*pgxpool.Pool, error) {
+	return ConnectWith(ctx, dsn, PoolOptions{MaxConns: maxConns})
+}
+
+// PoolOptions tunes ConnectWith.
+type PoolOptions struct {
+	// MaxConns bounds the pool (pgx's default when zero).
+	MaxConns int32
+	// Tracer, when set, observes every query (QueryTracer records spans).
+	Tracer pgx.QueryTracer
+}
+
+// ConnectWith opens a pool on dsn like Connect, with options.
+func ConnectWith(ctx context.Context, dsn string, o PoolOptions) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
-	if maxConns > 0 {
-		cfg.MaxConns = maxConns
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.Tracer != nil {
+		cfg.ConnConfig.Tracer = o.Tracer
 	}
 	cfg.AfterConnect = RegisterTypes
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

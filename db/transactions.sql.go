@@ -15,6 +15,39 @@ import (
 	"paycore/internal/catalog"
 )
 
+const transactionCountStuck = `-- name: TransactionCountStuck :many
+SELECT status, count(*)::bigint AS count
+FROM transactions
+WHERE status IN ('CREATED', 'PENDING', 'PROCESSING') AND updated_at < $1
+GROUP BY status
+`
+
+type TransactionCountStuckRow struct {
+	Status catalog.TransactionStatus
+	Count  int64
+}
+
+// Open transactions unchanged since before @before, by status (transactions_open_idx).
+func (q *Queries) TransactionCountStuck(ctx context.Context, before time.Time) ([]TransactionCountStuckRow, error) {
+	rows, err := q.db.Query(ctx, transactionCountStuck, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TransactionCountStuckRow{}
+	for rows.Next() {
+		var i TransactionCountStuckRow
+		if err := rows.Scan(&i.Status, &i.Count); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const transactionCreate = `-- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at,

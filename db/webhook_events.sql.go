@@ -14,6 +14,26 @@ import (
 	"paycore/internal/catalog"
 )
 
+const webhookEventBacklog = `-- name: WebhookEventBacklog :one
+SELECT count(*)::bigint AS pending, coalesce(min(created_at), now())::timestamptz AS oldest
+FROM webhook_events
+WHERE status = 'PENDING'
+`
+
+type WebhookEventBacklogRow struct {
+	Pending int64
+	Oldest  time.Time
+}
+
+// Events not delivered yet and when the oldest was created (now when none;
+// webhook_events_pending_idx).
+func (q *Queries) WebhookEventBacklog(ctx context.Context) (WebhookEventBacklogRow, error) {
+	row := q.db.QueryRow(ctx, webhookEventBacklog)
+	var i WebhookEventBacklogRow
+	err := row.Scan(&i.Pending, &i.Oldest)
+	return i, err
+}
+
 const webhookEventClaimUndispatched = `-- name: WebhookEventClaimUndispatched :many
 SELECT e.id, e.platform_id, e.type, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
 FROM webhook_events e JOIN platforms p ON p.id = e.platform_id

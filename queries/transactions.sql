@@ -79,3 +79,10 @@ FROM transactions
 WHERE status = ANY(@statuses::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < @before
 ORDER BY updated_at
 LIMIT @max_rows;
+
+-- name: TransactionCountStuck :many
+-- Open transactions unchanged since before @before, by status (transactions_open_idx).
+SELECT status, count(*)::bigint AS count
+FROM transactions
+WHERE status IN ('CREATED', 'PENDING', 'PROCESSING') AND updated_at < @before
+GROUP BY status;

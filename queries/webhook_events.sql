@@ -49,3 +49,10 @@ WHERE id = $1 AND status = 'PENDING';
 UPDATE webhook_events SET status = 'PENDING', dispatched_at = now(), updated_at = now()
 WHERE id = $1;
 
+
+-- name: WebhookEventBacklog :one
+-- Events not delivered yet and when the oldest was created (now when none;
+-- webhook_events_pending_idx).
+SELECT count(*)::bigint AS pending, coalesce(min(created_at), now())::timestamptz AS oldest
+FROM webhook_events
+WHERE status = 'PENDING';

@@ -8,18 +8,31 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
+	"paycore/internal/catalog"
+	"paycore/internal/metrics"
 )
 
-// Janitor deletes expired idempotency records and ended rate-limit windows, and compacts
-// the list counts periodically.
+// Janitor deletes expired idempotency records and ended rate-limit windows, compacts the
+// list counts, and (with Metrics) counts the stuck payments and the webhook backlog
+// periodically.
 type Janitor struct {
 	Pool     *pgxpool.Pool
 	Logger   *slog.Logger
 	Interval time.Duration // idempotency records; default 10 minutes
-	// CountsInterval is how often the list counts' delta rows are folded; default 1
-	// minute. Counts read the deltas written since, so this bounds their number.
+	// CountsInterval is how often the list counts' delta rows are folded and the gauges
+	// below refreshed; default 1 minute. Counts read the deltas written since, so this
+	// bounds their number.
 	CountsInterval time.Duration
+	// Metrics, when set, receives the stuck-payment and webhook-backlog gauges.
+	Metrics *metrics.Metrics
+	// StuckAfter is how long an open transaction (CREATED, PENDING, PROCESSING) may go
+	// unchanged before it counts as stuck; default 30 minutes.
+	StuckAfter time.Duration
 }
+
+// openStatuses are the statuses a payment can be stuck in; each is always reported, so a
+// gauge at zero reads zero rather than missing.
+var openStatuses = []catalog.TransactionStatus{catalog.TxCreated, catalog.TxPending, catalog.TxProcessing}
 
 // Run cleans until ctx ends.
 func (j *Janitor) Run(ctx context.Context) {
@@ -35,6 +48,7 @@ func (j *Janitor) Run(ctx context.Context) {
 	defer counts.Stop()
 	j.deleteExpired(ctx)
 	j.compactCounts(ctx)
+	j.updateGauges(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -43,6 +57,7 @@ func (j *Janitor) Run(ctx context.Context) {
 			j.deleteExpired(ctx)
 		case <-counts.C:
 			j.compactCounts(ctx)
+			j.updateGauges(ctx)
 		}
 	}
 }
@@ -69,4 +84,44 @@ func (j *Janitor) compactCounts(ctx context.Context) {
 	} else if n > 0 {
 		j.Logger.Debug("janitor: compacted list counts", "rows", n)
 	}
+}
+
+// updateGauges counts the stuck payments and the undelivered webhook events (two cheap
+// queries on partial indexes of the open rows) into the metrics.
+func (j *Janitor) updateGauges(ctx context.Context) {
+	if j.Metrics == nil {
+		return
+	}
+	stuckAfter := j.StuckAfter
+	if stuckAfter <= 0 {
+		stuckAfter = 30 * time.Minute
+	}
+	q := db.New(j.Pool)
+	rows, err := q.TransactionCountStuck(ctx, time.Now().Add(-stuckAfter))
+	if err != nil {
+		if ctx.Err() == nil {
+			j.Logger.WarnContext(ctx, "janitor: count stuck payments", "error", err)
+		}
+	} else {
+		counts := map[catalog.TransactionStatus]int64{}
+		for _, r := range rows {
+			counts[r.Status] = r.Count
+		}
+		for _, st := range openStatuses {
+			j.Metrics.StuckPayments.WithLabelValues(string(st)).Set(float64(counts[st]))
+		}
+	}
+	b, err := q.WebhookEventBacklog(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.Logger.WarnContext(ctx, "janitor: count webhook backlog", "error", err)
+		}
+		return
+	}
+	j.Metrics.WebhookBacklog.Set(float64(b.Pending))
+	age := 0.0
+	if b.Pending > 0 {
+		age = max(time.Since(b.Oldest).Seconds(), 0)
+	}
+	j.Metrics.WebhookOldestPending.Set(age)
 }

@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"paycore/db"
 	"paycore/internal/ids"
+	"paycore/internal/metrics"
 	"paycore/workflows"
 	"paycore/workflows/start"
 )
@@ -30,6 +35,11 @@ type Relay struct {
 	// Debounce, when set, waits this long after a notification before dispatching, so
 	// events committed together go out in one batch.
 	Debounce time.Duration
+	// Tracer, when set, records a span for every event handed to a delivery workflow: the
+	// root of the delivery's trace (workflow start, workflow, activity, webhook POST).
+	Tracer trace.TracerProvider
+	// Metrics, when set, counts the payment status changes among the dispatched events.
+	Metrics *metrics.Metrics
 }
 
 // Run relays until ctx ends.
@@ -95,10 +105,15 @@ const batchSize = 100
 // returns how many it handled.
 func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 	n := 0
+	var types []string
 	err := db.WithTx(ctx, r.Pool, func(q *db.Queries, _ pgx.Tx) error {
 		rows, err := q.WebhookEventClaimUndispatched(ctx, batchSize)
 		if err != nil {
 			return fmt.Errorf("claim events: %w", err)
+		}
+		types = types[:0]
+		for _, ev := range rows {
+			types = append(types, ev.Type)
 		}
 		started := make([]uuid.UUID, 0, len(rows))
 		var skipped []uuid.UUID
@@ -107,7 +122,7 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 				skipped = append(skipped, ev.ID)
 				continue
 			}
-			if err := r.Starter.WebhookDelivery(ctx, ids.Format(ids.Webhook, ev.ID), ev.PlatformID, ev.Type, r.Retry); err != nil {
+			if err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
 			}
@@ -124,5 +139,42 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 		}
 		return q.WebhookEventMarkDispatched(ctx, started)
 	})
+	if err == nil {
+		r.countTransitions(types)
+	}
 	return n, err
+}
+
+// countTransitions counts the payment events of a committed batch by direction and status
+// (OUTGOING_PAYMENT_COMPLETED: outgoing, COMPLETED).
+func (r *Relay) countTransitions(types []string) {
+	if r.Metrics == nil {
+		return
+	}
+	for _, t := range types {
+		for prefix, direction := range paymentEventPrefixes {
+			if status, ok := strings.CutPrefix(t, prefix); ok {
+				r.Metrics.PaymentTransitions.WithLabelValues(direction, status).Inc()
+			}
+		}
+	}
+}
+
+var paymentEventPrefixes = map[string]string{"OUTGOING_PAYMENT_": "outgoing", "INCOMING_PAYMENT_": "incoming"}
+
+// dispatch starts the delivery workflow of one event inside a span of its own.
+func (r *Relay) dispatch(ctx context.Context, id, platformID uuid.UUID, typ string) error {
+	tp := r.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	eventID := ids.Format(ids.Webhook, id)
+	ctx, span := tp.Tracer("paycore/worker").Start(ctx, "webhook relay dispatch",
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attribute.String("paycore.webhook_event", eventID), attribute.String("paycore.webhook_type", typ)))
+	defer span.End()
+	err := r.Starter.WebhookDelivery(ctx, eventID, platformID, typ, r.Retry)
+	if err != nil {
+		span.RecordError(err)
+	}
+	return err
 }

@@ -65,6 +65,8 @@ var rules = []rule{
 				why: "infrastructure: serves the Prometheus /metrics handler on its own listener"},
 			{pkg: "paycore/internal/docstore", imports: []string{"gocloud.dev/"},
 				why: "infrastructure: the blob store (local directory or S3) of uploaded document files"},
+			{pkg: "paycore/internal/telemetry", imports: []string{"go.opentelemetry.io/"},
+				why: "infrastructure: the OpenTelemetry tracer and meter providers (OTLP exporter, Prometheus reader) and the trace-aware log handler"},
 		},
 		why: "domain packages are pure Go over the standard library and small leaf dependencies: no HTTP, no database, no Temporal"},
 }

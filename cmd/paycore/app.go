@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.temporal.io/sdk/client"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 
@@ -26,6 +28,7 @@ import (
 	"paycore/internal/mailer"
 	"paycore/internal/metrics"
 	"paycore/internal/sealbox"
+	"paycore/internal/telemetry"
 	"paycore/internal/webhooksig"
 	"paycore/worker"
 	"paycore/workflows"
@@ -46,9 +49,22 @@ type app struct {
 	// clock is what agent usage windows are counted by: time.Now when nil (tests move it
 	// across days and months).
 	clock func() time.Time
+	// tel is the process's tracing (spans exported only when configured) and the meter
+	// provider behind the Temporal SDK's metrics.
+	tel *telemetry.Telemetry
+}
+
+// appOptions are what tests change in newApp beyond the configuration.
+type appOptions struct {
+	// spanExporter, when set, receives every span (in place of the OTLP exporter).
+	spanExporter sdktrace.SpanExporter
 }
 
 func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
+	return newAppWith(ctx, cfg, log, appOptions{})
+}
+
+func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appOptions) (*app, error) {
 	if cfg.MasterKey == "" {
 		return nil, errors.New("PAYCORE_MASTER_KEY is not set (base64 of 32 random bytes; `paycore dev` generates one)")
 	}
@@ -64,23 +80,56 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, err
 	if err != nil {
 		return nil, err
 	}
-	pool, err := db.Connect(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	// Every record logged with a context inside a trace carries its trace_id and span_id.
+	log = slog.New(telemetry.LogHandler(log.Handler()))
+	m := metrics.New()
+	tel, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: cfg.OTLPEndpoint, ServiceName: cfg.OTelServiceName,
+		Exporter: o.spanExporter, Registerer: m.Registry})
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: metrics.New(), rates: rates}
-	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
-		pool.Close()
+	popts := db.PoolOptions{MaxConns: cfg.DatabaseMaxConns}
+	if tel.Exporting {
+		popts.Tracer = db.QueryTracer(tel.Tracer)
+	}
+	pool, err := db.ConnectWith(ctx, cfg.DatabaseURL, popts)
+	if err != nil {
+		_ = tel.Shutdown(ctx)
 		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, tel: tel}
+	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
+		a.closeLocal()
+		return nil, err
+	}
+	interceptors := []interceptor.ClientInterceptor{start.CountStarts(a.metrics.WorkflowStarts)}
+	if tel.Exporting {
+		// Workflow starts, workflows, activities, signals and updates become spans of the
+		// caller's trace (the trace context travels in the Temporal headers); the worker
+		// created from this client inherits the interceptor.
+		tracing, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
+			Tracer: tel.Tracer.Tracer("paycore/temporal"), TextMapPropagator: tel.Propagator,
+		})
+		if err != nil {
+			a.closeLocal()
+			return nil, fmt.Errorf("temporal tracing interceptor: %w", err)
+		}
+		interceptors = append(interceptors, tracing)
 	}
 	a.temporal, err = client.DialContext(ctx, client.Options{
 		HostPort:     cfg.TemporalAddress,
 		Namespace:    cfg.TemporalNamespace,
 		Logger:       tlog.NewStructuredLogger(log.With("component", "temporal")),
-		Interceptors: []interceptor.ClientInterceptor{start.CountStarts(a.metrics.WorkflowStarts)},
+		Interceptors: interceptors,
+		// The SDK's own metrics (temporal_request, temporal_workflow_task_execution_latency …)
+		// on the service's registry, beside paycore_*.
+		MetricsHandler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+			Meter: tel.Meter.Meter("temporal-sdk-go"), UseMonotonicCounters: true,
+			OnError: func(err error) { log.Warn("temporal SDK metric", "error", err) },
+		}),
 	})
 	if err != nil {
-		pool.Close()
+		a.closeLocal()
 		return nil, fmt.Errorf("connect to temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	return a, nil
@@ -88,7 +137,17 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, err
 
 func (a *app) close() {
 	a.temporal.Close()
+	a.closeLocal()
+}
+
+// closeLocal closes the pool, then flushes the spans not yet exported.
+func (a *app) closeLocal() {
 	a.pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.tel.Shutdown(ctx); err != nil {
+		a.log.Warn("flush traces", "error", err)
+	}
 }
 
 // loadRates is the exchange-rate table: the built-in one with the operator's file
@@ -172,7 +231,7 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
-		Documents: docs}
+		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator}
 	if a.cfg.SMTPHost != "" {
 		d.Mailer = mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
 			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS})
@@ -256,6 +315,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
+		Tracer: a.tel.Tracer,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue,
 		BuildID: a.cfg.WorkerBuildID, Deployment: a.cfg.WorkerDeployment})
@@ -272,8 +332,9 @@ func (a *app) runWorker(ctx context.Context) error {
 		}
 	}
 	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
-		Retry: workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge}}
-	janitor := &worker.Janitor{Pool: a.pool, Logger: a.log.With("component", "janitor")}
+		Retry:  workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge},
+		Tracer: a.tel.Tracer, Metrics: a.metrics}
+	janitor := &worker.Janitor{Pool: a.pool, Logger: a.log.With("component", "janitor"), Metrics: a.metrics, StuckAfter: a.cfg.StuckPaymentAfter}
 	bulk := &worker.BulkImportStarter{Pool: a.pool, Starter: relay.Starter, Logger: a.log.With("component", "bulk-imports"),
 		BatchSize: a.cfg.BulkImportBatchSize, BatchesPerRun: a.cfg.BulkImportBatchesPerRun}
 	var wg sync.WaitGroup

@@ -163,6 +163,12 @@ type stack struct {
 
 func newStack(t testing.TB, tweak ...func(*config.Config)) *stack {
 	t.Helper()
+	return newStackWith(t, appOptions{}, tweak...)
+}
+
+// newStackWith is newStack with app options (an in-memory span exporter).
+func newStackWith(t testing.TB, o appOptions, tweak ...func(*config.Config)) *stack {
+	t.Helper()
 	cfg := config.Defaults()
 	cfg.DatabaseURL = dbtest.New(t)
 	cfg.DatabaseMaxConns = 16
@@ -183,7 +189,7 @@ func newStack(t testing.TB, tweak ...func(*config.Config)) *stack {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := newApp(ctx, cfg, log)
+	a, err := newAppWith(ctx, cfg, log, o)
 	if err != nil {
 		t.Fatalf("app: %v", err)
 	}
@@ -241,12 +247,16 @@ func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
 	return &apitest.Client{T: s.t, BaseURL: s.baseURL, User: tok.Token.ID.String(), Password: tok.Secret}, p
 }
 
-// eventually polls cond until it holds or the timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+// eventually polls cond until it holds or the timeout passes; seen, when given, says what
+// was seen last in the failure.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, f := range seen {
+				t.Fatalf("timed out after %s waiting for %s; saw %s", timeout, what, f())
+			}
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -92,6 +92,14 @@ type Config struct {
 	// MetricsAddr is where /metrics is served, on a listener of its own; empty when
 	// disabled (PAYCORE_METRICS_ADDR set to "off" or to the empty string).
 	MetricsAddr string // PAYCORE_METRICS_ADDR
+	// OTLPEndpoint is the OTLP/HTTP collector traces are exported to (for example
+	// http://otel-collector:4318); empty, the default, exports nothing and records no spans.
+	OTLPEndpoint string // PAYCORE_OTEL_EXPORTER_OTLP_ENDPOINT
+	// OTelServiceName is the service.name of exported spans.
+	OTelServiceName string // PAYCORE_OTEL_SERVICE_NAME
+	// StuckPaymentAfter is how long an open transaction may go unchanged before the
+	// paycore_stuck_payments gauge counts it.
+	StuckPaymentAfter time.Duration // PAYCORE_STUCK_PAYMENT_AFTER
 
 	// FXRatesFile is the operator's rate table (JSON: currency code → units per US
 	// dollar) over the built-in one; empty keeps the built-in rates.
@@ -173,6 +181,8 @@ func Defaults() Config {
 		HTTPIdleTimeout:       120 * time.Second,
 		HTTPMaxHeaderBytes:    64 << 10,
 		MetricsAddr:           "127.0.0.1:9090",
+		OTelServiceName:       "paycore",
+		StuckPaymentAfter:     30 * time.Minute,
 		FXPricing:             fx.DefaultPricing(),
 
 		BulkImportMaxBytes:      100 << 20,
@@ -262,6 +272,14 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 			c.MetricsAddr = ""
 		}
 	}
+	str("PAYCORE_OTEL_EXPORTER_OTLP_ENDPOINT", &c.OTLPEndpoint)
+	if c.OTLPEndpoint != "" {
+		if u, err := url.Parse(c.OTLPEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Sprintf("PAYCORE_OTEL_EXPORTER_OTLP_ENDPOINT=%q is not an http(s) URL such as http://otel-collector:4318", c.OTLPEndpoint))
+		}
+	}
+	str("PAYCORE_OTEL_SERVICE_NAME", &c.OTelServiceName)
+	dur("PAYCORE_STUCK_PAYMENT_AFTER", &c.StuckPaymentAfter)
 	str("PAYCORE_API_PREFIX", &c.APIPrefix)
 	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
 	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)

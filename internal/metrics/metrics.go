@@ -16,6 +16,19 @@ type Metrics struct {
 	Requests       *prometheus.CounterVec   // by method, route pattern and status
 	Latency        *prometheus.HistogramVec // by method and route pattern
 	WorkflowStarts *prometheus.CounterVec   // by workflow type and result
+	// WebhookBacklog is the number of webhook events not delivered yet (PENDING), and
+	// WebhookOldestPending the age in seconds of the oldest of them (0 when none); the
+	// worker's janitor sets them.
+	WebhookBacklog       prometheus.Gauge
+	WebhookOldestPending prometheus.Gauge
+	// StuckPayments counts, by status, the transactions still CREATED, PENDING or
+	// PROCESSING whose last change is older than the stuck threshold; the worker's janitor
+	// sets it.
+	StuckPayments *prometheus.GaugeVec
+	// PaymentTransitions counts payment status changes by direction (outgoing, incoming)
+	// and new status: one per payment event of the webhook outbox, counted by the relay as
+	// it dispatches the event (each is dispatched once).
+	PaymentTransitions *prometheus.CounterVec
 }
 
 // New registers the collectors on a fresh registry, with Go runtime and process metrics.
@@ -32,8 +45,21 @@ func New() *Metrics {
 		WorkflowStarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paycore_workflow_starts_total", Help: "Temporal workflow starts by workflow type and result.",
 		}, []string{"workflow", "result"}),
+		WebhookBacklog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paycore_webhook_backlog", Help: "Webhook events not delivered yet (PENDING), as of the worker's last count.",
+		}),
+		WebhookOldestPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paycore_webhook_oldest_pending_seconds", Help: "Age of the oldest undelivered webhook event (0 when there is none).",
+		}),
+		StuckPayments: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "paycore_stuck_payments", Help: "Transactions still open (CREATED, PENDING, PROCESSING) whose last change is older than the stuck threshold, by status.",
+		}, []string{"status"}),
+		PaymentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_payment_transitions_total", Help: "Payment status changes by direction (outgoing, incoming) and new status, counted from the webhook outbox.",
+		}, []string{"direction", "status"}),
 	}
-	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts,
+	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts, m.WebhookBacklog, m.WebhookOldestPending, m.StuckPayments,
+		m.PaymentTransitions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
