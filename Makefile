@@ -8,6 +8,11 @@ SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
 HELM_VERSION := v3.22.0
+# The Temporal server and its SQL tool for the cluster profile (make run-cluster,
+# make test-cluster), and the Temporal UI server. v1.31 needs a module the proxy does not
+# serve; v1.30 is the newest that builds from it.
+TEMPORAL_SERVER_VERSION := v1.30.4
+TEMPORAL_UI_VERSION := v2.42.1
 # The Kubernetes release whose OpenAPI schemas `deploy-check` validates the chart against:
 # its api/openapi-spec/v3 folder, from the k8s.io/kubernetes module zip (18 MB, Go module
 # cache). The chart must be valid there, so it runs on clusters of this release and newer.
@@ -16,13 +21,16 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
+.PHONY: help run run-cluster test-cluster build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 run: $(BIN)/temporal build ## build and start the whole stack (Temporal dev server + UI, DB, API, worker)
 	$(BIN)/paycore dev
+
+run-cluster: $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/temporal-ui build ## the production shape: Temporal server on PostgreSQL + UI, 2 APIs, 2 workers
+	$(BIN)/paycore cluster
 
 build: ## build bin/paycore
 	$(GO) build -o $(BIN)/paycore ./cmd/paycore
@@ -50,6 +58,33 @@ $(BIN)/helm:
 	GOBIN=$(BIN) $(GO) install -v -ldflags "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)" helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) 2>&1 | \
 		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@test -x $(BIN)/helm
+
+# The Temporal server and its SQL tool, built once from the Go module proxy (several
+# minutes on 2 cores), and the Temporal UI server (its module carries the built UI).
+$(BIN)/temporal-server:
+	@echo ">> building the Temporal server $(TEMPORAL_SERVER_VERSION) into bin/ (once; several minutes)"
+	@mkdir -p $(BIN)/.build-server
+	GOBIN=$(BIN)/.build-server $(GO) install -v go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) 2>&1 | \
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+	mv $(BIN)/.build-server/server $@ && rmdir $(BIN)/.build-server
+
+$(BIN)/temporal-sql-tool:
+	@echo ">> building Temporal's SQL tool $(TEMPORAL_SERVER_VERSION) into bin/ (once)"
+	@mkdir -p $(BIN)/.build-sql
+	GOBIN=$(BIN)/.build-sql $(GO) install go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
+	mv $(BIN)/.build-sql/sql $@ && rmdir $(BIN)/.build-sql
+
+$(BIN)/temporal-ui:
+	@echo ">> building the Temporal UI server $(TEMPORAL_UI_VERSION) into bin/ (once)"
+	@mkdir -p $(BIN)/.build-ui
+	GOBIN=$(BIN)/.build-ui $(GO) install github.com/temporalio/ui-server/v2/cmd/server@$(TEMPORAL_UI_VERSION)
+	mv $(BIN)/.build-ui/server $@ && rmdir $(BIN)/.build-ui
+
+# The end-to-end tests once more, against the Temporal server on PostgreSQL instead of the
+# dev server (without the race detector: the same code already ran under it in make test;
+# 4 tests at a time, since the server's connections share PostgreSQL's 100 with theirs).
+test-cluster: $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## the end-to-end tests against the Temporal server on PostgreSQL
+	PAYCORE_TEST_TEMPORAL=cluster $(GO) test -count=1 -timeout 20m -parallel 4 ./cmd/paycore
 
 tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm)
 

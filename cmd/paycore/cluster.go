@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"paycore/db"
@@ -74,7 +75,17 @@ func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args [
 	cfg.TemporalAddress = tc.Address
 	uiURL := "off (build bin/temporal-ui)"
 	if _, err := os.Stat(f.ui); err == nil {
-		ui, err := startChild(f.ui, logFile, nil, "--port", strconv.Itoa(f.uiPort), "--address", tc.Address)
+		dir := filepath.Join(cfg.DataDir, "cluster", "ui")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		conf := fmt.Sprintf("temporalGrpcAddress: %s\nport: %d\nenableUi: true\n", tc.Address, f.uiPort)
+		for _, name := range []string{"base.yaml", "cluster.yaml"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(conf), 0o644); err != nil {
+				return err
+			}
+		}
+		ui, err := startChild(f.ui, logFile, nil, "--root", dir, "--config", ".", "--env", "cluster", "start")
 		if err != nil {
 			return err
 		}
@@ -109,7 +120,17 @@ func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool stri
 	if err != nil {
 		return nil, err
 	}
-	if err := registerNamespace(ctx, tc.Address, workflows.SearchAttributeNames); err != nil {
+	regCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-tc.Done(): // the server died during its start-up
+			cancel()
+		case <-regCtx.Done():
+		}
+	}()
+	err = registerNamespace(regCtx, tc.Address, workflows.SearchAttributeNames)
+	cancel()
+	if err != nil {
 		tc.Stop()
 		return nil, err
 	}
@@ -119,13 +140,21 @@ func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool stri
 // registerNamespace creates the default namespace (3 days of retention) and registers the
 // Keyword search attributes in it, then waits until the frontend serves them.
 func registerNamespace(ctx context.Context, address string, attrs []string) error {
-	c, err := client.DialContext(ctx, client.Options{HostPort: address})
-	if err != nil {
-		return fmt.Errorf("connect to temporal at %s: %w", address, err)
-	}
-	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	var c client.Client
+	for {
+		var err error
+		if c, err = client.DialContext(ctx, client.Options{HostPort: address}); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("connect to temporal at %s: %w", address, err)
+		}
+		time.Sleep(500 * time.Millisecond) // the frontend is not healthy yet
+	}
+	defer c.Close()
+	var err error
 	for {
 		_, err = c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
 			Namespace: "default", WorkflowExecutionRetentionPeriod: durationpb.New(72 * time.Hour)})
@@ -153,25 +182,24 @@ func registerNamespace(ctx context.Context, address string, attrs []string) erro
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	for {
-		r, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
-		if err == nil && hasAll(r.GetCustomAttributes(), attrs) {
-			return nil
+	// The frontend's namespace cache learns the attributes' mapping a little later: a
+	// workflow started with all of them (then terminated) proves it has.
+	var sa []temporal.SearchAttributeUpdate
+	for _, a := range attrs {
+		sa = append(sa, temporal.NewSearchAttributeKeyKeyword(a).ValueSet("probe"))
+	}
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("paycore-cluster-probe-%d-%d", os.Getpid(), i)
+		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: "paycore-cluster-probe",
+			TypedSearchAttributes: temporal.NewSearchAttributes(sa...), WorkflowRunTimeout: time.Minute}, "Probe")
+		if err == nil {
+			return c.TerminateWorkflow(ctx, id, "", "search attributes probe")
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("search attributes not served: %w", ctx.Err())
+			return fmt.Errorf("search attributes not served: %w", err)
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
-}
-
-func hasAll(m map[string]enumspb.IndexedValueType, names []string) bool {
-	for _, n := range names {
-		if _, ok := m[n]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // runPaycoreProcesses migrates the database, makes sure the sandbox platform exists, then

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,6 +23,7 @@ import (
 	"paycore/internal/config"
 	"paycore/internal/devserver"
 	"paycore/internal/sealbox"
+	"paycore/internal/tcluster"
 	"paycore/workflows"
 )
 
@@ -41,7 +41,7 @@ func runTestsOnCluster(m *testing.M, wd string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	port, err := freePortRange(21)
+	port, err := tcluster.FreePortRange(21)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -79,29 +79,6 @@ func findBin(dir string) (string, error) {
 			return "", fmt.Errorf("no go.mod above %s", dir)
 		}
 	}
-}
-
-// freePortRange finds n consecutive free loopback ports and returns the first.
-func freePortRange(n int) (int, error) {
-	for try := 0; try < 50; try++ {
-		first, err := devserver.FreePort()
-		if err != nil || first+n > 65535 {
-			continue
-		}
-		ok := true
-		for p := first; p < first+n && ok; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return first, nil
-		}
-	}
-	return 0, errors.New("no range of free ports")
 }
 
 // dropDatabases drops the cluster profile's Temporal databases.

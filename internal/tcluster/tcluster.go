@@ -36,6 +36,8 @@ type Options struct {
 	DB, VisibilityDB string
 	// IP and Port are the frontend's gRPC address; the other services take the ports
 	// Port+1 to Port+3 (gRPC), Port+10 to Port+13 (membership) and Port+20 (HTTP API).
+	// The membership ports are stored as PostgreSQL smallints: Port+13 must stay below
+	// 32768 (FreePortRange picks such a range).
 	IP   string
 	Port int
 	// Dir is where the generated configuration goes.
@@ -138,6 +140,29 @@ func runTool(ctx context.Context, path string, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// Done is closed when the server process has exited.
+func (c *Cluster) Done() <-chan struct{} { return c.done }
+
+// FreePortRange finds n consecutive free loopback ports, all below 32768 (membership ports
+// are smallints in Temporal's SQL schema), and returns the first.
+func FreePortRange(n int) (int, error) {
+	for first := 20000 + int(time.Now().UnixNano()%10000); first+n < 32768; first += n {
+		free := true
+		for p := first; p < first+n && free; p++ {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				free = false
+				continue
+			}
+			l.Close()
+		}
+		if free {
+			return first, nil
+		}
+	}
+	return 0, errors.New("no range of free ports below 32768")
+}
+
 // Stop asks the server to stop, and kills it after 20 seconds.
 func (c *Cluster) Stop() {
 	if c == nil || c.cmd == nil || c.cmd.Process == nil {
@@ -161,7 +186,8 @@ func (c *Cluster) Kill() {
 }
 
 // writeConfig writes the server's configuration: SQL persistence and visibility on
-// PostgreSQL, the four services on loopback ports, and the dynamic configuration the
+// PostgreSQL (small pools: each of the four services opens its own, and PostgreSQL's
+// default max_connections is 100, shared with the service), the four services on loopback ports, and the dynamic configuration the
 // service relies on (updates, Update-with-Start, eager starts).
 func writeConfig(path string, o Options) error {
 	dyn := filepath.Join(filepath.Dir(path), "dynamicconfig.yaml")
@@ -181,8 +207,6 @@ func writeConfig(path string, o Options) error {
 }
 
 const dynamicConfig = `frontend.enableUpdateWorkflowExecution:
-  - value: true
-frontend.enableExecuteMultiOperation:
   - value: true
 system.enableEagerWorkflowStart:
   - value: true
@@ -212,8 +236,8 @@ persistence:
         connectProtocol: tcp
         user: "{{.o.PGUser}}"
         password: "{{.o.PGPassword}}"
-        maxConns: 20
-        maxIdleConns: 20
+        maxConns: 6
+        maxIdleConns: 6
         maxConnLifetime: 1h
     visibility:
       sql:
@@ -223,8 +247,8 @@ persistence:
         connectProtocol: tcp
         user: "{{.o.PGUser}}"
         password: "{{.o.PGPassword}}"
-        maxConns: 10
-        maxIdleConns: 10
+        maxConns: 3
+        maxIdleConns: 3
         maxConnLifetime: 1h
 global:
   membership:
