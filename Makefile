@@ -21,7 +21,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run run-cluster test-cluster build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
+.PHONY: help run run-cluster test-cluster cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -79,6 +79,8 @@ $(BIN)/temporal-ui:
 	@mkdir -p $(BIN)/.build-ui
 	GOBIN=$(BIN)/.build-ui $(GO) install github.com/temporalio/ui-server/v2/cmd/server@$(TEMPORAL_UI_VERSION)
 	mv $(BIN)/.build-ui/server $@ && rmdir $(BIN)/.build-ui
+
+cluster-tools: $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/temporal-ui ## build the Temporal server, its SQL tool and its UI into bin/
 
 # The end-to-end tests once more, against the Temporal server on PostgreSQL instead of the
 # dev server (without the race detector: the same code already ran under it in make test;

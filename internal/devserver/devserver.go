@@ -44,7 +44,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		o.IP = "127.0.0.1"
 	}
 	if _, err := os.Stat(o.CLIPath); err != nil {
-		return nil, fmt.Errorf("temporal CLI not found at %s (run `make bin/temporal`): %w", o.CLIPath, err)
+		return nil, fmt.Errorf("temporal CLI not found at %s (run `make tools`): %w", o.CLIPath, err)
 	}
 	if o.Port == 0 {
 		p, err := FreePort()
@@ -149,7 +149,7 @@ func FindCLI(dir string) (string, error) {
 			return p, nil
 		}
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil || filepath.Dir(d) == d {
-			return "", fmt.Errorf("no bin/temporal under %s: run `make bin/temporal`", d)
+			return "", fmt.Errorf("no bin/temporal under %s: run `make tools`", d)
 		}
 	}
 }

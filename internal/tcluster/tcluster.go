@@ -2,7 +2,7 @@
 // machine, with PostgreSQL persistence and PostgreSQL visibility in databases of their
 // own whose schemas Temporal's own SQL tool creates and upgrades: the production shape
 // that `make run-cluster` and the cluster test profile use. The server and the SQL tool
-// are built from the Go module proxy into bin/ (make bin/temporal-server); the SQL tool
+// are built from the Go module proxy into bin/ (make cluster-tools); the SQL tool
 // carries the schemas of its own version.
 package tcluster
 
@@ -62,7 +62,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	for _, p := range []string{o.ServerPath, o.SQLToolPath} {
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%s not found (run `make bin/temporal-server`): %w", p, err)
+			return nil, fmt.Errorf("%s not found (run `make cluster-tools`): %w", p, err)
 		}
 	}
 	for _, s := range []struct{ db, schema string }{{o.DB, "postgresql/v12/temporal"}, {o.VisibilityDB, "postgresql/v12/visibility"}} {
