@@ -91,24 +91,35 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.cmd = cmd
 	go func() { s.err = cmd.Wait(); close(s.done) }()
-	deadline := time.Now().Add(90 * time.Second)
+	if err := WaitListening(ctx, s.Address, s.done, 90*time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("temporal dev server: %w (exit: %v)", err, s.err)
+	}
+	return s, nil
+}
+
+// ErrExited reports that a server process exited before it accepted connections.
+var ErrExited = errors.New("exited during start-up")
+
+// WaitListening waits until addr accepts TCP connections, for at most timeout: ErrExited
+// when exited is closed first (the server process ended), ctx's error when it ends.
+func WaitListening(ctx context.Context, addr string, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for {
-		c, err := net.DialTimeout("tcp", s.Address, 500*time.Millisecond)
+		c, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
 		if err == nil {
 			c.Close()
-			return s, nil
+			return nil
 		}
 		select {
-		case <-s.done:
-			return nil, fmt.Errorf("temporal dev server exited during start-up: %v", s.err)
+		case <-exited:
+			return ErrExited
 		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, errors.New("temporal dev server did not start within 90s")
+			return fmt.Errorf("%s did not accept connections within %s", addr, timeout)
 		}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"text/template"
 	"time"
+
+	"paycore/internal/devserver"
 )
 
 // Options configures Start.
@@ -86,26 +88,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{cmd: cmd, Address: net.JoinHostPort(o.IP, strconv.Itoa(o.Port)), done: make(chan struct{})}
 	go func() { c.err = cmd.Wait(); close(c.done) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		conn, err := net.DialTimeout("tcp", c.Address, 500*time.Millisecond)
-		if err == nil {
-			conn.Close()
-			return c, nil
-		}
-		select {
-		case <-c.done:
-			return nil, fmt.Errorf("temporal server exited during start-up: %v", c.err)
-		case <-ctx.Done():
-			c.Stop()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			c.Stop()
-			return nil, errors.New("temporal server did not accept connections within 2 minutes")
-		}
+	if err := devserver.WaitListening(ctx, c.Address, c.done, 2*time.Minute); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("temporal server: %w (exit: %v)", err, c.err)
 	}
+	return c, nil
 }
 
 // setupSchema creates database db when it is missing, with the schema-version tables, then
