@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -27,6 +28,15 @@ func TestEveryRouteRefusesMalformedInput(t *testing.T) {
 	multiCurrency(t, c, true)
 	raw := *c
 	raw.SkipValidation = true
+	// The agent's routes (/agents/me) are driven with a live agent's Bearer token holding
+	// every permission, so that their decoding, not their authentication, answers.
+	cust := newCustomer(t, c, "US", "USD")
+	created := createAgent(t, c, cust.ID, map[string]any{"defaultExecutionMode": "AUTO",
+		"permissions":    []string{"VIEW_TRANSACTIONS", "CREATE_TRANSFERS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS"},
+		"spendingLimits": map[string]any{"currency": "USD", "perTransactionLimit": 1000}})
+	var red redeemed
+	anonymous(c).Do("POST", "/agents/device-codes/"+created.DeviceCode.Code+"/redeem", nil).Decode(t, &red)
+	bearer := "Bearer " + red.AccessToken
 	srv := httptest.NewUnstartedServer(e.api)
 	srv.Listener = api.EnvelopeListener(srv.Listener)
 	srv.Start()
@@ -74,10 +84,20 @@ func TestEveryRouteRefusesMalformedInput(t *testing.T) {
 				}
 				return out
 			}
+			client := &raw
+			if strings.HasPrefix(path, "/agents/me") {
+				client = raw.With("", "")
+			}
 			send := func(p string, body any, headers ...string) {
 				t.Helper()
 				requests++
-				r := raw.Do(method, p, body, headers...)
+				if strings.HasPrefix(path, "/agents/me") {
+					headers = append(headers, "Authorization", bearer)
+				}
+				r := client.Do(method, p, body, headers...)
+				if strings.HasPrefix(path, "/agents/me") && r.Status == http.StatusUnauthorized {
+					t.Errorf("%s %s: the agent's token was refused (%s), its input was not reached", method, p, r.Body)
+				}
 				check(method+" "+p, r.Status, r.Body)
 			}
 			// Path segments, including a bad escape that net/http itself refuses.
