@@ -169,7 +169,10 @@ func concurrently(n int, f func(i int) *apitest.Response) []*apitest.Response {
 // exactly their sum.
 func TestAgentLimitsConcurrentTransfers(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, fast)
+	// What is checked is which requests pass, not how fast: under the race detector beside
+	// the other tests on two cores, 100 requests at once can take longer than the server's
+	// default 60 s to write an answer, so this stack gives them five minutes.
+	s := newStack(t, fast, func(c *config.Config) { c.HTTPWriteTimeout = 5 * time.Minute })
 	const n = 100
 	cases := []struct {
 		name          string
