@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -201,4 +202,48 @@ func BenchmarkBareWorkflow(b *testing.B) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "workflows/s")
 	reportLatencyAs(b, lat, "start")
 	countHistory(b, s, last)
+}
+
+// BenchmarkTransferOutOpenLoop sends POST /transfer-out at a fixed arrival rate
+// (PAYCORE_BENCH_RATE per second, 20 by default), b.N requests, whatever the answers'
+// latency: an open-loop load, so a slow answer does not hold back the next request. Each
+// latency runs from the moment its request was due, not from when it was sent, so a
+// backlog counts. It reports the answers' p50 and p99 and the rate the requests were sent
+// at. With PAYCORE_TEST_TEMPORAL=cluster it runs against the Temporal server on
+// PostgreSQL instead of the dev server.
+func BenchmarkTransferOutOpenLoop(b *testing.B) {
+	rate := 20.0
+	if v := os.Getenv("PAYCORE_BENCH_RATE"); v != "" {
+		if _, err := fmt.Sscan(v, &rate); err != nil || rate <= 0 {
+			b.Fatalf("PAYCORE_BENCH_RATE=%q: a positive number of requests per second", v)
+		}
+	}
+	s := newStack(b, func(c *config.Config) { c.WorkerPollers = 16 })
+	w := newWorld(b, s)
+	w.fund(int64(b.N) * 10)
+	ext := w.external("001")
+	w.c.SkipValidation = true // the client's own checks would compete for the CPU
+	interval := time.Duration(float64(time.Second) / rate)
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		due := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(due))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := w.transferOut(ext, 10)
+			lat[i] = time.Since(due)
+			if r.Status != 201 {
+				b.Errorf("transfer: %d %s", r.Status, r.Body)
+			}
+		}()
+	}
+	sent := time.Since(start)
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
+	reportLatencyAs(b, lat, "post")
 }
