@@ -282,7 +282,8 @@ func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d age
 	}
 	out, err := s.start.DecideAgentAction(r.Context(), a.WorkflowID, d)
 	if workflowEnded(err) {
-		// Decided by another request, or expired, meanwhile: the stored action says which.
+		// Decided by another request, or expired, meanwhile: the stored action says which
+		// (still PENDING_APPROVAL while that other decision is being written).
 		if a, err = db.AgentActionGetFull(r.Context(), s.q, pid, agentID, id); err != nil {
 			return err
 		}

@@ -222,9 +222,9 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 			}
 			switch {
 			case st.Deleted:
-				a, err = endAction(ctx, q, a, agent.Failed, nil, ptr(agent.FailureAgentDeleted))
+				a, err = endAction(ctx, q, a, agent.Failed, nil, optional(agent.FailureAgentDeleted))
 			case st.IsPaused:
-				a, err = endAction(ctx, q, a, agent.Failed, nil, ptr(agent.FailureAgentPaused))
+				a, err = endAction(ctx, q, a, agent.Failed, nil, optional(agent.FailureAgentPaused))
 			default:
 				a, err = setActionStatus(ctx, q, a, agent.Approved, false, nil, nil)
 			}
@@ -398,8 +398,6 @@ func agentActionsFull(ctx context.Context, q *Queries, actions []AgentAction) ([
 	}
 	return out, nil
 }
-
-func ptr(s string) *string { return &s }
 
 // Deref is *s, or "" for nil (a nullable text column).
 func Deref(s *string) string {

@@ -24,9 +24,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"paycore/db"
 	"paycore/internal/config"
-	"paycore/internal/sealbox"
 	"paycore/internal/tcluster"
 	"paycore/workflows"
 )
@@ -206,17 +204,10 @@ func registerNamespace(ctx context.Context, address string, attrs []string) erro
 // runs f.apis API processes (on consecutive ports from PAYCORE_HTTP_ADDR's) and f.workers
 // worker processes of this binary until ctx ends.
 func runPaycoreProcesses(ctx context.Context, cfg config.Config, log *slog.Logger, f clusterFlags, uiURL string, logw io.Writer, stdout io.Writer) error {
-	if cfg.MasterKey == "" {
-		k, err := readOrCreate(filepath.Join(cfg.DataDir, "master.key"), sealbox.NewKey)
-		if err != nil {
-			return err
-		}
-		cfg.MasterKey = k
-	}
-	if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+	if err := useLocalMasterKey(&cfg); err != nil {
 		return err
 	}
-	if err := db.Migrate(ctx, cfg.DatabaseURL); err != nil {
+	if err := prepareDatabase(ctx, cfg); err != nil {
 		return err
 	}
 	a, err := newApp(ctx, cfg, log)

@@ -39,12 +39,8 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.
 	if os.Getenv("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE") == "" {
 		cfg.SandboxPrivateOK = true // local receivers are the point of a dev stack
 	}
-	if cfg.MasterKey == "" {
-		k, err := readOrCreate(filepath.Join(cfg.DataDir, "master.key"), sealbox.NewKey)
-		if err != nil {
-			return err
-		}
-		cfg.MasterKey = k
+	if err := useLocalMasterKey(&cfg); err != nil {
+		return err
 	}
 	host, port, err := net.SplitHostPort(cfg.TemporalAddress)
 	if err != nil {
@@ -67,10 +63,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.
 	}
 	defer ts.Stop()
 	fmt.Fprintln(stdout, "preparing database ...")
-	if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
-		return err
-	}
-	if err := db.Migrate(ctx, cfg.DatabaseURL); err != nil {
+	if err := prepareDatabase(ctx, cfg); err != nil {
 		return err
 	}
 	a, err := newApp(ctx, cfg, log)
@@ -157,4 +150,26 @@ func readOrCreate(path string, create func() string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return v, nil
+}
+
+// useLocalMasterKey gives a local stack without PAYCORE_MASTER_KEY the key kept in the data
+// folder (created on first start), so a restart can read what it sealed.
+func useLocalMasterKey(cfg *config.Config) error {
+	if cfg.MasterKey != "" {
+		return nil
+	}
+	k, err := readOrCreate(filepath.Join(cfg.DataDir, "master.key"), sealbox.NewKey)
+	if err != nil {
+		return err
+	}
+	cfg.MasterKey = k
+	return nil
+}
+
+// prepareDatabase creates the service's database when it is missing and migrates it.
+func prepareDatabase(ctx context.Context, cfg config.Config) error {
+	if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	return db.Migrate(ctx, cfg.DatabaseURL)
 }

@@ -70,12 +70,16 @@ func CheckReason(reason string) error {
 }
 
 // NotPending refuses deciding an action that is not waiting for a decision: 409
-// AGENT_ACTION_NOT_PENDING with the action's status (and why, when it failed).
+// AGENT_ACTION_NOT_PENDING with the action's status (and why, when it failed). A status
+// still PENDING_APPROVAL means another decision was taken first and is being written.
 func NotPending(status ActionStatus, failureReason string) error {
 	details := map[string]any{"status": string(status)}
 	msg := "the action is " + string(status) + " and no longer waits for a decision"
-	if failureReason == FailureApprovalExpired {
+	switch {
+	case failureReason == FailureApprovalExpired:
 		msg = "the action's approval expired before a decision"
+	case status == PendingApproval:
+		msg = "another decision on the action is being carried out"
 	}
 	if failureReason != "" {
 		details["failureReason"] = failureReason
