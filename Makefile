@@ -21,7 +21,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run run-cluster test-cluster cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
+.PHONY: help run run-cluster test-cluster test-faults cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -87,6 +87,15 @@ cluster-tools: $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/temporal-u
 # 4 tests at a time, since the server's connections share PostgreSQL's 100 with theirs).
 test-cluster: $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## the end-to-end tests against the Temporal server on PostgreSQL
 	PAYCORE_TEST_TEMPORAL=cluster $(GO) test -count=1 -timeout 20m -parallel 4 ./cmd/paycore
+
+# The seeded fault test: a deployment of its own (PostgreSQL, the Temporal server, 2 APIs, 2
+# workers) under a bank workload while API, worker, Temporal and PostgreSQL processes are
+# killed with SIGKILL at random. FAULT_SEED replays a schedule; FAULT_RUNS runs several.
+FAULT_RUNS ?= 1
+FAULT_DURATION ?= 45s
+test-faults: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## SIGKILL the API, a worker, Temporal and PostgreSQL under load; check every payment and webhook
+	PAYCORE_TEST_FAULTS=1 PAYCORE_FAULT_SEED=$(FAULT_SEED) PAYCORE_FAULT_RUNS=$(FAULT_RUNS) PAYCORE_FAULT_DURATION=$(FAULT_DURATION) \
+		$(GO) test -count=1 -timeout 30m -run '^TestSeededFaults$$' -v ./cmd/paycore
 
 tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm)
 
