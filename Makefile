@@ -161,12 +161,27 @@ bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists
 bench-lists: ## GET /transactions on 1,000,000 seeded transactions: p50/p99 per filter, one at a time and at 20 req/s
 	$(GO) test ./api -run '^$$' -bench '^BenchmarkListTransactions$$' -benchtime 200x -timeout 30m
 
-generate: $(BIN)/sqlc ## regenerate the sqlc code in db/ from queries/ and the migrations
-	$(BIN)/sqlc generate
+# The TypeScript client (examples/client): its pinned packages, installed with npm ci from its
+# package-lock.json, again whenever that changes (the Go test of examples/client reads the same
+# marker). It needs Node 20+ and npm.
+CLIENT := examples/client
+$(CLIENT)/node_modules/.installed: $(CLIENT)/package-lock.json
+	@command -v npm >/dev/null || { echo "$(CLIENT) needs Node 20+ and npm"; exit 1; }
+	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
-verify: $(BIN)/sqlc ## generated code and go.mod are in sync
+generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/ and the TypeScript client's types (examples/client/src/schema.ts)
+	$(BIN)/sqlc generate
+	cd $(CLIENT) && npm run --silent generate
+
+verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc, the TypeScript client's types) and go.mod are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd $(CLIENT) && SCHEMA_OUT="$$tmp/schema.ts" npm run --silent generate >/dev/null); \
+	if ! diff -u $(CLIENT)/src/schema.ts "$$tmp/schema.ts"; then \
+		echo "$(CLIENT)/src/schema.ts is not what api/openapi.yaml generates: run make generate"; exit 1; \
+	fi
 
 lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## gofmt, go vet, staticcheck, workflowcheck and archlint (the dependency direction)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi

@@ -1,0 +1,13 @@
+// A typed client for the paycore API (types generated from api/openapi.yaml by
+// openapi-typescript, requests by openapi-fetch) with helpers for what is not plain REST:
+// webhook verification, the wallet's signed retry and Idempotency-Key retries.
+export * from "./browser.js";
+export {
+  verifyWebhook,
+  verifyEcdsa,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookScheme,
+} from "./webhooks.js";
