@@ -55,7 +55,6 @@ const decoder = new TextDecoder();
 export async function verifyWebhook(options: VerifyWebhookOptions): Promise<WebhookEvent> {
   const schemes = options.schemes ?? ["ecdsa", "standard"];
   if (schemes.length === 0) throw new WebhookVerificationError("input", "no scheme to check");
-  const body = typeof options.rawBody === "string" ? encoder.encode(options.rawBody) : copy(options.rawBody);
   const text = typeof options.rawBody === "string" ? options.rawBody : decoder.decode(options.rawBody);
 
   if (schemes.includes("ecdsa")) {
@@ -64,7 +63,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
     }
     const signature = header(options.headers, "x-service-signature");
     if (!signature) throw new WebhookVerificationError("ecdsa", "missing X-Service-Signature header");
-    await verifyEcdsa(options.signingKeyPem, body, signature);
+    await verifyEcdsa(options.signingKeyPem, options.rawBody, signature);
   }
   if (schemes.includes("standard")) {
     const secrets = typeof options.secrets === "string" ? [options.secrets] : [...(options.secrets ?? [])];
@@ -81,7 +80,8 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
 }
 
 /** Checks X-Service-Signature (base64 DER ECDSA P-256/SHA-256) over body with a PEM SPKI key. */
-export async function verifyEcdsa(signingKeyPem: string, body: Uint8Array<ArrayBuffer>, signature: string): Promise<void> {
+export async function verifyEcdsa(signingKeyPem: string, rawBody: string | Uint8Array, signature: string): Promise<void> {
+  const body = typeof rawBody === "string" ? encoder.encode(rawBody) : copy(rawBody);
   let key: CryptoKey;
   try {
     key = await crypto.subtle.importKey("spki", pemToDer(signingKeyPem), { name: "ECDSA", namedCurve: "P-256" }, false, [
