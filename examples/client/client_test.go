@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"paycore/internal/walletcrypto"
 	"paycore/internal/webhooksig"
 )
@@ -31,8 +33,11 @@ type webhookCase struct {
 
 // fixtures is what the Go side hands the Node tests (PAYCORE_CLIENT_FIXTURES).
 type fixtures struct {
-	Webhooks   []webhookCase `json:"webhooks"`
-	SessionKey struct {
+	Webhooks []webhookCase `json:"webhooks"`
+	// The schema of each event type's data by the document (nil: free-form), which the
+	// client's webhookDataSchemas must equal.
+	WebhookDataSchemas map[string]*string `json:"webhookDataSchemas"`
+	SessionKey         struct {
 		PrivateKey string `json:"privateKey"` // hex
 		PublicKey  string `json:"publicKey"`  // hex, compressed
 	} `json:"sessionKey"`
@@ -184,6 +189,7 @@ func makeFixtures(t *testing.T) (fixtures, []byte) {
 
 	var fx fixtures
 	fx.Webhooks = cases
+	fx.WebhookDataSchemas = webhookDataSchemas(t)
 	priv, pub, err := walletcrypto.NewSessionKey()
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +197,70 @@ func makeFixtures(t *testing.T) (fixtures, []byte) {
 	fx.SessionKey.PrivateKey = hex.EncodeToString(priv)
 	fx.SessionKey.PublicKey = hex.EncodeToString(pub)
 	return fx, pub
+}
+
+// webhookDataSchemas reads, from api/openapi.yaml, which schema each webhook event type's
+// data has: the WebhookEnvelope's if/then rules, nil for the types none names.
+func webhookDataSchemas(t *testing.T) map[string]*string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "api", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type typeRule struct {
+		Const string   `yaml:"const"`
+		Enum  []string `yaml:"enum"`
+	}
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				WebhookEventType struct {
+					Enum []string `yaml:"enum"`
+				} `yaml:"WebhookEventType"`
+				WebhookEnvelope struct {
+					AllOf []struct {
+						If struct {
+							Properties struct {
+								Type typeRule `yaml:"type"`
+							} `yaml:"properties"`
+						} `yaml:"if"`
+						Then struct {
+							Properties struct {
+								Data struct {
+									Ref string `yaml:"$ref"`
+								} `yaml:"data"`
+							} `yaml:"properties"`
+						} `yaml:"then"`
+					} `yaml:"allOf"`
+				} `yaml:"WebhookEnvelope"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("api/openapi.yaml: %v", err)
+	}
+	s := doc.Components.Schemas
+	out := map[string]*string{}
+	for _, typ := range s.WebhookEventType.Enum {
+		out[typ] = nil
+	}
+	for _, rule := range s.WebhookEnvelope.AllOf {
+		ref, ok := strings.CutPrefix(rule.Then.Properties.Data.Ref, "#/components/schemas/")
+		types := rule.If.Properties.Type.Enum
+		if c := rule.If.Properties.Type.Const; c != "" {
+			types = append(types, c)
+		}
+		if !ok || len(types) == 0 {
+			t.Fatalf("a WebhookEnvelope rule the test does not read: %+v", rule)
+		}
+		for _, typ := range types {
+			out[typ] = &ref
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("read %d webhook event types from api/openapi.yaml", len(out))
+	}
+	return out
 }
 
 func newSigner(t *testing.T) *webhooksig.ECDSASigner {

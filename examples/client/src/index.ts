@@ -7,7 +7,10 @@ export {
   verifyEcdsa,
   WebhookVerificationError,
   type VerifyWebhookOptions,
+  webhookDataSchemas,
   type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventType,
   type WebhookHeaders,
   type WebhookScheme,
 } from "./webhooks.js";

@@ -1,8 +1,60 @@
 import { Webhook, WebhookVerificationError as StandardError } from "standardwebhooks";
 import type { components } from "./schema.js";
 
-/** A webhook body as the service sends it: `{id, type, timestamp, data}` (schema WebhookEnvelope). */
-export type WebhookEvent = components["schemas"]["WebhookEnvelope"];
+type Schemas = components["schemas"];
+
+/** A webhook event type (schema WebhookEventType). */
+export type WebhookEventType = Schemas["WebhookEventType"];
+
+/**
+ * The schema of each event type's `data`, as the WebhookEnvelope's if/then rules of
+ * api/openapi.yaml say (null: free-form). tsc checks that every event type is here; the Go
+ * test of examples/client checks it against the document.
+ */
+export const webhookDataSchemas = {
+  TEST: null,
+  INTERNAL_ACCOUNT_BALANCE_UPDATED: null,
+  INTERNAL_ACCOUNT_STATUS_UPDATED: null,
+  OUTGOING_PAYMENT_PENDING: "OutgoingTransaction",
+  OUTGOING_PAYMENT_PROCESSING: "OutgoingTransaction",
+  OUTGOING_PAYMENT_COMPLETED: "OutgoingTransaction",
+  OUTGOING_PAYMENT_FAILED: "OutgoingTransaction",
+  OUTGOING_PAYMENT_EXPIRED: "OutgoingTransaction",
+  OUTGOING_PAYMENT_REFUND_PENDING: "OutgoingTransaction",
+  OUTGOING_PAYMENT_REFUND_COMPLETED: "OutgoingTransaction",
+  OUTGOING_PAYMENT_REFUND_FAILED: "OutgoingTransaction",
+  INCOMING_PAYMENT_PENDING: "IncomingTransaction",
+  INCOMING_PAYMENT_COMPLETED: "IncomingTransaction",
+  INCOMING_PAYMENT_FAILED: "IncomingTransaction",
+  CUSTOMER_KYC_APPROVED: "Customer",
+  CUSTOMER_KYC_REJECTED: "Customer",
+  CUSTOMER_KYC_PENDING: "Customer",
+  CUSTOMER_KYB_APPROVED: "Customer",
+  CUSTOMER_KYB_REJECTED: "Customer",
+  CUSTOMER_KYB_PENDING: "Customer",
+  VERIFICATION_APPROVED: "Verification",
+  VERIFICATION_REJECTED: "Verification",
+  VERIFICATION_RESOLVE_ERRORS: "Verification",
+  VERIFICATION_IN_PROGRESS: "Verification",
+  VERIFICATION_PENDING_MANUAL_REVIEW: "Verification",
+  VERIFICATION_READY_FOR_VERIFICATION: "Verification",
+  INVITATION_CLAIMED: "UmaInvitation",
+  BULK_UPLOAD_COMPLETED: "BulkCustomerImportJob",
+  BULK_UPLOAD_FAILED: "BulkCustomerImportJob",
+  AGENT_ACTION_PENDING_APPROVAL: "AgentAction",
+} as const satisfies Record<WebhookEventType, keyof Schemas | null>;
+
+/** A webhook of one event type, its `data` typed by that type's schema. */
+export type WebhookEventOf<T extends WebhookEventType> = Omit<Schemas["WebhookEnvelope"], "type" | "data"> & {
+  type: T;
+  data: (typeof webhookDataSchemas)[T] extends infer S extends keyof Schemas ? Schemas[S] : Record<string, unknown>;
+};
+
+/**
+ * A webhook body as the service sends it, `{id, type, timestamp, data}` (schema
+ * WebhookEnvelope): a union over the event types, so checking `type` narrows `data`.
+ */
+export type WebhookEvent = { [T in WebhookEventType]: WebhookEventOf<T> }[WebhookEventType];
 
 /** The two signature schemes of a webhook. */
 export type WebhookScheme = "ecdsa" | "standard";

@@ -77,6 +77,14 @@ export async function onWebhook(rawBody: string, headers: Headers, signingKeyPem
   const event = await verifyWebhook({ rawBody, headers, signingKeyPem, secrets: [secret] });
   // @ts-expect-error not a webhook type
   if (event.type === "NOT_A_TYPE") return "";
+  if (event.type === "OUTGOING_PAYMENT_FAILED") {
+    const tx: components["schemas"]["OutgoingTransaction"] = event.data; // narrowed by type
+    return tx.id;
+  }
+  if (event.type === "TEST") {
+    const data: Record<string, unknown> = event.data;
+    void data;
+  }
   return `${event.id} ${event.type}`;
 }
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { verifyWebhook, WebhookVerificationError } from "../dist/index.js";
+import { verifyWebhook, WebhookVerificationError, webhookDataSchemas } from "../dist/index.js";
 
 const path = process.env.PAYCORE_CLIENT_FIXTURES;
 const fixtures = path ? JSON.parse(readFileSync(path, "utf8")) : undefined;
@@ -54,3 +54,7 @@ test("a webhook with a malformed signature is refused, not thrown past", { skip 
 function lower(headers) {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
+
+test("webhookDataSchemas follows the WebhookEnvelope rules of api/openapi.yaml", { skip }, () => {
+  assert.deepEqual({ ...webhookDataSchemas }, fixtures.webhookDataSchemas);
+});
