@@ -6,6 +6,7 @@ export { PaycoreError, unwrap, isEnvelope, parseRetryAfter, type ErrorEnvelope, 
 export {
   signedRetry,
   isSignedRetryChallenge,
+  SignedRetryError,
   type SignedRetryChallenge,
   type SignedRetryHeaders,
   type SignFn,

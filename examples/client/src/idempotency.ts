@@ -45,7 +45,8 @@ export type IdempotencyHeaders = { "Idempotency-Key": string };
  *
  * The successful result is returned (a replay of the stored answer carries
  * `Idempotent-Replayed: true`); an error answer is thrown as a PaycoreError, and the last
- * network error is rethrown when every attempt failed without an answer. A PaycoreError
+ * network error (fetch's TypeError) is rethrown when every attempt failed without an answer;
+ * any other error the call throws is rethrown at once. A PaycoreError
  * thrown by `call` itself (signedRetry inside withIdempotency) is treated like the answer it
  * stands for.
  */
@@ -70,8 +71,8 @@ export async function withIdempotency<R extends CallResult>(
       failure = PaycoreError.fromResult(result);
     } catch (err) {
       if (err instanceof PaycoreError) failure = err;
-      else if (isAbort(err, signal)) throw err;
-      else networkError = err;
+      else if (isNetworkError(err, signal)) networkError = err;
+      else throw err;
     }
     if (failure && !isRetryable(failure)) throw failure;
     if (attempt >= attempts) {
@@ -98,9 +99,14 @@ export function isRetryable(err: PaycoreError): boolean {
   return err.status === 409 && err.code === "IDEMPOTENCY_REQUEST_IN_PROGRESS";
 }
 
-function isAbort(err: unknown, signal?: AbortSignal): boolean {
-  if (signal?.aborted) return true;
-  return err instanceof Error && err.name === "AbortError";
+/**
+ * Whether a thrown error means the request got no answer: fetch rejects with a TypeError then
+ * ("fetch failed" in Node, "Failed to fetch" in browsers). An abort, or any other error thrown
+ * by the call (a failing signer, a bug), is not resent.
+ */
+function isNetworkError(err: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return false;
+  return err instanceof TypeError;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

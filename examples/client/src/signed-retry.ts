@@ -19,6 +19,17 @@ export type SignedRetryHeaders =
  */
 export type SignFn = (payloadToSign: string, challenge: SignedRetryChallenge) => string | Promise<string>;
 
+/**
+ * A signed retry that could not be completed on the client's side: sign() failed or returned
+ * no stamp, or the signed request was challenged again. Never resent by withIdempotency.
+ */
+export class SignedRetryError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SignedRetryError";
+  }
+}
+
 /** Whether a call's answer is a signed retry's challenge (202 with payloadToSign and requestId). */
 export function isSignedRetryChallenge(result: CallResult): result is CallResult & { data: SignedRetryChallenge } {
   if (result.response.status !== 202) return false;
@@ -39,8 +50,8 @@ export function isSignedRetryChallenge(result: CallResult): result is CallResult
  * and `Request-Id`. The final successful result is returned (also a first answer that needed
  * no signature); an error answer, of either call, is thrown as a PaycoreError, whose message
  * names the failed check of a 401 (`reason`: "Invalid Service-Wallet-Signature",
- * "Request-Id already used", "Signed retry expired"). A refused retry cannot be repeated:
- * call signedRetry again for a new challenge.
+ * "Request-Id already used", "Signed retry expired"); a failing `sign` is a SignedRetryError.
+ * A refused retry cannot be repeated: call signedRetry again for a new challenge.
  */
 export async function signedRetry<R extends CallResult>(
   call: (headers: SignedRetryHeaders) => Promise<R>,
@@ -54,12 +65,12 @@ export async function signedRetry<R extends CallResult>(
   try {
     stamp = await sign(challenge.payloadToSign, challenge);
   } catch (err) {
-    throw new Error(`signed retry: signing payloadToSign of ${challenge.requestId} failed: ${describe(err)}`, {
+    throw new SignedRetryError(`signed retry: signing payloadToSign of ${challenge.requestId} failed: ${describe(err)}`, {
       cause: err,
     });
   }
   if (typeof stamp !== "string" || stamp === "") {
-    throw new TypeError("signed retry: sign() must return the stamp (the Service-Wallet-Signature value) as a string");
+    throw new SignedRetryError("signed retry: sign() must return the stamp (the Service-Wallet-Signature value) as a string");
   }
   const second = await call({ "Service-Wallet-Signature": stamp, "Request-Id": challenge.requestId });
   if (!second.response.ok) {
@@ -80,7 +91,7 @@ export async function signedRetry<R extends CallResult>(
     throw err;
   }
   if (isSignedRetryChallenge(second)) {
-    throw new Error("signed retry: the signed request was answered with another challenge (was the request repeated identically?)");
+    throw new SignedRetryError("signed retry: the signed request was answered with another challenge (was the request repeated identically?)");
   }
   return second as unknown as SignedResult<Success<R>>;
 }

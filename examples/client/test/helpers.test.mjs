@@ -13,6 +13,7 @@ import {
   withIdempotency,
   unwrap,
   PaycoreError,
+  SignedRetryError,
   parseRetryAfter,
 } from "../dist/index.js";
 
@@ -227,9 +228,26 @@ test("signedRetry: a failing sign() is reported, nothing is sent again", async (
     signedRetry(exportCall(client()), () => {
       throw new Error("device locked");
     }),
-    /signing payloadToSign of Request:.* failed: device locked/,
+    (err) => err instanceof SignedRetryError && /signing payloadToSign of Request:.* failed: device locked/.test(err.message),
   );
   assert.equal(requests.length, 1);
+
+  // nor by withIdempotency around it: only a request without an answer is resent
+  reset(signedRetryService({ accept: () => true, done: (r, res) => send(res, 200, {}) }));
+  const { sleep, delays } = recorder();
+  await assert.rejects(
+    withIdempotency(
+      (idem) =>
+        signedRetry(
+          (sig) => exportCall(client())({ ...idem, ...sig }),
+          () => Promise.reject(new Error("user cancelled")),
+        ),
+      { sleep },
+    ),
+    SignedRetryError,
+  );
+  assert.equal(requests.length, 1);
+  assert.deepEqual(delays, []);
 });
 
 // withIdempotency: the service's outcomes in sequence, then success.
