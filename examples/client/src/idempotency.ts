@@ -34,7 +34,7 @@ export type IdempotencyHeaders = { "Idempotency-Key": string };
 
 /**
  * Sends a POST with an Idempotency-Key and sends it again, with the same key, when that is
- * safe: after a network error (no answer), a 5xx (never stored by the service), a 429, and a
+ * safe: after a network error (no answer), a 5xx but 501 (never stored by the service), a 429, and a
  * 409 IDEMPOTENCY_REQUEST_IN_PROGRESS (the first request is still running). The wait is the
  * answer's Retry-After when it has one, else an exponential backoff from baseDelayMs, capped
  * at maxDelayMs either way. Other 4xx answers (422 IDEMPOTENCY_KEY_REUSED among them) are
@@ -92,9 +92,12 @@ export async function withIdempotency<R extends CallResult>(
   }
 }
 
-/** Whether an error answer may be sent again with the same Idempotency-Key. */
+/**
+ * Whether an error answer may be sent again with the same Idempotency-Key: a 5xx (but 501,
+ * which answers the same every time), a 429, a 409 IDEMPOTENCY_REQUEST_IN_PROGRESS.
+ */
 export function isRetryable(err: PaycoreError): boolean {
-  if (err.status >= 500) return true;
+  if (err.status >= 500) return err.status !== 501;
   if (err.status === 429) return true;
   return err.status === 409 && err.code === "IDEMPOTENCY_REQUEST_IN_PROGRESS";
 }

@@ -324,13 +324,14 @@ test("withIdempotency: the given key, and Retry-After capped at maxDelayMs", asy
   );
 });
 
-test("withIdempotency: other 4xx are never resent", async () => {
+test("withIdempotency: other 4xx, and 501, are never resent", async () => {
   for (const answer of [
     err(400, "INVALID_INPUT"),
     err(422, "IDEMPOTENCY_KEY_REUSED"),
     err(409, "QUOTE_NOT_PENDING"),
     err(404, "ACCOUNT_NOT_FOUND"),
     err(401, "UNAUTHORIZED"),
+    err(501, "NOT_IMPLEMENTED"),
   ]) {
     reset(sequence(answer, quote));
     const { delays, sleep } = recorder();
