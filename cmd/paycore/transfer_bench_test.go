@@ -214,7 +214,8 @@ func BenchmarkBareWorkflow(b *testing.B) {
 // latency runs from the moment its request was due, not from when it was sent, so a
 // backlog counts. It reports the answers' p50 and p99 and the rate the requests were sent
 // at. With PAYCORE_TEST_TEMPORAL=cluster it runs against the Temporal server on
-// PostgreSQL instead of the dev server.
+// PostgreSQL instead of the dev server; with PAYCORE_BENCH_SPANS=1 it also prints where
+// the time of its requests went, from their traces (reportSpans).
 func BenchmarkTransferOutOpenLoop(b *testing.B) {
 	rate := 20.0
 	if v := os.Getenv("PAYCORE_BENCH_RATE"); v != "" {
