@@ -278,12 +278,6 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 	}
 }
 
-// A request segment: the time between two instants of a transfer-out's trace.
-type segment struct {
-	name string
-	d    time.Duration
-}
-
 // reportSpans prints where the time of each POST /transfer-out of the run went, from its
 // trace: for every span name (SQL queries by their sqlc name and the span they ran in),
 // the median and p99 of its duration per request, split into the spans that began before
