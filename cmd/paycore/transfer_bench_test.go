@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -210,7 +214,8 @@ func BenchmarkBareWorkflow(b *testing.B) {
 // latency runs from the moment its request was due, not from when it was sent, so a
 // backlog counts. It reports the answers' p50 and p99 and the rate the requests were sent
 // at. With PAYCORE_TEST_TEMPORAL=cluster it runs against the Temporal server on
-// PostgreSQL instead of the dev server.
+// PostgreSQL instead of the dev server; with PAYCORE_BENCH_SPANS=1 it also prints where
+// the time of its requests went, from their traces (reportSpans).
 func BenchmarkTransferOutOpenLoop(b *testing.B) {
 	rate := 20.0
 	if v := os.Getenv("PAYCORE_BENCH_RATE"); v != "" {
@@ -218,11 +223,23 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 			b.Fatalf("PAYCORE_BENCH_RATE=%q: a positive number of requests per second", v)
 		}
 	}
-	s := newStack(b, func(c *config.Config) { c.WorkerPollers = 16 })
+	// PAYCORE_BENCH_SPANS=1 traces every request into an in-memory exporter and prints
+	// where the time of the run's requests went (see reportSpans). Tracing costs CPU of its
+	// own: the latencies of such a run are not the plain run's.
+	var exp *tracetest.InMemoryExporter
+	var o appOptions
+	if os.Getenv("PAYCORE_BENCH_SPANS") != "" {
+		exp = tracetest.NewInMemoryExporter()
+		o.spanExporter = exp
+	}
+	s := newStackWith(b, o, func(c *config.Config) { c.WorkerPollers = 16 })
 	w := newWorld(b, s)
 	w.fund(int64(b.N) * 10)
 	ext := w.external("001")
 	w.c.SkipValidation = true // the client's own checks would compete for the CPU
+	if exp != nil {
+		exp.Reset() // the setup's requests are not the run's
+	}
 	interval := time.Duration(float64(time.Second) / rate)
 	lat := make([]time.Duration, b.N)
 	var wg sync.WaitGroup
@@ -246,4 +263,163 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
 	reportLatencyAs(b, lat, "post")
+	if exp != nil {
+		// The workflows' own spans end with them: wait for every run to end.
+		eventually(b, 2*time.Minute, "every transfer's workflow to end", func() bool {
+			n := 0
+			for _, sp := range exp.GetSpans() {
+				if sp.Name == "RunWorkflow:Transfer" {
+					n++
+				}
+			}
+			return n >= b.N
+		})
+		reportSpans(b, exp.GetSpans())
+	}
+}
+
+// reportSpans prints where the time of each POST /transfer-out of the run went, from its
+// trace: for every span name (SQL queries by their sqlc name and the span they ran in),
+// the median and p99 of its duration per request, split into the spans that began before
+// the answer was sent and those after; then the request cut into consecutive segments
+// (before the workflow start, until the worker runs the create update, the update, until
+// Temporal answers, writing the answer). The segments' medians and p99s are also reported
+// as metrics.
+func reportSpans(b *testing.B, all tracetest.SpanStubs) {
+	byTrace := map[trace.TraceID]tracetest.SpanStubs{}
+	var roots []tracetest.SpanStub
+	for _, sp := range all {
+		byTrace[sp.SpanContext.TraceID()] = append(byTrace[sp.SpanContext.TraceID()], sp)
+		if sp.SpanKind == trace.SpanKindServer && strings.HasSuffix(sp.Name, "/transfer-out") && !sp.Parent.IsValid() {
+			roots = append(roots, sp)
+		}
+	}
+	if len(roots) == 0 {
+		b.Fatalf("no POST /transfer-out server span among %d spans", len(all))
+	}
+	type key struct {
+		label  string
+		before bool // began before the answer was sent
+	}
+	per := map[key][]time.Duration{} // per request: the summed duration of the label's spans
+	count := map[key]int{}
+	segs := map[string][]time.Duration{}
+	var segOrder []string
+	addSeg := func(name string, d time.Duration) {
+		if _, ok := segs[name]; !ok {
+			segOrder = append(segOrder, name)
+		}
+		segs[name] = append(segs[name], d)
+	}
+	for _, root := range roots {
+		spans := byTrace[root.SpanContext.TraceID()]
+		byID := map[trace.SpanID]tracetest.SpanStub{}
+		for _, sp := range spans {
+			byID[sp.SpanContext.SpanID()] = sp
+		}
+		sums := map[key]time.Duration{}
+		for _, sp := range spans {
+			k := key{label: spanLabel(sp, byID), before: sp.StartTime.Before(root.EndTime)}
+			sums[k] += sp.EndTime.Sub(sp.StartTime)
+			count[k]++
+		}
+		for k, d := range sums {
+			per[k] = append(per[k], d)
+		}
+		uws, ok1 := find(spans, named("UpdateWithStartWorkflow:"))
+		upd, ok2 := find(spans, named("HandleUpdate:"+workflows.UpdateCreate))
+		if !ok1 || !ok2 {
+			continue
+		}
+		addSeg("1 handler before the start (auth, decode, owner read)", uws.StartTime.Sub(root.StartTime))
+		addSeg("2 Update-with-Start sent → worker runs the create update", upd.StartTime.Sub(uws.StartTime))
+		addSeg("3 create update (CreateTransfer)", upd.EndTime.Sub(upd.StartTime))
+		addSeg("4 update done → Temporal answers the Update-with-Start", uws.EndTime.Sub(upd.EndTime))
+		addSeg("5 answer written", root.EndTime.Sub(uws.EndTime))
+		if run, ok := find(spans, named("RunWorkflow:")); ok {
+			addSeg("2a of 2: Update-with-Start sent → the workflow's start time", run.StartTime.Sub(uws.StartTime))
+			addSeg("2b of 2: the workflow's start time → the worker runs the update", upd.StartTime.Sub(run.StartTime))
+		}
+		// The local activities the workflow task ran after the update, before Temporal had
+		// its completion (and the update's outcome) to answer with.
+		held := upd.EndTime
+		for _, sp := range spans {
+			if strings.HasPrefix(sp.Name, "RunActivity:") && sp.StartTime.After(upd.EndTime) && sp.EndTime.Before(uws.EndTime) && sp.EndTime.After(held) {
+				held = sp.EndTime
+			}
+		}
+		addSeg("4a of 4: update done → the activities the workflow task ran after it end", held.Sub(upd.EndTime))
+	}
+	slices.Sort(segOrder)
+	pct := func(ds []time.Duration, p float64) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[int(float64(len(s)-1)*p)].Microseconds()) / 1000
+	}
+	var out strings.Builder
+	tw := tabwriter.NewWriter(&out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(&out, "%d requests; per request, the summed duration of the spans of each name (ms):\n", len(roots))
+	fmt.Fprintln(tw, "p50\tp99\tspans/req\t\t")
+	for _, before := range []bool{true, false} {
+		var keys []key
+		for k := range per {
+			if k.before == before {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.label, b.label) })
+		when := "before the answer"
+		if !before {
+			when = "after the answer"
+		}
+		fmt.Fprintf(tw, "\t\t\t\t%s:\n", when)
+		for _, k := range keys {
+			ds := per[k]
+			for len(ds) < len(roots) { // requests without such a span count as 0
+				ds = append(ds, 0)
+			}
+			fmt.Fprintf(tw, "%.1f\t%.1f\t%.2f\t\t%s\n", pct(ds, 0.5), pct(ds, 0.99), float64(count[k])/float64(len(roots)), k.label)
+		}
+	}
+	fmt.Fprintf(tw, "\t\t\t\tthe request cut into consecutive segments:\n")
+	for _, name := range segOrder {
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%d\t\t%s\n", pct(segs[name], 0.5), pct(segs[name], 0.99), len(segs[name]), name)
+	}
+	_ = tw.Flush()
+	if b.N > 1 { // not go test's one-request probe run
+		fmt.Print(out.String()) // b.Log would cut it to ten lines without -v
+	}
+	for _, name := range segOrder {
+		n := strings.SplitN(name, " ", 2)[0]
+		if len(segs[name]) > 0 {
+			b.ReportMetric(pct(segs[name], 0.5), "seg"+n+"-p50-ms")
+			b.ReportMetric(pct(segs[name], 0.99), "seg"+n+"-p99-ms")
+		}
+	}
+}
+
+// spanLabel names a span for the breakdown: SQL queries by the span they ran in and their
+// sqlc name (or their first words), so they sort under it; other spans by their name.
+func spanLabel(sp tracetest.SpanStub, byID map[trace.SpanID]tracetest.SpanStub) string {
+	if sp.InstrumentationScope.Name != otelpgxScope {
+		return sp.Name
+	}
+	q := sp.Name
+	for _, a := range sp.Attributes {
+		if a.Key == "db.query.text" || a.Key == "db.statement" {
+			q = a.Value.AsString()
+		}
+	}
+	if _, rest, ok := strings.Cut(q, "-- name: "); ok {
+		q = strings.Fields(rest)[0]
+	} else if f := strings.Fields(q); len(f) > 4 {
+		q = strings.Join(f[:4], " ")
+	} else {
+		q = strings.Join(f, " ")
+	}
+	parent := "?"
+	if p, ok := byID[sp.Parent.SpanID()]; ok {
+		parent = p.Name
+	}
+	return parent + " > sql " + q
 }
