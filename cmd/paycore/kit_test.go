@@ -34,7 +34,10 @@ import (
 // as a Node child process, and the service. A user signs up, registers a passkey, signs in
 // (the session key decrypted in the page) and pays euros out of the USDC wallet with a
 // stamp made in the page; the payment completes and the backend verifies its webhook. A
-// forged signature and an expired session are refused, with their messages on the page.
+// payment beyond the balance, a signature by another key, an expired session and a wrong
+// e-mail code are refused, with their messages on the page; the recovery phrase is exported
+// and decrypted in the page, e-mail codes added as a second credential, and the user signs
+// out and in again with a code.
 // Screenshots of each step go to $PAYCORE_ARTEFACTS/kit (a temporary directory without it).
 func TestKitWalletPage(t *testing.T) {
 	t.Parallel()
@@ -93,8 +96,7 @@ func TestKitWalletPage(t *testing.T) {
 	}
 
 	// A USDC → EUR payment signed in the page: the quote's payloadToSign stamped with the session key.
-	p.eval(`document.getElementById('send-amount').value = '10.00'; document.getElementById('quote-button').click()`)
-	p.waitJS(`!document.getElementById('quote').hidden`, "the quote")
+	p.quote("10.00")
 	p.shot("05-quote")
 	quoteID := p.attr("#quote", "data-quote-id")
 	p.click("pay-button")
@@ -127,14 +129,19 @@ func TestKitWalletPage(t *testing.T) {
 	}, func() string { return fmt.Sprintf("%+v", seen) })
 	p.shot("07-completed")
 
+	// More than the wallet holds: the service refuses, the page says why.
+	p.quote("1000.00")
+	p.click("pay-button")
+	p.waitStatus("error", "Not enough money in your wallet")
+	p.shot("08-insufficient-funds")
+
 	// A signature by another key: the page's session key replaced by a key that is no session
 	// of the wallet. The service refuses the stamp, the page says so, and no money moves.
 	other, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.eval(`document.getElementById('send-amount').value = '5.00'; document.getElementById('quote-button').click()`)
-	p.waitJS(`!document.getElementById('quote').hidden`, "the second quote")
+	p.quote("5.00")
 	refused := p.attr("#quote", "data-quote-id")
 	p.eval(fmt.Sprintf(`const s = JSON.parse(sessionStorage.getItem('paycore.session')); s.privateKey = %q; s.publicKey = %q;
 		sessionStorage.setItem('paycore.session', JSON.stringify(s))`, hex.EncodeToString(other.Bytes()), compressed(other.PublicKey())))
@@ -144,7 +151,7 @@ func TestKitWalletPage(t *testing.T) {
 	if !strings.Contains(msg, "UNAUTHORIZED") {
 		t.Fatalf("the refusal does not show the service's code: %q", msg)
 	}
-	p.shot("08-other-key-refused")
+	p.shot("09-other-key-refused")
 	c.Do("GET", "/quotes/"+refused, nil).Decode(t, &q)
 	if q.Status != "PENDING" {
 		t.Fatalf("another key's signature moved the quote to %s", q.Status)
@@ -164,11 +171,45 @@ func TestKitWalletPage(t *testing.T) {
 	p.click("pay-button")
 	p.waitStatus("error", "Your session has expired")
 	p.waitJS(`!document.getElementById('passkey').hidden && document.getElementById('wallet').hidden`, "the sign-in again")
-	p.shot("09-session-expired")
+	p.shot("10-session-expired")
 	c.Do("GET", "/quotes/"+refused, nil).Decode(t, &q)
 	if q.Status != "PENDING" {
 		t.Fatalf("an expired session moved the quote to %s", q.Status)
 	}
+
+	// Signed in again with the passkey: the wallet's recovery phrase, sealed to a key pair the
+	// page makes for it, by the signed retry signed in the page.
+	p.click("signin-button")
+	p.waitStatus("ok", "Signed in (passkey)")
+	p.click("export-button")
+	p.waitStatus("ok", "Your recovery phrase (24 words)")
+	if words := strings.Fields(p.text("#mnemonic")); len(words) != 24 {
+		t.Fatalf("the page shows %d words: %q", len(words), words)
+	}
+	p.shot("11-exported")
+
+	// E-mail codes as a second credential (signed retry), then sign out (the session revoked
+	// by a signed retry) and in again with a code: a wrong one refused, the sandbox's right.
+	p.click("otp-button")
+	p.waitStatus("ok", "E-mail codes added")
+	c.Do("GET", "/auth/credentials?accountId="+stored.AccountID, nil).Decode(t, &creds)
+	if len(creds.Data) != 2 || creds.Data[1].Type != "EMAIL_OTP" {
+		t.Fatalf("credentials after adding e-mail codes: %+v", creds.Data)
+	}
+	p.shot("12-email-added")
+	p.click("signout-button")
+	p.waitStatus("ok", "Signed out")
+	c.Do("GET", "/auth/sessions?accountId="+stored.AccountID, nil).Decode(t, &active)
+	if len(active.Data) != 0 {
+		t.Fatalf("sessions after signing out: %+v", active.Data)
+	}
+	p.eval(`document.getElementById('otp-code').value = '123456'; document.getElementById('otp-signin-button').click()`)
+	p.waitStatus("error", "That code is wrong")
+	p.shot("13-wrong-code")
+	p.eval(`document.getElementById('otp-code').value = '000000'; document.getElementById('otp-signin-button').click()`)
+	p.waitStatus("ok", "Signed in (e-mail code)")
+	p.waitJS(`document.querySelectorAll('#balances li').length > 0`, "the balances")
+	p.shot("14-signed-in-with-code")
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -398,8 +439,18 @@ func (p *kitPage) evalJSON(expr string, out any) {
 	}
 }
 
+// quote asks the page for a quote of amount USDC and waits until it shows it.
+func (p *kitPage) quote(amount string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`document.getElementById('send-amount').value = %q; document.getElementById('quote-button').click()`, amount))
+	p.waitStatus("info", "Check the quote")
+	p.waitJS(fmt.Sprintf(`!document.getElementById('quote').hidden && document.getElementById('quote-text').textContent.includes('You send %s0000 USDC')`, amount), "the quote of "+amount)
+}
+
+// click clicks a button once it is enabled (the page disables them while it works).
 func (p *kitPage) click(id string) {
 	p.t.Helper()
+	p.waitJS(fmt.Sprintf("!document.getElementById(%q).disabled", id), id+" enabled")
 	p.eval(fmt.Sprintf("document.getElementById(%q).click()", id))
 }
 

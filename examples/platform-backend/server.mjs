@@ -158,9 +158,7 @@ export async function start(cfg) {
 
       case "POST /api/sign-in/challenge": {
         const accountId = field(body, "accountId");
-        const creds = unwrap(await api.GET("/auth/credentials", { params: { query: { accountId } } }));
-        const passkey = creds.data.find((c) => c.type === "PASSKEY");
-        if (!passkey) throw new KitError(404, "NO_PASSKEY", "this wallet has no passkey yet: register one first");
+        const passkey = await credentialOf(accountId, "PASSKEY");
         const ch = unwrap(
           await api.POST("/auth/credentials/{id}/challenge", { params: { path: { id: passkey.id } }, body: { clientPublicKey: field(body, "clientPublicKey") } }),
         );
@@ -174,6 +172,24 @@ export async function start(cfg) {
           headers: { "Request-Id": field(body, "requestId") },
         });
         return relay(res, result);
+      }
+
+      case "POST /api/sign-in/email/challenge": {
+        // A new one-time code by e-mail (at most one every 30 s; the service says how long to wait).
+        const cred = await credentialOf(field(body, "accountId"), "EMAIL_OTP");
+        unwrap(await api.POST("/auth/credentials/{id}/challenge", { params: { path: { id: cred.id } } }));
+        return send(res, 200, { sent: true, to: cred.nickname });
+      }
+
+      case "POST /api/sign-in/email/verify": {
+        const cred = await credentialOf(field(body, "accountId"), "EMAIL_OTP");
+        return relay(
+          res,
+          await api.POST("/auth/credentials/{id}/verify", {
+            params: { path: { id: cred.id } },
+            body: { otp: field(body, "otp"), clientPublicKey: field(body, "clientPublicKey") },
+          }),
+        );
       }
 
       case "GET /api/session": {
@@ -256,6 +272,16 @@ export async function start(cfg) {
         return send(res, 200, { data: events });
     }
     throw new KitError(404, "NOT_FOUND", `no route ${route}`);
+  }
+
+  /** The wallet's credential of a type, or a 404 saying there is none. */
+  async function credentialOf(accountId, type) {
+    const creds = unwrap(await api.GET("/auth/credentials", { params: { query: { accountId } } }));
+    const cred = creds.data.find((c) => c.type === type);
+    if (!cred) {
+      throw new KitError(404, "NO_CREDENTIAL", type === "PASSKEY" ? "this wallet has no passkey yet: register one first" : "this wallet has no e-mail sign-in yet: add it once signed in");
+    }
+    return cred;
   }
 
   async function webhook(req, res) {

@@ -111,6 +111,7 @@ async function explain(err) {
       case "QUOTE_NOT_PENDING":
         return `This quote has expired or was already used: get a new quote. ${detail}`;
       case "UNAUTHORIZED":
+        if (err.reason === "Invalid OTP code") return `That code is wrong or has expired: check your e-mail or send a new code. ${detail}`;
         return `Refused: ${err.reason || "not authorised"}. ${detail}`;
       case "RATE_LIMITED":
         return `Too many attempts: try again ${err.retryAfterMs ? `in ${Math.ceil(err.retryAfterMs / 1000)} s` : "later"}. ${detail}`;
@@ -221,13 +222,38 @@ async function signIn() {
         },
       }),
     );
-    const privateKey = decryptCredentialBundle(s.encryptedSessionSigningKey, kp.privateKey);
-    const publicKey = toHex(getPublicKey(privateKey, true));
-    sessionStorage.setItem(SESSION, JSON.stringify({ id: s.id, accountId: w.accountId, expiresAt: s.expiresAt, privateKey, publicKey }));
     if (!w.passkey) saveWallet({ ...w, passkey: true });
-    show();
-    await refresh();
-    setStatus("ok", "Signed in.");
+    await startSession(s, kp);
+  });
+}
+
+/** Opens a session's signing key, sealed to the page's key pair kp, and shows the wallet. */
+async function startSession(s, kp) {
+  const w = wallet();
+  const privateKey = decryptCredentialBundle(s.encryptedSessionSigningKey, kp.privateKey);
+  const publicKey = toHex(getPublicKey(privateKey, true));
+  sessionStorage.setItem(SESSION, JSON.stringify({ id: s.id, accountId: w.accountId, expiresAt: s.expiresAt, privateKey, publicKey }));
+  show();
+  await refresh();
+  setStatus("ok", `Signed in (${s.type === "PASSKEY" ? "passkey" : "e-mail code"}).`);
+}
+
+async function sendCode() {
+  await run("Sending a code…", async () => {
+    const r = unwrap(await call("POST", "/api/sign-in/email/challenge", { accountId: wallet().accountId }));
+    setStatus("ok", `A new code was sent to ${r.to}.`);
+  });
+}
+
+async function signInWithCode(event) {
+  event.preventDefault();
+  await run("Checking the code…", async () => {
+    const kp = generateP256KeyPair();
+    const s = unwrap(
+      await call("POST", "/api/sign-in/email/verify", { accountId: wallet().accountId, otp: $("otp-code").value.trim(), clientPublicKey: kp.publicKeyUncompressed }),
+    );
+    $("otp-code").value = "";
+    await startSession(s, kp);
   });
 }
 
@@ -304,7 +330,7 @@ async function addEmailOTP() {
     const w = wallet();
     const sign = signer();
     await signedRetry((headers) => call("POST", "/api/credentials/email", { accountId: w.accountId, email: w.email }, headers), sign);
-    setStatus("ok", `E-mail codes added: a code was sent to ${w.email}.`);
+    setStatus("ok", `E-mail codes added: you can sign in with a code sent to ${w.email}.`);
   });
 }
 
@@ -352,6 +378,8 @@ $("signup-form").addEventListener("submit", signUp);
 $("register-button").addEventListener("click", registerPasskey);
 $("signin-button").addEventListener("click", signIn);
 $("forget-button").addEventListener("click", forget);
+$("otp-form").addEventListener("submit", signInWithCode);
+$("otp-send-button").addEventListener("click", sendCode);
 $("send-form").addEventListener("submit", getQuote);
 $("pay-button").addEventListener("click", pay);
 $("refresh-button").addEventListener("click", () => run("Refreshing…", async () => (await refresh(), setStatus("ok", "Up to date."))));
