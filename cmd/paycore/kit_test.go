@@ -46,8 +46,9 @@ func TestKitWalletPage(t *testing.T) {
 	kitInstall(t, root)
 	shots := kitArtefacts(t)
 
-	s := newStack(t, quoteFast)
-	c, _ := s.platform(true)
+	// The platform make run creates: a sandbox whose customers the service verifies.
+	s := newStack(t, quoteFast, kycFast)
+	c, _ := s.unregulatedPlatform()
 	b := startBackend(t, root, s.baseURL, c.User, c.Password)
 
 	ctx := kitBrowser(t, exe, b.origin)

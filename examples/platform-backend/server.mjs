@@ -66,6 +66,7 @@ export async function start(cfg) {
   // The keys first: the PATCH below sends a TEST event at once.
   const { publicKey: signingKeyPem } = unwrap(await api.GET("/webhooks/signing-key"));
   const { secret: webhookSecret } = unwrap(await api.GET("/webhooks/secret"));
+  const { isRegulatedFinancialInstitution: regulated } = unwrap(await api.GET("/config"));
   const events = [];
   const registrations = new Map(); // accountId → {challenge, expires}: the passkey challenges this backend issued
 
@@ -102,14 +103,7 @@ export async function start(cfg) {
       case "POST /api/signup": {
         const email = field(body, "email");
         const fullName = field(body, "fullName");
-        const customer = (
-          await withIdempotency((headers) =>
-            api.POST("/customers", {
-              body: { customerType: "INDIVIDUAL", kycStatus: "APPROVED", region: "US", email, fullName, currencies: ["USDC"] },
-              headers,
-            }),
-          )
-        ).data;
+        const customer = await createVerifiedCustomer(email, fullName);
         const accounts = unwrap(
           await api.GET("/customers/internal-accounts", { params: { query: { customerId: customer.id, type: "EMBEDDED_WALLET" } } }),
         );
@@ -274,6 +268,44 @@ export async function start(cfg) {
     throw new KitError(404, "NOT_FOUND", `no route ${route}`);
   }
 
+  /**
+   * An INDIVIDUAL customer with a USDC wallet who may move money. A regulated platform attests
+   * its own KYC (kycStatus APPROVED); any other platform, such as the one `make run` creates,
+   * has the service verify the customer: the details and an identity document, then
+   * POST /verifications, approved by the sandbox's provider a few seconds later. The details
+   * and the document are placeholders for the sandbox; a real platform collects them.
+   */
+  async function createVerifiedCustomer(email, fullName) {
+    const base = { customerType: "INDIVIDUAL", region: "US", email, fullName, currencies: ["USDC"] };
+    if (regulated) {
+      return (await withIdempotency((headers) => api.POST("/customers", { body: { ...base, kycStatus: "APPROVED" }, headers }))).data;
+    }
+    const customer = (
+      await withIdempotency((headers) =>
+        api.POST("/customers", {
+          body: { ...base, birthDate: "1990-05-17", nationality: "US", address: { line1: "1 Main St", city: "San Francisco", postalCode: "94105", country: "US" } },
+          headers,
+        }),
+      )
+    ).data;
+    const form = new FormData();
+    form.set("documentType", "PASSPORT");
+    form.set("country", "US");
+    form.set("documentHolder", customer.id);
+    form.set("file", new Blob([samplePNG], { type: "image/png" }), "passport.png");
+    unwrap(await api.POST("/documents", { body: form }));
+    let v = unwrap(await api.POST("/verifications", { body: { customerId: customer.id } }));
+    const deadline = Date.now() + 60_000;
+    while (v.verificationStatus === "IN_PROGRESS" && Date.now() < deadline) {
+      await new Promise((ok) => setTimeout(ok, 250));
+      v = unwrap(await api.GET("/verifications/{verificationId}", { params: { path: { verificationId: v.id } } }));
+    }
+    if (v.verificationStatus !== "APPROVED") {
+      throw new KitError(502, "CUSTOMER_NOT_VERIFIED", `the customer's verification is ${v.verificationStatus}${v.errors?.length ? `: ${v.errors.map((e) => e.type).join(", ")}` : ""}`);
+    }
+    return customer;
+  }
+
   /** The wallet's credential of a type, or a 404 saying there is none. */
   async function credentialOf(accountId, type) {
     const creds = unwrap(await api.GET("/auth/credentials", { params: { query: { accountId } } }));
@@ -330,6 +362,12 @@ export async function start(cfg) {
 }
 
 const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".map": "application/json", ".svg": "image/svg+xml" };
+
+// A 1×1 PNG: the identity document's placeholder for the sandbox's verification provider.
+const samplePNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f80f00000101000518d84e0000000049454e44ae426082",
+  "hex",
+);
 
 function euroAccount(customerId, fullName) {
   // A German test IBAN (mod 97 check digits), made up for the sandbox.

@@ -155,7 +155,7 @@ function parseAmount(text, decimals) {
 
 async function signUp(event) {
   event.preventDefault();
-  await run("Creating your wallet…", async () => {
+  await run("Creating your wallet and verifying you (a few seconds in the sandbox)…", async () => {
     const w = unwrap(await call("POST", "/api/signup", { fullName: $("signup-name").value, email: $("signup-email").value }));
     saveWallet({ ...w, passkey: false });
     setStatus("ok", "Your wallet is ready. Register a passkey on this device to use it.");
