@@ -273,7 +273,7 @@ func kitInstall(t *testing.T, root string) {
 		if err := npmCI(dir); err != nil {
 			t.Fatalf("%s: %v", st.dir, err)
 		}
-		if st.build {
+		if st.build && !builtFrom(dir) {
 			cmd := exec.Command("npm", "run", "build", "--silent")
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -281,6 +281,40 @@ func kitInstall(t *testing.T, root string) {
 			}
 		}
 	}
+}
+
+// builtFrom reports whether dir's dist/ is newer than every file of its src/ and public/ and
+// its package-lock.json (so a build would change nothing). The wallet page is always rebuilt
+// when the client's dist/ is newer than its own.
+func builtFrom(dir string) bool {
+	oldest := time.Time{}
+	_ = filepath.WalkDir(filepath.Join(dir, "dist"), func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil && (oldest.IsZero() || info.ModTime().Before(oldest)) {
+				oldest = info.ModTime()
+			}
+		}
+		return nil
+	})
+	if oldest.IsZero() {
+		return false
+	}
+	newer := false
+	sources := []string{filepath.Join(dir, "src"), filepath.Join(dir, "public"), filepath.Join(dir, "package-lock.json"), filepath.Join(dir, "build.mjs")}
+	if filepath.Base(dir) != "client" {
+		sources = append(sources, filepath.Join(dir, "..", "client", "dist"))
+	}
+	for _, src := range sources {
+		_ = filepath.WalkDir(src, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if info, err := d.Info(); err == nil && info.ModTime().After(oldest) {
+					newer = true
+				}
+			}
+			return nil
+		})
+	}
+	return !newer
 }
 
 // npmCI runs `npm ci` in dir unless node_modules was installed from the current lock file
