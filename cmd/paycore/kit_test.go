@@ -26,6 +26,7 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
+	"paycore/internal/config"
 	"paycore/internal/ids"
 )
 
@@ -34,7 +35,7 @@ import (
 // as a Node child process, and the service. A user signs up, registers a passkey, signs in
 // (the session key decrypted in the page) and pays euros out of the USDC wallet with a
 // stamp made in the page; the payment completes and the backend verifies its webhook. A
-// payment beyond the balance, a signature by another key, an expired session and a wrong
+// payment beyond the balance, an expired quote, a signature by another key, an expired session and a wrong
 // e-mail code are refused, with their messages on the page; the recovery phrase is exported
 // and decrypted in the page, e-mail codes added as a second credential, and the user signs
 // out and in again with a code.
@@ -47,7 +48,8 @@ func TestKitWalletPage(t *testing.T) {
 	shots := kitArtefacts(t)
 
 	// The platform make run creates: a sandbox whose customers the service verifies.
-	s := newStack(t, quoteFast, kycFast)
+	// Quotes live 10 s (5 minutes by default), so that one can expire during the test.
+	s := newStack(t, quoteFast, kycFast, func(c *config.Config) { c.QuoteLifetime = 10 * time.Second })
 	c, _ := s.unregulatedPlatform()
 	b := startBackend(t, root, s.baseURL, c.User, c.Password)
 
@@ -136,6 +138,17 @@ func TestKitWalletPage(t *testing.T) {
 	p.waitStatus("error", "Not enough money in your wallet")
 	p.shot("08-insufficient-funds")
 
+	// A quote that expired before it was signed: refused, and the page says to get a new one.
+	p.quote("5.00")
+	expiring := p.attr("#quote", "data-quote-id")
+	eventually(t, 60*time.Second, "the quote EXPIRED", func() bool {
+		c.Do("GET", "/quotes/"+expiring, nil).Decode(t, &q)
+		return q.Status == "EXPIRED"
+	}, func() string { return string(q.Status) })
+	p.click("pay-button")
+	p.waitStatus("error", "This quote has expired")
+	p.shot("09-quote-expired")
+
 	// A signature by another key: the page's session key replaced by a key that is no session
 	// of the wallet. The service refuses the stamp, the page says so, and no money moves.
 	other, err := ecdh.P256().GenerateKey(rand.Reader)
@@ -152,7 +165,7 @@ func TestKitWalletPage(t *testing.T) {
 	if !strings.Contains(msg, "UNAUTHORIZED") {
 		t.Fatalf("the refusal does not show the service's code: %q", msg)
 	}
-	p.shot("09-other-key-refused")
+	p.shot("10-other-key-refused")
 	c.Do("GET", "/quotes/"+refused, nil).Decode(t, &q)
 	if q.Status != "PENDING" {
 		t.Fatalf("another key's signature moved the quote to %s", q.Status)
@@ -172,7 +185,7 @@ func TestKitWalletPage(t *testing.T) {
 	p.click("pay-button")
 	p.waitStatus("error", "Your session has expired")
 	p.waitJS(`!document.getElementById('passkey').hidden && document.getElementById('wallet').hidden`, "the sign-in again")
-	p.shot("10-session-expired")
+	p.shot("11-session-expired")
 	c.Do("GET", "/quotes/"+refused, nil).Decode(t, &q)
 	if q.Status != "PENDING" {
 		t.Fatalf("an expired session moved the quote to %s", q.Status)
@@ -187,7 +200,7 @@ func TestKitWalletPage(t *testing.T) {
 	if words := strings.Fields(p.text("#mnemonic")); len(words) != 24 {
 		t.Fatalf("the page shows %d words: %q", len(words), words)
 	}
-	p.shot("11-exported")
+	p.shot("12-exported")
 
 	// E-mail codes as a second credential (signed retry), then sign out (the session revoked
 	// by a signed retry) and in again with a code: a wrong one refused, the sandbox's right.
@@ -197,7 +210,7 @@ func TestKitWalletPage(t *testing.T) {
 	if len(creds.Data) != 2 || creds.Data[1].Type != "EMAIL_OTP" {
 		t.Fatalf("credentials after adding e-mail codes: %+v", creds.Data)
 	}
-	p.shot("12-email-added")
+	p.shot("13-email-added")
 	p.click("signout-button")
 	p.waitStatus("ok", "Signed out")
 	c.Do("GET", "/auth/sessions?accountId="+stored.AccountID, nil).Decode(t, &active)
@@ -206,11 +219,11 @@ func TestKitWalletPage(t *testing.T) {
 	}
 	p.eval(`document.getElementById('otp-code').value = '123456'; document.getElementById('otp-signin-button').click()`)
 	p.waitStatus("error", "That code is wrong")
-	p.shot("13-wrong-code")
+	p.shot("14-wrong-code")
 	p.eval(`document.getElementById('otp-code').value = '000000'; document.getElementById('otp-signin-button').click()`)
 	p.waitStatus("ok", "Signed in (e-mail code)")
 	p.waitJS(`document.querySelectorAll('#balances li').length > 0`, "the balances")
-	p.shot("14-signed-in-with-code")
+	p.shot("15-signed-in-with-code")
 	t.Logf("screenshots in %s", shots)
 }
 
