@@ -257,6 +257,16 @@ func kitTools(t *testing.T) string {
 			t.Skipf("%s is not installed: the integrator kit needs Node 20+ and npm", tool)
 		}
 	}
+	out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0]").Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	if major := strings.TrimSpace(string(out)); len(major) < 2 || major < "20" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Node %s is too old for the integrator kit: it needs Node 20+", major)
+		}
+		t.Skipf("Node %s is too old for the integrator kit: it needs Node 20+", major)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
