@@ -1,4 +1,4 @@
-import createClient, { type Client, type Middleware } from "openapi-fetch";
+import createClient, { defaultPathSerializer, type Client, type Middleware } from "openapi-fetch";
 import type { paths } from "./schema.js";
 
 /** The typed client: `GET`, `POST`, `PATCH`, `DELETE`, ... over the paths of api/openapi.yaml. */
@@ -26,10 +26,20 @@ export function createPaycoreClient(options: PaycoreClientOptions): PaycoreClien
   if (!tokenId || !secret) throw new TypeError("createPaycoreClient: tokenId and secret are required");
   const client = createClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ""),
+    pathSerializer: keepColons,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   client.use(basicAuth(tokenId, secret));
   return client;
+}
+
+/**
+ * The default path serializer but for `:`, which stays as it is: ids such as
+ * `InternalAccount:<uuid>` go into paths as the service writes them (a `:` is valid in a
+ * path segment, RFC 3986), not as `%3A`, which the service does not decode in path ids.
+ */
+function keepColons(pathname: string, pathParams: Record<string, unknown>): string {
+  return defaultPathSerializer(pathname, pathParams).replace(/%3A/gi, ":");
 }
 
 /** Middleware that sets `Authorization: Basic base64(tokenId:secret)` on every request. */

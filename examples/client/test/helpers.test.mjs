@@ -128,6 +128,15 @@ test("the client sends Basic auth and types the answer", async () => {
   assert.throws(() => unwrap(res), (err) => err instanceof PaycoreError && err.status === 401 && err.code === "UNAUTHORIZED");
 });
 
+test("ids go into paths with their colon, as the service reads them; other characters are escaped", async () => {
+  reset((r, res) => send(res, 200, { id: ACCOUNT, encryptedWalletCredentials: "x" }));
+  await exportCall(client())({});
+  assert.equal(requests[0].path, `${BASE}/internal-accounts/${ACCOUNT}/export`);
+  reset((r, res) => send(res, 404, { status: 404, code: "TRANSACTION_NOT_FOUND", message: "not found" }));
+  await client().GET("/transactions/{transactionId}", { params: { path: { transactionId: "a/b c:d" } } });
+  assert.equal(requests[0].path, `${BASE}/transactions/a%2Fb%20c:d`);
+});
+
 test("signedRetry: 202, the device signs, the identical request with the two headers", async () => {
   const signed = [];
   reset(
