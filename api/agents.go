@@ -249,7 +249,7 @@ func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 // the platform's agents was redeemed. Another platform's code, a replaced one, a deleted
 // agent's or a malformed code is 404 DEVICE_CODE_NOT_FOUND.
 func (s *Server) getDeviceCodeStatus(w http.ResponseWriter, r *http.Request) error {
-	code, ok := agent.ParseDeviceCode(chi.URLParam(r, "code"))
+	code, ok := agent.ParseDeviceCode(pathParam(r, "code"))
 	if !ok {
 		return errDeviceCodeNotFound
 	}

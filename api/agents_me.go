@@ -68,7 +68,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 	if err := s.countAttempt(r.Context(), agent.AddressKey(addr), limits.PerAddress, now, "from this address"); err != nil {
 		return err
 	}
-	code, ok := agent.ParseDeviceCode(chi.URLParam(r, "code"))
+	code, ok := agent.ParseDeviceCode(pathParam(r, "code"))
 	if !ok {
 		return errDeviceCodeNotFound
 	}

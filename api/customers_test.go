@@ -245,3 +245,26 @@ func TestCustomerFilters(t *testing.T) {
 		expectError(t, c.Do("GET", "/customers?"+q, nil), 400, "INVALID_INPUT")
 	}
 }
+
+// A path id means the same escaped or not: clients that escape the `:` of a typed id
+// (openapi-fetch writes `Customer%3A…`) reach the same resource, in either case of hex.
+func TestPathIDsEscaped(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(true)
+	var cust api.Customer
+	if r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "currencies": []string{"USD"}}); r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &cust)
+	}
+	for _, colon := range []string{"%3A", "%3a"} {
+		escaped := strings.Replace(cust.ID, ":", colon, 1)
+		var got api.Customer
+		if r := c.Do("GET", "/customers/"+escaped, nil); r.Status != 200 {
+			t.Fatalf("GET /customers/%s: %d %s", escaped, r.Status, r.Body)
+		} else if r.Decode(t, &got); got.ID != cust.ID {
+			t.Fatalf("GET /customers/%s answered %s", escaped, got.ID)
+		}
+	}
+}

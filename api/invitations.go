@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
@@ -141,7 +139,7 @@ func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request, inv db.In
 // environment sees it: a malformed code, an unknown one or another environment's is 404
 // INVITATION_NOT_FOUND.
 func (s *Server) loadInvitation(r *http.Request) (db.Invitation, error) {
-	code, ok := invitation.ParseCode(chi.URLParam(r, "invitationCode"))
+	code, ok := invitation.ParseCode(pathParam(r, "invitationCode"))
 	if !ok {
 		return db.Invitation{}, errInvitationNotFound
 	}

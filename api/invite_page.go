@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/invitation"
@@ -27,7 +25,7 @@ type invitePage struct {
 // which claims it with POST /invitations/{code}/claim.
 func (s *Server) serveInvitePage(w http.ResponseWriter, r *http.Request) error {
 	page := invitePage{Title: "You are invited"}
-	code, ok := invitation.ParseCode(chi.URLParam(r, "invitationCode"))
+	code, ok := invitation.ParseCode(pathParam(r, "invitationCode"))
 	var inv db.Invitation
 	var err error
 	if ok {

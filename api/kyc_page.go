@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
@@ -79,7 +77,7 @@ func (s *Server) serveKycPage(w http.ResponseWriter, r *http.Request) error {
 // saying why is written and ok is false.
 func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkSubject, kycPage, bool, error) {
 	page := kycPage{Title: "Verify your identity"}
-	sub, err := db.KycLinkSubjectGet(r.Context(), s.q, chi.URLParam(r, "token"))
+	sub, err := db.KycLinkSubjectGet(r.Context(), s.q, pathParam(r, "token"))
 	if err == db.ErrNotFound {
 		page.Message = "This verification link is not valid. Ask for a new link."
 		renderKycPage(w, http.StatusNotFound, page)

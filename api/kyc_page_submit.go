@@ -71,7 +71,7 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(kycPageUploadTime))
 	_ = rc.SetWriteDeadline(time.Now().Add(kycPageUploadTime + time.Minute))
-	token := chi.URLParam(r, "token")
+	token := pathParam(r, "token")
 	form, err := s.readKycForm(r, sub)
 	if err == nil {
 		err = s.writeKycForm(r, sub, token, form)

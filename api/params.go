@@ -200,11 +200,23 @@ func (q *query) limit() int32 {
 // pathID parses a path parameter of the form <prefix>:<uuid>; a malformed id is simply
 // not found.
 func pathID(r *http.Request, param, prefix string, nf *Error) (uuid.UUID, error) {
-	id, err := ids.Parse(prefix, chi.URLParam(r, param))
+	id, err := ids.Parse(prefix, pathParam(r, param))
 	if err != nil {
 		return uuid.Nil, nf
 	}
 	return id, nil
+}
+
+// pathParam is the path parameter name, percent-decoded: the router matches the escaped
+// path whenever the client escaped more than it had to (`Customer%3A…`, as openapi-fetch
+// and other clients write a `:`), and a parameter must mean the same either way. A
+// segment that does not decode stays as it came, for the parameter's own check to refuse.
+func pathParam(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if d, err := url.PathUnescape(v); err == nil {
+		return d
+	}
+	return v
 }
 
 // loadOne reads the resource of the caller's platform whose id is in the path: a

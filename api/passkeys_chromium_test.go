@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
 	"paycore/api/apitest"
@@ -71,16 +69,7 @@ func TestPasskeyWithChromiumVirtualAuthenticator(t *testing.T) {
 	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/"),
-		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			if _, err := cdp.Call(ctx, tg, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-				return err
-			}
-			_, err := cdp.Call(ctx, tg, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
-				Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
-				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-			}})
-			return err
-		})); err != nil {
+		apitest.VirtualAuthenticator()); err != nil {
 		t.Fatalf("start browser: %v", err)
 	}
 

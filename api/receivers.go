@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"paycore/db"
@@ -29,10 +27,7 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 	if q.err != nil {
 		return q.err
 	}
-	address, err := url.PathUnescape(chi.URLParam(r, "receiverUmaAddress"))
-	if err != nil {
-		return invalidField("receiverUmaAddress", "receiverUmaAddress is not a valid path segment")
-	}
+	address := pathParam(r, "receiverUmaAddress")
 	p := principalFrom(r.Context())
 	env := catalog.Production
 	if p.Sandbox {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"paycore/internal/npmci"
+
 	"bytes"
 	"context"
 	"crypto/ecdh"
@@ -15,12 +17,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
 	"paycore/api"
@@ -278,22 +277,18 @@ func kitTools(t *testing.T) string {
 // client's own test takes (one install at a time across test binaries).
 func kitInstall(t *testing.T, root string) {
 	t.Helper()
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "paycore-tsclient.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := npmci.Lock("tsclient")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	defer unlock()
 	steps := []struct {
 		dir   string
 		build bool
 	}{{"examples/client", true}, {"examples/platform-backend", false}, {"examples/wallet-web", true}}
 	for _, st := range steps {
 		dir := filepath.Join(root, st.dir)
-		if err := npmCI(dir); err != nil {
+		if err := npmci.Install(dir); err != nil {
 			t.Fatalf("%s: %v", st.dir, err)
 		}
 		if st.build && !builtFrom(dir) {
@@ -338,23 +333,6 @@ func builtFrom(dir string) bool {
 		})
 	}
 	return !newer
-}
-
-// npmCI runs `npm ci` in dir unless node_modules was installed from the current lock file
-// (the marker examples/client's test leaves too).
-func npmCI(dir string) error {
-	marker := filepath.Join(dir, "node_modules", ".installed")
-	if m, err := os.Stat(marker); err == nil {
-		if l, err := os.Stat(filepath.Join(dir, "package-lock.json")); err == nil && !m.ModTime().Before(l.ModTime()) {
-			return nil
-		}
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm ci: %w: %s", err, out)
-	}
-	return os.WriteFile(marker, nil, 0o644)
 }
 
 // kitArtefacts is the directory of the test's screenshots.
@@ -457,16 +435,7 @@ func kitBrowser(t *testing.T, exe, origin string) context.Context {
 	ctx, cancel3 := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(cancel3)
 	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/"),
-		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			if _, err := cdp.Call(ctx, tg, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-				return err
-			}
-			_, err := cdp.Call(ctx, tg, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
-				Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
-				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-			}})
-			return err
-		})); err != nil {
+		apitest.VirtualAuthenticator()); err != nil {
 		t.Fatalf("start the browser: %v", err)
 	}
 	return ctx

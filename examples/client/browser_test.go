@@ -1,6 +1,8 @@
 package client
 
 import (
+	"paycore/internal/npmci"
+
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -66,12 +68,19 @@ func TestTypeScriptClientInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := npmInstall(dir); err != nil {
+	unlock, err := npmci.Lock("tsclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npmci.Install(dir); err != nil {
+		unlock()
 		t.Fatalf("installing the client's packages: %v", err)
 	}
 	build := exec.Command("npm", "run", "--silent", "build")
 	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
+	out, err := build.CombinedOutput()
+	unlock()
+	if err != nil {
 		t.Fatalf("npm run build: %v\n%s", err, out)
 	}
 

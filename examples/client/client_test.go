@@ -1,6 +1,8 @@
 package client
 
 import (
+	"paycore/internal/npmci"
+
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -8,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,7 +65,13 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := npmInstall(dir); err != nil {
+	// The lock is held through npm test, which rebuilds dist/: the kit's test reads it.
+	unlock, err := npmci.Lock("tsclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := npmci.Install(dir); err != nil {
 		t.Fatalf("installing the client's packages: %v", err)
 	}
 
@@ -274,31 +281,4 @@ func newSigner(t *testing.T) *webhooksig.ECDSASigner {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// npmInstall runs `npm ci` in dir unless node_modules was installed from the current
-// package-lock.json (the marker `make verify` and `make generate` leave too). A lock file
-// keeps parallel test binaries and make targets from installing at once.
-func npmInstall(dir string) error {
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "paycore-tsclient.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
-	marker := filepath.Join(dir, "node_modules", ".installed")
-	if m, err := os.Stat(marker); err == nil {
-		if l, err := os.Stat(filepath.Join(dir, "package-lock.json")); err == nil && !m.ModTime().Before(l.ModTime()) {
-			return nil
-		}
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm ci: %w: %s", err, out)
-	}
-	return os.WriteFile(marker, nil, 0o644)
 }

@@ -36,7 +36,7 @@ export function createPaycoreClient(options: PaycoreClientOptions): PaycoreClien
 /**
  * The default path serializer but for `:`, which stays as it is: ids such as
  * `InternalAccount:<uuid>` go into paths as the service writes them (a `:` is valid in a
- * path segment, RFC 3986), not as `%3A`, which the service does not decode in path ids.
+ * path segment, RFC 3986), readable in logs; the service takes `%3A` too.
  */
 function keepColons(pathname: string, pathParams: Record<string, unknown>): string {
   return defaultPathSerializer(pathname, pathParams).replace(/%3A/gi, ":");

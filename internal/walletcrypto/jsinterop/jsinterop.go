@@ -4,15 +4,15 @@
 package jsinterop
 
 import (
+	"paycore/internal/npmci"
+
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -24,25 +24,12 @@ func Dir() string {
 
 var install = sync.OnceValue(func() error {
 	// Test binaries run in parallel: one installs while the others wait on the lock.
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "paycore-jsinterop.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := npmci.Lock("jsinterop")
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
-	marker := filepath.Join(Dir(), "node_modules", ".installed")
-	if _, err := os.Stat(marker); err == nil {
-		return nil
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = Dir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm ci: %w: %s", err, out)
-	}
-	return os.WriteFile(marker, nil, 0o644)
+	defer unlock()
+	return npmci.Install(Dir())
 })
 
 // Client talks to one running interop script.
