@@ -21,7 +21,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run run-cluster test-cluster test-faults cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
+.PHONY: help run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -96,6 +96,11 @@ FAULT_DURATION ?= 45s
 test-faults: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## SIGKILL the API, a worker, Temporal and PostgreSQL under load; check every payment and webhook
 	PAYCORE_TEST_FAULTS=1 PAYCORE_FAULT_SEED=$(FAULT_SEED) PAYCORE_FAULT_RUNS=$(FAULT_RUNS) PAYCORE_FAULT_DURATION=$(FAULT_DURATION) \
 		$(GO) test -count=1 -timeout 30m -run '^TestSeededFaults$$' -v ./cmd/paycore
+
+# The README's quickstart run as written (in a copy of the working tree, on the default
+# ports, which must be free), then its browser steps in headless Chromium.
+test-quickstart: $(BIN)/temporal ## run the README's quickstart commands as written, then pay from the wallet page in Chromium
+	PAYCORE_TEST_QUICKSTART=1 $(GO) test -count=1 -timeout 30m -run '^TestQuickstart$$' -v ./cmd/paycore
 
 tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm)
 

@@ -44,7 +44,7 @@ func TestKitWalletPage(t *testing.T) {
 	exe := apitest.Chromium(t)
 	root := kitTools(t)
 	kitInstall(t, root)
-	shots := kitArtefacts(t)
+	shots := kitArtefacts(t, "kit")
 
 	// The platform make run creates: a sandbox whose customers the service verifies.
 	// Quotes live 10 s (5 minutes by default), so that one can expire during the test.
@@ -57,37 +57,15 @@ func TestKitWalletPage(t *testing.T) {
 	p.shot("01-start")
 	p.waitStatus("info", "Create a wallet")
 
-	// Sign up: a customer with a USDC embedded wallet, funded by the sandbox, and a EUR account.
-	p.eval(`document.getElementById('signup-name').value = 'Ada Lovelace';
-		document.getElementById('signup-email').value = 'ada@example.com';
-		document.getElementById('signup-button').click()`)
-	p.waitStatus("ok", "Your wallet is ready")
-	p.shot("02-signed-up")
-	var stored struct {
-		CustomerID, AccountID, ExternalAccountID string
-	}
-	p.evalJSON(`localStorage.getItem('paycore.wallet')`, &stored)
-	if stored.AccountID == "" || stored.ExternalAccountID == "" {
-		t.Fatalf("the page stored no wallet: %+v", stored)
-	}
-
-	// The passkey, registered through the backend with the challenge it issued.
-	p.click("register-button")
-	p.waitStatus("ok", "Passkey registered")
-	p.shot("03-passkey-registered")
+	stored := p.signUp()
+	p.registerPasskey()
 	var creds api.List[view.AuthMethod]
 	c.Do("GET", "/auth/credentials?accountId="+stored.AccountID, nil).Decode(t, &creds)
 	if len(creds.Data) != 1 || creds.Data[0].Type != "PASSKEY" {
 		t.Fatalf("credentials after registration: %+v", creds.Data)
 	}
 
-	// Sign in: challenge with the page's fresh key, assertion, verify, key decrypted in the page.
-	p.click("signin-button")
-	p.waitStatus("ok", "Signed in")
-	p.waitJS(`document.querySelectorAll('#balances li').length > 0`, "the balances")
-	p.shot("04-signed-in")
-	var sess struct{ ID, PrivateKey, PublicKey string }
-	p.evalJSON(`sessionStorage.getItem('paycore.session')`, &sess)
+	sess := p.signIn()
 	var active api.List[view.Session]
 	c.Do("GET", "/auth/sessions?accountId="+stored.AccountID, nil).Decode(t, &active)
 	if len(active.Data) != 1 || active.Data[0].ID != sess.ID || len(sess.PrivateKey) != 64 {
@@ -97,13 +75,7 @@ func TestKitWalletPage(t *testing.T) {
 		t.Fatalf("the wallet shows %q, not the sandbox's 100 USDC", balance)
 	}
 
-	// A USDC → EUR payment signed in the page: the quote's payloadToSign stamped with the session key.
-	p.quote("10.00")
-	p.shot("05-quote")
-	quoteID := p.attr("#quote", "data-quote-id")
-	p.click("pay-button")
-	p.waitStatus("ok", "Payment sent")
-	p.shot("06-paid")
+	quoteID := p.pay("10.00")
 	var q view.Quote
 	c.Do("GET", "/quotes/"+quoteID, nil).Decode(t, &q)
 	var tx struct {
@@ -118,17 +90,7 @@ func TestKitWalletPage(t *testing.T) {
 	if balance := p.text("#balances li"); !strings.Contains(balance, "90.000000 USDC") {
 		t.Fatalf("after paying 10 USDC the wallet shows %q", balance)
 	}
-	// The backend verified the payment's webhook, both signatures.
-	var seen []kitEvent
-	eventually(t, 30*time.Second, "the backend's verified OUTGOING_PAYMENT_COMPLETED", func() bool {
-		seen = b.events(t)
-		for _, e := range seen {
-			if e.Type == "OUTGOING_PAYMENT_COMPLETED" && e.Data.ID == q.TransactionID && e.Verified {
-				return true
-			}
-		}
-		return false
-	}, func() string { return fmt.Sprintf("%+v", seen) })
+	b.waitVerified(t, "OUTGOING_PAYMENT_COMPLETED", q.TransactionID)
 	p.shot("07-completed")
 
 	// More than the wallet holds: the service refuses, the page says why.
@@ -335,17 +297,17 @@ func builtFrom(dir string) bool {
 	return !newer
 }
 
-// kitArtefacts is the directory of the test's screenshots.
-func kitArtefacts(t *testing.T) string {
+// kitArtefacts is the directory of the test's screenshots: name under $PAYCORE_ARTEFACTS.
+func kitArtefacts(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if a := os.Getenv("PAYCORE_ARTEFACTS"); a != "" {
-		dir = filepath.Join(a, "kit")
+		dir = filepath.Join(a, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("screenshots of the integrator kit test go to %s", dir)
+	t.Logf("screenshots go to %s", dir)
 	return dir
 }
 
@@ -421,6 +383,22 @@ func (b *kitBackend) events(t *testing.T) []kitEvent {
 	return list.Data
 }
 
+// waitVerified waits until the backend has received and verified (both signatures) the
+// webhook of type about the object id.
+func (b *kitBackend) waitVerified(t *testing.T, typ, id string) {
+	t.Helper()
+	var seen []kitEvent
+	eventually(t, 30*time.Second, "the backend's verified "+typ, func() bool {
+		seen = b.events(t)
+		for _, e := range seen {
+			if e.Type == typ && e.Data.ID == id && e.Verified {
+				return true
+			}
+		}
+		return false
+	}, func() string { return fmt.Sprintf("%+v", seen) })
+}
+
 // kitBrowser starts headless Chromium on origin with a virtual authenticator that verifies
 // the user (a platform authenticator with resident keys).
 func kitBrowser(t *testing.T, exe, origin string) context.Context {
@@ -464,6 +442,55 @@ func (p *kitPage) evalJSON(expr string, out any) {
 	if err := json.Unmarshal([]byte(s), out); err != nil {
 		p.t.Fatalf("%s: %v: %s", expr, err, s)
 	}
+}
+
+// signUp creates the wallet on the page (a customer with a USDC embedded wallet, funded by
+// the sandbox, and a EUR account) and returns what the page stored of it.
+func (p *kitPage) signUp() (stored struct{ CustomerID, AccountID, ExternalAccountID string }) {
+	p.t.Helper()
+	p.eval(`document.getElementById('signup-name').value = 'Ada Lovelace';
+		document.getElementById('signup-email').value = 'ada@example.com';
+		document.getElementById('signup-button').click()`)
+	p.waitStatus("ok", "Your wallet is ready")
+	p.shot("02-signed-up")
+	p.evalJSON(`localStorage.getItem('paycore.wallet')`, &stored)
+	if stored.AccountID == "" || stored.ExternalAccountID == "" {
+		p.t.Fatalf("the page stored no wallet: %+v", stored)
+	}
+	return stored
+}
+
+// registerPasskey registers a passkey through the backend, with the challenge it issued.
+func (p *kitPage) registerPasskey() {
+	p.t.Helper()
+	p.click("register-button")
+	p.waitStatus("ok", "Passkey registered")
+	p.shot("03-passkey-registered")
+}
+
+// signIn signs in with the passkey (the challenge with the page's fresh key, the assertion,
+// verify, the session key decrypted in the page) and returns the page's session.
+func (p *kitPage) signIn() (sess struct{ ID, PrivateKey, PublicKey string }) {
+	p.t.Helper()
+	p.click("signin-button")
+	p.waitStatus("ok", "Signed in")
+	p.waitJS(`document.querySelectorAll('#balances li').length > 0`, "the balances")
+	p.shot("04-signed-in")
+	p.evalJSON(`sessionStorage.getItem('paycore.session')`, &sess)
+	return sess
+}
+
+// pay sends amount USDC as euros, the quote's payloadToSign stamped in the page with the
+// session key, and returns the quote's id.
+func (p *kitPage) pay(amount string) string {
+	p.t.Helper()
+	p.quote(amount)
+	p.shot("05-quote")
+	quoteID := p.attr("#quote", "data-quote-id")
+	p.click("pay-button")
+	p.waitStatus("ok", "Payment sent")
+	p.shot("06-paid")
+	return quoteID
 }
 
 // quote asks the page for a quote of amount USDC and waits until it shows it.
