@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -45,17 +46,28 @@ var docsInit []byte
 const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; " +
 	"connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-// docsAsset is one file of the API reference: its bytes, type and content hash (the
-// ETag, and part of the name of the immutable ones).
+// docsAsset is one file of the API reference: its bytes, also gzip-compressed, its type
+// and its content hash (the ETag, and part of the name of the immutable ones).
 type docsAsset struct {
-	body        []byte
-	contentType string
-	etag        string
+	body, gzipped []byte
+	contentType   string
+	etag          string
 }
 
-func newDocsAsset(body []byte, contentType string) docsAsset {
+func newDocsAsset(body []byte, contentType string) (docsAsset, error) {
 	sum := sha256.Sum256(body)
-	return docsAsset{body: body, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return docsAsset{}, fmt.Errorf("compress: %w", err)
+	}
+	if _, err := zw.Write(body); err != nil {
+		return docsAsset{}, fmt.Errorf("compress: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return docsAsset{}, fmt.Errorf("compress: %w", err)
+	}
+	return docsAsset{body: body, gzipped: gz.Bytes(), contentType: contentType, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}, nil
 }
 
 // hashedName is name with the asset's content hash before its extension.
@@ -79,8 +91,18 @@ func buildDocsSite(cfg config.Config) (*docsSite, error) {
 	if err != nil {
 		return nil, err
 	}
-	renderer, init := newDocsAsset(redocBundle, "text/javascript; charset=utf-8"), newDocsAsset(docsInit, "text/javascript; charset=utf-8")
-	site := &docsSite{document: newDocsAsset(doc, "application/yaml"), assets: map[string]docsAsset{}}
+	site := &docsSite{assets: map[string]docsAsset{}}
+	var renderer, init docsAsset
+	for _, a := range []struct {
+		to          *docsAsset
+		body        []byte
+		contentType string
+	}{{&renderer, redocBundle, "text/javascript; charset=utf-8"}, {&init, docsInit, "text/javascript; charset=utf-8"},
+		{&site.document, doc, "application/yaml"}} {
+		if *a.to, err = newDocsAsset(a.body, a.contentType); err != nil {
+			return nil, err
+		}
+	}
 	names := struct{ Title, Document, Renderer, Init string }{"paycore API reference", docsDocumentPath,
 		docsPath + "/" + renderer.hashedName("redoc.standalone.js"), docsPath + "/" + init.hashedName("init.js")}
 	site.assets[strings.TrimPrefix(names.Renderer, docsPath+"/")] = renderer
@@ -89,7 +111,9 @@ func buildDocsSite(cfg config.Config) (*docsSite, error) {
 	if err := pages.ExecuteTemplate(&buf, "docs", names); err != nil {
 		return nil, fmt.Errorf("render the docs page: %w", err)
 	}
-	site.page = newDocsAsset(buf.Bytes(), "text/html; charset=utf-8")
+	if site.page, err = newDocsAsset(buf.Bytes(), "text/html; charset=utf-8"); err != nil {
+		return nil, err
+	}
 	return site, nil
 }
 
@@ -142,15 +166,45 @@ func (s *Server) serveDocsFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// serveDocsAsset writes a with its ETag (a conditional request gets 304).
+// serveDocsAsset writes a with its ETag (a conditional request gets 304), gzip-compressed
+// when the client accepts it (the compressed form has an ETag of its own).
 func serveDocsAsset(w http.ResponseWriter, r *http.Request, a docsAsset, cacheControl string) {
 	h := w.Header()
 	h.Set("Content-Type", a.contentType)
 	h.Set("Cache-Control", cacheControl)
-	h.Set("ETag", a.etag)
+	h.Set("Vary", "Accept-Encoding")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	body, etag := a.body, a.etag
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		body, etag = a.gzipped, strings.TrimSuffix(a.etag, `"`)+`-gzip"`
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// acceptsGzip reports whether Accept-Encoding values accept gzip: named without q=0, or
+// not named and "*" without q=0.
+func acceptsGzip(values []string) bool {
+	star := false
+	for _, v := range values {
+		for _, coding := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(coding, ";")
+			q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+			ok := true
+			if q, set := strings.CutPrefix(q, "q="); set && strings.Trim(q, "0.") == "" {
+				ok = false
+			}
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "gzip", "x-gzip":
+				return ok
+			case "*":
+				star = ok
+			}
+		}
+	}
+	return star
 }
 
 // DocsDocument is the OpenAPI document as the API reference shows it: the embedded

@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -121,6 +123,36 @@ func TestDocsPageWithoutCredentials(t *testing.T) {
 	}
 	if !servedBundle {
 		t.Errorf("the page does not load the vendored renderer (scripts %v)", scripts)
+	}
+	// Compressed for a client that accepts gzip, under an ETag of its own; as is otherwise.
+	for _, tc := range []struct {
+		accept string
+		gzip   bool
+	}{{"gzip, deflate, br", true}, {"br;q=1.0, gzip;q=0.8", true}, {"identity", false}, {"gzip;q=0, *", false}, {"*", true}} {
+		req, _ := http.NewRequest("GET", e.srv.URL+scripts[0], nil)
+		req.Header.Set("Accept-Encoding", tc.accept)
+		resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if tc.gzip {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Errorf("Accept-Encoding %q: %v (Content-Encoding %q)", tc.accept, err, resp.Header.Get("Content-Encoding"))
+				continue
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := root.Do("GET", scripts[0], nil).Body
+		if resp.StatusCode != 200 || (resp.Header.Get("Content-Encoding") == "gzip") != tc.gzip || !bytes.Equal(body, want) ||
+			resp.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("Accept-Encoding %q: %d, Content-Encoding %q, Vary %q, %d bytes", tc.accept, resp.StatusCode,
+				resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"), len(body))
+		}
 	}
 	if a := root.Do("GET", "/docs/redoc.standalone.0000000000000000.js", nil); a.Status != 404 {
 		t.Errorf("an unknown file: %d", a.Status)
