@@ -18,7 +18,9 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/config"
 	"paycore/internal/events"
+	"paycore/internal/incoming"
 	"paycore/internal/kyc"
+	"paycore/internal/quote"
 	"paycore/internal/sandbox"
 )
 
@@ -276,6 +278,14 @@ func docsReference(cfg config.Config) string {
 	b.WriteString("## Quotes\n\nExecuting a quote (`POST /quotes/{quoteId}/execute`, or `POST /quotes` with `immediatelyExecute: true`) " +
 		"that pays an external account. " + suffix + "\n\n")
 	table([2]string{"Suffix", "Outcome"}, sandbox.QuoteRules(cfg.QuoteSlowDelay, cfg.QuoteReturnDelay))
+	b.WriteString("## UMA counterparties\n\nThe sandbox's UMA addresses at `" + incoming.SandboxDomain + "`: paying one with a quote, " +
+		"and receiving from one with `POST /sandbox/uma/receive`.\n\n| Address | Paying it | Receiving from it |\n| --- | --- | --- |\n")
+	for _, c := range incoming.SandboxAddresses() {
+		paid := quote.Rail{Uma: true, Identifier: c.Address, Environment: catalog.Sandbox}.Outcome()
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, paid.Describe(cfg.QuoteSlowDelay, cfg.QuoteReturnDelay),
+			incoming.SandboxSenderEffect(c.Scenario, cfg.QuoteSlowDelay))
+	}
+	b.WriteString("\n")
 	b.WriteString("## Beneficiary name check\n\nCreating an external bank account. " + suffix + "\n\n")
 	table([2]string{"Suffix", "Result"}, sandbox.BeneficiaryRules())
 	b.WriteString("## KYC and KYB\n\nA complete verification is decided by the last three characters of a value: " + kyc.SandboxSubjects + ".\n\n")

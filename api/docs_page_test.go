@@ -16,6 +16,7 @@ import (
 	"paycore/api/apitest"
 	"paycore/internal/config"
 	"paycore/internal/events"
+	"paycore/internal/incoming"
 	"paycore/internal/kyc"
 	"paycore/internal/sandbox"
 )
@@ -217,6 +218,13 @@ func TestDocsDocumentListsSandboxValuesAndEvents(t *testing.T) {
 	quotes := section("## Quotes", "\n## ")
 	for _, s := range sandbox.QuoteSuffixes() {
 		row("quotes", quotes, s)
+	}
+	uma := section("## UMA counterparties", "\n## ")
+	for _, c := range incoming.SandboxAddresses() {
+		row("UMA counterparties", uma, c.Address)
+	}
+	if !strings.Contains(uma, "COMPLIANCE_CHECK_FAILED") {
+		t.Errorf("UMA counterparties: %s", uma)
 	}
 	beneficiary := section("## Beneficiary name check", "\n## ")
 	for _, s := range sandbox.BeneficiarySuffixes() {

@@ -93,10 +93,10 @@ func FundingRule() string {
 func (o Outcome) Describe(slow, returned time.Duration) string {
 	var b strings.Builder
 	if o.Slow {
-		fmt.Fprintf(&b, "stays pending for %s, then ", duration(slow))
+		fmt.Fprintf(&b, "stays pending for %s, then ", FormatDelay(slow))
 	}
 	if o.Returned {
-		fmt.Fprintf(&b, "`%s`, then after %s the receiving bank returns it: %s", o.Status, duration(returned), ReturnedOutcome().Describe(slow, returned))
+		fmt.Fprintf(&b, "`%s`, then after %s the receiving bank returns it: %s", o.Status, FormatDelay(returned), ReturnedOutcome().Describe(slow, returned))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "`%s`", o.Status)
@@ -118,8 +118,8 @@ func (o Outcome) Describe(slow, returned time.Duration) string {
 	return b.String()
 }
 
-// duration writes d for people: whole minutes or seconds as "6 min" or "30 s".
-func duration(d time.Duration) string {
+// FormatDelay writes a delay for people: whole minutes or seconds as "6 min" or "30 s".
+func FormatDelay(d time.Duration) string {
 	switch {
 	case d >= time.Minute && d%time.Minute == 0:
 		return fmt.Sprintf("%d min", d/time.Minute)

@@ -45,7 +45,7 @@ func TestRulesDescribeOutcomes(t *testing.T) {
 	}
 	for want, in := range map[string]string{
 		"`FAILED` with `failureDetails.code` `INSUFFICIENT_FUNDS` (the bank reported insufficient funds)": transfer[0].Effect,
-		"stays pending for 30 s, then `FAILED` with `failureDetails.code` `TIMED_OUT`":                     transfer[3].Effect,
+		"stays pending for 30 s, then `FAILED` with `failureDetails.code` `TIMED_OUT`":                    transfer[3].Effect,
 	} {
 		if !strings.HasPrefix(in, want) {
 			t.Errorf("%q, want it to start with %q", in, want)
