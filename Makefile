@@ -21,7 +21,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate tools deploy-check clean-data
+.PHONY: help run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -175,11 +175,12 @@ $(CLIENT)/node_modules/.installed: $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/ and the TypeScript client's types (examples/client/src/schema.ts)
+generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
 	$(BIN)/sqlc generate
 	cd $(CLIENT) && npm run --silent generate
+	$(MAKE) --no-print-directory docs-renderer
 
-verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc, the TypeScript client's types) and go.mod are in sync
+verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
@@ -187,6 +188,33 @@ verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc, t
 	if ! diff -u $(CLIENT)/src/schema.ts "$$tmp/schema.ts"; then \
 		echo "$(CLIENT)/src/schema.ts is not what api/openapi.yaml generates: run make generate"; exit 1; \
 	fi
+	$(MAKE) --no-print-directory docs-renderer-check
+
+# The API reference page (/docs) serves Redoc's standalone bundle, vendored in api/docs/ so
+# that `go build` needs no npm; api/docs/package.json and package-lock.json pin it (the
+# lock holds its integrity hash). docs-renderer installs exactly that package (npm ci, into
+# a temporary folder) and copies the bundle, its licence and the bundled libraries' licence
+# notices; docs-renderer-check fails when the vendored files differ from them.
+DOCS_DIR := api/docs
+DOCS_FILES := bundles/redoc.standalone.js:redoc.standalone.js bundles/redoc.standalone.js.LICENSE.txt:redoc.standalone.js.LICENSE.txt LICENSE:LICENSE.redoc
+define docs_install
+tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	cp $(DOCS_DIR)/package.json $(DOCS_DIR)/package-lock.json $(DOCS_DIR)/.npmrc "$$tmp"/; \
+	(cd "$$tmp" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || { echo "npm ci failed in $(DOCS_DIR)"; exit 1; }; \
+	pkg="$$tmp/node_modules/redoc"
+endef
+
+docs-renderer: ## refresh the vendored Redoc bundle in api/docs/ from the pinned package (npm ci)
+	@set -eo pipefail; $(docs_install); \
+	for f in $(DOCS_FILES); do cp "$$pkg/$${f%%:*}" "$(DOCS_DIR)/$${f##*:}"; done; \
+	echo ">> $(DOCS_DIR): redoc $$(sed -n 's/^  "version": "\(.*\)",$$/\1/p' "$$pkg/package.json") vendored"
+
+docs-renderer-check: ## fail if the vendored Redoc bundle differs from the pinned package
+	@set -eo pipefail; $(docs_install); \
+	for f in $(DOCS_FILES); do \
+		cmp -s "$$pkg/$${f%%:*}" "$(DOCS_DIR)/$${f##*:}" || { echo "$(DOCS_DIR)/$${f##*:} differs from the pinned package's $${f%%:*}: run make docs-renderer"; exit 1; }; \
+	done; \
+	echo ">> $(DOCS_DIR): the vendored renderer matches the pinned package"
 
 lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## gofmt, go vet, staticcheck, workflowcheck and archlint (the dependency direction)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi

@@ -24,8 +24,9 @@ const kycPagePath = "/kyc/"
 //go:embed pages/*.html
 var pageFiles embed.FS
 
-// pages are the service's own HTML pages (the hosted KYC page, the invitation page): no
-// script and no external asset.
+// pages are the service's own HTML pages (the hosted KYC page, the invitation page, the
+// API reference): no external asset, and no script but the API reference's own (served by
+// the service, see docsSite).
 var pages = template.Must(template.ParseFS(pageFiles, "pages/*.html"))
 
 // kycPage is what the hosted page shows.

@@ -82,6 +82,8 @@ type Server struct {
 
 	// sandboxRates is Rates as sandbox platforms see it (moving), built once.
 	sandboxRates *fx.Table
+	// docsSite is the API reference (GET /docs), built on first use.
+	docsSite docsSiteOnce
 }
 
 // New builds the HTTP handler of the whole service.
@@ -148,6 +150,9 @@ func (s *Server) routes() chi.Router {
 	r.Get("/readyz", handler(s.ready))
 	r.Get(s.Config.BasePath()+"/openapi.yaml", serveOpenAPI)
 	r.Get("/openapi.yaml", serveOpenAPI)
+	r.Get(docsPath, handler(s.serveDocsPage))
+	r.Get(docsDocumentPath, handler(s.serveDocsDocument))
+	r.Get(docsPath+"/{asset}", handler(s.serveDocsFile))
 	r.Get(kycPagePath+"{token}", pageHandler(s.serveKycPage))
 	r.Post(kycPagePath+"{token}", pageHandler(s.submitKycPage))
 	r.Get(invitePagePath+"{invitationCode}", pageHandler(s.serveInvitePage))
