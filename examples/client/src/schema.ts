@@ -2600,6 +2600,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page
+         * @description This document rendered for people by Redoc (its standalone bundle, pinned and built
+         *     into the service; no asset comes from another origin and the page's
+         *     Content-Security-Policy allows none), with two sections the service writes from the
+         *     code that decides them: the sandbox's magic values (transfer, quote, beneficiary and
+         *     KYC/KYB suffixes, UMA counterparties, embedded-wallet stand-ins, funding limits) and
+         *     the webhook event catalogue. No authentication.
+         */
+        get: operations["apiReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The document the API reference renders
+         * @description This OpenAPI document with the server at this deployment's base path and, in
+         *     `info.description`, the sandbox's magic values and the webhook event catalogue. No
+         *     authentication.
+         */
+        get: operations["apiReferenceDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's name as the page names it, with its content hash (e.g. `redoc.standalone.<hash>.js`). */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A file of the API reference page
+         * @description The renderer's bundle and the page's script, under names that carry their content
+         *     hash, `Cache-Control: public, max-age=31536000, immutable`, with an `ETag`. No
+         *     authentication.
+         */
+        get: operations["apiReferenceAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -10296,6 +10368,103 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+        };
+    };
+    apiReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (`Cache-Control: no-cache`, with an `ETag`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` named the current `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiReferenceDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document (`Cache-Control: no-cache`, with an `ETag`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` named the current `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiReferenceAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's name as the page names it, with its content hash (e.g. `redoc.standalone.<hash>.js`). */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` named the current `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such file (for instance the name of an older bundle). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
