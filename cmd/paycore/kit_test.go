@@ -1,8 +1,6 @@
 package main
 
 import (
-	"paycore/internal/npmci"
-
 	"bytes"
 	"context"
 	"crypto/ecdh"
@@ -27,6 +25,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/npmci"
 )
 
 // The integrator kit end to end: the wallet page (examples/wallet-web) in headless Chromium

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"paycore/internal/npmci"
-
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -20,6 +17,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"paycore/api/apitest"
+	"paycore/internal/npmci"
 )
 
 // The page: the browser entry point loaded as plain ES modules (an import map for
@@ -63,7 +63,7 @@ func TestTypeScriptClientInChromium(t *testing.T) {
 			t.Skipf("%s is not installed: the TypeScript client's tests need Node 20+ and npm", tool)
 		}
 	}
-	exe := chromium(t)
+	exe := apitest.Chromium(t)
 	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -172,23 +172,4 @@ func TestTypeScriptClientInChromium(t *testing.T) {
 	if len(keys) != 2 || keys[0] != keys[1] || len(keys[0]) != 36 {
 		t.Fatalf("Idempotency-Keys sent: %q", keys)
 	}
-}
-
-// chromium finds Debian's Chromium: required in CI (.ci/run installs it), skipped elsewhere
-// without it, as the service's other browser tests are.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is required in CI (apt-get install chromium)")
-	}
-	t.Skip("chromium not installed: apt-get install chromium to run the browser test")
-	return ""
 }

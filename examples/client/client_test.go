@@ -1,8 +1,6 @@
 package client
 
 import (
-	"paycore/internal/npmci"
-
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"paycore/internal/npmci"
 	"paycore/internal/walletcrypto"
 	"paycore/internal/webhooksig"
 )

@@ -4,8 +4,6 @@
 package jsinterop
 
 import (
-	"paycore/internal/npmci"
-
 	"bufio"
 	"encoding/json"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"paycore/internal/npmci"
 )
 
 // Dir is the directory of the Node script and its package.json.
