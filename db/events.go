@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/propagation"
 
 	"paycore/internal/ids"
 )
@@ -25,10 +26,17 @@ func EventRecord(ctx context.Context, q *Queries, platformID uuid.UUID, eventTyp
 		at = &now
 	}
 	ev, err := q.WebhookEventCreate(ctx, WebhookEventCreateParams{
-		ID: ids.New(), PlatformID: platformID, Type: eventType, Data: raw, DispatchedAt: at,
+		ID: ids.New(), PlatformID: platformID, Type: eventType, Data: raw, DispatchedAt: at, Traceparent: traceParent(ctx),
 	})
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("record %s event: %w", eventType, err)
 	}
 	return ev, nil
+}
+
+// traceParent is the W3C traceparent of ctx's span, "" outside a trace.
+func traceParent(ctx context.Context) string {
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	return carrier.Get("traceparent")
 }

@@ -484,6 +484,7 @@ type WebhookEvent struct {
 	DeliveredAt    *time.Time
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	Traceparent    string
 }
 
 type WebhookSecret struct {

@@ -35,7 +35,7 @@ func (q *Queries) WebhookEventBacklog(ctx context.Context) (WebhookEventBacklogR
 }
 
 const webhookEventClaimUndispatched = `-- name: WebhookEventClaimUndispatched :many
-SELECT e.id, e.platform_id, e.type, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
+SELECT e.id, e.platform_id, e.type, e.traceparent, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
 FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
 WHERE e.dispatched_at IS NULL
 ORDER BY e.created_at
@@ -47,6 +47,7 @@ type WebhookEventClaimUndispatchedRow struct {
 	ID          uuid.UUID
 	PlatformID  uuid.UUID
 	Type        string
+	Traceparent string
 	Deliverable bool
 }
 
@@ -65,6 +66,7 @@ func (q *Queries) WebhookEventClaimUndispatched(ctx context.Context, limit int32
 			&i.ID,
 			&i.PlatformID,
 			&i.Type,
+			&i.Traceparent,
 			&i.Deliverable,
 		); err != nil {
 			return nil, err
@@ -78,9 +80,9 @@ func (q *Queries) WebhookEventClaimUndispatched(ctx context.Context, limit int32
 }
 
 const webhookEventCreate = `-- name: WebhookEventCreate :one
-INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at
+INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at, traceparent)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent
 `
 
 type WebhookEventCreateParams struct {
@@ -89,6 +91,7 @@ type WebhookEventCreateParams struct {
 	Type         string
 	Data         json.RawMessage
 	DispatchedAt *time.Time
+	Traceparent  string
 }
 
 func (q *Queries) WebhookEventCreate(ctx context.Context, arg WebhookEventCreateParams) (WebhookEvent, error) {
@@ -98,6 +101,7 @@ func (q *Queries) WebhookEventCreate(ctx context.Context, arg WebhookEventCreate
 		arg.Type,
 		arg.Data,
 		arg.DispatchedAt,
+		arg.Traceparent,
 	)
 	var i WebhookEvent
 	err := row.Scan(
@@ -114,12 +118,13 @@ func (q *Queries) WebhookEventCreate(ctx context.Context, arg WebhookEventCreate
 		&i.DeliveredAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Traceparent,
 	)
 	return i, err
 }
 
 const webhookEventGet = `-- name: WebhookEventGet :one
-SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at FROM webhook_events WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent FROM webhook_events WHERE platform_id = $1 AND id = $2
 `
 
 type WebhookEventGetParams struct {
@@ -144,12 +149,13 @@ func (q *Queries) WebhookEventGet(ctx context.Context, arg WebhookEventGetParams
 		&i.DeliveredAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Traceparent,
 	)
 	return i, err
 }
 
 const webhookEventGetByID = `-- name: WebhookEventGetByID :one
-SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at FROM webhook_events WHERE id = $1
+SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent FROM webhook_events WHERE id = $1
 `
 
 func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (WebhookEvent, error) {
@@ -169,6 +175,7 @@ func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (Webhoo
 		&i.DeliveredAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Traceparent,
 	)
 	return i, err
 }

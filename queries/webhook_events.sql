@@ -1,6 +1,6 @@
 -- name: WebhookEventCreate :one
-INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at, traceparent)
+VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING *;
 
 -- name: WebhookEventGet :one
@@ -12,7 +12,7 @@ SELECT * FROM webhook_events WHERE id = $1;
 -- name: WebhookEventClaimUndispatched :many
 -- Events committed but not yet handed to a delivery workflow. SKIP LOCKED lets several
 -- relays run side by side.
-SELECT e.id, e.platform_id, e.type, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
+SELECT e.id, e.platform_id, e.type, e.traceparent, (p.webhook_endpoint <> '' AND p.webhook_disabled_at IS NULL)::boolean AS deliverable
 FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
 WHERE e.dispatched_at IS NULL
 ORDER BY e.created_at

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -122,7 +123,7 @@ func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
 				skipped = append(skipped, ev.ID)
 				continue
 			}
-			if err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type); err != nil {
+			if err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type, ev.Traceparent); err != nil {
 				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 				continue
 			}
@@ -162,15 +163,23 @@ func (r *Relay) countTransitions(types []string) {
 
 var paymentEventPrefixes = map[string]string{"OUTGOING_PAYMENT_": "outgoing", "INCOMING_PAYMENT_": "incoming"}
 
-// dispatch starts the delivery workflow of one event inside a span of its own.
-func (r *Relay) dispatch(ctx context.Context, id, platformID uuid.UUID, typ string) error {
+// dispatch starts the delivery workflow of one event inside a span of its own: the root
+// of the delivery's trace, linked to the span that recorded the event (traceparent).
+func (r *Relay) dispatch(ctx context.Context, id, platformID uuid.UUID, typ, traceparent string) error {
 	tp := r.Tracer
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
 	eventID := ids.Format(ids.Webhook, id)
-	ctx, span := tp.Tracer("paycore/worker").Start(ctx, "webhook relay dispatch",
-		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attribute.String("paycore.webhook_event", eventID), attribute.String("paycore.webhook_type", typ)))
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("paycore.webhook_event", eventID), attribute.String("paycore.webhook_type", typ))}
+	if traceparent != "" {
+		recorded := propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": traceparent})
+		if sc := trace.SpanContextFromContext(recorded); sc.IsValid() {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+		}
+	}
+	ctx, span := tp.Tracer("paycore/worker").Start(ctx, "webhook relay dispatch", opts...)
 	defer span.End()
 	err := r.Starter.WebhookDelivery(ctx, eventID, platformID, typ, r.Retry)
 	if err != nil {

@@ -135,7 +135,7 @@ func TestTelemetryTraceFromRequestToWebhook(t *testing.T) {
 	})
 
 	// The webhook: its own trace, rooted at the relay, with the delivery workflow, its
-	// activity and the POST to the platform's endpoint.
+	// activity and the POST to the platform's endpoint, linked to the event's recording.
 	eventually(t, 30*time.Second, "the webhook POST's client span", func() bool {
 		_, ok := find(exp.GetSpans(), func(s tracetest.SpanStub) bool {
 			return scoped(otelhttpScope, trace.SpanKindClient)(s) && s.Name == "webhook POST"
@@ -155,6 +155,23 @@ func TestTelemetryTraceFromRequestToWebhook(t *testing.T) {
 	if post.Parent.SpanID() != deliverAct.SpanContext.SpanID() {
 		t.Fatalf("the webhook POST's parent is %v, want the DeliverWebhook activity %v", post.Parent.SpanID(), deliverAct.SpanContext.SpanID())
 	}
+	// Each delivery's trace is linked to the span that recorded its event: some relay
+	// dispatch (the transfer's PENDING event, recorded by the create step) links back into
+	// the request's trace.
+	eventually(t, 10*time.Second, "a relay dispatch span linked to the request's trace", func() bool {
+		_, ok := find(exp.GetSpans(), func(s tracetest.SpanStub) bool {
+			if s.Name != "webhook relay dispatch" {
+				return false
+			}
+			for _, l := range s.Links {
+				if l.SpanContext.TraceID() == req.SpanContext.TraceID() {
+					return true
+				}
+			}
+			return false
+		})
+		return ok
+	})
 	// The platform's endpoint is outside the service: it gets no trace context.
 	for i := range rc.count() {
 		if h := rc.get(i).header.Get("Traceparent"); h != "" {
