@@ -297,10 +297,21 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 	}
 	e := quote.Execution{Key: requestKey(r)}
 	if done, err := executed(row, e.Key); done || err != nil {
-		if err == nil {
-			writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
+		if err != nil {
+			return err
 		}
-		return err
+		if row.Transaction.Status == catalog.TxProcessing {
+			// Executed by this request's first attempt, whose answer was lost: that
+			// attempt's execution may be committed while its update never reached the
+			// workflow (the worker or Temporal went down before the workflow task
+			// completed). The repeat tells the workflow again (the update is idempotent
+			// for the same key), so the payment goes on now rather than at the quote's expiry.
+			if _, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e); err != nil && !workflowEnded(err) {
+				return err
+			}
+		}
+		writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
+		return nil
 	}
 	if row.PayloadToSign != "" { // an embedded-wallet source
 		var used uuid.UUID

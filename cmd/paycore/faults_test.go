@@ -522,6 +522,12 @@ func (d *faultDeployment) settled(t *testing.T) {
 			SELECT (SELECT count(*) FROM transactions WHERE status IN ('CREATED','PENDING','PROCESSING') OR refund_status = 'PENDING'),
 			       (SELECT count(*) FROM webhook_events WHERE status <> 'DELIVERED')`).Scan(&open, &undelivered)
 		return err == nil && open == 0 && undelivered == 0
+	}, func() string {
+		open := queryStrings(t, d.pool, `SELECT concat_ws(' ', id, kind, status, refund_status, updated_at) FROM transactions
+			WHERE status IN ('CREATED','PENDING','PROCESSING') OR refund_status = 'PENDING' LIMIT 10`)
+		undelivered := queryStrings(t, d.pool, `SELECT concat_ws(' ', id, type, status, dispatched_at, attempt_count, last_error, created_at) FROM webhook_events
+			WHERE status <> 'DELIVERED' LIMIT 10`)
+		return fmt.Sprintf("open payments %q; undelivered events %q", open, undelivered)
 	})
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"paycore/activities"
 	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
 	"paycore/internal/config"
@@ -716,5 +719,35 @@ func TestQuotesOfAnotherPlatformAre404(t *testing.T) {
 	}
 	if st := owner.transaction(q.TransactionID).Status; st != "PENDING" || owner.balance() != 50_000 {
 		t.Fatalf("another platform moved the quote to %s (balance %d)", st, owner.balance())
+	}
+}
+
+// An execution whose first attempt committed in the database while its update never
+// reached the quote's workflow (the worker or Temporal went down before the workflow task
+// completed) goes on when the client repeats the request with its Idempotency-Key, not
+// only at the quote's expiry.
+func TestQuoteExecutionRepeatedAfterALostUpdate(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, quoteFast, func(c *config.Config) { c.QuoteLifetime = 10 * time.Minute })
+	w := fxWorld(t, s)
+	w.fund(100_000)
+	q := w.newQuote(w.euroAccount("001"), 10_000)
+	quoteID, err := ids.Parse(ids.Quote, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first attempt's execution, committed without the workflow's knowledge.
+	sum := sha256.Sum256([]byte(w.platform.ID.String() + "\x00" + "lost-update"))
+	if _, err := db.QuoteExecute(context.Background(), s.app.pool, quoteID, quote.Execution{Key: "key:" + hex.EncodeToString(sum[:])}, view.Resources{}); err != nil {
+		t.Fatal(err)
+	}
+	if tx := w.transaction(q.TransactionID); tx.Status != "PROCESSING" {
+		t.Fatalf("after the execution: %s", tx.Status)
+	}
+	if r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "lost-update"); r.Status != 200 {
+		t.Fatalf("the repeat: %d %s", r.Status, r.Body)
+	}
+	if tx := w.waitFinal(q.TransactionID, time.Minute); tx.Status != "COMPLETED" {
+		t.Fatalf("the payment ended %s", tx.Status)
 	}
 }
