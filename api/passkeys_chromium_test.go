@@ -58,16 +58,7 @@ func TestPasskeyWithChromiumVirtualAuthenticator(t *testing.T) {
 	}
 	acct := walletAccount(t, c, "jo@example.com")
 
-	dataDir := t.TempDir()
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(dataDir),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := apitest.Browser(t, exe, 90*time.Second)
 	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/"),
 		apitest.VirtualAuthenticator()); err != nil {
 		t.Fatalf("start browser: %v", err)

@@ -251,7 +251,7 @@ func startFaultDeployment(t *testing.T, logw io.Writer) *faultDeployment {
 		d.apis = append(d.apis, fmt.Sprintf("http://127.0.0.1:%d%s", port, config.Defaults().BasePath()))
 		readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", port)
 		d.units["api"] = append(d.units["api"], paycoreUnit(t, fmt.Sprintf("api-%d", i),
-			append(env, fmt.Sprintf("PAYCORE_HTTP_ADDR=127.0.0.1:%d", port)), logw, func() error { return answer(readyz) }, "serve"))
+			append(env, fmt.Sprintf("PAYCORE_HTTP_ADDR=127.0.0.1:%d", port)), logw, func() error { return healthcheck(context.Background(), readyz) }, "serve"))
 		wport, err := freePort()
 		if err != nil {
 			t.Fatal(err)
@@ -311,8 +311,8 @@ func (d *faultDeployment) whole(t *testing.T, rep *faultReport) {
 				return false
 			}
 		}
-		return answer(strings.Replace(d.apis[0], config.Defaults().BasePath(), "/readyz", 1)) == nil &&
-			answer(strings.Replace(d.apis[1], config.Defaults().BasePath(), "/readyz", 1)) == nil
+		return healthcheck(context.Background(), strings.Replace(d.apis[0], config.Defaults().BasePath(), "/readyz", 1)) == nil &&
+			healthcheck(context.Background(), strings.Replace(d.apis[1], config.Defaults().BasePath(), "/readyz", 1)) == nil
 	}, func() string {
 		var states []string
 		for _, u := range all {
@@ -643,20 +643,6 @@ func bareID(id string) string {
 		return rest
 	}
 	return id
-}
-
-// answer is nil when url answers 2xx now, or says what it answered.
-func answer(url string) error {
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
-	if err != nil {
-		return err
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%d %s", resp.StatusCode, body)
-	}
-	return nil
 }
 
 // lockedWriter serialises the writes of the deployment's processes into one log.

@@ -402,15 +402,7 @@ func (b *kitBackend) waitVerified(t *testing.T, typ, id string) {
 // the user (a platform authenticator with resident keys).
 func kitBrowser(t *testing.T, exe, origin string) context.Context {
 	t.Helper()
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 1400),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true))
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(cancel3)
+	ctx := apitest.Browser(t, exe, 3*time.Minute, chromedp.WindowSize(1000, 1400))
 	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/"),
 		apitest.VirtualAuthenticator()); err != nil {
 		t.Fatalf("start the browser: %v", err)

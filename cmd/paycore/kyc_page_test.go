@@ -210,15 +210,7 @@ func TestKycPageInChromium(t *testing.T) {
 	if err := os.WriteFile(file, pngBytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := apitest.Browser(t, exe, 90*time.Second)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible("#submit")); err != nil {
 		t.Fatalf("open the page: %v", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -55,7 +56,7 @@ func TestQuickstart(t *testing.T) {
 	ready := time.Since(start)
 	backend := startShell(t, dir, env, blocks[1], filepath.Join(shots, "backend.log"))
 	b := &kitBackend{origin: "http://localhost:3000", url: "http://127.0.0.1:3000"}
-	eventually(t, 10*time.Minute, "the backend on :3000", func() bool { return answer(b.url+"/api/config") == nil },
+	eventually(t, 10*time.Minute, "the backend on :3000", func() bool { return healthcheck(context.Background(), b.url+"/api/config") == nil },
 		func() string { return backend.out.String() })
 	served := time.Since(start)
 
