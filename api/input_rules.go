@@ -27,6 +27,8 @@ type operationInput struct {
 	repeatable map[string]bool
 	// body is set when the operation declares a request body.
 	body bool
+	// unrouted marks a request no route serves: the router answers it (404, 405).
+	unrouted bool
 }
 
 // operationInputs is the input of every operation of the embedded document, keyed
@@ -118,44 +120,42 @@ func parseOperationInputs(doc []byte) (map[string]operationInput, error) {
 	return out, nil
 }
 
-// inputRules applies, on every route and before authentication, the rules the document
-// implies for the operation the request is routed to: every query parameter is one the
-// operation declares, given once unless it is an array; an operation without a request
-// body gets none; and a body is UTF-8 (a Content-Type naming another charset is 415).
-// A request no route serves goes on to the router's 404 or 405.
-func (s *Server) inputRules(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		method := r.Method
-		if method == http.MethodHead {
-			method = http.MethodGet
-		}
-		path := r.URL.Path
-		if r.URL.RawPath != "" {
-			path = r.URL.RawPath // what the router matches
-		}
-		pattern := s.router.Find(chi.NewRouteContext(), method, path)
-		if pattern == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		pattern = strings.TrimSuffix(pattern, "/")
-		if base := s.Config.BasePath(); strings.HasPrefix(pattern, base+"/") {
-			pattern = strings.TrimPrefix(pattern, base)
-		}
-		// An operation the document lacks (none is served, see TestOpenAPIDocumentsEveryRoute)
-		// takes neither parameters nor a body.
-		in := operationInputs[method+" "+pattern]
-		values, _ := r.Context().Value(queryKey{}).(url.Values)
-		if err := in.checkQuery(values); err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if err := in.checkBody(r); err != nil {
-			writeError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// operationOf is the input of the operation the router serves r with (HEAD is GET's):
+// the zero operationInput (no parameters, no body) for an operation the document lacks,
+// and one marked unrouted when no route serves r (the router answers 404 or 405).
+func (s *Server) operationOf(r *http.Request) operationInput {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	path := r.URL.Path
+	if r.URL.RawPath != "" {
+		path = r.URL.RawPath // what the router matches
+	}
+	pattern := s.router.Find(chi.NewRouteContext(), method, path)
+	if pattern == "" {
+		return operationInput{unrouted: true}
+	}
+	pattern = strings.TrimSuffix(pattern, "/")
+	if base := s.Config.BasePath(); strings.HasPrefix(pattern, base+"/") {
+		pattern = strings.TrimPrefix(pattern, base)
+	}
+	// Every route the router serves is in the document (TestOpenAPIDocumentsEveryRoute).
+	return operationInputs[method+" "+pattern]
+}
+
+// check applies the operation's rules to a request whose query string parsed to values:
+// every query parameter is one the operation declares, given once unless it is an array;
+// an operation without a request body gets none; a body is UTF-8 (a Content-Type naming
+// another charset is 415).
+func (in operationInput) check(r *http.Request, values url.Values) error {
+	if in.unrouted {
+		return nil
+	}
+	if err := in.checkQuery(values); err != nil {
+		return err
+	}
+	return in.checkBody(r)
 }
 
 func (in operationInput) checkQuery(values url.Values) *Error {

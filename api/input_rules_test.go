@@ -100,6 +100,11 @@ func TestEveryRouteAppliesInputRules(t *testing.T) {
 			return resp{r.Status, r.Body}
 		}
 		expect(method+" "+route+" unknown parameter", send(path+"?zzUnknown=1", nil), 400)
+		if method == http.MethodGet {
+			if r := raw.Do("HEAD", path+"?zzUnknown=1", nil); r.Status != 400 {
+				t.Errorf("HEAD %s unknown parameter: %d", route, r.Status)
+			}
+		}
 		expect(method+" "+route+" malformed name", send(path+"?%ZZ=1", nil), 400)
 		expect(method+" "+route+" malformed value", send(path+"?a=%ZZ", nil), 400)
 		for _, p := range o.params {

@@ -42,7 +42,7 @@ func keepBody(next http.Handler) http.Handler {
 }
 
 // noBody is keepBody for routes that take no body (quote execution): a body sent anyway
-// was refused before routing (inputRules), and the signed retry binds the signature to the
+// was refused before routing (checkRequest), and the signed retry binds the signature to the
 // empty body, so a signature made up front over a payload issued for the request still
 // matches it.
 func noBody(next http.Handler) http.Handler {
