@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -183,14 +182,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 
 // bearerToken reads the token of an "Authorization: Bearer <token>" header (the scheme in
 // any case).
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
-}
+func bearerToken(header string) (string, bool) { return authorization(header, "Bearer") }
 
 // getAgentMe is GET /agents/me: the authenticated agent.
 func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {

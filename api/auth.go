@@ -70,12 +70,24 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// authorization reads the credentials of an Authorization header of the given scheme
+// ("<scheme> <credentials>"): the scheme name is case-insensitive (RFC 9110 §11.1) and
+// spaces around the credentials are ignored.
+func authorization(header, scheme string) (string, bool) {
+	name, creds, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(name, scheme) {
+		return "", false
+	}
+	creds = strings.TrimSpace(creds)
+	return creds, creds != ""
+}
+
 func basicCredentials(header string) (uuid.UUID, string, bool) {
-	raw, ok := strings.CutPrefix(header, "Basic ")
+	raw, ok := authorization(header, "Basic")
 	if !ok {
 		return uuid.Nil, "", false
 	}
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+	b, err := base64.StdEncoding.DecodeString(raw)
 	if err != nil {
 		return uuid.Nil, "", false
 	}

@@ -17,14 +17,21 @@ import (
 // checkedHeaders are the request headers the service reads as text.
 var checkedHeaders = []string{headerIdempotencyKey, headerRequestID, headerWalletSignature}
 
-// checkRequest refuses, for every route and before routing, input that no handler may
-// see: a path or query string that is not valid UTF-8 or holds a NUL, a malformed query
-// string, header values the service reads that are not printable text, and a wallet
-// signature sent under another header name than Service-Wallet-Signature.
-func checkRequest(next http.Handler) http.Handler {
+// checkRequest is the one middleware of the input rules. It refuses, for every route,
+// before routing and authentication, input that no handler may see: a path or query
+// string that is not valid UTF-8 or holds a NUL, a malformed query string, header values
+// the service reads that are not printable text, and a wallet signature sent under
+// another header name than Service-Wallet-Signature; then what the operation the request
+// is routed to does not take (operationInput.check: undeclared or repeated query
+// parameters, a body where none is declared, a charset other than UTF-8).
+func (s *Server) checkRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		values, err := requestProblem(r)
 		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if err := s.operationOf(r).check(r, values); err != nil {
 			writeError(w, r, err)
 			return
 		}

@@ -138,7 +138,7 @@ func (s *Server) routes() chi.Router {
 	// bodyLimit comes before every handler and before authentication, which never reads
 	// the body: a request answered without its body is answered at once (see bodyLimit).
 	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf),
-		checkRequest, s.options, middleware.GetHead)
+		s.checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
 	}))

@@ -41,9 +41,10 @@ func keepBody(next http.Handler) http.Handler {
 	})
 }
 
-// noBody is keepBody for routes that take no body (quote execution): whatever body comes
-// is ignored, and the signed retry binds the signature to the empty body, so a signature
-// made up front over a payload issued for the request still matches it.
+// noBody is keepBody for routes that take no body (quote execution): a body sent anyway
+// was refused before routing (checkRequest), and the signed retry binds the signature to the
+// empty body, so a signature made up front over a payload issued for the request still
+// matches it.
 func noBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.NoBody

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 )
 
 // ErrInvalid is returned for a cursor that was not produced by Encode for the same list.
@@ -45,7 +47,8 @@ func Decode(list, s string, pos any) error {
 }
 
 // DecodePage reads a cursor made by EncodePage (or Encode) for list into pos and returns the
-// total it carries, nil when it carries none.
+// total it carries, nil when it carries none. It is the one decoder of every list's
+// cursor (api's serveList).
 func DecodePage(list, s string, pos any) (*int64, error) {
 	if len(s) > 1024 {
 		return nil, ErrInvalid
@@ -61,5 +64,37 @@ func DecodePage(list, s string, pos any) (*int64, error) {
 	if err := json.Unmarshal(env.Pos, pos); err != nil {
 		return nil, ErrInvalid
 	}
+	// A cursor is client input that reaches the database as a position: it must be
+	// exactly what encode writes for that position (no unknown members, no text that
+	// decoding had to repair, such as invalid UTF-8), and its text holds no NUL character,
+	// which PostgreSQL's text refuses.
+	if encode(envelope{List: list, Total: env.Total}, pos) != s || holdsNUL(env.Pos) {
+		return nil, ErrInvalid
+	}
 	return env.Total, nil
+}
+
+// holdsNUL reports whether a JSON value has a NUL character in any string.
+func holdsNUL(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return true
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return strings.ContainsRune(v, 0)
+		case []any:
+			return slices.ContainsFunc(v, walk)
+		case map[string]any:
+			for k, e := range v {
+				if strings.ContainsRune(k, 0) || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
 }

@@ -1,6 +1,9 @@
 package cursor
 
-import "testing"
+import (
+	"encoding/base64"
+	"testing"
+)
 
 type pos struct {
 	ID   string `json:"id"`
@@ -47,5 +50,22 @@ func TestPageTotal(t *testing.T) {
 	}
 	if _, err := DecodePage("tokens", EncodePage("tokens", pos{ID: "x"}, -1), &got); err == nil {
 		t.Fatal("negative total accepted")
+	}
+}
+
+// A cursor is only what Encode writes: a position with a NUL character, an unknown member
+// or text that decoding would repair is refused.
+func TestRefusesWhatEncodeNeverWrites(t *testing.T) {
+	var got pos
+	for _, raw := range []string{
+		`{"l":"tokens","p":{"id":"a\u0000","n":"y"}}`,
+		`{"l":"tokens","p":{"id":"x","n":"y","z":1}}`,
+		"{\"l\":\"tokens\",\"p\":{\"id\":\"\xff\",\"n\":\"y\"}}",
+		`{"l":"tokens","p":{"n":"y","id":"x"}}`,
+		`{"l":"tokens","p":{"id":"x","n":"y"},"x":1}`,
+	} {
+		if err := Decode("tokens", base64.RawURLEncoding.EncodeToString([]byte(raw)), &got); err == nil {
+			t.Errorf("Decode(%s) accepted", raw)
+		}
 	}
 }

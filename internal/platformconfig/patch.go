@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"paycore/internal/catalog"
@@ -16,9 +17,10 @@ import (
 // Patch is the body of PATCH /config. Read-only members are captured so they can be
 // refused by name instead of as unknown members.
 type Patch struct {
-	UmaDomain            *string          `json:"umaDomain"`
-	ProxyUmaSubdomain    *string          `json:"proxyUmaSubdomain"`
-	WebhookEndpoint      *string          `json:"webhookEndpoint"`
+	UmaDomain *string `json:"umaDomain"`
+	// An empty proxyUmaSubdomain or webhookEndpoint clears it (white space alone is refused).
+	ProxyUmaSubdomain    *string          `json:"proxyUmaSubdomain" blank:"ok"`
+	WebhookEndpoint      *string          `json:"webhookEndpoint" blank:"ok"`
 	SupportedCurrencies  *[]CurrencyPatch `json:"supportedCurrencies"`
 	EmbeddedWalletConfig *Wallet          `json:"embeddedWalletConfig"`
 
@@ -79,6 +81,9 @@ func CheckPatch(p Patch) (Change, error) {
 		if err := CheckDomain(*p.UmaDomain); err != nil {
 			return Change{}, problem.Field("umaDomain", "umaDomain %v", err)
 		}
+	}
+	if p.WebhookEndpoint != nil && *p.WebhookEndpoint != "" && strings.TrimSpace(*p.WebhookEndpoint) == "" {
+		return Change{}, problem.Field("webhookEndpoint", "webhookEndpoint must be a URL, or an empty string to remove the endpoint")
 	}
 	if p.ProxyUmaSubdomain != nil && *p.ProxyUmaSubdomain != "" && !dnsLabel.MatchString(*p.ProxyUmaSubdomain) {
 		return Change{}, problem.Field("proxyUmaSubdomain", "proxyUmaSubdomain must be a DNS label: lower-case letters, digits and inner hyphens, at most 63 characters")

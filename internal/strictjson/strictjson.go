@@ -1,8 +1,9 @@
 // Package strictjson is the one decoder of request JSON. It accepts exactly one JSON value
 // and refuses, naming the field: malformed JSON, duplicate member names, invalid UTF-8, a
-// NUL character in any string (member names included), members the Go type does not
-// declare (names match exactly, case included), values of the wrong type, and blank
-// strings (empty or only white space) unless the field is tagged `blank:"ok"`.
+// NUL character in any string (member names included), null where the Go type is an
+// object, members the Go type does not declare (names match exactly, case included),
+// values of the wrong type, and blank strings (empty or only white space) unless the
+// field is tagged `blank:"ok"`.
 //
 // Decoding happens before any side effect, so a refused request writes nothing.
 package strictjson
@@ -40,10 +41,29 @@ func DecodeAt(path string, data []byte, v any) error {
 	if err := scan(path, data); err != nil {
 		return err
 	}
+	if err := checkNullObject(path, data, v); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
 		return semanticError(path, err)
 	}
 	return checkBlank(reflect.ValueOf(v), path)
+}
+
+// checkNullObject refuses a JSON null decoded into an object (a struct or a map), which
+// decoding would otherwise leave as it is: a null body is not an empty one.
+func checkNullObject(path string, data []byte, v any) error {
+	if string(bytes.TrimSpace(data)) != "null" {
+		return nil
+	}
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || (t.Kind() != reflect.Struct && t.Kind() != reflect.Map) {
+		return nil
+	}
+	return &Error{Field: path, Message: fmt.Sprintf("%s must be a JSON object, not null", fieldOrBody(path))}
 }
 
 func scan(root string, data []byte) error {

@@ -28,6 +28,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"malformed", `{"amount": 5,`, "", "malformed JSON"},
 		{"two values", `{} {}`, "", "exactly one JSON value"},
 		{"not an object", `"hello"`, "", "must be an object"},
+		{"null body", ` null `, "", "must be a JSON object, not null"},
 		{"case folded name", `{"AMOUNT": 5}`, "AMOUNT", `unknown field "AMOUNT"`},
 		{"unknown field", `{"amount": 5, "extra": 1}`, "extra", `unknown field "extra"`},
 		{"duplicate", `{"amount": 5, "amount": 6}`, "amount", `duplicate field "amount"`},

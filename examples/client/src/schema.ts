@@ -2946,8 +2946,10 @@ export interface components {
             /**
              * @description Absolute URL receiving webhooks: https (http is also accepted for sandbox
              *     platforms), a host whose addresses are all public, no credentials, no
-             *     fragment. An empty string removes the endpoint. A new value triggers a one-off
-             *     `TEST` webhook and re-enables a disabled endpoint.
+             *     fragment. An empty string removes the endpoint (`null` or an absent member
+             *     leaves it as it is); events raised while none is set are stored as
+             *     `UNDELIVERABLE` and can be redelivered once one is set. A new value triggers a
+             *     one-off `TEST` webhook and re-enables a disabled endpoint.
              * @example https://platform.example.com/webhooks
              */
             webhookEndpoint?: string;
