@@ -76,8 +76,8 @@ func CheckPatch(p Patch) (Change, error) {
 		ch.Currencies = cur
 	}
 	if p.UmaDomain != nil {
-		if err := CheckDomain(*p.UmaDomain); err != nil {
-			return Change{}, problem.Field("umaDomain", "umaDomain %v", err)
+		if err := CheckUmaDomain(*p.UmaDomain); err != nil {
+			return Change{}, err
 		}
 	}
 	if p.ProxyUmaSubdomain != nil && *p.ProxyUmaSubdomain != "" && !dnsLabel.MatchString(*p.ProxyUmaSubdomain) {
