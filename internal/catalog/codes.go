@@ -78,7 +78,7 @@ const (
 	UmaAddressExists         Code = "UMA_ADDRESS_EXISTS"
 	// UmaDomainTaken refuses a umaDomain another platform of the deployment holds (its
 	// umaDomain, or its customers' addresses), or one the service reserves (409).
-	UmaDomainTaken Code = "UMA_DOMAIN_TAKEN"
+	UmaDomainTaken           Code = "UMA_DOMAIN_TAKEN"
 	EmailOTPCredentialExists Code = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
 	PasskeyCredentialExists  Code = "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
 	OAuthCredentialExists    Code = "OAUTH_CREDENTIAL_ALREADY_EXISTS"
