@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"paycore/api"
+	"paycore/db"
+	"paycore/internal/ids"
 	"paycore/internal/incoming"
 )
 
@@ -37,5 +40,35 @@ func TestSandboxReceiveForgedLocalSender(t *testing.T) {
 	// Nobody takes the domain now, its holder included.
 	for name, w := range map[string]*world{"victim": victim, "squatter": squatter} {
 		expectCode(t, name+" takes the sandbox's domain", w.c.Do("PATCH", "/config", map[string]any{"umaDomain": incoming.SandboxDomain}), 409, "UMA_DOMAIN_TAKEN")
+	}
+}
+
+// `paycore dev` whose credentials file is gone while its database is kept creates a new
+// sandbox platform on a placeholder domain: the first keeps sandbox.uma.localhost.
+func TestDevSandboxPlatformWithoutItsCredentials(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	first := &app{cfg: s.app.cfg, pool: s.app.pool, box: s.app.box}
+	first.cfg.DataDir = t.TempDir()
+	second := &app{cfg: s.app.cfg, pool: s.app.pool, box: s.app.box}
+	second.cfg.DataDir = t.TempDir()
+	var domains []string
+	for _, a := range []*app{first, second} {
+		creds, err := ensureSandboxPlatform(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := ids.Parse(ids.Platform, creds.PlatformID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := db.New(s.app.pool).PlatformGet(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains = append(domains, p.UmaDomain)
+	}
+	if domains[0] != "sandbox.uma.localhost" || !strings.HasSuffix(domains[1], ".uma.example") {
+		t.Fatalf("domains %v", domains)
 	}
 }
