@@ -30,7 +30,7 @@ func multiCurrency(t testing.TB, c *apitest.Client, wallets bool) {
 func TestCustomerLifecycle(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	c, _ := e.platform(true)
+	c, p := e.platform(true)
 	multiCurrency(t, c, false)
 	r := c.Do("POST", "/customers", map[string]any{
 		"customerType": "INDIVIDUAL", "platformCustomerId": "user-42", "region": "MX", "email": "ana@example.com",
@@ -46,7 +46,7 @@ func TestCustomerLifecycle(t *testing.T) {
 	if strings.Join(cust.Currencies, ",") != "MXN,USDC" || cust.KycStatus == nil || *cust.KycStatus != "APPROVED" {
 		t.Fatalf("customer %s", r.Body)
 	}
-	if !strings.HasPrefix(cust.UmaAddress, "$user-42.") || !strings.HasSuffix(cust.UmaAddress, "@test-platform.uma.example") {
+	if !strings.HasPrefix(cust.UmaAddress, "$user-42.") || !strings.HasSuffix(cust.UmaAddress, "@"+p.UmaDomain) {
 		t.Fatalf("generated umaAddress %q", cust.UmaAddress)
 	}
 	// One internal account per currency: fiat and crypto, each with unique instructions.
@@ -166,7 +166,7 @@ func TestBusinessCustomerAndWallets(t *testing.T) {
 func TestCustomerValidationAndConflicts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	c, _ := e.platform(true)
+	c, p := e.platform(true)
 	cases := map[string]map[string]any{
 		"no type":          {"region": "US"},
 		"bad type":         {"customerType": "ROBOT", "region": "US"},
@@ -182,19 +182,19 @@ func TestCustomerValidationAndConflicts(t *testing.T) {
 		"unsupported":      {"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"EUR"}},
 		"duplicate":        {"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD", "USD"}},
 		"foreign uma":      {"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "$ana@other.example"},
-		"bad uma":          {"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "ana@test-platform.uma.example"},
+		"bad uma":          {"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "ana@" + p.UmaDomain},
 		"unknown field":    {"customerType": "INDIVIDUAL", "region": "US", "favouriteColour": "blue"},
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) { expectError(t, c.Do("POST", "/customers", body), 400, "INVALID_INPUT") })
 	}
-	ok := map[string]any{"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "$ana@test-platform.uma.example", "platformCustomerId": "p-1"}
+	ok := map[string]any{"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "$ana@" + p.UmaDomain, "platformCustomerId": "p-1"}
 	if r := c.Do("POST", "/customers", ok); r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
 	ok["platformCustomerId"] = "p-2"
 	expectError(t, c.Do("POST", "/customers", ok), 409, "UMA_ADDRESS_EXISTS")
-	ok["umaAddress"] = "$bob@test-platform.uma.example"
+	ok["umaAddress"] = "$bob@" + p.UmaDomain
 	ok["platformCustomerId"] = "p-1"
 	expectError(t, c.Do("POST", "/customers", ok), 409, "PLATFORM_CUSTOMER_ID_EXISTS")
 	var n int

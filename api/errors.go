@@ -45,6 +45,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.ExternalAccountExists:         http.StatusConflict,
 	catalog.PlatformCustomerIDExists:      http.StatusConflict,
 	catalog.UmaAddressExists:              http.StatusConflict,
+	catalog.UmaDomainTaken:                http.StatusConflict,
 	catalog.IdempotencyInProgress:         http.StatusConflict,
 	catalog.WebhookDeliveryInProgress:     http.StatusConflict,
 	catalog.CustomerDeleted:               http.StatusGone,

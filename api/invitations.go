@@ -80,8 +80,12 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalFrom(r.Context())
 	c := invitation.Claim{PlatformID: p.PlatformID, Environment: p.environment(), InviteeUma: *b.InviteeUma, Key: requestKey(r)}
+	invitee, err := db.InvitationInviteeOf(r.Context(), s.q, c)
+	if err != nil {
+		return err
+	}
 	return s.endInvitation(w, r, inv, c.Key,
-		func(st invitation.State, now time.Time) error { return invitation.CheckClaim(st, c, now) },
+		func(st invitation.State, now time.Time) error { return invitation.CheckClaim(st, c, invitee, now) },
 		func(ctx context.Context) (json.RawMessage, error) { return s.start.ClaimInvitation(ctx, inv.Code, c) })
 }
 

@@ -171,7 +171,7 @@ func seedCustomers(t *testing.T, e *env, platform uuid.UUID, n int, base time.Ti
 		}
 		e.exec(t, `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, uma_address, is_deleted, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			out[i], platform, fmt.Sprintf("pc-%d", i), typ, regions[i%3], currencies[i%3], fmt.Sprintf("$c%d@list.example", i), i == n-1, created, updated)
+			out[i], platform, fmt.Sprintf("pc-%d", i), typ, regions[i%3], currencies[i%3], fmt.Sprintf("$c%d@%s.list.example", i, platform), i == n-1, created, updated)
 	}
 	return out
 }
@@ -312,7 +312,7 @@ func TestCustomerListCounts(t *testing.T) {
 			{query: "region=MX", where: "region = 'MX'"},
 			{query: "currency=USD", where: "'USD' = ANY(currencies)"},
 			{query: "platformCustomerId=pc-4", where: "platform_customer_id = 'pc-4'"},
-			{query: "umaAddress=" + url.QueryEscape("$c5@list.example"), where: "uma_address = '$c5@list.example'"},
+			{query: "umaAddress=" + url.QueryEscape(fmt.Sprintf("$c5@%s.list.example", p.ID)), where: fmt.Sprintf("uma_address = '$c5@%s.list.example'", p.ID)},
 			{query: "createdAfter=" + qtime(day(7).Add(5*time.Hour)), where: "created_at >= $2", args: []any{day(7).Add(5 * time.Hour)}},
 			{query: "createdBefore=" + qtime(day(7)), where: "created_at <= $2", args: []any{day(7)}},
 			{query: "createdAfter=" + qtime(day(3)) + "&createdBefore=" + qtime(day(15).Add(13*time.Hour)), where: "created_at BETWEEN $2 AND $3", args: []any{day(3), day(15).Add(13 * time.Hour)}},

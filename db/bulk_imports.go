@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -251,8 +252,8 @@ func bulkImportRow(ctx context.Context, q *Queries, box *sealbox.Box, job BulkIm
 }
 
 // customerTaken says why a new customer of a bulk import was not inserted: its
-// platformCustomerId or umaAddress belongs to another customer (of the platform, or made
-// by an earlier row of the file). When its own id is taken, the row's customer exists
+// platformCustomerId belongs to another customer of the platform (one made by an earlier
+// row of the file included), or its umaAddress to another customer of the deployment. When its own id is taken, the row's customer exists
 // already and nothing is refused.
 func customerTaken(ctx context.Context, q *Queries, jobID uuid.UUID, p CustomerCreateParams) error {
 	taken, err := q.CustomerConflicts(ctx, CustomerConflictsParams{PlatformID: p.PlatformID, ID: p.ID,
@@ -265,20 +266,23 @@ func customerTaken(ctx context.Context, q *Queries, jobID uuid.UUID, p CustomerC
 			return nil
 		}
 	}
-	who := func(id uuid.UUID) string {
-		if row, ok := bulkimport.RowOf(jobID, id); ok {
+	who := func(c CustomerConflictsRow) string {
+		if row, ok := bulkimport.RowOf(jobID, c.ID); ok {
 			return fmt.Sprintf("the customer of row %d of this file", row)
+		}
+		if c.PlatformID != p.PlatformID {
+			return "a customer of another platform"
 		}
 		return "another customer of the platform"
 	}
 	for _, c := range taken {
-		if c.PlatformCustomerID == p.PlatformCustomerID {
-			return problem.FieldCode(catalog.PlatformCustomerIDExists, bulkimport.ColPlatformCustomerID, "%s already has this platformCustomerId", who(c.ID))
+		if c.PlatformID == p.PlatformID && c.PlatformCustomerID == p.PlatformCustomerID {
+			return problem.FieldCode(catalog.PlatformCustomerIDExists, bulkimport.ColPlatformCustomerID, "%s already has this platformCustomerId", who(c))
 		}
 	}
 	for _, c := range taken {
-		if c.UmaAddress == p.UmaAddress {
-			return problem.FieldCode(catalog.UmaAddressExists, bulkimport.ColUmaAddress, "%s already has this umaAddress", who(c.ID))
+		if strings.EqualFold(c.UmaAddress, p.UmaAddress) {
+			return problem.FieldCode(catalog.UmaAddressExists, bulkimport.ColUmaAddress, "%s already has this umaAddress", who(c))
 		}
 	}
 	return fmt.Errorf("customer %s was not inserted, yet nothing takes its identifiers", p.ID)

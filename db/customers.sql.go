@@ -15,9 +15,9 @@ import (
 )
 
 const customerConflicts = `-- name: CustomerConflicts :many
-SELECT id, platform_customer_id, uma_address FROM customers
-WHERE platform_id = $1
-  AND (id = $2 OR platform_customer_id = $3 OR uma_address = $4)
+SELECT id, platform_id, platform_customer_id, uma_address FROM customers
+WHERE (platform_id = $1 AND (id = $2 OR platform_customer_id = $3))
+   OR lower(uma_address) = lower($4)
 `
 
 type CustomerConflictsParams struct {
@@ -29,11 +29,13 @@ type CustomerConflictsParams struct {
 
 type CustomerConflictsRow struct {
 	ID                 uuid.UUID
+	PlatformID         uuid.UUID
 	PlatformCustomerID string
 	UmaAddress         string
 }
 
-// The customers of a platform that take a new customer's id, platformCustomerId or umaAddress.
+// The customers that take a new customer's id or platformCustomerId (of its platform) or
+// umaAddress (of any platform: addresses are unique deployment-wide).
 func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsParams) ([]CustomerConflictsRow, error) {
 	rows, err := q.db.Query(ctx, customerConflicts,
 		arg.PlatformID,
@@ -48,7 +50,12 @@ func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsPa
 	items := []CustomerConflictsRow{}
 	for rows.Next() {
 		var i CustomerConflictsRow
-		if err := rows.Scan(&i.ID, &i.PlatformCustomerID, &i.UmaAddress); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.PlatformCustomerID,
+			&i.UmaAddress,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"paycore/internal/catalog"
+	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/walletauth"
 )
@@ -13,6 +14,8 @@ import (
 // Constraint names the hand-written operations map to domain errors.
 const (
 	ConstraintCustomerUmaAddress         = "customers_platform_id_uma_address_key"
+	ConstraintUmaAddressUnique           = "customers_uma_address_key"
+	ConstraintPlatformUmaDomain          = "platforms_uma_domain_key"
 	ConstraintCustomerPlatformCustomerID = "customers_platform_id_platform_customer_id_key"
 	ConstraintExternalAccountUnique      = "external_accounts_unique_idx"
 	ConstraintCustomerAccountUnique      = "internal_accounts_customer_currency_idx"
@@ -26,8 +29,10 @@ const (
 // It is the one place Postgres constraint violations become refusals; matching is by
 // constraint name, never by error text.
 var constraintErrors = map[string]func() error{
-	ConstraintCustomerUmaAddress: func() error {
-		return problem.Refuse(catalog.UmaAddressExists, "another customer of the platform already has this umaAddress")
+	ConstraintCustomerUmaAddress: umaAddressTaken,
+	ConstraintUmaAddressUnique:   umaAddressTaken,
+	ConstraintPlatformUmaDomain: func() error {
+		return platformconfig.DomainTaken()
 	},
 	ConstraintCustomerPlatformCustomerID: func() error {
 		return problem.Refuse(catalog.PlatformCustomerIDExists, "another customer of the platform already has this platformCustomerId")
@@ -47,6 +52,10 @@ var constraintErrors = map[string]func() error{
 	ConstraintCredentialOnePasskey: func() error {
 		return walletauth.CredentialExists(catalog.CredentialPasskey)
 	},
+}
+
+func umaAddressTaken() error {
+	return problem.Refuse(catalog.UmaAddressExists, "another customer already has this umaAddress (addresses are unique on the deployment, a deleted customer's included)")
 }
 
 // MapConstraint returns the domain error of a constraint violation named in

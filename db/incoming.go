@@ -27,7 +27,7 @@ type IncomingCreated struct {
 }
 
 // IncomingCreate creates a payment received over UMA in one database transaction: it
-// finds the receiving customer and its open account in the payment's currency, checks
+// applies incoming.CheckSender to the sender's address, finds the receiving customer and its open account in the payment's currency, checks
 // them and the platform's configuration (INCOMING enabled, the amount within limits),
 // then writes the PENDING INCOMING transaction and its INCOMING_PAYMENT_PENDING event,
 // which the payment's workflow delivers itself as the approval request (the relay leaves
@@ -45,6 +45,13 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 			return nil
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read transaction: %w", err)
+		}
+		home, err := q.UmaAddressHome(ctx, UmaAddressHomeParams{Domain: r.Sender.Domain(), Address: r.Sender.Address})
+		if err != nil {
+			return fmt.Errorf("find the sender's platform: %w", err)
+		}
+		if err := incoming.CheckSender(r.Sender, incoming.SenderHome{Held: home.Held, Customer: home.Customer}); err != nil {
+			return err
 		}
 		rc, err := q.IncomingReceiver(ctx, IncomingReceiverParams{PlatformID: r.PlatformID, Currency: r.Currency, UmaAddress: r.ReceiverUma,
 			CustomerID: r.ReceiverCustomer.UUID})

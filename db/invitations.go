@@ -69,7 +69,8 @@ func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Requ
 }
 
 // InvitationClaim claims an invitation in one database transaction: it locks it (as the
-// claiming platform's environment sees it), applies invitation.CheckClaim at now, marks it
+// claiming platform's environment sees it), applies invitation.CheckClaim at now (with the
+// invitee as InvitationInviteeOf reads it), marks it
 // CLAIMED and records the INVITATION_CLAIMED event (rendered by render) for the inviter's
 // platform. A repeat of the claim that succeeded (the same key) changes nothing and
 // returns the invitation.
@@ -84,7 +85,11 @@ func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c inv
 			out = cur
 			return nil
 		}
-		if err := invitation.CheckClaim(InvitationState(cur), c, now); err != nil {
+		invitee, err := InvitationInviteeOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if err := invitation.CheckClaim(InvitationState(cur), c, invitee, now); err != nil {
 			return err
 		}
 		out, err = q.InvitationMarkClaimed(ctx, InvitationMarkClaimedParams{Code: code, InviteeUma: &c.InviteeUma,
@@ -96,6 +101,15 @@ func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c inv
 		return err
 	})
 	return out, err
+}
+
+// InvitationInviteeOf reads what invitation.CheckClaim reads of claim c's invitee.
+func InvitationInviteeOf(ctx context.Context, q *Queries, c invitation.Claim) (invitation.Invitee, error) {
+	ok, err := q.InvitationInvitee(ctx, InvitationInviteeParams{PlatformID: c.PlatformID, InviteeUma: c.InviteeUma})
+	if err != nil {
+		return invitation.Invitee{}, fmt.Errorf("read invitee: %w", err)
+	}
+	return invitation.Invitee{Customer: ok}, nil
 }
 
 // InvitationCancel cancels an invitation in one database transaction: it locks it (as the

@@ -111,6 +111,23 @@ func (q *Queries) InvitationInsert(ctx context.Context, arg InvitationInsertPara
 	return err
 }
 
+const invitationInvitee = `-- name: InvitationInvitee :one
+SELECT EXISTS (SELECT 1 FROM customers WHERE platform_id = $1 AND uma_address = $2::text AND NOT is_deleted)
+`
+
+type InvitationInviteeParams struct {
+	PlatformID uuid.UUID
+	InviteeUma string
+}
+
+// Whether the invitee's address is one of the claiming platform's (not deleted) customers.
+func (q *Queries) InvitationInvitee(ctx context.Context, arg InvitationInviteeParams) (bool, error) {
+	row := q.db.QueryRow(ctx, invitationInvitee, arg.PlatformID, arg.InviteeUma)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const invitationInviter = `-- name: InvitationInviter :one
 SELECT p.uma_domain, c.id AS customer_id, coalesce(c.currencies, '{}'::text[])::text[] AS currencies
 FROM platforms p

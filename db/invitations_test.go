@@ -28,7 +28,11 @@ func TestInvitationLifecycle(t *testing.T) {
 	box := newBox(t)
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
-	other, _ := provision(t, pool, box)
+	other, os := provision(t, pool, box)
+	bob, err := db.CustomerCreateWithAccounts(ctx, pool, box, other.ID, newCustomer(t, os, "bob", "$bob@"+os.UmaDomain))
+	if err != nil {
+		t.Fatal(err)
+	}
 	prodSpec, err := platformconfig.Provision(platformconfig.PlatformParams{Name: "Production"})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +67,15 @@ func TestInvitationLifecycle(t *testing.T) {
 		t.Fatalf("creating again: %+v %v", again, err)
 	}
 
-	claim := invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox, InviteeUma: "$bob@wallet.example.com", Key: "k1"}
+	// Only for one of the claiming platform's customers: not for nobody's address, nor for
+	// another platform's customer.
+	for _, foreign := range []string{"$bob@wallet.example.com", alice.UmaAddress + "x"} {
+		c := invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox, InviteeUma: foreign, Key: "f"}
+		if _, err := db.InvitationClaim(ctx, pool, req.Code, c, now, renderInvitation); problem.CodeOf(err) != catalog.InvalidUmaAddress {
+			t.Fatalf("claimed for %s: %v", foreign, err)
+		}
+	}
+	claim := invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox, InviteeUma: bob.UmaAddress, Key: "k1"}
 	// A production platform does not see a sandbox invitation.
 	prodClaim := claim
 	prodClaim.PlatformID, prodClaim.Environment = prod.ID, catalog.Production
@@ -82,7 +94,7 @@ func TestInvitationLifecycle(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT type, data FROM webhook_events WHERE platform_id = $1", p.ID).Scan(&typ, &data); err != nil {
 		t.Fatalf("the inviter's platform has no event: %v", err)
 	}
-	if typ != "INVITATION_CLAIMED" || string(data) != fmt.Sprintf(`{"code": %q, "status": "CLAIMED", "inviteeUma": "$bob@wallet.example.com"}`, req.Code) {
+	if typ != "INVITATION_CLAIMED" || string(data) != fmt.Sprintf(`{"code": %q, "status": "CLAIMED", "inviteeUma": %q}`, req.Code, bob.UmaAddress) {
 		t.Fatalf("event %s %s", typ, data)
 	}
 	if n := count(t, pool, "SELECT count(*) FROM webhook_events WHERE platform_id = $1", other.ID); n != 0 {
@@ -132,10 +144,18 @@ func TestInvitationConcurrentClaimsAndCancels(t *testing.T) {
 	box := newBox(t)
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
-	other, _ := provision(t, pool, box)
+	other, os := provision(t, pool, box)
 	alice, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var invitees []string
+	for i := range 16 {
+		c, err := db.CustomerCreateWithAccounts(ctx, pool, box, other.ID, newCustomer(t, os, fmt.Sprintf("user%d", i), fmt.Sprintf("$user%d@%s", i, os.UmaDomain)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		invitees = append(invitees, c.UmaAddress)
 	}
 	for round := range 5 {
 		req := invitation.Request{Code: invitation.NewCode(), PlatformID: p.ID, InviterUma: alice.UmaAddress,
@@ -156,7 +176,7 @@ func TestInvitationConcurrentClaimsAndCancels(t *testing.T) {
 					_, err = db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: key}, time.Now())
 				} else {
 					_, err = db.InvitationClaim(ctx, pool, req.Code, invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox,
-						InviteeUma: fmt.Sprintf("$user%d@wallet.example.com", i), Key: key}, time.Now(), renderInvitation)
+						InviteeUma: invitees[i], Key: key}, time.Now(), renderInvitation)
 				}
 				mu.Lock()
 				defer mu.Unlock()

@@ -43,8 +43,9 @@ func countDrift(t *testing.T, q interface {
 
 func newPlatform(t *testing.T, pool *pgxpool.Pool) uuid.UUID {
 	t.Helper()
-	p, err := db.New(pool).PlatformCreate(context.Background(), db.PlatformCreateParams{ID: ids.New(), Name: "p", Environment: "SANDBOX",
-		ConfigID: ids.New(), UmaDomain: "p.example.com", SupportedCurrencies: json.RawMessage(`[]`)})
+	id := ids.New()
+	p, err := db.New(pool).PlatformCreate(context.Background(), db.PlatformCreateParams{ID: id, Name: "p", Environment: "SANDBOX",
+		ConfigID: ids.New(), UmaDomain: "p-" + id.String() + ".example.com", SupportedCurrencies: json.RawMessage(`[]`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,11 +57,15 @@ func PlatformProvision(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box
 	var plat Platform
 	var tok IssuedToken
 	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		id := ids.New()
+		if err := umaDomainClaim(ctx, q, id, p.UmaDomain); err != nil {
+			return err
+		}
 		var err error
-		plat, err = q.PlatformCreate(ctx, PlatformCreateParams{ID: ids.New(), Name: p.Name, Environment: p.Environment,
+		plat, err = q.PlatformCreate(ctx, PlatformCreateParams{ID: id, Name: p.Name, Environment: p.Environment,
 			IsRegulatedFinancialInstitution: p.IsRegulated, ConfigID: ids.New(), UmaDomain: p.UmaDomain, SupportedCurrencies: currencies})
 		if err != nil {
-			return fmt.Errorf("create platform: %w", err)
+			return MapConstraint(fmt.Errorf("create platform: %w", err))
 		}
 		if err := webhookSecretAdd(ctx, q, box, plat.ID); err != nil {
 			return err
@@ -109,8 +113,13 @@ func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 		if err != nil {
 			return err
 		}
+		if platformconfig.NormalDomain(params.UmaDomain) != platformconfig.NormalDomain(p.UmaDomain) {
+			if err := umaDomainClaim(ctx, q, p.ID, params.UmaDomain); err != nil {
+				return err
+			}
+		}
 		if updated, err = q.PlatformUpdateConfig(ctx, params); err != nil {
-			return fmt.Errorf("update platform config: %w", err)
+			return MapConstraint(fmt.Errorf("update platform config: %w", err))
 		}
 		if ch.Currencies != nil {
 			if err := PlatformAccountsEnsure(ctx, q, box, p.ID, ch.Currencies); err != nil {
@@ -125,6 +134,17 @@ func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 		return nil
 	})
 	return updated, err
+}
+
+// umaDomainClaim lets platformconfig.CheckDomainClaim decide whether platform id may take
+// domain, given who else holds it. Two claims at once both pass here; the unique index on
+// the platforms' domains refuses the later one (MapConstraint: UMA_DOMAIN_TAKEN).
+func umaDomainClaim(ctx context.Context, q *Queries, id uuid.UUID, domain string) error {
+	h, err := q.UmaDomainHolders(ctx, UmaDomainHoldersParams{Domain: domain, PlatformID: id})
+	if err != nil {
+		return fmt.Errorf("read who holds umaDomain %s: %w", domain, err)
+	}
+	return platformconfig.CheckDomainClaim(domain, platformconfig.DomainHolders{Platform: h.Platform, Customers: h.Customers})
 }
 
 // configUpdate is the stored configuration of p after ch; announce reports whether the

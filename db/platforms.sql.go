@@ -178,3 +178,54 @@ func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateCo
 	)
 	return i, err
 }
+
+const umaAddressHome = `-- name: UmaAddressHome :one
+SELECT EXISTS (SELECT 1 FROM platforms p WHERE lower(p.uma_domain) = lower($1::text)) AS held,
+       EXISTS (SELECT 1 FROM platforms p JOIN customers c ON c.platform_id = p.id
+               WHERE lower(p.uma_domain) = lower($1::text) AND lower(c.uma_address) = lower($2::text)) AS customer
+`
+
+type UmaAddressHomeParams struct {
+	Domain  string
+	Address string
+}
+
+type UmaAddressHomeRow struct {
+	Held     bool
+	Customer bool
+}
+
+// Whether a platform of the deployment holds the domain of a UMA address, and whether the
+// address is one of that platform's customers (a deleted one's address stays its own).
+func (q *Queries) UmaAddressHome(ctx context.Context, arg UmaAddressHomeParams) (UmaAddressHomeRow, error) {
+	row := q.db.QueryRow(ctx, umaAddressHome, arg.Domain, arg.Address)
+	var i UmaAddressHomeRow
+	err := row.Scan(&i.Held, &i.Customer)
+	return i, err
+}
+
+const umaDomainHolders = `-- name: UmaDomainHolders :one
+SELECT EXISTS (SELECT 1 FROM platforms p WHERE lower(p.uma_domain) = lower($1::text) AND p.id <> $2) AS platform,
+       EXISTS (SELECT 1 FROM customers c WHERE lower(split_part(c.uma_address, '@', 2)) = lower($1::text)
+                                          AND c.platform_id <> $2) AS customers
+`
+
+type UmaDomainHoldersParams struct {
+	Domain     string
+	PlatformID uuid.UUID
+}
+
+type UmaDomainHoldersRow struct {
+	Platform  bool
+	Customers bool
+}
+
+// Who other than a platform holds a UMA domain (compared case-insensitively): another
+// platform whose umaDomain it is, or customers of another platform with addresses on it
+// (a domain a platform left stays with its customers' addresses).
+func (q *Queries) UmaDomainHolders(ctx context.Context, arg UmaDomainHoldersParams) (UmaDomainHoldersRow, error) {
+	row := q.db.QueryRow(ctx, umaDomainHolders, arg.Domain, arg.PlatformID)
+	var i UmaDomainHoldersRow
+	err := row.Scan(&i.Platform, &i.Customers)
+	return i, err
+}

@@ -45,7 +45,8 @@ ON CONFLICT DO NOTHING
 RETURNING *;
 
 -- name: CustomerConflicts :many
--- The customers of a platform that take a new customer's id, platformCustomerId or umaAddress.
-SELECT id, platform_customer_id, uma_address FROM customers
-WHERE platform_id = sqlc.arg(platform_id)
-  AND (id = sqlc.arg(id) OR platform_customer_id = sqlc.arg(platform_customer_id) OR uma_address = sqlc.arg(uma_address));
+-- The customers that take a new customer's id or platformCustomerId (of its platform) or
+-- umaAddress (of any platform: addresses are unique deployment-wide).
+SELECT id, platform_id, platform_customer_id, uma_address FROM customers
+WHERE (platform_id = sqlc.arg(platform_id) AND (id = sqlc.arg(id) OR platform_customer_id = sqlc.arg(platform_customer_id)))
+   OR lower(uma_address) = lower(sqlc.arg(uma_address));

@@ -40,3 +40,7 @@ RETURNING *;
 UPDATE invitations SET status = 'EXPIRED', updated_at = now()
 WHERE code = @code AND status = 'PENDING'
 RETURNING *;
+
+-- name: InvitationInvitee :one
+-- Whether the invitee's address is one of the claiming platform's (not deleted) customers.
+SELECT EXISTS (SELECT 1 FROM customers WHERE platform_id = @platform_id AND uma_address = @invitee_uma::text AND NOT is_deleted);

@@ -14,9 +14,11 @@ import (
 
 	"paycore/api"
 	"paycore/db"
+	"paycore/internal/catalog"
 	"paycore/internal/config"
 	"paycore/internal/devserver"
 	"paycore/internal/ids"
+	"paycore/internal/problem"
 	"paycore/internal/sealbox"
 	"paycore/workflows"
 )
@@ -129,7 +131,14 @@ func ensureSandboxPlatform(ctx context.Context, a *app) (devCredentials, error) 
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return creds, err
 	}
-	p, tok, err := api.CreatePlatform(ctx, a.pool, a.box, api.PlatformParams{Name: "Sandbox Platform", Sandbox: true, UmaDomain: "sandbox.uma.localhost"})
+	params := api.PlatformParams{Name: "Sandbox Platform", Sandbox: true, UmaDomain: "sandbox.uma.localhost"}
+	p, tok, err := api.CreatePlatform(ctx, a.pool, a.box, params)
+	if problem.CodeOf(err) == catalog.UmaDomainTaken {
+		// The credentials file was lost, not the database: the earlier sandbox platform
+		// keeps its domain (a domain belongs to one platform), the new one gets a placeholder.
+		params.UmaDomain = ""
+		p, tok, err = api.CreatePlatform(ctx, a.pool, a.box, params)
+	}
 	if err != nil {
 		return creds, err
 	}

@@ -37,6 +37,19 @@ func newInviting(t *testing.T, s *stack) *inviting {
 	return &inviting{world: w, uma: cust.UmaAddress, rc: rc}
 }
 
+// inviteeOf creates a customer of the platform c (whose UMA domain is domain) with the
+// address $handle@domain and returns the address: a platform claims invitations for its own
+// customers.
+func inviteeOf(t *testing.T, c *apitest.Client, domain, handle string) string {
+	t.Helper()
+	addr := "$" + handle + "@" + domain
+	if r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "currencies": []string{"USD"},
+		"umaAddress": addr}); r.Status != 201 {
+		t.Fatalf("create the invitee: %d %s", r.Status, r.Body)
+	}
+	return addr
+}
+
 // invite creates an invitation with extra members and returns it.
 func (in *inviting) invite(extra map[string]any) view.Invitation {
 	in.t.Helper()
@@ -90,8 +103,9 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	a := newInviting(t, s)
-	b, _ := s.platform(true)
+	b, bp := s.platform(true)
 	prod, _ := s.platform(false)
+	bob := inviteeOf(t, b, bp.UmaDomain, "bob")
 
 	expiresAt := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
 	inv := a.invite(map[string]any{"firstName": "Ada", "amountToSend": 2500, "expiresAt": expiresAt.Format(time.RFC3339)})
@@ -131,8 +145,13 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 	expectCode(t, "claimed by the inviter", b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": a.uma}), 400, "INVALID_UMA_ADDRESS")
 	expectCode(t, "claimed for no address", b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": "bob"}), 400, "INVALID_UMA_ADDRESS")
 	expectCode(t, "claimed without an address", b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{}), 400, "INVALID_INPUT")
+	// Only for one of the claiming platform's customers: not for nobody's address, nor for
+	// the inviter's platform's customer.
+	expectCode(t, "claimed for nobody's address", b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": "$bob@wallet.example.com"}), 400, "INVALID_UMA_ADDRESS")
+	expectCode(t, "claimed for another platform's customer", b.Do("POST", "/invitations/"+inv.Code+"/claim",
+		map[string]any{"inviteeUma": inviteeOf(t, a.c, a.platform.UmaDomain, "carol")}), 400, "INVALID_UMA_ADDRESS")
 
-	r := b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": "$bob@wallet.example.com"}, "Idempotency-Key", "claim-1")
+	r := b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": bob}, "Idempotency-Key", "claim-1")
 	if r.Status != 200 {
 		t.Fatalf("claim: %d %s", r.Status, r.Body)
 	}
@@ -141,11 +160,11 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 	if status, html := get(t, pageURL); status != 200 || !strings.Contains(html, "was accepted") || strings.Contains(html, "id=\"code\"") {
 		t.Fatalf("the page of a claimed invitation: %d %s", status, html)
 	}
-	if claimed.Status != "CLAIMED" || claimed.InviteeUma != "$bob@wallet.example.com" || claimed.ClaimedAt == nil || claimed.AmountToSend.Amount != 2500 {
+	if claimed.Status != "CLAIMED" || claimed.InviteeUma != bob || claimed.ClaimedAt == nil || claimed.AmountToSend.Amount != 2500 {
 		t.Fatalf("claimed %+v", claimed)
 	}
 	// The same request repeated answers the same; any other claim or a cancellation is refused.
-	if r := b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": "$bob@wallet.example.com"}, "Idempotency-Key", "claim-1"); r.Status != 200 {
+	if r := b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": bob}, "Idempotency-Key", "claim-1"); r.Status != 200 {
 		t.Fatalf("the claim repeated: %d %s", r.Status, r.Body)
 	}
 	expectCode(t, "a second claim", b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": "$carol@wallet.example.com"}), 400, "INVITATION_ALREADY_CLAIMED")
@@ -173,7 +192,7 @@ func TestInvitationClaimedEndToEnd(t *testing.T) {
 		Data view.Invitation `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
-	if env.Data.Status != "CLAIMED" || env.Data.InviteeUma != "$bob@wallet.example.com" || env.Data.InviterUma != a.uma || env.Data.AmountToSend.Amount != 2500 {
+	if env.Data.Status != "CLAIMED" || env.Data.InviteeUma != bob || env.Data.InviterUma != a.uma || env.Data.AmountToSend.Amount != 2500 {
 		t.Fatalf("webhook data %+v", env.Data)
 	}
 	for i := range a.rc.count() {
@@ -246,7 +265,11 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	a := newInviting(t, s)
-	b, _ := s.platform(true)
+	b, bp := s.platform(true)
+	var invitees []string
+	for i := range 24 {
+		invitees = append(invitees, inviteeOf(t, b, bp.UmaDomain, fmt.Sprintf("user%d", i)))
+	}
 	for round := range 3 {
 		inv := a.invite(nil)
 		var wg sync.WaitGroup
@@ -261,7 +284,7 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 				if i%3 == 0 {
 					r = a.c.Do("POST", "/invitations/"+inv.Code+"/cancel", nil)
 				} else {
-					r = b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": fmt.Sprintf("$user%d@wallet.example.com", i)})
+					r = b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": invitees[i]})
 				}
 				mu.Lock()
 				defer mu.Unlock()
@@ -333,7 +356,8 @@ func TestRecordHistoriesInvitations(t *testing.T) {
 	}
 	s := newStack(t)
 	a := newInviting(t, s)
-	b, _ := s.platform(true)
+	b, bp := s.platform(true)
+	bob := inviteeOf(t, b, bp.UmaDomain, "bob")
 	awaitClosed := func(code string) {
 		eventually(t, 30*time.Second, "the invitation's workflow to end", func() bool {
 			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.InvitationWorkflowID(code), "")
@@ -341,7 +365,7 @@ func TestRecordHistoriesInvitations(t *testing.T) {
 		})
 	}
 	claimed := a.invite(map[string]any{"amountToSend": 1000, "firstName": "Ada"})
-	if r := b.Do("POST", "/invitations/"+claimed.Code+"/claim", map[string]any{"inviteeUma": "$bob@wallet.example.com"}); r.Status != 200 {
+	if r := b.Do("POST", "/invitations/"+claimed.Code+"/claim", map[string]any{"inviteeUma": bob}); r.Status != 200 {
 		t.Fatalf("claim: %d %s", r.Status, r.Body)
 	}
 	cancelled := a.invite(nil)

@@ -206,7 +206,7 @@ func platformCreate(ctx context.Context, cfg config.Config, args []string, stdou
 	name := fs.String("name", "", "platform name (required)")
 	production := fs.Bool("production", false, "create a production platform (default: sandbox)")
 	regulated := fs.Bool("regulated", false, "isRegulatedFinancialInstitution")
-	domain := fs.String("uma-domain", "", "UMA domain (default derived from the name)")
+	domain := fs.String("uma-domain", "", "UMA domain, one no other platform holds (default: a placeholder derived from the name, <name>-<6 hex>.uma.example)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

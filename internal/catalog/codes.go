@@ -25,6 +25,9 @@ const (
 	// side requires.
 	MissingMandatoryUserInfo Code = "MISSING_MANDATORY_USER_INFO"
 	InvalidUmaAddress        Code = "INVALID_UMA_ADDRESS"
+	// UmaSenderNotCustomer refuses an incoming payment from an address on a domain a
+	// platform of this deployment holds that is not one of that platform's customers.
+	UmaSenderNotCustomer Code = "UMA_SENDER_NOT_CUSTOMER"
 )
 
 // Invitations: claiming or cancelling one that is no longer pending, and a platform that
@@ -73,6 +76,9 @@ const (
 	ExternalAccountExists    Code = "EXTERNAL_ACCOUNT_EXISTS"
 	PlatformCustomerIDExists Code = "PLATFORM_CUSTOMER_ID_EXISTS"
 	UmaAddressExists         Code = "UMA_ADDRESS_EXISTS"
+	// UmaDomainTaken refuses a umaDomain another platform of the deployment holds (its
+	// umaDomain, or its customers' addresses), or one the service reserves (409).
+	UmaDomainTaken           Code = "UMA_DOMAIN_TAKEN"
 	EmailOTPCredentialExists Code = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
 	PasskeyCredentialExists  Code = "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
 	OAuthCredentialExists    Code = "OAUTH_CREDENTIAL_ALREADY_EXISTS"

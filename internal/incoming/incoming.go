@@ -24,7 +24,7 @@ import (
 const Kind = "UMA_IN"
 
 // SandboxDomain is the UMA domain of the sandbox's counterparties.
-const SandboxDomain = "sandbox.uma.paycore.dev"
+const SandboxDomain = sandbox.UmaDomain
 
 // Scenarios of the sandbox's UMA counterparties: the address's user part before the
 // currency ($success.usd@…).
@@ -65,6 +65,30 @@ func SandboxCounterparty(field, address string) (Counterparty, error) {
 		return Counterparty{}, problem.FieldCode(catalog.InvalidUmaAddress, field, "the sandbox has no counterparty %s", address)
 	}
 	return Counterparty{Address: address, Scenario: m[1], Currency: cur}, nil
+}
+
+// SenderHome is what the sender rule reads of a sender's address: whether a platform of
+// this deployment holds the address's domain, and whether the address is one of that
+// platform's customers (a deleted one's address stays its own).
+type SenderHome struct {
+	Held     bool
+	Customer bool
+}
+
+// Domain is the domain of the counterparty's address (after its last '@').
+func (c Counterparty) Domain() string {
+	return c.Address[strings.LastIndexByte(c.Address, '@')+1:]
+}
+
+// CheckSender refuses a payment from an address on a domain a platform of this deployment
+// holds that is not one of that platform's customers (UMA_SENDER_NOT_CUSTOMER): only the
+// domain's platform speaks for its addresses, whatever the sender claims.
+func CheckSender(c Counterparty, h SenderHome) error {
+	if h.Held && !h.Customer {
+		return problem.Refuse(catalog.UmaSenderNotCustomer,
+			"the sender %s is on a UMA domain of a platform of this deployment but is not one of its customers", c.Address)
+	}
+	return nil
 }
 
 // Name is the counterparty's name as the receiver sees it (counterpartyInformation).

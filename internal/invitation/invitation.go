@@ -222,9 +222,16 @@ type Cancel struct {
 	Key         string
 }
 
-// CheckClaim decides whether c may claim the invitation at now: only a pending one, and
-// not for the inviter's own address.
-func CheckClaim(s State, c Claim, now time.Time) error {
+// Invitee is what claiming reads of the invitee: whether its address is one of the
+// claiming platform's (not deleted) customers.
+type Invitee struct {
+	Customer bool
+}
+
+// CheckClaim decides whether c may claim the invitation at now for invitee: only a pending
+// one, not for the inviter's own address, and only for one of the claiming platform's
+// customers (else INVALID_UMA_ADDRESS): a platform speaks for its own customers only.
+func CheckClaim(s State, c Claim, invitee Invitee, now time.Time) error {
 	if err := pending(s, now); err != nil {
 		return err
 	}
@@ -233,6 +240,9 @@ func CheckClaim(s State, c Claim, now time.Time) error {
 	}
 	if c.InviteeUma == s.InviterUma {
 		return problem.FieldCode(catalog.InvalidUmaAddress, "inviteeUma", "an invitation cannot be claimed by its inviter (%s)", s.InviterUma)
+	}
+	if !invitee.Customer {
+		return problem.FieldCode(catalog.InvalidUmaAddress, "inviteeUma", "inviteeUma %s is not the UMA address of one of the platform's customers", c.InviteeUma)
 	}
 	return nil
 }

@@ -131,7 +131,7 @@ func TestClaimAndCancelRules(t *testing.T) {
 		{"the inviter's own address", st(catalog.InvPending), now, Claim{InviteeUma: "$alice@pay.example.com"}, catalog.InvalidUmaAddress, owner, "", catalog.InvPending},
 		{"not an address", st(catalog.InvPending), now, Claim{InviteeUma: "bob"}, catalog.InvalidUmaAddress, owner, "", catalog.InvPending},
 	} {
-		if got := problem.CodeOf(CheckClaim(tc.s, tc.claim, tc.at)); got != tc.claimCode {
+		if got := problem.CodeOf(CheckClaim(tc.s, tc.claim, Invitee{Customer: true}, tc.at)); got != tc.claimCode {
 			t.Errorf("%s: claim %q, want %q", tc.name, got, tc.claimCode)
 		}
 		if got := problem.CodeOf(CheckCancel(tc.s, Cancel{PlatformID: tc.cancelBy}, tc.at)); got != tc.cancelCode {
@@ -158,4 +158,19 @@ func FuzzParseCode(f *testing.F) {
 			t.Fatalf("%q → %q does not read back", s, c)
 		}
 	})
+}
+
+// A claim for an address that is not one of the claiming platform's customers is refused
+// (INVALID_UMA_ADDRESS); refusals of what the invitation became come first.
+func TestCheckClaimForeignInvitee(t *testing.T) {
+	now := time.Now()
+	st := State{Code: "0123456789ABCDEF", InviterUma: "$alice@pay.example.com", Status: catalog.InvPending}
+	claim := Claim{InviteeUma: "$bob@wallet.example.com"}
+	if got := problem.CodeOf(CheckClaim(st, claim, Invitee{}, now)); got != catalog.InvalidUmaAddress {
+		t.Fatalf("a foreign invitee: %q", got)
+	}
+	st.Status = catalog.InvClaimed
+	if got := problem.CodeOf(CheckClaim(st, claim, Invitee{}, now)); got != catalog.InvitationAlreadyClaimed {
+		t.Fatalf("a foreign invitee of a claimed invitation: %q", got)
+	}
 }

@@ -78,8 +78,8 @@ func CheckPatch(p Patch) (Change, error) {
 		ch.Currencies = cur
 	}
 	if p.UmaDomain != nil {
-		if err := CheckDomain(*p.UmaDomain); err != nil {
-			return Change{}, problem.Field("umaDomain", "umaDomain %v", err)
+		if err := CheckUmaDomain(*p.UmaDomain); err != nil {
+			return Change{}, err
 		}
 	}
 	if p.WebhookEndpoint != nil && *p.WebhookEndpoint != "" && strings.TrimSpace(*p.WebhookEndpoint) == "" {

@@ -128,7 +128,8 @@ type Provisioning struct {
 }
 
 // Provision checks a new platform and fills in its defaults: the environment, a UMA
-// domain derived from the name when none is given, and USD as its first currency.
+// domain derived from the name when none is given (placeholderDomain), and USD as its
+// first currency. Whether another platform holds the domain is decided when it is stored.
 func Provision(p PlatformParams) (Provisioning, error) {
 	name := strings.TrimSpace(p.Name)
 	if name == "" || len(name) > 255 {
@@ -142,15 +143,10 @@ func Provision(p PlatformParams) (Provisioning, error) {
 		out.Environment = catalog.Sandbox
 	}
 	if out.UmaDomain == "" {
-		out.UmaDomain = strings.ToLower(strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return '-'
-		}, name)) + ".uma.example"
+		out.UmaDomain = placeholderDomain(name)
 	}
-	if err := CheckDomain(out.UmaDomain); err != nil {
-		return Provisioning{}, problem.Field("umaDomain", "umaDomain: %v", err)
+	if err := CheckUmaDomain(out.UmaDomain); err != nil {
+		return Provisioning{}, err
 	}
 	return out, nil
 }

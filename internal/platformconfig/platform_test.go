@@ -3,10 +3,12 @@ package platformconfig
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"paycore/internal/catalog"
+	"paycore/internal/problem"
 )
 
 func TestProvision(t *testing.T) {
@@ -14,7 +16,7 @@ func TestProvision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "Acme Pay" || p.Environment != catalog.Sandbox || p.UmaDomain != "acme-pay.uma.example" {
+	if p.Name != "Acme Pay" || p.Environment != catalog.Sandbox || !regexp.MustCompile(`^acme-pay-[0-9a-f]{6}\.uma\.example$`).MatchString(p.UmaDomain) {
 		t.Fatalf("provisioning %+v", p)
 	}
 	if len(p.Currencies) != 1 || p.Currencies[0].CurrencyCode != "USD" || len(p.Currencies[0].EnabledTransactionTypes) != 2 ||
@@ -31,12 +33,45 @@ func TestProvision(t *testing.T) {
 	}{
 		{PlatformParams{Name: "   "}, "platform name must be 1 to 255 characters"},
 		{PlatformParams{Name: strings.Repeat("a", 256)}, "platform name must be 1 to 255 characters"},
-		{PlatformParams{Name: "Acme", UmaDomain: "acme"}, "umaDomain: must be a fully qualified domain name"},
-		{PlatformParams{Name: "Ünïcode"}, "umaDomain: must be a lower-case domain name"},
+		{PlatformParams{Name: "Acme", UmaDomain: "acme"}, "umaDomain must be a fully qualified domain name"},
+		{PlatformParams{Name: "Ünïcode"}, "umaDomain must be a lower-case domain name"},
+		{PlatformParams{Name: "Acme", UmaDomain: "sandbox.uma.paycore.dev"}, "UMA_DOMAIN_TAKEN: umaDomain sandbox.uma.paycore.dev is reserved"},
 	} {
 		if _, err := Provision(tc.params); err == nil || !strings.HasPrefix(err.Error(), tc.message) {
 			t.Errorf("%+v: %v, want %q", tc.params, err, tc.message)
 		}
+	}
+}
+
+// Two platforms of one name get different placeholder domains.
+func TestProvisionPlaceholderDomainsDiffer(t *testing.T) {
+	a, err := Provision(PlatformParams{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Provision(PlatformParams{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.UmaDomain == b.UmaDomain {
+		t.Fatalf("both got %s", a.UmaDomain)
+	}
+}
+
+// A domain is claimed only when no other platform holds it, by its umaDomain or by its
+// customers' addresses.
+func TestCheckDomainClaim(t *testing.T) {
+	for h, want := range map[DomainHolders]catalog.Code{{}: "", {Platform: true}: catalog.UmaDomainTaken,
+		{Customers: true}: catalog.UmaDomainTaken, {Platform: true, Customers: true}: catalog.UmaDomainTaken} {
+		if got := problem.CodeOf(CheckDomainClaim("pay.example.com", h)); got != want {
+			t.Errorf("%+v: %q, want %q", h, got, want)
+		}
+	}
+	if err := CheckUmaDomain("SANDBOX.uma.paycore.dev"); err == nil {
+		t.Error("an upper-case domain was accepted")
+	}
+	if got := problem.CodeOf(CheckUmaDomain("sandbox.uma.paycore.dev")); got != catalog.UmaDomainTaken {
+		t.Errorf("the sandbox's domain: %q", got)
 	}
 }
 

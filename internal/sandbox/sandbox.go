@@ -11,6 +11,10 @@ import (
 	"paycore/internal/catalog"
 )
 
+// UmaDomain is the UMA domain of the sandbox's counterparties (the simulated outside
+// world): reserved, no platform may hold it.
+const UmaDomain = "sandbox.uma.paycore.dev"
+
 // Outcome is how a simulated transfer ends.
 type Outcome struct {
 	Status  catalog.TransactionStatus // COMPLETED or FAILED

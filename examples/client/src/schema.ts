@@ -1017,7 +1017,9 @@ export interface paths {
          *     passed with `PAYMENT_APPROVAL_TIMED_OUT`. A platform without a webhook endpoint is not
          *     asked (approved). `$pending.long.usd` stays pending for
          *     `PAYCORE_SANDBOX_QUOTE_SLOW_DELAY` first; `$fail.compliance.usd` fails
-         *     (`PAY_REQUEST_FAILED`). Sandbox platforms only; requires the `TRANSACT` permission.
+         *     (`PAY_REQUEST_FAILED`). A sender on a UMA domain a platform of this deployment holds
+         *     must be one of that platform's customers (`400 UMA_SENDER_NOT_CUSTOMER`). Sandbox
+         *     platforms only; requires the `TRANSACT` permission.
          */
         post: operations["sandboxUmaReceive"];
         delete?: never;
@@ -1699,8 +1701,9 @@ export interface paths {
          *     in the same database transaction. Of concurrent claims and cancellations exactly one
          *     succeeds; the others answer what the invitation became: `400`
          *     `INVITATION_ALREADY_CLAIMED`, `INVITATION_CANCELLED` or `INVITATION_EXPIRED`.
-         *     `INVALID_UMA_ADDRESS`: `inviteeUma` is not a UMA address, or is the inviter's. The
-         *     same request repeated with its `Idempotency-Key` answers the claimed invitation.
+         *     `INVALID_UMA_ADDRESS`: `inviteeUma` is not a UMA address, is the inviter's, or is not
+         *     the address of one of the claiming platform's customers (not deleted). The same
+         *     request repeated with its `Idempotency-Key` answers the claimed invitation.
          *     Requires the `TRANSACT` permission.
          */
         post: operations["claimInvitation"];
@@ -2756,7 +2759,7 @@ export interface components {
              *     DOCUMENT_ALREADY_SUBMITTED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
-             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY.
+             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER.
              * @example INVALID_INPUT
              */
             code: string;
@@ -2937,7 +2940,7 @@ export interface components {
         /** @description Body of `PATCH /config`. Every field is optional; only given fields change. */
         PlatformConfigUpdateRequest: {
             /**
-             * @description Lower-case fully qualified domain name (at least two labels).
+             * @description Lower-case fully qualified domain name (at least two labels). A domain belongs to one platform of the deployment: one another platform holds is refused with 409 `UMA_DOMAIN_TAKEN`.
              * @example pay.example.com
              */
             umaDomain?: string;
@@ -3413,7 +3416,7 @@ export interface components {
              */
             email?: string;
             /**
-             * @description UMA address on the platform's `umaDomain`, unique per platform. Generated on create when omitted.
+             * @description UMA address on the platform's `umaDomain`, unique on the deployment. Generated on create when omitted.
              * @example $ana@pay.example.com
              */
             umaAddress?: string;
@@ -5961,6 +5964,21 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /**
+             * @description `UMA_DOMAIN_TAKEN`: another platform of this deployment holds `umaDomain` (as its
+             *     `umaDomain`, compared case-insensitively, or by its customers' UMA addresses on
+             *     it), or the domain is reserved (`sandbox.uma.paycore.dev`, the sandbox's UMA
+             *     counterparties). A UMA domain belongs to one platform.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -6399,8 +6417,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /**
-             * @description `UMA_ADDRESS_EXISTS`: another customer of the platform already has this
-             *     `umaAddress`. `PLATFORM_CUSTOMER_ID_EXISTS`: another customer of the platform
+             * @description `UMA_ADDRESS_EXISTS`: another customer (of any platform of the deployment, a
+             *     deleted one included) already has this `umaAddress`. `PLATFORM_CUSTOMER_ID_EXISTS`: another customer of the platform
              *     already has this `platformCustomerId`. `IDEMPOTENCY_REQUEST_IN_PROGRESS`: a
              *     request with the same `Idempotency-Key` is still being processed; retry after
              *     `Retry-After` seconds.
@@ -6743,8 +6761,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["CustomerNotFound"];
             /**
-             * @description `UMA_ADDRESS_EXISTS`: another customer of the platform already has this
-             *     `umaAddress`. `ACCOUNT_NOT_EMPTY`: a removed currency's account cannot be closed;
+             * @description `UMA_ADDRESS_EXISTS`: another customer (of any platform of the deployment, a
+             *     deleted one included) already has this `umaAddress`. `ACCOUNT_NOT_EMPTY`: a removed currency's account cannot be closed;
              *     the message names the currency and why (a balance, money held by pending
              *     transfers out, or incoming transactions still pending), and `details` carries
              *     `accountId`, `currency`, `balance`, `held` and `pendingIncomingTransactions`.
