@@ -52,11 +52,13 @@ func (s *Server) redeemLimits() agent.RedeemLimits {
 }
 
 // redeemDeviceCode is POST /agents/device-codes/{code}/redeem. Every attempt counts first
-// against its source address (the peer address, or the client a trusted proxy forwards:
-// PAYCORE_TRUSTED_PROXIES), then against the code typed; over either limit it is 429
-// RATE_LIMITED with Retry-After, whatever the code. Then the code is redeemed once: the
-// agent is connected and its access token shown this once (only its digest is kept).
-// Unknown codes are 404; redeemed, expired or replaced ones 400.
+// against its source address, when that names a client (the client a trusted proxy forwards:
+// PAYCORE_TRUSTED_PROXIES; never a peer that may be a shared ingress), then against the
+// first group of the code typed, from any address; over either limit it is 429 RATE_LIMITED
+// with Retry-After, whatever the code, and a live code over its limit is retired for good.
+// Then the code is redeemed once: the agent is connected and its access token shown this
+// once (only its digest is kept). Unknown codes are 404; redeemed, expired or replaced ones
+// 400.
 func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error {
 	now := time.Now()
 	addr, ok := clientip.Resolve(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.Config.TrustedProxies)
@@ -64,14 +66,19 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 		return fmt.Errorf("redeem: the peer address %q is not an IP address", r.RemoteAddr)
 	}
 	limits := s.redeemLimits()
-	if err := s.countAttempt(r.Context(), agent.AddressKey(addr), limits.PerAddress, now, "from this address"); err != nil {
-		return err
+	if clientip.Attributable(addr, s.Config.TrustedProxies) {
+		if err := s.countAttempt(r.Context(), agent.AddressKey(addr), limits.PerAddress, now, "from this address"); err != nil {
+			return err
+		}
 	}
 	code, ok := agent.ParseDeviceCode(pathParam(r, "code"))
 	if !ok {
 		return errDeviceCodeNotFound
 	}
-	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code"); err != nil {
+	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code (a live code tried this often is retired: ask the platform for a new one)"); err != nil {
+		if _, rerr := s.q.AgentDeviceCodeRetire(r.Context(), agent.CodeHash(code)); rerr != nil {
+			return fmt.Errorf("retire device code: %w", rerr)
+		}
 		return err
 	}
 	var token string

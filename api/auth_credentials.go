@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -198,6 +199,9 @@ func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.O
 func (s *Server) sendOTP(ctx context.Context, to, code string, pol walletauth.OTPPolicy) error {
 	subject, body := pol.Mail(code)
 	err := s.Mailer.Send(ctx, mailer.Message{To: to, From: pol.From, Subject: subject, Body: body, Sandbox: principalFrom(ctx).Sandbox})
+	if errors.Is(err, mailer.ErrNoTransport) {
+		return problem.Refuse(catalog.EmailDeliveryFailed, "this deployment has no mail transport for production platforms (PAYCORE_SMTP_HOST is not set): the one-time code was not sent")
+	}
 	if err != nil {
 		s.Logger.ErrorContext(ctx, "send OTP", "error", err)
 		return problem.Refuse(catalog.EmailDeliveryFailed, "the one-time code could not be e-mailed; try the challenge again")

@@ -11,29 +11,45 @@ import (
 	"paycore/internal/mailer"
 )
 
-// The development mailbox shows sandbox platforms' one-time codes only; a production
-// platform's mail is still sent (here: logged by the sink) but never shown there.
+// The development mailbox shows sandbox platforms' one-time codes only. Without a mail
+// transport a production platform's code is refused (never logged): the caller is told,
+// and the log holds neither code nor address.
 func TestDevMailboxShowsSandboxMailOnly(t *testing.T) {
 	t.Parallel()
 	log := &lockedBuffer{}
 	sink := mailer.NewSink(slog.New(slog.NewTextHandler(log, nil)))
-	e := newEnvWith(t, func(d *api.Deps) { d.Mailer, d.DevMailbox = sink, sink })
+	e := newEnvWith(t, func(d *api.Deps) {
+		d.Mailer, d.DevMailbox = sink, sink
+		d.Logger = slog.New(slog.NewTextHandler(log, nil))
+	})
 	for _, p := range []struct {
 		sandbox bool
 		email   string
-	}{{true, "sandbox-user@example.com"}, {false, "production-user@example.com"}} {
+		status  int
+	}{{true, "sandbox-user@example.com", 201}, {false, "production-user@example.com", 502}} {
 		c, _ := e.platform(p.sandbox)
 		multiCurrency(t, c, true)
 		acct := walletAccount(t, c, p.email)
-		if r := c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}); r.Status != 201 {
+		r := c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct})
+		if r.Status != p.status || (!p.sandbox && (r.Code(t) != "EMAIL_DELIVERY_FAILED" || !strings.Contains(string(r.Body), "PAYCORE_SMTP_HOST"))) {
 			t.Fatalf("credential (sandbox %v): %d %s", p.sandbox, r.Status, r.Body)
 		}
 	}
-	if n := len(sink.Messages()); n != 2 {
-		t.Fatalf("mail sent: %d, want 2", n)
+	if n := len(sink.Messages()); n != 1 {
+		t.Fatalf("mail kept: %d, want 1", n)
 	}
-	if !strings.Contains(log.String(), "production-user@example.com") {
-		t.Fatal("production mail not logged")
+	m := codeRe.FindStringSubmatch(sink.Messages()[0].Body)
+	if m == nil {
+		t.Fatalf("no code in %q", sink.Messages()[0].Body)
+	}
+	code := m[1]
+	for _, secret := range []string{code, "production-user@example.com", "sandbox-user@example.com", "one-time code"} {
+		if strings.Contains(log.String(), secret) {
+			t.Fatalf("the log holds %q:\n%s", secret, log.String())
+		}
+	}
+	if !strings.Contains(log.String(), mailer.Recipient("production-user@example.com")) {
+		t.Fatalf("the refusal is not logged:\n%s", log.String())
 	}
 	root := &apitest.Client{T: t, BaseURL: e.srv.URL, SkipValidation: true}
 	r := root.Do("GET", "/dev/mailbox", nil)

@@ -56,7 +56,7 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := db.DocumentCreate(r.Context(), s.q, pid, id, form.fields, form.file)
+	d, err := db.DocumentUpload(r.Context(), s.Pool, pid, id, form.fields, form.file, s.Config.DocumentsPerCustomer)
 	if err != nil {
 		s.discardFile(r.Context(), form.file.BlobKey)
 		return err

@@ -35,6 +35,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.DocumentNotFound:              http.StatusNotFound,
 	catalog.ReferenceNotFound:             http.StatusNotFound,
 	catalog.DocumentSubmitted:             http.StatusConflict,
+	catalog.DocumentLimitReached:          http.StatusConflict,
 	catalog.BulkUploadJobNotFound:         http.StatusNotFound,
 	catalog.QuoteNotPending:               http.StatusConflict,
 	catalog.TransactionNotPendingApproval: http.StatusConflict,

@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
 	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/document"
 	"paycore/internal/ids"
+	"paycore/internal/kyc"
 	"paycore/workflows"
 )
 
@@ -46,6 +48,9 @@ func pageHandler(fn func(w http.ResponseWriter, r *http.Request) error) http.Han
 				"request_id", w.Header().Get("X-Request-Id"), "error", err)
 			e = &Error{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. Please try again in a moment."}
 		}
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+		}
 		renderKycPage(w, e.Status, kycPage{Title: "Verification", Message: e.Message})
 	}
 }
@@ -66,6 +71,9 @@ type kycSubmission struct {
 func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 	sub, page, ok, err := s.kycSubject(w, r)
 	if err != nil || !ok {
+		return err
+	}
+	if err := s.countKycSubmission(r, sub.Link.ID); err != nil {
 		return err
 	}
 	rc := http.NewResponseController(w)
@@ -110,6 +118,16 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 	page.Message = "Thank you. Your information was submitted for review; you can close this page."
 	renderKycPage(w, http.StatusOK, page)
 	return nil
+}
+
+// countKycSubmission counts a submission of a usable link, before its body is read, and
+// refuses it over the link's limit (kyc.CheckSubmissions).
+func (s *Server) countKycSubmission(r *http.Request, linkID uuid.UUID) error {
+	c, err := db.RateLimitHit(r.Context(), s.q, kyc.SubmissionKey(linkID.String()), s.Config.KycLinkSubmissionWindow)
+	if err != nil {
+		return err
+	}
+	return kyc.CheckSubmissions(c.Attempts, s.Config.KycLinkSubmissions, c.WindowEnds, time.Now())
 }
 
 // refusedKycPage answers a refused submission with the page as it now stands: closed
@@ -194,7 +212,16 @@ func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmiss
 			if params["filename"] == "" {
 				continue // no file chosen for this slot
 			}
-			doc, err := s.kycPageDocument(r, sub, holders, out.values[slot+".holder"], out.values[slot+".type"], part)
+			holder, typ := out.values[slot+".holder"], out.values[slot+".type"]
+			if slices.ContainsFunc(out.docs, func(d db.KycPageDocument) bool {
+				return d.Fields.Holder.String() == holder && string(d.Fields.Type) == typ
+			}) {
+				return out, invalidField(name, "two files of one holder's %s: send one (a new file replaces the stored one)", typ)
+			}
+			if err := document.CheckLinkCount(int(sub.Link.DocumentsStored)+len(out.docs)+1, s.Config.KycLinkDocuments); err != nil {
+				return out, err
+			}
+			doc, err := s.kycPageDocument(r, sub, holders, holder, typ, part)
 			if err != nil {
 				return out, err
 			}
@@ -236,7 +263,8 @@ func (s *Server) kycPageDocument(r *http.Request, sub db.KycLinkSubject, holders
 
 // writeKycForm writes a submission (db.KycPageWrite): the answers through the customer
 // rules (only the fields answered; an e-mail only where the customer has none) and the
-// documents, spending the link.
+// documents, each replacing its slot's (whose files are deleted once that committed),
+// spending the link.
 func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token string, form kycSubmission) error {
 	var patch *db.CustomerPatchParams
 	if in := kycAnswers(sub.Customer, form.values); in != (customer.Input{CustomerType: in.CustomerType}) {
@@ -250,8 +278,15 @@ func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token stri
 		}
 		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check}
 	}
-	_, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs)
-	return err
+	_, replaced, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs,
+		db.KycPageLimits{LinkDocuments: s.Config.KycLinkDocuments, CustomerDocuments: s.Config.DocumentsPerCustomer})
+	if err != nil {
+		return err
+	}
+	for _, key := range replaced {
+		s.discardFile(r.Context(), key)
+	}
+	return nil
 }
 
 // kycAnswers turns the page's answers into a customer update: only fields answered, the

@@ -208,6 +208,20 @@ func (q *Queries) AgentDeviceCodeMarkRedeemed(ctx context.Context, codeHash []by
 	return result.RowsAffected(), nil
 }
 
+const agentDeviceCodeRetire = `-- name: AgentDeviceCodeRetire :execrows
+UPDATE agent_device_codes SET replaced_at = now()
+WHERE code_hash = $1 AND redeemed_at IS NULL AND replaced_at IS NULL
+`
+
+// A code tried wrongly too often dies: it is marked replaced unless it was redeemed.
+func (q *Queries) AgentDeviceCodeRetire(ctx context.Context, codeHash []byte) (int64, error) {
+	result, err := q.db.Exec(ctx, agentDeviceCodeRetire, codeHash)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const agentDeviceCodeStatus = `-- name: AgentDeviceCodeStatus :one
 SELECT c.agent_id, c.expires_at, c.redeemed_at
 FROM agent_device_codes c JOIN agents a ON a.id = c.agent_id

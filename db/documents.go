@@ -85,6 +85,34 @@ func DocumentCreate(ctx context.Context, q *Queries, platformID, id uuid.UUID, f
 	return d, nil
 }
 
+// DocumentUpload records a new document like DocumentCreate, in a transaction that then
+// checks the customer's documents against maxPerCustomer (documentsWithin).
+func DocumentUpload(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, f document.Fields, file DocumentFile, maxPerCustomer int) (Document, error) {
+	var d Document
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		if d, err = DocumentCreate(ctx, q, platformID, id, f, file); err != nil {
+			return err
+		}
+		return documentsWithin(ctx, q, platformID, d.CustomerID, maxPerCustomer)
+	})
+	return d, err
+}
+
+// documentsWithin refuses, under a lock on the customer's documents held until the
+// transaction ends, a write after which a customer and its beneficial owners hold more
+// than max documents (document.CheckCustomerCount).
+func documentsWithin(ctx context.Context, q *Queries, platformID, customerID uuid.UUID, max int) error {
+	if err := q.DocumentsLockOfCustomer(ctx, customerID.String()); err != nil {
+		return fmt.Errorf("lock the customer's documents: %w", err)
+	}
+	n, err := q.DocumentCountOfCustomer(ctx, DocumentCountOfCustomerParams{PlatformID: platformID, CustomerID: customerID})
+	if err != nil {
+		return fmt.Errorf("count documents: %w", err)
+	}
+	return document.CheckCustomerCount(int(n), max)
+}
+
 // DocumentReplace replaces the file and metadata of a document of a platform in one
 // transaction, under the document's row lock: the replacement is checked against the
 // document as locked (document.CheckReplace: not submitted, same holder) and its holder

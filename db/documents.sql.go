@@ -11,6 +11,23 @@ import (
 	"github.com/google/uuid"
 )
 
+const documentCountOfCustomer = `-- name: DocumentCountOfCustomer :one
+SELECT count(*) FROM documents WHERE platform_id = $1 AND customer_id = $2
+`
+
+type DocumentCountOfCustomerParams struct {
+	PlatformID uuid.UUID
+	CustomerID uuid.UUID
+}
+
+// How many documents a customer and its beneficial owners hold.
+func (q *Queries) DocumentCountOfCustomer(ctx context.Context, arg DocumentCountOfCustomerParams) (int64, error) {
+	row := q.db.QueryRow(ctx, documentCountOfCustomer, arg.PlatformID, arg.CustomerID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const documentDelete = `-- name: DocumentDelete :exec
 DELETE FROM documents WHERE platform_id = $1 AND id = $2
 `
@@ -237,6 +254,17 @@ func (q *Queries) DocumentReplace(ctx context.Context, arg DocumentReplaceParams
 	return i, err
 }
 
+const documentsLockOfCustomer = `-- name: DocumentsLockOfCustomer :exec
+SELECT pg_advisory_xact_lock(hashtextextended($1::text, 21))
+`
+
+// Serializes the writes that add documents to one customer (and its owners) until the
+// transaction ends, so a count taken under it stays true.
+func (q *Queries) DocumentsLockOfCustomer(ctx context.Context, customerID string) error {
+	_, err := q.db.Exec(ctx, documentsLockOfCustomer, customerID)
+	return err
+}
+
 const documentsOfCustomer = `-- name: DocumentsOfCustomer :many
 SELECT id, holder_id, document_type FROM documents WHERE platform_id = $1 AND customer_id = $2 ORDER BY id
 `
@@ -263,6 +291,45 @@ func (q *Queries) DocumentsOfCustomer(ctx context.Context, arg DocumentsOfCustom
 	for rows.Next() {
 		var i DocumentsOfCustomerRow
 		if err := rows.Scan(&i.ID, &i.HolderID, &i.DocumentType); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const documentsOfSlot = `-- name: DocumentsOfSlot :many
+SELECT id, blob_key FROM documents
+WHERE platform_id = $1 AND holder_id = $2 AND document_type = $3 AND side IS NULL
+ORDER BY id FOR UPDATE
+`
+
+type DocumentsOfSlotParams struct {
+	PlatformID   uuid.UUID
+	HolderID     uuid.UUID
+	DocumentType string
+}
+
+type DocumentsOfSlotRow struct {
+	ID      uuid.UUID
+	BlobKey string
+}
+
+// The documents in one slot of the hosted KYC page: a holder's documents of one type
+// without a side, locked for their replacement.
+func (q *Queries) DocumentsOfSlot(ctx context.Context, arg DocumentsOfSlotParams) ([]DocumentsOfSlotRow, error) {
+	rows, err := q.db.Query(ctx, documentsOfSlot, arg.PlatformID, arg.HolderID, arg.DocumentType)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DocumentsOfSlotRow{}
+	for rows.Next() {
+		var i DocumentsOfSlotRow
+		if err := rows.Scan(&i.ID, &i.BlobKey); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

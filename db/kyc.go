@@ -446,9 +446,14 @@ type KycPageDocument struct {
 // nor approved), and is spent by it, so two submissions never both pass; then the
 // customer's answers (patch, when any) and the documents are written. A submission that
 // turns out incomplete gives the link back (KycLinkReopen).
-func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument) (KycLink, error) {
-	var link KycLink
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+// Each document replaces its slot (the holder's documents of its type without a side):
+// the replaced rows are deleted here and their blob keys returned, for the caller to
+// delete once this has committed. The link's stored files (limits.LinkDocuments, replaced
+// ones counted) and the customer's documents (limits.CustomerDocuments) are capped.
+func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument,
+	limits KycPageLimits) (link KycLink, replaced []string, err error) {
+	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		replaced = nil
 		var err error
 		if link, err = q.KycLinkByTokenForUpdate(ctx, kyc.TokenHash(token)); err != nil {
 			return fmt.Errorf("lock KYC link: %w", err)
@@ -470,12 +475,41 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 				return err
 			}
 		}
+		if len(docs) == 0 {
+			return nil
+		}
+		stored, err := q.KycLinkAddDocuments(ctx, KycLinkAddDocumentsParams{ID: link.ID, Stored: int32(len(docs))})
+		if err != nil {
+			return fmt.Errorf("count the link's documents: %w", err)
+		}
+		if err := document.CheckLinkCount(int(stored), limits.LinkDocuments); err != nil {
+			return err
+		}
 		for _, d := range docs {
+			if d.Fields.Holder == nil {
+				return fmt.Errorf("KYC page document: no holder")
+			}
+			slot, err := q.DocumentsOfSlot(ctx, DocumentsOfSlotParams{PlatformID: link.PlatformID, HolderID: d.Fields.Holder.ID, DocumentType: string(d.Fields.Type)})
+			if err != nil {
+				return fmt.Errorf("read the document's slot: %w", err)
+			}
+			for _, old := range slot {
+				if err := q.DocumentDelete(ctx, DocumentDeleteParams{PlatformID: link.PlatformID, ID: old.ID}); err != nil {
+					return fmt.Errorf("replace document: %w", err)
+				}
+				replaced = append(replaced, old.BlobKey)
+			}
 			if _, err := DocumentCreate(ctx, q, link.PlatformID, ids.New(), d.Fields, d.File); err != nil {
 				return err
 			}
 		}
-		return nil
+		return documentsWithin(ctx, q, link.PlatformID, link.CustomerID, limits.CustomerDocuments)
 	})
-	return link, err
+	return link, replaced, err
+}
+
+// KycPageLimits cap what one submission of the hosted page may store: the files of its link
+// over all submissions, and the documents of the customer and its owners.
+type KycPageLimits struct {
+	LinkDocuments, CustomerDocuments int
 }

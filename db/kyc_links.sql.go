@@ -12,8 +12,25 @@ import (
 	"github.com/google/uuid"
 )
 
+const kycLinkAddDocuments = `-- name: KycLinkAddDocuments :one
+UPDATE kyc_links SET documents_stored = documents_stored + $1 WHERE id = $2 RETURNING documents_stored
+`
+
+type KycLinkAddDocumentsParams struct {
+	Stored int32
+	ID     uuid.UUID
+}
+
+// Counts the files a submission stores through a link; returns the link's new total.
+func (q *Queries) KycLinkAddDocuments(ctx context.Context, arg KycLinkAddDocumentsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, kycLinkAddDocuments, arg.Stored, arg.ID)
+	var documents_stored int32
+	err := row.Scan(&documents_stored)
+	return documents_stored, err
+}
+
 const kycLinkByToken = `-- name: KycLinkByToken :one
-SELECT id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at FROM kyc_links WHERE token_hash = $1
+SELECT id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at, documents_stored FROM kyc_links WHERE token_hash = $1
 `
 
 func (q *Queries) KycLinkByToken(ctx context.Context, tokenHash []byte) (KycLink, error) {
@@ -28,12 +45,13 @@ func (q *Queries) KycLinkByToken(ctx context.Context, tokenHash []byte) (KycLink
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.CreatedAt,
+		&i.DocumentsStored,
 	)
 	return i, err
 }
 
 const kycLinkByTokenForUpdate = `-- name: KycLinkByTokenForUpdate :one
-SELECT id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at FROM kyc_links WHERE token_hash = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at, documents_stored FROM kyc_links WHERE token_hash = $1 FOR UPDATE
 `
 
 func (q *Queries) KycLinkByTokenForUpdate(ctx context.Context, tokenHash []byte) (KycLink, error) {
@@ -48,6 +66,7 @@ func (q *Queries) KycLinkByTokenForUpdate(ctx context.Context, tokenHash []byte)
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.CreatedAt,
+		&i.DocumentsStored,
 	)
 	return i, err
 }
@@ -55,7 +74,7 @@ func (q *Queries) KycLinkByTokenForUpdate(ctx context.Context, tokenHash []byte)
 const kycLinkCreate = `-- name: KycLinkCreate :one
 INSERT INTO kyc_links (id, platform_id, customer_id, token_hash, redirect_uri, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at
+RETURNING id, platform_id, customer_id, token_hash, redirect_uri, expires_at, used_at, created_at, documents_stored
 `
 
 type KycLinkCreateParams struct {
@@ -86,6 +105,7 @@ func (q *Queries) KycLinkCreate(ctx context.Context, arg KycLinkCreateParams) (K
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.CreatedAt,
+		&i.DocumentsStored,
 	)
 	return i, err
 }

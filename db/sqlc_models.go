@@ -277,14 +277,15 @@ type Invitation struct {
 }
 
 type KycLink struct {
-	ID          uuid.UUID
-	PlatformID  uuid.UUID
-	CustomerID  uuid.UUID
-	TokenHash   []byte
-	RedirectUri *string
-	ExpiresAt   time.Time
-	UsedAt      *time.Time
-	CreatedAt   time.Time
+	ID              uuid.UUID
+	PlatformID      uuid.UUID
+	CustomerID      uuid.UUID
+	TokenHash       []byte
+	RedirectUri     *string
+	ExpiresAt       time.Time
+	UsedAt          *time.Time
+	CreatedAt       time.Time
+	DocumentsStored int32
 }
 
 type LedgerAccount struct {

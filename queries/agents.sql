@@ -44,6 +44,11 @@ INSERT INTO agent_device_codes (code_hash, agent_id, expires_at) VALUES (@code_h
 UPDATE agent_device_codes SET replaced_at = now()
 WHERE agent_id = @agent_id AND redeemed_at IS NULL AND replaced_at IS NULL;
 
+-- name: AgentDeviceCodeRetire :execrows
+-- A code tried wrongly too often dies: it is marked replaced unless it was redeemed.
+UPDATE agent_device_codes SET replaced_at = now()
+WHERE code_hash = @code_hash AND redeemed_at IS NULL AND replaced_at IS NULL;
+
 -- name: AgentDeviceCodeAgent :one
 -- The agent a code was issued to (read without a lock: the redeem locks the agent first).
 SELECT agent_id FROM agent_device_codes WHERE code_hash = @code_hash;

@@ -30,3 +30,19 @@ WHERE platform_id = $1 AND customer_id = $2 AND submitted_at IS NULL;
 -- name: DocumentsOfCustomer :many
 -- Every document of a customer and of its beneficial owners, as a verification checks them.
 SELECT id, holder_id, document_type FROM documents WHERE platform_id = $1 AND customer_id = $2 ORDER BY id;
+
+-- name: DocumentsOfSlot :many
+-- The documents in one slot of the hosted KYC page: a holder's documents of one type
+-- without a side, locked for their replacement.
+SELECT id, blob_key FROM documents
+WHERE platform_id = @platform_id AND holder_id = @holder_id AND document_type = @document_type AND side IS NULL
+ORDER BY id FOR UPDATE;
+
+-- name: DocumentCountOfCustomer :one
+-- How many documents a customer and its beneficial owners hold.
+SELECT count(*) FROM documents WHERE platform_id = @platform_id AND customer_id = @customer_id;
+
+-- name: DocumentsLockOfCustomer :exec
+-- Serializes the writes that add documents to one customer (and its owners) until the
+-- transaction ends, so a count taken under it stays true.
+SELECT pg_advisory_xact_lock(hashtextextended(@customer_id::text, 21));

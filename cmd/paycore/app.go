@@ -232,19 +232,25 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
 		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator}
-	if a.cfg.SMTPHost != "" {
-		d.Mailer = mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
-			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS})
-	} else {
-		// No SMTP server configured: mail is logged, and under `paycore dev` also readable at
-		// /dev/mailbox (never otherwise: it would expose one-time codes).
-		sink := mailer.NewSink(a.log.With("component", "mail"))
-		d.Mailer = sink
-		if a.dev {
-			d.DevMailbox = sink
-		}
-	}
+	d.Mailer, d.DevMailbox = a.mail()
 	return api.New(d)
+}
+
+// mail is the service's mail transport and, under `paycore dev` without SMTP, the sink the
+// development mailbox (/dev/mailbox) reads. Without PAYCORE_SMTP_HOST the sink keeps sandbox
+// platforms' mail (readable only under `paycore dev`) and refuses production platforms'
+// (EMAIL_DELIVERY_FAILED to the caller); no message body ever goes to the log.
+func (a *app) mail() (mailer.Mailer, *mailer.Sink) {
+	if a.cfg.SMTPHost != "" {
+		return mailer.NewSMTP(mailer.SMTPConfig{Host: a.cfg.SMTPHost, Port: a.cfg.SMTPPort, Username: a.cfg.SMTPUsername,
+			Password: a.cfg.SMTPPassword, TLS: a.cfg.SMTPTLS}), nil
+	}
+	sink := mailer.NewSink(a.log.With("component", "mail"))
+	if a.dev {
+		return sink, sink
+	}
+	a.log.Warn("no mail transport (PAYCORE_SMTP_HOST): production platforms' one-time codes are refused, sandbox platforms' are not delivered")
+	return sink, nil
 }
 
 // runAPI serves the API on ln until ctx ends, then drains in-flight requests.

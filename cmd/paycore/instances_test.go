@@ -138,15 +138,16 @@ func TestSeveralInstances(t *testing.T) {
 		t.Fatalf("%d distinct events delivered, %d recorded", len(seen), recorded)
 	}
 
-	// The redeem limit per source address (10 in the window) counts both APIs' attempts.
-	for i := range 10 {
+	// The redeem limit per code (5 in the window, counted by the code's first group) counts
+	// both APIs' attempts.
+	for i := range 5 {
 		if r := apis[i%2].With("", "").Do("POST", "/agents/device-codes/AGENT-0000-0000-000"+fmt.Sprint(i)+"/redeem", nil); r.Status != 404 {
 			t.Fatalf("attempt %d: %d %s", i, r.Status, r.Body)
 		}
 	}
 	for _, c := range apis {
 		if r := c.With("", "").Do("POST", "/agents/device-codes/AGENT-0000-0000-0010/redeem", nil); r.Status != 429 {
-			t.Fatalf("the 11th attempt: %d %s", r.Status, r.Body)
+			t.Fatalf("the 6th attempt: %d %s", r.Status, r.Body)
 		}
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"paycore/db/dbtest"
 	"paycore/internal/config"
 	"paycore/internal/devserver"
+	"paycore/internal/mailer"
 	"paycore/internal/sealbox"
 )
 
@@ -164,5 +166,32 @@ func stopCommand(t *testing.T, cancel context.CancelFunc, done <-chan error, nam
 		}
 	case <-time.After(timeout):
 		t.Fatalf("%s did not stop", name)
+	}
+}
+
+// Without PAYCORE_SMTP_HOST, `serve` and `dev` keep no production mail: a production
+// platform's message is refused (the API answers EMAIL_DELIVERY_FAILED) and nothing of any
+// message but its hashed recipient reaches the log. Only `dev` serves the sandbox mailbox.
+func TestServeMailWithoutTransport(t *testing.T) {
+	t.Parallel()
+	for _, dev := range []bool{false, true} {
+		var log strings.Builder
+		a := &app{cfg: config.Defaults(), log: slog.New(slog.NewTextHandler(&log, nil)), dev: dev}
+		m, box := a.mail()
+		if (box != nil) != dev {
+			t.Fatalf("dev %v: mailbox served: %v", dev, box != nil)
+		}
+		ctx := context.Background()
+		if err := m.Send(ctx, mailer.Message{To: "prod@example.com", Subject: "Your code", Body: "Your one-time code is 314159."}); !errors.Is(err, mailer.ErrNoTransport) {
+			t.Fatalf("dev %v: production mail: %v, want refused", dev, err)
+		}
+		if err := m.Send(ctx, mailer.Message{To: "sandbox@example.com", Subject: "Your code", Body: "Your one-time code is 271828.", Sandbox: true}); err != nil {
+			t.Fatalf("dev %v: sandbox mail: %v", dev, err)
+		}
+		for _, secret := range []string{"314159", "271828", "prod@example.com", "sandbox@example.com"} {
+			if strings.Contains(log.String(), secret) {
+				t.Fatalf("dev %v: the log holds %q:\n%s", dev, secret, log.String())
+			}
+		}
 	}
 }

@@ -19,16 +19,17 @@ import (
 // case, with or without the AGENT- prefix, dashes and spaces anywhere, and the letters
 // Crockford reads as digits (O as 0, I and L as 1).
 //
-// Why 60 bits are enough: a guess can only succeed against a code that is live (issued,
-// not redeemed, not replaced, at most its lifetime old, 15 minutes by default), and every
-// redeem attempt counts against its source address (RedeemLimits: 10 per 15 minutes
-// by default; an IPv6 address counts by its /64). With L codes live at any moment, an
-// attacker holding A addresses makes at most A × 10 × 96 guesses a day, each succeeding
-// with probability L / 2^60. For L = 1,000 live codes and A = 10,000 addresses that is
-// 9.6 million guesses and a chance of 8.3 × 10⁻⁹ a day, about 3 × 10⁻⁶ a year; even a
-// million addresses and a hundred thousand live codes stay below 10⁻³ a day. The limit per
-// code (5 attempts per 15 minutes) adds nothing against random guessing (each guess is a
-// different code) but stops anyone who knows part of a code from trying its variants.
+// A code's first group (CodeID, 20 bits) names it for the limits, the other eight symbols
+// (40 bits) are its secret. Every redeem attempt counts against the first group of the code
+// typed (RedeemLimits.PerCode: 5 per 15 minutes by default), whoever sends it, so a live
+// code takes at most 5 tries in a window before it dies (the right code then answers 429 and
+// is retired for good). Against a code id nobody can try more than that, so however many
+// addresses an attacker holds, a live code's 40-bit secret is tried at most twice 5 times
+// in its 15-minute life (two windows can overlap it): a chance of 10 / 2^40 (9 × 10⁻¹²) per
+// code. Killing a code takes its first group: a caller who knows none of it must spread
+// 6 × 2^20 attempts over every group in a window to kill the codes live then. The limit per
+// source address (RedeemLimits.PerAddress) slows that further, but only for addresses that
+// name a client (clientip.Attributable): behind a proxy the peer is the proxy.
 //
 // Only the SHA-256 digest of a code is stored (CodeHash). A fast hash suffices: a code
 // is single use and dies within its lifetime, far sooner than 2^60 digests can be tried.
@@ -114,6 +115,13 @@ func ParseDeviceCode(s string) (code string, ok bool) {
 		out[i] = c
 	}
 	return format(string(out)), true
+}
+
+// CodeID is the first group of a code in its shown form (AGENT-XXXX-…: "XXXX"), what the
+// limit per code counts attempts under.
+func CodeID(code string) string {
+	rest, _ := strings.CutPrefix(code, CodePrefix+"-")
+	return rest[:min(CodeGroup, len(rest))]
 }
 
 // CodeHash is what is stored of a code: the SHA-256 digest of its shown form (as

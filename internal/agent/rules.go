@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"net/netip"
 	"time"
@@ -72,8 +73,9 @@ type Limit struct {
 
 // RedeemLimits bound redeem attempts (POST /agents/device-codes/{code}/redeem), counted in
 // Postgres so that every API instance shares them: PerAddress per source address (an IPv6
-// address by its /64), PerCode per code typed (known or not). Every attempt counts, the
-// successful ones too.
+// address by its /64), only where that address names a client (clientip.Attributable);
+// PerCode per first group of the code typed (CodeID, known or not), from any address. Every
+// attempt counts, the successful ones too; a live code over PerCode dies (see CodeID).
 type RedeemLimits struct {
 	PerAddress Limit
 	PerCode    Limit
@@ -109,6 +111,9 @@ func (l Limit) Check(c Counted, now time.Time, what string) error {
 // by its /64 network, which one host usually holds whole).
 func AddressKey(addr netip.Addr) string { return "agent-redeem/address/" + clientip.Key(addr) }
 
-// CodeKey is the rate-limit key of redeem attempts of one code (in its shown form): its
-// digest, so the limits table holds no code in clear.
-func CodeKey(code string) string { return "agent-redeem/code/" + hex.EncodeToString(CodeHash(code)) }
+// CodeKey is the rate-limit key of redeem attempts of codes with the first group of code
+// (in its shown form): a digest of it, so the limits table holds no part of a code in clear.
+func CodeKey(code string) string {
+	sum := sha256.Sum256([]byte("agent-redeem/code-id/" + CodeID(code)))
+	return "agent-redeem/code-id/" + hex.EncodeToString(sum[:])
+}

@@ -95,6 +95,9 @@ const (
 	// DocumentSubmitted refuses replacing or deleting a document that was submitted for
 	// verification.
 	DocumentSubmitted Code = "DOCUMENT_ALREADY_SUBMITTED"
+	// DocumentLimitReached refuses a document over a cap: the documents a customer and its
+	// owners hold, or the files one KYC link stores.
+	DocumentLimitReached Code = "DOCUMENT_LIMIT_REACHED"
 )
 
 // Webhooks and outbound deliveries.

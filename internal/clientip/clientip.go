@@ -44,6 +44,14 @@ func Resolve(remoteAddr string, forwardedFor []string, trusted []netip.Prefix) (
 	return source, true
 }
 
+// Attributable reports whether addr, a source address Resolve returned, names a client and
+// may be limited per address: only when trusted proxies are configured (the operator said
+// how requests arrive) and addr is not one of them. Without them the peer may be an ingress
+// that every client shares, and limiting it would let any caller lock out all others.
+func Attributable(addr netip.Addr, trusted []netip.Prefix) bool {
+	return len(trusted) > 0 && !isTrusted(addr, trusted)
+}
+
 // Key is the form addr is counted under: an IPv4 address as itself, an IPv6 address by
 // its /64 network (a host is usually given a whole /64, so counting single addresses
 // would let it change address at will); an IPv4-mapped IPv6 address as the IPv4 one.

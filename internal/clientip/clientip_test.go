@@ -58,3 +58,18 @@ func TestKey(t *testing.T) {
 		}
 	}
 }
+
+// Only an address that names a client is limited: with no trusted proxies the peer may be a
+// shared ingress, and a trusted proxy itself is never the client.
+func TestAttributable(t *testing.T) {
+	trusted, _, _ := ParsePrefixes("10.0.0.0/8")
+	for _, c := range []struct {
+		addr string
+		tr   []netip.Prefix
+		want bool
+	}{{"198.51.100.1", nil, false}, {"198.51.100.1", trusted, true}, {"10.1.2.3", trusted, false}} {
+		if got := Attributable(netip.MustParseAddr(c.addr), c.tr); got != c.want {
+			t.Errorf("Attributable(%s, %v) = %v", c.addr, c.tr, got)
+		}
+	}
+}

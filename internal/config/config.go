@@ -131,6 +131,15 @@ type Config struct {
 	AgentRedeemPerAddress   int
 	AgentRedeemPerCode      int
 	AgentRedeemWindow       time.Duration
+	// Documents: how many a customer and its beneficial owners hold at most
+	// (PAYCORE_DOCUMENTS_PER_CUSTOMER, through the API and the hosted KYC page alike), how
+	// many files one KYC link stores over all its submissions
+	// (PAYCORE_KYC_LINK_DOCUMENTS), and how many submissions one KYC link takes in each
+	// window (PAYCORE_KYC_LINK_SUBMISSIONS per PAYCORE_KYC_LINK_SUBMISSION_WINDOW).
+	DocumentsPerCustomer    int
+	KycLinkDocuments        int
+	KycLinkSubmissions      int
+	KycLinkSubmissionWindow time.Duration
 	// AgentApprovalLifetime is how long an agent's action that needs the platform's
 	// approval waits for it before it fails (PAYCORE_AGENT_APPROVAL_LIFETIME).
 	AgentApprovalLifetime time.Duration
@@ -195,6 +204,11 @@ func Defaults() Config {
 		AgentRedeemPerCode:      5,
 		AgentRedeemWindow:       15 * time.Minute,
 		AgentApprovalLifetime:   24 * time.Hour,
+
+		DocumentsPerCustomer:    30,
+		KycLinkDocuments:        12,
+		KycLinkSubmissions:      5,
+		KycLinkSubmissionWindow: time.Hour,
 	}
 }
 
@@ -342,6 +356,12 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_ADDRESS", &perAddress)
 	integer("PAYCORE_AGENT_REDEEM_LIMIT_PER_CODE", &perCode)
 	c.AgentRedeemPerAddress, c.AgentRedeemPerCode = int(min(perAddress, 1_000_000)), int(min(perCode, 1_000_000))
+	perCustomer, perLink, submissions := int64(c.DocumentsPerCustomer), int64(c.KycLinkDocuments), int64(c.KycLinkSubmissions)
+	integer("PAYCORE_DOCUMENTS_PER_CUSTOMER", &perCustomer)
+	integer("PAYCORE_KYC_LINK_DOCUMENTS", &perLink)
+	integer("PAYCORE_KYC_LINK_SUBMISSIONS", &submissions)
+	c.DocumentsPerCustomer, c.KycLinkDocuments, c.KycLinkSubmissions = int(min(perCustomer, 1_000_000)), int(min(perLink, 1_000_000)), int(min(submissions, 1_000_000))
+	dur("PAYCORE_KYC_LINK_SUBMISSION_WINDOW", &c.KycLinkSubmissionWindow)
 	if v := getenv("PAYCORE_TRUSTED_PROXIES"); v != "" {
 		prefixes, bad, ok := clientip.ParsePrefixes(v)
 		if !ok {

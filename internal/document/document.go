@@ -121,6 +121,27 @@ func Submitted() error {
 		"the document was submitted for verification and can no longer be replaced or deleted; upload a new document instead")
 }
 
+// CheckCustomerCount refuses a write after which a customer and its beneficial owners would
+// hold n documents, over max (PAYCORE_DOCUMENTS_PER_CUSTOMER).
+func CheckCustomerCount(n, max int) error {
+	if n > max {
+		return problem.Refuse(catalog.DocumentLimitReached,
+			"a customer and its beneficial owners hold at most %d documents; delete one that was not submitted, or replace it, before adding another", max)
+	}
+	return nil
+}
+
+// CheckLinkCount refuses a KYC page submission after which its link would have stored n
+// files, over max (PAYCORE_KYC_LINK_DOCUMENTS): a link takes a bounded number of files over
+// all its submissions, replaced ones included.
+func CheckLinkCount(n, max int) error {
+	if n > max {
+		return problem.Refuse(catalog.DocumentLimitReached,
+			"this verification link has taken its %d files; ask for a new link to send more", max)
+	}
+	return nil
+}
+
 // CheckHolder decides whether a document may be stored for a holder as resolved: the
 // customer it is verified with must not be deleted (410 CUSTOMER_DELETED). A deleted
 // customer's documents can still be read and deleted.

@@ -92,3 +92,19 @@ func LinkClosed(st LinkState) error {
 	}[st]
 	return problem.Refuse(catalog.Conflict, "%s", msg)
 }
+
+// CheckSubmissions refuses a submission of a hosted page's link that went over its limit
+// (PAYCORE_KYC_LINK_SUBMISSIONS in each PAYCORE_KYC_LINK_SUBMISSION_WINDOW): attempts is
+// the window's count, this one included, and the window ends at windowEnds. 429
+// RATE_LIMITED with Retry-After.
+func CheckSubmissions(attempts, max int, windowEnds, now time.Time) error {
+	if attempts <= max {
+		return nil
+	}
+	wait := windowEnds.Sub(now)
+	return problem.RateLimited(wait, "this verification link was submitted too often (at most %d times in a while); try again in %d seconds",
+		max, problem.RetryAfterSeconds(wait))
+}
+
+// SubmissionKey is the rate-limit key of a link's submissions.
+func SubmissionKey(linkID string) string { return "kyc-page/link/" + linkID }

@@ -1,9 +1,13 @@
 // Package mailer sends the service's e-mail (one-time passwords) through SMTP, or, for local
-// development, to a sink that logs each message and keeps the latest ones readable.
+// development, to a sink that keeps sandbox platforms' latest messages readable. No message
+// body is ever logged: a one-time code in a log opens a wallet session.
 package mailer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -54,7 +58,7 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 		return fmt.Errorf("sender %q: %w", m.From, err)
 	}
 	if err := msg.To(m.To); err != nil {
-		return fmt.Errorf("recipient %q: %w", m.To, err)
+		return fmt.Errorf("recipient %s: %w", Recipient(m.To), err)
 	}
 	msg.Subject(m.Subject)
 	msg.SetBodyString(mail.TypeTextPlain, m.Body)
@@ -75,12 +79,19 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 		return fmt.Errorf("smtp client: %w", err)
 	}
 	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		return fmt.Errorf("send mail to %s: %w", m.To, err)
+		return fmt.Errorf("send mail to %s: %w", Recipient(m.To), err)
 	}
 	return nil
 }
 
-// Sink is the development mailer: it logs every message and keeps the latest 100.
+// ErrNoTransport is the sink's answer to a production platform's message: without a mail
+// transport (PAYCORE_SMTP_HOST) production mail is refused, never kept or logged.
+var ErrNoTransport = errors.New("no mail transport is configured (PAYCORE_SMTP_HOST): a production platform's mail is not sent")
+
+// Sink is the development mailer: it keeps sandbox platforms' latest 100 messages (what
+// the development mailbox shows) and refuses production platforms' mail with
+// ErrNoTransport. It logs that a message was kept or refused, with the recipient hashed
+// (Recipient), never the subject or body.
 type Sink struct {
 	log *slog.Logger
 	mu  sync.Mutex
@@ -90,10 +101,14 @@ type Sink struct {
 // NewSink builds a development sink.
 func NewSink(log *slog.Logger) *Sink { return &Sink{log: log} }
 
-// Send records m.
-func (s *Sink) Send(_ context.Context, m Message) error {
+// Send keeps m when it is a sandbox platform's; a production platform's is refused.
+func (s *Sink) Send(ctx context.Context, m Message) error {
+	if !m.Sandbox {
+		s.log.WarnContext(ctx, "mail refused: no mail transport for a production platform", "to", Recipient(m.To))
+		return ErrNoTransport
+	}
 	m.SentAt = time.Now().UTC()
-	s.log.Info("mail (development sink)", "to", m.To, "subject", m.Subject, "body", m.Body, "sandbox", m.Sandbox)
+	s.log.InfoContext(ctx, "mail kept by the development sink", "to", Recipient(m.To))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.box = append(s.box, m)
@@ -101,6 +116,13 @@ func (s *Sink) Send(_ context.Context, m Message) error {
 		s.box = s.box[len(s.box)-100:]
 	}
 	return nil
+}
+
+// Recipient is how logs name an address: the first 12 hex digits of its SHA-256, enough to
+// match a log line to a known address, not to read one.
+func Recipient(addr string) string {
+	sum := sha256.Sum256([]byte(addr))
+	return "sha256:" + hex.EncodeToString(sum[:6])
 }
 
 // SandboxMessages returns the kept messages of sandbox platforms, newest last: what the

@@ -3,6 +3,7 @@ package mailer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -72,26 +73,37 @@ func TestSMTPDelivery(t *testing.T) {
 func TestSink(t *testing.T) {
 	s := NewSink(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for range 105 {
-		_ = s.Send(context.Background(), Message{To: "a@example.com", Body: "x"})
+		_ = s.Send(context.Background(), Message{To: "a@example.com", Body: "x", Sandbox: true})
 	}
 	if n := len(s.Messages()); n != 100 {
 		t.Fatalf("kept %d", n)
 	}
 }
 
-// The development mailbox shows sandbox platforms' mail only; production mail is still
-// logged and kept out of sight.
+// The development sink keeps sandbox platforms' mail for the mailbox and refuses a
+// production platform's; the log says a message was kept or refused, with the recipient
+// hashed, and never holds a body, a subject or an address.
 func TestSinkSandboxMessages(t *testing.T) {
 	var log strings.Builder
 	s := NewSink(slog.New(slog.NewTextHandler(&log, nil)))
-	_ = s.Send(context.Background(), Message{To: "prod@example.com", Body: "code 111111"})
-	_ = s.Send(context.Background(), Message{To: "sandbox@example.com", Body: "code 222222", Sandbox: true})
+	err := s.Send(context.Background(), Message{To: "prod@example.com", Subject: "Your code", Body: "code 111111"})
+	if !errors.Is(err, ErrNoTransport) {
+		t.Fatalf("production mail: %v, want ErrNoTransport", err)
+	}
+	if err := s.Send(context.Background(), Message{To: "sandbox@example.com", Subject: "Your code", Body: "code 222222", Sandbox: true}); err != nil {
+		t.Fatal(err)
+	}
 	got := s.SandboxMessages()
-	if len(got) != 1 || got[0].To != "sandbox@example.com" {
+	if len(got) != 1 || got[0].To != "sandbox@example.com" || len(s.Messages()) != 1 {
 		t.Fatalf("sandbox messages: %+v", got)
 	}
-	if len(s.Messages()) != 2 || !strings.Contains(log.String(), "prod@example.com") {
-		t.Fatalf("production mail not logged: %s", log.String())
+	for _, secret := range []string{"111111", "222222", "prod@example.com", "sandbox@example.com", "Your code"} {
+		if strings.Contains(log.String(), secret) {
+			t.Fatalf("log holds %q: %s", secret, log.String())
+		}
+	}
+	if !strings.Contains(log.String(), Recipient("prod@example.com")) || !strings.Contains(log.String(), Recipient("sandbox@example.com")) {
+		t.Fatalf("log does not say which mail was sent or refused: %s", log.String())
 	}
 	var fields map[string]any
 	b, _ := json.Marshal(got[0])

@@ -2756,7 +2756,7 @@ export interface components {
              *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, INVITATION_NOT_FOUND,
              *     INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, INVITATION_EXPIRED,
              *     INVITATIONS_NOT_CONFIGURED, DOCUMENT_NOT_FOUND, REFERENCE_NOT_FOUND,
-             *     DOCUMENT_ALREADY_SUBMITTED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
+             *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
              *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER.
@@ -5486,6 +5486,20 @@ export interface components {
         };
         /** @description `DOCUMENT_NOT_FOUND`: the platform has no document with this id (or, on replacement, `REFERENCE_NOT_FOUND` when its holder is gone). */
         DocumentNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description `DOCUMENT_LIMIT_REACHED`: the customer and its beneficial owners already hold as many
+         *     documents as the deployment allows (`PAYCORE_DOCUMENTS_PER_CUSTOMER`, 30 by default).
+         *     Delete a document that was not submitted, or replace it, before adding another.
+         */
+        DocumentLimitReached: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -9064,6 +9078,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DocumentHolderNotFound"];
+            409: components["responses"]["DocumentLimitReached"];
             410: components["responses"]["DocumentHolderDeleted"];
             413: components["responses"]["DocumentTooLarge"];
             415: components["responses"]["NotMultipart"];
