@@ -9,7 +9,6 @@ import (
 	"paycore/internal/problem"
 )
 
-
 func mode(m ExecutionMode) *ExecutionMode { return &m }
 
 const acctA, acctB = "InternalAccount:00000000-0000-0000-0000-00000000000a", "InternalAccount:00000000-0000-0000-0000-00000000000b"
