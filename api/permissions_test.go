@@ -76,7 +76,8 @@ func guardedPolicy() map[string]any {
 		"approvalThresholds": map[string]any{"currency": "USD", "amount": 100}}
 }
 
-func agentVariants() map[string]routeRule {
+// conditionalRules are the routes whose need depends on the body or the resource.
+func conditionalRules() map[string]routeRule {
 	patchPolicy := func(name string, need needs, body map[string]any) permVariant {
 		return permVariant{name, need, func(f *permFixture) (string, string, any) {
 			return "PATCH", "/agents/" + f.agent(guardedPolicy()) + "/policy", body
@@ -192,7 +193,7 @@ func permissionRules() map[string]routeRule {
 		"POST /invitations/{invitationCode}/claim", "POST /invitations/{invitationCode}/cancel",
 		"POST /agents/{agentId}/actions/{actionId}/approve", "POST /agents/{agentId}/actions/{actionId}/reject")
 	set(manageTransact, "POST /customers/external-accounts", "POST /platform/external-accounts", "POST /internal-accounts/{id}/export")
-	for route, rule := range agentVariants() {
+	for route, rule := range conditionalRules() {
 		rules[route] = rule
 	}
 	return rules
@@ -345,7 +346,7 @@ func TestPermissionMatrix(t *testing.T) {
 	// The conditional routes, variant by variant, each on fresh fixtures.
 	cust := newCustomer(t, full, "US", "USD")
 	f := &permFixture{t: t, full: full, customer: cust.ID, account: accountsByCurrency(t, full, cust.ID)["USD"].ID}
-	for route, rule := range agentVariants() {
+	for route, rule := range conditionalRules() {
 		for _, v := range rule.variants {
 			for _, perms := range permSets() {
 				method, path, body := v.build(f)
