@@ -49,7 +49,8 @@ type agentCreateBody struct {
 }
 
 // createAgent is POST /agents: the agent of a customer of the platform with its policy,
-// and its first device code (shown this once).
+// and its first device code (shown this once). An agent whose policy moves money needs
+// TRANSACT.
 func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 	b, err := ReadJSON[agentCreateBody](r)
 	if err != nil {
@@ -72,6 +73,9 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	policy, err := agentpolicy.New("policy", *b.Policy)
 	if err != nil {
+		return err
+	}
+	if err := agentpolicy.CheckMoneyAgent(policy, canTransact(r), "creating an agent"); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -175,7 +179,7 @@ type agentPatchBody struct {
 }
 
 // patchAgent is PATCH /agents/{agentId}: rename, pause or resume. A paused agent's next
-// request is refused (403).
+// request is refused (403). Resuming needs TRANSACT (pausing does not).
 func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
 	if err != nil {
@@ -189,6 +193,9 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 		if err := agent.CheckName("name", *b.Name); err != nil {
 			return err
 		}
+	}
+	if b.IsPaused != nil && !*b.IsPaused && !canTransact(r) {
+		return agentpolicy.NeedsTransact("resuming an agent").With(map[string]any{"permission": PermTransact})
 	}
 	a, err := db.AgentUpdate(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
 	if err != nil {
@@ -211,7 +218,8 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // patchAgentPolicy is PATCH /agents/{agentId}/policy: the members given are merged into
-// the agent's policy (agentpolicy.Policy.Apply), effective from the agent's next request.
+// the agent's policy (agentpolicy.Policy.Apply), effective from the agent's next request. A
+// change that widens the policy needs TRANSACT (agentpolicy.CheckChange).
 func (s *Server) patchAgentPolicy(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
 	if err != nil {
@@ -221,7 +229,7 @@ func (s *Server) patchAgentPolicy(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	a, err := db.AgentPolicyUpdate(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, u)
+	a, err := db.AgentPolicyUpdate(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, u, canTransact(r))
 	if err != nil {
 		return err
 	}
@@ -230,6 +238,7 @@ func (s *Server) patchAgentPolicy(w http.ResponseWriter, r *http.Request) error 
 
 // issueDeviceCode is POST /agents/{agentId}/device-codes: a new device code for an agent
 // that is not connected yet (409 once it is); its earlier codes can no longer be redeemed.
+// A code for an agent whose policy moves money needs TRANSACT.
 func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "agentId", ids.Agent, errAgentNotFound)
 	if err != nil {
@@ -237,7 +246,7 @@ func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 	}
 	code := agent.NewDeviceCode()
 	expires := s.codeExpiry(time.Now())
-	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires); err != nil {
+	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires, canTransact(r)); err != nil {
 		return err
 	}
 	noStore(w)

@@ -31,6 +31,13 @@ type Principal struct {
 	Sandbox     bool
 }
 
+// Has reports whether the caller's token holds perm.
+func (p Principal) Has(perm string) bool { return slices.Contains(p.Permissions, perm) }
+
+// canTransact reports whether the caller's token holds TRANSACT: the permission of every
+// act that can lead to money moving (docs/permissions.md).
+func canTransact(r *http.Request) bool { return principalFrom(r.Context()).Has(PermTransact) }
+
 type principalKey struct{}
 
 func principalFrom(ctx context.Context) Principal {
@@ -107,8 +114,8 @@ func basicCredentials(header string) (uuid.UUID, string, bool) {
 func require(perm string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !slices.Contains(principalFrom(r.Context()).Permissions, perm) {
-				writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden,
+			if !principalFrom(r.Context()).Has(perm) {
+				writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Details: map[string]any{"permission": perm},
 					Message: "this API token lacks the " + perm + " permission"})
 				return
 			}

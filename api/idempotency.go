@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,7 +32,8 @@ const (
 
 // idempotent makes a POST safe to repeat with the same Idempotency-Key: the first
 // response (status, content type, body) is stored per platform and key and replayed
-// byte for byte to repeats; a repeat with a different request is 422; a repeat that
+// byte for byte to repeats by the same caller; a repeat with a different request, or by
+// another API token of the platform, is 422 (requestHash); a repeat that
 // arrives while the first is still running waits for it up to IdempotencyWait, then gets
 // 409. Concurrent duplicates execute once: the key row is claimed with one INSERT.
 // 5xx answers are not stored, so the request can be retried.
@@ -74,14 +76,22 @@ func scopedKey(ctx context.Context, key string) string {
 }
 
 // requestHash reads the request's body (putting it back for the handler) and hashes it
-// with the method and path: what a repeat under the same key must match.
+// with the method and path and the calling API token: what a repeat under the same key
+// must match. The token is part of it so that a stored answer is only ever replayed to the
+// token that made the request (it may hold a secret minted for it, or something another
+// token may not do); another token using the key is refused like a different request,
+// before anything runs, so a key still names one request of the platform and the ids
+// derived from it (a transfer's, a quote's) one payment. An agent's keys are its own
+// already (scopedKey).
 func requestHash(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, bodyReadError(err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return walletauth.RequestHash(r.Method, r.URL.Path, body), nil
+	token := principalFrom(r.Context()).TokenID
+	sum := sha256.Sum256(append(token[:], walletauth.RequestHash(r.Method, r.URL.Path, body)...))
+	return sum[:], nil
 }
 
 // claim claims the key for this request (claimed), or returns the stored outcome of the
@@ -109,7 +119,7 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 			return false, nil, err
 		case !bytes.Equal(row.RequestHash, hash):
 			return false, nil, &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-				Message: "this Idempotency-Key was used with a different request; use a new key for a new request"}
+				Message: "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request"}
 		case row.State == "DONE":
 			return false, &row, nil
 		case time.Now().After(deadline):

@@ -132,8 +132,9 @@ func AgentUpdate(ctx context.Context, q *Queries, platformID, id uuid.UUID, c Ag
 // AgentPolicyUpdate merges u into the agent's policy under the agent's row lock (so two
 // updates merge one after the other, neither losing the other's members), checks the
 // result, including that the accounts it names are open accounts of the agent's customer,
-// and stores it; it takes effect with the agent's next request.
-func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, u agentpolicy.Update) (Agent, error) {
+// and stores it; it takes effect with the agent's next request. A change that widens the
+// policy is refused unless canTransact (agentpolicy.CheckChange).
+func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, u agentpolicy.Update, canTransact bool) (Agent, error) {
 	var out Agent
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
@@ -149,6 +150,9 @@ func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 		}
 		merged, err := stored.Apply("", u)
 		if err != nil {
+			return err
+		}
+		if err := agentpolicy.CheckChange(stored, merged, canTransact); err != nil {
 			return err
 		}
 		// Only accounts the update adds are checked: an account the policy already named
@@ -179,8 +183,9 @@ func AgentDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) erro
 
 // AgentDeviceCodeIssue issues a new device code (its digest) for an agent of the platform
 // that is not connected (else 409 AGENT_ALREADY_CONNECTED); the agent's codes that were not
-// redeemed are replaced and can no longer be redeemed.
-func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, codeHash []byte, expiresAt time.Time) error {
+// redeemed are replaced and can no longer be redeemed. An agent whose policy moves money
+// needs canTransact (agentpolicy.CheckMoneyAgent).
+func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, codeHash []byte, expiresAt time.Time, canTransact bool) error {
 	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
@@ -190,6 +195,13 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 			return fmt.Errorf("lock agent: %w", err)
 		}
 		if err := agent.CheckRegenerate(a.ConnectedAt != nil); err != nil {
+			return err
+		}
+		policy, err := agentpolicy.Decode(a.Policy)
+		if err != nil {
+			return err
+		}
+		if err := agentpolicy.CheckMoneyAgent(policy, canTransact, "a device code for an agent"); err != nil {
 			return err
 		}
 		if c, err := q.CustomerGetByIDForUpdate(ctx, a.CustomerID); err != nil {

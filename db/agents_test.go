@@ -163,7 +163,7 @@ func TestAgentPolicyUpdateMerges(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u)
+			_, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u, true)
 			errs <- err
 		}()
 	}
@@ -190,9 +190,9 @@ func TestAgentPolicyUpdateMerges(t *testing.T) {
 
 	var u agentpolicy.Update
 	_ = strictjson.Decode([]byte(`{"accountRestrictions": {"allowedAccountIds": ["`+ids.Format(ids.InternalAccount, ids.New())+`"]}}`), &u)
-	_, err = db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u)
+	_, err = db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u, true)
 	fieldRefused(t, err, "accountRestrictions.accountRules[0].accountId") // the rule's account left out
-	_, err = db.AgentPolicyUpdate(ctx, w.pool, w.other, a.ID, agentpolicy.Update{})
+	_, err = db.AgentPolicyUpdate(ctx, w.pool, w.other, a.ID, agentpolicy.Update{}, true)
 	refusedWith(t, err, catalog.AgentNotFound)
 	if after, _ := db.AgentGetLive(ctx, w.q, w.platform, a.ID); string(after.Policy) != string(got.Policy) {
 		t.Fatal("a refused update changed the policy")
@@ -209,10 +209,10 @@ func TestAgentDeviceCodes(t *testing.T) {
 	a, first := w.create(agentPolicy(t, basicAgentPolicy), time.Minute)
 
 	second := agent.NewDeviceCode()
-	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.other, a.ID, agent.CodeHash(second), now.Add(time.Minute)); problem.CodeOf(err) != catalog.AgentNotFound {
+	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.other, a.ID, agent.CodeHash(second), now.Add(time.Minute), true); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("another platform issued a code: %v", err)
 	}
-	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(second), now.Add(time.Minute)); err != nil {
+	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(second), now.Add(time.Minute), true); err != nil {
 		t.Fatal(err)
 	}
 	_, tokenDigest := agent.NewAccessToken(a.ID)
@@ -267,7 +267,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if _, err := w.q.AgentDeviceCodeStatus(ctx, db.AgentDeviceCodeStatusParams{CodeHash: agent.CodeHash(second), PlatformID: w.other}); !db.IsNotFound(err) {
 		t.Fatalf("another platform reads the code's status: %v", err)
 	}
-	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute))
+	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
 	refusedWith(t, err, catalog.AgentConnected)
 
 	// The bearer read finds the connected agent until it is deleted.
@@ -423,7 +423,7 @@ func TestAgentCodesAndPolicyEdges(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			issueErr = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute))
+			issueErr = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
 		}()
 		go func() {
 			defer wg.Done()
@@ -451,11 +451,11 @@ func TestAgentCodesAndPolicyEdges(t *testing.T) {
 	}
 	var u agentpolicy.Update
 	_ = strictjson.Decode([]byte(`{"permissions": []}`), &u)
-	if _, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u); err != nil {
+	if _, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u, true); err != nil {
 		t.Fatalf("an update that restricts the agent, its account closed since: %v", err)
 	}
 	_ = strictjson.Decode([]byte(`{"accountRestrictions": {"allowedAccountIds": ["`+acct+`", "`+ids.Format(ids.InternalAccount, ids.New())+`"]}}`), &u)
-	_, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u)
+	_, err := db.AgentPolicyUpdate(ctx, w.pool, w.platform, a.ID, u, true)
 	fieldRefused(t, err, "accountRestrictions.allowedAccountIds[1]") // a new account is still checked
 
 	if _, err := w.pool.Exec(ctx, "UPDATE customers SET is_deleted = true WHERE id = $1", w.customer.ID); err != nil {
@@ -463,6 +463,6 @@ func TestAgentCodesAndPolicyEdges(t *testing.T) {
 	}
 	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, func(uuid.UUID) []byte { return []byte("digest") })
 	refusedWith(t, err, catalog.CustomerDeleted)
-	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute))
+	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
 	refusedWith(t, err, catalog.CustomerDeleted)
 }

@@ -278,7 +278,8 @@ export interface paths {
          *     account and replaces the customer's previous default. Bank and mobile-money
          *     accounts get a beneficiary name check (`beneficiaryVerificationStatus`; sandbox
          *     platforms get the outcome of the identifier's last three digits, production
-         *     platforms `CHECKED_BY_RECEIVING_FI`). Requires the `MANAGE` permission.
+         *     platforms `CHECKED_BY_RECEIVING_FI`). Requires the `MANAGE` and `TRANSACT`
+         *     permissions: a new payout destination is a path for money to leave.
          */
         post: operations["createCustomerExternalAccount"];
         delete?: never;
@@ -609,7 +610,8 @@ export interface paths {
          * @description Registers an external account of the platform itself (no customer). `accountInfo` is
          *     validated against its `accountType` and the account's `currency`; the response's
          *     `accountInfo` adds `paymentRails` for bank types. `customerId` and
-         *     `defaultUmaDepositAccount` are refused with 400. Requires the `MANAGE` permission.
+         *     `defaultUmaDepositAccount` are refused with 400. Requires the `MANAGE` and `TRANSACT`
+         *     permissions: a new payout destination is a path for money to leave.
          */
         post: operations["createPlatformExternalAccount"];
         delete?: never;
@@ -701,7 +703,8 @@ export interface paths {
          *     AES-256-GCM ciphertext; `@turnkey/crypto` `decryptCredentialBundle` opens it and
          *     yields the phrase's UTF-8 bytes). Needs a wallet session signature (signed retry):
          *     `202` first, then the same request with `Service-Wallet-Signature` and `Request-Id`.
-         *     The phrase is never returned or logged in clear. Requires the `MANAGE` permission.
+         *     The phrase is never returned or logged in clear. Requires the `MANAGE` and `TRANSACT`
+         *     permissions: whoever holds the phrase can move the wallet's funds.
          */
         post: operations["exportInternalAccount"];
         delete?: never;
@@ -1838,7 +1841,9 @@ export interface paths {
          *     agent, which redeems it (`POST /agents/device-codes/{code}/redeem`) for its access
          *     token. The customer must be the platform's (404 `USER_NOT_FOUND`) and not deleted
          *     (410 `CUSTOMER_DELETED`); every internal account the policy names must be an open
-         *     account of that customer. Requires the `MANAGE` permission.
+         *     account of that customer. Requires the `MANAGE` permission, and `TRANSACT` too when
+         *     the policy grants any permission but `VIEW_TRANSACTIONS` (403 `FORBIDDEN` naming
+         *     `TRANSACT` in `details.permission`).
          */
         post: operations["createAgent"];
         delete?: never;
@@ -1902,7 +1907,7 @@ export interface paths {
          * Rename, pause or resume an agent
          * @description Changes the members given. A paused agent's requests are refused with 403 from its
          *     next request on, until it is resumed (`isPaused: false`). Requires the `MANAGE`
-         *     permission.
+         *     permission; resuming requires `TRANSACT` too (403 `FORBIDDEN` naming `TRANSACT`).
          */
         patch: operations["updateAgent"];
         trace?: never;
@@ -1935,7 +1940,12 @@ export interface paths {
          *     (`dailyLimit`, `monthlyLimit`, `dailyTransactionLimit`: unlimited;
          *     `allowedAccountIds`: every account; `approvalThresholds.amount`: no threshold); an
          *     absent member is left as it is. The merged policy is checked as a whole (e.g. an
-         *     account with a rule must stay allowed). Requires the `MANAGE` permission.
+         *     account with a rule must stay allowed). Requires the `MANAGE` permission, and
+         *     `TRANSACT` too for a change that widens the policy: a money permission added,
+         *     `AUTO` where approval was required, a spending limit raised or lifted (or a new
+         *     limits currency), an account the agent could not use, an approval threshold
+         *     raised, removed or in another currency (403 `FORBIDDEN` naming `TRANSACT`, the
+         *     widened members in `details.widens`). Narrowing needs `MANAGE` only.
          */
         patch: operations["updateAgentPolicy"];
         trace?: never;
@@ -1959,7 +1969,8 @@ export interface paths {
          * Issue a new device code
          * @description Issues a new device code for an agent that is not connected yet; the agent's earlier
          *     codes that were not redeemed can no longer be redeemed (400 `DEVICE_CODE_EXPIRED`).
-         *     The code is shown only in this answer. Requires the `MANAGE` permission.
+         *     The code is shown only in this answer. Requires the `MANAGE` permission, and
+         *     `TRANSACT` too when the agent's policy grants any permission but `VIEW_TRANSACTIONS`.
          */
         post: operations["regenerateAgentDeviceCode"];
         delete?: never;
@@ -4894,7 +4905,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used with a different request; use a new key. */
+        /** @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used with a different request, or by another API token of the platform; use a new key. */
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5789,7 +5800,9 @@ export interface components {
         UpdatedBefore: string;
         /**
          * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-         *     hours per platform and key and replayed to repeats of the same request.
+         *     hours per platform and key and replayed to repeats of the same request by the same
+         *     API token; another token of the platform using the key gets 422
+         *     `IDEMPOTENCY_KEY_REUSED`.
          */
         IdempotencyKey: string;
         /**
@@ -6044,7 +6057,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6381,7 +6396,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6802,7 +6819,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7491,7 +7510,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7542,7 +7563,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7730,7 +7753,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7795,7 +7820,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -7919,7 +7946,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8004,7 +8033,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -8054,7 +8085,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8596,7 +8629,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8621,7 +8656,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8728,7 +8765,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8862,7 +8901,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8897,7 +8938,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8951,7 +8994,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8989,7 +9034,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9241,7 +9288,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9462,7 +9511,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9966,7 +10017,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10029,7 +10082,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10071,7 +10126,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10102,7 +10159,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: the first response (below 500) is stored for 24
-                 *     hours per platform and key and replayed to repeats of the same request.
+                 *     hours per platform and key and replayed to repeats of the same request by the same
+                 *     API token; another token of the platform using the key gets 422
+                 *     `IDEMPOTENCY_KEY_REUSED`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
