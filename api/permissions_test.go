@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -270,7 +271,7 @@ func TestPermissionMatrix(t *testing.T) {
 		c.SkipValidation = true
 		tokens[strings.Join(perms, "+")] = c
 	}
-	send := func(c *apitest.Client, method, path string, body any) (int, []byte) {
+	sendOnce := func(c *apitest.Client, method, path string, body any) (int, []byte) {
 		t.Helper()
 		var rd io.Reader = http.NoBody
 		if body != nil {
@@ -289,6 +290,15 @@ func TestPermissionMatrix(t *testing.T) {
 		defer resp.Body.Close()
 		out, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, out
+	}
+	// send sends body where the operation takes one: the input rules refuse any body, {}
+	// included, to an operation that declares none, before authentication.
+	send := func(c *apitest.Client, method, path string, body any) (int, []byte) {
+		status, out := sendOnce(c, method, path, body)
+		if body != nil && status == http.StatusBadRequest && bytes.Contains(out, []byte("this operation takes no request body")) {
+			return sendOnce(c, method, path, nil)
+		}
+		return status, out
 	}
 	check := func(label string, perms []string, need needs, status int, body []byte) {
 		t.Helper()
