@@ -325,11 +325,14 @@ func (q *Queries) TransactionLinkCounterpart(ctx context.Context, arg Transactio
 
 const transactionOpenIncomingCount = `-- name: TransactionOpenIncomingCount :one
 SELECT count(*) FROM transactions
-WHERE destination_account_id = $1 AND destination_kind = 'INTERNAL'
+WHERE destination_account_id = $1 AND destination_kind <> 'EXTERNAL'
   AND status IN ('CREATED', 'PENDING', 'PROCESSING')
 `
 
-// Transactions not yet final that will credit this internal account when they settle.
+// Transactions not yet final that will credit this internal account when they settle, of
+// every kind: a transfer in or a quote to it (INTERNAL), and a payment to its customer's
+// UMA address from this deployment (UMA_ADDRESS, the account named from the quote's
+// creation on). Only an EXTERNAL destination names no internal account.
 func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uuid.NullUUID) (int64, error) {
 	row := q.db.QueryRow(ctx, transactionOpenIncomingCount, accountID)
 	var count int64

@@ -10,9 +10,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one
--- Transactions not yet final that will credit this internal account when they settle.
+-- Transactions not yet final that will credit this internal account when they settle, of
+-- every kind: a transfer in or a quote to it (INTERNAL), and a payment to its customer's
+-- UMA address from this deployment (UMA_ADDRESS, the account named from the quote's
+-- creation on). Only an EXTERNAL destination names no internal account.
 SELECT count(*) FROM transactions
-WHERE destination_account_id = @account_id AND destination_kind = 'INTERNAL'
+WHERE destination_account_id = @account_id AND destination_kind <> 'EXTERNAL'
   AND status IN ('CREATED', 'PENDING', 'PROCESSING');
 
 -- name: TransactionGet :one
