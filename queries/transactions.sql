@@ -74,13 +74,17 @@ UPDATE transactions SET counterpart_transaction_id = @counterpart WHERE id = @id
 -- Records the agent that executed a quote on its transaction.
 UPDATE transactions SET agent_id = @agent_id WHERE id = @id AND agent_id IS NULL;
 
--- name: TransactionsStuck :many
--- Payments in one of @statuses whose status has not changed since before @before, the
--- longest waiting first (transactions_open_idx).
-SELECT id, platform_id, kind, type, status, quote_id, amount, currency, created_at, updated_at
-FROM transactions
-WHERE status = ANY(@statuses::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < @before
-ORDER BY updated_at
+-- name: TransactionsUnfinished :many
+-- Payments in one of @statuses (PENDING, PROCESSING), whatever their age, the longest
+-- waiting first (transactions_open_idx), each with the quote of the payment it is the
+-- receiving side of (payer_quote_id: an INCOMING transaction of a payment between
+-- customers of this deployment, which the paying quote's workflow finishes).
+SELECT t.id, t.platform_id, t.kind, t.type, t.status, t.quote_id, t.amount, t.currency, t.created_at, t.updated_at,
+       p.quote_id AS payer_quote_id
+FROM transactions t
+LEFT JOIN transactions p ON p.counterpart_transaction_id = t.id
+WHERE t.status = ANY(@statuses::text[]) AND t.status IN ('PENDING', 'PROCESSING')
+ORDER BY t.updated_at
 LIMIT @max_rows;
 
 -- name: TransactionCountStuck :many

@@ -166,6 +166,45 @@ func TestOperatorRunbook(t *testing.T) {
 	})
 }
 
+// A payment whose workflow ended before it did can never finish on its own: `payments
+// stuck` lists it at once, whatever -older-than says, with what Temporal says of its
+// workflow; a payment whose workflow still runs waits -older-than first.
+func TestStuckListsPaymentsWhoseWorkflowEnded(t *testing.T) {
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Hour })
+	w := newWorld(t, s)
+	w.fund(5_000)
+	stuck := func() []map[string]any {
+		t.Helper()
+		out, err := operate(t, s, "payments", "stuck", "-older-than", "1h")
+		if err != nil {
+			t.Fatalf("payments stuck: %v", err)
+		}
+		var list []map[string]any
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("payments stuck printed %q: %v", out, err)
+		}
+		return list
+	}
+	var tx view.Transaction
+	w.transferOut(w.external("005"), 1_000).Decode(t, &tx)
+	id, _ := ids.Parse(ids.Transaction, tx.ID)
+	workflowID := workflows.TransferWorkflowID("TRANSFER_OUT", id)
+	eventually(t, 20*time.Second, "the payment to wait at its rail", func() bool {
+		return historyMentions(t, s, workflowID, enums.EVENT_TYPE_TIMER_STARTED, "")
+	})
+	if got := stuck(); len(got) != 0 {
+		t.Fatalf("a payment whose workflow runs, waiting less than an hour, is listed: %v", got)
+	}
+	if err := s.app.temporal.TerminateWorkflow(context.Background(), workflowID, "", "the workflow is gone under its payment"); err != nil {
+		t.Fatal(err)
+	}
+	list := stuck()
+	if len(list) != 1 || list[0]["transactionId"] != tx.ID || list[0]["status"] != "PROCESSING" || list[0]["workflowId"] != workflowID ||
+		list[0]["workflowStatus"] != "TERMINATED" || list[0]["stuck"] != "WORKFLOW_NOT_RUNNING" {
+		t.Fatalf("stuck payments once the workflow ended: %v", list)
+	}
+}
+
 // A verification waiting in PENDING_MANUAL_REVIEW (the sandbox's 001 suffix; every
 // production verification) is decided by an operator: `verifications review` approves it,
 // the customer follows with its webhook, the workflow's history names the operator, and a
