@@ -340,6 +340,24 @@ func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uu
 	return count, err
 }
 
+const transactionPayerOf = `-- name: TransactionPayerOf :one
+SELECT id, quote_id FROM transactions WHERE counterpart_transaction_id = $1
+`
+
+type TransactionPayerOfRow struct {
+	ID      uuid.UUID
+	QuoteID uuid.NullUUID
+}
+
+// The payment from this deployment whose receiving side (counterpart) transaction @id is
+// (transactions_counterpart_idx).
+func (q *Queries) TransactionPayerOf(ctx context.Context, id uuid.NullUUID) (TransactionPayerOfRow, error) {
+	row := q.db.QueryRow(ctx, transactionPayerOf, id)
+	var i TransactionPayerOfRow
+	err := row.Scan(&i.ID, &i.QuoteID)
+	return i, err
+}
+
 const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()

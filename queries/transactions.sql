@@ -93,3 +93,8 @@ SELECT status, count(*)::bigint AS count
 FROM transactions
 WHERE status IN ('CREATED', 'PENDING', 'PROCESSING') AND updated_at < @before
 GROUP BY status;
+
+-- name: TransactionPayerOf :one
+-- The payment from this deployment whose receiving side (counterpart) transaction @id is
+-- (transactions_counterpart_idx).
+SELECT id, quote_id FROM transactions WHERE counterpart_transaction_id = @id;

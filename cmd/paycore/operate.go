@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 
@@ -30,7 +31,8 @@ import (
 const paymentsUsage = `usage:
   paycore payments stuck [-older-than 15m] [-status PENDING,PROCESSING] [-limit 100]
   paycore payments retry -transaction Transaction:<uuid> -operator NAME [-reason TEXT]
-  paycore payments fail  -transaction Transaction:<uuid> -operator NAME -reason TEXT`
+  paycore payments fail  -transaction Transaction:<uuid> -operator NAME -reason TEXT
+    (fails a payment waiting at its rail, or one whose workflow has ended)`
 
 func paymentsCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -174,9 +176,23 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing) {
 		return fmt.Errorf("transaction %s is %s %s: only a payment waiting at its rail can be retried or failed", *txArg, t.Status, t.Kind)
 	}
-	status, err := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}.OperatePayment(ctx, workflowID, r)
+	payer, err := db.New(a.pool).TransactionPayerOf(ctx, uuid.NullUUID{UUID: t.ID, Valid: true})
+	if err == nil {
+		return fmt.Errorf("transaction %s is the receiving side of %s, whose workflow ends both: act on that one", *txArg, ids.Format(ids.Transaction, payer.ID))
+	}
+	if !db.IsNotFound(err) {
+		return fmt.Errorf("read paying transaction: %w", err)
+	}
+	starter := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}
+	status, err := starter.OperatePayment(ctx, workflowID, r)
+	if errors.Is(err, start.ErrWorkflowClosed) && action == operator.Fail {
+		// Nothing will finish the payment: a workflow of its own fails it (its history
+		// names the operator).
+		workflowID = workflows.EndPaymentWorkflowID(t.ID)
+		status, err = starter.EndPayment(ctx, workflows.EndPaymentRequest{TransactionID: t.ID, Kind: t.Kind, Request: r})
+	}
 	if errors.Is(err, start.ErrWorkflowClosed) {
-		return fmt.Errorf("the workflow of %s (%s) has ended", *txArg, workflowID)
+		return fmt.Errorf("the workflow of %s (%s) has ended: fail it (payments fail), or retry a payment whose workflow runs", *txArg, workflowID)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", strings.ToLower(string(action)), workflowID, err)

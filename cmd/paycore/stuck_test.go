@@ -22,6 +22,13 @@ import (
 // and nothing left for `payments stuck`.
 func TestUmaReceiverClosedBeforeThePaymentRan(t *testing.T) {
 	s := newStack(t, func(c *config.Config) { quoteFast(c); c.ApprovalDeadline = 3 * time.Second })
+	payUmaToClosedAccount(t, s)
+}
+
+// payUmaToClosedAccount plays TestUmaReceiverClosedBeforeThePaymentRan on s and returns the
+// quote (its workflow's history is recorded by TestRecordHistories).
+func payUmaToClosedAccount(t *testing.T, s *stack) view.Quote {
+	t.Helper()
 	payer := fxWorld(t, s)
 	payer.fund(100_000)
 	rc, rp := s.platform(true)
@@ -113,4 +120,5 @@ func TestUmaReceiverClosedBeforeThePaymentRan(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &stuck) != nil || len(stuck) != 0 {
 		t.Fatalf("payments stuck: %v %s", err, out)
 	}
+	return q
 }
