@@ -26,6 +26,8 @@ type ledgerBook struct {
 	held     bool
 	ended    sandbox.Outcome
 	finishes int
+	// refusing, when set, refuses every finish for good while it answers true.
+	refusing func() bool
 }
 
 func (b *ledgerBook) final() bool {
@@ -45,7 +47,7 @@ func (b *ledgerBook) settle(out sandbox.Outcome, at failing) (catalog.Transactio
 	if b.final() {
 		return b.status, nil
 	}
-	if at == atFinish && out.Status == catalog.TxCompleted || at == atFirstFinish && b.finishes == 1 {
+	if at == atFinish && out.Status == catalog.TxCompleted || at == atFirstFinish && b.finishes == 1 || b.refusing != nil && b.refusing() {
 		return "", closedForGood()
 	}
 	// Completed, the hold is captured; failed, it is released.
@@ -242,4 +244,22 @@ func runIncomingAt(t *testing.T, env *testsuite.TestWorkflowEnvironment, b *ledg
 		env.UpdateWorkflow(UpdateCreate, "c", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
 	}, 0)
 	env.ExecuteWorkflow(IncomingPayment, incomingReq)
+}
+
+// A payment whose failing is refused too is not left behind: its workflow keeps trying on
+// a durable timer, and fails it once the ledger takes it.
+func TestUnsettledPaymentKeepsTrying(t *testing.T) {
+	env := newEnv(t)
+	env.SetStartTime(quoteStart)
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
+	refusing := true
+	env.RegisterDelayedCallback(func() { refusing = false }, 3*time.Hour)
+	b := &ledgerBook{refusing: func() bool { return refusing }}
+	quoteMocks(env, b, quoteReq, quoteCreated, atFinish)
+	var a *activities.Activities
+	env.OnActivity(a.SubmitQuote, mock.Anything, quoteRail).Return(sandbox.Outcome{Status: catalog.TxCompleted}, nil)
+	runQuote(t, env, quoteReq, time.Minute, "k")
+	if b.status != catalog.TxFailed || b.held || b.ended.Code != catalog.FailAccountClosed || b.finishes < 5 {
+		t.Fatalf("after %d refused finishes the payment is %s %+v, hold kept %v", b.finishes, b.status, b.ended, b.held)
+	}
 }
