@@ -42,3 +42,22 @@ func refusal(err error) error {
 	}
 	return temporal.NewNonRetryableApplicationError(w.Message, string(w.Code), nil, w)
 }
+
+// unsettled classifies an error of a finish step, which settles a payment with its
+// outcome: the ledger's refusal to move the money for good (an account to credit was
+// closed meanwhile, funds the payment counted on are gone) is a non-retryable application
+// error whose type is the payment failure code, for the workflow to end the payment FAILED
+// with its hold released (see workflows.Payment). Any other error is returned as it is, to
+// be retried.
+func unsettled(err error) error {
+	var code catalog.Code
+	switch {
+	case errors.Is(err, db.ErrAccountClosed):
+		code = catalog.FailAccountClosed
+	case errors.Is(err, db.ErrInsufficientFunds):
+		code = catalog.FailInsufficientFunds
+	default:
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), string(code), err)
+}

@@ -84,7 +84,7 @@ func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID
 	}
 	t, err := db.IncomingFinish(ctx, a.pool, transactionID, d, view.Resources{})
 	if err != nil {
-		return FinishedIncoming{}, fmt.Errorf("finish incoming payment: %w", err)
+		return FinishedIncoming{}, unsettled(fmt.Errorf("finish incoming payment: %w", err))
 	}
 	res, err := json.Marshal(view.TransactionOf(t))
 	if err != nil {

@@ -100,11 +100,12 @@ func (a *Activities) SubmitQuote(_ context.Context, rail quote.Rail) (sandbox.Ou
 }
 
 // FinishQuote settles an executed quote's payment with its payout's outcome (see
-// db.QuoteFinish) and returns the status it ends with.
+// db.QuoteFinish) and returns the status it ends with. The ledger's refusal for good (the
+// receiving account was closed) is a non-retryable error (see unsettled).
 func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
 	t, err := db.QuoteFinish(ctx, a.pool, transactionID, out, view.Resources{})
 	if err != nil {
-		return "", fmt.Errorf("finish quote: %w", err)
+		return "", unsettled(fmt.Errorf("finish quote: %w", err))
 	}
 	return t.Status, nil
 }

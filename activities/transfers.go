@@ -83,11 +83,12 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 // the transaction ends with, which differs from the rail's outcome when money cannot be
 // delivered: a transfer in whose internal account was closed meanwhile is FAILED
 // (ACCOUNT_CLOSED) and credits nothing, rather than retrying forever or stranding money in
-// a closed account.
+// a closed account. Any other refusal of the ledger for good is a non-retryable error (see
+// unsettled).
 func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out sandbox.Outcome) (catalog.TransactionStatus, error) {
 	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), view.Resources{})
 	if err != nil {
-		return "", fmt.Errorf("finish transfer: %w", err)
+		return "", unsettled(fmt.Errorf("finish transfer: %w", err))
 	}
 	return t.Status, nil
 }

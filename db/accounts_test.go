@@ -261,3 +261,33 @@ func TestCloseRacingCredits(t *testing.T) {
 	}
 	t.Logf("%d rounds closed first, %d credited first", closedCount, creditedCount)
 }
+
+// A payment between platforms of this deployment credits the receiving customer's account
+// when it settles (its destination is a UMA address, its account that customer's): it
+// counts as money on its way in, from the quote's creation to its end, like a transfer in.
+func TestInternalAccountCloseCountsUmaPayments(t *testing.T) {
+	t.Parallel()
+	pool, p, _, _ := setup(t)
+	ctx := context.Background()
+	q := db.New(pool)
+	acct := internalAccount(t, pool, p)
+	uma := "$grace@other.example.com"
+	pay, err := q.TransactionCreate(ctx, db.TransactionCreateParams{ID: ids.New(), PlatformID: p, Kind: "QUOTE", Type: "OUTGOING", Status: "PENDING",
+		SourceKind: "INTERNAL", SourceAccountID: uuid.NullUUID{UUID: ids.New(), Valid: true}, DestinationKind: "UMA_ADDRESS",
+		DestinationAccountID: uuid.NullUUID{UUID: acct, Valid: true}, DestinationUmaAddress: &uma, Currency: "USD", Amount: 500, Reference: "ref-" + ids.New().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ne := notEmpty(t, closeAccount(pool, p, acct)); ne.Incoming != 1 {
+		t.Fatalf("a pending UMA payment to the account: %+v", ne)
+	}
+	if status, _, _ := accountState(t, pool, acct); status != "ACTIVE" {
+		t.Fatalf("refused close left the account %s", status)
+	}
+	if _, err := q.TransactionSetStatus(ctx, db.TransactionSetStatusParams{ID: pay.ID, Status: "FAILED", FromStatuses: []string{"PENDING"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := closeAccount(pool, p, acct); err != nil {
+		t.Fatalf("close once the payment ended: %v", err)
+	}
+}

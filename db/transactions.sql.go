@@ -325,16 +325,37 @@ func (q *Queries) TransactionLinkCounterpart(ctx context.Context, arg Transactio
 
 const transactionOpenIncomingCount = `-- name: TransactionOpenIncomingCount :one
 SELECT count(*) FROM transactions
-WHERE destination_account_id = $1 AND destination_kind = 'INTERNAL'
+WHERE destination_account_id = $1 AND destination_kind <> 'EXTERNAL'
   AND status IN ('CREATED', 'PENDING', 'PROCESSING')
 `
 
-// Transactions not yet final that will credit this internal account when they settle.
+// Transactions not yet final that will credit this internal account when they settle, of
+// every kind: a transfer in or a quote to it (INTERNAL), and a payment to its customer's
+// UMA address from this deployment (UMA_ADDRESS, the account named from the quote's
+// creation on). Only an EXTERNAL destination names no internal account.
 func (q *Queries) TransactionOpenIncomingCount(ctx context.Context, accountID uuid.NullUUID) (int64, error) {
 	row := q.db.QueryRow(ctx, transactionOpenIncomingCount, accountID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const transactionPayerOf = `-- name: TransactionPayerOf :one
+SELECT id, quote_id FROM transactions WHERE counterpart_transaction_id = $1
+`
+
+type TransactionPayerOfRow struct {
+	ID      uuid.UUID
+	QuoteID uuid.NullUUID
+}
+
+// The payment from this deployment whose receiving side (counterpart) transaction @id is
+// (transactions_counterpart_idx).
+func (q *Queries) TransactionPayerOf(ctx context.Context, id uuid.NullUUID) (TransactionPayerOfRow, error) {
+	row := q.db.QueryRow(ctx, transactionPayerOf, id)
+	var i TransactionPayerOfRow
+	err := row.Scan(&i.ID, &i.QuoteID)
+	return i, err
 }
 
 const transactionRefundEnd = `-- name: TransactionRefundEnd :one
@@ -535,44 +556,48 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 	return i, err
 }
 
-const transactionsStuck = `-- name: TransactionsStuck :many
-SELECT id, platform_id, kind, type, status, quote_id, amount, currency, created_at, updated_at
-FROM transactions
-WHERE status = ANY($1::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < $2
-ORDER BY updated_at
-LIMIT $3
+const transactionsUnfinished = `-- name: TransactionsUnfinished :many
+SELECT t.id, t.platform_id, t.kind, t.type, t.status, t.quote_id, t.amount, t.currency, t.created_at, t.updated_at,
+       p.quote_id AS payer_quote_id
+FROM transactions t
+LEFT JOIN transactions p ON p.counterpart_transaction_id = t.id
+WHERE t.status = ANY($1::text[]) AND t.status IN ('PENDING', 'PROCESSING')
+ORDER BY t.updated_at
+LIMIT $2
 `
 
-type TransactionsStuckParams struct {
+type TransactionsUnfinishedParams struct {
 	Statuses []string
-	Before   time.Time
 	MaxRows  int32
 }
 
-type TransactionsStuckRow struct {
-	ID         uuid.UUID
-	PlatformID uuid.UUID
-	Kind       string
-	Type       catalog.TransactionType
-	Status     catalog.TransactionStatus
-	QuoteID    uuid.NullUUID
-	Amount     int64
-	Currency   string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+type TransactionsUnfinishedRow struct {
+	ID           uuid.UUID
+	PlatformID   uuid.UUID
+	Kind         string
+	Type         catalog.TransactionType
+	Status       catalog.TransactionStatus
+	QuoteID      uuid.NullUUID
+	Amount       int64
+	Currency     string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	PayerQuoteID uuid.NullUUID
 }
 
-// Payments in one of @statuses whose status has not changed since before @before, the
-// longest waiting first (transactions_open_idx).
-func (q *Queries) TransactionsStuck(ctx context.Context, arg TransactionsStuckParams) ([]TransactionsStuckRow, error) {
-	rows, err := q.db.Query(ctx, transactionsStuck, arg.Statuses, arg.Before, arg.MaxRows)
+// Payments in one of @statuses (PENDING, PROCESSING), whatever their age, the longest
+// waiting first (transactions_open_idx), each with the quote of the payment it is the
+// receiving side of (payer_quote_id: an INCOMING transaction of a payment between
+// customers of this deployment, which the paying quote's workflow finishes).
+func (q *Queries) TransactionsUnfinished(ctx context.Context, arg TransactionsUnfinishedParams) ([]TransactionsUnfinishedRow, error) {
+	rows, err := q.db.Query(ctx, transactionsUnfinished, arg.Statuses, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []TransactionsStuckRow{}
+	items := []TransactionsUnfinishedRow{}
 	for rows.Next() {
-		var i TransactionsStuckRow
+		var i TransactionsUnfinishedRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.PlatformID,
@@ -584,6 +609,7 @@ func (q *Queries) TransactionsStuck(ctx context.Context, arg TransactionsStuckPa
 			&i.Currency,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.PayerQuoteID,
 		); err != nil {
 			return nil, err
 		}

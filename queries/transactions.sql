@@ -10,9 +10,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one
--- Transactions not yet final that will credit this internal account when they settle.
+-- Transactions not yet final that will credit this internal account when they settle, of
+-- every kind: a transfer in or a quote to it (INTERNAL), and a payment to its customer's
+-- UMA address from this deployment (UMA_ADDRESS, the account named from the quote's
+-- creation on). Only an EXTERNAL destination names no internal account.
 SELECT count(*) FROM transactions
-WHERE destination_account_id = @account_id AND destination_kind = 'INTERNAL'
+WHERE destination_account_id = @account_id AND destination_kind <> 'EXTERNAL'
   AND status IN ('CREATED', 'PENDING', 'PROCESSING');
 
 -- name: TransactionGet :one
@@ -71,13 +74,17 @@ UPDATE transactions SET counterpart_transaction_id = @counterpart WHERE id = @id
 -- Records the agent that executed a quote on its transaction.
 UPDATE transactions SET agent_id = @agent_id WHERE id = @id AND agent_id IS NULL;
 
--- name: TransactionsStuck :many
--- Payments in one of @statuses whose status has not changed since before @before, the
--- longest waiting first (transactions_open_idx).
-SELECT id, platform_id, kind, type, status, quote_id, amount, currency, created_at, updated_at
-FROM transactions
-WHERE status = ANY(@statuses::text[]) AND status IN ('PENDING', 'PROCESSING') AND updated_at < @before
-ORDER BY updated_at
+-- name: TransactionsUnfinished :many
+-- Payments in one of @statuses (PENDING, PROCESSING), whatever their age, the longest
+-- waiting first (transactions_open_idx), each with the quote of the payment it is the
+-- receiving side of (payer_quote_id: an INCOMING transaction of a payment between
+-- customers of this deployment, which the paying quote's workflow finishes).
+SELECT t.id, t.platform_id, t.kind, t.type, t.status, t.quote_id, t.amount, t.currency, t.created_at, t.updated_at,
+       p.quote_id AS payer_quote_id
+FROM transactions t
+LEFT JOIN transactions p ON p.counterpart_transaction_id = t.id
+WHERE t.status = ANY(@statuses::text[]) AND t.status IN ('PENDING', 'PROCESSING')
+ORDER BY t.updated_at
 LIMIT @max_rows;
 
 -- name: TransactionCountStuck :many
@@ -86,3 +93,8 @@ SELECT status, count(*)::bigint AS count
 FROM transactions
 WHERE status IN ('CREATED', 'PENDING', 'PROCESSING') AND updated_at < @before
 GROUP BY status;
+
+-- name: TransactionPayerOf :one
+-- The payment from this deployment whose receiving side (counterpart) transaction @id is
+-- (transactions_counterpart_idx).
+SELECT id, quote_id FROM transactions WHERE counterpart_transaction_id = @id;

@@ -118,8 +118,11 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 		final, finished = created.Resource, true
 		return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
-	var a *activities.Activities
-	ended, err := result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FinishIncoming, in.TransactionID, decision, created.Receiver))
+	finish := func(ctx workflow.Context, d incoming.Decision) (activities.FinishedIncoming, error) {
+		var a *activities.Activities
+		return result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishIncoming, in.TransactionID, d, created.Receiver))
+	}
+	decision, ended, err := finishOrFail(ctx, finish, decision, incoming.Unsettled)
 	if err != nil {
 		return incoming.Decision{}, err
 	}

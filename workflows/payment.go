@@ -109,7 +109,16 @@ func awaitCreate(ctx workflow.Context, create func(workflow.Context) (json.RawMe
 func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (sandbox.Outcome, catalog.TransactionStatus, error) {
 	status, err := steps.MarkProcessing(LocalStep(ctx))
 	if err != nil {
-		return sandbox.Outcome{}, "", err
+		// Refused for good: the payment ends FAILED, its hold released, without its rail.
+		code, ok := permanent(err)
+		if !ok || !failsUnsettled(ctx) {
+			return sandbox.Outcome{}, "", err
+		}
+		out, final, err := finishOrFail(ctx, steps.Finish, sandbox.Unsettled(code), sandbox.Unsettled)
+		if err == nil {
+			setStatus(ctx, final)
+		}
+		return out, final, err
 	}
 	setStatus(ctx, status)
 	if status != catalog.TxProcessing {
@@ -121,13 +130,18 @@ func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (s
 	}
 	outcome, err := desk.atRail(ctx, slowDelay)
 	if err != nil {
-		return outcome, "", err
+		// A rail that refused the payment for good ends it FAILED like a rail answering so.
+		code, ok := permanent(err)
+		if !ok || !failsUnsettled(ctx) {
+			return outcome, "", err
+		}
+		outcome = sandbox.Unsettled(code)
 	}
 	// Finish answers with the status the payment ended with (a transfer in to an account
 	// closed meanwhile fails whatever the rail said). Histories recorded before it answered
 	// carry no result; their status is the outcome's, as it was then, so replaying them
 	// issues the same search-attribute upsert.
-	final, err := steps.Finish(LocalStep(ctx), outcome)
+	outcome, final, err := finishOrFail(ctx, steps.Finish, outcome, sandbox.Unsettled)
 	if err != nil {
 		return outcome, "", err
 	}
@@ -137,6 +151,65 @@ func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (s
 	setStatus(ctx, final)
 	desk.done(final)
 	return outcome, final, nil
+}
+
+// versionFailUnsettled gates ending a payment FAILED, its hold released, when a step
+// after its creation is refused for good, instead of failing the workflow. It is asked
+// only on that path, so histories that never took it replay unchanged, and one that ended
+// its workflow there replays as it was recorded.
+const versionFailUnsettled = "fail-unsettled-payment"
+
+// failsUnsettled reports whether this run ends an unsettleable payment FAILED (see
+// versionFailUnsettled).
+func failsUnsettled(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionFailUnsettled, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+}
+
+// permanent reports whether err is a step's refusal for good (a non-retryable application
+// error; LocalStep and RailCall retry every other error without end) and its type, the
+// payment failure code for a finish the ledger refused (see activities.unsettled).
+func permanent(err error) (catalog.Code, bool) {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() {
+		return "", false
+	}
+	return catalog.Code(app.Type()), true
+}
+
+// unsettledRetryMax bounds the wait between attempts to fail a payment whose failing is
+// itself refused.
+const unsettledRetryMax = time.Hour
+
+// finishOrFail is where every payment ends, in one place: it runs finish with out and,
+// when the finish is refused for good (the ledger cannot credit the receiver: its account
+// was closed meanwhile, see activities.unsettled), runs it again with failed(code), which
+// ends the payment FAILED with its hold released, nothing credited, and the usual events,
+// rather than failing the workflow and leaving the payment PROCESSING with its money held
+// and nothing left to finish it. Should failing it be refused too, it tries again on a
+// durable timer for as long as it takes: the workflow stays running and the payment shows
+// in `paycore payments stuck`. It returns the outcome the payment ended with and the
+// finish's answer.
+func finishOrFail[O, R any](ctx workflow.Context, finish func(workflow.Context, O) (R, error), out O, failed func(catalog.Code) O) (O, R, error) {
+	r, err := finish(LocalStep(ctx), out)
+	code, ok := permanent(err)
+	if err == nil || !ok || !failsUnsettled(ctx) {
+		return out, r, err
+	}
+	out = failed(code)
+	wait := time.Minute
+	for {
+		workflow.GetLogger(ctx).Warn("the payment could not be settled; failing it", "error", err)
+		if r, err = finish(LocalStep(ctx), out); err == nil {
+			return out, r, nil
+		}
+		if _, ok := permanent(err); !ok {
+			return out, r, err
+		}
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return out, r, err
+		}
+		wait = min(2*wait, unsettledRetryMax)
+	}
 }
 
 // PaymentWorkflowID is the id of the workflow of a transaction of kind (its quote's for a

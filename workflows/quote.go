@@ -145,8 +145,7 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	if mismatch {
-		out := sandbox.MismatchedDeposit()
-		final, err := s.Finish(LocalStep(ctx), out)
+		out, final, err := finishOrFail(ctx, s.Finish, sandbox.MismatchedDeposit(), sandbox.Unsettled)
 		if err != nil {
 			return err
 		}

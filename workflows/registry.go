@@ -29,6 +29,7 @@ func All() []Definition {
 		{"OwnerKyc", OwnerKyc, upgrade},
 		{"BulkImport", BulkImport, upgrade},
 		{"AgentAction", AgentAction, upgrade},
+		{"EndPayment", EndPayment, pinned},
 	}
 }
 

@@ -39,10 +39,16 @@ func WebhookDeliveryWorkflowID(eventID string) string {
 // LocalStep is the preset for the database steps of payments, run as local activities: no
 // server round trip each. Transient errors are retried quickly and without end (the steps
 // are idempotent); refusals are non-retryable application errors and end at once.
+//
+// "Without end" needs ScheduleToCloseTimeout: left unset, a local activity's defaults to
+// its StartToCloseTimeout, and a step failing for more than 15 s in all (the database
+// away) failed its workflow and left its payment unfinished. Only the markers of local
+// activities are recorded, so the limit is not part of any history.
 func LocalStep(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 15 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
+		ScheduleToCloseTimeout: retryWithoutEnd,
+		StartToCloseTimeout:    15 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
 	})
 }
 
@@ -85,6 +91,9 @@ func OutboundCall(ctx workflow.Context, initial, maxInterval, maxAge time.Durati
 	}
 	return workflow.WithActivityOptions(ctx, opts)
 }
+
+// retryWithoutEnd is the ScheduleToCloseTimeout of local activities retried without end.
+const retryWithoutEnd = 10 * 365 * 24 * time.Hour
 
 // BatchStep is the preset for the batches of bulk work (a bulk import's batch of rows), run
 // as local activities: each is one database transaction over up to a few hundred rows, so

@@ -73,6 +73,38 @@ func recordOperator(t *testing.T, dir string) {
 		})
 		recordHistory(t, s, dir, tc.name, wid)
 	}
+
+	// A payment whose workflow was terminated under it, failed by an operator.
+	var tx view.Transaction
+	w.transferOut(w.external("005"), 1_000).Decode(t, &tx)
+	id, err := ids.Parse(ids.Transaction, tx.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the payment to wait at its rail", func() bool {
+		return historyMentions(t, s, workflows.TransferWorkflowID("TRANSFER_OUT", id), enums.EVENT_TYPE_TIMER_STARTED, "")
+	})
+	if err := s.app.temporal.TerminateWorkflow(context.Background(), workflows.TransferWorkflowID("TRANSFER_OUT", id), "", "recorded"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := starter.EndPayment(context.Background(), workflows.EndPaymentRequest{TransactionID: id, Kind: "TRANSFER_OUT",
+		Request: operator.Request{Action: operator.Fail, Operator: "alice", Reason: "recorded"}}); err != nil {
+		t.Fatal(err)
+	}
+	recordHistory(t, s, dir, "end_payment_failed_by_operator", workflows.EndPaymentWorkflowID(id))
+
+	// A payment between platforms whose receiving account was closed before it ran.
+	u := newStack(t, func(c *config.Config) { quoteFast(c); c.ApprovalDeadline = 3 * time.Second })
+	q := payUmaToClosedAccount(t, u)
+	qid, err := ids.Parse(ids.Quote, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the quote's workflow to complete", func() bool {
+		d, err := u.app.temporal.DescribeWorkflowExecution(context.Background(), workflows.QuoteWorkflowID(qid), "")
+		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	})
+	recordHistory(t, u, dir, "quote_uma_receiver_closed", workflows.QuoteWorkflowID(qid))
 }
 
 // recordPayments records transfers, quotes, incoming payments, a webhook redelivery and a

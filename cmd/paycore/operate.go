@@ -9,6 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+
 	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/config"
@@ -19,15 +23,16 @@ import (
 	"paycore/workflows/start"
 )
 
-// The operator's runbook commands (README "Operating it"): find payments stuck longer than
-// a while, retry a payment's rail step, fail a payment with a reason, redeliver a webhook.
+// The operator's runbook commands (README "Operating it"): find stuck payments (those whose
+// workflow ended before them, and those waiting longer than a while), retry a payment's rail step, fail a payment with a reason, redeliver a webhook.
 // Every action reaches the payment's (or the delivery's) workflow as an update or a start
 // whose input names the operator, so the workflow's history shows who did what.
 
 const paymentsUsage = `usage:
   paycore payments stuck [-older-than 15m] [-status PENDING,PROCESSING] [-limit 100]
   paycore payments retry -transaction Transaction:<uuid> -operator NAME [-reason TEXT]
-  paycore payments fail  -transaction Transaction:<uuid> -operator NAME -reason TEXT`
+  paycore payments fail  -transaction Transaction:<uuid> -operator NAME -reason TEXT
+    (fails a payment waiting at its rail, or one whose workflow has ended)`
 
 func paymentsCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -44,11 +49,13 @@ func paymentsCmd(ctx context.Context, cfg config.Config, args []string, stdout i
 	return fmt.Errorf("unknown payments command %q\n%s", args[0], paymentsUsage)
 }
 
-// paymentsStuck lists the payments in a status (PENDING, PROCESSING) that has not changed
-// for longer than -older-than, the longest waiting first, each with its workflow id.
+// paymentsStuck lists the unfinished payments (PENDING, PROCESSING) that are stuck (see
+// operator.Stuck): those whose workflow does not run, whatever their age, first, then
+// those whose status has not changed for longer than -older-than, the longest waiting
+// first; each with its workflow id and what Temporal says of that workflow.
 func paymentsStuck(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("payments stuck", flag.ContinueOnError)
-	older := fs.Duration("older-than", 15*time.Minute, "how long the status has not changed")
+	older := fs.Duration("older-than", 15*time.Minute, "list payments whose workflow runs once their status has not changed for this long")
 	statuses := fs.String("status", "PENDING,PROCESSING", "comma-separated statuses (PENDING, PROCESSING)")
 	limit := fs.Int("limit", 100, "at most this many payments (1-10000)")
 	if err := fs.Parse(args); err != nil {
@@ -70,21 +77,69 @@ func paymentsStuck(ctx context.Context, cfg config.Config, args []string, stdout
 		return err
 	}
 	defer a.close()
-	rows, err := db.New(a.pool).TransactionsStuck(ctx, db.TransactionsStuckParams{Statuses: want, Before: time.Now().Add(-*older), MaxRows: int32(*limit)})
+	rows, err := db.New(a.pool).TransactionsUnfinished(ctx, db.TransactionsUnfinishedParams{Statuses: want, MaxRows: maxUnfinishedScan})
 	if err != nil {
-		return fmt.Errorf("list stuck payments: %w", err)
+		return fmt.Errorf("list unfinished payments: %w", err)
 	}
-	out := make([]map[string]any, 0, len(rows))
+	var ended, waiting []map[string]any
 	for _, r := range rows {
+		quoteID := r.QuoteID
+		if r.PayerQuoteID.Valid {
+			quoteID = r.PayerQuoteID // the receiving side: the paying quote's workflow finishes it
+		}
+		id, hasWorkflow := workflows.PaymentWorkflowID(r.Kind, r.ID, quoteID)
+		if r.PayerQuoteID.Valid {
+			id, hasWorkflow = workflows.QuoteWorkflowID(r.PayerQuoteID.UUID), true
+		}
+		wfStatus := ""
+		if hasWorkflow {
+			if wfStatus, err = workflowStatus(ctx, a, id); err != nil {
+				return err
+			}
+		}
+		since := time.Since(r.UpdatedAt)
+		why := operator.Stuck(wfStatus, since, *older)
+		if why == "" {
+			continue
+		}
 		p := map[string]any{"transactionId": ids.Format(ids.Transaction, r.ID), "platformId": ids.Format(ids.Platform, r.PlatformID),
 			"kind": r.Kind, "type": r.Type, "status": r.Status, "amount": r.Amount, "currency": r.Currency,
-			"createdAt": r.CreatedAt, "statusSince": r.UpdatedAt, "waiting": time.Since(r.UpdatedAt).Round(time.Second).String()}
-		if id, ok := workflows.PaymentWorkflowID(r.Kind, r.ID, r.QuoteID); ok {
-			p["workflowId"] = id
+			"createdAt": r.CreatedAt, "statusSince": r.UpdatedAt, "waiting": since.Round(time.Second).String(), "stuck": why}
+		if hasWorkflow {
+			p["workflowId"], p["workflowStatus"] = id, wfStatus
 		}
-		out = append(out, p)
+		if why == operator.StuckNoWorkflow {
+			ended = append(ended, p)
+		} else {
+			waiting = append(waiting, p)
+		}
+	}
+	out := append(ended, waiting...)
+	if len(out) > *limit {
+		out = out[:*limit]
+	}
+	if out == nil {
+		out = []map[string]any{}
 	}
 	return printJSON(stdout, out)
+}
+
+// maxUnfinishedScan bounds the unfinished payments `payments stuck` asks Temporal about.
+const maxUnfinishedScan = 10000
+
+// workflowStatus is what Temporal says of a payment's workflow: RUNNING, the status it
+// closed with, or NOT_FOUND.
+func workflowStatus(ctx context.Context, a *app, id string) (string, error) {
+	d, err := a.temporal.DescribeWorkflowExecution(ctx, id, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return operator.WorkflowNotFound, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("describe workflow %s: %w", id, err)
+	}
+	st := d.GetWorkflowExecutionInfo().GetStatus()
+	return strings.TrimPrefix(enums.WorkflowExecutionStatus_name[int32(st)], "WORKFLOW_EXECUTION_STATUS_"), nil
 }
 
 // paymentsOperate sends an operator's action to the payment's workflow and prints the
@@ -121,9 +176,23 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing) {
 		return fmt.Errorf("transaction %s is %s %s: only a payment waiting at its rail can be retried or failed", *txArg, t.Status, t.Kind)
 	}
-	status, err := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}.OperatePayment(ctx, workflowID, r)
+	payer, err := db.New(a.pool).TransactionPayerOf(ctx, uuid.NullUUID{UUID: t.ID, Valid: true})
+	if err == nil {
+		return fmt.Errorf("transaction %s is the receiving side of %s, whose workflow ends both: act on that one", *txArg, ids.Format(ids.Transaction, payer.ID))
+	}
+	if !db.IsNotFound(err) {
+		return fmt.Errorf("read paying transaction: %w", err)
+	}
+	starter := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}
+	status, err := starter.OperatePayment(ctx, workflowID, r)
+	if errors.Is(err, start.ErrWorkflowClosed) && action == operator.Fail {
+		// Nothing will finish the payment: a workflow of its own fails it (its history
+		// names the operator).
+		workflowID = workflows.EndPaymentWorkflowID(t.ID)
+		status, err = starter.EndPayment(ctx, workflows.EndPaymentRequest{TransactionID: t.ID, Kind: t.Kind, Request: r})
+	}
 	if errors.Is(err, start.ErrWorkflowClosed) {
-		return fmt.Errorf("the workflow of %s (%s) has ended", *txArg, workflowID)
+		return fmt.Errorf("the workflow of %s (%s) has ended: fail it (payments fail), or retry a payment whose workflow runs", *txArg, workflowID)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", strings.ToLower(string(action)), workflowID, err)

@@ -166,6 +166,69 @@ func TestOperatorRunbook(t *testing.T) {
 	})
 }
 
+// A payment whose workflow ended before it did can never finish on its own: `payments
+// stuck` lists it at once, whatever -older-than says, with what Temporal says of its
+// workflow (a payment whose workflow still runs waits -older-than first); `payments retry`
+// is refused, and `payments fail` fails it through a workflow of its own (EndPayment),
+// its hold released.
+func TestStuckListsPaymentsWhoseWorkflowEnded(t *testing.T) {
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Hour })
+	w := newWorld(t, s)
+	w.fund(5_000)
+	stuck := func() []map[string]any {
+		t.Helper()
+		out, err := operate(t, s, "payments", "stuck", "-older-than", "1h")
+		if err != nil {
+			t.Fatalf("payments stuck: %v", err)
+		}
+		var list []map[string]any
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("payments stuck printed %q: %v", out, err)
+		}
+		return list
+	}
+	var tx view.Transaction
+	w.transferOut(w.external("005"), 1_000).Decode(t, &tx)
+	id, _ := ids.Parse(ids.Transaction, tx.ID)
+	workflowID := workflows.TransferWorkflowID("TRANSFER_OUT", id)
+	eventually(t, 20*time.Second, "the payment to wait at its rail", func() bool {
+		return historyMentions(t, s, workflowID, enums.EVENT_TYPE_TIMER_STARTED, "")
+	})
+	if got := stuck(); len(got) != 0 {
+		t.Fatalf("a payment whose workflow runs, waiting less than an hour, is listed: %v", got)
+	}
+	if err := s.app.temporal.TerminateWorkflow(context.Background(), workflowID, "", "the workflow is gone under its payment"); err != nil {
+		t.Fatal(err)
+	}
+	list := stuck()
+	if len(list) != 1 || list[0]["transactionId"] != tx.ID || list[0]["status"] != "PROCESSING" || list[0]["workflowId"] != workflowID ||
+		list[0]["workflowStatus"] != "TERMINATED" || list[0]["stuck"] != "WORKFLOW_NOT_RUNNING" {
+		t.Fatalf("stuck payments once the workflow ended: %v", list)
+	}
+	if _, err := operate(t, s, "payments", "retry", "-transaction", tx.ID, "-operator", "alice"); err == nil || !strings.Contains(err.Error(), "has ended") {
+		t.Fatalf("retrying a payment whose workflow ended: %v", err)
+	}
+	// The operator fails it: a workflow of its own finishes it, FAILED with the hold released.
+	out, err := operate(t, s, "payments", "fail", "-transaction", tx.ID, "-operator", "alice", "-reason", "its workflow was terminated")
+	if err != nil || !strings.Contains(out, `"FAILED"`) {
+		t.Fatalf("payments fail: %v %s", err, out)
+	}
+	final := w.transaction(tx.ID)
+	if final.Status != "FAILED" || final.FailureDetails == nil || final.FailureDetails.Code != "FAILED_BY_OPERATOR" || !strings.Contains(final.FailureDetails.Message, "alice") {
+		t.Fatalf("failed transaction %+v", final)
+	}
+	if w.balance() != 5_000 {
+		t.Fatalf("balance %d: the hold was not released", w.balance())
+	}
+	if !historyMentions(t, s, workflows.EndPaymentWorkflowID(id), enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, "alice") {
+		t.Fatal("the failing workflow's history does not name alice")
+	}
+	if got := stuck(); len(got) != 0 {
+		t.Fatalf("still stuck: %v", got)
+	}
+	checkLedger(t, s)
+}
+
 // A verification waiting in PENDING_MANUAL_REVIEW (the sandbox's 001 suffix; every
 // production verification) is decided by an operator: `verifications review` approves it,
 // the customer follows with its webhook, the workflow's history names the operator, and a

@@ -149,6 +149,13 @@ func (d Decision) Outcome() sandbox.Outcome {
 	return sandbox.Outcome{Status: d.Status, Code: d.Code, Message: d.Message, FailureReason: d.Reason}
 }
 
+// Unsettled is the decision that ends a payment whose finish was refused for good: FAILED,
+// nothing credited (see sandbox.Unsettled).
+func Unsettled(code catalog.Code) Decision {
+	o := sandbox.Unsettled(code)
+	return Decision{Status: o.Status, Code: o.Code, Message: o.Message}
+}
+
 // Failure reasons of incoming payments.
 const (
 	ReasonWebhookError   = "PAYMENT_APPROVAL_WEBHOOK_ERROR"

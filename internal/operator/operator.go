@@ -7,6 +7,7 @@ package operator
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"paycore/internal/catalog"
@@ -58,4 +59,36 @@ func (r Request) Check() error {
 func FailOutcome(r Request) sandbox.Outcome {
 	return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailByOperator,
 		Message: fmt.Sprintf("failed by operator %s: %s", r.Operator, r.Reason)}
+}
+
+// WorkflowRunning and WorkflowNotFound are what Temporal says of a payment's workflow when
+// it runs and when it has no such workflow (never started, or its history is past the
+// namespace's retention); a closed workflow is named by the status it closed with
+// (COMPLETED, FAILED, TERMINATED, CANCELED, TIMED_OUT, CONTINUED_AS_NEW).
+const (
+	WorkflowRunning  = "RUNNING"
+	WorkflowNotFound = "NOT_FOUND"
+)
+
+// Why a payment is listed as stuck.
+const (
+	// StuckNoWorkflow: the payment is unfinished and its workflow does not run, so nothing
+	// will ever finish it, whatever its age.
+	StuckNoWorkflow = "WORKFLOW_NOT_RUNNING"
+	// StuckWaiting: its workflow runs, but its status has not changed for longer than asked.
+	StuckWaiting = "WAITING"
+)
+
+// Stuck says why an unfinished payment (PENDING or PROCESSING) is stuck, "" when it is not:
+// its workflow is not running (workflowStatus anything but RUNNING) whatever its age, or its
+// status has not changed for longer than olderThan. workflowStatus is "" for a payment no
+// workflow runs (sandbox funding): its age alone decides.
+func Stuck(workflowStatus string, waiting, olderThan time.Duration) string {
+	switch {
+	case workflowStatus != "" && workflowStatus != WorkflowRunning:
+		return StuckNoWorkflow
+	case waiting > olderThan:
+		return StuckWaiting
+	}
+	return ""
 }

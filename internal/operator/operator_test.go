@@ -3,6 +3,7 @@ package operator
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"paycore/internal/catalog"
 )
@@ -28,5 +29,27 @@ func TestRequestCheck(t *testing.T) {
 	out := FailOutcome(Request{Action: Fail, Operator: "alice", Reason: "never sent"})
 	if out.Status != catalog.TxFailed || out.Code != catalog.FailByOperator || !strings.Contains(out.Message, "alice") || !strings.Contains(out.Message, "never sent") {
 		t.Fatalf("outcome %+v", out)
+	}
+}
+
+// A payment whose workflow does not run is stuck at any age; one whose workflow runs only
+// once it waited longer than asked.
+func TestStuck(t *testing.T) {
+	for _, c := range []struct {
+		workflow       string
+		waiting, older time.Duration
+		want           string
+	}{
+		{WorkflowRunning, time.Second, 15 * time.Minute, ""},
+		{WorkflowRunning, time.Hour, 15 * time.Minute, StuckWaiting},
+		{"FAILED", time.Second, 15 * time.Minute, StuckNoWorkflow},
+		{"TERMINATED", 0, time.Hour, StuckNoWorkflow},
+		{WorkflowNotFound, time.Second, 15 * time.Minute, StuckNoWorkflow},
+		{"", time.Second, 15 * time.Minute, ""},
+		{"", time.Hour, 15 * time.Minute, StuckWaiting},
+	} {
+		if got := Stuck(c.workflow, c.waiting, c.older); got != c.want {
+			t.Errorf("Stuck(%q, %v, %v) = %q, want %q", c.workflow, c.waiting, c.older, got, c.want)
+		}
 	}
 }

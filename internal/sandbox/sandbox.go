@@ -69,3 +69,18 @@ func TransferOutcome(identifier string) Outcome {
 	}
 	return Outcome{Status: catalog.TxCompleted}
 }
+
+// Unsettled is how a payment ends when it could not be settled for good: the ledger
+// refused to move its money (code ACCOUNT_CLOSED: the account to credit was closed
+// meanwhile; INSUFFICIENT_FUNDS: money it counted on is gone), or its rail refused it
+// outright (any other code, RAIL_UNAVAILABLE). It is FAILED, credits nothing, and its hold
+// is released.
+func Unsettled(code catalog.Code) Outcome {
+	switch code {
+	case catalog.FailAccountClosed:
+		return Outcome{Status: catalog.TxFailed, Code: code, Message: "the receiving internal account was closed before the payment settled"}
+	case catalog.FailInsufficientFunds:
+		return Outcome{Status: catalog.TxFailed, Code: code, Message: "the funds the payment held were no longer available when it settled"}
+	}
+	return Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "the payment could not be settled"}
+}

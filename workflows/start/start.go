@@ -172,6 +172,27 @@ func (s Starter) OperatePayment(ctx context.Context, workflowID string, r operat
 	return status, nil
 }
 
+// EndPayment fails by hand a payment whose own workflow has ended (see workflows.EndPayment)
+// and waits for it: the result is the payment's status then. A second request for the same
+// payment joins the first one's workflow while it runs, and runs again after it (finishing
+// a finished payment changes nothing).
+func (s Starter) EndPayment(ctx context.Context, in workflows.EndPaymentRequest) (catalog.TransactionStatus, error) {
+	run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.EndPaymentWorkflowID(in.TransactionID),
+		TaskQueue:                s.queue(),
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.EndPayment, in)
+	if err != nil {
+		return "", fmt.Errorf("start %s: %w", workflows.EndPaymentWorkflowID(in.TransactionID), err)
+	}
+	var status catalog.TransactionStatus
+	if err := run.Get(ctx, &status); err != nil {
+		return "", fmt.Errorf("%s: %w", workflows.EndPaymentWorkflowID(in.TransactionID), err)
+	}
+	return status, nil
+}
+
 // ExecuteQuote sends the execute update to a quote's workflow and waits for it: the result
 // is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not
 // exist) is ErrWorkflowClosed; refusals come back as application errors.
