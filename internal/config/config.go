@@ -28,6 +28,8 @@ type Config struct {
 	PublicBaseURL     string        // PAYCORE_PUBLIC_BASE_URL: how clients reach the API (printed, used in docs)
 	TemporalAddress   string        // PAYCORE_TEMPORAL_ADDRESS
 	TemporalNamespace string        // PAYCORE_TEMPORAL_NAMESPACE
+	// TemporalSecurity is TLS, mutual TLS and the API key of the connection to Temporal.
+	TemporalSecurity TemporalSecurity
 	TaskQueue         string        // PAYCORE_TASK_QUEUE
 	MasterKey         string        // PAYCORE_MASTER_KEY: base64 32 bytes sealing secrets at rest
 	MaxBodyBytes      int64         // PAYCORE_MAX_BODY_BYTES
@@ -284,6 +286,9 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
 	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)
 	str("PAYCORE_TEMPORAL_NAMESPACE", &c.TemporalNamespace)
+	var tlsErrs []string
+	c.TemporalSecurity, tlsErrs = loadTemporalSecurity(getenv)
+	errs = append(errs, tlsErrs...)
 	str("PAYCORE_TASK_QUEUE", &c.TaskQueue)
 	str("PAYCORE_MASTER_KEY", &c.MasterKey)
 	integer("PAYCORE_MAX_BODY_BYTES", &c.MaxBodyBytes)
