@@ -28,8 +28,6 @@ type Config struct {
 	PublicBaseURL     string        // PAYCORE_PUBLIC_BASE_URL: how clients reach the API (printed, used in docs)
 	TemporalAddress   string        // PAYCORE_TEMPORAL_ADDRESS
 	TemporalNamespace string        // PAYCORE_TEMPORAL_NAMESPACE
-	// TemporalSecurity is TLS, mutual TLS and the API key of the connection to Temporal.
-	TemporalSecurity TemporalSecurity
 	TaskQueue         string        // PAYCORE_TASK_QUEUE
 	MasterKey         string        // PAYCORE_MASTER_KEY: base64 32 bytes sealing secrets at rest
 	MaxBodyBytes      int64         // PAYCORE_MAX_BODY_BYTES
@@ -140,6 +138,10 @@ type Config struct {
 	// request's source address is decided (PAYCORE_TRUSTED_PROXIES: CIDR prefixes or
 	// addresses, comma-separated); none by default, so the source is the peer address.
 	TrustedProxies []netip.Prefix
+
+	// TemporalSecurity is TLS, mutual TLS and the API key of the connection to Temporal
+	// (PAYCORE_TEMPORAL_TLS*, PAYCORE_TEMPORAL_API_KEY*).
+	TemporalSecurity TemporalSecurity
 }
 
 // Defaults returns the configuration used when no variable is set.
