@@ -45,6 +45,18 @@ type Options struct {
 	// Dir is where the generated configuration goes.
 	Dir string
 	Log io.Writer
+	// FrontendTLS, when set, makes the frontend serve TLS and require a client certificate
+	// signed by its CA (the other services talk to each other in plaintext on loopback).
+	FrontendTLS *FrontendTLS
+}
+
+// FrontendTLS are the PEM files of a frontend that requires mutual TLS.
+type FrontendTLS struct {
+	CAFile string // signs the client certificates accepted, and the server's own
+	// CertFile and KeyFile are the server's certificate, for ServerName; the server's own
+	// worker service presents it to the frontend as its client certificate.
+	CertFile, KeyFile string
+	ServerName        string
 }
 
 // Cluster is a running Temporal server.
@@ -241,6 +253,21 @@ global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "{{.o.IP}}"
+{{- with .o.FrontendTLS}}
+  tls:
+    frontend:
+      server:
+        certFile: "{{.CertFile}}"
+        keyFile: "{{.KeyFile}}"
+        requireClientAuth: true
+        clientCaFiles: ["{{.CAFile}}"]
+    systemWorker:
+      certFile: "{{.CertFile}}"
+      keyFile: "{{.KeyFile}}"
+      client:
+        serverName: "{{.ServerName}}"
+        rootCaFiles: ["{{.CAFile}}"]
+{{- end}}
 services:
   frontend:
     rpc:
