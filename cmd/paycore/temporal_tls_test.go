@@ -2,10 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc"
@@ -34,10 +44,10 @@ func configFrom(t *testing.T, env map[string]string) config.Config {
 	return cfg
 }
 
-// The real Temporal server with mutual TLS required on its frontend: a client without a
-// certificate (plaintext, or TLS without a client certificate) cannot connect; the client
-// built from the PAYCORE_TEMPORAL_TLS_* configuration can.
-func TestTemporalMutualTLS(t *testing.T) {
+// startTLSCluster starts a Temporal server of its own whose frontend requires a client
+// certificate signed by pki's CA; with jwksURL, its default authorizer requires a JWT too.
+func startTLSCluster(t *testing.T, pki testpki.Files, jwksURL string) *tcluster.Cluster {
+	t.Helper()
 	wd, _ := os.Getwd()
 	bin, err := findBin(wd)
 	if err != nil {
@@ -53,35 +63,47 @@ func TestTemporalMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	pki := testpki.New(t, dir, "temporal.paycore.test")
-	name := fmt.Sprintf("paycore_mtls_%d", os.Getpid())
+	name := fmt.Sprintf("paycore_tls_%d_%d", os.Getpid(), port)
 	t.Cleanup(func() { dropDatabases(name+"_temporal", name+"_temporal_visibility") })
 	o, err := clusterOptions(strings.Replace(dbtest.AdminURL(), "/postgres?", "/"+name+"?", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.ServerPath, o.SQLToolPath, o.Port, o.Dir, o.Log = filepath.Join(bin, "temporal-server"), filepath.Join(bin, "temporal-sql-tool"), port, filepath.Join(dir, "cluster"), io.Discard
+	o.ServerPath, o.SQLToolPath, o.Port, o.Dir, o.Log = filepath.Join(bin, "temporal-server"), filepath.Join(bin, "temporal-sql-tool"), port, t.TempDir(), io.Discard
 	if os.Getenv("PAYCORE_TEST_LOG") != "" {
 		o.Log = os.Stderr
 	}
 	o.FrontendTLS = &tcluster.FrontendTLS{CAFile: pki.CA, CertFile: pki.ServerCert, KeyFile: pki.ServerKey, ServerName: pki.ServerName}
-	ctx := context.Background()
-	tc, err := tcluster.Start(ctx, o)
+	o.JWKSURL = jwksURL
+	tc, err := tcluster.Start(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tc.Stop()
+	t.Cleanup(tc.Stop)
+	return tc
+}
 
-	dial := func(env map[string]string) (client.Client, error) {
-		env["PAYCORE_TEMPORAL_ADDRESS"] = tc.Address
-		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		return dialTemporal(ctx, configFrom(t, env), client.Options{})
-	}
+// dialConfigured connects as the service does, with the configuration env (and the address
+// of tc).
+func dialConfigured(t *testing.T, tc *tcluster.Cluster, env map[string]string) (client.Client, error) {
+	env["PAYCORE_TEMPORAL_ADDRESS"] = tc.Address
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return dialTemporal(ctx, configFrom(t, env), client.Options{})
+}
+
+// The real Temporal server with mutual TLS required on its frontend: a client without a
+// certificate (plaintext, or TLS without a client certificate) cannot connect; the client
+// built from the PAYCORE_TEMPORAL_TLS_* configuration can.
+func TestTemporalMutualTLS(t *testing.T) {
+	pki := testpki.New(t, t.TempDir(), "temporal.paycore.test")
+	tc := startTLSCluster(t, pki, "")
+	ctx := context.Background()
+	dial := func(env map[string]string) (client.Client, error) { return dialConfigured(t, tc, env) }
 	// The server answers once its services have joined: the configured client retries
 	// until then (a refusal of its certificate would fail every try).
 	var c client.Client
+	var err error
 	for i := 0; ; i++ {
 		c, err = dial(map[string]string{"PAYCORE_TEMPORAL_TLS_CA_FILE": pki.CA, "PAYCORE_TEMPORAL_TLS_SERVER_NAME": pki.ServerName,
 			"PAYCORE_TEMPORAL_TLS_CERT_FILE": pki.ClientCert, "PAYCORE_TEMPORAL_TLS_KEY_FILE": pki.ClientKey})
@@ -191,4 +213,88 @@ type systemInfoOnly struct {
 
 func (systemInfoOnly) GetSystemInfo(context.Context, *workflowservice.GetSystemInfoRequest) (*workflowservice.GetSystemInfoResponse, error) {
 	return &workflowservice.GetSystemInfoResponse{}, nil
+}
+
+// The real Temporal server with its default authorizer and JWT claim mapper (keys from a
+// JSON Web Key Set), behind mutual TLS: the service's client without an API key is refused
+// (PermissionDenied), with a token signed by another key too; with the token in
+// PAYCORE_TEMPORAL_API_KEY_FILE it is let in.
+func TestTemporalAPIKeyWithJWTAuthorizer(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := fmt.Sprintf(`{"keys":[{"kty":"RSA","kid":"paycore-test","use":"sig","alg":"RS256","n":%q,"e":%q}]}`,
+		base64.RawURLEncoding.EncodeToString(key.N.Bytes()), base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes()))
+	keys := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, jwks)
+	}))
+	defer keys.Close()
+	dir := t.TempDir()
+	pki := testpki.New(t, dir, "temporal.paycore.test")
+	tc := startTLSCluster(t, pki, keys.URL)
+
+	mTLS := func(extra map[string]string) map[string]string {
+		env := map[string]string{"PAYCORE_TEMPORAL_TLS_CA_FILE": pki.CA, "PAYCORE_TEMPORAL_TLS_SERVER_NAME": pki.ServerName,
+			"PAYCORE_TEMPORAL_TLS_CERT_FILE": pki.ClientCert, "PAYCORE_TEMPORAL_TLS_KEY_FILE": pki.ClientKey}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return env
+	}
+	list := func(env map[string]string) error {
+		c, err := dialConfigured(t, tc, env)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, err = c.WorkflowService().ListNamespaces(ctx, &workflowservice.ListNamespacesRequest{})
+		return err
+	}
+	keyFile := filepath.Join(dir, "api-key")
+	if err := os.WriteFile(keyFile, []byte(signJWT(t, key)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The key provider loads the key set while the server starts; the first calls may
+	// still be refused, so the configured client tries a few times.
+	for i := 0; ; i++ {
+		err = list(mTLS(map[string]string{"PAYCORE_TEMPORAL_API_KEY_FILE": keyFile}))
+		if err == nil || i == 10 {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if err != nil {
+		t.Fatalf("the client with the API key: %v", err)
+	}
+	other, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var denied *serviceerror.PermissionDenied
+	for what, env := range map[string]map[string]string{
+		"without an API key":          mTLS(nil),
+		"with a token of another key": mTLS(map[string]string{"PAYCORE_TEMPORAL_API_KEY": signJWT(t, other)}),
+	} {
+		if err := list(env); !errors.As(err, &denied) {
+			t.Errorf("%s: %v; want PermissionDenied", what, err)
+		}
+	}
+}
+
+// signJWT is an RS256 token granting the admin role on every namespace.
+func signJWT(t *testing.T, key *rsa.PrivateKey) string {
+	enc := func(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
+	now := time.Now().Unix()
+	unsigned := enc(`{"alg":"RS256","typ":"JWT","kid":"paycore-test"}`) + "." +
+		enc(fmt.Sprintf(`{"sub":"paycore","iat":%d,"exp":%d,"permissions":["temporal-system:admin"]}`, now, now+3600))
+	sum := sha256.Sum256([]byte(unsigned))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unsigned + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
