@@ -155,6 +155,15 @@ func dialTemporal(ctx context.Context, cfg config.Config, o client.Options) (cli
 	return client.DialContext(ctx, o)
 }
 
+// refuseTemporalSecurity is the check of the commands that start a plaintext Temporal of
+// their own on loopback (dev, cluster): the settings of a secured one do not apply there.
+func refuseTemporalSecurity(cfg config.Config, command string) error {
+	if cfg.TemporalSecurity.Configured() {
+		return fmt.Errorf("`paycore %s` starts a Temporal of its own on loopback, without TLS: unset PAYCORE_TEMPORAL_TLS* and PAYCORE_TEMPORAL_API_KEY*, which are for a Temporal you run elsewhere", command)
+	}
+	return nil
+}
+
 func (a *app) close() {
 	a.temporal.Close()
 	a.closeLocal()

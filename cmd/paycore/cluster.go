@@ -43,6 +43,9 @@ type clusterFlags struct {
 // Temporal UI, then several API and worker processes of this binary behind it. Ctrl-C
 // stops everything.
 func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	if err := refuseTemporalSecurity(cfg, "cluster"); err != nil {
+		return err
+	}
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	var f clusterFlags
 	fs.StringVar(&f.server, "server", "bin/temporal-server", "the Temporal server binary")

@@ -298,3 +298,18 @@ func signJWT(t *testing.T, key *rsa.PrivateKey) string {
 	}
 	return unsigned + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
+
+// `paycore dev` and `paycore cluster` start a plaintext Temporal of their own on loopback:
+// the settings of a secured Temporal are refused there, clearly, before anything starts.
+func TestLocalStacksRefuseTemporalSecurity(t *testing.T) {
+	cfg := configFrom(t, map[string]string{"PAYCORE_TEMPORAL_API_KEY": "k", "PAYCORE_DATA_DIR": t.TempDir()})
+	var out strings.Builder
+	for name, run := range map[string]func() error{
+		"dev":     func() error { return runDev(context.Background(), cfg, newLogger("warn"), &out) },
+		"cluster": func() error { return runCluster(context.Background(), cfg, newLogger("warn"), nil, &out) },
+	} {
+		if err := run(); err == nil || !strings.Contains(err.Error(), "PAYCORE_TEMPORAL_API_KEY") {
+			t.Errorf("%s: %v; want the settings refused", name, err)
+		}
+	}
+}

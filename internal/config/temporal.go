@@ -51,6 +51,9 @@ type TemporalSecurity struct {
 	APIKeyFile string // PAYCORE_TEMPORAL_API_KEY_FILE
 }
 
+// Configured reports whether any setting of a secured Temporal connection is given.
+func (s TemporalSecurity) Configured() bool { return s != TemporalSecurity{} }
+
 // loadTemporalSecurity reads the PAYCORE_TEMPORAL_TLS* and PAYCORE_TEMPORAL_API_KEY*
 // variables and checks them against each other; the files are read by TemporalTLSConfig
 // and TemporalAPIKeyValue.
