@@ -124,7 +124,7 @@ deploy-check: $(BIN)/helm ## lint and render the Helm chart, validate the manife
 	echo ">> helm template $(CHART) | deploycheck manifests (deploy/helm/ci-values.yaml)"; \
 	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) -f deploy/helm/ci-values.yaml | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
 	echo ">> deploycheck compose deploy/compose.yaml"; \
-	PAYCORE_MASTER_KEY=placeholder $$check compose deploy/compose.yaml
+	PAYCORE_MASTER_KEY=placeholder PAYCORE_POSTGRES_PASSWORD=placeholder $$check compose deploy/compose.yaml
 
 # Tests mostly wait on PostgreSQL and the Temporal dev server rather than the CPU, so each
 # test binary runs up to TESTPARALLEL parallel tests (go test's default is GOMAXPROCS, 2 on a

@@ -116,9 +116,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		}
 		interceptors = append(interceptors, tracing)
 	}
-	a.temporal, err = client.DialContext(ctx, client.Options{
-		HostPort:     cfg.TemporalAddress,
-		Namespace:    cfg.TemporalNamespace,
+	a.temporal, err = dialTemporal(ctx, cfg, client.Options{
 		Logger:       tlog.NewStructuredLogger(log.With("component", "temporal")),
 		Interceptors: interceptors,
 		// The SDK's own metrics (temporal_request, temporal_workflow_task_execution_latency …)
@@ -133,6 +131,37 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		return nil, fmt.Errorf("connect to temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	return a, nil
+}
+
+// dialTemporal connects to the configured Temporal (PAYCORE_TEMPORAL_ADDRESS and
+// _NAMESPACE) with the configuration's TLS, client certificate and API key
+// (PAYCORE_TEMPORAL_TLS*, PAYCORE_TEMPORAL_API_KEY*), whatever else o sets: the one way the
+// service's processes (API, worker, operator commands) reach Temporal.
+func dialTemporal(ctx context.Context, cfg config.Config, o client.Options) (client.Client, error) {
+	tc, err := cfg.TemporalTLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	key, err := cfg.TemporalAPIKeyValue()
+	if err != nil {
+		return nil, err
+	}
+	o.HostPort, o.Namespace = cfg.TemporalAddress, cfg.TemporalNamespace
+	o.ConnectionOptions.TLS = tc
+	if key != "" {
+		// "Authorization: Bearer <key>" on every call.
+		o.Credentials = client.NewAPIKeyStaticCredentials(key)
+	}
+	return client.DialContext(ctx, o)
+}
+
+// refuseTemporalSecurity is the check of the commands that start a plaintext Temporal of
+// their own on loopback (dev, cluster): the settings of a secured one do not apply there.
+func refuseTemporalSecurity(cfg config.Config, command string) error {
+	if cfg.TemporalSecurity.Configured() {
+		return fmt.Errorf("`paycore %s` starts a Temporal of its own on loopback, without TLS: unset PAYCORE_TEMPORAL_TLS* and PAYCORE_TEMPORAL_API_KEY*, which are for a Temporal you run elsewhere", command)
+	}
+	return nil
 }
 
 func (a *app) close() {

@@ -43,6 +43,9 @@ type clusterFlags struct {
 // Temporal UI, then several API and worker processes of this binary behind it. Ctrl-C
 // stops everything.
 func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	if err := refuseTemporalSecurity(cfg, "cluster"); err != nil {
+		return err
+	}
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	var f clusterFlags
 	fs.StringVar(&f.server, "server", "bin/temporal-server", "the Temporal server binary")
@@ -102,19 +105,12 @@ func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args [
 // (databases paycore_temporal and paycore_temporal_visibility, named after the service's
 // database), with the default namespace and the project's search attributes registered.
 func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool string, port int, dir string, logw io.Writer) (*tcluster.Cluster, error) {
-	u, err := url.Parse(databaseURL)
+	o, err := clusterOptions(databaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("PAYCORE_DATABASE_URL: %w", err)
+		return nil, err
 	}
-	pgPort := 5432
-	if p := u.Port(); p != "" {
-		pgPort, _ = strconv.Atoi(p)
-	}
-	password, _ := u.User.Password()
-	dbName := filepath.Base(u.Path)
-	tc, err := tcluster.Start(ctx, tcluster.Options{ServerPath: server, SQLToolPath: sqlTool,
-		PGHost: u.Hostname(), PGPort: pgPort, PGUser: u.User.Username(), PGPassword: password,
-		DB: dbName + "_temporal", VisibilityDB: dbName + "_temporal_visibility", Port: port, Dir: dir, Log: logw})
+	o.ServerPath, o.SQLToolPath, o.Port, o.Dir, o.Log = server, sqlTool, port, dir, logw
+	tc, err := tcluster.Start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +129,23 @@ func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool stri
 		return nil, err
 	}
 	return tc, nil
+}
+
+// clusterOptions are the PostgreSQL settings of a Temporal server on the PostgreSQL server
+// of databaseURL: databases <name>_temporal and <name>_temporal_visibility.
+func clusterOptions(databaseURL string) (tcluster.Options, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return tcluster.Options{}, fmt.Errorf("PAYCORE_DATABASE_URL: %w", err)
+	}
+	pgPort := 5432
+	if p := u.Port(); p != "" {
+		pgPort, _ = strconv.Atoi(p)
+	}
+	password, _ := u.User.Password()
+	dbName := filepath.Base(u.Path)
+	return tcluster.Options{PGHost: u.Hostname(), PGPort: pgPort, PGUser: u.User.Username(), PGPassword: password,
+		DB: dbName + "_temporal", VisibilityDB: dbName + "_temporal_visibility"}, nil
 }
 
 // registerNamespace creates the default namespace (3 days of retention) and registers the

@@ -35,6 +35,9 @@ type devCredentials struct {
 // (persisted under the data folder, with its UI), the database and its migrations, a
 // sandbox platform on first start, the API and the worker. Ctrl-C stops everything.
 func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.Writer) error {
+	if err := refuseTemporalSecurity(cfg, "dev"); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}

@@ -147,6 +147,10 @@ type Config struct {
 	// request's source address is decided (PAYCORE_TRUSTED_PROXIES: CIDR prefixes or
 	// addresses, comma-separated); none by default, so the source is the peer address.
 	TrustedProxies []netip.Prefix
+
+	// TemporalSecurity is TLS, mutual TLS and the API key of the connection to Temporal
+	// (PAYCORE_TEMPORAL_TLS*, PAYCORE_TEMPORAL_API_KEY*).
+	TemporalSecurity TemporalSecurity
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -298,6 +302,9 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	str("PAYCORE_PUBLIC_BASE_URL", &c.PublicBaseURL)
 	str("PAYCORE_TEMPORAL_ADDRESS", &c.TemporalAddress)
 	str("PAYCORE_TEMPORAL_NAMESPACE", &c.TemporalNamespace)
+	var tlsErrs []string
+	c.TemporalSecurity, tlsErrs = loadTemporalSecurity(getenv)
+	errs = append(errs, tlsErrs...)
 	str("PAYCORE_TASK_QUEUE", &c.TaskQueue)
 	str("PAYCORE_MASTER_KEY", &c.MasterKey)
 	integer("PAYCORE_MAX_BODY_BYTES", &c.MaxBodyBytes)

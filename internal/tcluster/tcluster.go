@@ -37,7 +37,8 @@ type Options struct {
 	// DB and VisibilityDB name the databases (created when missing).
 	DB, VisibilityDB string
 	// IP and Port are the frontend's gRPC address; the other services take the ports
-	// Port+1 to Port+3 (gRPC), Port+10 to Port+13 (membership) and Port+20 (HTTP API).
+	// Port+1 to Port+3 (gRPC), Port+10 to Port+13 (membership) and Port+20 (HTTP API); see
+	// JWKSURL for the internal frontend.
 	// The membership ports are stored as PostgreSQL smallints: Port+13 must stay below
 	// 32768 (FreePortRange picks such a range).
 	IP   string
@@ -45,6 +46,24 @@ type Options struct {
 	// Dir is where the generated configuration goes.
 	Dir string
 	Log io.Writer
+	// FrontendTLS, when set, makes the frontend serve TLS and require a client certificate
+	// signed by its CA (the other services talk to each other in plaintext on loopback).
+	FrontendTLS *FrontendTLS
+	// JWKSURL, when set, turns on the server's default authorizer and JWT claim mapper:
+	// every call but health checks needs "Authorization: Bearer <JWT>" signed by a key of
+	// this JSON Web Key Set, its "permissions" claim granting roles ("default:write",
+	// "temporal-system:admin"). The server's own worker service then goes through an
+	// internal frontend (ports Port+4, Port+14 and Port+19), which checks no token.
+	JWKSURL string
+}
+
+// FrontendTLS are the PEM files of a frontend that requires mutual TLS.
+type FrontendTLS struct {
+	CAFile string // signs the client certificates accepted, and the server's own
+	// CertFile and KeyFile are the server's certificate, for ServerName; the server's own
+	// worker service presents it to the frontend as its client certificate.
+	CertFile, KeyFile string
+	ServerName        string
 }
 
 // Cluster is a running Temporal server.
@@ -80,7 +99,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	// Not tied to ctx: the caller stops the server with Stop.
-	cmd := exec.Command(o.ServerPath, "--config-file", cfgPath, "--allow-no-auth", "start")
+	args := []string{"--config-file", cfgPath, "--allow-no-auth", "start"}
+	if o.JWKSURL != "" {
+		// The server's own worker service calls the internal frontend, which needs no token.
+		for _, s := range []string{"frontend", "internal-frontend", "history", "matching", "worker"} {
+			args = append(args, "--service", s)
+		}
+	}
+	cmd := exec.Command(o.ServerPath, args...)
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -241,6 +267,30 @@ global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "{{.o.IP}}"
+{{- with .o.FrontendTLS}}
+  tls:
+    frontend:
+      server:
+        certFile: "{{.CertFile}}"
+        keyFile: "{{.KeyFile}}"
+        requireClientAuth: true
+        clientCaFiles: ["{{.CAFile}}"]
+    systemWorker:
+      certFile: "{{.CertFile}}"
+      keyFile: "{{.KeyFile}}"
+      client:
+        serverName: "{{.ServerName}}"
+        rootCaFiles: ["{{.CAFile}}"]
+{{- end}}
+{{- with .o.JWKSURL}}
+  authorization:
+    jwtKeyProvider:
+      keySourceURIs: ["{{.}}"]
+      refreshInterval: 1m
+    permissionsClaimName: permissions
+    authorizer: default
+    claimMapper: default
+{{- end}}
 services:
   frontend:
     rpc:
@@ -248,6 +298,14 @@ services:
       membershipPort: {{call .p 10}}
       bindOnIP: "{{.o.IP}}"
       httpPort: {{call .p 20}}
+{{- if .o.JWKSURL}}
+  internal-frontend:
+    rpc:
+      grpcPort: {{call .p 4}}
+      membershipPort: {{call .p 14}}
+      bindOnIP: "{{.o.IP}}"
+      httpPort: {{call .p 19}}
+{{- end}}
   history:
     rpc:
       grpcPort: {{call .p 1}}

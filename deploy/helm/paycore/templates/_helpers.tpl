@@ -95,6 +95,33 @@ securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- end }}
 
+{{/* Where the Temporal TLS files and the API key are mounted. */}}
+{{- define "paycore.temporalTLSDir" -}}/etc/paycore/temporal-tls{{- end }}
+{{- define "paycore.temporalAPIKeyDir" -}}/etc/paycore/temporal-api-key{{- end }}
+
+{{/* The PAYCORE_TEMPORAL_TLS* and _API_KEY_FILE settings (ConfigMap entries). */}}
+{{- define "paycore.temporalSecurityEnv" -}}
+{{- $t := .Values.temporal.tls }}
+{{- if or $t.enabled $t.existingSecret $t.serverName .Values.temporal.apiKey.existingSecret }}
+PAYCORE_TEMPORAL_TLS: "true"
+{{- end }}
+{{- with $t.serverName }}
+PAYCORE_TEMPORAL_TLS_SERVER_NAME: {{ . | quote }}
+{{- end }}
+{{- if $t.existingSecret }}
+{{- if $t.caKey }}
+PAYCORE_TEMPORAL_TLS_CA_FILE: {{ printf "%s/%s" (include "paycore.temporalTLSDir" .) $t.caKey | quote }}
+{{- end }}
+{{- if and $t.certKey $t.keyKey }}
+PAYCORE_TEMPORAL_TLS_CERT_FILE: {{ printf "%s/%s" (include "paycore.temporalTLSDir" .) $t.certKey | quote }}
+PAYCORE_TEMPORAL_TLS_KEY_FILE: {{ printf "%s/%s" (include "paycore.temporalTLSDir" .) $t.keyKey | quote }}
+{{- end }}
+{{- end }}
+{{- with .Values.temporal.apiKey.existingSecret }}
+PAYCORE_TEMPORAL_API_KEY_FILE: {{ printf "%s/%s" (include "paycore.temporalAPIKeyDir" $) $.Values.temporal.apiKey.key | quote }}
+{{- end }}
+{{- end }}
+
 {{/* Volumes of the API and the worker: a writable /tmp and the documents folder. */}}
 {{- define "paycore.volumes" -}}
 - name: tmp
@@ -106,6 +133,32 @@ securityContext:
   {{- else }}
   emptyDir: {}
   {{- end }}
+{{- include "paycore.temporalVolumes" . }}
+{{- end }}
+
+{{/* The Secrets of the Temporal TLS files and the API key, as volumes. */}}
+{{- define "paycore.temporalVolumes" -}}
+{{- $t := .Values.temporal.tls }}
+{{- if $t.existingSecret }}
+- name: temporal-tls
+  secret:
+    secretName: {{ $t.existingSecret }}
+    defaultMode: 0440
+    items:
+      {{- range (list $t.caKey $t.certKey $t.keyKey) }}
+      {{- if . }}
+      - {key: {{ . }}, path: {{ . }}}
+      {{- end }}
+      {{- end }}
+{{- end }}
+{{- with .Values.temporal.apiKey.existingSecret }}
+- name: temporal-api-key
+  secret:
+    secretName: {{ . }}
+    defaultMode: 0440
+    items:
+      - {key: {{ $.Values.temporal.apiKey.key }}, path: {{ $.Values.temporal.apiKey.key }}}
+{{- end }}
 {{- end }}
 
 {{- define "paycore.volumeMounts" -}}
@@ -113,6 +166,16 @@ securityContext:
   mountPath: /tmp
 - name: documents
   mountPath: /var/lib/paycore/documents
+{{- if .Values.temporal.tls.existingSecret }}
+- name: temporal-tls
+  mountPath: {{ include "paycore.temporalTLSDir" . }}
+  readOnly: true
+{{- end }}
+{{- if .Values.temporal.apiKey.existingSecret }}
+- name: temporal-api-key
+  mountPath: {{ include "paycore.temporalAPIKeyDir" . }}
+  readOnly: true
+{{- end }}
 {{- end }}
 
 {{/* Spread a component's pods over nodes: pass (list $ "api" .Values.api). */}}
