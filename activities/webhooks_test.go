@@ -66,8 +66,9 @@ func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 // platform inserts a platform with a webhook secret and endpoint url.
 func (f *fixture) platform(t *testing.T, env, url string) db.Platform {
 	ctx := context.Background()
-	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: ids.New(), Name: "p", Environment: catalog.Environment(env), ConfigID: ids.New(),
-		UmaDomain: "p.example.com", WebhookEndpoint: url, SupportedCurrencies: json.RawMessage(`[]`)})
+	id := ids.New()
+	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: id, Name: "p", Environment: catalog.Environment(env), ConfigID: ids.New(),
+		UmaDomain: "p-" + strings.ReplaceAll(id.String(), "-", "") + ".example.com", WebhookEndpoint: url, SupportedCurrencies: json.RawMessage(`[]`)})
 	if err != nil {
 		t.Fatal(err)
 	}
