@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/document"
@@ -248,7 +249,7 @@ func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token stri
 		if _, err := check(sub.Customer); err != nil {
 			return err
 		}
-		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check}
+		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check, Views: view.Resources{}}
 	}
 	_, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs)
 	return err
