@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"paycore/api"
@@ -95,5 +96,58 @@ func TestIdentityChangeSendsBackThroughVerification(t *testing.T) {
 				t.Fatalf("a transfer after the renewed attestation: %d %s", r.Status, r.Body)
 			}
 		})
+	}
+}
+
+// On a platform whose customers the service verifies, a verified individual whose name
+// changes is PENDING (with its CUSTOMER_KYC_PENDING webhook), cannot move money, cannot be
+// attested back to APPROVED by the platform, and is approved again by a new verification.
+func TestIdentityChangeVerifiedAgain(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, kycFast)
+	c, _ := s.unregulatedPlatform()
+	var cust api.Customer
+	c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "fullName": "Ana García",
+		"birthDate": "1990-05-17", "nationality": "US", "currencies": []string{"USD"},
+		"address": map[string]any{"line1": "1 Main St", "postalCode": "94105", "country": "US"}}).Decode(t, &cust)
+	upload(t, c, cust.ID, "PASSPORT")
+	var first view.Verification
+	c.Do("POST", "/verifications", map[string]any{"customerId": cust.ID}).Decode(t, &first)
+	if v := waitVerification(t, c, first.ID); v.VerificationStatus != "APPROVED" {
+		t.Fatalf("first verification: %+v", v)
+	}
+	w := &world{t: t, s: s, c: c, customer: cust.ID}
+	var accts api.List[view.InternalAccount]
+	c.Do("GET", "/customers/internal-accounts?customerId="+cust.ID, nil).Decode(t, &accts)
+	w.account = accts.Data[0].ID
+	w.fund(1_000)
+	ext := w.external("001")
+	if r := w.transferOut(ext, 100); r.Status != 201 {
+		t.Fatalf("a verified customer's transfer: %d %s", r.Status, r.Body)
+	}
+	before := len(kycEvents(t, s, cust.ID))
+	r := c.Do("PATCH", "/customers/"+cust.ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Ana Other", "nationality": "MX"})
+	if r.Status != 200 || r.JSON(t)["kycStatus"] != "PENDING" {
+		t.Fatalf("identity change: %d %s", r.Status, r.Body)
+	}
+	if got := kycEvents(t, s, cust.ID)[before:]; !slices.Equal(got, []string{"CUSTOMER_KYC_PENDING"}) {
+		t.Fatalf("events of the identity change: %v", got)
+	}
+	if r := w.transferOut(ext, 100); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
+		t.Fatalf("a transfer after the identity change: %d %s", r.Status, r.Body)
+	}
+	if r := c.Do("PATCH", "/customers/"+cust.ID, map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED"}); r.Status != 400 {
+		t.Fatalf("an unregulated platform attesting the new identity: %d %s", r.Status, r.Body)
+	}
+	var second view.Verification
+	c.Do("POST", "/verifications", map[string]any{"customerId": cust.ID}).Decode(t, &second)
+	if second.ID == first.ID {
+		t.Fatalf("the identity change was answered with the old verification %s", first.ID)
+	}
+	if v := waitVerification(t, c, second.ID); v.VerificationStatus != "APPROVED" {
+		t.Fatalf("second verification: %+v", v)
+	}
+	if r := w.transferOut(ext, 100); r.Status != 201 {
+		t.Fatalf("a transfer after the new verification: %d %s", r.Status, r.Body)
 	}
 }
