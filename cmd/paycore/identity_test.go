@@ -17,6 +17,9 @@ func TestIdentityChangeSendsBackThroughVerification(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, kycFast)
 	c, _ := s.platform(true) // the test platforms are regulated
+	if r := c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
 	for _, tc := range []struct {
 		typ, statusField string
 		create           map[string]any
@@ -69,15 +72,25 @@ func TestIdentityChangeSendsBackThroughVerification(t *testing.T) {
 			if r := w.transferOut(ext, 100); r.Status != 201 {
 				t.Fatalf("an APPROVED customer's transfer: %d %s", r.Status, r.Body)
 			}
+			quoteBody := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+				"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": w.euroAccount("000")}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 100}
+			r := c.Do("POST", "/quotes", quoteBody)
+			if r.Status != 201 {
+				t.Fatalf("an APPROVED customer's quote: %d %s", r.Status, r.Body)
+			}
+			earlier := r.JSON(t)["id"].(string)
 			if got := patch(tc.changed)[tc.statusField]; got != "PENDING" {
 				t.Fatalf("after an identity change: %s %v, want PENDING", tc.statusField, got)
 			}
 			if r := w.transferOut(ext, 100); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
 				t.Fatalf("a transfer after an identity change: %d %s", r.Status, r.Body)
 			}
-			if r := c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
-				"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 100}); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
+			if r := c.Do("POST", "/quotes", quoteBody); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
 				t.Fatalf("a quote after an identity change: %d %s", r.Status, r.Body)
+			}
+			// A quote made for the old identity is not executed for the new one.
+			if r := c.Do("POST", "/quotes/"+earlier+"/execute", nil); r.Status != 403 || r.Code(t) != "USER_NOT_READY" {
+				t.Fatalf("executing a quote made before the identity change: %d %s", r.Status, r.Body)
 			}
 			// The customer as it was read, APPROVED included, with one more identity change:
 			// the old attestation does not cover the new identity.
