@@ -117,7 +117,7 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := db.CustomerPatch(r.Context(), s.Pool, s.Box, db.CustomerPatchParams{PlatformID: pid, ID: id, Check: check,
-		EmailCredential: cred})
+		EmailCredential: cred, Views: view.Resources{}})
 	if err != nil {
 		return err
 	}

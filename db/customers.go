@@ -108,12 +108,16 @@ type CustomerPatchParams struct {
 	// EmailCredential, when valid, is the customer's EMAIL_OTP credential, which follows
 	// the customer to its new e-mail address.
 	EmailCredential uuid.NullUUID
+	// Views renders the CUSTOMER_KYC_*/CUSTOMER_KYB_* webhook of an identity change that
+	// sends the customer back through verification (customer.Change.Reverify).
+	Views KycViews
 }
 
 // CustomerPatch updates a customer in one transaction: the update is checked again under
 // the customer's row lock, a replaced currency list opens and closes accounts
 // (CustomerAccountsReplace; an account that cannot be closed refuses the whole update),
-// and an e-mail change moves the EMAIL_OTP credential along.
+// an e-mail change moves the EMAIL_OTP credential along, and an identity change that
+// sends the customer back through verification records its status webhook.
 func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	var out Customer
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -150,6 +154,11 @@ func customerPatchTx(ctx context.Context, q *Queries, box *sealbox.Box, p Custom
 		Address: address, BusinessInfo: business})
 	if err != nil {
 		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
+	}
+	if ch.Reverify {
+		if err := customerStatusEvent(ctx, q, out, p.Views); err != nil {
+			return Customer{}, err
+		}
 	}
 	return out, nil
 }

@@ -373,10 +373,16 @@ func setCustomerKyc(ctx context.Context, q *Queries, c customer.Record, status c
 	if err != nil {
 		return fmt.Errorf("set customer KYC status: %w", err)
 	}
-	if status == catalog.KycUnverified {
+	return customerStatusEvent(ctx, q, row, v)
+}
+
+// customerStatusEvent records the CUSTOMER_KYC_* (individuals) or CUSTOMER_KYB_*
+// (businesses) webhook of customer row, whose status just changed; UNVERIFIED has none.
+func customerStatusEvent(ctx context.Context, q *Queries, row Customer, v KycViews) error {
+	if row.KycStatus == catalog.KycUnverified {
 		return nil
 	}
-	_, err = EventRecord(ctx, q, row.PlatformID, events.CustomerStatus(c.Type == catalog.Business, string(status)), v.Customer(row), false)
+	_, err := EventRecord(ctx, q, row.PlatformID, events.CustomerStatus(row.CustomerType == catalog.Business, string(row.KycStatus)), v.Customer(row), false)
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
+	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
@@ -325,8 +326,19 @@ func quoteExecutable(qt Quote, t Transaction, now time.Time) (executed bool, err
 }
 
 // executeQuote holds a pending quote's sending amount and marks it executed and
-// PROCESSING.
+// PROCESSING. The paying customer must still be APPROVED (locked, so an identity change
+// that sends it back through verification is either before or after): a quote made
+// before such a change is not executed for the new identity.
 func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
+	if t.CustomerID.Valid {
+		payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
+		if err != nil {
+			return err
+		}
+		if err := kyc.Ready(payer.ID, payer.KycStatus); err != nil {
+			return err
+		}
+	}
 	h := holdRequest{TransactionID: t.ID, PlatformID: t.PlatformID, Account: qt.SourceAccountID.UUID, Currency: t.Currency, Amount: t.Amount,
 		WalletSignature: e.WalletSignature, SignatureKind: walletauth.KindExecuteQuote}
 	if err := holdFunds(ctx, q, h, v); err != nil {

@@ -143,6 +143,9 @@ type Change struct {
 	// ones opened.
 	ReplacesCurrencies bool
 	Accounts           []account.Opening
+	// Reverify is set when the update changes the identity of a verified customer (see
+	// Reverification): Record's status is then PENDING and the customer is verified again.
+	Reverify bool
 }
 
 // Patch checks an update of customer cur of a platform with settings p. Members absent
@@ -169,13 +172,15 @@ func Patch(cur Record, in Input, p platformconfig.Settings) (Change, error) {
 	if err := checkAttestation(cur.Type, cur.KycStatus, next.KycStatus, p.Regulated); err != nil {
 		return Change{}, err
 	}
+	var reverify bool
+	next.KycStatus, reverify = Reverification(cur, next)
 	if in.UmaAddress != nil && *in.UmaAddress != cur.UmaAddress {
 		if err := checkUmaAddress(*in.UmaAddress, p.UmaDomain); err != nil {
 			return Change{}, err
 		}
 		next.UmaAddress = *in.UmaAddress
 	}
-	ch := Change{Record: next}
+	ch := Change{Record: next, Reverify: reverify}
 	if in.Currencies != nil {
 		if err := CheckCurrencies(*in.Currencies, cur.Region, p.Currencies); err != nil {
 			return Change{}, err

@@ -365,6 +365,19 @@ export interface paths {
          *     needs a wallet session signature of that wallet (signed retry): the first request
          *     answers `202`, the same request repeated with `Service-Wallet-Signature` and
          *     `Request-Id` applies the change, and the credential's address follows it.
+         *
+         *     A change to the identity of an `APPROVED` customer sends it back through
+         *     verification: for an individual `fullName`, `birthDate`, `nationality` or
+         *     `address`; for a business `address` or the registration data of `businessInfo`
+         *     (`legalName`, `country`, `registrationNumber`, `incorporatedOn`, `entityType`,
+         *     `taxId`). Its `kycStatus`/`kybStatus` becomes `PENDING` (with the
+         *     `CUSTOMER_KYC_PENDING`/`CUSTOMER_KYB_PENDING` webhook) in the same update, and
+         *     quotes, their execution and transfers for it are refused with `403 USER_NOT_READY`
+         *     until it is `APPROVED` again: by a new verification (`POST /verifications`), or on a
+         *     regulated platform by a new attestation in a later request (an `APPROVED` sent with
+         *     the identity change does not cover it). Fields re-sent with their current values,
+         *     contact fields (`email`, `umaAddress`), `currencies` and the rest of `businessInfo`
+         *     change nothing of the status.
          */
         patch: operations["updateCustomerById"];
         trace?: never;
