@@ -470,7 +470,11 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read verification: %w", err)
 		}
-		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, time.Now()); st != kyc.LinkUsable {
+		cust, err := CustomerRecordGet(ctx, q, link.PlatformID, link.CustomerID)
+		if err != nil {
+			return err
+		}
+		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, cust.KycStatus, time.Now()); st != kyc.LinkUsable {
 			return kyc.LinkClosed(st)
 		}
 		if _, err := q.KycLinkUse(ctx, link.ID); err != nil {

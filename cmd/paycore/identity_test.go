@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"mime/multipart"
 	"slices"
+	"strings"
 	"testing"
 
 	"paycore/api"
@@ -162,5 +166,43 @@ func TestIdentityChangeVerifiedAgain(t *testing.T) {
 	}
 	if r := w.transferOut(ext, 100); r.Status != 201 {
 		t.Fatalf("a transfer after the new verification: %d %s", r.Status, r.Body)
+	}
+
+	// The hosted KYC page verifies a changed identity again too: the approved verification
+	// of the old identity does not count as the new one's submission.
+	if r := c.Do("PATCH", "/customers/"+cust.ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Ana Third"}); r.Status != 200 || r.JSON(t)["kycStatus"] != "PENDING" {
+		t.Fatalf("second identity change: %d %s", r.Status, r.Body)
+	}
+	page := kycLink(t, s, c, cust.ID, map[string]any{})
+	if status, html := get(t, page); status != 200 || !strings.Contains(html, "<form") {
+		t.Fatalf("the KYC page of a changed identity: %d %s", status, html)
+	}
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	_ = mw.WriteField("fullName", "Ana Third")
+	_ = mw.WriteField("doc0.holder", cust.ID)
+	_ = mw.WriteField("doc0.type", "PASSPORT")
+	fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
+	_, _ = fw.Write(pngBytes)
+	_ = mw.Close()
+	resp, err := noRedirects.Post(page, mw.FormDataContentType(), &form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 && resp.StatusCode != 303 {
+		t.Fatalf("the KYC page's submission: %d %s", resp.StatusCode, body)
+	}
+	var vs api.List[view.Verification]
+	c.Do("GET", "/verifications?customerId="+cust.ID, nil).Decode(t, &vs)
+	if len(vs.Data) != 3 || vs.Data[0].ID == second.ID {
+		t.Fatalf("the page's submission opened no new verification: %+v", vs.Data)
+	}
+	if v := waitVerification(t, c, vs.Data[0].ID); v.VerificationStatus != "APPROVED" {
+		t.Fatalf("third verification: %+v", v)
+	}
+	if r := w.transferOut(ext, 100); r.Status != 201 {
+		t.Fatalf("a transfer after the page's verification: %d %s", r.Status, r.Body)
 	}
 }

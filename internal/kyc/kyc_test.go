@@ -181,14 +181,18 @@ func TestLinks(t *testing.T) {
 		expires time.Time
 		used    *time.Time
 		latest  catalog.VerificationStatus
+		current catalog.KycStatus
 		want    LinkState
 	}{
-		{later, nil, "", LinkUsable}, {later, nil, catalog.VerificationResolveErrors, LinkUsable}, {later, nil, catalog.VerificationRejected, LinkUsable},
-		{now, nil, "", LinkExpired}, {later, &now, "", LinkUsed},
-		{later, nil, catalog.VerificationInProgress, LinkSubmitted}, {later, nil, catalog.VerificationManualReview, LinkSubmitted},
-		{later, nil, catalog.VerificationApproved, LinkSubmitted},
+		{later, nil, "", catalog.KycUnverified, LinkUsable}, {later, nil, catalog.VerificationResolveErrors, catalog.KycPending, LinkUsable},
+		{later, nil, catalog.VerificationRejected, catalog.KycRejected, LinkUsable},
+		{now, nil, "", catalog.KycUnverified, LinkExpired}, {later, &now, "", catalog.KycUnverified, LinkUsed},
+		{later, nil, catalog.VerificationInProgress, catalog.KycPending, LinkSubmitted}, {later, nil, catalog.VerificationManualReview, catalog.KycPending, LinkSubmitted},
+		{later, nil, catalog.VerificationApproved, catalog.KycApproved, LinkSubmitted},
+		// An identity change sent the customer back: the approval was of the old identity.
+		{later, nil, catalog.VerificationApproved, catalog.KycPending, LinkUsable},
 	} {
-		if got := StateOf(tc.expires, tc.used, tc.latest, now); got != tc.want {
+		if got := StateOf(tc.expires, tc.used, tc.latest, tc.current, now); got != tc.want {
 			t.Errorf("%+v: %d", tc, got)
 		}
 	}

@@ -69,15 +69,18 @@ const (
 )
 
 // StateOf is the state at now of a link that expires at expiresAt and was used at usedAt
-// (nil: never), for a customer whose latest verification has status latest ("" when it
-// has none).
-func StateOf(expiresAt time.Time, usedAt *time.Time, latest catalog.VerificationStatus, now time.Time) LinkState {
+// (nil: never), for a customer whose status is current and whose latest verification has
+// status latest ("" when it has none). An approved verification counts as submitted only
+// while the customer is APPROVED: once an identity change sent the customer back through
+// verification, it verified the old identity, and the page takes the new one.
+func StateOf(expiresAt time.Time, usedAt *time.Time, latest catalog.VerificationStatus, current catalog.KycStatus, now time.Time) LinkState {
 	switch {
 	case usedAt != nil:
 		return LinkUsed
 	case !now.Before(expiresAt):
 		return LinkExpired
-	case latest == catalog.VerificationInProgress, latest == catalog.VerificationManualReview, latest == catalog.VerificationApproved:
+	case latest == catalog.VerificationInProgress, latest == catalog.VerificationManualReview,
+		latest == catalog.VerificationApproved && current == catalog.KycApproved:
 		return LinkSubmitted
 	}
 	return LinkUsable
