@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"io"
-	"mime/multipart"
 	"slices"
 	"strings"
 	"testing"
@@ -177,20 +174,7 @@ func TestIdentityChangeVerifiedAgain(t *testing.T) {
 	if status, html := get(t, page); status != 200 || !strings.Contains(html, "<form") {
 		t.Fatalf("the KYC page of a changed identity: %d %s", status, html)
 	}
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.WriteField("fullName", "Ana Third")
-	_ = mw.WriteField("doc0.holder", cust.ID)
-	_ = mw.WriteField("doc0.type", "PASSPORT")
-	fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
-	_, _ = fw.Write(pngBytes)
-	_ = mw.Close()
-	resp, err := noRedirects.Post(page, mw.FormDataContentType(), &form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := postKycPassport(t, page, map[string]string{"fullName": "Ana Third", "doc0.holder": cust.ID, "doc0.type": "PASSPORT"})
 	if resp.StatusCode != 200 && resp.StatusCode != 303 {
 		t.Fatalf("the KYC page's submission: %d %s", resp.StatusCode, body)
 	}

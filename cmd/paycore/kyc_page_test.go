@@ -41,6 +41,29 @@ func kycLink(t *testing.T, s *stack, c *apitest.Client, customerID string, body 
 	return strings.TrimSuffix(s.baseURL, s.cfg.BasePath()) + u.Path
 }
 
+// postKycPassport submits the hosted KYC page at page with fields and a PNG as the file of
+// slot doc0 (its holder and type among fields), and returns the answer (its body read and
+// closed; an empty response after a transport error, reported with t.Error).
+func postKycPassport(t *testing.T, page string, fields map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
+	_, _ = fw.Write(pngBytes)
+	_ = mw.Close()
+	resp, err := noRedirects.Post(page, mw.FormDataContentType(), &form)
+	if err != nil {
+		t.Error(err)
+		return &http.Response{}, nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
+}
+
 // noRedirects is a client that shows redirects instead of following them.
 var noRedirects = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
@@ -109,25 +132,12 @@ func TestKycLinkPage(t *testing.T) {
 	}
 
 	submit := func(extra map[string]string) *http.Response {
-		var form bytes.Buffer
-		mw := multipart.NewWriter(&form)
 		fields := map[string]string{"fullName": "Ana García", "birthDate": "1990-05-17", "nationality": "US", "address.line1": "1 Main St",
 			"address.postalCode": "94105", "address.country": "US", "doc0.holder": cust.ID, "doc0.type": "PASSPORT"}
 		for k, v := range extra {
 			fields[k] = v
 		}
-		for k, v := range fields {
-			_ = mw.WriteField(k, v)
-		}
-		fw, _ := mw.CreateFormFile("doc0.file", "passport.png")
-		_, _ = fw.Write(pngBytes)
-		_ = mw.Close()
-		resp, err := noRedirects.Post(page, mw.FormDataContentType(), &form)
-		if err != nil {
-			t.Error(err)
-			return &http.Response{}
-		}
-		resp.Body.Close()
+		resp, _ := postKycPassport(t, page, fields)
 		return resp
 	}
 	if r := submit(map[string]string{"isAdmin": "true"}); r.StatusCode != 400 {

@@ -46,6 +46,20 @@ func historyMentions(t *testing.T, s *stack, workflowID string, typ enums.EventT
 	return false
 }
 
+// stuckPayments runs `paycore payments stuck -older-than olderThan` and decodes its list.
+func stuckPayments(t *testing.T, s *stack, olderThan string) []map[string]any {
+	t.Helper()
+	out, err := operate(t, s, "payments", "stuck", "-older-than", olderThan)
+	if err != nil {
+		t.Fatalf("payments stuck: %v", err)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("payments stuck printed %q: %v", out, err)
+	}
+	return list
+}
+
 // The operator's runbook on a payment stuck at its rail (the sandbox's slow scenario, made
 // to last an hour): `payments stuck` lists it with its workflow, `payments fail` fails it
 // with the hold released and the reason recorded, `payments retry` submits another one
@@ -55,18 +69,7 @@ func TestOperatorRunbook(t *testing.T) {
 	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Hour })
 	w := newWorld(t, s)
 	w.fund(5_000)
-	stuck := func() []map[string]any {
-		t.Helper()
-		out, err := operate(t, s, "payments", "stuck", "-older-than", "0s")
-		if err != nil {
-			t.Fatalf("payments stuck: %v", err)
-		}
-		var list []map[string]any
-		if err := json.Unmarshal([]byte(out), &list); err != nil {
-			t.Fatalf("payments stuck printed %q: %v", out, err)
-		}
-		return list
-	}
+	stuck := func() []map[string]any { t.Helper(); return stuckPayments(t, s, "0s") }
 	slow := func() view.Transaction {
 		t.Helper()
 		var tx view.Transaction
@@ -175,18 +178,7 @@ func TestStuckListsPaymentsWhoseWorkflowEnded(t *testing.T) {
 	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = time.Hour })
 	w := newWorld(t, s)
 	w.fund(5_000)
-	stuck := func() []map[string]any {
-		t.Helper()
-		out, err := operate(t, s, "payments", "stuck", "-older-than", "1h")
-		if err != nil {
-			t.Fatalf("payments stuck: %v", err)
-		}
-		var list []map[string]any
-		if err := json.Unmarshal([]byte(out), &list); err != nil {
-			t.Fatalf("payments stuck printed %q: %v", out, err)
-		}
-		return list
-	}
+	stuck := func() []map[string]any { t.Helper(); return stuckPayments(t, s, "1h") }
 	var tx view.Transaction
 	w.transferOut(w.external("005"), 1_000).Decode(t, &tx)
 	id, _ := ids.Parse(ids.Transaction, tx.ID)
