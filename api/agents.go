@@ -194,8 +194,8 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if b.IsPaused != nil && !*b.IsPaused && !canTransact(r) {
-		return agentpolicy.NeedsTransact("resuming an agent").With(map[string]any{"permission": PermTransact})
+	if err := agentpolicy.CheckResume(b.IsPaused, canTransact(r)); err != nil {
+		return err
 	}
 	a, err := db.AgentUpdate(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
 	if err != nil {

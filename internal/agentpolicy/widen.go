@@ -69,8 +69,9 @@ func CheckChange(prev, next Policy, canTransact bool) error {
 		return nil
 	}
 	if w := Widening(prev, next); len(w) > 0 {
-		return NeedsTransact("widening an agent's policy (%s)", strings.Join(w, ", ")).
-			With(map[string]any{"permission": "TRANSACT", "widens": w})
+		r := NeedsTransact("widening an agent's policy (%s)", strings.Join(w, ", "))
+		r.Details["widens"] = w
+		return r
 	}
 	return nil
 }
@@ -81,16 +82,26 @@ func CheckMoneyAgent(p Policy, canTransact bool, what string) error {
 	if canTransact || !p.MovesMoney() {
 		return nil
 	}
-	return NeedsTransact("%s whose policy can move money (any permission but %s)", what, ViewTransactions).
-		With(map[string]any{"permission": "TRANSACT"})
+	return NeedsTransact("%s whose policy can move money (any permission but %s)", what, ViewTransactions)
+}
+
+// CheckResume refuses to resume an agent (isPaused set to false) unless the caller's API
+// token holds TRANSACT, whatever the agent's policy: pausing and renaming need no more
+// than MANAGE.
+func CheckResume(isPaused *bool, canTransact bool) error {
+	if canTransact || isPaused == nil || *isPaused {
+		return nil
+	}
+	return NeedsTransact("resuming an agent")
 }
 
 // NeedsTransact is the refusal of an act that can lead to money moving, asked by an API
-// token without TRANSACT: 403 FORBIDDEN.
+// token without TRANSACT: 403 FORBIDDEN, details.permission naming TRANSACT as the
+// router's permission refusals do.
 func NeedsTransact(format string, args ...any) *problem.Refusal {
 	r := problem.Refuse(catalog.Forbidden, format, args...)
 	r.Message += " needs an API token with the TRANSACT permission"
-	return r
+	return r.With(map[string]any{"permission": "TRANSACT"})
 }
 
 // ruleAccounts are the accounts either policy has a rule for, and "" for every other one.

@@ -116,3 +116,22 @@ func TestCheckMoneyAgent(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckResume(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		isPaused    *bool
+		canTransact bool
+		refused     bool
+	}{
+		{nil, false, false}, {&yes, false, false}, {&no, true, false}, {&no, false, true},
+	} {
+		err := CheckResume(tc.isPaused, tc.canTransact)
+		if (err != nil) != tc.refused {
+			t.Errorf("%+v: %v", tc, err)
+		}
+		if r, ok := err.(*problem.Refusal); ok && r.Details["permission"] != "TRANSACT" {
+			t.Errorf("%+v: details %v", tc, r.Details)
+		}
+	}
+}
