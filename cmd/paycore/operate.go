@@ -83,12 +83,8 @@ func paymentsStuck(ctx context.Context, cfg config.Config, args []string, stdout
 	}
 	var ended, waiting []map[string]any
 	for _, r := range rows {
-		quoteID := r.QuoteID
-		if r.PayerQuoteID.Valid {
-			quoteID = r.PayerQuoteID // the receiving side: the paying quote's workflow finishes it
-		}
-		id, hasWorkflow := workflows.PaymentWorkflowID(r.Kind, r.ID, quoteID)
-		if r.PayerQuoteID.Valid {
+		id, hasWorkflow := workflows.PaymentWorkflowID(r.Kind, r.ID, r.QuoteID)
+		if r.PayerQuoteID.Valid { // the receiving side: the paying quote's workflow finishes it
 			id, hasWorkflow = workflows.QuoteWorkflowID(r.PayerQuoteID.UUID), true
 		}
 		wfStatus := ""
