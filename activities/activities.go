@@ -17,8 +17,8 @@ import (
 
 	"paycore/db"
 	"paycore/internal/fx"
-	"paycore/internal/netguard"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/netguard"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/webhooksig"
 )
 

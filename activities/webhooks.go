@@ -18,7 +18,7 @@ import (
 	"paycore/db"
 	"paycore/internal/events"
 	"paycore/internal/ids"
-	"paycore/internal/netguard"
+	"paycore/internal/infra/netguard"
 	"paycore/internal/webhooksig"
 
 	"paycore/internal/catalog"

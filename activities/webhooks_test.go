@@ -25,9 +25,9 @@ import (
 	"paycore/db/dbtest"
 	"paycore/internal/events"
 	"paycore/internal/ids"
-	"paycore/internal/netguard"
-	"paycore/internal/netguard/netguardtest"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/netguard"
+	"paycore/internal/infra/netguard/netguardtest"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/webhooksig"
 
 	"paycore/internal/catalog"

@@ -14,8 +14,8 @@ import (
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
-	"paycore/internal/clientip"
 	"paycore/internal/ids"
+	"paycore/internal/kit/clientip"
 )
 
 // The agent's side: POST /agents/device-codes/{code}/redeem, without authentication (the

@@ -12,8 +12,8 @@ import (
 	"paycore/api/apitest"
 	"paycore/db/view"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 )
 
 // agentPolicyBody is a full policy naming the customer's account acct.

@@ -11,7 +11,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
-	"paycore/internal/secrets"
+	"paycore/internal/kit/secrets"
 )
 
 // Token permissions.

@@ -14,7 +14,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
-	"paycore/internal/mailer"
+	"paycore/internal/infra/mailer"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"

@@ -10,7 +10,7 @@ import (
 
 	"paycore/api"
 	"paycore/api/apitest"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // Bad input is always a clear 4xx in the error envelope, never a 500.

@@ -23,7 +23,7 @@ import (
 	"paycore/internal/bulkimport"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
-	"paycore/internal/strictjson"
+	"paycore/internal/kit/strictjson"
 	"paycore/workflows"
 )
 

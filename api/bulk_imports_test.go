@@ -19,7 +19,7 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 	"paycore/workflows"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/netguard"
+	"paycore/internal/infra/netguard"
 	"paycore/internal/platformconfig"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"paycore/api"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 func TestConfigPatchAndRead(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"paycore/api"
 	"paycore/api/apitest"
-	"paycore/internal/mailer"
+	"paycore/internal/infra/mailer"
 )
 
 // The development mailbox shows sandbox platforms' one-time codes only. Without a mail

@@ -16,9 +16,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"paycore/internal/catalog"
-	"paycore/internal/config"
 	"paycore/internal/events"
 	"paycore/internal/incoming"
+	"paycore/internal/infra/config"
 	"paycore/internal/kyc"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"

@@ -14,9 +14,9 @@ import (
 	"github.com/pb33f/libopenapi"
 
 	"paycore/api/apitest"
-	"paycore/internal/config"
 	"paycore/internal/events"
 	"paycore/internal/incoming"
+	"paycore/internal/infra/config"
 	"paycore/internal/kyc"
 	"paycore/internal/sandbox"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"paycore/internal/config"
 	"paycore/internal/document"
+	"paycore/internal/infra/config"
 )
 
 // A customer and its owners hold at most PAYCORE_DOCUMENTS_PER_CUSTOMER documents: an upload

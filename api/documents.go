@@ -18,9 +18,9 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
-	"paycore/internal/docstore"
 	"paycore/internal/document"
 	"paycore/internal/ids"
+	"paycore/internal/infra/docstore"
 )
 
 // Document is a KYC/KYB document's metadata (rendered by db/view).

@@ -13,7 +13,7 @@ import (
 
 	"paycore/api/apitest"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 type rateList struct {

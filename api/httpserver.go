@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // NewHTTPServer is the http.Server of the public API: h behind the connection limits of

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"paycore/api"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // These tests drive the real http.Server of the API (api.NewHTTPServer, as runAPI builds

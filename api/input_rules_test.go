@@ -18,7 +18,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"paycore/api"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // documentOperations maps "METHOD /path" of the OpenAPI document to its operation and the

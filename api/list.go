@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/internal/cursor"
+	"paycore/internal/kit/cursor"
 )
 
 // listSpec declares one paginated list. serveList does the rest the same way for every

@@ -18,7 +18,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 	"paycore/internal/walletcrypto/jsinterop"
 )
 

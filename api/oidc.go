@@ -12,7 +12,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
-	"paycore/internal/netguard"
+	"paycore/internal/infra/netguard"
 	"paycore/internal/platformconfig"
 	"paycore/internal/walletauth"
 )

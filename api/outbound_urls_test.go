@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"paycore/api"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // hostsResolver answers the save-time lookups of the API from a table.

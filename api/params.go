@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/ids"
-	"paycore/internal/strictjson"
+	"paycore/internal/kit/strictjson"
 )
 
 // Page size bounds of every paginated list.

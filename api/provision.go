@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
-	"paycore/internal/sealbox"
 )
 
 // PlatformParams describe a platform created by the operator.

@@ -6,13 +6,13 @@ import (
 	"net/http"
 	"strings"
 
-	"paycore/internal/strictjson"
+	"paycore/internal/kit/strictjson"
 
 	"paycore/internal/catalog"
 )
 
 // ReadJSON decodes the request body into a T with the one request decoder
-// (internal/strictjson): one JSON value, exact member names, no duplicates, no unknown
+// (internal/kit/strictjson): one JSON value, exact member names, no duplicates, no unknown
 // fields, valid UTF-8 without NUL characters, types as declared, no blank strings where a
 // value is given. Every failure is a 4xx that names the field.
 func ReadJSON[T any](r *http.Request) (T, error) {

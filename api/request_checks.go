@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"paycore/internal/strictjson"
+	"paycore/internal/kit/strictjson"
 
 	"paycore/internal/catalog"
 )

@@ -14,10 +14,10 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/dbtest"
-	"paycore/internal/config"
-	"paycore/internal/docstore"
-	"paycore/internal/filecrypt"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/docstore"
+	"paycore/internal/kit/filecrypt"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/webhooksig"
 )
 

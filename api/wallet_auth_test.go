@@ -19,7 +19,7 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
-	"paycore/internal/mailer"
+	"paycore/internal/infra/mailer"
 	"paycore/internal/walletcrypto/jsinterop"
 )
 

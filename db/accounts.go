@@ -15,8 +15,8 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
-	"paycore/internal/sealbox"
 )
 
 // ErrAccountClosed is returned when a movement touches a CLOSED internal account: a closed

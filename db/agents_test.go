@@ -16,8 +16,8 @@ import (
 	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/kit/strictjson"
 	"paycore/internal/problem"
-	"paycore/internal/strictjson"
 )
 
 func agentPolicy(t *testing.T, body string) agentpolicy.Policy {

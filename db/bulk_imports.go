@@ -16,9 +16,9 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
-	"paycore/internal/sealbox"
 )
 
 // BulkImportRows are the customer rows of an upload, read one at a time: Next returns the

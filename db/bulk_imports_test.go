@@ -18,9 +18,9 @@ import (
 	"paycore/internal/bulkimport"
 	"paycore/internal/catalog"
 	"paycore/internal/events"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
-	"paycore/internal/sealbox"
 )
 
 var bulkHeader = bulkimport.Header{bulkimport.ColCustomerType, bulkimport.ColPlatformCustomerID, bulkimport.ColUmaAddress,

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/internal/customer"
-	"paycore/internal/sealbox"
+	"paycore/internal/kit/sealbox"
 )
 
 // CustomerRecord is a stored customer as the customer rules read it, its documents

@@ -15,9 +15,9 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/extaccount"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
-	"paycore/internal/sealbox"
 )
 
 func newBox(t *testing.T) *sealbox.Box {

@@ -15,9 +15,9 @@ import (
 	"paycore/internal/document"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
-	"paycore/internal/sealbox"
 )
 
 // KycViews renders the resources of verification webhooks (db/view implements it).

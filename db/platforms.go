@@ -11,9 +11,9 @@ import (
 
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/kit/sealbox"
+	"paycore/internal/kit/secrets"
 	"paycore/internal/platformconfig"
-	"paycore/internal/sealbox"
-	"paycore/internal/secrets"
 )
 
 // IssuedToken is a freshly issued API token; Secret is shown once and never stored.

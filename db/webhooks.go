@@ -11,9 +11,9 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
-	"paycore/internal/sealbox"
 	"paycore/internal/webhooksig"
 )
 

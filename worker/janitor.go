@@ -9,7 +9,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/catalog"
-	"paycore/internal/metrics"
+	"paycore/internal/infra/metrics"
 )
 
 // Janitor deletes expired idempotency records and ended rate-limit windows, compacts the

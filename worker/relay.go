@@ -18,7 +18,7 @@ import (
 
 	"paycore/db"
 	"paycore/internal/ids"
-	"paycore/internal/metrics"
+	"paycore/internal/infra/metrics"
 	"paycore/workflows"
 	"paycore/workflows/start"
 )

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +25,7 @@ const module = "paycore"
 // rule forbids imports (by path or path prefix) for the package pkg and every package below it.
 type rule struct {
 	pkg    string   // root of the covered subtree, e.g. "paycore/workflows"
+	skip   []string // subtrees below pkg the rule does not cover (they have their own rule)
 	forbid []string // an entry ending in "/" forbids everything under it; otherwise the package and its subpackages
 	allow  []string // when set, module and third-party imports must start with one of these prefixes
 	except []exception
@@ -53,22 +55,21 @@ var rules = []rule{
 		why: "the data layer depends on nothing above it"},
 	{pkg: "paycore/worker", forbid: []string{"paycore/api", "paycore/cmd"},
 		why: "the worker registers workflows and activities only"},
-	{pkg: "paycore/internal",
+	{pkg: "paycore/internal", skip: []string{"paycore/internal/infra"},
 		forbid: []string{"paycore/api", "paycore/db", "paycore/workflows", "paycore/activities", "paycore/worker", "paycore/cmd",
-			"net/http", "github.com/jackc/", "go.temporal.io/"},
-		allow: []string{"github.com/google/uuid", "github.com/prometheus/", "github.com/mr-tron/base58", "github.com/wneessen/go-mail",
+			"paycore/internal/infra", "net/http", "github.com/jackc/", "go.temporal.io/"},
+		allow: []string{"github.com/google/uuid", "github.com/mr-tron/base58",
 			"github.com/go-json-experiment/json", "github.com/shopspring/decimal", "filippo.io/age", "paycore/internal/"},
-		except: []exception{
-			{pkg: "paycore/internal/netguard", imports: []string{"net/http"},
-				why: "infrastructure: the guarded dialer and HTTP client for every outbound request to a platform's URLs"},
-			{pkg: "paycore/internal/metrics", imports: []string{"net/http"},
-				why: "infrastructure: serves the Prometheus /metrics handler on its own listener"},
-			{pkg: "paycore/internal/docstore", imports: []string{"gocloud.dev/"},
-				why: "infrastructure: the blob store (local directory or S3) of uploaded document files"},
-			{pkg: "paycore/internal/telemetry", imports: []string{"go.opentelemetry.io/"},
-				why: "infrastructure: the OpenTelemetry tracer and meter providers (OTLP exporter, Prometheus reader) and the trace-aware log handler"},
-		},
-		why: "domain packages are pure Go over the standard library and small leaf dependencies: no HTTP, no database, no Temporal"},
+		except: []exception{{pkg: "paycore/internal/walletcrypto/jsinterop", imports: []string{"paycore/internal/infra/npmci"},
+			why: "test support only: it runs the official JavaScript wallet libraries, which npmci installs, against the Go wire formats"}},
+		why: "domain packages (internal/<domain>) and pure helpers (internal/kit) are pure Go over the standard library and small leaf dependencies: no HTTP, no database, no Temporal, no infrastructure"},
+	{pkg: "paycore/internal/kit", forbid: []string{"paycore/internal/"}, except: []exception{
+		{pkg: "paycore/internal/kit/filecrypt", imports: []string{"paycore/internal/kit/sealbox"},
+			why: "file encryption seals its key with the secret box"}},
+		why: "pure helpers sit below the domain: they know no domain package"},
+	{pkg: "paycore/internal/infra",
+		forbid: []string{"paycore/api", "paycore/db", "paycore/workflows", "paycore/activities", "paycore/worker", "paycore/cmd"},
+		why:    "infrastructure (network, processes, blob store, mail, telemetry) serves every layer and depends on none of them"},
 }
 
 type pkg struct {
@@ -117,7 +118,7 @@ func check(pkgs []pkg, rules []rule) []string {
 	var violations []string
 	for _, p := range pkgs {
 		for _, r := range rules {
-			if !inSubtree(r.pkg, p.ImportPath) {
+			if !inSubtree(r.pkg, p.ImportPath) || slices.ContainsFunc(r.skip, func(s string) bool { return inSubtree(s, p.ImportPath) }) {
 				continue
 			}
 			for _, imp := range p.Imports {

@@ -13,8 +13,8 @@ import (
 	"paycore/api/apitest"
 	"paycore/db/view"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 	"paycore/internal/money"
 )
 

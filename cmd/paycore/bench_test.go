@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"paycore/db"
-	"paycore/internal/config"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 )
 
 // BenchmarkWebhookFirstAttempt measures the time from the commit of an event (outbox

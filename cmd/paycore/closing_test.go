@@ -10,7 +10,7 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // twoCurrencyWorld is a world whose customer holds USD and USDC; account is the USD one,

@@ -24,8 +24,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"paycore/internal/config"
-	"paycore/internal/tcluster"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/tcluster"
 	"paycore/workflows"
 )
 

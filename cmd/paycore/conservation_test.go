@@ -11,7 +11,7 @@ import (
 
 	"paycore/api"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // A randomized concurrent workload (32 clients mixing funding, transfers in and out and

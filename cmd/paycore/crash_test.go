@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"paycore/api/apitest"
-	"paycore/internal/config"
-	"paycore/internal/devserver"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
 )
 
 var buildOnce = sync.OnceValues(func() (string, error) {

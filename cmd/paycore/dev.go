@@ -15,11 +15,11 @@ import (
 	"paycore/api"
 	"paycore/db"
 	"paycore/internal/catalog"
-	"paycore/internal/config"
-	"paycore/internal/devserver"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/problem"
-	"paycore/internal/sealbox"
 	"paycore/workflows"
 )
 

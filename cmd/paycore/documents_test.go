@@ -18,9 +18,9 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"paycore/api/apitest"
-	"paycore/internal/config"
-	"paycore/internal/filecrypt"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/config"
+	"paycore/internal/kit/filecrypt"
+	"paycore/internal/kit/sealbox"
 )
 
 // uploadPassport uploads a PDF passport of a new customer of c's platform and returns the

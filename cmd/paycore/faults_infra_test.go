@@ -19,7 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"paycore/internal/tcluster"
+	"paycore/internal/infra/tcluster"
 )
 
 // unit is one supervised part of the fault test's deployment (a PostgreSQL server, the

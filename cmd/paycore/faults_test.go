@@ -23,8 +23,8 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/config"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/config"
+	"paycore/internal/kit/sealbox"
 )
 
 // The seeded fault test (make test-faults): a deployment of its own (a PostgreSQL server,

@@ -16,9 +16,9 @@ import (
 
 	"paycore/api"
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/infra/config"
 	"paycore/internal/operator"
 	"paycore/workflows"
 	"paycore/workflows/start"

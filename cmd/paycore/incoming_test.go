@@ -12,8 +12,8 @@ import (
 
 	"paycore/api"
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/incoming"
+	"paycore/internal/infra/config"
 )
 
 // approver is a platform's webhook endpoint that answers each INCOMING_PAYMENT_PENDING by

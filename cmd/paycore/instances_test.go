@@ -15,7 +15,7 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // secondInstance runs another API process and another worker process (relay and janitor

@@ -23,9 +23,9 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/ids"
-	"paycore/internal/npmci"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/npmci"
 )
 
 // The integrator kit end to end: the wallet page (examples/wallet-web) in headless Chromium

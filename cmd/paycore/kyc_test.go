@@ -16,8 +16,8 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 	"paycore/workflows"
 )
 

@@ -32,8 +32,8 @@ import (
 
 	"paycore/api"
 	"paycore/db"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 )
 
 func main() {

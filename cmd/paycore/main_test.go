@@ -20,10 +20,10 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/dbtest"
-	"paycore/internal/config"
-	"paycore/internal/devserver"
-	"paycore/internal/sealbox"
-	"paycore/internal/tcluster"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
+	"paycore/internal/infra/tcluster"
+	"paycore/internal/kit/sealbox"
 	"paycore/workflows"
 )
 

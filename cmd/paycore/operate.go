@@ -15,8 +15,8 @@ import (
 
 	"paycore/db"
 	"paycore/internal/catalog"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 	"paycore/internal/kyc"
 	"paycore/internal/operator"
 	"paycore/workflows"

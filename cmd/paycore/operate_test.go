@@ -12,8 +12,8 @@ import (
 
 	"paycore/api"
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 	"paycore/workflows"
 )
 

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 	"paycore/workflows"
 )
 

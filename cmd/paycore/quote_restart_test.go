@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"paycore/api/apitest"
-	"paycore/internal/config"
-	"paycore/internal/devserver"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
 	"paycore/workflows"
 )
 

@@ -19,9 +19,9 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
-	"paycore/internal/config"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/infra/config"
 	"paycore/internal/quote"
 )
 

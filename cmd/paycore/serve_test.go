@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"paycore/db/dbtest"
-	"paycore/internal/config"
-	"paycore/internal/devserver"
-	"paycore/internal/mailer"
-	"paycore/internal/sealbox"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
+	"paycore/internal/infra/mailer"
+	"paycore/internal/kit/sealbox"
 )
 
 // freeAddr returns a loopback address with a port that was free a moment ago.

@@ -10,7 +10,7 @@ import (
 
 	"paycore/api"
 	"paycore/db/view"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // The receiving side of a payment between two platforms of this deployment cannot freeze

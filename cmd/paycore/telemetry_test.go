@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 const (

@@ -30,9 +30,9 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"paycore/db/dbtest"
-	"paycore/internal/config"
-	"paycore/internal/tcluster"
-	"paycore/internal/testpki"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/tcluster"
+	"paycore/internal/infra/testpki"
 )
 
 func configFrom(t *testing.T, env map[string]string) config.Config {

@@ -17,7 +17,7 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
-	"paycore/internal/config"
+	"paycore/internal/infra/config"
 )
 
 // world is a sandbox platform with one USD customer account and helpers to move money.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"paycore/db/view"
-	"paycore/internal/config"
 	"paycore/internal/ids"
+	"paycore/internal/infra/config"
 	"paycore/workflows"
 )
 

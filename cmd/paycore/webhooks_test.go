@@ -23,9 +23,9 @@ import (
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db"
-	"paycore/internal/config"
 	"paycore/internal/events"
-	"paycore/internal/netguard"
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/netguard"
 )
 
 type delivery struct {

@@ -1,7 +1,7 @@
 -- +goose Up
 
 -- KYC/KYB documents: only their metadata. The files are in the document store
--- (internal/docstore), encrypted, under blob_key. holder_kind and holder_id name the
+-- (internal/infra/docstore), encrypted, under blob_key. holder_kind and holder_id name the
 -- documentHolder (a customer or one of a business customer's beneficial owners);
 -- customer_id is the customer verified with it (the holder itself, or the business the
 -- owner belongs to), so a verification finds every document of a customer and its owners

@@ -9,7 +9,7 @@ import (
 	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
-	"paycore/internal/sealbox"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/webhooksig"
 )
 

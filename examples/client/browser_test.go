@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"paycore/api/apitest"
-	"paycore/internal/npmci"
+	"paycore/internal/infra/npmci"
 )
 
 // The page: the browser entry point loaded as plain ES modules (an import map for

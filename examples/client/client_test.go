@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"paycore/internal/npmci"
+	"paycore/internal/infra/npmci"
 	"paycore/internal/walletcrypto"
 	"paycore/internal/webhooksig"
 )

@@ -12,8 +12,8 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/kit/secrets"
 	"paycore/internal/problem"
-	"paycore/internal/secrets"
 )
 
 var shown = regexp.MustCompile(`^AGENT-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$`)

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"paycore/internal/catalog"
-	"paycore/internal/clientip"
+	"paycore/internal/kit/clientip"
 	"paycore/internal/problem"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/catalog"
+	"paycore/internal/kit/secrets"
 	"paycore/internal/problem"
-	"paycore/internal/secrets"
 )
 
 // Access tokens.
@@ -17,7 +17,7 @@ import (
 // A redeemed device code gives the agent one access token, sent as
 // "Authorization: Bearer <token>" on /agents/me. It is "pcagent_", the agent's uuid in 32
 // hex digits, "_", and a secret of 256 random bits (base64url, 43 characters), like the
-// secrets of API tokens (internal/secrets): only the secret's SHA-256 digest is stored, on
+// secrets of API tokens (internal/kit/secrets): only the secret's SHA-256 digest is stored, on
 // the agent, and it is compared in constant time. The agent's uuid lets a request find its
 // agent by primary key; the prefix lets secret scanners recognise a leaked token. A token
 // lives as long as its agent: deleting the agent revokes it at once, pausing it refuses it

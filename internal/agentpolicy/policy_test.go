@@ -9,8 +9,8 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/kit/strictjson"
 	"paycore/internal/problem"
-	"paycore/internal/strictjson"
 )
 
 // decode reads a policy body the way the API does (the one strict request decoder).

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"paycore/internal/kit/strictjson"
 	"paycore/internal/problem"
-	"paycore/internal/strictjson"
 )
 
 // Update is a policy as a platform sends it: the policy of POST /agents (AgentPolicy,

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"paycore/internal/npmci"
+	"paycore/internal/infra/npmci"
 )
 
 // Dir is the directory of the Node script and its package.json.

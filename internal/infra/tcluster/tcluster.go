@@ -22,7 +22,7 @@ import (
 	"text/template"
 	"time"
 
-	"paycore/internal/devserver"
+	"paycore/internal/infra/devserver"
 )
 
 // Options configures Start.

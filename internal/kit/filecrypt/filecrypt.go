@@ -4,7 +4,7 @@
 // ChaCha20-Poly1305 (age's STREAM construction), so a file of any size is encrypted and
 // decrypted in constant memory, and any change, truncation or reordering of its chunks
 // fails decryption. The identity itself is kept sealed under the service master key
-// (internal/sealbox).
+// (internal/kit/sealbox).
 package filecrypt
 
 import (
@@ -14,7 +14,7 @@ import (
 
 	"filippo.io/age"
 
-	"paycore/internal/sealbox"
+	"paycore/internal/kit/sealbox"
 )
 
 // sealLabel binds a sealed identity to its purpose.

@@ -16,7 +16,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"paycore/internal/filecrypt"
+	"paycore/internal/kit/filecrypt"
 )
 
 func newKey(t *testing.T) *filecrypt.Key {

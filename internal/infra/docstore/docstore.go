@@ -1,6 +1,6 @@
 // Package docstore keeps uploaded document files in a blob store (gocloud.dev/blob: a
 // local directory by default, an S3-compatible bucket by configuration), encrypted at rest
-// with internal/filecrypt. Files stream through it in constant memory: Put encrypts what
+// with internal/kit/filecrypt. Files stream through it in constant memory: Put encrypts what
 // it reads straight into the bucket's writer, and a Put that fails for any reason (the
 // source's error, the bucket's, a cancelled context) leaves nothing behind.
 package docstore
@@ -20,7 +20,7 @@ import (
 	_ "gocloud.dev/blob/s3blob" // s3:// URLs
 	"gocloud.dev/gcerrors"
 
-	"paycore/internal/filecrypt"
+	"paycore/internal/kit/filecrypt"
 )
 
 // Store keeps encrypted files in a bucket.

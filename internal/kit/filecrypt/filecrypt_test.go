@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"paycore/internal/sealbox"
+	"paycore/internal/kit/sealbox"
 )
 
 func encrypt(t testing.TB, k *Key, plain []byte) []byte {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"paycore/internal/testpki"
+	"paycore/internal/infra/testpki"
 )
 
 func loadEnv(env map[string]string) (Config, error) {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"paycore/internal/clientip"
 	"paycore/internal/fx"
+	"paycore/internal/kit/clientip"
 )
 
 // Config is the whole service configuration.

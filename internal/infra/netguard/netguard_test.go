@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"paycore/internal/netguard/netguardtest"
+	"paycore/internal/infra/netguard/netguardtest"
 	"strings"
 	"sync/atomic"
 	"testing"

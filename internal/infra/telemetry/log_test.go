@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"paycore/internal/telemetry"
+	"paycore/internal/infra/telemetry"
 )
 
 func record(t *testing.T, buf *bytes.Buffer) map[string]any {
