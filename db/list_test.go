@@ -266,3 +266,45 @@ func TestListErrorLeavesPoolUsable(t *testing.T) {
 		t.Fatalf("the failed reads' connections were kept (%d new connections)", n)
 	}
 }
+
+// Every counted list's trigger function is the one template's output for its table
+// (migration 0029), with the triggers the template installs: insert, delete, truncate, and
+// update where the function handles updates. A hand-written copy that drifts from the
+// template, or a counted table missing one of its triggers, fails here.
+func TestListCountTriggersComeFromOneTemplate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := dbtest.NewPool(t)
+	rows, err := pool.Query(ctx, `
+		SELECT c.relname,
+		       p.prosrc = list_counts_source(c.relname, EXISTS (SELECT 1 FROM pg_trigger u WHERE u.tgrelid = c.oid AND u.tgname = c.relname || '_count_update')),
+		       (SELECT count(*) FROM pg_trigger d WHERE d.tgrelid = c.oid AND d.tgname IN (c.relname || '_count_delete', c.relname || '_count_truncate'))
+		FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+		WHERE t.tgname = c.relname || '_count_insert' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var table string
+		var fromTemplate bool
+		var others int
+		if err := rows.Scan(&table, &fromTemplate, &others); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, table)
+		if !fromTemplate {
+			t.Errorf("%s_count is not list_counts_source(%q): reinstall it with list_counts_install", table, table)
+		}
+		if others != 2 {
+			t.Errorf("%s has %d of its delete and truncate count triggers, want 2", table, others)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"customers", "documents", "external_accounts", "internal_accounts", "transactions", "verifications", "webhook_events"}
+	if fmt.Sprint(tables) != fmt.Sprint(want) {
+		t.Errorf("counted tables %v, want %v", tables, want)
+	}
+}
