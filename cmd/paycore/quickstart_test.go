@@ -82,6 +82,26 @@ func TestQuickstart(t *testing.T) {
 		ready.Round(time.Second), served.Round(time.Second), time.Since(start).Round(time.Second))
 }
 
+// The README's quickstart keeps the shape TestQuickstart runs (which needs Chromium and the
+// default ports): two shell blocks, `make run` first, then the backend started from the
+// repository's root.
+func TestQuickstartBlocks(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := quickstartBlocks(t, filepath.Join(root, "README.md"))
+	if len(blocks) != 2 {
+		t.Fatalf("the README's quickstart has %d shell blocks; TestQuickstart runs two (make run, then the backend)", len(blocks))
+	}
+	if strings.TrimSpace(blocks[0]) != "make run" {
+		t.Errorf("the quickstart's first block is %q, not `make run`", blocks[0])
+	}
+	if !strings.Contains(blocks[1], "node examples/platform-backend/server.mjs") {
+		t.Errorf("the quickstart's second block does not start the platform backend:\n%s", blocks[1])
+	}
+}
+
 // quickstartBlocks returns the shell blocks of the README's "### Quickstart" section, in
 // order.
 func quickstartBlocks(t *testing.T, readme string) []string {
