@@ -73,7 +73,7 @@ func TestQuickstart(t *testing.T) {
 	eventually(t, time.Minute, "the payment COMPLETED on the page", func() bool {
 		p.click("refresh-button")
 		p.waitStatus("ok", "Up to date")
-		txID = p.attr(`#transactions tr[data-status="COMPLETED"]`, "data-transaction-id")
+		txID = p.attr(`#transactions tr:first-child[data-status="COMPLETED"]`, "data-transaction-id") // the newest row: the payment, not the funding
 		return txID != ""
 	})
 	b.waitVerified(t, "OUTGOING_PAYMENT_COMPLETED", txID)
