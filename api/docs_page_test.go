@@ -209,7 +209,7 @@ func TestDocsDocumentListsSandboxValuesAndEvents(t *testing.T) {
 	for _, s := range sandbox.TransferSuffixes() {
 		row("transfers", transfers, s)
 	}
-	for _, s := range []string{"002", "003", "004", "005"} { // the README's table
+	for _, s := range []string{"002", "003", "004", "005"} { // the sandbox table of docs/api/accounts-and-transfers.md
 		row("transfers", transfers, s)
 	}
 	if !strings.Contains(transfers, "INSUFFICIENT_FUNDS") || !strings.Contains(transfers, "| any other | `COMPLETED` |") {

@@ -1,5 +1,5 @@
-// Command archlint enforces the dependency direction of the packages (README.md,
-// "Architecture"): it lists every package's imports with `go list` and fails on any import
+// Command archlint enforces the dependency direction of the packages (docs/architecture.md,
+// "Dependency direction"): it lists every package's imports with `go list` and fails on any import
 // a rule forbids.
 //
 // Every rule covers a package and all of its subpackages, present and future: a new

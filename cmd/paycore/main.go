@@ -13,7 +13,7 @@
 //	paycore verifications review -verification ID -decision APPROVED|REJECTED -operator NAME [-reason TEXT]
 //	paycore healthcheck URL                      exit 0 when URL answers 2xx (container healthchecks)
 //
-// Configuration comes from PAYCORE_* environment variables (see README.md).
+// Configuration comes from PAYCORE_* environment variables (see docs/operations/configuration.md).
 package main
 
 import (

@@ -23,7 +23,7 @@ import (
 	"paycore/workflows/start"
 )
 
-// The operator's runbook commands (README "Operating it"): find stuck payments (those whose
+// The operator's runbook commands (docs/operations/runbook.md): find stuck payments (those whose
 // workflow ended before them, and those waiting longer than a while), retry a payment's rail step, fail a payment with a reason, redeliver a webhook.
 // Every action reaches the payment's (or the delivery's) workflow as an update or a start
 // whose input names the operator, so the workflow's history shows who did what.

@@ -73,13 +73,33 @@ func TestQuickstart(t *testing.T) {
 	eventually(t, time.Minute, "the payment COMPLETED on the page", func() bool {
 		p.click("refresh-button")
 		p.waitStatus("ok", "Up to date")
-		txID = p.attr(`#transactions tr[data-status="COMPLETED"]`, "data-transaction-id")
+		txID = p.attr(`#transactions tr:first-child[data-status="COMPLETED"]`, "data-transaction-id") // the newest row: the payment, not the funding
 		return txID != ""
 	})
 	b.waitVerified(t, "OUTGOING_PAYMENT_COMPLETED", txID)
 	p.shot("07-completed")
 	t.Logf("quickstart: `make run` ready after %s, the backend serving the page after %s, the payment completed and its webhook verified after %s",
 		ready.Round(time.Second), served.Round(time.Second), time.Since(start).Round(time.Second))
+}
+
+// The README's quickstart keeps the shape TestQuickstart runs (which needs Chromium and the
+// default ports): two shell blocks, `make run` first, then the backend started from the
+// repository's root.
+func TestQuickstartBlocks(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := quickstartBlocks(t, filepath.Join(root, "README.md"))
+	if len(blocks) != 2 {
+		t.Fatalf("the README's quickstart has %d shell blocks; TestQuickstart runs two (make run, then the backend)", len(blocks))
+	}
+	if strings.TrimSpace(blocks[0]) != "make run" {
+		t.Errorf("the quickstart's first block is %q, not `make run`", blocks[0])
+	}
+	if !strings.Contains(blocks[1], "node examples/platform-backend/server.mjs") {
+		t.Errorf("the quickstart's second block does not start the platform backend:\n%s", blocks[1])
+	}
 }
 
 // quickstartBlocks returns the shell blocks of the README's "### Quickstart" section, in

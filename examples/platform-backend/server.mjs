@@ -13,7 +13,7 @@ import { createPaycoreClient, PaycoreError, unwrap, verifyWebhook, withIdempoten
 export function configFromEnv(env = process.env) {
   const need = (name) => {
     const v = env[name];
-    if (!v) throw new Error(`${name} is required (see examples/platform-backend/README section in the repository README)`);
+    if (!v) throw new Error(`${name} is required (see docs/api/integrator-kit.md in the repository)`);
     return v;
   };
   const listen = env.KIT_LISTEN || "127.0.0.1:3000";

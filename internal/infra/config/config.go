@@ -1,5 +1,5 @@
 // Package config reads the service configuration from environment variables. Every
-// variable has a default suited to local development; README.md lists them all.
+// variable has a default suited to local development; docs/operations/configuration.md lists them all.
 package config
 
 import (
