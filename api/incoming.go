@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/quote"
@@ -103,11 +102,9 @@ func (s *Server) rejectTransaction(w http.ResponseWriter, r *http.Request) error
 	return s.decide(w, r, incoming.Reject(reason))
 }
 
-var errNotPendingApproval = &Error{Status: http.StatusConflict, Code: catalog.TransactionNotPendingApproval,
-	Message: "the transaction is not waiting for the platform's approval (decided, timed out, or not an incoming payment awaiting approval)"}
-
-// decide hands the platform's decision to the payment's workflow and answers with the
-// transaction as it ended.
+// decide hands the platform's decision on the caller's transaction to the payment's
+// workflow and answers with the transaction as it ended; a payment not awaiting the
+// decision is refused by its state machine (409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL).
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, d incoming.Decision) error {
 	t, err := loadOne(r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
 		return s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
@@ -115,13 +112,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, d incoming.Decis
 	if err != nil {
 		return err
 	}
-	if t.Kind != incoming.Kind || t.Status != catalog.TxPending {
-		return errNotPendingApproval
-	}
-	res, err := s.start.Decide(r.Context(), t.ID, d)
-	if workflowEnded(err) {
-		return errNotPendingApproval
-	}
+	res, err := s.start.Decide(r.Context(), start.IncomingTarget{ID: t.ID, Kind: t.Kind, Status: t.Status}, d)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
+	"paycore/internal/sandbox"
 )
 
 // IncomingCreated is an incoming payment as created: its transaction, the
@@ -27,11 +27,12 @@ type IncomingCreated struct {
 }
 
 // IncomingCreate creates a payment received over UMA in one database transaction: it
-// applies incoming.CheckSender to the sender's address, finds the receiving customer and its open account in the payment's currency, checks
-// them and the platform's configuration (INCOMING enabled, the amount within limits),
-// then writes the PENDING INCOMING transaction and its INCOMING_PAYMENT_PENDING event,
-// which the payment's workflow delivers itself as the approval request (the relay leaves
-// it). Creating an existing payment again changes nothing.
+// reads what the sender's address is on this deployment and the receiving customer with
+// its open account in the payment's currency and its platform's configuration, lets
+// incoming.CheckCreate refuse them, then writes the PENDING INCOMING transaction and its
+// INCOMING_PAYMENT_PENDING event, which the payment's workflow delivers itself as the
+// approval request (the relay leaves it). Creating an existing payment again changes
+// nothing.
 func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, v Views) (IncomingCreated, error) {
 	var out IncomingCreated
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -50,30 +51,11 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		if err != nil {
 			return fmt.Errorf("find the sender's platform: %w", err)
 		}
-		if err := incoming.CheckSender(r.Sender, incoming.SenderHome{Held: home.Held, Customer: home.Customer}); err != nil {
-			return err
-		}
-		rc, err := q.IncomingReceiver(ctx, IncomingReceiverParams{PlatformID: r.PlatformID, Currency: r.Currency, UmaAddress: r.ReceiverUma,
-			CustomerID: r.ReceiverCustomer.UUID})
-		if IsNotFound(err) {
-			return problem.NotFound(catalog.UserNotFound, "receiving customer")
-		}
-		if err != nil {
-			return fmt.Errorf("find receiver: %w", err)
-		}
-		cur, err := platformconfig.DecodeCurrencies(rc.SupportedCurrencies)
+		rc, receiver, err := incomingReceiverGet(ctx, q, r)
 		if err != nil {
 			return err
 		}
-		switch {
-		case rc.IsDeleted:
-			return problem.Refuse(catalog.CustomerDeleted, "the receiving customer is deleted")
-		case rc.AccountID == uuid.Nil:
-			return problem.FieldCode(catalog.InvalidCurrency, "receivingCurrencyCode", "the receiving customer has no %s account", r.Currency)
-		case rc.AccountStatus != string(catalog.AccountActive):
-			return problem.Field("receivingCurrencyCode", "the receiving customer's %s account is %s", r.Currency, rc.AccountStatus)
-		}
-		if err := cur.CheckAmount(r.Currency, catalog.Incoming, r.Amount); err != nil {
+		if err := incoming.CheckCreate(r, incoming.SenderHome{Held: home.Held, Customer: home.Customer}, receiver); err != nil {
 			return err
 		}
 		counterparty, err := json.Marshal(map[string]string{"FULL_NAME": r.Sender.Name()})
@@ -115,18 +97,51 @@ func receiverInfo(t Transaction) map[string]string {
 	return info
 }
 
-// IncomingFinish ends an incoming payment with the platform's decision: approved, the
-// receiver's details recorded and the account credited (TransactionFinish); otherwise
-// REJECTED or FAILED with the reason, nothing credited.
+// incomingReceiverGet reads the receiving customer r names, with its open account in r's
+// currency and its platform's configuration, and what the create rule reads of them (nil:
+// the platform has no such customer).
+func incomingReceiverGet(ctx context.Context, q *Queries, r incoming.Request) (IncomingReceiverRow, *incoming.Receiver, error) {
+	rc, err := q.IncomingReceiver(ctx, IncomingReceiverParams{PlatformID: r.PlatformID, Currency: r.Currency, UmaAddress: r.ReceiverUma,
+		CustomerID: r.ReceiverCustomer.UUID})
+	if IsNotFound(err) {
+		return rc, nil, nil
+	}
+	if err != nil {
+		return rc, nil, fmt.Errorf("find receiver: %w", err)
+	}
+	cur, err := platformconfig.DecodeCurrencies(rc.SupportedCurrencies)
+	if err != nil {
+		return rc, nil, err
+	}
+	return rc, &incoming.Receiver{Deleted: rc.IsDeleted, HasAccount: rc.AccountID != uuid.Nil, AccountStatus: catalog.AccountStatus(rc.AccountStatus),
+		Currencies: cur}, nil
+}
+
+// IncomingFinish ends an incoming payment with the platform's decision, in one database
+// transaction, through the finish every payment shares (finishPayment): approved, the
+// receiver's details recorded and the account credited (as TransactionFinish does);
+// otherwise REJECTED or FAILED with the reason, nothing credited. Finishing a finished
+// payment changes nothing and returns it.
 func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, v Views) (Transaction, error) {
+	var info []byte
 	if d.Approved && len(d.ReceiverInfo) > 0 {
-		info, err := json.Marshal(d.ReceiverInfo)
-		if err != nil {
+		var err error
+		if info, err = json.Marshal(d.ReceiverInfo); err != nil {
 			return Transaction{}, fmt.Errorf("encode receiver info: %w", err)
 		}
-		if err := New(pool).TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
-			return Transaction{}, fmt.Errorf("record receiver info: %w", err)
-		}
 	}
-	return TransactionFinish(ctx, pool, id, d.Outcome(), v)
+	var final Transaction
+	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+		var err error
+		final, _, err = finishPayment(ctx, q, id, d.Outcome(), v, func(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+			if info != nil {
+				if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: t.ID, Info: info}); err != nil {
+					return out, fmt.Errorf("record receiver info: %w", err)
+				}
+			}
+			return settleTransfer(ctx, q, t, out, v)
+		})
+		return err
+	})
+	return final, err
 }

@@ -372,7 +372,7 @@ func markExecuted(ctx context.Context, q *Queries, qt Quote, t Transaction, key 
 	if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: qt.ID, ExecuteKey: &key}); err != nil {
 		return t, fmt.Errorf("mark quote executed: %w", err)
 	}
-	p, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: t.ID, Status: catalog.TxProcessing, FromStatuses: []string{string(catalog.TxPending)}})
+	p, err := changeStatus(ctx, q, t, catalog.TxEventProcess, TransactionSetStatusParams{})
 	if err != nil {
 		return p, fmt.Errorf("mark transaction processing: %w", err)
 	}
@@ -452,7 +452,7 @@ func refundLateDeposit(ctx context.Context, q *Queries, t Transaction, funding, 
 		{Account: deposits, Amount: -amount}, {Account: funding, Amount: amount}}); err != nil {
 		return t, fmt.Errorf("post late deposit: %w", err)
 	}
-	if t.Status == catalog.TxPending {
+	if _, refused := catalog.TransactionChange(t.Status, catalog.TxEventExpire); refused == nil {
 		var err error
 		if t, err = expireTransaction(ctx, q, t.ID, v); err != nil {
 			return t, err
@@ -498,8 +498,7 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 // its event; a transaction no longer pending is not found.
 func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (Transaction, error) {
 	reason, detail := sandbox.ReasonQuoteExpired, string(catalog.FailQuoteExpired)+": the quote was not executed before it expired"
-	t, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: id, Status: catalog.TxExpired,
-		FromStatuses: []string{string(catalog.TxPending)}, FailureReason: &reason, FailureDetail: &detail})
+	t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventExpire, TransactionSetStatusParams{FailureReason: &reason, FailureDetail: &detail})
 	if err != nil {
 		return t, fmt.Errorf("expire quote: %w", err)
 	}
@@ -518,42 +517,33 @@ func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (
 func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		t, err := q.TransactionGetForUpdate(ctx, transactionID)
-		if err != nil {
-			return fmt.Errorf("lock transaction: %w", err)
-		}
-		if t.Status != catalog.TxPending && t.Status != catalog.TxProcessing {
-			final = t
-			return nil // already finished
-		}
-		completed := out.Status == catalog.TxCompleted
-		switch {
-		case completed || out.PaidOut:
-			err = convertQuote(ctx, q, t, false, v)
-		case out.Refund == "":
-			err = releaseHold(ctx, q, t, v)
-		}
-		if err != nil {
-			return err
-		}
-		final, err = setFinalStatus(ctx, q, t, out, catalog.TxPending, catalog.TxProcessing)
-		if err != nil {
-			return err
-		}
-		if err := recordTransaction(ctx, q, v, final, finishEvent(final)); err != nil {
-			return err
+		t, ended, err := finishPayment(ctx, q, transactionID, out, v, quoteMoney)
+		final = t
+		if err != nil || !ended {
+			return err // or finished already
 		}
 		if t.CounterpartTransactionID.Valid {
 			if err := endCounterpart(ctx, q, t.CounterpartTransactionID.UUID, out, v); err != nil {
 				return err
 			}
 		}
-		if !completed && out.Refund != "" {
+		if out.Status != catalog.TxCompleted && out.Refund != "" {
 			final, err = openRefund(ctx, q, final.ID, out.Refund, v)
 		}
 		return err
 	})
 	return final, err
+}
+
+// quoteMoney is the money of a quote's finish (see QuoteFinish).
+func quoteMoney(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+	switch {
+	case out.Status == catalog.TxCompleted || out.PaidOut:
+		return out, convertQuote(ctx, q, t, false, v)
+	case out.Refund == "":
+		return out, releaseHold(ctx, q, t, v)
+	}
+	return out, nil
 }
 
 // endCounterpart ends the receiving side's INCOMING transaction of a payment between
@@ -571,11 +561,8 @@ func endCounterpart(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.O
 			end.Status = catalog.TxFailed
 		}
 	}
-	final, err := setFinalStatus(ctx, q, c, end, catalog.TxPending, catalog.TxProcessing)
-	if err != nil {
-		return err
-	}
-	return recordTransaction(ctx, q, v, final, finishEvent(final))
+	_, err = endStatus(ctx, q, c, end, v)
+	return err
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
@@ -587,11 +574,11 @@ func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 		if err != nil {
 			return fmt.Errorf("lock transaction: %w", err)
 		}
-		if t.Status != catalog.TxCompleted {
+		if _, refused := catalog.TransactionChange(t.Status, catalog.TxEventReturn); refused != nil {
 			final = t
 			return nil // returned already
 		}
-		if final, err = setFinalStatus(ctx, q, t, out, catalog.TxCompleted); err != nil {
+		if final, err = setFinalStatus(ctx, q, t, out, catalog.TxEventReturn); err != nil {
 			return err
 		}
 		if err := recordTransaction(ctx, q, v, final, events.OutgoingPaymentFailed); err != nil {

@@ -177,7 +177,7 @@ type holdRequest struct {
 func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, v Views) (catalog.TransactionStatus, error) {
 	var status catalog.TransactionStatus
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		t, err := q.TransactionSetStatus(ctx, TransactionSetStatusParams{ID: id, Status: catalog.TxProcessing, FromStatuses: catalog.Names([]catalog.TransactionStatus{catalog.TxPending})})
+		t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventProcess, TransactionSetStatusParams{})
 		if IsNotFound(err) {
 			cur, err := q.TransactionGetByID(ctx, id)
 			if err != nil {
@@ -210,40 +210,75 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		cur, err := q.TransactionGetForUpdate(ctx, id)
-		if err != nil {
-			return fmt.Errorf("lock transaction: %w", err)
-		}
-		if cur.Status != catalog.TxPending && cur.Status != catalog.TxProcessing {
-			final = cur
-			return nil // already finished
-		}
-		err = settle(ctx, q, cur, out.Status == catalog.TxCompleted, v)
-		if errors.Is(err, ErrAccountClosed) && cur.Type == catalog.Incoming {
-			// The ledger refused the credit before writing anything: the payment fails
-			// instead, crediting nothing (an incoming payment holds nothing to release).
-			out, err = transfer.ClosedBeforeSettlement(), nil
-		}
-		if err != nil {
-			return err
-		}
-		// The precise cause travels in failureDetails. A bank transfer's outcome carries no
-		// failureReason: the outgoing reasons (quote and lightning failures) describe none
-		// of its failures, and the incoming ones are for payments received over UMA.
-		t, err := setFinalStatus(ctx, q, cur, out, catalog.TxPending, catalog.TxProcessing)
-		if err != nil {
-			return err
-		}
-		final = t
-		return recordTransaction(ctx, q, v, t, finishEvent(t))
+		var err error
+		final, _, err = finishPayment(ctx, q, id, out, v, settleTransfer)
+		return err
 	})
 	return final, err
 }
 
-// setFinalStatus moves t from one of from to out's status, with settledAt when it
-// completed and the failure's reason and details otherwise.
-func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, from ...catalog.TransactionStatus) (Transaction, error) {
-	params := TransactionSetStatusParams{ID: t.ID, Status: out.Status, FromStatuses: catalog.Names(from)}
+// moveMoney is how one kind of payment's finish moves its money for the outcome out, in
+// the finish's database transaction, under the transaction's lock: it returns the outcome
+// the payment ends with (out, unless the ledger refused what out asked for and the payment
+// ends otherwise).
+type moveMoney func(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error)
+
+// finishPayment is the one finish of every payment (transfers, quotes, incoming payments),
+// in the caller's database transaction: it locks transaction id, lets the status table
+// decide whether out's end (catalog.TransactionEndEvent) may still be applied, moves the
+// money (move), sets the final status and records the payment's final event. A payment
+// the table no longer lets end (it ended already: this is a step run again) is returned
+// as it is, with ended false and nothing written.
+func finishPayment(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.Outcome, v Views, move moveMoney) (t Transaction, ended bool, err error) {
+	cur, err := q.TransactionGetForUpdate(ctx, id)
+	if err != nil {
+		return cur, false, fmt.Errorf("lock transaction: %w", err)
+	}
+	event, ok := catalog.TransactionEndEvent(out.Status)
+	if !ok {
+		return cur, false, fmt.Errorf("finish transaction %s: %s ends no payment", id, out.Status)
+	}
+	if _, refused := catalog.TransactionChange(cur.Status, event); refused != nil {
+		return cur, false, nil // ended already
+	}
+	if out, err = move(ctx, q, cur, out, v); err != nil {
+		return cur, false, err
+	}
+	t, err = endStatus(ctx, q, cur, out, v)
+	return t, err == nil, err
+}
+
+// endStatus ends t, locked by the caller, with out's status and records the payment's
+// final event. The precise cause travels in failureDetails. A bank transfer's outcome
+// carries no failureReason: the outgoing reasons (quote and lightning failures) describe
+// none of its failures, and the incoming ones are for payments received over UMA.
+func endStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (Transaction, error) {
+	event, ok := catalog.TransactionEndEvent(out.Status)
+	if !ok {
+		return t, fmt.Errorf("finish transaction %s: %s ends no payment", t.ID, out.Status)
+	}
+	final, err := setFinalStatus(ctx, q, t, out, event)
+	if err != nil {
+		return final, err
+	}
+	return final, recordTransaction(ctx, q, v, final, finishEvent(final))
+}
+
+// settleTransfer is the money of a transfer's or an incoming payment's finish (settle). An
+// incoming payment whose account the ledger refuses to credit (closed since) fails
+// instead, crediting nothing (an incoming payment holds nothing to release).
+func settleTransfer(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+	err := settle(ctx, q, t, out.Status == catalog.TxCompleted, v)
+	if errors.Is(err, ErrAccountClosed) && t.Type == catalog.Incoming {
+		return transfer.ClosedBeforeSettlement(), nil
+	}
+	return out, err
+}
+
+// setFinalStatus applies event to t, locked by the caller, moving it to out's status, with
+// settledAt when it completed and the failure's reason and details otherwise.
+func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent) (Transaction, error) {
+	var params TransactionSetStatusParams
 	if out.Status == catalog.TxCompleted {
 		now := time.Now()
 		params.SettledAt = &now
@@ -252,11 +287,49 @@ func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.
 		params.FailureDetail = &detail
 		params.FailureReason = optional(out.FailureReason)
 	}
-	final, err := q.TransactionSetStatus(ctx, params)
+	final, err := changeStatus(ctx, q, t, event, params)
 	if err != nil {
 		return final, fmt.Errorf("finish transaction: %w", err)
 	}
+	if final.Status != out.Status {
+		return final, fmt.Errorf("finish transaction %s: %s ends it %s, not %s", t.ID, event, final.Status, out.Status)
+	}
 	return final, nil
+}
+
+// changeStatus applies event to t, locked and read by the caller: the status table
+// (catalog.TransactionChange) decides t's next status, a *catalog.TransitionRefusal when
+// it allows none, and the UPDATE, guarded by t's status, writes it with set's other
+// columns (failure, settledAt).
+func changeStatus(ctx context.Context, q *Queries, t Transaction, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
+	to, err := catalog.TransactionChange(t.Status, event)
+	if err != nil {
+		return t, err
+	}
+	set.ID, set.Status, set.FromStatuses = t.ID, to, []string{string(t.Status)}
+	return q.TransactionSetStatus(ctx, set)
+}
+
+// changeStatusUnlocked applies event to transaction id without reading it first: the
+// UPDATE moves it from any status the table moves on event (catalog.TransactionSources) to
+// the one it moves them to. No row (IsNotFound): the transaction is in none of them, the
+// change happened already or is not allowed.
+func changeStatusUnlocked(ctx context.Context, q *Queries, id uuid.UUID, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
+	from := catalog.TransactionSources(event)
+	if len(from) == 0 {
+		return Transaction{}, &catalog.TransitionRefusal{Event: event}
+	}
+	to, err := catalog.TransactionChange(from[0], event)
+	if err != nil {
+		return Transaction{}, err
+	}
+	for _, f := range from[1:] {
+		if other, _ := catalog.TransactionChange(f, event); other != to {
+			return Transaction{}, fmt.Errorf("transaction %s: %s leads to %s or %s; lock it and read its status first", id, event, to, other)
+		}
+	}
+	set.ID, set.Status, set.FromStatuses = id, to, catalog.Names(from)
+	return q.TransactionSetStatus(ctx, set)
 }
 
 // settle moves a finishing transaction's money: the capture of an outgoing one's hold or

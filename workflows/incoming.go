@@ -9,7 +9,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
-	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/problem"
@@ -58,43 +57,51 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 		return incoming.Decision{}, err
 	}
 
-	var asking, asked, awaiting, decided, finished bool
+	// The payment's stage follows its state machine (incoming.Stage); the decision call's
+	// rule is incoming.Call, applied by the validator (a refusal is a coded application
+	// error, and the update is never accepted) and again by the handler once it runs.
+	stage := incoming.StageCreated
 	var decision incoming.Decision
 	var final json.RawMessage
-	err := workflow.SetUpdateHandler(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
 		// A call that comes while the platform is being asked waits for its answer (a 202
-		// may be on its way); one that comes before, during a sandbox sender's wait, is
-		// refused at once.
-		if !asking && !asked {
-			return nil, notPendingApproval()
+		// may be on its way); one that comes at another time takes the rule's answer at
+		// once. The handler applies the rule too: histories recorded before the validator
+		// replay their refusals here.
+		next, wait, err := incoming.Call(stage)
+		if wait {
+			if err := workflow.Await(ctx, func() bool { return stage != incoming.StageAsking }); err != nil {
+				return nil, err
+			}
+			next, _, err = incoming.Call(stage)
 		}
-		if err := workflow.Await(ctx, func() bool { return asked }); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, codedRefusal(err)
 		}
-		if !awaiting || decided {
-			return nil, notPendingApproval()
-		}
-		decision, decided = d, true
-		if err := workflow.Await(ctx, func() bool { return finished }); err != nil {
+		decision, stage = d, next
+		if err := workflow.Await(ctx, func() bool { return stage == incoming.StageFinished }); err != nil {
 			return nil, err
 		}
 		return final, nil
-	})
+	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ incoming.Decision) error {
+		_, _, err := incoming.Call(stage)
+		return codedRefusal(err)
+	}})
 	if err != nil {
 		return incoming.Decision{}, err
 	}
 
 	switch in.Sender.Scenario {
 	case incoming.ScenarioFailCompliance:
-		decision, decided = incoming.ComplianceFailure(), true
+		decision, stage = incoming.ComplianceFailure(), incoming.StageDecided
 	case incoming.ScenarioPendingLong:
 		if err := workflow.Sleep(ctx, in.SlowDelay); err != nil {
 			return incoming.Decision{}, err
 		}
 	}
-	if !decided {
+	if stage != incoming.StageDecided {
 		var a *activities.Activities
-		asking = true
+		stage = incoming.StageAsking
 		askCtx := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
 		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(askCtx, a.AskApproval, created.EventID, created.Receiver))
 		if err != nil {
@@ -103,19 +110,19 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 			decision = incoming.WebhookError(err.Error())
 		}
 	}
-	awaiting, asked = decision.Pending, true
-	if decision.Pending {
-		if _, err := workflow.AwaitWithTimeout(ctx, in.ApprovalDeadline, func() bool { return decided }); err != nil {
+	stage = incoming.Answered(decision)
+	if stage == incoming.StageAwaiting {
+		if _, err := workflow.AwaitWithTimeout(ctx, in.ApprovalDeadline, func() bool { return stage == incoming.StageDecided }); err != nil {
 			return incoming.Decision{}, err
 		}
-		if !decided {
-			decision, decided = incoming.TimedOut(), true
+		if next, d, ok := incoming.Timeout(stage); ok {
+			decision, stage = d, next
 		}
 	}
 	if in.ForQuote.Valid {
 		// The paying quote's finish ends the transaction; a decision call answers it as
 		// it stands.
-		final, finished = created.Resource, true
+		final, stage = created.Resource, incoming.StageFinished
 		return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	finish := func(ctx workflow.Context, d incoming.Decision) (activities.FinishedIncoming, error) {
@@ -126,13 +133,21 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 	if err != nil {
 		return incoming.Decision{}, err
 	}
-	final, finished = ended.Resource, true
+	final, stage = ended.Resource, incoming.StageFinished
 	setStatus(ctx, ended.Status)
 	return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
-// notPendingApproval is the refusal of a decision call no payment awaits.
-func notPendingApproval() error {
-	w, _ := problem.ToWire(problem.Refuse(catalog.TransactionNotPendingApproval, "the payment is not waiting for the platform's approval"))
+// codedRefusal is a domain refusal as an update validator or handler returns it: a non-retryable
+// application error whose type is the refusal's code and whose details carry it whole
+// (problem.Wire), which the API maps to its answer as it is. nil stays nil.
+func codedRefusal(err error) error {
+	if err == nil {
+		return nil
+	}
+	w, ok := problem.ToWire(err)
+	if !ok {
+		return err
+	}
 	return temporal.NewNonRetryableApplicationError(w.Message, string(w.Code), nil, w)
 }

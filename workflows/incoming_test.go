@@ -31,9 +31,12 @@ var (
 type incomingRun struct {
 	decideErr error
 	decided   bool
-	finished  []incoming.Decision
-	finishAt  time.Duration
-	statuses  []string
+	// rejected is set when the decide update was refused by its validator (never
+	// accepted).
+	rejected bool
+	finished []incoming.Decision
+	finishAt time.Duration
+	statuses []string
 }
 
 // runIncoming runs the workflow with the create update at once and, when decision is set,
@@ -41,13 +44,19 @@ type incomingRun struct {
 // asked).
 func runIncoming(t *testing.T, in incoming.Request, answer *incoming.Decision, decision *incoming.Decision, decideAfter time.Duration) *incomingRun {
 	t.Helper()
+	return runIncomingAsking(t, in, answer, 0, decision, decideAfter)
+}
+
+// runIncomingAsking is runIncoming with the platform's webhook answering after askFor.
+func runIncomingAsking(t *testing.T, in incoming.Request, answer *incoming.Decision, askFor time.Duration, decision *incoming.Decision, decideAfter time.Duration) *incomingRun {
+	t.Helper()
 	env := newEnv(t)
 	env.SetStartTime(quoteStart)
 	var a *activities.Activities
 	run := &incomingRun{}
 	env.OnActivity(a.CreateIncoming, mock.Anything, in).Return(incomingCreated, nil).Once()
 	if answer != nil {
-		env.OnActivity(a.AskApproval, mock.Anything, incomingCreated.EventID, incomingCreated.Receiver).Return(*answer, nil).Once()
+		env.OnActivity(a.AskApproval, mock.Anything, incomingCreated.EventID, incomingCreated.Receiver).Return(*answer, nil).Once().After(askFor)
 	}
 	env.OnActivity(a.FinishIncoming, mock.Anything, in.TransactionID, mock.Anything, incomingCreated.Receiver).Return(func(_ context.Context, _ uuid.UUID, d incoming.Decision, _ map[string]string) (activities.FinishedIncoming, error) {
 		status := catalog.TxCompleted
@@ -71,7 +80,7 @@ func runIncoming(t *testing.T, in incoming.Request, answer *incoming.Decision, d
 	if decision != nil {
 		env.RegisterDelayedCallback(func() {
 			env.UpdateWorkflow(UpdateDecide, "d", &testsuite.TestUpdateCallback{
-				OnReject: func(err error) { run.decideErr, run.decided = err, true }, OnAccept: func() {},
+				OnReject: func(err error) { run.decideErr, run.decided, run.rejected = err, true, true }, OnAccept: func() {},
 				OnComplete: func(_ interface{}, err error) { run.decideErr, run.decided = err, true },
 			}, *decision)
 		}, decideAfter)
@@ -124,8 +133,8 @@ func TestIncomingDecisionNotAwaited(t *testing.T) {
 	decision := incoming.Approve(nil)
 	run := runIncoming(t, in, &answer, &decision, time.Minute)
 	var appErr *temporal.ApplicationError
-	if !run.decided || !errors.As(run.decideErr, &appErr) || appErr.Type() != string(catalog.TransactionNotPendingApproval) {
-		t.Fatalf("decide answered %v", run.decideErr)
+	if !run.decided || !run.rejected || !errors.As(run.decideErr, &appErr) || appErr.Type() != string(catalog.TransactionNotPendingApproval) {
+		t.Fatalf("decide answered %v (rejected by the validator: %v)", run.decideErr, run.rejected)
 	}
 	var w problem.Wire
 	if !appErr.HasDetails() || appErr.Details(&w) != nil || w.Code != catalog.TransactionNotPendingApproval {
@@ -147,5 +156,23 @@ func TestIncomingSandboxSenders(t *testing.T) {
 	answer := incoming.Approve(nil)
 	if run := runIncoming(t, in, &answer, nil, 0); !run.finished[0].Approved || run.finishAt != 6*time.Minute {
 		t.Fatalf("long pending: %+v at %s", run.finished[0], run.finishAt)
+	}
+}
+
+// A decide update that comes while the platform is being asked is accepted and waits for
+// the answer: after a 202 it decides the payment; after an answer that decided, the
+// handler refuses it with the catalogue's code.
+func TestIncomingDecisionWhileAsking(t *testing.T) {
+	pending := incoming.Decision{Pending: true}
+	decision := incoming.Reject("no")
+	run := runIncomingAsking(t, incomingReq, &pending, 3*time.Second, &decision, time.Second)
+	if run.decideErr != nil || run.rejected || run.finished[0].Status != catalog.TxRejected || run.finishAt != 3*time.Second {
+		t.Fatalf("decide %v, finished with %+v at %s", run.decideErr, run.finished[0], run.finishAt)
+	}
+	approved := incoming.Approve(nil)
+	run = runIncomingAsking(t, incomingReq, &approved, 3*time.Second, &decision, time.Second)
+	var appErr *temporal.ApplicationError
+	if run.rejected || !errors.As(run.decideErr, &appErr) || appErr.Type() != string(catalog.TransactionNotPendingApproval) || !run.finished[0].Approved {
+		t.Fatalf("decide %v (rejected %v), finished with %+v", run.decideErr, run.rejected, run.finished[0])
 	}
 }

@@ -168,6 +168,18 @@ func TestIncomingPaymentApproval(t *testing.T) {
 	if r := w.c.Do("POST", "/transactions/"+late.ID+"/approve", nil); r.Status != 409 || r.Code(t) != "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL" {
 		t.Fatalf("approve after the deadline: %d %s", r.Status, r.Body)
 	}
+	// A call during the sandbox sender's wait, before the platform is asked, reaches the
+	// workflow (the stored transaction is PENDING) and is refused by its update's validator
+	// with the same answer; the payment then goes on as the platform answers.
+	early := receive("$pending.long.usd", 1010)
+	if r := w.c.Do("POST", "/transactions/"+early.ID+"/reject", nil); r.Status != 409 || r.Code(t) != "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL" ||
+		r.JSON(t)["message"] != "the payment is not waiting for the platform's approval" {
+		t.Fatalf("reject before the platform was asked: %d %s", r.Status, r.Body)
+	}
+	if got := final(early); got.Status != "COMPLETED" {
+		t.Fatalf("payment after the early call: %s", got.Status)
+	}
+	credited += early.ReceivedAmount.Amount
 	if got := w.balance(); got != credited {
 		t.Fatalf("balance %d, approved payments %d", got, credited)
 	}

@@ -20,6 +20,7 @@ import (
 	"paycore/internal/incoming"
 	"paycore/internal/invitation"
 	"paycore/internal/operator"
+	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/transfer"
 	"paycore/workflows"
@@ -144,12 +145,45 @@ func (s Starter) IncomingPayment(ctx context.Context, req incoming.Request) (jso
 	return s.payment(ctx, workflows.IncomingWorkflowID(req.TransactionID), attrs, workflows.IncomingPayment, req)
 }
 
-// Decide sends the platform's approve or reject call to an incoming payment's workflow
-// and waits for the payment to end: the result is the Transaction resource (JSON). A
-// workflow that ended is ErrWorkflowClosed; a payment not awaiting a decision is refused
-// with an application error.
-func (s Starter) Decide(ctx context.Context, transactionID uuid.UUID, d incoming.Decision) (json.RawMessage, error) {
-	return s.update(ctx, workflows.IncomingWorkflowID(transactionID), workflows.UpdateDecide, d)
+// Decide sends the platform's approve or reject call on the stored incoming payment t to
+// its workflow and waits for the payment to end: the result is the Transaction resource
+// (JSON). The call's rule is the payment's state machine, and its refusal
+// (TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL) is returned as it is: incoming.CheckCall on
+// the stored transaction, then incoming.Call on the workflow's stage (the update's
+// validator raises a coded application error); a workflow that has ended is past every
+// call (incoming.NotPendingApproval).
+func (s Starter) Decide(ctx context.Context, t IncomingTarget, d incoming.Decision) (json.RawMessage, error) {
+	if err := incoming.CheckCall(t.Kind, t.Status); err != nil {
+		return nil, err
+	}
+	out, err := s.update(ctx, workflows.IncomingWorkflowID(t.ID), workflows.UpdateDecide, d)
+	if workflowGone(err) {
+		return nil, incoming.NotPendingApproval()
+	}
+	return out, err
+}
+
+// IncomingTarget is the stored transaction an approve or reject call names: its id, kind
+// and status.
+type IncomingTarget struct {
+	ID     uuid.UUID
+	Kind   string
+	Status catalog.TransactionStatus
+}
+
+// workflowGone reports whether an update was not taken because its workflow has ended
+// (ErrWorkflowClosed), or ended before taking it (an application error that carries no
+// domain refusal, problem.Wire): its state machine is past every update.
+func workflowGone(err error) bool {
+	if errors.Is(err, ErrWorkflowClosed) {
+		return true
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return false
+	}
+	var w problem.Wire
+	return !app.HasDetails() || app.Details(&w) != nil || w.Code == ""
 }
 
 // ErrWorkflowClosed reports that a payment's workflow has ended (a quote expired or its

@@ -1,0 +1,125 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/incoming"
+	"paycore/internal/problem"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
+)
+
+// eventCount is how many webhook events of type the world's platform has.
+func eventCount(t *testing.T, w *actionWorld, eventType string) int {
+	t.Helper()
+	var n int
+	if err := w.pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_events WHERE platform_id = $1 AND type = $2", w.platform, eventType).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A transfer's status moves only as the status table allows: PENDING, PROCESSING (once),
+// COMPLETED; a second finish, whatever its outcome, changes nothing, and an outcome that
+// ends no payment is refused with nothing written.
+func TestTransactionStatusThroughTheTable(t *testing.T) {
+	w := newActionWorld(t, actionPolicy)
+	ctx := context.Background()
+	r := transfer.Request{TransactionID: ids.New(), Kind: transfer.Out, PlatformID: w.platform, CustomerID: ids.Some(w.customer.ID),
+		InternalAccountID: w.account, ExternalAccountID: w.external, Amount: 700}
+	tx, _, err := db.TransferCreate(ctx, w.pool, r, view.Resources{}, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
+	if err != nil || tx.Status != catalog.TxPending {
+		t.Fatalf("create: %+v %v", tx, err)
+	}
+	if _, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxExpired}, view.Resources{}); err == nil {
+		t.Fatal("an EXPIRED outcome finished a transfer")
+	}
+	for range 2 {
+		if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, view.Resources{}); err != nil || s != catalog.TxProcessing {
+			t.Fatalf("processing: %s %v", s, err)
+		}
+	}
+	if n := eventCount(t, w, "OUTGOING_PAYMENT_PROCESSING"); n != 1 {
+		t.Fatalf("%d processing events", n)
+	}
+	done, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, view.Resources{})
+	if err != nil || done.Status != catalog.TxCompleted || done.SettledAt == nil {
+		t.Fatalf("finish: %+v %v", done, err)
+	}
+	again, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no"}, view.Resources{})
+	if err != nil || again.Status != catalog.TxCompleted || again.FailureDetail != nil {
+		t.Fatalf("second finish: %+v %v", again, err)
+	}
+	if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, view.Resources{}); err != nil || s != catalog.TxCompleted {
+		t.Fatalf("processing a completed transfer: %s %v", s, err)
+	}
+	if n := eventCount(t, w, "OUTGOING_PAYMENT_COMPLETED") + eventCount(t, w, "OUTGOING_PAYMENT_FAILED"); n != 1 {
+		t.Fatalf("%d final events", n)
+	}
+}
+
+// An incoming payment is created by its rule (an unknown receiver is refused) and ended
+// once by its decision through the shared finish: approved, the receiver's details are
+// recorded and the account credited; a later decision changes nothing.
+func TestIncomingCreateAndFinish(t *testing.T) {
+	w := newActionWorld(t, actionPolicy)
+	ctx := context.Background()
+	sender, err := incoming.SandboxCounterparty("sender", "$success.usd@"+incoming.SandboxDomain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(amount int64) incoming.Request {
+		return incoming.Request{TransactionID: ids.New(), PlatformID: w.platform, ReceiverCustomer: ids.Some(w.customer.ID), Sender: sender,
+			Currency: "USD", Amount: amount}
+	}
+	unknown := req(500)
+	unknown.ReceiverCustomer = ids.Some(ids.New())
+	if _, err := db.IncomingCreate(ctx, w.pool, unknown, view.Resources{}); problem.CodeOf(err) != catalog.UserNotFound {
+		t.Fatalf("unknown receiver: %v", err)
+	}
+	balance := func() int64 {
+		t.Helper()
+		var b int64
+		if err := w.pool.QueryRow(ctx, "SELECT balance FROM ledger_accounts WHERE id = $1", w.account).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := balance()
+	approved, err := db.IncomingCreate(ctx, w.pool, req(500), view.Resources{})
+	if err != nil || approved.Transaction.Status != catalog.TxPending {
+		t.Fatalf("create: %+v %v", approved, err)
+	}
+	id := approved.Transaction.ID
+	end, err := db.IncomingFinish(ctx, w.pool, id, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), view.Resources{})
+	if err != nil || end.Status != catalog.TxCompleted || string(end.ReceiverCustomerInfo) != `{"FULL_NAME": "Ada Lovelace"}` {
+		t.Fatalf("approve: %+v %s %v", end, end.ReceiverCustomerInfo, err)
+	}
+	if again, err := db.IncomingFinish(ctx, w.pool, id, incoming.Reject("late"), view.Resources{}); err != nil || again.Status != catalog.TxCompleted {
+		t.Fatalf("reject after approval: %+v %v", again, err)
+	}
+	if got := balance(); got != before+500 {
+		t.Fatalf("balance %d, want %d", got, before+500)
+	}
+
+	rejected, err := db.IncomingCreate(ctx, w.pool, req(300), view.Resources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err = db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Reject("RESTRICTED"), view.Resources{})
+	if err != nil || end.Status != catalog.TxRejected || end.ReceiverCustomerInfo != nil {
+		t.Fatalf("reject: %+v %v", end, err)
+	}
+	if again, err := db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada"}), view.Resources{}); err != nil ||
+		again.Status != catalog.TxRejected || again.ReceiverCustomerInfo != nil {
+		t.Fatalf("approve after rejection: %+v %v", again, err)
+	}
+	if got := balance(); got != before+500 {
+		t.Fatalf("balance %d after the rejection, want %d", got, before+500)
+	}
+}
