@@ -39,11 +39,12 @@ type Payments interface {
 var ErrPaymentEnded = errors.New("the payment's workflow has ended")
 
 // ActionStep is what an agent action's step answers: the AgentAction resource (JSON) as
-// committed, its status, when a pending one expires, and the refusal of its execution
-// when it was refused (the action is FAILED then).
+// committed, its status (and failure reason), when a pending one expires, and the refusal
+// of its execution when it was refused (the action is FAILED then).
 type ActionStep struct {
 	Action            json.RawMessage    `json:"action"`
 	Status            agent.ActionStatus `json:"status"`
+	FailureReason     string             `json:"failureReason,omitempty"`
 	ApprovalExpiresAt time.Time          `json:"approvalExpiresAt,omitzero"`
 	Refusal           *problem.Wire      `json:"refusal,omitempty"`
 }
@@ -53,7 +54,7 @@ func actionStep(a db.AgentActionFull) (ActionStep, error) {
 	if err != nil {
 		return ActionStep{}, fmt.Errorf("render agent action: %w", err)
 	}
-	out := ActionStep{Action: res, Status: a.Status}
+	out := ActionStep{Action: res, Status: a.Status, FailureReason: db.Deref(a.FailureReason)}
 	if a.ApprovalExpiresAt != nil {
 		out.ApprovalExpiresAt = *a.ApprovalExpiresAt
 	}
@@ -182,13 +183,7 @@ func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (str
 	if err != nil {
 		return "", fmt.Errorf("read action agent: %w", err)
 	}
-	switch {
-	case st.Deleted:
-		return agent.FailureAgentDeleted, nil
-	case st.IsPaused:
-		return agent.FailureAgentPaused, nil
-	}
-	return "", nil
+	return agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted == true}.Gone(), nil // deleted_at IS NOT NULL, typed any by the generator
 }
 
 // executeAction makes the action's payment: nil when it exists, a refusal, or a transient

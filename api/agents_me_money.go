@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -260,9 +261,11 @@ func (s *Server) rejectAgentAction(w http.ResponseWriter, r *http.Request) error
 	return s.decideAgentAction(w, r, d)
 }
 
-// decideAgentAction hands the platform's decision to the action's workflow. An action of
-// another agent or platform is 404; one no longer pending (decided, or its approval
-// expired) is 409 AGENT_ACTION_NOT_PENDING.
+// decideAgentAction hands the platform's decision to the action's workflow, which applies
+// it under the action's lock (agent.Action.Decide) and answers the action as decided. An
+// action of another agent or platform is 404. Every refusal is the state machine's, as it
+// is: on the stored action once its workflow has ended (decided, or expired), by the
+// workflow's validator while a decision runs or after the expiry, or under the lock.
 func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d agent.Decision) error {
 	pid := principalFrom(r.Context()).PlatformID
 	agentID, err := pathID(r, "agentId", ids.Agent, errActionNotFound)
@@ -273,25 +276,36 @@ func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d age
 	if err != nil {
 		return err
 	}
-	a, err := db.AgentActionGetFull(r.Context(), s.q, pid, agentID, id)
-	if err != nil {
-		return err
-	}
-	if a.Status != agent.PendingApproval {
-		return agent.NotPending(a.Status, db.Deref(a.FailureReason))
-	}
-	out, err := s.start.DecideAgentAction(r.Context(), a.WorkflowID, d)
-	if workflowEnded(err) {
-		// Decided by another request, or expired, meanwhile: the stored action says which
-		// (still PENDING_APPROVAL while that other decision is being written).
-		if a, err = db.AgentActionGetFull(r.Context(), s.q, pid, agentID, id); err != nil {
-			return err
-		}
-		return agent.NotPending(a.Status, db.Deref(a.FailureReason))
-	}
+	out, err := s.decideAction(r.Context(), pid, agentID, id, d)
 	if err != nil {
 		return err
 	}
 	writeRaw(w, http.StatusOK, out)
 	return nil
+}
+
+// decideAction sends decision d to the workflow of the platform's action id. A workflow
+// ends only once its action no longer waits (decided, or expired), so an action that is
+// not pending as stored is refused from its stored state; one whose workflow ended after it
+// was read is read once more, which then refuses it (still pending, its workflow gone: a
+// decision is being carried out, as its status says).
+func (s *Server) decideAction(ctx context.Context, pid, agentID, id uuid.UUID, d agent.Decision) (json.RawMessage, error) {
+	for attempt := 0; ; attempt++ {
+		a, err := db.AgentActionGetFull(ctx, s.q, pid, agentID, id)
+		if err != nil {
+			return nil, err
+		}
+		st := db.ActionState(a.AgentAction)
+		if err := st.Pending(); err != nil {
+			return nil, err
+		}
+		out, err := s.start.DecideAgentAction(ctx, a.WorkflowID, d)
+		if errors.Is(err, start.ErrWorkflowClosed) {
+			if attempt == 0 {
+				continue
+			}
+			return nil, agent.NotPending(st.Status, st.FailureReason)
+		}
+		return out, err
+	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/invitation"
+	"paycore/workflows/start"
 )
 
 var errInvitationNotFound = notFound(catalog.InvitationNotFound, "invitation")
@@ -33,10 +35,12 @@ func (s *Server) createInvitation(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	code := invitation.NewCode()
-	req, err := invitation.NewRequest(principalFrom(r.Context()).PlatformID, code, invitation.URL(s.Config.InvitationBase(), code), in, time.Now())
+	p := principalFrom(r.Context())
+	req, err := invitation.NewRequest(p.PlatformID, code, invitation.URL(s.Config.InvitationBase(), code), in, time.Now())
 	if err != nil {
 		return err
 	}
+	req.Environment = p.environment()
 	created, err := s.start.Invitation(r.Context(), req)
 	if err != nil {
 		return err
@@ -74,69 +78,69 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 	if err := invitation.CheckInviteeUma(*b.InviteeUma); err != nil {
 		return err
 	}
-	inv, err := s.loadInvitation(r)
-	if err != nil {
-		return err
-	}
 	p := principalFrom(r.Context())
 	c := invitation.Claim{PlatformID: p.PlatformID, Environment: p.environment(), InviteeUma: *b.InviteeUma, Key: requestKey(r)}
-	invitee, err := db.InvitationInviteeOf(r.Context(), s.q, c)
-	if err != nil {
-		return err
-	}
-	return s.endInvitation(w, r, inv, c.Key,
-		func(st invitation.State, now time.Time) error { return invitation.CheckClaim(st, c, invitee, now) },
-		func(ctx context.Context) (json.RawMessage, error) { return s.start.ClaimInvitation(ctx, inv.Code, c) })
+	return s.endInvitation(w, r, c.Key,
+		func(ctx context.Context, st invitation.State, now time.Time) error {
+			invitee, err := db.InvitationInviteeOf(ctx, s.q, c)
+			if err != nil {
+				return err
+			}
+			_, err = st.Claim(c, invitee, now)
+			return err
+		},
+		func(ctx context.Context, code string) (json.RawMessage, error) {
+			return s.start.ClaimInvitation(ctx, code, c)
+		})
 }
 
 // cancelInvitation is POST /invitations/{invitationCode}/cancel: only the platform that
 // created the invitation cancels it (403 for another), and only while it is pending.
 func (s *Server) cancelInvitation(w http.ResponseWriter, r *http.Request) error {
-	inv, err := s.loadInvitation(r)
-	if err != nil {
-		return err
-	}
 	p := principalFrom(r.Context())
 	c := invitation.Cancel{PlatformID: p.PlatformID, Environment: p.environment(), Key: requestKey(r)}
-	return s.endInvitation(w, r, inv, c.Key,
-		func(st invitation.State, now time.Time) error { return invitation.CheckCancel(st, c, now) },
-		func(ctx context.Context) (json.RawMessage, error) { return s.start.CancelInvitation(ctx, inv.Code, c) })
+	return s.endInvitation(w, r, c.Key,
+		func(_ context.Context, st invitation.State, now time.Time) error {
+			_, err := st.Cancel(c, now)
+			return err
+		},
+		func(ctx context.Context, code string) (json.RawMessage, error) {
+			return s.start.CancelInvitation(ctx, code, c)
+		})
 }
 
-// endInvitation answers a claim or cancellation (key identifies the request): the rule
-// (check) on the invitation as stored refuses at once what it can; otherwise send hands the
-// request to the invitation's workflow, whose step applies the same rule under the row's
-// lock. A request the workflow no longer takes (it ended, or rejected it because the
-// invitation ended meanwhile) is answered from the invitation as stored then.
-func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request, inv db.Invitation, key string,
-	check func(invitation.State, time.Time) error, send func(context.Context) (json.RawMessage, error)) error {
-	if inv.EndedBy(key) { // this request, repeated
-		writeJSON(w, http.StatusOK, view.InvitationOf(inv, time.Now()))
-		return nil
-	}
-	if err := check(db.InvitationState(inv), time.Now()); err != nil {
-		return err
-	}
-	res, err := send(r.Context())
-	if err == nil {
+// endInvitation answers a claim or cancellation (key identifies the request). The
+// invitation's state machine (decide: State.Claim or State.Cancel) refuses on the stored
+// invitation what it can; otherwise send hands the request to the invitation's workflow,
+// whose validator and step (under the row's lock) apply the same machine and answer the
+// invitation as it ended, or the machine's coded refusal, returned as it is. A workflow
+// ends only once its invitation is final as stored: one that ended after the invitation
+// was read is answered from the invitation read once more (the same machine refusing it,
+// or this request repeated, the same key, answered with the invitation).
+func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request, key string,
+	decide func(context.Context, invitation.State, time.Time) error, send func(context.Context, string) (json.RawMessage, error)) error {
+	for attempt := 0; ; attempt++ {
+		inv, err := s.loadInvitation(r)
+		if err != nil {
+			return err
+		}
+		if inv.EndedBy(key) { // this request, repeated
+			writeJSON(w, http.StatusOK, view.InvitationOf(inv, time.Now()))
+			return nil
+		}
+		if err := decide(r.Context(), db.InvitationState(inv), time.Now()); err != nil {
+			return err
+		}
+		res, err := send(r.Context(), inv.Code)
+		if errors.Is(err, start.ErrWorkflowClosed) && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
 		writeRaw(w, http.StatusOK, res)
 		return nil
 	}
-	if errorOf(err) != nil {
-		return err // refused under the lock
-	}
-	cur, rerr := s.loadInvitation(r)
-	if rerr != nil {
-		return fmt.Errorf("%w (and reading the invitation: %w)", err, rerr)
-	}
-	if cur.EndedBy(key) {
-		writeJSON(w, http.StatusOK, view.InvitationOf(cur, time.Now()))
-		return nil
-	}
-	if cerr := check(db.InvitationState(cur), time.Now()); cerr != nil {
-		return cerr
-	}
-	return err
 }
 
 // loadInvitation reads the invitation whose code is in the path as the caller's

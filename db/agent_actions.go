@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,14 +64,11 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 			return fmt.Errorf("read agent action: %w", err)
 		}
 		ag, err := q.AgentShareLive(ctx, AgentShareLiveParams{PlatformID: n.PlatformID, ID: n.AgentID})
-		if IsNotFound(err) {
-			return problem.Refuse(catalog.Unauthorized, "the agent was deleted; its access is revoked")
-		}
-		if err != nil {
+		if err != nil && !IsNotFound(err) {
 			return fmt.Errorf("lock agent: %w", err)
 		}
-		if ag.IsPaused {
-			return agent.Paused()
+		if err := (agent.Actor{Deleted: IsNotFound(err), Paused: ag.IsPaused}).CheckSubmit(); err != nil {
+			return err
 		}
 		policy, err := agentpolicy.Decode(ag.Policy)
 		if err != nil {
@@ -104,7 +100,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 		}
 		a, err := q.AgentActionInsert(ctx, params)
 		if ConstraintViolated(err, "agent_actions_live_transaction_idx") {
-			return problem.Refuse(catalog.QuoteNotPending, "another action of an agent is executing this quote")
+			return agent.QuoteTaken()
 		}
 		if err != nil {
 			return fmt.Errorf("create agent action: %w", err)
@@ -130,18 +126,18 @@ type actionPaymentOf struct {
 	currency    string
 }
 
-// actionPayment checks the quote or the transfer an action names against the agent's
-// customer and reads what it moves. A quote of another customer is 404; a quote that
-// cannot be executed now is 409 QUOTE_NOT_PENDING; a transfer is checked by the transfer
-// rule (balance included). Money leaving an embedded wallet needs the customer's session
-// signature, which an agent cannot give: 403.
+// actionPayment reads the quote or the accounts an action names, under their locks, and
+// lets the agent's rules check them against its customer (agent.Owner: another customer's
+// is 404, money leaving an embedded wallet 403) and the quote rule or the transfer rule
+// (balance included) check what it moves; it returns what the action moves.
 func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, now time.Time) (actionPaymentOf, error) {
+	owner := agent.Owner{PlatformID: ag.PlatformID, CustomerID: ag.CustomerID}
 	if n.Type == agent.ExecuteQuote {
 		qt, t, err := lockQuote(ctx, q, n.QuoteID.UUID)
-		if IsNotFound(err) || (err == nil && (qt.PlatformID != ag.PlatformID || qt.CustomerID != (uuid.NullUUID{UUID: ag.CustomerID, Valid: true}))) {
-			return actionPaymentOf{}, problem.NotFound(catalog.QuoteNotFound, "quote")
+		if err != nil && !IsNotFound(err) {
+			return actionPaymentOf{}, err
 		}
-		if err != nil {
+		if err := owner.CheckQuote(agent.QuoteOwner{Found: err == nil, PlatformID: qt.PlatformID, CustomerID: qt.CustomerID}); err != nil {
 			return actionPaymentOf{}, err
 		}
 		executed, err := quoteExecutable(qt, t, now)
@@ -151,7 +147,11 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 		if executed {
 			return actionPaymentOf{}, problem.Refuse(catalog.QuoteNotPending, "the quote was already executed")
 		}
-		if err := agentMayDebit(ctx, q, ag.PlatformID, qt.SourceAccountID.UUID); err != nil {
+		source, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: ag.PlatformID, ID: qt.SourceAccountID.UUID})
+		if err != nil {
+			return actionPaymentOf{}, fmt.Errorf("read internal account: %w", err)
+		}
+		if err := agent.CheckDebit(source.Type, qt.SourceAccountID.UUID); err != nil {
 			return actionPaymentOf{}, err
 		}
 		return actionPaymentOf{transaction: t.ID, account: qt.SourceAccountID.UUID, amount: t.Amount, currency: t.Currency}, nil
@@ -164,16 +164,8 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 	if err != nil {
 		return actionPaymentOf{}, err
 	}
-	if acc.Internal == nil || acc.Internal.CustomerID != (uuid.NullUUID{UUID: ag.CustomerID, Valid: true}) {
-		return actionPaymentOf{}, problem.NotFound(catalog.AccountNotFound, "internal account")
-	}
-	if acc.External == nil || acc.External.CustomerID != acc.Internal.CustomerID {
-		return actionPaymentOf{}, problem.NotFound(catalog.ExternalAccountNotFound, "external account")
-	}
-	if kind == transfer.Out {
-		if err := agentMayDebit(ctx, q, ag.PlatformID, n.InternalAccountID); err != nil {
-			return actionPaymentOf{}, err
-		}
+	if err := owner.CheckTransfer(kind, acc); err != nil {
+		return actionPaymentOf{}, err
 	}
 	r := transfer.Request{Kind: kind, PlatformID: ag.PlatformID, InternalAccountID: n.InternalAccountID, ExternalAccountID: n.ExternalAccountID.UUID, Amount: n.Amount}
 	if err := transfer.Check(r, acc); err != nil {
@@ -182,25 +174,12 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 	return actionPaymentOf{transaction: agent.TransferTransactionID(n.ActionID), account: n.InternalAccountID, amount: n.Amount, currency: acc.Internal.Currency}, nil
 }
 
-// agentMayDebit refuses money leaving an embedded wallet on an agent's behalf
-// (agent.WalletRefused).
-func agentMayDebit(ctx context.Context, q *Queries, platformID, accountID uuid.UUID) error {
-	owner, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: platformID, ID: accountID})
-	if err != nil {
-		return fmt.Errorf("read internal account: %w", err)
-	}
-	if owner.Type == catalog.EmbeddedWallet {
-		return agent.WalletRefused(accountID)
-	}
-	return nil
-}
-
-// AgentActionDecide applies the platform's decision to a pending action, under its lock:
-// approval makes it APPROVED (to be executed), rejection REJECTED with the reason, its
-// reservation given back. A decision at or after the action's approvalExpiresAt is refused
-// like one after its expiry. Approving an action of an agent that was paused or deleted
-// meanwhile ends it FAILED (AGENT_PAUSED, AGENT_DELETED) instead: a paused agent acts on
-// nothing, a deleted one's access is revoked. An action no longer pending is 409 AGENT_ACTION_NOT_PENDING.
+// AgentActionDecide applies the platform's decision to an action under its lock
+// (load → agent.Action.Decide → apply): approval makes a pending action APPROVED (to be
+// executed), or FAILED when its agent was paused or deleted meanwhile; rejection makes it
+// REJECTED with the reason, its reservation given back. The machine's refusal (409
+// AGENT_ACTION_NOT_PENDING: decided already, or at or after its approvalExpiresAt) is
+// returned as it is.
 func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -208,33 +187,19 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
 		}
-		if a.Status != agent.PendingApproval {
-			return agent.NotPending(a.Status, Deref(a.FailureReason))
-		}
-		if a.ApprovalExpiresAt != nil && !now.Before(*a.ApprovalExpiresAt) {
-			// Its workflow's timer ends it FAILED (APPROVAL_EXPIRED) as it fires.
-			return agent.NotPending(agent.Failed, agent.FailureApprovalExpired)
-		}
-		if d.Approve {
+		var actor agent.Actor
+		if d.Approve && a.Status == agent.PendingApproval {
 			st, err := q.AgentActionAgentState(ctx, a.AgentID)
 			if err != nil {
 				return fmt.Errorf("read action agent: %w", err)
 			}
-			switch {
-			case st.Deleted:
-				a, err = endAction(ctx, q, a, agent.Failed, nil, optional(agent.FailureAgentDeleted))
-			case st.IsPaused:
-				a, err = endAction(ctx, q, a, agent.Failed, nil, optional(agent.FailureAgentPaused))
-			default:
-				a, err = setActionStatus(ctx, q, a, agent.Approved, false, nil, nil)
-			}
-			if err != nil {
-				return err
-			}
-		} else {
-			a, err = endAction(ctx, q, a, agent.Rejected, &d.Reason, nil)
+			actor = agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted == true} // deleted_at IS NOT NULL, typed any by the generator
 		}
+		next, err := ActionState(a).Decide(d, actor, now)
 		if err != nil {
+			return err
+		}
+		if a, err = applyAction(ctx, q, a, next); err != nil {
 			return err
 		}
 		out, err = agentActionFull(ctx, q, a)
@@ -244,8 +209,8 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 }
 
 // AgentActionFail ends an action that is in one of from FAILED with reason (its approval
-// expired, its execution was refused), its reservation given back. An action in another
-// status is returned as it is.
+// expired, its execution was refused), its reservation given back (agent.Action.Fail). An
+// action in another status is returned as it is.
 func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -253,8 +218,8 @@ func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reas
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
 		}
-		if slices.Contains(from, a.Status) {
-			if a, err = endAction(ctx, q, a, agent.Failed, nil, &reason); err != nil {
+		if next, ok := ActionState(a).Fail(reason, from...); ok {
+			if a, err = applyAction(ctx, q, a, next); err != nil {
 				return err
 			}
 		}
@@ -262,6 +227,11 @@ func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reas
 		return err
 	})
 	return out, err
+}
+
+// ActionState is what the agent action's state machine reads of a stored action.
+func ActionState(a AgentAction) agent.Action {
+	return agent.Action{Status: a.Status, FailureReason: Deref(a.FailureReason), ApprovalExpiresAt: a.ApprovalExpiresAt}
 }
 
 // AgentActionRead reads an action with what it is rendered with.
@@ -289,33 +259,31 @@ func AgentActionGetFull(ctx context.Context, q *Queries, platformID, agentID, id
 	return agentActionFull(ctx, q, a)
 }
 
-// endAction ends an action REJECTED or FAILED and gives its reservation back, once.
-func endAction(ctx context.Context, q *Queries, a AgentAction, status agent.ActionStatus, rejection, failure *string) (AgentAction, error) {
-	if a.ReleasedAt == nil {
+// applyAction moves locked action a as the state machine decided (next), from the status
+// it was read in: a reservation to give back is given back once, with the move.
+func applyAction(ctx context.Context, q *Queries, a AgentAction, next agent.Next) (AgentAction, error) {
+	if next.Release && a.ReleasedAt == nil {
 		if _, err := releaseUsage(ctx, q, a.AgentID, a.ReservedAt, a.ReservedAmount, a.ReservedCurrency); err != nil {
 			return a, err
 		}
 	}
-	if rejection != nil && *rejection == "" {
-		rejection = nil
-	}
-	return setActionStatus(ctx, q, a, status, true, rejection, failure)
-}
-
-func setActionStatus(ctx context.Context, q *Queries, a AgentAction, status agent.ActionStatus, release bool, rejection, failure *string) (AgentAction, error) {
-	out, err := q.AgentActionSetStatus(ctx, AgentActionSetStatusParams{ID: a.ID, Status: status, RejectionReason: rejection, FailureReason: failure,
-		Release: release, FromStatuses: []string{string(a.Status)}})
+	out, err := q.AgentActionSetStatus(ctx, AgentActionSetStatusParams{ID: a.ID, Status: next.Status, RejectionReason: optional(next.Rejection),
+		FailureReason: optional(next.Failure), Release: next.Release, FromStatuses: []string{string(a.Status)}})
 	if err != nil {
-		return a, fmt.Errorf("set agent action %s: %w", status, err)
+		return a, fmt.Errorf("set agent action %s: %w", next.Status, err)
 	}
 	return out, nil
 }
 
 // agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
-// is, when t ended without moving money (failed or expired), giving its reservation back;
-// it runs in the transaction that ends t, under t's lock.
+// is, when t ended without moving money (agent.TransactionEnded), giving its reservation
+// back; it runs in the transaction that ends t, under t's lock.
 func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction) error {
-	if !t.AgentID.Valid || (t.Status != catalog.TxFailed && t.Status != catalog.TxExpired && t.Status != catalog.TxRejected) {
+	if !t.AgentID.Valid {
+		return nil
+	}
+	reason, ok := agent.TransactionEnded(t.Status, Deref(t.FailureReason))
+	if !ok {
 		return nil
 	}
 	a, err := q.AgentActionLockLiveByTransaction(ctx, t.ID)
@@ -325,11 +293,11 @@ func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction)
 	if err != nil {
 		return fmt.Errorf("lock agent action of transaction: %w", err)
 	}
-	reason := "TRANSACTION_" + string(t.Status)
-	if t.FailureReason != nil && *t.FailureReason != "" {
-		reason = *t.FailureReason
+	next, ok := ActionState(a).Fail(reason, agent.Approved)
+	if !ok {
+		return nil
 	}
-	_, err = endAction(ctx, q, a, agent.Failed, nil, &reason)
+	_, err = applyAction(ctx, q, a, next)
 	return err
 }
 

@@ -68,42 +68,84 @@ func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Requ
 	return out, err
 }
 
-// InvitationClaim claims an invitation in one database transaction: it locks it (as the
-// claiming platform's environment sees it), applies invitation.CheckClaim at now (with the
-// invitee as InvitationInviteeOf reads it), marks it
-// CLAIMED and records the INVITATION_CLAIMED event (rendered by render) for the inviter's
-// platform. A repeat of the claim that succeeded (the same key) changes nothing and
-// returns the invitation.
+// InvitationClaim claims an invitation for c at now (see endInvitation; the claim is
+// decided by invitation.State.Claim with the invitee as InvitationInviteeOf reads it), with
+// the INVITATION_CLAIMED event (rendered by render) for the inviter's platform.
 func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Claim, now time.Time, render func(Invitation) any) (Invitation, error) {
+	return endInvitation(ctx, pool, code, invitationEnding{claim: &c}, now, render)
+}
+
+// InvitationCancel cancels an invitation for c at now (see endInvitation; the
+// cancellation is decided by invitation.State.Cancel).
+func InvitationCancel(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Cancel, now time.Time) (Invitation, error) {
+	return endInvitation(ctx, pool, code, invitationEnding{cancel: &c}, now, nil)
+}
+
+// invitationEnding is a claim or a cancellation of an invitation (exactly one is set).
+type invitationEnding struct {
+	claim  *invitation.Claim
+	cancel *invitation.Cancel
+}
+
+// endInvitation applies a claim or a cancellation in one database transaction: it locks
+// the invitation (as the requesting platform's environment sees it: another's is 404), lets
+// the invitation's state machine decide at now, and writes what it decided: CLAIMED with
+// the INVITATION_CLAIMED event (rendered by render) for the inviter's platform, or
+// CANCELLED. A refusal is returned as it is, with nothing written. A repeat of the request
+// that ended the invitation (the same key) changes nothing and returns it.
+func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invitationEnding, now time.Time, render func(Invitation) any) (Invitation, error) {
+	var env catalog.Environment
+	var key string
+	if e.claim != nil {
+		env, key = e.claim.Environment, e.claim.Key
+	} else {
+		env, key = e.cancel.Environment, e.cancel.Key
+	}
 	var out Invitation
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		cur, err := lockInvitation(ctx, q, code, c.Environment)
+		cur, err := lockInvitation(ctx, q, code, env)
 		if err != nil {
 			return err
 		}
-		if cur.EndedBy(c.Key) {
+		if cur.EndedBy(key) {
 			out = cur
 			return nil
 		}
-		invitee, err := InvitationInviteeOf(ctx, q, c)
-		if err != nil {
+		var next catalog.InvitationStatus
+		if e.claim != nil {
+			invitee, err := InvitationInviteeOf(ctx, q, *e.claim)
+			if err != nil {
+				return err
+			}
+			next, err = InvitationState(cur).Claim(*e.claim, invitee, now)
+			if err != nil {
+				return err
+			}
+		} else if next, err = InvitationState(cur).Cancel(*e.cancel, now); err != nil {
 			return err
 		}
-		if err := invitation.CheckClaim(InvitationState(cur), c, invitee, now); err != nil {
+		switch next {
+		case catalog.InvClaimed:
+			out, err = q.InvitationMarkClaimed(ctx, InvitationMarkClaimedParams{Code: code, InviteeUma: &e.claim.InviteeUma,
+				ClaimedByPlatformID: uuid.NullUUID{UUID: e.claim.PlatformID, Valid: true}, EndKey: &key})
+			if err != nil {
+				return fmt.Errorf("claim invitation: %w", err)
+			}
+			_, err = EventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
 			return err
+		case catalog.InvCancelled:
+			if out, err = q.InvitationMarkCancelled(ctx, InvitationMarkCancelledParams{Code: code, EndKey: &key}); err != nil {
+				return fmt.Errorf("cancel invitation: %w", err)
+			}
+			return nil
 		}
-		out, err = q.InvitationMarkClaimed(ctx, InvitationMarkClaimedParams{Code: code, InviteeUma: &c.InviteeUma,
-			ClaimedByPlatformID: uuid.NullUUID{UUID: c.PlatformID, Valid: true}, EndKey: &c.Key})
-		if err != nil {
-			return fmt.Errorf("claim invitation: %w", err)
-		}
-		_, err = EventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
-		return err
+		return fmt.Errorf("invitation %s: no way to end it %s", code, next)
 	})
 	return out, err
 }
 
-// InvitationInviteeOf reads what invitation.CheckClaim reads of claim c's invitee.
+// InvitationInviteeOf reads what the claim rule (invitation.State.Claim) reads of claim
+// c's invitee.
 func InvitationInviteeOf(ctx context.Context, q *Queries, c invitation.Claim) (invitation.Invitee, error) {
 	ok, err := q.InvitationInvitee(ctx, InvitationInviteeParams{PlatformID: c.PlatformID, InviteeUma: c.InviteeUma})
 	if err != nil {
@@ -112,37 +154,19 @@ func InvitationInviteeOf(ctx context.Context, q *Queries, c invitation.Claim) (i
 	return invitation.Invitee{Customer: ok}, nil
 }
 
-// InvitationCancel cancels an invitation in one database transaction: it locks it (as the
-// cancelling platform's environment sees it), applies invitation.CheckCancel at now and
-// marks it CANCELLED. A repeat of the cancellation that succeeded (the same key) changes
-// nothing and returns the invitation.
-func InvitationCancel(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Cancel, now time.Time) (Invitation, error) {
-	var out Invitation
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		cur, err := lockInvitation(ctx, q, code, c.Environment)
-		if err != nil {
-			return err
-		}
-		if cur.EndedBy(c.Key) {
-			out = cur
-			return nil
-		}
-		if err := invitation.CheckCancel(InvitationState(cur), c, now); err != nil {
-			return err
-		}
-		if out, err = q.InvitationMarkCancelled(ctx, InvitationMarkCancelledParams{Code: code, EndKey: &c.Key}); err != nil {
-			return fmt.Errorf("cancel invitation: %w", err)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// InvitationExpire marks a PENDING invitation EXPIRED (its workflow's timer fired) and
-// returns it; one that was claimed or cancelled meanwhile is returned as it is.
+// InvitationExpire expires an invitation at its expiresAt (its workflow's timer fired) as
+// invitation.State.Expire decides: a PENDING one becomes EXPIRED; one that was claimed or
+// cancelled is returned as it is (the update is guarded by the status it was read in).
 func InvitationExpire(ctx context.Context, q *Queries, code string) (Invitation, error) {
+	cur, err := q.InvitationGetByCode(ctx, code)
+	if err != nil {
+		return cur, fmt.Errorf("read invitation %s: %w", code, err)
+	}
+	if _, ok := InvitationState(cur).Expire(); !ok {
+		return cur, nil
+	}
 	out, err := q.InvitationMarkExpired(ctx, code)
-	if IsNotFound(err) {
+	if IsNotFound(err) { // claimed or cancelled meanwhile
 		out, err = q.InvitationGetByCode(ctx, code)
 	}
 	if err != nil {

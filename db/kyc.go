@@ -219,23 +219,29 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 		if err := c.CheckNotDeleted(); err != nil {
 			return err
 		}
+		standing := kyc.Standing{Customer: c.KycStatus}
 		open, err := q.VerificationOpenOfCustomer(ctx, id)
 		hasOpen := err == nil
 		if err != nil && !IsNotFound(err) {
 			return fmt.Errorf("read open verification: %w", err)
 		}
-		if hasOpen && open.Status != catalog.VerificationResolveErrors {
-			// Under review; IN_PROGRESS still waits for its review (a retried step that
-			// committed before must still have it reviewed).
-			out = Submitted{Verification: open, InProgress: open.Status == catalog.VerificationInProgress}
-			return nil
-		}
-		if !hasOpen && c.KycStatus == catalog.KycApproved {
-			last, err := q.VerificationLatestOfCustomer(ctx, id)
-			if err == nil && last.Status == catalog.VerificationApproved {
-				out = Submitted{Verification: last}
-				return nil
+		var last Verification
+		if hasOpen {
+			standing.Open = open.Status
+		} else if c.KycStatus == catalog.KycApproved { // the only standing the latest one decides
+			if last, err = q.VerificationLatestOfCustomer(ctx, id); err == nil {
+				standing.Latest = last.Status
+			} else if !IsNotFound(err) {
+				return fmt.Errorf("read latest verification: %w", err)
 			}
+		}
+		switch standing.Answer() {
+		case kyc.AnswerOpen:
+			out = Submitted{Verification: open, InProgress: standing.AwaitsReview()}
+			return nil
+		case kyc.AnswerLatest:
+			out = Submitted{Verification: last}
+			return nil
 		}
 		_, owners, err := ownersOf(ctx, q, platformID, id)
 		if err != nil {
@@ -247,10 +253,8 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 		}
 		required := platformconfig.ProviderCustomerFields(c.Currencies)
 		problems := kyc.Check(kyc.Submission{Customer: c, Owners: owners, Documents: docs, Required: required})
-		status := catalog.VerificationInProgress
-		if len(problems) > 0 {
-			status = catalog.VerificationResolveErrors
-		}
+		outcome := kyc.Submitted(problems)
+		status := outcome.Status
 		errs, err := json.Marshal(append([]kyc.Error{}, problems...))
 		if err != nil {
 			return fmt.Errorf("encode verification errors: %w", err)
@@ -264,12 +268,14 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 		if err != nil {
 			return fmt.Errorf("write verification: %w", err)
 		}
-		if status == catalog.VerificationInProgress {
+		if outcome.InProgress {
 			out.InProgress = true
 			if _, err := DocumentsMarkSubmitted(ctx, q, platformID, id); err != nil {
 				return err
 			}
-			if err := setCustomerKyc(ctx, q, c, catalog.KycPending, v); err != nil {
+		}
+		if outcome.Customer != "" {
+			if err := setCustomerKyc(ctx, q, c, outcome.Customer, v); err != nil {
 				return err
 			}
 		}
@@ -291,7 +297,7 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 			return fmt.Errorf("lock verification: %w", err)
 		}
 		out = cur
-		if cur.Status != catalog.VerificationInProgress {
+		if !kyc.Reviewable(cur.Status) {
 			return nil
 		}
 		_, c, err := lockCustomer(ctx, q, cur.PlatformID, cur.CustomerID)
@@ -302,12 +308,7 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 		if err != nil {
 			return err
 		}
-		if !kyc.OwnersDecided(owners) {
-			for _, o := range owners {
-				if !o.KycDecided {
-					undecided = append(undecided, o.ID)
-				}
-			}
+		if undecided = kyc.Undecided(owners); len(undecided) > 0 {
 			return nil
 		}
 		p, err := q.PlatformGet(ctx, cur.PlatformID)

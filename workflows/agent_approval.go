@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
@@ -28,10 +27,6 @@ func AgentActionWorkflowID(actionID uuid.UUID, keyHash string) string {
 func AgentActionSearchAttributes(platformID uuid.UUID) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)))
 }
-
-// errActionDecided rejects a decision that comes after the action was decided or its
-// approval expired: the API answers it from the stored action.
-var errActionDecided = errors.New("the action no longer waits for a decision")
 
 // AgentAction is the life of one money movement an agent asks for.
 //
@@ -87,20 +82,36 @@ func agentAction(ctx workflow.Context, in agent.Request) error {
 	}
 
 	// decided is set by the first decision, before it runs; expired once the timer ended
-	// a pending action. Either rejects later decisions.
+	// a pending action. Either rejects later decisions. state is the action as this
+	// workflow knows it: PENDING_APPROVAL until a step answered it otherwise.
 	var decided, expired, finished bool
+	state := agent.Action{Status: agent.PendingApproval}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, func(ctx workflow.Context, d agent.Decision) (json.RawMessage, error) {
 		decided = true
 		defer func() { finished = true }()
 		s, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.DecideAgentAction, in.ActionID, d))
+		if err == nil {
+			state = agent.Action{Status: s.Status, FailureReason: s.FailureReason}
+		}
 		if err != nil || !d.Approve {
 			return s.Action, err
 		}
 		s, err = execute(ctx)
+		if err == nil {
+			state = agent.Action{Status: s.Status, FailureReason: s.FailureReason}
+		}
 		return s.Action, err
 	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ agent.Decision) error {
-		if decided || expired {
-			return errActionDecided
+		// The state machine's refusal, coded: after the expiry the action is FAILED
+		// (APPROVAL_EXPIRED); while the first decision runs it is still PENDING_APPROVAL
+		// (another decision is being carried out); after it, as that decision left it.
+		switch {
+		case expired:
+			return coded(agent.Action{Status: agent.Failed, FailureReason: agent.FailureApprovalExpired}.Pending())
+		case decided && state.Status == agent.PendingApproval:
+			return coded(agent.NotPending(agent.PendingApproval, ""))
+		case decided:
+			return coded(state.Pending())
 		}
 		return nil
 	}})

@@ -243,8 +243,12 @@ func TestAgentActionExpires(t *testing.T) {
 	if expiredAt != 24*time.Hour+time.Minute { // the step's answer, a minute after the timer
 		t.Fatalf("expired at %s, want 24h (and a minute)", expiredAt)
 	}
-	if late.err == nil || !late.rejected || late.err.Error() != errActionDecided.Error() {
+	if late.err == nil || !late.rejected {
 		t.Fatalf("a decision after the expiry: %v (rejected %v)", late.err, late.rejected)
+	}
+	// The validator's refusal is the state machine's, coded: the API answers it as it is.
+	if w := refusedWith(t, late.err, catalog.AgentActionNotPending); w.Details["status"] != "FAILED" || w.Details["failureReason"] != agent.FailureApprovalExpired {
+		t.Fatalf("a decision after the expiry: details %v", w.Details)
 	}
 	if *decided || *executed {
 		t.Fatalf("after the expiry: decided %v, executed %v", *decided, *executed)
@@ -269,6 +273,9 @@ func TestAgentActionSecondDecisionRejected(t *testing.T) {
 	}
 	if during.err == nil || !during.rejected {
 		t.Fatalf("a second decision while the first ran: %v (rejected %v)", during.err, during.rejected)
+	}
+	if w := refusedWith(t, during.err, catalog.AgentActionNotPending); w.Details["status"] != "PENDING_APPROVAL" {
+		t.Fatalf("a second decision while the first ran: details %v", w.Details)
 	}
 	if *executed {
 		t.Fatal("the second decision (an approval) executed the rejected action")
@@ -314,4 +321,19 @@ func TestAgentActionAlreadyExpired(t *testing.T) {
 		t.Fatalf("expired at %s, want at once", expiredAt)
 	}
 	env.AssertExpectations(t)
+}
+
+// refusedWith checks that err is a non-retryable application error whose type is code and
+// whose details are the refusal's wire form, and returns that.
+func refusedWith(t *testing.T, err error, code catalog.Code) problem.Wire {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != string(code) {
+		t.Fatalf("%v: want an application error of type %s", err, code)
+	}
+	var w problem.Wire
+	if derr := appErr.Details(&w); derr != nil || w.Code != code {
+		t.Fatalf("details %+v (%v), want the %s refusal", w, derr, code)
+	}
+	return w
 }

@@ -2,13 +2,13 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/invitation"
 )
@@ -32,10 +32,6 @@ func InvitationSearchAttributes(platformID uuid.UUID) temporal.SearchAttributes 
 	return temporal.NewSearchAttributes(AttrPlatformID.ValueSet(ids.Format(ids.Platform, platformID)))
 }
 
-// errInvitationEnded rejects a claim or cancellation that comes after the invitation was
-// claimed, cancelled or expired: the API answers it from the stored invitation.
-var errInvitationEnded = errors.New("the invitation is no longer pending")
-
 // Invitation is the life of a UMA invitation, one workflow per code.
 //
 // The API starts it with Update-with-Start: UpdateCreate checks and persists the PENDING
@@ -46,7 +42,10 @@ var errInvitationEnded = errors.New("the invitation is no longer pending")
 // invitation became; a refused one (the inviter's own address) leaves it pending. The first
 // that succeeds ends the invitation, CLAIMED (with the INVITATION_CLAIMED webhook to the
 // inviter's platform) or CANCELLED; at expiresAt a still pending invitation becomes
-// EXPIRED. Updates that come later are rejected and answered from Postgres by the API.
+// EXPIRED. The updates' validators apply the invitation's state machine to what the
+// workflow knows of it (its platform and environment, its inviter, its expiry, how it
+// ended) and reject with the machine's coded refusal, which the API answers as it is; the
+// invitee is checked under the lock.
 func Invitation(ctx workflow.Context, in invitation.Request) error {
 	var created activities.CreatedInvitation
 	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
@@ -60,9 +59,12 @@ func Invitation(ctx workflow.Context, in invitation.Request) error {
 	}
 
 	// busy serializes the steps that change the invitation (the updates and the expiry);
-	// ended is set once one of them ended it.
+	// ended is set once one of them ended it, state.Status says how.
 	var busy, ended bool
-	step := func(ctx workflow.Context, run func(ctx workflow.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	exp := in.ExpiresAt
+	state := invitation.State{Code: in.Code, PlatformID: in.PlatformID, Environment: in.Environment, InviterUma: in.InviterUma,
+		Status: catalog.InvPending, ExpiresAt: &exp}
+	step := func(ctx workflow.Context, to catalog.InvitationStatus, run func(ctx workflow.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
 			return nil, err
 		}
@@ -70,30 +72,32 @@ func Invitation(ctx workflow.Context, in invitation.Request) error {
 		defer func() { busy = false }()
 		r, err := run(LocalStep(ctx))
 		if err == nil {
-			ended = true
+			ended, state.Status = true, to
 		}
 		return r, err
 	}
-	validate := func() error {
-		if ended {
-			return errInvitationEnded
-		}
-		return nil
-	}
 	var a *activities.Activities
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateClaim, func(ctx workflow.Context, c invitation.Claim) (json.RawMessage, error) {
-		return step(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+		return step(ctx, catalog.InvClaimed, func(ctx workflow.Context) (json.RawMessage, error) {
 			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.ClaimInvitation, in.Code, c))
 		})
-	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ invitation.Claim) error { return validate() }})
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, c invitation.Claim) error {
+		// Whether the invitee is one of the claiming platform's customers is read under
+		// the lock; everything else the workflow knows.
+		_, err := state.Claim(c, invitation.Invitee{Customer: true}, workflow.Now(ctx))
+		return coded(err)
+	}})
 	if err != nil {
 		return err
 	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancel, func(ctx workflow.Context, c invitation.Cancel) (json.RawMessage, error) {
-		return step(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
+		return step(ctx, catalog.InvCancelled, func(ctx workflow.Context) (json.RawMessage, error) {
 			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.CancelInvitation, in.Code, c))
 		})
-	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ invitation.Cancel) error { return validate() }})
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, c invitation.Cancel) error {
+		_, err := state.Cancel(c, workflow.Now(ctx))
+		return coded(err)
+	}})
 	if err != nil {
 		return err
 	}
@@ -108,9 +112,13 @@ func Invitation(ctx workflow.Context, in invitation.Request) error {
 		return err
 	}
 	if !ended {
-		busy, ended = true, true
-		if err := workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireInvitation, in.Code).Get(ctx, nil); err != nil {
+		busy, ended, state.Status = true, true, catalog.InvExpired
+		var status catalog.InvitationStatus
+		if err := workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireInvitation, in.Code).Get(ctx, &status); err != nil {
 			return err
+		}
+		if status != "" {
+			state.Status = status
 		}
 		busy = false
 	}

@@ -39,6 +39,12 @@ type invUpdate struct {
 // It returns the workflow's steps (activities with when they ran).
 func runInvitation(t *testing.T, env *testsuite.TestWorkflowEnvironment, updates []*invUpdate) {
 	t.Helper()
+	runInvitationOf(t, env, invReq, updates)
+}
+
+// runInvitationOf is runInvitation for the invitation req.
+func runInvitationOf(t *testing.T, env *testsuite.TestWorkflowEnvironment, req invitation.Request, updates []*invUpdate) {
+	t.Helper()
 	env.SetStartTime(invStart)
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateCreate, "c", &testsuite.TestUpdateCallback{OnReject: func(err error) { t.Errorf("create rejected: %v", err) },
@@ -56,7 +62,7 @@ func runInvitation(t *testing.T, env *testsuite.TestWorkflowEnvironment, updates
 			env.UpdateWorkflow(u.name, fmt.Sprintf("u%d", i), cb, u.arg)
 		}, u.at)
 	}
-	env.ExecuteWorkflow(Invitation, invReq)
+	env.ExecuteWorkflow(Invitation, req)
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("the workflow did not end")
 	}
@@ -135,14 +141,15 @@ func TestInvitationStepsRunOneAtATime(t *testing.T) {
 	env.AssertExpectations(t)
 }
 
-// A claim the rule refuses (the inviter's own address) leaves the invitation pending: a
-// later cancellation ends it, and it does not expire.
+// A claim the rule refuses under the lock (an invitee who is not one of the claiming
+// platform's customers) leaves the invitation pending: a later cancellation ends it, and
+// it does not expire.
 func TestInvitationRefusedClaimLeavesItPending(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
-	bad := invitation.Claim{InviteeUma: invReq.InviterUma, Key: "own"}
+	bad := invitation.Claim{InviteeUma: "$stranger@wallet.example.com", Key: "stranger"}
 	cancel := invitation.Cancel{PlatformID: invReq.PlatformID, Key: "cancel"}
-	refusal := temporal.NewNonRetryableApplicationError("own address", string(catalog.InvalidUmaAddress), nil)
+	refusal := temporal.NewNonRetryableApplicationError("not a customer", string(catalog.InvalidUmaAddress), nil)
 	env.OnActivity(a.CreateInvitation, mock.Anything, invReq).Return(invCreated, nil).Once()
 	env.OnActivity(a.ClaimInvitation, mock.Anything, invReq.Code, bad).Return(nil, refusal).Once()
 	env.OnActivity(a.CancelInvitation, mock.Anything, invReq.Code, cancel).Return(json.RawMessage(`{"status":"CANCELLED"}`), nil).Once()
@@ -172,4 +179,41 @@ func TestInvitationClaimInFlightAtExpiry(t *testing.T) {
 		t.Fatalf("claim: %v", u.err)
 	}
 	env.AssertExpectations(t) // ExpireInvitation is not mocked: it would fail the workflow
+}
+
+// The validators apply the invitation's state machine to what the workflow knows and
+// reject with its coded refusal, without running a step: a claim for the inviter's own
+// address, a claim from another environment (404), a cancellation by another platform,
+// and, once the invitation ended (while a step that waited still runs), a claim or
+// cancellation with the code of how it ended.
+func TestInvitationValidatorsRefuseCoded(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	req := invReq
+	req.Environment = catalog.Sandbox
+	env.OnActivity(a.CreateInvitation, mock.Anything, req).Return(invCreated, nil).Once()
+	claim := invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$bob@wallet.example.com", Key: "k1"}
+	second := invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$dan@wallet.example.com", Key: "k2"}
+	refused := temporal.NewNonRetryableApplicationError("the invitation has already been claimed", string(catalog.InvitationAlreadyClaimed), nil)
+	env.OnActivity(a.ClaimInvitation, mock.Anything, req.Code, claim).After(time.Minute).Return(invClaimed, nil).Once()
+	env.OnActivity(a.ClaimInvitation, mock.Anything, req.Code, second).After(time.Minute).Return(nil, refused).Once()
+	us := []*invUpdate{
+		{name: UpdateClaim, at: time.Hour, arg: invitation.Claim{PlatformID: claim.PlatformID, Environment: catalog.Sandbox, InviteeUma: req.InviterUma, Key: "own"}},
+		{name: UpdateClaim, at: time.Hour, arg: invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Production, InviteeUma: "$bob@wallet.example.com", Key: "foreign"}},
+		{name: UpdateCancel, at: time.Hour, arg: invitation.Cancel{PlatformID: uuid.New(), Environment: catalog.Sandbox, Key: "stranger"}},
+		{name: UpdateClaim, at: 2 * time.Hour, arg: claim},
+		{name: UpdateClaim, at: 2*time.Hour + time.Second, arg: second}, // waits for the first, runs after it ended
+		{name: UpdateClaim, at: 2*time.Hour + 90*time.Second, arg: invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$carol@wallet.example.com", Key: "late"}},
+		{name: UpdateCancel, at: 2*time.Hour + 90*time.Second, arg: invitation.Cancel{PlatformID: req.PlatformID, Environment: catalog.Sandbox, Key: "late-cancel"}},
+	}
+	runInvitationOf(t, env, req, us)
+	refusedWith(t, us[0].err, catalog.InvalidUmaAddress)
+	refusedWith(t, us[1].err, catalog.InvitationNotFound)
+	refusedWith(t, us[2].err, catalog.Forbidden)
+	if us[3].err != nil || us[4].err == nil {
+		t.Fatalf("claim %v, second claim %v", us[3].err, us[4].err)
+	}
+	refusedWith(t, us[5].err, catalog.InvitationAlreadyClaimed)
+	refusedWith(t, us[6].err, catalog.InvitationAlreadyClaimed)
+	env.AssertExpectations(t) // no other claim or cancellation step ran
 }

@@ -93,6 +93,10 @@ type Request struct {
 	AmountToSend int64 `json:",omitempty"`
 	ExpiresAt    time.Time
 	URL          string
+	// Environment is the environment of the creating platform, for the invitation's
+	// workflow to refuse another environment's claims as the database does ("" in the
+	// workflows of invitations created before it was recorded).
+	Environment catalog.Environment `json:",omitempty"`
 }
 
 // NewRequest checks the shape of a create request and completes it: the code and URL
@@ -191,9 +195,12 @@ func Admit(r Request, in Inviter) (Terms, error) {
 type State struct {
 	Code       string
 	PlatformID uuid.UUID
-	InviterUma string
-	Status     catalog.InvitationStatus
-	ExpiresAt  *time.Time
+	// Environment is the environment of the inviter's platform; "" when the reader does
+	// not know it (the database reads an invitation as the caller's environment sees it).
+	Environment catalog.Environment
+	InviterUma  string
+	Status      catalog.InvitationStatus
+	ExpiresAt   *time.Time
 }
 
 // StatusAt is the invitation's status at now: a PENDING invitation past its expiresAt is
@@ -228,44 +235,15 @@ type Invitee struct {
 	Customer bool
 }
 
-// CheckClaim decides whether c may claim the invitation at now for invitee: only a pending
-// one, not for the inviter's own address, and only for one of the claiming platform's
-// customers (else INVALID_UMA_ADDRESS): a platform speaks for its own customers only.
+// CheckClaim decides whether c may claim the invitation at now for invitee (see
+// State.Claim).
 func CheckClaim(s State, c Claim, invitee Invitee, now time.Time) error {
-	if err := pending(s, now); err != nil {
-		return err
-	}
-	if err := CheckInviteeUma(c.InviteeUma); err != nil {
-		return err
-	}
-	if c.InviteeUma == s.InviterUma {
-		return problem.FieldCode(catalog.InvalidUmaAddress, "inviteeUma", "an invitation cannot be claimed by its inviter (%s)", s.InviterUma)
-	}
-	if !invitee.Customer {
-		return problem.FieldCode(catalog.InvalidUmaAddress, "inviteeUma", "inviteeUma %s is not the UMA address of one of the platform's customers", c.InviteeUma)
-	}
-	return nil
+	_, err := s.Claim(c, invitee, now)
+	return err
 }
 
-// CheckCancel decides whether c may cancel the invitation at now: only the platform that
-// created it (else FORBIDDEN), and only while it is pending.
+// CheckCancel decides whether c may cancel the invitation at now (see State.Cancel).
 func CheckCancel(s State, c Cancel, now time.Time) error {
-	if c.PlatformID != s.PlatformID {
-		return problem.Refuse(catalog.Forbidden, "only the platform that created an invitation can cancel it")
-	}
-	return pending(s, now)
-}
-
-// pending refuses an invitation that is no longer pending at now, with the code of what
-// it became.
-func pending(s State, now time.Time) error {
-	switch s.StatusAt(now) {
-	case catalog.InvClaimed:
-		return problem.Refuse(catalog.InvitationAlreadyClaimed, "the invitation has already been claimed")
-	case catalog.InvCancelled:
-		return problem.Refuse(catalog.InvitationCancelled, "the invitation was cancelled")
-	case catalog.InvExpired:
-		return problem.Refuse(catalog.InvitationExpired, "the invitation has expired")
-	}
-	return nil
+	_, err := s.Cancel(c, now)
+	return err
 }
