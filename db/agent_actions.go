@@ -144,12 +144,8 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 		if err != nil {
 			return actionPaymentOf{}, err
 		}
-		executed, err := quoteExecutable(qt, t, now)
-		if err != nil {
+		if _, err := QuoteSnapshot(qt, t).Execute("", now, true); err != nil {
 			return actionPaymentOf{}, err
-		}
-		if executed {
-			return actionPaymentOf{}, problem.Refuse(catalog.QuoteNotPending, "the quote was already executed")
 		}
 		if err := agentMayDebit(ctx, q, ag.PlatformID, qt.SourceAccountID.UUID); err != nil {
 			return actionPaymentOf{}, err

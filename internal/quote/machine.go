@@ -110,6 +110,14 @@ func (s State) Execute(key string, now time.Time, open bool) (Step, error) {
 	return StepHold, nil
 }
 
+// AwaitsExecution reports whether executing the quote by key would hold its money, its
+// expiry left to the execution itself: an embedded wallet's customer is asked to sign only
+// then (a repeat or a refusal needs no signature).
+func (s State) AwaitsExecution(key string) bool {
+	step, err := s.Execute(key, time.Time{}, true)
+	return err == nil && step == StepHold
+}
+
 // Funding is what a deposit does: its Step, whether it matches the quote's total (a
 // deposit that does not fails the payment, FUNDING_AMOUNT_MISMATCH) and whether it came
 // late (sent back).

@@ -165,3 +165,21 @@ func TestMismatch(t *testing.T) {
 		}
 	}
 }
+
+func TestAwaitsExecution(t *testing.T) {
+	for _, tc := range []struct {
+		state, key string
+		want       bool
+	}{
+		{"account pending", "k", true},
+		{"account pending, late", "k", true}, // the execution judges the expiry
+		{"account executed", "k", false},
+		{"account executed", "other", false},
+		{"account expired", "k", false},
+		{"deposit pending", "k", false},
+	} {
+		if got := states[tc.state].AwaitsExecution(tc.key); got != tc.want {
+			t.Errorf("%s: AwaitsExecution(%q) = %v, want %v", tc.state, tc.key, got, tc.want)
+		}
+	}
+}
