@@ -147,13 +147,18 @@ func (s *quoteSteps) execute(ctx workflow.Context, e quote.Execution) (json.RawM
 }
 
 // validateExecute refuses an execution once the timer has fired with none (the expiry is
-// under way): the state machine's expiry refusal, as a coded application error the API
-// answers as it is.
-func (s *quoteSteps) validateExecute(workflow.Context, quote.Execution) error {
-	if s.expired {
-		return codedRefusal(quote.ErrExpired())
+// under way): the state machine's refusal of an unexecuted quote at its expiry (expired;
+// for a REALTIME_FUNDING quote, executed by its deposit), as a coded application error the
+// API answers as it is.
+func (s *quoteSteps) validateExecute(_ workflow.Context, e quote.Execution) error {
+	if !s.expired {
+		return nil
 	}
-	return nil
+	unexecuted := quote.State{Source: s.in.Source.Kind, Status: catalog.TxPending, ExpiresAt: s.expiresAt}
+	if _, err := unexecuted.Execute(e.Key, s.expiresAt, true); err != nil {
+		return codedRefusal(err)
+	}
+	return codedRefusal(quote.ErrExpired())
 }
 
 // fund is the fund update: a deposit executes a REALTIME_FUNDING quote; one that differs

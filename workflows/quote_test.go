@@ -210,7 +210,8 @@ func TestQuoteExecutedUnseenIsPaidAtExpiry(t *testing.T) {
 // machine's expiry refusal as a coded application error (type QUOTE_NOT_PENDING, details
 // its problem.Wire), which the API answers as it is: 409 QUOTE_NOT_PENDING.
 func TestQuoteExecuteAfterExpiryIsACodedRefusal(t *testing.T) {
-	s := &quoteSteps{in: quoteReq}
+	s := &quoteSteps{in: quoteReq, expiresAt: quoteCreated.ExpiresAt}
+	s.in.Source.Kind = quote.SourceAccount
 	if err := s.validateExecute(nil, quote.Execution{Key: "k"}); err != nil {
 		t.Fatalf("before expiry: %v", err)
 	}
@@ -223,5 +224,10 @@ func TestQuoteExecuteAfterExpiryIsACodedRefusal(t *testing.T) {
 	var w problem.Wire
 	if err := appErr.Details(&w); err != nil || w.Code != catalog.QuoteNotPending || w.Message != "the quote expired and can no longer be executed" {
 		t.Fatalf("details %+v (%v)", w, err)
+	}
+	// A REALTIME_FUNDING quote is refused as before its expiry: its deposit executes it.
+	s.in.Source.Kind = quote.SourceRealtimeFunding
+	if err := s.validateExecute(nil, quote.Execution{Key: "k"}); !errors.As(err, &appErr) || appErr.Type() != string(catalog.Conflict) {
+		t.Fatalf("a REALTIME_FUNDING quote after expiry: %v", err)
 	}
 }
