@@ -28,10 +28,10 @@ type Payments interface {
 	// Transfer starts (or joins) a transfer's workflow and waits for its create step: nil
 	// when the transfer exists, or its refusal (a *problem error).
 	Transfer(ctx context.Context, r transfer.Request) error
-	// ExecuteQuote executes a quote through its workflow: nil when executed by e (now or
+	// QuoteExecute executes a quote through its workflow: nil when executed by e (now or
 	// before), the refusal otherwise (a *problem error), or ErrPaymentEnded when the
 	// quote's workflow has ended.
-	ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) error
+	QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution) error
 }
 
 // ErrPaymentEnded reports that a payment's workflow ended before it could take the step:
@@ -191,7 +191,7 @@ func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (str
 func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db.AgentActionFull) error {
 	if act.Type == agent.ExecuteQuote {
 		key := "agent-action:" + act.ID.String()
-		err := a.payments.ExecuteQuote(ctx, act.QuoteID.UUID, quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)})
+		err := a.payments.QuoteExecute(ctx, act.QuoteID.UUID, quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)})
 		if err != nil && !errors.Is(err, ErrPaymentEnded) {
 			return err
 		}

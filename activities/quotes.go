@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -56,11 +57,29 @@ func (a *Activities) ratesFor(env catalog.Environment) fx.Provider {
 	return a.rates
 }
 
-// ExecuteQuote executes a pending quote (see db.QuoteExecute) and returns the Quote
-// resource as committed. A refusal (not pending, expired, insufficient funds, no wallet
-// signature) is a non-retryable application error.
-func (a *Activities) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
-	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, view.Resources{})
+// ExecuteQuoteActivity is the name QuoteExecute is registered under: the name recorded in
+// the histories of quote workflows, which a replay checks (see Register).
+const ExecuteQuoteActivity = "ExecuteQuote"
+
+// Registry is where activities are registered: a worker, or a workflow test environment.
+type Registry interface {
+	RegisterActivity(a any)
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+// Register registers the activities on r: every method under its own name, and a method
+// renamed since histories recorded it under its recorded name too.
+func Register(r Registry, a *Activities) {
+	r.RegisterActivity(a)
+	r.RegisterActivityWithOptions(a.QuoteExecute, activity.RegisterOptions{Name: ExecuteQuoteActivity})
+}
+
+// QuoteExecute executes a pending quote (see db.QuoteExecute) and returns the Quote
+// resource as committed. A refusal of the quote's state machine (executed by another
+// request, expired or ended, a REALTIME_FUNDING quote), or of the hold (insufficient
+// funds, no wallet signature) is a non-retryable application error.
+func (a *Activities) QuoteExecute(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
+	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, true, view.Resources{})
 	if err != nil {
 		return nil, refusal(err)
 	}
@@ -80,11 +99,8 @@ func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) (QuoteS
 	if err != nil {
 		return QuoteState{}, err
 	}
-	st := QuoteState{Executed: q.Quote.ExecuteKey != nil}
-	if q.Quote.DepositAmount != nil {
-		st.Mismatch = *q.Quote.DepositAmount != q.Transaction.Amount
-	}
-	return st, nil
+	s := db.QuoteSnapshot(q.Quote, q.Transaction)
+	return QuoteState{Executed: s.Executed(), Mismatch: s.Mismatch()}, nil
 }
 
 // QuoteState is what the expiry found of a quote: executed (by a request or a deposit),
@@ -139,7 +155,7 @@ type FundedQuote struct {
 // FundQuote records a deposit for a REALTIME_FUNDING quote (see db.QuoteFund). A refusal
 // (a second deposit, a quote funded from an account) is a non-retryable application error.
 func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, deposit quote.Deposit) (FundedQuote, error) {
-	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, view.Resources{})
+	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, true, view.Resources{})
 	if err != nil {
 		return FundedQuote{}, refusal(err)
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -277,43 +277,24 @@ func (s *Server) getQuote(w http.ResponseWriter, r *http.Request) error {
 	}, func(q db.QuoteGetRow) view.Quote { return view.QuoteOf(db.QuoteWithTransaction(q)) })
 }
 
-// executeQuote is POST /quotes/{quoteId}/execute: the quote's workflow holds the sending
-// amount (its execute update) before this handler answers 200 with the Quote, then pays.
-// Money leaves an embedded wallet only with the customer's session signature: the first
-// call answers 202 with a payloadToSign and the signed retry executes, or a signature made
-// up front over the quote's own payloadToSign (its payment instructions) executes at once.
-// A quote executed by another request, expired or ended is 409 QUOTE_NOT_PENDING; a
-// repeated request (same Idempotency-Key) answers the quote.
-func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
+// handleQuoteExecute is POST /quotes/{quoteId}/execute: the quote's workflow holds the
+// sending amount (its execute update) before this handler answers 200 with the Quote, then
+// pays. Money leaves an embedded wallet only with the customer's session signature: the
+// first call answers 202 with a payloadToSign and the signed retry executes, or a signature
+// made up front over the quote's own payloadToSign (its payment instructions) executes at
+// once. Whether the quote may be executed is the quote's state machine's to say, under the
+// quote's lock (db.QuoteExecute): its refusal is the answer (409 QUOTE_NOT_PENDING for a
+// quote executed by another request, expired or ended); a repeated request (same
+// Idempotency-Key) answers the quote.
+func (s *Server) handleQuoteExecute(w http.ResponseWriter, r *http.Request) error {
 	row, err := loadOne(r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
 		return s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
 	})
 	if err != nil {
 		return err
 	}
-	if row.Quote.SourceKind == string(quote.SourceRealtimeFunding) {
-		return &Error{Status: http.StatusConflict, Code: catalog.Conflict,
-			Message: "a REALTIME_FUNDING quote is executed by its deposit (in the sandbox: POST /sandbox/send), not by this request"}
-	}
 	e := quote.Execution{Key: requestKey(r)}
-	if done, err := executed(row, e.Key); done || err != nil {
-		if err != nil {
-			return err
-		}
-		if row.Transaction.Status == catalog.TxProcessing {
-			// Executed by this request's first attempt, whose answer was lost: that
-			// attempt's execution may be committed while its update never reached the
-			// workflow (the worker or Temporal went down before the workflow task
-			// completed). The repeat tells the workflow again (the update is idempotent
-			// for the same key), so the payment goes on now rather than at the quote's expiry.
-			if _, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e); err != nil && !workflowEnded(err) {
-				return err
-			}
-		}
-		writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
-		return nil
-	}
-	if row.PayloadToSign != "" { // an embedded-wallet source
+	if row.PayloadToSign != "" && db.QuoteSnapshot(row.Quote, row.Transaction).AwaitsExecution(e.Key) { // an embedded-wallet source
 		var used uuid.UUID
 		sr := signedRequest{accountID: row.Quote.SourceAccountID.UUID, kind: walletauth.KindExecuteQuote, used: &used, upFront: row.Quote.SignedRequestID}
 		if answered, err := s.requireSignature(w, r, sr); answered || err != nil {
@@ -321,62 +302,52 @@ func (s *Server) executeQuote(w http.ResponseWriter, r *http.Request) error {
 		}
 		e.WalletSignature = ids.Some(used)
 	}
-	res, err := s.start.ExecuteQuote(r.Context(), row.Quote.ID, e)
-	switch {
-	case workflowEnded(err):
-		// The workflow ended, or rejected the update (the quote expired): the stored quote says why.
-		return s.quoteNotPending(r.Context(), row.Quote.PlatformID, row.Quote.ID, e.Key, w, err)
-	case err != nil:
-		return err
-	}
-	key, err := s.q.QuoteExecuteKey(r.Context(), db.QuoteExecuteKeyParams{PlatformID: row.Quote.PlatformID, ID: row.Quote.ID})
+	res, err := s.quoteExecute(r.Context(), row.Quote.ID, e)
 	if err != nil {
-		return fmt.Errorf("read quote execution: %w", err)
-	}
-	if key != e.Key {
-		return errAlreadyExecuted
+		return err
 	}
 	writeRaw(w, http.StatusOK, res)
 	return nil
 }
 
-var errAlreadyExecuted = &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote was already executed by another request"}
-
-// executed reports whether the quote is past execution: done with a nil error when this
-// request (its key) executed it, a 409 when another one did or it ended unexecuted.
-func executed(row db.QuoteGetRow, key string) (bool, error) {
-	switch {
-	case row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key:
-		return true, nil
-	case row.Quote.ExecuteKey != nil:
-		return true, errAlreadyExecuted
-	case row.Transaction.Status != catalog.TxPending:
-		return true, &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending,
-			Message: fmt.Sprintf("the quote is %s and can no longer be executed", row.Transaction.Status)}
+// quoteExecute executes a quote through its workflow (start.QuoteExecute), which pays it.
+// A quote whose workflow has ended takes no execution: db.QuoteExecute answers in its
+// place, under the quote's lock, with the repeat of the request that executed it or the
+// state machine's refusal, and holds nothing.
+func (s *Server) quoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
+	res, err := s.start.QuoteExecute(ctx, quoteID, e)
+	if !workflowEnded(err) {
+		return res, err
 	}
-	return false, nil
+	q, err := db.QuoteExecute(ctx, s.Pool, quoteID, e, false, view.Resources{})
+	if err != nil {
+		return nil, err
+	}
+	return renderJSON(view.QuoteOf(q))
 }
 
-// quoteNotPending answers an execution the quote's workflow no longer takes, from the
-// quote as stored; cause is the workflow's answer, returned when the quote is still
-// pending and unexpired.
-func (s *Server) quoteNotPending(ctx context.Context, pid, id uuid.UUID, key string, w http.ResponseWriter, cause error) error {
-	row, err := s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+// quoteFund sends a deposit to a REALTIME_FUNDING quote's workflow (start.FundQuote). A
+// quote whose workflow has ended takes no deposit: db.QuoteFund answers in its place with
+// the state machine's refusal.
+func (s *Server) quoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit) (json.RawMessage, error) {
+	res, err := s.start.FundQuote(ctx, quoteID, d)
+	if !workflowEnded(err) {
+		return res, err
+	}
+	f, err := db.QuoteFund(ctx, s.Pool, quoteID, d, false, view.Resources{})
 	if err != nil {
-		return fmt.Errorf("read quote: %w", err)
+		return nil, err
 	}
-	done, err := executed(row, key)
-	if done && err == nil {
-		writeJSON(w, http.StatusOK, view.QuoteOf(db.QuoteWithTransaction(row)))
-		return nil
-	}
+	return renderJSON(view.TransactionOf(f.Transaction))
+}
+
+// renderJSON encodes a resource.
+func renderJSON(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("render: %w", err)
 	}
-	if time.Now().Before(row.Quote.ExpiresAt) {
-		return cause
-	}
-	return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote expired and can no longer be executed"}
+	return b, nil
 }
 
 // requestKey identifies an execute or deposit request: derived from its Idempotency-Key (a repeat
@@ -389,8 +360,6 @@ func requestKey(r *http.Request) string {
 	sum := sha256.Sum256([]byte(principalFrom(r.Context()).PlatformID.String() + "\x00" + key))
 	return "key:" + hex.EncodeToString(sum[:])
 }
-
-var errDepositArrived = &Error{Status: http.StatusConflict, Code: catalog.Conflict, Message: "the quote's deposit has already arrived"}
 
 type sandboxSendBody struct {
 	QuoteID        *string `json:"quoteId"`
@@ -448,14 +417,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	if amount != nil {
 		deposit = *amount
 	}
-	res, err := s.start.FundQuote(r.Context(), id, quote.Deposit{Key: requestKey(r), Amount: deposit})
-	if workflowEnded(err) {
-		// The workflow ended, or ended before answering: the stored quote says why.
-		if row, rerr := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id}); rerr == nil && row.Quote.DepositAmount != nil {
-			return errDepositArrived
-		}
-		return &Error{Status: http.StatusConflict, Code: catalog.QuoteNotPending, Message: "the quote has ended and takes no deposit"}
-	}
+	res, err := s.quoteFund(r.Context(), id, quote.Deposit{Key: requestKey(r), Amount: deposit})
 	if err != nil {
 		return err
 	}

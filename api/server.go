@@ -229,7 +229,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/quotes/{quoteId}", handler(s.getQuote))
 		r.Get("/receiver/uma/{receiverUmaAddress}", handler(s.lookupUmaReceiver))
 		r.Get("/receiver/external-account/{accountId}", handler(s.lookupExternalReceiver))
-		r.With(transact, s.idempotent, noBody).Post("/quotes/{quoteId}/execute", handler(s.executeQuote))
+		r.With(transact, s.idempotent, noBody).Post("/quotes/{quoteId}/execute", handler(s.handleQuoteExecute))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/send", handler(s.sandboxSend))
 		r.Get("/transactions", handler(s.listTransactions))
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))

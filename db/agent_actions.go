@@ -140,12 +140,8 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 		if err := owner.CheckQuote(agent.QuoteOwner{Found: err == nil, PlatformID: qt.PlatformID, CustomerID: qt.CustomerID}); err != nil {
 			return actionPaymentOf{}, err
 		}
-		executed, err := quoteExecutable(qt, t, now)
-		if err != nil {
+		if _, err := QuoteSnapshot(qt, t).Execute("", now, true); err != nil {
 			return actionPaymentOf{}, err
-		}
-		if executed {
-			return actionPaymentOf{}, problem.Refuse(catalog.QuoteNotPending, "the quote was already executed")
 		}
 		source, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: ag.PlatformID, ID: qt.SourceAccountID.UUID})
 		if err != nil {

@@ -18,7 +18,6 @@ import (
 	"paycore/internal/instructions"
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
@@ -266,34 +265,48 @@ func quoteRail(ctx context.Context, q *Queries, qt Quote, t Transaction) (quote.
 	return rail, nil
 }
 
-// quoteNotPending refuses executing a quote that was executed, expired or ended.
-func quoteNotPending(status catalog.TransactionStatus) error {
-	return problem.Refuse(catalog.QuoteNotPending, "the quote is %s and can no longer be executed", status)
+// QuoteSnapshot is the quote's state machine's view (quote.State) of a quote and its
+// transaction as stored.
+func QuoteSnapshot(qt Quote, t Transaction) quote.State {
+	s := quote.State{Source: quote.SourceKind(qt.SourceKind), Status: t.Status, ExpiresAt: qt.ExpiresAt, Total: t.Amount,
+		SentBack: t.RefundReason != nil && *t.RefundReason == sandbox.RefundTimeout}
+	if qt.ExecuteKey != nil {
+		s.ExecuteKey = *qt.ExecuteKey
+	}
+	if qt.DepositAmount != nil {
+		s.Deposited, s.DepositAmount = true, *qt.DepositAmount
+	}
+	if qt.DepositKey != nil {
+		s.DepositKey = *qt.DepositKey
+	}
+	return s
 }
 
-// QuoteExecute executes a quote in one database transaction: under the quote's lock it
-// checks the quote is PENDING and unexpired, holds the sending amount on the source
-// account (an embedded wallet only with the used signed retry walletSignature, bound to
-// the quote's transaction), records who executed it (key), and moves the transaction to
-// PROCESSING with its events. Executing an executed quote changes nothing and returns it
-// (the caller compares the key to tell a repeat from a second execution).
+// QuoteExecute executes a quote in one database transaction: under the quote's lock the
+// quote's state machine (quote.State.Execute) decides, and when it holds the quote this
+// holds the sending amount on the source account (an embedded wallet only with the used
+// signed retry walletSignature, bound to the quote's transaction), records who executed it
+// (key), and moves the transaction to PROCESSING with its events. The same request again
+// (its key) changes nothing and returns the quote; anything else the machine refuses
+// (another request executed it, it expired or ended) is its refusal.
 //
-// Whether the quote has expired is read under the quote's lock, at the moment it is held.
+// open says whether the quote's workflow still runs: the API asks with open false when
+// the workflow has ended, for the answer to a repeat or the refusal, never a hold.
 //
 // An execution by an agent's action (e.AgentID) records the agent on the transaction.
-func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, v Views) (QuoteWithTransaction, error) {
+func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, open bool, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
 		}
-		executed, err := quoteExecutable(qt, t, time.Now())
+		step, err := QuoteSnapshot(qt, t).Execute(e.Key, time.Now(), open)
 		if err != nil {
 			return err
 		}
-		if !executed {
-			if err := executeQuote(ctx, q, qt, t, e, v); err != nil {
+		if step == quote.StepHold {
+			if err := holdQuote(ctx, q, qt, t, e, v); err != nil {
 				return err
 			}
 		}
@@ -307,29 +320,11 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 	return out, err
 }
 
-// quoteExecutable says whether a quote (locked, with its transaction t) can be executed
-// at now: executed when it already was (by whom is the caller's to tell, by its key); a
-// REALTIME_FUNDING quote (its deposit executes it), one no longer pending or one past its
-// expiry is refused.
-func quoteExecutable(qt Quote, t Transaction, now time.Time) (executed bool, err error) {
-	switch {
-	case qt.SourceKind == string(quote.SourceRealtimeFunding) || !qt.SourceAccountID.Valid:
-		return false, problem.Refuse(catalog.Conflict, "a REALTIME_FUNDING quote is executed by its deposit, not by this request")
-	case qt.ExecuteKey != nil:
-		return true, nil
-	case t.Status != catalog.TxPending:
-		return false, quoteNotPending(t.Status)
-	case !now.Before(qt.ExpiresAt):
-		return false, quoteNotPending(catalog.TxExpired)
-	}
-	return false, nil
-}
-
-// executeQuote holds a pending quote's sending amount and marks it executed and
+// holdQuote holds a pending quote's sending amount and marks it executed and
 // PROCESSING. The paying customer must still be APPROVED (locked, so an identity change
 // that sends it back through verification is either before or after): a quote made
 // before such a change is not executed for the new identity.
-func executeQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
+func holdQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
 	if t.CustomerID.Valid {
 		payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
 		if err != nil {
@@ -396,9 +391,10 @@ type Deposit struct {
 // sandbox funding account to the platform's DEPOSITS account, held for the payment, and
 // the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
 // the money comes in and goes straight back, and the expired transaction records the
-// refund (TIMEOUT). The same deposit again (its key) is answered as it was recorded; a
-// second one is refused.
-func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, v Views) (Deposit, error) {
+// refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
+// quote's lock: the same deposit again (its key) is answered as it was recorded; a second
+// one is refused. open is as for QuoteExecute.
+func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, open bool, v Views) (Deposit, error) {
 	amount := d.Amount
 	var out Deposit
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -406,17 +402,13 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 		if err != nil {
 			return err
 		}
-		now := time.Now()
-		switch {
-		case qt.SourceKind != string(quote.SourceRealtimeFunding):
-			return problem.Refuse(catalog.InvalidInput, "the quote is funded from an account, not by a deposit")
-		case qt.DepositAmount != nil && qt.DepositKey != nil && *qt.DepositKey == d.Key:
-			// recorded by an earlier run of this step
-			out = Deposit{Transaction: t, Matches: *qt.DepositAmount == t.Amount,
-				Late: t.RefundReason != nil && *t.RefundReason == sandbox.RefundTimeout}
+		f, err := QuoteSnapshot(qt, t).Fund(d, time.Now(), open)
+		if err != nil {
+			return err
+		}
+		if f.Step == quote.StepRepeat { // recorded by an earlier run of this step
+			out = Deposit{Transaction: t, Matches: f.Matches, Late: f.Late}
 			return nil
-		case qt.DepositAmount != nil:
-			return problem.Refuse(catalog.Conflict, "the quote's deposit has already arrived")
 		}
 		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount, Key: &d.Key}); err != nil {
 			return fmt.Errorf("record deposit: %w", err)
@@ -429,7 +421,7 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 		if err != nil {
 			return err
 		}
-		if t.Status != catalog.TxPending || !now.Before(qt.ExpiresAt) {
+		if f.Step == quote.StepSendBack {
 			out.Late = true
 			out.Transaction, err = refundLateDeposit(ctx, q, t, funding.ID, deposits.ID, amount, v)
 			return err
@@ -438,7 +430,7 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 			return fmt.Errorf("post deposit: %w", err)
 		}
 		out.Transaction, err = markExecuted(ctx, q, qt, t, DepositKey, v)
-		out.Matches = amount == t.Amount
+		out.Matches = f.Matches
 		return err
 	})
 	return out, err
@@ -469,18 +461,19 @@ func refundLateDeposit(ctx context.Context, q *Queries, t Transaction, funding, 
 	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentRefundCompleted)
 }
 
-// QuoteExpire ends a quote nobody executed in time: its transaction EXPIRED with
-// QUOTE_EXPIRED and the OUTGOING_PAYMENT_EXPIRED event. An executed quote is left as it
-// is. It returns the quote afterwards.
+// QuoteExpire is a quote's timer firing (quote.State.Expire, under the quote's lock): a
+// quote nobody executed in time ends, its transaction EXPIRED with QUOTE_EXPIRED and the
+// OUTGOING_PAYMENT_EXPIRED event. An executed quote, or one a late deposit already ended,
+// is left as it is. It returns the quote afterwards.
 func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		qt, err := q.QuoteLock(ctx, quoteID)
+		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
-			return fmt.Errorf("lock quote: %w", err)
+			return err
 		}
-		if qt.ExecuteKey == nil && qt.DepositAmount == nil {
-			if _, err := expireTransaction(ctx, q, qt.TransactionID, v); err != nil && !IsNotFound(err) {
+		if QuoteSnapshot(qt, t).Expire() == quote.StepExpire {
+			if _, err := expireTransaction(ctx, q, qt.TransactionID, v); err != nil {
 				return err
 			}
 		}

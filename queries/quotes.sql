@@ -72,10 +72,6 @@ SELECT * FROM quotes WHERE id = @id FOR UPDATE;
 -- name: QuoteMarkExecuted :exec
 UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id AND execute_key IS NULL;
 
--- name: QuoteExecuteKey :one
--- Who executed a platform's quote ("" when nobody has).
-SELECT coalesce(execute_key, '')::text FROM quotes WHERE platform_id = @platform_id AND id = @id;
-
 -- name: QuoteRecordDeposit :exec
 UPDATE quotes SET deposit_amount = @amount, deposit_key = @key WHERE id = @id AND deposit_amount IS NULL;
 

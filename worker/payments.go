@@ -30,9 +30,9 @@ func (p Payments) Transfer(ctx context.Context, r transfer.Request) error {
 	return refusalOf(err)
 }
 
-// ExecuteQuote sends the execute update to the quote's workflow and waits for it.
-func (p Payments) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) error {
-	_, err := p.Starter.ExecuteQuote(ctx, quoteID, e)
+// QuoteExecute sends the execute update to the quote's workflow and waits for it.
+func (p Payments) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution) error {
+	_, err := p.Starter.QuoteExecute(ctx, quoteID, e)
 	if errors.Is(err, start.ErrWorkflowClosed) {
 		return activities.ErrPaymentEnded
 	}

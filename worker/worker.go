@@ -61,7 +61,7 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 		}
 		w.RegisterWorkflowWithOptions(d.Func, ro)
 	}
-	w.RegisterActivity(acts)
+	activities.Register(w, acts)
 	return w
 }
 

@@ -5,13 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
-	"paycore/internal/problem"
 )
 
 // UpdateDecide is the update that carries the platform's approve or reject call (an
@@ -76,7 +74,7 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 			next, _, err = incoming.Call(stage)
 		}
 		if err != nil {
-			return nil, codedRefusal(err)
+			return nil, coded(err)
 		}
 		decision, stage = d, next
 		if err := workflow.Await(ctx, func() bool { return stage == incoming.StageFinished }); err != nil {
@@ -85,7 +83,7 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 		return final, nil
 	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ incoming.Decision) error {
 		_, _, err := incoming.Call(stage)
-		return codedRefusal(err)
+		return coded(err)
 	}})
 	if err != nil {
 		return incoming.Decision{}, err
@@ -136,18 +134,4 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 	final, stage = ended.Resource, incoming.StageFinished
 	setStatus(ctx, ended.Status)
 	return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-}
-
-// codedRefusal is a domain refusal as an update validator or handler returns it: a non-retryable
-// application error whose type is the refusal's code and whose details carry it whole
-// (problem.Wire), which the API maps to its answer as it is. nil stays nil.
-func codedRefusal(err error) error {
-	if err == nil {
-		return nil
-	}
-	w, ok := problem.ToWire(err)
-	if !ok {
-		return err
-	}
-	return temporal.NewNonRetryableApplicationError(w.Message, string(w.Code), nil, w)
 }

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,88 +62,34 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-
-	// inFlight counts the execute and fund updates running: the expiry waits for all of
-	// them (one may commit the execution just before the quote expires).
-	var inFlight int
-	var executed, expired bool
-	execute := func(ctx workflow.Context, e quote.Execution) (json.RawMessage, error) {
-		inFlight++
-		defer func() { inFlight-- }()
-		var a *activities.Activities
-		r, err := result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExecuteQuote, in.QuoteID, e))
-		if err == nil {
-			executed = true
-		}
-		return r, err
-	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateExecute, execute, workflow.UpdateHandlerOptions{
-		Validator: func(_ workflow.Context, _ quote.Execution) error {
-			if expired {
-				return errQuoteExpired
-			}
-			return nil
-		}})
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateExecute, s.execute, workflow.UpdateHandlerOptions{Validator: s.validateExecute})
 	if err != nil {
 		return err
 	}
-	// A deposit executes a REALTIME_FUNDING quote; one that differs from the quote's
-	// total fails it, and one after expiry is sent back.
-	var mismatch, late bool
-	fund := func(ctx workflow.Context, deposit quote.Deposit) (json.RawMessage, error) {
-		inFlight++
-		defer func() { inFlight-- }()
-		var a *activities.Activities
-		f, err := result[activities.FundedQuote](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FundQuote, in.QuoteID, deposit))
-		if err != nil {
-			return nil, err
-		}
-		if f.Late {
-			late = true
-		} else {
-			executed, mismatch = true, !f.Matches
-		}
-		return f.Resource, nil
-	}
 	if in.Source.Kind == quote.SourceRealtimeFunding {
-		if err := workflow.SetUpdateHandler(ctx, UpdateFund, fund); err != nil {
+		if err := workflow.SetUpdateHandler(ctx, UpdateFund, s.fund); err != nil {
 			return err
 		}
 	}
 	if in.ImmediatelyExecute {
 		// A refusal here (funds spent since the quote was priced) leaves it pending.
-		_, _ = execute(ctx, quote.Execution{Key: ImmediateExecution})
+		_, _ = s.execute(ctx, quote.Execution{Key: ImmediateExecution})
 	}
-	wait := s.expiresAt.Sub(workflow.Now(ctx))
-	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return executed }); err != nil {
+	if err := s.awaitExecution(ctx); err != nil {
 		return err
 	}
-	// An execution under way when the quote expired decides: the database refuses it if
-	// it came too late.
-	if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
-		return err
-	}
-	if !executed {
-		expired = true
-		var a *activities.Activities
-		st, err := result[activities.QuoteState](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireQuote, in.QuoteID))
-		if err != nil {
-			return err
-		}
-		executed, mismatch = st.Executed, st.Mismatch
-	}
-	if !executed {
+	if !s.executed {
 		setStatus(ctx, catalog.TxExpired)
 		if in.Source.Kind == quote.SourceRealtimeFunding {
 			// A deposit may still arrive; it is sent back (the first one: the quote then
 			// takes no other).
-			if _, err := workflow.AwaitWithTimeout(ctx, in.LateDepositWindow, func() bool { return late }); err != nil {
+			if _, err := workflow.AwaitWithTimeout(ctx, in.LateDepositWindow, func() bool { return s.late }); err != nil {
 				return err
 			}
 		}
 		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
-	if mismatch {
+	if s.mismatch {
 		out, final, err := finishOrFail(ctx, s.Finish, sandbox.MismatchedDeposit(), sandbox.Unsettled)
 		if err != nil {
 			return err
@@ -171,13 +116,91 @@ func Quote(ctx workflow.Context, in quote.Request) error {
 // ImmediateExecution is the execution key of a quote created with immediatelyExecute.
 const ImmediateExecution = "immediatelyExecute"
 
-var errQuoteExpired = errors.New("the quote expired")
-
-// quoteSteps are a quote's steps of the payment skeleton.
+// quoteSteps are a quote's steps of the payment skeleton, and its state while it waits to
+// be executed.
 type quoteSteps struct {
 	in        quote.Request
 	rail      quote.Rail
 	expiresAt time.Time
+	// inFlight counts the execute and fund updates running: the expiry waits for all of
+	// them (one may commit the execution just before the quote expires).
+	inFlight int
+	// executed: an execution or a deposit started the payment; expired: the timer fired
+	// with none, and the quote takes no more execution.
+	executed, expired bool
+	// mismatch: the deposit that executed the quote differs from its total (the payment
+	// fails); late: a deposit came after expiry and was sent back.
+	mismatch, late bool
+}
+
+// execute is the execute update: the database's state machine decides under the quote's
+// lock (see db.QuoteExecute) and its refusal is the update's answer.
+func (s *quoteSteps) execute(ctx workflow.Context, e quote.Execution) (json.RawMessage, error) {
+	s.inFlight++
+	defer func() { s.inFlight-- }()
+	r, err := result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), activities.ExecuteQuoteActivity, s.in.QuoteID, e))
+	if err == nil {
+		s.executed = true
+	}
+	return r, err
+}
+
+// validateExecute refuses an execution once the timer has fired with none (the expiry is
+// under way): the state machine's refusal of an unexecuted quote at its expiry (expired;
+// for a REALTIME_FUNDING quote, executed by its deposit), as a coded application error the
+// API answers as it is.
+func (s *quoteSteps) validateExecute(_ workflow.Context, e quote.Execution) error {
+	if !s.expired {
+		return nil
+	}
+	unexecuted := quote.State{Source: s.in.Source.Kind, Status: catalog.TxPending, ExpiresAt: s.expiresAt}
+	if _, err := unexecuted.Execute(e.Key, s.expiresAt, true); err != nil {
+		return coded(err)
+	}
+	return coded(quote.ErrExpired())
+}
+
+// fund is the fund update: a deposit executes a REALTIME_FUNDING quote; one that differs
+// from the quote's total fails it, and one after expiry is sent back.
+func (s *quoteSteps) fund(ctx workflow.Context, deposit quote.Deposit) (json.RawMessage, error) {
+	s.inFlight++
+	defer func() { s.inFlight-- }()
+	var a *activities.Activities
+	f, err := result[activities.FundedQuote](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.FundQuote, s.in.QuoteID, deposit))
+	if err != nil {
+		return nil, err
+	}
+	if f.Late {
+		s.late = true
+	} else {
+		s.executed, s.mismatch = true, !f.Matches
+	}
+	return f.Resource, nil
+}
+
+// awaitExecution waits, on the durable timer, until the quote expires or is executed. An
+// execution under way when it expires decides (the database refuses it if it came too
+// late); then a quote still unexecuted is expired, unless the database finds it executed
+// after all.
+func (s *quoteSteps) awaitExecution(ctx workflow.Context) error {
+	wait := s.expiresAt.Sub(workflow.Now(ctx))
+	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return s.executed }); err != nil {
+		return err
+	}
+	if err := workflow.Await(ctx, func() bool { return s.inFlight == 0 }); err != nil {
+		return err
+	}
+	if s.executed {
+		return nil
+	}
+	s.expired = true
+	var a *activities.Activities
+	st, err := result[activities.QuoteState](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireQuote, s.in.QuoteID))
+	if err != nil {
+		return err
+	}
+	s.executed, s.mismatch = st.Executed, st.Mismatch
+	return nil
 }
 
 func (s *quoteSteps) create(ctx workflow.Context) (json.RawMessage, error) {

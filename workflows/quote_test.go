@@ -14,6 +14,7 @@ import (
 
 	"paycore/activities"
 	"paycore/internal/catalog"
+	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
 )
@@ -116,7 +117,7 @@ func TestQuoteOutcomePaths(t *testing.T) {
 			created.Rail = rail
 			out := rail.Outcome()
 			env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(created, nil).Once()
-			env.OnActivity(a.ExecuteQuote, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "k"}).Return(json.RawMessage(`{}`), nil).Once().Run(run.record(env, "execute"))
+			env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "k"}).Return(json.RawMessage(`{}`), nil).Once().Run(run.record(env, "execute"))
 			env.OnActivity(a.SubmitQuote, mock.Anything, rail).Return(out, nil).Once()
 			env.OnActivity(a.FinishQuote, mock.Anything, quoteReq.TransactionID, out).Return(tc.final, nil).Once().Run(run.record(env, "finish"))
 			env.OnActivity(a.ReturnQuote, mock.Anything, quoteReq.TransactionID, sandbox.ReturnedOutcome()).Return(catalog.TxFailed, nil).Maybe().Run(run.record(env, "return"))
@@ -153,8 +154,8 @@ func TestQuoteExecutionRefusedThenAccepted(t *testing.T) {
 	var a *activities.Activities
 	refusal := temporal.NewNonRetryableApplicationError("too little", string(catalog.InsufficientFunds), nil)
 	env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(quoteCreated, nil).Once()
-	env.OnActivity(a.ExecuteQuote, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "poor"}).Return(nil, refusal).Once()
-	env.OnActivity(a.ExecuteQuote, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "rich"}).Return(json.RawMessage(`{}`), nil).Once()
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "poor"}).Return(nil, refusal).Once()
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "rich"}).Return(json.RawMessage(`{}`), nil).Once()
 	env.OnActivity(a.SubmitQuote, mock.Anything, quoteRail).Return(sandbox.Outcome{Status: catalog.TxCompleted}, nil).Once()
 	env.OnActivity(a.FinishQuote, mock.Anything, quoteReq.TransactionID, sandbox.Outcome{Status: catalog.TxCompleted}).Return(catalog.TxCompleted, nil).Once()
 	retried := errors.New("the second execute never ran")
@@ -179,7 +180,7 @@ func TestQuoteImmediateExecution(t *testing.T) {
 	in := quoteReq
 	in.ImmediatelyExecute = true
 	env.OnActivity(a.CreateQuote, mock.Anything, in).Return(quoteCreated, nil).Once()
-	env.OnActivity(a.ExecuteQuote, mock.Anything, in.QuoteID, quote.Execution{Key: ImmediateExecution}).Return(json.RawMessage(`{}`), nil).Once()
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, in.QuoteID, quote.Execution{Key: ImmediateExecution}).Return(json.RawMessage(`{}`), nil).Once()
 	env.OnActivity(a.SubmitQuote, mock.Anything, quoteRail).Return(sandbox.Outcome{Status: catalog.TxCompleted}, nil).Once()
 	env.OnActivity(a.FinishQuote, mock.Anything, in.TransactionID, sandbox.Outcome{Status: catalog.TxCompleted}).Return(catalog.TxCompleted, nil).Once()
 	got := runQuote(t, env, in, -1, "")
@@ -203,4 +204,30 @@ func TestQuoteExecutedUnseenIsPaidAtExpiry(t *testing.T) {
 		t.Fatalf("statuses %v", got.statuses)
 	}
 	env.AssertExpectations(t)
+}
+
+// Once the timer has fired with no execution, the execute update is refused with the state
+// machine's expiry refusal as a coded application error (type QUOTE_NOT_PENDING, details
+// its problem.Wire), which the API answers as it is: 409 QUOTE_NOT_PENDING.
+func TestQuoteExecuteAfterExpiryIsACodedRefusal(t *testing.T) {
+	s := &quoteSteps{in: quoteReq, expiresAt: quoteCreated.ExpiresAt}
+	s.in.Source.Kind = quote.SourceAccount
+	if err := s.validateExecute(nil, quote.Execution{Key: "k"}); err != nil {
+		t.Fatalf("before expiry: %v", err)
+	}
+	s.expired = true
+	err := s.validateExecute(nil, quote.Execution{Key: "k"})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != string(catalog.QuoteNotPending) || !appErr.NonRetryable() {
+		t.Fatalf("after expiry: %v", err)
+	}
+	var w problem.Wire
+	if err := appErr.Details(&w); err != nil || w.Code != catalog.QuoteNotPending || w.Message != "the quote expired and can no longer be executed" {
+		t.Fatalf("details %+v (%v)", w, err)
+	}
+	// A REALTIME_FUNDING quote is refused as before its expiry: its deposit executes it.
+	s.in.Source.Kind = quote.SourceRealtimeFunding
+	if err := s.validateExecute(nil, quote.Execution{Key: "k"}); !errors.As(err, &appErr) || appErr.Type() != string(catalog.Conflict) {
+		t.Fatalf("a REALTIME_FUNDING quote after expiry: %v", err)
+	}
 }

@@ -159,7 +159,7 @@ func quoteMocks(env *testsuite.TestWorkflowEnvironment, b *ledgerBook, in quote.
 		b.status = catalog.TxPending
 		return created, nil
 	})
-	env.OnActivity(a.ExecuteQuote, mock.Anything, in.QuoteID, mock.Anything).Return(func(context.Context, uuid.UUID, quote.Execution) (json.RawMessage, error) {
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, in.QuoteID, mock.Anything).Return(func(context.Context, uuid.UUID, quote.Execution) (json.RawMessage, error) {
 		b.status, b.held = catalog.TxProcessing, true
 		return json.RawMessage(`{}`), nil
 	})

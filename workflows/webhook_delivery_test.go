@@ -24,7 +24,7 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivity(&activities.Activities{})
+	activities.Register(env, &activities.Activities{})
 	return env
 }
 

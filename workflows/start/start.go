@@ -227,10 +227,11 @@ func (s Starter) EndPayment(ctx context.Context, in workflows.EndPaymentRequest)
 	return status, nil
 }
 
-// ExecuteQuote sends the execute update to a quote's workflow and waits for it: the result
+// QuoteExecute sends the execute update to a quote's workflow and waits for it: the result
 // is the Quote resource (JSON) as executed. A quote whose workflow ended (or that does not
-// exist) is ErrWorkflowClosed; refusals come back as application errors.
-func (s Starter) ExecuteQuote(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
+// exist) is ErrWorkflowClosed; the refusals of the quote's state machine come back as
+// application errors whose type is the refusal's code and whose details its problem.Wire.
+func (s Starter) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution) (json.RawMessage, error) {
 	return s.update(ctx, workflows.QuoteWorkflowID(quoteID), workflows.UpdateExecute, e)
 }
 
