@@ -128,6 +128,9 @@ type quoteSteps struct {
 	// executed: an execution or a deposit started the payment; expired: the timer fired
 	// with none, and the quote takes no more execution.
 	executed, expired bool
+	// executeKey is the key of the request whose execution this workflow recorded ("" until
+	// then).
+	executeKey string
 	// mismatch: the deposit that executed the quote differs from its total (the payment
 	// fails); late: a deposit came after expiry and was sent back.
 	mismatch, late bool
@@ -141,20 +144,30 @@ func (s *quoteSteps) execute(ctx workflow.Context, e quote.Execution) (json.RawM
 	r, err := result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), activities.ExecuteQuoteActivity, s.in.QuoteID, e))
 	if err == nil {
 		s.executed = true
+		if s.executeKey == "" {
+			s.executeKey = e.Key
+		}
 	}
 	return r, err
 }
 
-// validateExecute refuses an execution once the timer has fired with none (the expiry is
-// under way): the state machine's refusal of an unexecuted quote at its expiry (expired;
-// for a REALTIME_FUNDING quote, executed by its deposit), as a coded application error the
-// API answers as it is.
+// validateExecute refuses, before anything is recorded in the history, what the workflow
+// already knows the state machine refuses: any execution of a REALTIME_FUNDING quote (its
+// deposit executes it), an execution by another request once one executed the quote, and
+// any execution once the timer has fired with none (the expiry is under way). The refusal
+// is the machine's, as a coded application error the API answers as it is. Everything else
+// is decided by the machine under the quote's lock (db.QuoteExecute).
 func (s *quoteSteps) validateExecute(_ workflow.Context, e quote.Execution) error {
-	if !s.expired {
-		return nil
+	known := quote.State{Source: s.in.Source.Kind, Status: catalog.TxPending, ExpiresAt: s.expiresAt, ExecuteKey: s.executeKey}
+	if known.Source != quote.SourceRealtimeFunding {
+		known.Source = quote.SourceAccount
 	}
-	unexecuted := quote.State{Source: s.in.Source.Kind, Status: catalog.TxPending, ExpiresAt: s.expiresAt}
-	if _, err := unexecuted.Execute(e.Key, s.expiresAt, true); err != nil {
+	if !s.expired {
+		// The zero time leaves the expiry to the lock: only the timer judges it here.
+		_, err := known.Execute(e.Key, time.Time{}, true)
+		return coded(err)
+	}
+	if _, err := known.Execute(e.Key, s.expiresAt, true); err != nil {
 		return coded(err)
 	}
 	return coded(quote.ErrExpired())

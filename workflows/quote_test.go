@@ -173,6 +173,38 @@ func TestQuoteExecutionRefusedThenAccepted(t *testing.T) {
 	env.AssertExpectations(t)
 }
 
+// Once a request executed the quote, another request's execution is refused by the
+// validator, before anything is recorded in the history (no execute step runs for it): the
+// state machine's refusal as a coded application error, 409 QUOTE_NOT_PENDING.
+func TestQuoteSecondExecutionRefusedByTheValidator(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(quoteCreated, nil).Once()
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "first"}).Return(json.RawMessage(`{}`), nil).Once()
+	// Without the validator the second execution would reach the step (which refuses it
+	// under the lock): the update would then be accepted and recorded.
+	env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "second"}).
+		Return(nil, temporal.NewNonRetryableApplicationError("executed by another request", string(catalog.QuoteNotPending), nil)).Maybe()
+	// The rail takes a while, so the second request arrives while the payment is in flight.
+	env.OnActivity(a.SubmitQuote, mock.Anything, quoteRail).After(5*time.Minute).Return(sandbox.Outcome{Status: catalog.TxCompleted}, nil).Once()
+	env.OnActivity(a.FinishQuote, mock.Anything, quoteReq.TransactionID, sandbox.Outcome{Status: catalog.TxCompleted}).Return(catalog.TxCompleted, nil).Once()
+	var rejected error
+	accepted := false
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateExecute, "e2", &testsuite.TestUpdateCallback{OnReject: func(err error) { rejected = err },
+			OnAccept: func() { accepted = true }, OnComplete: func(interface{}, error) {}}, quote.Execution{Key: "second"})
+	}, 2*time.Minute)
+	got := runQuote(t, env, quoteReq, time.Minute, "first")
+	if got.executeErr != nil {
+		t.Fatalf("first execute: %v", got.executeErr)
+	}
+	var appErr *temporal.ApplicationError
+	if accepted || !errors.As(rejected, &appErr) || appErr.Type() != string(catalog.QuoteNotPending) {
+		t.Fatalf("second execute accepted %v, rejected with %v", accepted, rejected)
+	}
+	env.AssertExpectations(t)
+}
+
 // An immediatelyExecute quote is executed right after its creation, with no update.
 func TestQuoteImmediateExecution(t *testing.T) {
 	env := newEnv(t)
