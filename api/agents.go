@@ -78,7 +78,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := agentpolicy.CheckMoneyAgent(policy, canTransact(r), "creating an agent"); err != nil {
 		return err
 	}
-	now := time.Now()
+	now := s.now()
 	code := agent.NewDeviceCode()
 	expires := s.codeExpiry(now)
 	a, err := db.AgentCreate(r.Context(), s.Pool, db.NewAgent{ID: ids.New(), PlatformID: principalFrom(r.Context()).PlatformID,
@@ -126,7 +126,7 @@ func (s *Server) agentPage(ctx context.Context, conn db.ListDB, f db.AgentFilter
 	if err != nil {
 		return db.Result[db.AgentWithUsage]{}, err
 	}
-	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), res.Rows...)
+	rows, err := db.AgentsWithUsage(ctx, s.q, s.now(), res.Rows...)
 	return db.Result[db.AgentWithUsage]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }
 
@@ -151,7 +151,7 @@ func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.AgentWith
 
 // withUsage adds the agent's usage now, to render it.
 func (s *Server) withUsage(ctx context.Context, a db.Agent) (db.AgentWithUsage, error) {
-	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), a)
+	rows, err := db.AgentsWithUsage(ctx, s.q, s.now(), a)
 	if err != nil {
 		return db.AgentWithUsage{}, err
 	}
@@ -245,7 +245,7 @@ func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	code := agent.NewDeviceCode()
-	expires := s.codeExpiry(time.Now())
+	expires := s.codeExpiry(s.now())
 	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires, canTransact(r)); err != nil {
 		return err
 	}

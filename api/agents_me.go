@@ -60,7 +60,7 @@ func (s *Server) redeemLimits() agent.RedeemLimits {
 // once (only its digest is kept). Unknown codes are 404; redeemed, expired or replaced ones
 // 400.
 func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error {
-	now := time.Now()
+	now := s.now()
 	addr, ok := clientip.Resolve(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.Config.TrustedProxies)
 	if !ok {
 		return fmt.Errorf("redeem: the peer address %q is not an IP address", r.RemoteAddr)

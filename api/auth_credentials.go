@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -192,7 +191,7 @@ func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.O
 	if err != nil {
 		return pol, "", db.OTPCode{}, err
 	}
-	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: time.Now().Add(pol.TTL)}, nil
+	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: s.now().Add(pol.TTL)}, nil
 }
 
 // sendOTP mails a code.
@@ -340,7 +339,7 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 
 // verifyOTP checks a code (db.OTPVerify counts wrong ones) and issues the session.
 func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string, clientKey []byte, wc platformconfig.Wallet) (view.Session, error) {
-	p, key, err := newSession(c, clientKey, wc)
+	p, key, err := newSession(c, clientKey, wc, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}

@@ -19,18 +19,18 @@ import (
 // newSession prepares a session of credential cred: a fresh signing key sealed to the
 // client key, and the row to store, expiring after the session lifetime of the platform's
 // wallet configuration c.
-func newSession(cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
+func newSession(cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet, now time.Time) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
 	key, err := walletauth.NewSessionKey(clientKey)
 	if err != nil {
 		return db.AuthSessionCreateParams{}, key, err
 	}
 	return db.AuthSessionCreateParams{ID: ids.New(), PlatformID: cred.PlatformID, AccountID: cred.AccountID, CredentialID: cred.ID,
-		PublicKey: key.PublicKey, ExpiresAt: time.Now().Add(walletauth.SessionLifetime(c))}, key, nil
+		PublicKey: key.PublicKey, ExpiresAt: now.Add(walletauth.SessionLifetime(c))}, key, nil
 }
 
 // issueSession creates a session for a credential whose proof was checked.
 func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (view.Session, error) {
-	p, key, err := newSession(cred, clientKey, c)
+	p, key, err := newSession(cred, clientKey, c, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}
@@ -60,7 +60,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.
-	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, time.Now()) && r.Header.Get(headerRequestID) == "" {
+	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, s.now()) && r.Header.Get(headerRequestID) == "" {
 		return notFound(catalog.SessionNotFound, "session")
 	}
 	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
@@ -107,7 +107,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil && !isNoRows(err) {
 		return fmt.Errorf("load the session's credential: %w", err)
 	}
-	if err := walletauth.CheckRefresh(sess.RevokedAt, sess.ExpiresAt, err == nil, time.Now()); err != nil {
+	if err := walletauth.CheckRefresh(sess.RevokedAt, sess.ExpiresAt, err == nil, s.now()); err != nil {
 		return err
 	}
 	req := signedRequest{accountID: sess.AccountID, kind: walletauth.KindRefreshSession, typ: cred.Type}

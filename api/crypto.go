@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -31,7 +30,7 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return fmt.Errorf("get %s %s: %w", ids.InternalAccount, accountID, err)
 	}
-	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, time.Now())
+	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, s.now())
 	if err != nil {
 		return err
 	}

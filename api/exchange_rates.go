@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -30,7 +29,7 @@ func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	offers, err := fx.Offers(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, req, time.Now())
+	offers, err := fx.Offers(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, req, s.now())
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Server) createKycLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	token, hash := kyc.NewToken()
 	link, err := s.q.KycLinkCreate(r.Context(), db.KycLinkCreateParams{ID: ids.New(), PlatformID: pid, CustomerID: id, TokenHash: hash,
-		RedirectUri: in.RedirectURI, ExpiresAt: time.Now().Add(s.Config.KycLinkLifetime).Truncate(time.Millisecond)})
+		RedirectUri: in.RedirectURI, ExpiresAt: s.now().Add(s.Config.KycLinkLifetime).Truncate(time.Millisecond)})
 	if err != nil {
 		return err
 	}

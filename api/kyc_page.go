@@ -102,7 +102,7 @@ func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkS
 	if sub.Verification != nil {
 		latest = sub.Verification.Status
 	}
-	st := kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, latest, sub.Customer.KycStatus, time.Now())
+	st := kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, latest, sub.Customer.KycStatus, s.now())
 	if st == kyc.LinkUsable && sub.Customer.IsDeleted {
 		page.Message = "This verification link is no longer valid."
 		renderKycPage(w, http.StatusGone, page)

@@ -78,8 +78,8 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(kycPageUploadTime))
-	_ = rc.SetWriteDeadline(time.Now().Add(kycPageUploadTime + time.Minute))
+	_ = rc.SetReadDeadline(s.now().Add(kycPageUploadTime))
+	_ = rc.SetWriteDeadline(s.now().Add(kycPageUploadTime + time.Minute))
 	token := pathParam(r, "token")
 	form, err := s.readKycForm(r, sub)
 	if err == nil {
@@ -128,7 +128,7 @@ func (s *Server) countKycSubmission(r *http.Request, linkID uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return kyc.CheckSubmissions(c.Attempts, s.Config.KycLinkSubmissions, c.WindowEnds, time.Now())
+	return kyc.CheckSubmissions(c.Attempts, s.Config.KycLinkSubmissions, c.WindowEnds, s.now())
 }
 
 // refusedKycPage answers a refused submission with the page as it now stands: closed

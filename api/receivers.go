@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -125,7 +124,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 		return view.ReceiverLookup{}, &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency,
 			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0])}
 	}
-	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, time.Now())
+	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, s.now())
 	if err != nil {
 		return view.ReceiverLookup{}, err
 	}
