@@ -76,7 +76,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 		return errDeviceCodeNotFound
 	}
 	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code (a live code tried this often is retired: ask the platform for a new one)"); err != nil {
-		if _, rerr := s.q.AgentDeviceCodeRetire(r.Context(), agent.CodeHash(code)); rerr != nil {
+		if _, rerr := db.AgentDeviceCodeRetire(r.Context(), s.Pool, agent.CodeHash(code)); rerr != nil {
 			return fmt.Errorf("retire device code: %w", rerr)
 		}
 		return err
@@ -97,7 +97,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 
 // countAttempt counts one redeem attempt under key and refuses it over limit.
 func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit, now time.Time, what string) error {
-	c, err := db.RateLimitHit(ctx, s.q, key, limit.Window)
+	c, err := db.RateLimitHitPool(ctx, s.Pool, key, limit.Window)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 		var row db.AgentAuthenticateRow
 		if ok {
 			var err error
-			row, err = s.q.AgentAuthenticate(r.Context(), id)
+			row, err = db.AgentAuthenticate(r.Context(), s.Pool, id)
 			if err != nil && !isNoRows(err) {
 				writeError(w, r, fmt.Errorf("authenticate agent: %w", err))
 				return
@@ -194,7 +194,7 @@ func bearerToken(header string) (string, bool) { return authorization(header, "B
 // getAgentMe is GET /agents/me: the authenticated agent.
 func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {
 	p := agentPrincipalFrom(r.Context())
-	a, err := db.AgentGetLive(r.Context(), s.q, p.PlatformID, p.AgentID)
+	a, err := db.AgentGetLivePool(r.Context(), s.Pool, p.PlatformID, p.AgentID)
 	if err != nil {
 		return err
 	}

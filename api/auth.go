@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/kit/secrets"
@@ -58,7 +59,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "missing or malformed HTTP Basic credentials (token id and secret)"})
 			return
 		}
-		row, err := s.q.TokenAuthenticate(r.Context(), id)
+		row, err := db.TokenAuthenticate(r.Context(), s.Pool, id)
 		if err != nil {
 			secrets.Matches(secret, dummyDigest)
 			if isNoRows(err) {

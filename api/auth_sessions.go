@@ -34,7 +34,7 @@ func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clien
 	if err != nil {
 		return view.Session{}, err
 	}
-	sess, err := s.q.AuthSessionCreate(ctx, p)
+	sess, err := db.AuthSessionCreate(ctx, s.Pool, p)
 	if err != nil {
 		return view.Session{}, fmt.Errorf("create session: %w", err)
 	}
@@ -44,12 +44,12 @@ func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clien
 // loadSession finds a session of the caller's platform.
 func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
 	return loadOne(r, "id", ids.Session, notFound(catalog.SessionNotFound, "session"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthSession, error) {
-		return s.q.AuthSessionGet(ctx, db.AuthSessionGetParams{PlatformID: pid, ID: id})
+		return db.AuthSessionGet(ctx, s.Pool, db.AuthSessionGetParams{PlatformID: pid, ID: id})
 	})
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	return serveWalletList(s, w, r, s.q.AuthSessionListActive, view.ActiveSessionOf)
+	return serveWalletList(s, w, r, s.activeSessions, view.ActiveSessionOf)
 }
 
 // deleteSession revokes a session by signed retry.
@@ -63,7 +63,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, s.now()) && r.Header.Get(headerRequestID) == "" {
 		return notFound(catalog.SessionNotFound, "session")
 	}
-	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
+	typ, err := db.AuthCredentialTypeOf(r.Context(), s.Pool, sess.CredentialID)
 	if err != nil {
 		return fmt.Errorf("load the session's credential: %w", err)
 	}
@@ -71,7 +71,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	if _, err := s.q.AuthSessionRevoke(r.Context(), sess.ID); err != nil {
+	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID); err != nil {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -103,7 +103,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cred, err := s.q.AuthCredentialGet(r.Context(), db.AuthCredentialGetParams{PlatformID: sess.PlatformID, ID: sess.CredentialID})
+	cred, err := db.AuthCredentialGet(r.Context(), s.Pool, db.AuthCredentialGetParams{PlatformID: sess.PlatformID, ID: sess.CredentialID})
 	if err != nil && !isNoRows(err) {
 		return fmt.Errorf("load the session's credential: %w", err)
 	}
@@ -124,4 +124,9 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusCreated, out)
 	return nil
+}
+
+// activeSessions lists the active sessions of a wallet account.
+func (s *Server) activeSessions(ctx context.Context, accountID uuid.UUID) ([]db.AuthSessionListActiveRow, error) {
+	return db.AuthSessionListActive(ctx, s.Pool, accountID)
 }

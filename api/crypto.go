@@ -23,7 +23,7 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	p := principalFrom(r.Context())
-	acct, err := s.q.InternalAccountGet(r.Context(), db.InternalAccountGetParams{PlatformID: p.PlatformID, ID: accountID})
+	acct, err := db.InternalAccountGet(r.Context(), s.Pool, db.InternalAccountGetParams{PlatformID: p.PlatformID, ID: accountID})
 	if isNoRows(err) {
 		return errAccountNotFound
 	}

@@ -92,7 +92,7 @@ func (s *Server) replaceDocument(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getDocumentRow(ctx context.Context, pid, id uuid.UUID) (db.Document, error) {
-	return s.q.DocumentGet(ctx, db.DocumentGetParams{PlatformID: pid, ID: id})
+	return db.DocumentGet(ctx, s.Pool, db.DocumentGetParams{PlatformID: pid, ID: id})
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) error {

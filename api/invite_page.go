@@ -28,7 +28,7 @@ func (s *Server) serveInvitePage(w http.ResponseWriter, r *http.Request) error {
 	var inv db.Invitation
 	var err error
 	if ok {
-		inv, err = s.q.InvitationGetByCode(r.Context(), code)
+		inv, err = db.InvitationGetByCode(r.Context(), s.Pool, code)
 	}
 	if !ok || isNoRows(err) {
 		page.Title, page.Message = "Invitation not found", "This invitation link is not valid."

@@ -34,7 +34,7 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 	}
 	fields := []view.PayerField{}
 	var currencies []string
-	found, err := s.q.CustomerFindByUma(r.Context(), db.CustomerFindByUmaParams{UmaAddress: address, Environment: env})
+	found, err := db.CustomerFindByUma(r.Context(), s.Pool, db.CustomerFindByUmaParams{UmaAddress: address, Environment: env})
 	switch {
 	case err != nil:
 		return fmt.Errorf("find UMA receiver: %w", err)
@@ -57,7 +57,7 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 			fields = append(fields, view.PayerField{Name: f, Mandatory: true})
 		}
 	}
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, p.PlatformID)
+	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, p.PlatformID)
 	if err != nil {
 		return err
 	}
@@ -80,12 +80,12 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 		return q.err
 	}
 	acct, err := loadOne(r, "accountId", ids.ExternalAccount, errExternalNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ExternalAccount, error) {
-		return s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
+		return db.ExternalAccountGet(ctx, s.Pool, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
 	})
 	if err != nil {
 		return err
 	}
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, principalFrom(r.Context()).PlatformID)
+	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 	p := principalFrom(ctx)
 	var senderCurrencies []string
 	if customer.Valid {
-		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
+		c, err := db.CustomerGet(ctx, s.Pool, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
 		if isNoRows(err) {
 			return view.ReceiverLookup{}, notFound(catalog.UserNotFound, "customer")
 		}
@@ -129,7 +129,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 		return view.ReceiverLookup{}, err
 	}
 	l.ID, l.PlatformID, l.Currencies = ids.New(), p.PlatformID, receiving
-	if err := s.q.ReceiverLookupCreate(ctx, l); err != nil {
+	if err := db.ReceiverLookupCreate(ctx, s.Pool, l); err != nil {
 		return view.ReceiverLookup{}, fmt.Errorf("store lookup: %w", err)
 	}
 	return view.ReceiverLookupOf(l.ID, prefs, fields), nil

@@ -75,6 +75,8 @@ type Deps struct {
 // Server serves the API.
 type Server struct {
 	Deps
+	// q is left for the handlers of quotes, incoming payments, agent money actions and
+	// invitations, which move to named db operations with their state machines.
 	q      *db.Queries
 	start  start.Starter
 	oidc   *oidcProviders

@@ -34,7 +34,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 				Message: "this API token lacks the " + p + " permission, so it cannot create a token that has it"}
 		}
 	}
-	tok, err := issueToken(r.Context(), s.q, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
+	tok, err := issueToken(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ var errTokenNotFound = notFound(catalog.TokenNotFound, "token")
 
 func (s *Server) getToken(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "tokenId", ids.Token, errTokenNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ApiToken, error) {
-		return s.q.TokenGet(ctx, db.TokenGetParams{PlatformID: pid, ID: id})
+		return db.TokenGet(ctx, s.Pool, db.TokenGetParams{PlatformID: pid, ID: id})
 	}, view.TokenOf)
 }
 
