@@ -154,8 +154,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 		token, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paycore"`)
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized,
-				Message: "missing or malformed Authorization header: send the agent's access token as Bearer <token>"})
+			writeError(w, r, refusal(catalog.Unauthorized, "missing or malformed Authorization header: send the agent's access token as Bearer <token>", nil))
 			return
 		}
 		id, secret, ok := agent.ParseAccessToken(token)

@@ -151,7 +151,7 @@ type documentForm struct {
 // end with its closing boundary is a 4xx, and a file already stored is deleted again.
 func (s *Server) readDocumentForm(r *http.Request, platformID, documentID uuid.UUID, upload bool) (documentForm, error) {
 	if s.Documents == nil {
-		return documentForm{}, &Error{Status: http.StatusServiceUnavailable, Code: catalog.Unavailable, Message: "document storage is not configured"}
+		return documentForm{}, refusal(catalog.Unavailable, "document storage is not configured", nil)
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {

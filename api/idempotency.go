@@ -118,13 +118,11 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 		case err != nil:
 			return false, nil, err
 		case !bytes.Equal(row.RequestHash, hash):
-			return false, nil, &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-				Message: "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request"}
+			return false, nil, refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request", nil)
 		case row.State == "DONE":
 			return false, &row, nil
 		case s.now().After(deadline):
-			return false, nil, &Error{Status: http.StatusConflict, Code: catalog.IdempotencyInProgress, RetryAfter: 1,
-				Message: "a request with this Idempotency-Key is still being processed; retry later"}
+			return false, nil, retryAfter(refusal(catalog.IdempotencyInProgress, "a request with this Idempotency-Key is still being processed; retry later", nil), 1)
 		}
 		select {
 		case <-ctx.Done():

@@ -181,7 +181,7 @@ func slotPart(name string) (slot, member string, ok bool) {
 func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmission, error) {
 	out := kycSubmission{values: map[string]string{}}
 	if s.Documents == nil {
-		return out, &Error{Status: http.StatusServiceUnavailable, Code: catalog.Unavailable, Message: "document storage is not configured"}
+		return out, refusal(catalog.Unavailable, "document storage is not configured", nil)
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {

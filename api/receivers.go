@@ -39,13 +39,11 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return fmt.Errorf("find UMA receiver: %w", err)
 	case len(found) > 1 && !quote.IsSandboxUma(address):
-		return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidUmaAddress, Message: address + " names more than one receiver on this deployment",
-			Details: map[string]any{"field": "receiverUmaAddress"}}
+		return refusal(catalog.InvalidUmaAddress, address+" names more than one receiver on this deployment", map[string]any{"field": "receiverUmaAddress"})
 	case len(found) == 1 && !quote.IsSandboxUma(address):
 		// A customer of a platform of the same environment on this deployment: paid internally.
 		if currencies = found[0].Currencies; len(currencies) == 0 {
-			return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency, Message: "the receiver takes no currency",
-				Details: map[string]any{"field": "receiverUmaAddress"}}
+			return refusal(catalog.InvalidCurrency, "the receiver takes no currency", map[string]any{"field": "receiverUmaAddress"})
 		}
 	default:
 		dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
@@ -121,8 +119,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 	}
 	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving[0])
 	if !ok {
-		return view.ReceiverLookup{}, &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency,
-			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0])}
+		return view.ReceiverLookup{}, refusal(catalog.InvalidCurrency, fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0]), nil)
 	}
 	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, s.now())
 	if err != nil {

@@ -150,11 +150,11 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf, s.now),
 		s.checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
+		return refusal(catalog.NotFound, "no such route", nil)
 	}))
 	r.MethodNotAllowed(handler(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", strings.Join(s.allowedMethods(r.URL.Path), ", "))
-		return &Error{Status: http.StatusMethodNotAllowed, Code: catalog.MethodNotAllowed, Message: "method not allowed on this route"}
+		return refusal(catalog.MethodNotAllowed, "method not allowed on this route", nil)
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	r.Get("/readyz", handler(s.ready))
@@ -181,7 +181,7 @@ func (s *Server) routes() chi.Router {
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-			return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
+			return refusal(catalog.NotFound, "no such route", nil)
 		}))
 		manage := require(PermManage)
 
@@ -374,8 +374,7 @@ func bodyLimit(limit func(*http.Request) int64, now func() time.Time) func(http.
 
 // bodyTooLarge is the answer to a request body over limit bytes: 413 PAYLOAD_TOO_LARGE.
 func bodyTooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: catalog.PayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
+	return refusal(catalog.PayloadTooLarge, fmt.Sprintf("request body is larger than %d bytes", limit), nil)
 }
 
 // bodyReadError is the answer to a failed read of the request body: 413 when it went past

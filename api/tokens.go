@@ -30,8 +30,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	held := principalFrom(r.Context()).Permissions
 	for _, p := range body.Permissions {
 		if !slices.Contains(held, p) {
-			return &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Details: map[string]any{"field": "permissions", "permission": p},
-				Message: "this API token lacks the " + p + " permission, so it cannot create a token that has it"}
+			return refusal(catalog.Forbidden, "this API token lacks the "+p+" permission, so it cannot create a token that has it", map[string]any{"field": "permissions", "permission": p})
 		}
 	}
 	tok, err := issueToken(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)

@@ -113,8 +113,7 @@ func (s *Server) serveTransaction(w http.ResponseWriter, ctx context.Context, st
 	return nil
 }
 
-var errKeyRefused = &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-	Message: "this Idempotency-Key belongs to an earlier request that was refused; use a new key"}
+var errKeyRefused = refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key belongs to an earlier request that was refused; use a new key", nil)
 
 // workflowEnded reports whether a payment's workflow did not take an update because it
 // ended (or ended before answering, or refused it by its validator, which no catalogue code
