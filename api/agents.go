@@ -78,7 +78,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := agentpolicy.CheckMoneyAgent(policy, canTransact(r), "creating an agent"); err != nil {
 		return err
 	}
-	now := time.Now()
+	now := s.now()
 	code := agent.NewDeviceCode()
 	expires := s.codeExpiry(now)
 	a, err := db.AgentCreate(r.Context(), s.Pool, db.NewAgent{ID: ids.New(), PlatformID: principalFrom(r.Context()).PlatformID,
@@ -126,7 +126,7 @@ func (s *Server) agentPage(ctx context.Context, conn db.ListDB, f db.AgentFilter
 	if err != nil {
 		return db.Result[db.AgentWithUsage]{}, err
 	}
-	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), res.Rows...)
+	rows, err := db.AgentsWithUsagePool(ctx, s.Pool, s.now(), res.Rows...)
 	return db.Result[db.AgentWithUsage]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }
 
@@ -142,7 +142,7 @@ func (q *query) optBool(name string) *bool {
 // readAgent reads an agent of the caller's platform: another platform's, a deleted one or
 // a malformed id is 404 AGENT_NOT_FOUND.
 func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.AgentWithUsage, error) {
-	a, err := s.q.AgentGet(ctx, db.AgentGetParams{PlatformID: pid, ID: id})
+	a, err := db.AgentGet(ctx, s.Pool, db.AgentGetParams{PlatformID: pid, ID: id})
 	if err != nil {
 		return db.AgentWithUsage{}, err
 	}
@@ -151,7 +151,7 @@ func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.AgentWith
 
 // withUsage adds the agent's usage now, to render it.
 func (s *Server) withUsage(ctx context.Context, a db.Agent) (db.AgentWithUsage, error) {
-	rows, err := db.AgentsWithUsage(ctx, s.q, time.Now(), a)
+	rows, err := db.AgentsWithUsagePool(ctx, s.Pool, s.now(), a)
 	if err != nil {
 		return db.AgentWithUsage{}, err
 	}
@@ -197,7 +197,7 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := agentpolicy.CheckResume(b.IsPaused, canTransact(r)); err != nil {
 		return err
 	}
-	a, err := db.AgentUpdate(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
+	a, err := db.AgentUpdatePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := db.AgentDelete(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id); err != nil {
+	if err := db.AgentDeletePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -245,7 +245,7 @@ func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	code := agent.NewDeviceCode()
-	expires := s.codeExpiry(time.Now())
+	expires := s.codeExpiry(s.now())
 	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires, canTransact(r)); err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func (s *Server) getDeviceCodeStatus(w http.ResponseWriter, r *http.Request) err
 	if !ok {
 		return errDeviceCodeNotFound
 	}
-	st, err := s.q.AgentDeviceCodeStatus(r.Context(), db.AgentDeviceCodeStatusParams{CodeHash: agent.CodeHash(code),
+	st, err := db.AgentDeviceCodeStatus(r.Context(), s.Pool, db.AgentDeviceCodeStatusParams{CodeHash: agent.CodeHash(code),
 		PlatformID: principalFrom(r.Context()).PlatformID})
 	if isNoRows(err) {
 		return errDeviceCodeNotFound

@@ -60,7 +60,7 @@ func (s *Server) redeemLimits() agent.RedeemLimits {
 // once (only its digest is kept). Unknown codes are 404; redeemed, expired or replaced ones
 // 400.
 func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error {
-	now := time.Now()
+	now := s.now()
 	addr, ok := clientip.Resolve(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.Config.TrustedProxies)
 	if !ok {
 		return fmt.Errorf("redeem: the peer address %q is not an IP address", r.RemoteAddr)
@@ -76,7 +76,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 		return errDeviceCodeNotFound
 	}
 	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code (a live code tried this often is retired: ask the platform for a new one)"); err != nil {
-		if _, rerr := s.q.AgentDeviceCodeRetire(r.Context(), agent.CodeHash(code)); rerr != nil {
+		if _, rerr := db.AgentDeviceCodeRetire(r.Context(), s.Pool, agent.CodeHash(code)); rerr != nil {
 			return fmt.Errorf("retire device code: %w", rerr)
 		}
 		return err
@@ -97,7 +97,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 
 // countAttempt counts one redeem attempt under key and refuses it over limit.
 func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit, now time.Time, what string) error {
-	c, err := db.RateLimitHit(ctx, s.q, key, limit.Window)
+	c, err := db.RateLimitHitPool(ctx, s.Pool, key, limit.Window)
 	if err != nil {
 		return err
 	}
@@ -154,8 +154,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 		token, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paycore"`)
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized,
-				Message: "missing or malformed Authorization header: send the agent's access token as Bearer <token>"})
+			writeError(w, r, refusal(catalog.Unauthorized, "missing or malformed Authorization header: send the agent's access token as Bearer <token>", nil))
 			return
 		}
 		id, secret, ok := agent.ParseAccessToken(token)
@@ -163,7 +162,7 @@ func (s *Server) authenticateAgent(next http.Handler) http.Handler {
 		var row db.AgentAuthenticateRow
 		if ok {
 			var err error
-			row, err = s.q.AgentAuthenticate(r.Context(), id)
+			row, err = db.AgentAuthenticate(r.Context(), s.Pool, id)
 			if err != nil && !isNoRows(err) {
 				writeError(w, r, fmt.Errorf("authenticate agent: %w", err))
 				return
@@ -194,7 +193,7 @@ func bearerToken(header string) (string, bool) { return authorization(header, "B
 // getAgentMe is GET /agents/me: the authenticated agent.
 func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {
 	p := agentPrincipalFrom(r.Context())
-	a, err := db.AgentGetLive(r.Context(), s.q, p.PlatformID, p.AgentID)
+	a, err := db.AgentGetLivePool(r.Context(), s.Pool, p.PlatformID, p.AgentID)
 	if err != nil {
 		return err
 	}

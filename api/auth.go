@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/kit/secrets"
@@ -55,21 +56,21 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		id, secret, ok := basicCredentials(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="paycore"`)
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "missing or malformed HTTP Basic credentials (token id and secret)"})
+			writeError(w, r, refusal(catalog.Unauthorized, "missing or malformed HTTP Basic credentials (token id and secret)", nil))
 			return
 		}
-		row, err := s.q.TokenAuthenticate(r.Context(), id)
+		row, err := db.TokenAuthenticate(r.Context(), s.Pool, id)
 		if err != nil {
 			secrets.Matches(secret, dummyDigest)
 			if isNoRows(err) {
-				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "invalid API credentials"})
+				writeError(w, r, refusal(catalog.Unauthorized, "invalid API credentials", nil))
 				return
 			}
 			writeError(w, r, err)
 			return
 		}
 		if !secrets.Matches(secret, row.SecretHash) {
-			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: catalog.Unauthorized, Message: "invalid API credentials"})
+			writeError(w, r, refusal(catalog.Unauthorized, "invalid API credentials", nil))
 			return
 		}
 		p := Principal{PlatformID: row.PlatformID, TokenID: row.ID, Permissions: row.Permissions, Sandbox: row.Environment == catalog.Sandbox}
@@ -115,8 +116,7 @@ func require(perm string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !principalFrom(r.Context()).Has(perm) {
-				writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Details: map[string]any{"permission": perm},
-					Message: "this API token lacks the " + perm + " permission"})
+				writeError(w, r, refusal(catalog.Forbidden, "this API token lacks the "+perm+" permission", map[string]any{"permission": perm}))
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -128,7 +128,7 @@ func require(perm string) func(http.Handler) http.Handler {
 func sandboxOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !principalFrom(r.Context()).Sandbox {
-			writeError(w, r, &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Message: "sandbox endpoints are not available to production platforms"})
+			writeError(w, r, refusal(catalog.Forbidden, "sandbox endpoints are not available to production platforms", nil))
 			return
 		}
 		next.ServeHTTP(w, r)

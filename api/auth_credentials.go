@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -31,7 +30,7 @@ func (s *Server) walletAccount(r *http.Request, raw *string) (db.InternalAccount
 	if err != nil {
 		return db.InternalAccountGetRow{}, problem.Field("accountId", "accountId must be InternalAccount:<uuid>")
 	}
-	a, err := s.q.InternalAccountGet(r.Context(), db.InternalAccountGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
+	a, err := db.InternalAccountGet(r.Context(), s.Pool, db.InternalAccountGetParams{PlatformID: principalFrom(r.Context()).PlatformID, ID: id})
 	if isNoRows(err) {
 		return a, errAccountNotFound
 	}
@@ -64,7 +63,7 @@ func serveWalletList[R, T any](s *Server, w http.ResponseWriter, r *http.Request
 // walletConfig reads the caller's platform embedded-wallet configuration; the zero value
 // when the platform has none. It is the one place the API reads it.
 func (s *Server) walletConfig(ctx context.Context) (platformconfig.Wallet, error) {
-	set, err := db.PlatformSettingsGet(ctx, s.q, principalFrom(ctx).PlatformID)
+	set, err := db.PlatformSettingsGetPool(ctx, s.Pool, principalFrom(ctx).PlatformID)
 	if err != nil || set.Wallet == nil {
 		return platformconfig.Wallet{}, err
 	}
@@ -100,7 +99,7 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	existing, err := s.q.AuthCredentialListByAccount(r.Context(), acct.InternalAccount.ID)
+	existing, err := db.AuthCredentialListByAccount(r.Context(), s.Pool, acct.InternalAccount.ID)
 	if err != nil {
 		return fmt.Errorf("list credentials: %w", err)
 	}
@@ -155,7 +154,7 @@ func (s *Server) newCredential(r *http.Request, acct db.InternalAccountGetRow, b
 func (s *Server) credentialEmail(ctx context.Context, acct db.InternalAccountGetRow, given *string) (string, error) {
 	var customers *string
 	if a := acct.InternalAccount; given == nil && a.CustomerID.Valid {
-		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: a.PlatformID, ID: a.CustomerID.UUID})
+		c, err := db.CustomerGet(ctx, s.Pool, db.CustomerGetParams{PlatformID: a.PlatformID, ID: a.CustomerID.UUID})
 		if err != nil {
 			return "", fmt.Errorf("load the account's customer: %w", err)
 		}
@@ -192,7 +191,7 @@ func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.O
 	if err != nil {
 		return pol, "", db.OTPCode{}, err
 	}
-	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: time.Now().Add(pol.TTL)}, nil
+	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: s.now().Add(pol.TTL)}, nil
 }
 
 // sendOTP mails a code.
@@ -212,12 +211,12 @@ func (s *Server) sendOTP(ctx context.Context, to, code string, pol walletauth.OT
 // loadCredential finds the credential of the path among the caller's platform's.
 func (s *Server) loadCredential(r *http.Request) (db.AuthCredential, error) {
 	return loadOne(r, "id", ids.AuthMethod, notFound(catalog.CredentialNotFound, "credential"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthCredential, error) {
-		return s.q.AuthCredentialGet(ctx, db.AuthCredentialGetParams{PlatformID: pid, ID: id})
+		return db.AuthCredentialGet(ctx, s.Pool, db.AuthCredentialGetParams{PlatformID: pid, ID: id})
 	})
 }
 
 func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) error {
-	return serveWalletList(s, w, r, s.q.AuthCredentialListByAccount, view.AuthMethodOf)
+	return serveWalletList(s, w, r, s.authCredentials, view.AuthMethodOf)
 }
 
 // deleteCredential revokes a credential and its sessions, by signed retry of a session of
@@ -227,7 +226,7 @@ func (s *Server) deleteCredential(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	all, err := s.q.AuthCredentialListByAccount(r.Context(), c.AccountID)
+	all, err := db.AuthCredentialListByAccount(r.Context(), s.Pool, c.AccountID)
 	if err != nil {
 		return fmt.Errorf("list credentials: %w", err)
 	}
@@ -340,7 +339,7 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 
 // verifyOTP checks a code (db.OTPVerify counts wrong ones) and issues the session.
 func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string, clientKey []byte, wc platformconfig.Wallet) (view.Session, error) {
-	p, key, err := newSession(c, clientKey, wc)
+	p, key, err := newSession(c, clientKey, wc, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}
@@ -364,4 +363,9 @@ func (s *Server) verifyOAuth(ctx context.Context, c db.AuthCredential, token, cl
 		}
 	}
 	return s.issueSession(ctx, c, clientKey, wc)
+}
+
+// authCredentials lists the credentials of a wallet account.
+func (s *Server) authCredentials(ctx context.Context, accountID uuid.UUID) ([]db.AuthCredential, error) {
+	return db.AuthCredentialListByAccount(ctx, s.Pool, accountID)
 }

@@ -19,22 +19,22 @@ import (
 // newSession prepares a session of credential cred: a fresh signing key sealed to the
 // client key, and the row to store, expiring after the session lifetime of the platform's
 // wallet configuration c.
-func newSession(cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
+func newSession(cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet, now time.Time) (db.AuthSessionCreateParams, walletauth.SessionKey, error) {
 	key, err := walletauth.NewSessionKey(clientKey)
 	if err != nil {
 		return db.AuthSessionCreateParams{}, key, err
 	}
 	return db.AuthSessionCreateParams{ID: ids.New(), PlatformID: cred.PlatformID, AccountID: cred.AccountID, CredentialID: cred.ID,
-		PublicKey: key.PublicKey, ExpiresAt: time.Now().Add(walletauth.SessionLifetime(c))}, key, nil
+		PublicKey: key.PublicKey, ExpiresAt: now.Add(walletauth.SessionLifetime(c))}, key, nil
 }
 
 // issueSession creates a session for a credential whose proof was checked.
 func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clientKey []byte, c platformconfig.Wallet) (view.Session, error) {
-	p, key, err := newSession(cred, clientKey, c)
+	p, key, err := newSession(cred, clientKey, c, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}
-	sess, err := s.q.AuthSessionCreate(ctx, p)
+	sess, err := db.AuthSessionCreate(ctx, s.Pool, p)
 	if err != nil {
 		return view.Session{}, fmt.Errorf("create session: %w", err)
 	}
@@ -44,12 +44,12 @@ func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clien
 // loadSession finds a session of the caller's platform.
 func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
 	return loadOne(r, "id", ids.Session, notFound(catalog.SessionNotFound, "session"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthSession, error) {
-		return s.q.AuthSessionGet(ctx, db.AuthSessionGetParams{PlatformID: pid, ID: id})
+		return db.AuthSessionGet(ctx, s.Pool, db.AuthSessionGetParams{PlatformID: pid, ID: id})
 	})
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	return serveWalletList(s, w, r, s.q.AuthSessionListActive, view.ActiveSessionOf)
+	return serveWalletList(s, w, r, s.activeSessions, view.ActiveSessionOf)
 }
 
 // deleteSession revokes a session by signed retry.
@@ -60,10 +60,10 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.
-	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, time.Now()) && r.Header.Get(headerRequestID) == "" {
+	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, s.now()) && r.Header.Get(headerRequestID) == "" {
 		return notFound(catalog.SessionNotFound, "session")
 	}
-	typ, err := s.q.AuthCredentialTypeOf(r.Context(), sess.CredentialID)
+	typ, err := db.AuthCredentialTypeOf(r.Context(), s.Pool, sess.CredentialID)
 	if err != nil {
 		return fmt.Errorf("load the session's credential: %w", err)
 	}
@@ -71,7 +71,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	if _, err := s.q.AuthSessionRevoke(r.Context(), sess.ID); err != nil {
+	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID); err != nil {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -103,11 +103,11 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cred, err := s.q.AuthCredentialGet(r.Context(), db.AuthCredentialGetParams{PlatformID: sess.PlatformID, ID: sess.CredentialID})
+	cred, err := db.AuthCredentialGet(r.Context(), s.Pool, db.AuthCredentialGetParams{PlatformID: sess.PlatformID, ID: sess.CredentialID})
 	if err != nil && !isNoRows(err) {
 		return fmt.Errorf("load the session's credential: %w", err)
 	}
-	if err := walletauth.CheckRefresh(sess.RevokedAt, sess.ExpiresAt, err == nil, time.Now()); err != nil {
+	if err := walletauth.CheckRefresh(sess.RevokedAt, sess.ExpiresAt, err == nil, s.now()); err != nil {
 		return err
 	}
 	req := signedRequest{accountID: sess.AccountID, kind: walletauth.KindRefreshSession, typ: cred.Type}
@@ -124,4 +124,9 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusCreated, out)
 	return nil
+}
+
+// activeSessions lists the active sessions of a wallet account.
+func (s *Server) activeSessions(ctx context.Context, accountID uuid.UUID) ([]db.AuthSessionListActiveRow, error) {
+	return db.AuthSessionListActive(ctx, s.Pool, accountID)
 }

@@ -51,7 +51,7 @@ var errBulkJobNotFound = notFound(catalog.BulkUploadJobNotFound, "bulk upload jo
 func (s *Server) uploadCustomersCSV(w http.ResponseWriter, r *http.Request) error {
 	// A large file takes longer to arrive than the server's read timeout allows a request.
 	rc := http.NewResponseController(w)
-	until := time.Now().Add(s.Config.BulkImportUploadTimeout)
+	until := s.now().Add(s.Config.BulkImportUploadTimeout)
 	_ = rc.SetReadDeadline(until)
 	_ = rc.SetWriteDeadline(until)
 	header, rows, done, err := openCSVUpload(r)
@@ -85,7 +85,7 @@ func (s *Server) bulkImportInput(jobID, platformID uuid.UUID) workflows.BulkImpo
 // with its progress and refused rows; another platform's is 404 BULK_UPLOAD_JOB_NOT_FOUND.
 func (s *Server) getBulkImportJob(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "jobId", ids.Job, errBulkJobNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.BulkImportReport, error) {
-		return db.BulkImportReportGet(ctx, s.q, pid, id)
+		return db.BulkImportReportGetPool(ctx, s.Pool, pid, id)
 	}, view.BulkImportJobOf)
 }
 

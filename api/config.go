@@ -23,7 +23,7 @@ type (
 )
 
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.q.PlatformGet(r.Context(), principalFrom(r.Context()).PlatformID)
+	p, err := db.PlatformGet(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return fmt.Errorf("load platform: %w", err)
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -24,14 +23,14 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	p := principalFrom(r.Context())
-	acct, err := s.q.InternalAccountGet(r.Context(), db.InternalAccountGetParams{PlatformID: p.PlatformID, ID: accountID})
+	acct, err := db.InternalAccountGet(r.Context(), s.Pool, db.InternalAccountGetParams{PlatformID: p.PlatformID, ID: accountID})
 	if isNoRows(err) {
 		return errAccountNotFound
 	}
 	if err != nil {
 		return fmt.Errorf("get %s %s: %w", ids.InternalAccount, accountID, err)
 	}
-	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, time.Now())
+	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, s.now())
 	if err != nil {
 		return err
 	}

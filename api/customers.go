@@ -33,7 +33,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	settings, err := db.PlatformSettingsGet(r.Context(), s.q, pid)
+	settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, pid)
 	if err != nil {
 		return err
 	}
@@ -53,11 +53,11 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 // owners.
 func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "customerId", ids.Customer, errCustomerNotFound, func(ctx context.Context, pid, id uuid.UUID) (Customer, error) {
-		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: pid, ID: id})
+		c, err := db.CustomerGet(ctx, s.Pool, db.CustomerGetParams{PlatformID: pid, ID: id})
 		if err != nil || c.CustomerType != catalog.Business {
 			return view.CustomerOf(c), err
 		}
-		owners, err := s.q.OwnersOfCustomer(ctx, db.OwnersOfCustomerParams{PlatformID: pid, CustomerID: id})
+		owners, err := db.OwnersOfCustomer(ctx, s.Pool, db.OwnersOfCustomerParams{PlatformID: pid, CustomerID: id})
 		return view.BusinessOf(c, owners), err
 	}, func(c Customer) Customer { return c })
 }
@@ -98,11 +98,11 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	cur, err := db.CustomerRecordGet(r.Context(), s.q, pid, id)
+	cur, err := db.CustomerRecordGetPool(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}
-	settings, err := db.PlatformSettingsGet(r.Context(), s.q, pid)
+	settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, pid)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Server) emailChangeSigned(w http.ResponseWriter, r *http.Request, cur c
 	if !in.ChangesEmail(cur) {
 		return cred, false, nil
 	}
-	c, err := s.q.AuthEmailCredentialOfCustomer(r.Context(), uuid.NullUUID{UUID: cur.ID, Valid: true})
+	c, err := db.AuthEmailCredentialOfCustomer(r.Context(), s.Pool, uuid.NullUUID{UUID: cur.ID, Valid: true})
 	if isNoRows(err) {
 		return cred, false, nil
 	}
@@ -151,7 +151,7 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := db.CustomerDelete(r.Context(), s.q, principalFrom(r.Context()).PlatformID, id)
+	c, err := db.CustomerDeletePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id)
 	if err != nil {
 		return err
 	}

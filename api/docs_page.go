@@ -162,7 +162,7 @@ func (s *Server) serveDocsFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, ok := site.assets[chi.URLParam(r, "asset")]
 	if !ok {
-		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such file"}
+		return refusal(catalog.NotFound, "no such file", nil)
 	}
 	serveDocsAsset(w, r, a, "public, max-age=31536000, immutable")
 	return nil

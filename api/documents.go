@@ -92,7 +92,7 @@ func (s *Server) replaceDocument(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getDocumentRow(ctx context.Context, pid, id uuid.UUID) (db.Document, error) {
-	return s.q.DocumentGet(ctx, db.DocumentGetParams{PlatformID: pid, ID: id})
+	return db.DocumentGet(ctx, s.Pool, db.DocumentGetParams{PlatformID: pid, ID: id})
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) error {
@@ -151,7 +151,7 @@ type documentForm struct {
 // end with its closing boundary is a 4xx, and a file already stored is deleted again.
 func (s *Server) readDocumentForm(r *http.Request, platformID, documentID uuid.UUID, upload bool) (documentForm, error) {
 	if s.Documents == nil {
-		return documentForm{}, &Error{Status: http.StatusServiceUnavailable, Code: catalog.Unavailable, Message: "document storage is not configured"}
+		return documentForm{}, refusal(catalog.Unavailable, "document storage is not configured", nil)
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {

@@ -73,6 +73,12 @@ func refusal(code catalog.Code, message string, details map[string]any) *Error {
 	return &Error{Status: status, Code: code, Message: message, Details: details}
 }
 
+// retryAfter sets the Retry-After seconds of e and returns it.
+func retryAfter(e *Error, seconds int) *Error {
+	e.RetryAfter = seconds
+	return e
+}
+
 // errorOf maps any error a handler returns to its API error: an *Error as it is, the typed
 // errors of the domain packages (problem.FieldError, problem.Refusal), the refusals of the
 // db operations, and the business errors of workflow updates (an application error whose

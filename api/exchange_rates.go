@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -26,11 +25,11 @@ func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error
 		return q.err
 	}
 	p := principalFrom(r.Context())
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, p.PlatformID)
+	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, p.PlatformID)
 	if err != nil {
 		return err
 	}
-	offers, err := fx.Offers(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, req, time.Now())
+	offers, err := fx.Offers(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, req, s.now())
 	if err != nil {
 		return err
 	}

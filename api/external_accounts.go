@@ -41,7 +41,7 @@ func (s *Server) createExternalAccount(w http.ResponseWriter, r *http.Request, p
 // any, must not be deleted; then the beneficiary check and the insert.
 func (s *Server) addExternalAccount(w http.ResponseWriter, r *http.Request, platformID uuid.UUID, sandbox bool, n extaccount.New) error {
 	if n.CustomerID.Valid {
-		c, err := db.CustomerRecordGet(r.Context(), s.q, platformID, n.CustomerID.UUID)
+		c, err := db.CustomerRecordGetPool(r.Context(), s.Pool, platformID, n.CustomerID.UUID)
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (s *Server) getExternalAccount(platformOwned bool) http.HandlerFunc {
 // is 404.
 func (s *Server) serveExternalAccount(w http.ResponseWriter, r *http.Request, o extOwner) error {
 	return serveOne(w, r, "externalAccountId", ids.ExternalAccount, errExternalNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ExternalAccount, error) {
-		e, err := s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
+		e, err := db.ExternalAccountGet(ctx, s.Pool, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
 		if err == nil && !o.owns(e) {
 			return e, errExternalNotFound // a customer's account under /platform, another customer's, or the reverse
 		}
@@ -138,7 +138,7 @@ func (s *Server) removeExternalAccount(w http.ResponseWriter, r *http.Request, p
 	if err != nil {
 		return err
 	}
-	n, err := s.q.ExternalAccountDelete(r.Context(), db.ExternalAccountDeleteParams{PlatformID: platformID, ID: id, PlatformOwned: o.platform, CustomerID: o.customer})
+	n, err := db.ExternalAccountDelete(r.Context(), s.Pool, db.ExternalAccountDeleteParams{PlatformID: platformID, ID: id, PlatformOwned: o.platform, CustomerID: o.customer})
 	if err != nil {
 		return err
 	}

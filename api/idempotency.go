@@ -99,9 +99,9 @@ func requestHash(r *http.Request) ([]byte, error) {
 // still running. A key used with another request is 422, one still running after the wait
 // 409. Neither is returned when the client went away.
 func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, hash []byte) (claimed bool, done *db.IdempotencyKey, err error) {
-	deadline := time.Now().Add(s.Config.IdempotencyWait)
+	deadline := s.now().Add(s.Config.IdempotencyWait)
 	for wait := 10 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
-		_, err := s.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
+		_, err := db.IdempotencyClaim(ctx, s.Pool, db.IdempotencyClaimParams{
 			PlatformID: platformID, Key: key, RequestHash: hash,
 			TtlSeconds: s.Config.IdempotencyTTL.Seconds(), LeaseSeconds: idempotencyLease.Seconds(),
 		})
@@ -111,20 +111,18 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 		if !isNoRows(err) {
 			return false, nil, err
 		}
-		row, err := s.q.IdempotencyGet(ctx, db.IdempotencyGetParams{PlatformID: platformID, Key: key})
+		row, err := db.IdempotencyGet(ctx, s.Pool, db.IdempotencyGetParams{PlatformID: platformID, Key: key})
 		switch {
 		case isNoRows(err):
 			continue // released after a 5xx: claim again
 		case err != nil:
 			return false, nil, err
 		case !bytes.Equal(row.RequestHash, hash):
-			return false, nil, &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-				Message: "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request"}
+			return false, nil, refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request", nil)
 		case row.State == "DONE":
 			return false, &row, nil
-		case time.Now().After(deadline):
-			return false, nil, &Error{Status: http.StatusConflict, Code: catalog.IdempotencyInProgress, RetryAfter: 1,
-				Message: "a request with this Idempotency-Key is still being processed; retry later"}
+		case s.now().After(deadline):
+			return false, nil, retryAfter(refusal(catalog.IdempotencyInProgress, "a request with this Idempotency-Key is still being processed; retry later", nil), 1)
 		}
 		select {
 		case <-ctx.Done():
@@ -144,7 +142,7 @@ func (s *Server) runAndStore(w http.ResponseWriter, r *http.Request, next http.H
 	store := context.WithoutCancel(r.Context())
 	defer func() {
 		if v := recover(); v != nil {
-			_ = s.q.IdempotencyRelease(store, db.IdempotencyReleaseParams{PlatformID: pid, Key: key})
+			_ = db.IdempotencyRelease(store, s.Pool, db.IdempotencyReleaseParams{PlatformID: pid, Key: key})
 			panic(v)
 		}
 	}()
@@ -174,7 +172,7 @@ func (s *Server) renewClaim(ctx context.Context, platformID uuid.UUID, key strin
 			case <-done:
 				return
 			case <-t.C:
-				_ = s.q.IdempotencyRenew(ctx, db.IdempotencyRenewParams{PlatformID: platformID, Key: key})
+				_ = db.IdempotencyRenew(ctx, s.Pool, db.IdempotencyRenewParams{PlatformID: platformID, Key: key})
 			}
 		}
 	}()
@@ -187,7 +185,7 @@ func (s *Server) renewClaim(ctx context.Context, platformID uuid.UUID, key strin
 // the key; any other answer, a 202 that started something included, is stored.
 func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key string, rec *recorder) {
 	if rec.status >= 500 || rec.challenge {
-		_ = s.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{PlatformID: platformID, Key: key})
+		_ = db.IdempotencyRelease(ctx, s.Pool, db.IdempotencyReleaseParams{PlatformID: platformID, Key: key})
 		return
 	}
 	hdr, _ := json.Marshal(map[string]string{"Content-Type": rec.header.Get("Content-Type"), "Retry-After": rec.header.Get("Retry-After"),
@@ -196,7 +194,7 @@ func (s *Server) storeOutcome(ctx context.Context, platformID uuid.UUID, key str
 	// The stored answer is sealed: it may carry a secret (a new API token's clientSecret, a
 	// KYC link's token).
 	body := s.Box.Seal(idempotencyLabel(platformID, key), rec.body.Bytes())
-	if err := s.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
+	if err := db.IdempotencyComplete(ctx, s.Pool, db.IdempotencyCompleteParams{
 		PlatformID: platformID, Key: key, ResponseStatus: &status, ResponseHeaders: hdr, ResponseBody: body,
 	}); err != nil {
 		s.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", err)

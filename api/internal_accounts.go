@@ -58,7 +58,7 @@ func (s *Server) listPlatformInternalAccounts(w http.ResponseWriter, r *http.Req
 	if q.err != nil {
 		return q.err
 	}
-	rows, err := s.q.InternalAccountList(r.Context(), p)
+	rows, err := db.InternalAccountList(r.Context(), s.Pool, p)
 	if err != nil {
 		return fmt.Errorf("list platform accounts: %w", err)
 	}
@@ -73,7 +73,7 @@ var errAccountNotFound = notFound(catalog.AccountNotFound, "internal account")
 // loadInternalAccount finds an account of the caller's platform.
 func (s *Server) loadInternalAccount(r *http.Request, param string) (db.InternalAccountGetRow, error) {
 	return loadOne(r, param, ids.InternalAccount, errAccountNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.InternalAccountGetRow, error) {
-		return s.q.InternalAccountGet(ctx, db.InternalAccountGetParams{PlatformID: pid, ID: id})
+		return db.InternalAccountGet(ctx, s.Pool, db.InternalAccountGetParams{PlatformID: pid, ID: id})
 	})
 }
 

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/internal/catalog"
@@ -29,7 +28,7 @@ func (s *Server) serveInvitePage(w http.ResponseWriter, r *http.Request) error {
 	var inv db.Invitation
 	var err error
 	if ok {
-		inv, err = s.q.InvitationGetByCode(r.Context(), code)
+		inv, err = db.InvitationGetByCode(r.Context(), s.Pool, code)
 	}
 	if !ok || isNoRows(err) {
 		page.Title, page.Message = "Invitation not found", "This invitation link is not valid."
@@ -44,7 +43,7 @@ func (s *Server) serveInvitePage(w http.ResponseWriter, r *http.Request) error {
 		who = *inv.FirstName + " (" + inv.InviterUma + ")"
 	}
 	page.Title = who + " invited you to get paid with UMA"
-	switch db.InvitationState(inv).StatusAt(time.Now()) {
+	switch db.InvitationState(inv).StatusAt(s.now()) {
 	case catalog.InvPending:
 		page.Code = inv.Code
 		if inv.ExpiresAt != nil {

@@ -27,7 +27,7 @@ func (s *Server) verification(platformID, customerID uuid.UUID) workflows.Verifi
 // knownCustomer refuses a customer the caller's platform does not have before a workflow
 // is started for it (the workflow's step checks it again under lock).
 func (s *Server) knownCustomer(ctx context.Context, platformID, id uuid.UUID) error {
-	_, err := db.CustomerRecordGet(ctx, s.q, platformID, id)
+	_, err := db.CustomerRecordGetPool(ctx, s.Pool, platformID, id)
 	return err
 }
 
@@ -67,7 +67,7 @@ func (s *Server) patchBeneficialOwner(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	cur, err := db.OwnerGetRecord(r.Context(), s.q, pid, id)
+	cur, err := db.OwnerGetRecordPool(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) patchBeneficialOwner(w http.ResponseWriter, r *http.Request) er
 
 func (s *Server) getBeneficialOwner(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "beneficialOwnerId", ids.BeneficialOwner, errOwnerNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.BeneficialOwner, error) {
-		return s.q.OwnerGet(ctx, db.OwnerGetParams{PlatformID: pid, ID: id})
+		return db.OwnerGet(ctx, s.Pool, db.OwnerGetParams{PlatformID: pid, ID: id})
 	}, view.BeneficialOwnerOf)
 }
 
@@ -140,7 +140,7 @@ func (s *Server) createVerification(w http.ResponseWriter, r *http.Request) erro
 
 func (s *Server) getVerification(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "verificationId", ids.Verification, errVerificationNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Verification, error) {
-		return s.q.VerificationGet(ctx, db.VerificationGetParams{PlatformID: pid, ID: id})
+		return db.VerificationGet(ctx, s.Pool, db.VerificationGetParams{PlatformID: pid, ID: id})
 	}, view.VerificationOf)
 }
 

@@ -36,7 +36,7 @@ func (s *Server) createKycLink(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	c, err := db.CustomerRecordGet(r.Context(), s.q, pid, id)
+	c, err := db.CustomerRecordGetPool(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}
@@ -44,8 +44,8 @@ func (s *Server) createKycLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	token, hash := kyc.NewToken()
-	link, err := s.q.KycLinkCreate(r.Context(), db.KycLinkCreateParams{ID: ids.New(), PlatformID: pid, CustomerID: id, TokenHash: hash,
-		RedirectUri: in.RedirectURI, ExpiresAt: time.Now().Add(s.Config.KycLinkLifetime).Truncate(time.Millisecond)})
+	link, err := db.KycLinkCreate(r.Context(), s.Pool, db.KycLinkCreateParams{ID: ids.New(), PlatformID: pid, CustomerID: id, TokenHash: hash,
+		RedirectUri: in.RedirectURI, ExpiresAt: s.now().Add(s.Config.KycLinkLifetime).Truncate(time.Millisecond)})
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func (s *Server) serveKycPage(w http.ResponseWriter, r *http.Request) error {
 // saying why is written and ok is false.
 func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkSubject, kycPage, bool, error) {
 	page := kycPage{Title: "Verify your identity"}
-	sub, err := db.KycLinkSubjectGet(r.Context(), s.q, pathParam(r, "token"))
+	sub, err := db.KycLinkSubjectGetPool(r.Context(), s.Pool, pathParam(r, "token"))
 	if err == db.ErrNotFound {
 		page.Message = "This verification link is not valid. Ask for a new link."
 		renderKycPage(w, http.StatusNotFound, page)
@@ -90,7 +90,7 @@ func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkS
 	if sub.Customer.Type == catalog.Business {
 		page.Title, page.Business = "Verify your business", true
 	}
-	p, err := s.q.PlatformGet(r.Context(), sub.Link.PlatformID)
+	p, err := db.PlatformGet(r.Context(), s.Pool, sub.Link.PlatformID)
 	if err != nil {
 		return sub, page, false, fmt.Errorf("load platform: %w", err)
 	}
@@ -102,7 +102,7 @@ func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkS
 	if sub.Verification != nil {
 		latest = sub.Verification.Status
 	}
-	st := kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, latest, sub.Customer.KycStatus, time.Now())
+	st := kyc.StateOf(sub.Link.ExpiresAt, sub.Link.UsedAt, latest, sub.Customer.KycStatus, s.now())
 	if st == kyc.LinkUsable && sub.Customer.IsDeleted {
 		page.Message = "This verification link is no longer valid."
 		renderKycPage(w, http.StatusGone, page)

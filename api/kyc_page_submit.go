@@ -78,8 +78,8 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(kycPageUploadTime))
-	_ = rc.SetWriteDeadline(time.Now().Add(kycPageUploadTime + time.Minute))
+	_ = rc.SetReadDeadline(s.now().Add(kycPageUploadTime))
+	_ = rc.SetWriteDeadline(s.now().Add(kycPageUploadTime + time.Minute))
 	token := pathParam(r, "token")
 	form, err := s.readKycForm(r, sub)
 	if err == nil {
@@ -102,10 +102,10 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("read verification: %w", err)
 	}
 	if v.Status == catalog.VerificationResolveErrors {
-		if err := s.q.KycLinkReopen(r.Context(), sub.Link.ID); err != nil {
+		if err := db.KycLinkReopen(r.Context(), s.Pool, sub.Link.ID); err != nil {
 			return fmt.Errorf("give the KYC link back: %w", err)
 		}
-		if sub, err = db.KycLinkSubjectGet(r.Context(), s.q, token); err != nil {
+		if sub, err = db.KycLinkSubjectGetPool(r.Context(), s.Pool, token); err != nil {
 			return err
 		}
 		fillKycPage(&page, sub, "Thank you. A few things are still missing before we can verify you.")
@@ -124,11 +124,11 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 // countKycSubmission counts a submission of a usable link, before its body is read, and
 // refuses it over the link's limit (kyc.CheckSubmissions).
 func (s *Server) countKycSubmission(r *http.Request, linkID uuid.UUID) error {
-	c, err := db.RateLimitHit(r.Context(), s.q, kyc.SubmissionKey(linkID.String()), s.Config.KycLinkSubmissionWindow)
+	c, err := db.RateLimitHitPool(r.Context(), s.Pool, kyc.SubmissionKey(linkID.String()), s.Config.KycLinkSubmissionWindow)
 	if err != nil {
 		return err
 	}
-	return kyc.CheckSubmissions(c.Attempts, s.Config.KycLinkSubmissions, c.WindowEnds, time.Now())
+	return kyc.CheckSubmissions(c.Attempts, s.Config.KycLinkSubmissions, c.WindowEnds, s.now())
 }
 
 // refusedKycPage answers a refused submission with the page as it now stands: closed
@@ -181,7 +181,7 @@ func slotPart(name string) (slot, member string, ok bool) {
 func (s *Server) readKycForm(r *http.Request, sub db.KycLinkSubject) (kycSubmission, error) {
 	out := kycSubmission{values: map[string]string{}}
 	if s.Documents == nil {
-		return out, &Error{Status: http.StatusServiceUnavailable, Code: catalog.Unavailable, Message: "document storage is not configured"}
+		return out, refusal(catalog.Unavailable, "document storage is not configured", nil)
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -269,7 +269,7 @@ func (s *Server) kycPageDocument(r *http.Request, sub db.KycLinkSubject, holders
 func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token string, form kycSubmission) error {
 	var patch *db.CustomerPatchParams
 	if in := kycAnswers(sub.Customer, form.values); in != (customer.Input{CustomerType: in.CustomerType}) {
-		settings, err := db.PlatformSettingsGet(r.Context(), s.q, sub.Link.PlatformID)
+		settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, sub.Link.PlatformID)
 		if err != nil {
 			return err
 		}

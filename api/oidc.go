@@ -85,11 +85,11 @@ func (s *Server) verifyOIDC(ctx context.Context, c platformconfig.Wallet, token,
 		if expired := (*oidc.TokenExpiredError)(nil); errors.As(err, &expired) {
 			expiredAt = &expired.Expiry
 		}
-		msg := walletauth.TokenProblem(token, claims, prov.Audience, expiredAt, time.Now())
+		msg := walletauth.TokenProblem(token, claims, prov.Audience, expiredAt, s.now())
 		s.Logger.InfoContext(ctx, "OIDC token refused", "issuer", prov.Issuer, "refusal", msg, "error", err)
 		return walletauth.Identity{}, walletauth.Unauthorized(walletauth.ReasonBadOIDC, "%s", msg)
 	}
-	if err := walletauth.CheckFresh(claims, idt.Nonce, clientPublicKey, time.Now()); err != nil {
+	if err := walletauth.CheckFresh(claims, idt.Nonce, clientPublicKey, s.now()); err != nil {
 		return walletauth.Identity{}, err
 	}
 	return walletauth.Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email()}, nil

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/protocol/webauthncose"
@@ -116,14 +115,14 @@ func (s *Server) passkeyChallenge(ctx context.Context, c db.AuthCredential, clie
 	if _, err := s.relyingParty(ctx, wc); err != nil {
 		return view.PasskeyAuthChallenge{}, err
 	}
-	n, err := s.q.SignedRequestCountRecent(ctx, db.SignedRequestCountRecentParams{AccountID: c.AccountID, Kind: walletauth.KindPasskeySession})
+	n, err := db.SignedRequestsRecent(ctx, s.Pool, c.AccountID, walletauth.KindPasskeySession)
 	if err != nil {
 		return view.PasskeyAuthChallenge{}, fmt.Errorf("count passkey challenges: %w", err)
 	}
 	if err := walletauth.CheckPasskeyChallengeRate(n); err != nil {
 		return view.PasskeyAuthChallenge{}, err
 	}
-	ch := walletauth.NewPasskeyChallenge(c.AccountID, passkeyDetailsOf(c).CredentialID, clientPublicKey, time.Now())
+	ch := walletauth.NewPasskeyChallenge(c.AccountID, passkeyDetailsOf(c).CredentialID, clientPublicKey, s.now())
 	if err := s.storeChallenge(ctx, ch); err != nil {
 		return view.PasskeyAuthChallenge{}, err
 	}
@@ -147,7 +146,7 @@ func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.Ra
 	if err != nil {
 		return view.Session{}, err
 	}
-	if err := walletauth.CheckPasskeyChallenge(issued, found, c.AccountID, time.Now()); err != nil {
+	if err := walletauth.CheckPasskeyChallenge(issued, found, c.AccountID, s.now()); err != nil {
 		return view.Session{}, err
 	}
 	var details []byte
@@ -156,7 +155,7 @@ func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.Ra
 			return view.Session{}, err
 		}
 	}
-	p, key, err := newSession(c, issued.Binding, wc)
+	p, key, err := newSession(c, issued.Binding, wc, s.now())
 	if err != nil {
 		return view.Session{}, fmt.Errorf("issue passkey session: %w", err)
 	}

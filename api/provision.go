@@ -39,8 +39,8 @@ func IssueToken(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, n
 }
 
 // issueToken creates an API token of a platform.
-func issueToken(ctx context.Context, q *db.Queries, platformID uuid.UUID, name string, perms []string) (NewToken, error) {
-	return db.TokenIssue(ctx, q, platformID, name, perms)
+func issueToken(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, name string, perms []string) (NewToken, error) {
+	return db.TokenIssuePool(ctx, pool, platformID, name, perms)
 }
 
 func checkTokenRequest(name string, perms []string) *Error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -35,18 +34,16 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 	}
 	fields := []view.PayerField{}
 	var currencies []string
-	found, err := s.q.CustomerFindByUma(r.Context(), db.CustomerFindByUmaParams{UmaAddress: address, Environment: env})
+	found, err := db.CustomerFindByUma(r.Context(), s.Pool, db.CustomerFindByUmaParams{UmaAddress: address, Environment: env})
 	switch {
 	case err != nil:
 		return fmt.Errorf("find UMA receiver: %w", err)
 	case len(found) > 1 && !quote.IsSandboxUma(address):
-		return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidUmaAddress, Message: address + " names more than one receiver on this deployment",
-			Details: map[string]any{"field": "receiverUmaAddress"}}
+		return refusal(catalog.InvalidUmaAddress, address+" names more than one receiver on this deployment", map[string]any{"field": "receiverUmaAddress"})
 	case len(found) == 1 && !quote.IsSandboxUma(address):
 		// A customer of a platform of the same environment on this deployment: paid internally.
 		if currencies = found[0].Currencies; len(currencies) == 0 {
-			return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency, Message: "the receiver takes no currency",
-				Details: map[string]any{"field": "receiverUmaAddress"}}
+			return refusal(catalog.InvalidCurrency, "the receiver takes no currency", map[string]any{"field": "receiverUmaAddress"})
 		}
 	default:
 		dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
@@ -58,7 +55,7 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 			fields = append(fields, view.PayerField{Name: f, Mandatory: true})
 		}
 	}
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, p.PlatformID)
+	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, p.PlatformID)
 	if err != nil {
 		return err
 	}
@@ -81,12 +78,12 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 		return q.err
 	}
 	acct, err := loadOne(r, "accountId", ids.ExternalAccount, errExternalNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ExternalAccount, error) {
-		return s.q.ExternalAccountGet(ctx, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
+		return db.ExternalAccountGet(ctx, s.Pool, db.ExternalAccountGetParams{PlatformID: pid, ID: id})
 	})
 	if err != nil {
 		return err
 	}
-	set, err := db.PlatformSettingsGet(r.Context(), s.q, principalFrom(r.Context()).PlatformID)
+	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return err
 	}
@@ -111,7 +108,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 	p := principalFrom(ctx)
 	var senderCurrencies []string
 	if customer.Valid {
-		c, err := s.q.CustomerGet(ctx, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
+		c, err := db.CustomerGet(ctx, s.Pool, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
 		if isNoRows(err) {
 			return view.ReceiverLookup{}, notFound(catalog.UserNotFound, "customer")
 		}
@@ -122,15 +119,14 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 	}
 	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving[0])
 	if !ok {
-		return view.ReceiverLookup{}, &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency,
-			Message: fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0])}
+		return view.ReceiverLookup{}, refusal(catalog.InvalidCurrency, fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0]), nil)
 	}
-	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, time.Now())
+	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, s.now())
 	if err != nil {
 		return view.ReceiverLookup{}, err
 	}
 	l.ID, l.PlatformID, l.Currencies = ids.New(), p.PlatformID, receiving
-	if err := s.q.ReceiverLookupCreate(ctx, l); err != nil {
+	if err := db.ReceiverLookupCreate(ctx, s.Pool, l); err != nil {
 		return view.ReceiverLookup{}, fmt.Errorf("store lookup: %w", err)
 	}
 	return view.ReceiverLookupOf(l.ID, prefs, fields), nil

@@ -106,7 +106,7 @@ func (s *Server) options(next http.Handler) http.Handler {
 		}
 		allowed := s.allowedMethods(r.URL.Path)
 		if len(allowed) == 0 {
-			writeError(w, r, &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"})
+			writeError(w, r, refusal(catalog.NotFound, "no such route", nil))
 			return
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))

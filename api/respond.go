@@ -26,7 +26,7 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
 func invalid(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidInput, Message: fmt.Sprintf(format, args...)}
+	return refusal(catalog.InvalidInput, fmt.Sprintf(format, args...), nil)
 }
 
 // invalidField is a 400 naming the offending field in details.field.
@@ -67,7 +67,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e == nil {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"request_id", w.Header().Get("X-Request-Id"), "error", err)
-		e = &Error{Status: http.StatusInternalServerError, Code: catalog.Internal, Message: "internal error; quote the X-Request-Id header when reporting it"}
+		e = refusal(catalog.Internal, "internal error; quote the X-Request-Id header when reporting it", nil)
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))

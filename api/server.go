@@ -68,11 +68,15 @@ type Deps struct {
 	// when nil); Propagator reads a caller's trace context (W3C traceparent when nil).
 	Tracer     trace.TracerProvider
 	Propagator propagation.TextMapPropagator
+	// Now is the service's clock (time.Now when nil).
+	Now func() time.Time
 }
 
 // Server serves the API.
 type Server struct {
 	Deps
+	// q is left for the handlers of quotes, incoming payments, agent money actions and
+	// invitations, which move to named db operations with their state machines.
 	q      *db.Queries
 	start  start.Starter
 	oidc   *oidcProviders
@@ -100,8 +104,11 @@ func New(d Deps) *Server {
 	if d.Mailer == nil {
 		d.Mailer = mailer.NewSink(d.Logger)
 	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	if d.Rates == nil {
-		d.Rates = fx.BuiltIn(time.Now())
+		d.Rates = fx.BuiltIn(d.Now())
 	}
 	if d.Tracer == nil {
 		d.Tracer = noop.NewTracerProvider()
@@ -124,6 +131,9 @@ func New(d Deps) *Server {
 	return s
 }
 
+// now is the time by the service's clock.
+func (s *Server) now() time.Time { return s.Now() }
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // MetricsHandler serves the Prometheus metrics; it is not on the API's router but on a
@@ -137,14 +147,14 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// bodyLimit comes before every handler and before authentication, which never reads
 	// the body: a request answered without its body is answered at once (see bodyLimit).
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf),
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf, s.now),
 		s.checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-		return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
+		return refusal(catalog.NotFound, "no such route", nil)
 	}))
 	r.MethodNotAllowed(handler(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", strings.Join(s.allowedMethods(r.URL.Path), ", "))
-		return &Error{Status: http.StatusMethodNotAllowed, Code: catalog.MethodNotAllowed, Message: "method not allowed on this route"}
+		return refusal(catalog.MethodNotAllowed, "method not allowed on this route", nil)
 	}))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	r.Get("/readyz", handler(s.ready))
@@ -171,7 +181,7 @@ func (s *Server) routes() chi.Router {
 	r.Route(s.Config.BasePath(), func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
-			return &Error{Status: http.StatusNotFound, Code: catalog.NotFound, Message: "no such route"}
+			return refusal(catalog.NotFound, "no such route", nil)
 		}))
 		manage := require(PermManage)
 
@@ -338,7 +348,7 @@ const unreadBodyGrace = time.Second
 // "Connection: close", and the connection is given unreadBodyGrace to deliver what is still
 // in flight. Without this the server drains up to 256 KiB of an unread body before it sends
 // the answer, for as long as the client cares to take.
-func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler {
+func bodyLimit(limit func(*http.Request) int64, now func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength == 0 { // no body (http.NoBody)
@@ -347,13 +357,13 @@ func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler 
 			}
 			n := limit(r)
 			if r.ContentLength > n {
-				closeUnread(w)
+				closeUnread(w, now())
 				writeError(w, r, bodyTooLarge(n))
 				return
 			}
 			body := &trackedBody{ReadCloser: http.MaxBytesReader(w, r.Body, n)}
 			r.Body = body
-			g := &unreadGuard{ResponseWriter: w, body: body}
+			g := &unreadGuard{ResponseWriter: w, body: body, now: now}
 			next.ServeHTTP(g, r)
 			if !g.wrote {
 				g.WriteHeader(http.StatusOK) // what the server would answer; with the same check
@@ -364,8 +374,7 @@ func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler 
 
 // bodyTooLarge is the answer to a request body over limit bytes: 413 PAYLOAD_TOO_LARGE.
 func bodyTooLarge(limit int64) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: catalog.PayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes", limit)}
+	return refusal(catalog.PayloadTooLarge, fmt.Sprintf("request body is larger than %d bytes", limit), nil)
 }
 
 // bodyReadError is the answer to a failed read of the request body: 413 when it went past
@@ -385,9 +394,9 @@ func bodyReadError(err error) *Error {
 
 // closeUnread prepares an answer that leaves the request body unread: the connection is
 // closed after it, and what remains of the body is read for at most unreadBodyGrace.
-func closeUnread(w http.ResponseWriter) {
+func closeUnread(w http.ResponseWriter, now time.Time) {
 	w.Header().Set("Connection", "close")
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyGrace))
+	_ = http.NewResponseController(w).SetReadDeadline(now.Add(unreadBodyGrace))
 }
 
 // trackedBody records whether the request body was read to its end.
@@ -408,6 +417,7 @@ func (b *trackedBody) Read(p []byte) (int, error) {
 type unreadGuard struct {
 	http.ResponseWriter
 	body  *trackedBody
+	now   func() time.Time
 	wrote bool
 }
 
@@ -415,7 +425,7 @@ func (g *unreadGuard) WriteHeader(code int) {
 	if !g.wrote && code >= 200 {
 		g.wrote = true
 		if !g.body.eof.Load() {
-			closeUnread(g.ResponseWriter)
+			closeUnread(g.ResponseWriter, g.now())
 		}
 	}
 	g.ResponseWriter.WriteHeader(code)
@@ -434,7 +444,7 @@ func (g *unreadGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 // observe records metrics and an access log line per request.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := s.now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		route := chi.RouteContext(r.Context()).RoutePattern()
@@ -445,7 +455,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		elapsed := time.Since(start)
+		elapsed := s.now().Sub(start)
 		if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 			span.SetName(r.Method + " " + route)
 			span.SetAttributes(attribute.String("http.route", route))

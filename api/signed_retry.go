@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -96,20 +94,15 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*view.Challeng
 		rid = ids.Format(ids.Request, req.upFront.UUID)
 	}
 	if sig == "" && rid == "" {
-		ch := walletauth.NewRetryChallenge(req.kind, req.accountID, r.Method, r.URL.Path, body, time.Now())
+		ch := walletauth.NewRetryChallenge(req.kind, req.accountID, r.Method, r.URL.Path, body, s.now())
 		if err := s.storeChallenge(r.Context(), ch); err != nil {
 			return nil, err
 		}
 		return &view.Challenge{Type: req.typ, PayloadToSign: ch.Payload, RequestID: ch.RequestID(), ExpiresAt: ch.ExpiresAt}, nil
 	}
-	reqID, err := s.checkRetry(r.Context(), req, walletauth.RequestHash(r.Method, r.URL.Path, body), sig, rid)
+	reqID, err := s.useRetry(r.Context(), req, walletauth.RequestHash(r.Method, r.URL.Path, body), sig, rid)
 	if err != nil {
 		return nil, err
-	}
-	if n, err := s.q.SignedRequestUse(r.Context(), reqID); err != nil {
-		return nil, fmt.Errorf("use signed request: %w", err)
-	} else if n == 0 {
-		return nil, walletauth.RetryUsed()
 	}
 	if req.used != nil {
 		*req.used = reqID
@@ -117,67 +110,70 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*view.Challeng
 	return nil, nil
 }
 
-// checkRetry checks a signed retry of req (its request hash, signature and Request-Id)
-// against the challenge it answers, and returns the challenge's id.
-func (s *Server) checkRetry(ctx context.Context, req signedRequest, hash []byte, sig, rid string) (uuid.UUID, error) {
+// useRetry checks a signed retry of req (its request hash, signature and Request-Id)
+// against the challenge it answers and uses the challenge, in one database operation; it
+// returns the challenge's id.
+func (s *Server) useRetry(ctx context.Context, req signedRequest, hash []byte, sig, rid string) (uuid.UUID, error) {
 	reqID, err := walletauth.RetryRequestID(sig, rid)
 	if err != nil {
 		return reqID, err
 	}
-	issued, found, err := s.loadChallenge(ctx, reqID)
-	if err != nil {
-		return reqID, err
-	}
-	if !found {
+	err = db.SignedRetryUse(ctx, s.Pool, principalFrom(ctx).PlatformID, reqID, func(sr db.SignedRetry) error {
+		issued := walletauth.Issued{AccountID: sr.Request.AccountID, Kind: sr.Request.Kind, Payload: sr.Request.Payload,
+			Binding: sr.Request.RequestHash, ExpiresAt: sr.Request.ExpiresAt, UsedAt: sr.Request.UsedAt}
+		if err := walletauth.CheckRetry(issued, req.accountID, req.kind, hash, s.now()); err != nil {
+			return err
+		}
+		if sandbox.WalletSignature.Accepts(principalFrom(ctx).Sandbox, sig) {
+			return nil
+		}
+		return checkStamp(sig, issued.Payload, req, sr.Sessions)
+	})
+	switch {
+	case errors.Is(err, db.ErrNotFound):
 		return reqID, walletauth.UnknownRequest()
-	}
-	if err := walletauth.CheckRetry(issued, req.accountID, req.kind, hash, time.Now()); err != nil {
+	case errors.Is(err, db.ErrSignedRequestUsed):
+		return reqID, walletauth.RetryUsed()
+	case err != nil:
 		return reqID, err
 	}
-	if sandbox.WalletSignature.Accepts(principalFrom(ctx).Sandbox, sig) {
-		return reqID, nil
-	}
-	return reqID, s.checkStamp(ctx, sig, issued.Payload, req)
+	return reqID, nil
 }
 
 // storeChallenge stores a challenge for the caller's platform.
 func (s *Server) storeChallenge(ctx context.Context, ch walletauth.Challenge) error {
-	_, err := s.q.SignedRequestCreate(ctx, db.SignedRequestCreateParams{ID: ch.ID, PlatformID: principalFrom(ctx).PlatformID,
+	return db.SignedRequestStore(ctx, s.Pool, db.SignedRequestCreateParams{ID: ch.ID, PlatformID: principalFrom(ctx).PlatformID,
 		AccountID: ch.AccountID, Kind: ch.Kind, Payload: ch.Payload, RequestHash: ch.Binding, ExpiresAt: ch.ExpiresAt})
-	if err != nil {
-		return fmt.Errorf("store challenge: %w", err)
-	}
-	return nil
-}
-
-// loadChallenge reads a challenge of the caller's platform; found is false when there is
-// none.
-func (s *Server) loadChallenge(ctx context.Context, id uuid.UUID) (is walletauth.Issued, found bool, err error) {
-	sr, err := s.q.SignedRequestGet(ctx, db.SignedRequestGetParams{PlatformID: principalFrom(ctx).PlatformID, ID: id})
-	if isNoRows(err) {
-		return is, false, nil
-	}
-	if err != nil {
-		return is, false, fmt.Errorf("load challenge: %w", err)
-	}
-	return walletauth.Issued{AccountID: sr.AccountID, Kind: sr.Kind, Payload: sr.Payload, Binding: sr.RequestHash,
-		ExpiresAt: sr.ExpiresAt, UsedAt: sr.UsedAt}, true, nil
 }
 
 // checkStamp checks a Service-Wallet-Signature over payload by an active session of the
 // request's account (not of its excluded credential).
-func (s *Server) checkStamp(ctx context.Context, sig, payload string, req signedRequest) error {
+func checkStamp(sig, payload string, req signedRequest, active func() ([]db.AuthSessionListActiveRow, error)) error {
 	key, err := walletauth.StampKey(sig, payload)
 	if err != nil {
 		return err
 	}
-	sessions, err := s.q.AuthSessionListActive(ctx, req.accountID)
+	sessions, err := active()
 	if err != nil {
-		return fmt.Errorf("list active sessions: %w", err)
+		return err
 	}
 	signers := make([]walletauth.SessionSigner, len(sessions))
 	for i, ss := range sessions {
 		signers[i] = walletauth.SessionSigner{CredentialID: ss.AuthSession.CredentialID, PublicKey: ss.AuthSession.PublicKey}
 	}
 	return walletauth.CheckSigner(key, signers, req.excludeCredential)
+}
+
+// loadChallenge reads a challenge of the caller's platform; found is false when there is
+// none.
+func (s *Server) loadChallenge(ctx context.Context, id uuid.UUID) (is walletauth.Issued, found bool, err error) {
+	sr, err := db.SignedRequestFind(ctx, s.Pool, principalFrom(ctx).PlatformID, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return is, false, nil
+	}
+	if err != nil {
+		return is, false, err
+	}
+	return walletauth.Issued{AccountID: sr.AccountID, Kind: sr.Kind, Payload: sr.Payload, Binding: sr.RequestHash,
+		ExpiresAt: sr.ExpiresAt, UsedAt: sr.UsedAt}, true, nil
 }

@@ -30,11 +30,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	held := principalFrom(r.Context()).Permissions
 	for _, p := range body.Permissions {
 		if !slices.Contains(held, p) {
-			return &Error{Status: http.StatusForbidden, Code: catalog.Forbidden, Details: map[string]any{"field": "permissions", "permission": p},
-				Message: "this API token lacks the " + p + " permission, so it cannot create a token that has it"}
+			return refusal(catalog.Forbidden, "this API token lacks the "+p+" permission, so it cannot create a token that has it", map[string]any{"field": "permissions", "permission": p})
 		}
 	}
-	tok, err := issueToken(r.Context(), s.q, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
+	tok, err := issueToken(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
 	if err != nil {
 		return err
 	}
@@ -61,7 +60,7 @@ var errTokenNotFound = notFound(catalog.TokenNotFound, "token")
 
 func (s *Server) getToken(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "tokenId", ids.Token, errTokenNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ApiToken, error) {
-		return s.q.TokenGet(ctx, db.TokenGetParams{PlatformID: pid, ID: id})
+		return db.TokenGet(ctx, s.Pool, db.TokenGetParams{PlatformID: pid, ID: id})
 	}, view.TokenOf)
 }
 

@@ -31,7 +31,7 @@ func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 // is set (an agent's customer) only of that customer: any other is 404.
 func (s *Server) serveTransactionOf(w http.ResponseWriter, r *http.Request, own uuid.NullUUID) error {
 	return serveOne(w, r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
-		t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+		t, err := db.TransactionGet(ctx, s.Pool, db.TransactionGetParams{PlatformID: pid, ID: id})
 		if err == nil && own.Valid && t.CustomerID != own {
 			return t, errTransactionNotFound
 		}
@@ -102,7 +102,7 @@ func transactionList(own uuid.NullUUID) listSpec[db.TransactionFilter, db.Transa
 // the transaction the first one made. None: the first was refused and its stored answer
 // has expired, and since its id is spent the key stays refused.
 func (s *Server) serveTransaction(w http.ResponseWriter, ctx context.Context, status int, pid, id uuid.UUID) error {
-	t, err := s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+	t, err := db.TransactionGet(ctx, s.Pool, db.TransactionGetParams{PlatformID: pid, ID: id})
 	if isNoRows(err) {
 		return errKeyRefused
 	}
@@ -113,8 +113,7 @@ func (s *Server) serveTransaction(w http.ResponseWriter, ctx context.Context, st
 	return nil
 }
 
-var errKeyRefused = &Error{Status: http.StatusUnprocessableEntity, Code: catalog.IdempotencyKeyReused,
-	Message: "this Idempotency-Key belongs to an earlier request that was refused; use a new key"}
+var errKeyRefused = refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key belongs to an earlier request that was refused; use a new key", nil)
 
 // workflowEnded reports whether a payment's workflow did not take an update because it
 // ended (or ended before answering, or refused it by its validator, which no catalogue code

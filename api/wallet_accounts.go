@@ -19,7 +19,7 @@ func (s *Server) updateWalletAccount(w http.ResponseWriter, r *http.Request, a d
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	updated, err := s.q.InternalAccountSetPrivate(r.Context(), db.InternalAccountSetPrivateParams{PlatformID: a.InternalAccount.PlatformID, ID: a.InternalAccount.ID, PrivateEnabled: &private})
+	updated, err := db.InternalAccountSetPrivate(r.Context(), s.Pool, db.InternalAccountSetPrivateParams{PlatformID: a.InternalAccount.PlatformID, ID: a.InternalAccount.ID, PrivateEnabled: &private})
 	if err != nil {
 		return fmt.Errorf("update wallet account: %w", err)
 	}

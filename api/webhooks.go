@@ -34,14 +34,14 @@ type (
 // endpoint answered. The event is recorded and delivered by the same workflow as every
 // other event, limited to one attempt.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.q.PlatformGet(r.Context(), principalFrom(r.Context()).PlatformID)
+	p, err := db.PlatformGet(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return fmt.Errorf("load platform: %w", err)
 	}
 	if err := (platformconfig.Webhook{Endpoint: p.WebhookEndpoint}).CheckSet(); err != nil {
 		return err
 	}
-	ev, err := db.EventRecord(r.Context(), s.q, p.ID, events.Test, map[string]any{}, true)
+	ev, err := db.EventRecordPool(r.Context(), s.Pool, p.ID, events.Test, map[string]any{}, true)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ var errEventNotFound = errorOf(db.WebhookEventNotFound())
 
 func (s *Server) getWebhookEvent(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "eventId", ids.Webhook, errEventNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.WebhookEventAttempts, error) {
-		return db.WebhookEventAttemptsGet(ctx, s.q, pid, id)
+		return db.WebhookEventAttemptsGetPool(ctx, s.Pool, pid, id)
 	}, func(e db.WebhookEventAttempts) WebhookEvent {
 		return view.WebhookEventWithAttempts(e.Event, e.Attempts)
 	})
@@ -94,7 +94,7 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	ev, err := db.WebhookEventForRedelivery(r.Context(), s.q, pid, id)
+	ev, err := db.WebhookEventForRedeliveryPool(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (s *Server) getSigningKey(w http.ResponseWriter, _ *http.Request) error {
 const secretGrace = 24 * time.Hour
 
 func (s *Server) getWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	rows, err := s.q.WebhookSecretListActive(r.Context(), principalFrom(r.Context()).PlatformID)
+	rows, err := db.WebhookSecretListActive(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}

@@ -260,7 +260,7 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
-		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator}
+		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock}
 	d.Mailer, d.DevMailbox = a.mail()
 	return api.New(d)
 }

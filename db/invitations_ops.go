@@ -1,0 +1,14 @@
+package db
+
+// Named operations on invitations for the API: each runs one query on pool.
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// InvitationGetByCode runs the InvitationGetByCode query on pool.
+func InvitationGetByCode(ctx context.Context, pool *pgxpool.Pool, code string) (Invitation, error) {
+	return New(pool).InvitationGetByCode(ctx, code)
+}
