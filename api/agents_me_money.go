@@ -67,7 +67,7 @@ func (s *Server) createAgentQuote(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	p := agentPrincipalFrom(r.Context())
-	acc, err := db.QuoteAccountsGet(r.Context(), s.q, req)
+	acc, err := db.QuoteAccountsGetPool(r.Context(), s.Pool, req)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Server) createAgentQuote(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) getAgentQuote(w http.ResponseWriter, r *http.Request) error {
 	own := agentCustomer(r)
 	return serveOne(w, r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
-		q, err := s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+		q, err := db.QuoteGet(ctx, s.Pool, db.QuoteGetParams{PlatformID: pid, ID: id})
 		if err == nil && q.Quote.CustomerID != own {
 			return q, pgx.ErrNoRows // another customer's quote is not found (loadOne's 404)
 		}
@@ -148,14 +148,14 @@ func (s *Server) agentRequest(r *http.Request, typ agent.ActionType) agent.Reque
 func (s *Server) submitAgentAction(w http.ResponseWriter, r *http.Request, status int, req agent.Request) error {
 	created, err := s.start.AgentAction(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
-		a, err := s.q.AgentActionGetByWorkflow(r.Context(), db.AgentActionGetByWorkflowParams{PlatformID: req.PlatformID, WorkflowID: req.WorkflowID})
+		a, err := db.AgentActionGetByWorkflow(r.Context(), s.Pool, db.AgentActionGetByWorkflowParams{PlatformID: req.PlatformID, WorkflowID: req.WorkflowID})
 		if isNoRows(err) {
 			return errKeyRefused
 		}
 		if err != nil {
 			return fmt.Errorf("read agent action: %w", err)
 		}
-		full, err := db.AgentActionRead(r.Context(), s.q, a.ID)
+		full, err := db.AgentActionReadPool(r.Context(), s.Pool, a.ID)
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func (s *Server) listAgentActions(w http.ResponseWriter, r *http.Request) error 
 				f.Status = &status
 			}
 			return f
-		}, s.q))
+		}))
 }
 
 // getAgentAction is GET /agents/me/actions/{actionId}: one of the agent's actions.
@@ -191,7 +191,7 @@ func (s *Server) getAgentAction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := db.AgentActionGetFull(r.Context(), s.q, callerPlatformID(r.Context()), me, id)
+	a, err := db.AgentActionGetFullPool(r.Context(), s.Pool, callerPlatformID(r.Context()), me, id)
 	if err != nil {
 		return err
 	}
@@ -202,11 +202,11 @@ func (s *Server) getAgentAction(w http.ResponseWriter, r *http.Request) error {
 var errActionNotFound = notFound(catalog.AgentActionNotFound, "agent action")
 
 // agentActionList is a list of agent actions ordered by id (creation).
-func agentActionList(name string, params []string, sortable bool, filter func(q *query, pid uuid.UUID) db.AgentActionFilter, q *db.Queries) listSpec[db.AgentActionFilter, db.IDPos, db.AgentActionFull, view.AgentAction] {
+func agentActionList(name string, params []string, sortable bool, filter func(q *query, pid uuid.UUID) db.AgentActionFilter) listSpec[db.AgentActionFilter, db.IDPos, db.AgentActionFull, view.AgentAction] {
 	return listSpec[db.AgentActionFilter, db.IDPos, db.AgentActionFull, view.AgentAction]{
 		name: name, params: params, sortable: sortable, filter: filter,
 		read: func(ctx context.Context, conn db.ListDB, f db.AgentActionFilter, p db.Page[db.IDPos]) (db.Result[db.AgentActionFull], error) {
-			return db.AgentActionPage(ctx, conn, q, f, p)
+			return db.AgentActionPage(ctx, conn, f, p)
 		},
 		pos: idPos(func(a db.AgentActionFull) uuid.UUID { return a.ID }), view: view.AgentActionOf,
 	}
@@ -221,7 +221,7 @@ func (s *Server) listAgentApprovals(w http.ResponseWriter, r *http.Request) erro
 			pending := agent.PendingApproval
 			return db.AgentActionFilter{PlatformID: pid, AgentID: q.agentID("agentId"), CustomerID: q.customerID("customerId"),
 				Status: &pending, CreatedAfter: q.time("startDate"), CreatedBefore: q.time("endDate")}
-		}, s.q))
+		}))
 }
 
 // agentID reads an optional Agent id parameter.
@@ -291,7 +291,7 @@ func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d age
 // decision is being carried out, as its status says).
 func (s *Server) decideAction(ctx context.Context, pid, agentID, id uuid.UUID, d agent.Decision) (json.RawMessage, error) {
 	for attempt := 0; ; attempt++ {
-		a, err := db.AgentActionGetFull(ctx, s.q, pid, agentID, id)
+		a, err := db.AgentActionGetFullPool(ctx, s.Pool, pid, agentID, id)
 		if err != nil {
 			return nil, err
 		}

@@ -107,7 +107,7 @@ func (s *Server) rejectTransaction(w http.ResponseWriter, r *http.Request) error
 // decision is refused by its state machine (409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL).
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, d incoming.Decision) error {
 	t, err := loadOne(r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
-		return s.q.TransactionGet(ctx, db.TransactionGetParams{PlatformID: pid, ID: id})
+		return db.TransactionGet(ctx, s.Pool, db.TransactionGetParams{PlatformID: pid, ID: id})
 	})
 	if err != nil {
 		return err

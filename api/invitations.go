@@ -36,7 +36,7 @@ func (s *Server) createInvitation(w http.ResponseWriter, r *http.Request) error 
 	}
 	code := invitation.NewCode()
 	p := principalFrom(r.Context())
-	req, err := invitation.NewRequest(p.PlatformID, code, invitation.URL(s.Config.InvitationBase(), code), in, time.Now())
+	req, err := invitation.NewRequest(p.PlatformID, code, invitation.URL(s.Config.InvitationBase(), code), in, s.now())
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (s *Server) getInvitation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view.InvitationOf(inv, time.Now()))
+	writeJSON(w, http.StatusOK, view.InvitationOf(inv, s.now()))
 	return nil
 }
 
@@ -82,7 +82,7 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 	c := invitation.Claim{PlatformID: p.PlatformID, Environment: p.environment(), InviteeUma: *b.InviteeUma, Key: requestKey(r)}
 	return s.endInvitation(w, r, c.Key,
 		func(ctx context.Context, st invitation.State, now time.Time) error {
-			invitee, err := db.InvitationInviteeOf(ctx, s.q, c)
+			invitee, err := db.InvitationInviteeOfPool(ctx, s.Pool, c)
 			if err != nil {
 				return err
 			}
@@ -125,10 +125,10 @@ func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request, key strin
 			return err
 		}
 		if inv.EndedBy(key) { // this request, repeated
-			writeJSON(w, http.StatusOK, view.InvitationOf(inv, time.Now()))
+			writeJSON(w, http.StatusOK, view.InvitationOf(inv, s.now()))
 			return nil
 		}
-		if err := decide(r.Context(), db.InvitationState(inv), time.Now()); err != nil {
+		if err := decide(r.Context(), db.InvitationState(inv), s.now()); err != nil {
 			return err
 		}
 		res, err := send(r.Context(), inv.Code)
@@ -151,7 +151,7 @@ func (s *Server) loadInvitation(r *http.Request) (db.Invitation, error) {
 	if !ok {
 		return db.Invitation{}, errInvitationNotFound
 	}
-	inv, err := s.q.InvitationGet(r.Context(), db.InvitationGetParams{Code: code, Environment: principalFrom(r.Context()).environment()})
+	inv, err := db.InvitationGet(r.Context(), s.Pool, db.InvitationGetParams{Code: code, Environment: principalFrom(r.Context()).environment()})
 	if isNoRows(err) {
 		return inv, errInvitationNotFound
 	}

@@ -75,7 +75,7 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 	// or the source account's.
 	req.CustomerID = req.Source.CustomerID
 	if req.Source.Kind == quote.SourceAccount {
-		owner, err := db.TransferOwnerGet(r.Context(), s.q, req.PlatformID, req.Source.AccountID)
+		owner, err := db.TransferOwnerGetPool(r.Context(), s.Pool, req.PlatformID, req.Source.AccountID)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) startQuote(w http.ResponseWriter, r *http.Request, req quote.Request) error {
 	created, err := s.start.Quote(r.Context(), req)
 	if errors.Is(err, start.ErrPaymentExists) {
-		q, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})
+		q, err := db.QuoteGet(r.Context(), s.Pool, db.QuoteGetParams{PlatformID: req.PlatformID, ID: req.QuoteID})
 		if isNoRows(err) {
 			return errKeyRefused
 		}
@@ -273,7 +273,7 @@ func currencyCode(s string) bool {
 // getQuote is GET /quotes/{quoteId}.
 func (s *Server) getQuote(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
-		return s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+		return db.QuoteGet(ctx, s.Pool, db.QuoteGetParams{PlatformID: pid, ID: id})
 	}, func(q db.QuoteGetRow) view.Quote { return view.QuoteOf(db.QuoteWithTransaction(q)) })
 }
 
@@ -288,7 +288,7 @@ func (s *Server) getQuote(w http.ResponseWriter, r *http.Request) error {
 // Idempotency-Key) answers the quote.
 func (s *Server) handleQuoteExecute(w http.ResponseWriter, r *http.Request) error {
 	row, err := loadOne(r, "quoteId", ids.Quote, errQuoteNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.QuoteGetRow, error) {
-		return s.q.QuoteGet(ctx, db.QuoteGetParams{PlatformID: pid, ID: id})
+		return db.QuoteGet(ctx, s.Pool, db.QuoteGetParams{PlatformID: pid, ID: id})
 	})
 	if err != nil {
 		return err
@@ -399,7 +399,7 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("quoteId", "quoteId must be a Quote id")
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	row, err := s.q.QuoteGet(r.Context(), db.QuoteGetParams{PlatformID: pid, ID: id})
+	row, err := db.QuoteGet(r.Context(), s.Pool, db.QuoteGetParams{PlatformID: pid, ID: id})
 	if isNoRows(err) {
 		return errQuoteNotFound
 	}

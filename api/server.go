@@ -27,7 +27,6 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"go.temporal.io/sdk/client"
 
-	"paycore/db"
 	"paycore/internal/fx"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
@@ -75,9 +74,6 @@ type Deps struct {
 // Server serves the API.
 type Server struct {
 	Deps
-	// q is left for the handlers of quotes, incoming payments, agent money actions and
-	// invitations, which move to named db operations with their state machines.
-	q      *db.Queries
 	start  start.Starter
 	oidc   *oidcProviders
 	router chi.Router
@@ -116,7 +112,7 @@ func New(d Deps) *Server {
 	if d.Propagator == nil {
 		d.Propagator = propagation.TraceContext{}
 	}
-	s := &Server{Deps: d, sandboxRates: d.Rates.Sandbox(), q: db.New(d.Pool), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
+	s := &Server{Deps: d, sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	s.router = s.routes()
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so

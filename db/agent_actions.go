@@ -383,7 +383,7 @@ type AgentActionFilter struct {
 
 // AgentActionPage reads one page of agent actions, newest first unless p.Asc, counted row
 // by row, each with what it is rendered with.
-func AgentActionPage(ctx context.Context, conn ListDB, q *Queries, f AgentActionFilter, p Page[IDPos]) (Result[AgentActionFull], error) {
+func AgentActionPage(ctx context.Context, conn ListDB, f AgentActionFilter, p Page[IDPos]) (Result[AgentActionFull], error) {
 	lq := listQuery{from: "agent_actions a", alias: "a", columns: "a.*",
 		dates: dateRange{column: "created_at", from: f.CreatedAfter, to: f.CreatedBefore}}
 	lq.and("a.platform_id = ?", f.PlatformID)
@@ -400,6 +400,6 @@ func AgentActionPage(ctx context.Context, conn ListDB, q *Queries, f AgentAction
 	if err != nil {
 		return Result[AgentActionFull]{}, err
 	}
-	rows, err := agentActionsFull(ctx, q, res.Rows)
+	rows, err := agentActionsFull(ctx, New(conn), res.Rows)
 	return Result[AgentActionFull]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }

@@ -12,3 +12,9 @@ import (
 func InvitationGetByCode(ctx context.Context, pool *pgxpool.Pool, code string) (Invitation, error) {
 	return New(pool).InvitationGetByCode(ctx, code)
 }
+
+// InvitationGet runs the InvitationGet query on pool: an invitation by its code in one
+// environment.
+func InvitationGet(ctx context.Context, pool *pgxpool.Pool, arg InvitationGetParams) (Invitation, error) {
+	return New(pool).InvitationGet(ctx, arg)
+}

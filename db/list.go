@@ -43,7 +43,7 @@ type Result[R any] struct {
 // ListDB is what lists are read through: a *pgxpool.Pool (not a transaction: a first
 // page opens its own).
 type ListDB interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	DBTX
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 

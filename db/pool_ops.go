@@ -12,7 +12,9 @@ import (
 
 	"paycore/internal/agent"
 	"paycore/internal/customer"
+	"paycore/internal/invitation"
 	"paycore/internal/platformconfig"
+	"paycore/internal/quote"
 )
 
 // AgentsWithUsagePool is AgentsWithUsage on pool.
@@ -93,4 +95,24 @@ func WebhookEventForRedeliveryPool(ctx context.Context, pool *pgxpool.Pool, plat
 // TokenIssuePool is TokenIssue on pool.
 func TokenIssuePool(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, name string, perms []string) (IssuedToken, error) {
 	return TokenIssue(ctx, New(pool), platformID, name, perms)
+}
+
+// QuoteAccountsGetPool is QuoteAccountsGet on pool.
+func QuoteAccountsGetPool(ctx context.Context, pool *pgxpool.Pool, r quote.Request) (quote.Accounts, error) {
+	return QuoteAccountsGet(ctx, New(pool), r)
+}
+
+// AgentActionReadPool is AgentActionRead on pool.
+func AgentActionReadPool(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (AgentActionFull, error) {
+	return AgentActionRead(ctx, New(pool), id)
+}
+
+// AgentActionGetFullPool is AgentActionGetFull on pool.
+func AgentActionGetFullPool(ctx context.Context, pool *pgxpool.Pool, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
+	return AgentActionGetFull(ctx, New(pool), platformID, agentID, id)
+}
+
+// InvitationInviteeOfPool is InvitationInviteeOf on pool.
+func InvitationInviteeOfPool(ctx context.Context, pool *pgxpool.Pool, c invitation.Claim) (invitation.Invitee, error) {
+	return InvitationInviteeOf(ctx, New(pool), c)
 }
