@@ -7,6 +7,7 @@ import (
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
 )
 
 // Accounts is everything a transfer is checked against, as one read loads it: the two
@@ -87,5 +88,17 @@ func Check(r Request, a Accounts) error {
 
 // Rail is what the rail step of a transfer on these accounts needs.
 func (a Accounts) Rail() Rail {
-	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment}
+	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment, Currency: a.Internal.Currency}
+}
+
+// Rails answers whether a configured rail serves payments (rail.Registry).
+type Rails interface {
+	Require(env catalog.Environment, currency string, kind rail.Kind) error
+}
+
+// CheckRail is the rail rule, applied with Check under the same lock: a transfer that no
+// configured rail serves (its platform's environment, its currency, an external account)
+// is refused with RAIL_NOT_CONFIGURED before anything is created or held.
+func CheckRail(a Accounts, rails Rails) error {
+	return rails.Require(a.Environment, a.Internal.Currency, rail.ExternalAccount)
 }

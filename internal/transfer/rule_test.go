@@ -9,6 +9,8 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
+	"paycore/internal/sandbox/sandboxrail"
 )
 
 var (
@@ -132,7 +134,39 @@ func TestNeedsSignature(t *testing.T) {
 }
 
 func TestAccountsRail(t *testing.T) {
-	if r := accounts().Rail(); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox}) || !r.Known() {
+	if r := accounts().Rail(); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox, Currency: "USD"}) || !r.Known() {
 		t.Fatalf("rail %+v", r)
+	}
+}
+
+// The rail rule: a transfer no configured rail serves is refused RAIL_NOT_CONFIGURED
+// when it is requested; with the default routes that is every production transfer.
+func TestCheckRail(t *testing.T) {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := rail.NewRegistry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		env   catalog.Environment
+		rails Rails
+		want  catalog.Code
+	}{
+		"sandbox, default rails":    {catalog.Sandbox, defaults, ""},
+		"production, default rails": {catalog.Production, defaults, catalog.RailNotConfigured},
+		"sandbox, no rail":          {catalog.Sandbox, none, catalog.RailNotConfigured},
+	} {
+		a := accounts()
+		a.Environment = tc.env
+		if got := problem.CodeOf(CheckRail(a, tc.rails)); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
 	}
 }
