@@ -101,14 +101,15 @@ func NeedsSignature(kind Kind, account catalog.AccountType) bool {
 }
 
 // Rail is what submitting a transfer to its rail takes: the external account's primary
-// identifier, the platform's environment and the transfer's currency and kind, as the
-// create step found them (Currency and Kind are absent from rails recorded before they
-// existed).
+// identifier, the platform's environment and the transfer's currency, kind and amount,
+// as the create step found them (Currency, Kind and Amount are absent from rails
+// recorded before they existed).
 type Rail struct {
 	ExternalIdentifier string
 	Environment        catalog.Environment
 	Currency           string `json:",omitempty"`
 	Kind               Kind   `json:",omitempty"`
+	Amount             int64  `json:",omitempty"`
 }
 
 // Known reports whether r is filled in (requests recorded before Rail existed are not).
@@ -117,13 +118,13 @@ func (r Rail) Known() bool {
 }
 
 // Instruction is the transfer as its rail is given it, under key (the transaction id).
-func (r Rail) Instruction(key string, amount int64) rail.Instruction {
+func (r Rail) Instruction(key string) rail.Instruction {
 	p := rail.TransferOut
 	if r.Kind == In {
 		p = rail.TransferIn
 	}
 	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Currency: r.Currency, Kind: rail.ExternalAccount,
-		Identifier: r.ExternalIdentifier, Amount: amount}
+		Identifier: r.ExternalIdentifier, Amount: r.Amount}
 }
 
 // Unavailable is how a transfer ends that no configured rail serves when it reaches its
