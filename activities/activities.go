@@ -20,7 +20,7 @@ import (
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
-	"paycore/internal/sandbox/sandboxrail"
+	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 )
 
@@ -68,22 +68,8 @@ type Options struct {
 	Now func() time.Time
 	// Tracer records a client span for every webhook POST (none when nil).
 	Tracer trace.TracerProvider
-	// Rails routes payments to their rails (DefaultRails when nil).
+	// Rails routes payments to their rails (adapters.Default when nil).
 	Rails *rail.Registry
-}
-
-// DefaultRails is the routing of rail.DefaultRoutes: the sandbox rail for sandbox
-// platforms, no rail for production.
-func DefaultRails() *rail.Registry {
-	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
-	if err != nil {
-		panic(err) // a constant
-	}
-	reg, err := rail.NewRegistry(routes, sandboxrail.Rail{})
-	if err != nil {
-		panic(err)
-	}
-	return reg
 }
 
 // New builds the activities.
@@ -104,7 +90,7 @@ func New(o Options) *Activities {
 		o.Tracer = noop.NewTracerProvider()
 	}
 	if o.Rails == nil {
-		o.Rails = DefaultRails()
+		o.Rails = adapters.Default()
 	}
 	if o.Pricing == (fx.Pricing{}) {
 		o.Pricing = fx.DefaultPricing()

@@ -35,6 +35,8 @@ import (
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/rail"
+	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 	"paycore/workflows"
 	"paycore/workflows/start"
@@ -68,6 +70,10 @@ type Deps struct {
 	// when nil); Propagator reads a caller's trace context (W3C traceparent when nil).
 	Tracer     trace.TracerProvider
 	Propagator propagation.TextMapPropagator
+	// Rails are the payment rails configured, which /readyz lists; built from
+	// Config.Rails when nil (none, when those name a rail this deployment lacks: the
+	// worker refuses to start on them).
+	Rails *rail.Registry
 }
 
 // Server serves the API.
@@ -99,6 +105,12 @@ func New(d Deps) *Server {
 	}
 	if d.Mailer == nil {
 		d.Mailer = mailer.NewSink(d.Logger)
+	}
+	if d.Rails == nil {
+		var err error
+		if d.Rails, err = adapters.Registry(d.Config.Rails); err != nil {
+			d.Rails, _ = rail.NewRegistry(nil)
+		}
 	}
 	if d.Rates == nil {
 		d.Rates = fx.BuiltIn(time.Now())
@@ -297,7 +309,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
 		checks["temporal"] = err.Error()
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ready", false: "unavailable"}[status == 200], "checks": checks})
+	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ready", false: "unavailable"}[status == 200], "checks": checks,
+		"rails": s.Rails.Configured()})
 	return nil
 }
 

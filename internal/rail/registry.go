@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
@@ -149,27 +150,35 @@ func kindNoun(k Kind) string {
 // Routes are the configured routes, in configuration order.
 func (r *Registry) Routes() []Route { return slices.Clone(r.routes) }
 
-// Configured describes every configured rail, by name.
-func (r *Registry) Configured() []Description {
-	out := make([]Description, 0, len(r.rails))
+// Configured describes every configured rail, by name: what it serves and the routes to
+// it.
+func (r *Registry) Configured() []Configured {
+	out := make([]Configured, 0, len(r.rails))
 	for name, a := range r.rails {
-		d := Description{Name: name, Capabilities: a.Capabilities()}
+		c := a.Capabilities()
+		d := Configured{Name: name, Environments: slices.Clone(c.Environments), Currencies: append([]string{}, c.Currencies...),
+			Kinds: slices.Clone(c.Kinds), Cancellable: c.Cancellable, SettlementSeconds: int64(c.Settlement / time.Second), Routes: []string{}}
 		for _, rt := range r.routes {
 			if rt.Rail == name {
-				d.Routes = append(d.Routes, rt)
+				d.Routes = append(d.Routes, fmt.Sprintf("%s:%s:%s", rt.Environment, rt.Currency, rt.Kind))
 			}
 		}
 		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b Description) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Configured) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// Description is a configured rail as /readyz and `paycore rails list` show it.
-type Description struct {
-	Name         string
-	Capabilities Capabilities
-	Routes       []Route
+// Configured is a configured rail as /readyz and `paycore rails list` show it: its
+// capabilities and the routes (ENVIRONMENT:CURRENCY:KIND) to it.
+type Configured struct {
+	Name              string                `json:"name"`
+	Environments      []catalog.Environment `json:"environments"`
+	Currencies        []string              `json:"currencies"` // empty: every currency
+	Kinds             []Kind                `json:"kinds"`
+	Cancellable       bool                  `json:"cancellable"`
+	SettlementSeconds int64                 `json:"settlementSeconds"`
+	Routes            []string              `json:"routes"`
 }
 
 // Submit hands in to the rail that serves it (For) and reports how the payment ends;

@@ -2596,7 +2596,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Checks PostgreSQL and Temporal (3 second timeout) and answers 200 when both are reachable, 503 otherwise.
+         * @description Checks PostgreSQL and Temporal (3 second timeout) and answers 200 when both are reachable, 503 otherwise. Lists the payment rails configured.
          */
         get: operations["readyz"];
         put?: never;
@@ -4465,6 +4465,28 @@ export interface components {
                 postgres: string;
                 temporal: string;
             };
+            /**
+             * @description The payment rails configured (PAYCORE_RAILS, see docs/rails.md), by name, and the
+             *     payments each serves. A payment no rail serves is refused when it is requested
+             *     (RAIL_NOT_CONFIGURED). Empty when no rail is configured.
+             */
+            rails?: components["schemas"]["ConfiguredRail"][];
+        };
+        ConfiguredRail: {
+            /** @example sandbox */
+            name: string;
+            /** @description The platform environments the rail may serve. */
+            environments: ("SANDBOX" | "PRODUCTION")[];
+            /** @description The currencies the rail moves; empty means every currency. */
+            currencies: string[];
+            /** @description The kinds of destination the rail reaches. */
+            kinds: ("EXTERNAL_ACCOUNT" | "UMA")[];
+            /** @description Whether a payment submitted to the rail can be cancelled before it settles. */
+            cancellable: boolean;
+            /** @description How long a payment typically takes to settle on the rail (0 at once). */
+            settlementSeconds: number;
+            /** @description The configured routes to this rail, ENVIRONMENT:CURRENCY:KIND (`*` for every value). */
+            routes: string[];
         };
         /**
          * @description Kind of document. Groups a verification asks for: identity (PASSPORT,
