@@ -27,7 +27,8 @@ type CreatedQuote struct {
 	ExpiresAt time.Time       `json:"expiresAt"`
 }
 
-// CreateQuote creates a quote: the quote rule and its pricing (quote.Decide) on the
+// CreateQuote creates a quote: the quote rule, the rail rule and its pricing
+// (quote.DecideServed: a payout no configured rail serves is refused) on the
 // accounts as one read finds them, then in one database transaction the PENDING
 // transaction with its event, the quote, and for an embedded-wallet source the signed
 // request whose payloadToSign authorises executing it. Running it again for the same
@@ -37,11 +38,7 @@ func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (Created
 	now := time.Now()
 	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
 	q, rail, err := db.QuoteCreate(ctx, a.pool, in, view.Resources{}, func(acc quote.Accounts) (quote.Terms, error) {
-		terms, err := quote.Decide(in, acc, a.ratesFor(acc.Environment), a.pricing, now)
-		if err != nil {
-			return terms, err
-		}
-		return terms, quote.CheckRail(acc, a.rails)
+		return quote.DecideServed(in, acc, a.ratesFor(acc.Environment), a.pricing, now, a.rails)
 	}, ch)
 	if err != nil {
 		return CreatedQuote{}, refusal(err)

@@ -14,7 +14,8 @@ import (
 	"paycore/internal/transfer"
 )
 
-// CreateTransfer creates a transfer: the transfer rule, checked on the accounts as they
+// CreateTransfer creates a transfer: the transfer rule with the rail rule (a transfer no
+// configured rail serves is refused, transfer.CheckServed), checked on the accounts as they
 // are under the internal account's lock, then in one database transaction the transaction
 // row, for a transfer out the hold on the funds, and the PENDING webhook event. Running it
 // again for the same transaction id changes nothing. A refusal is a non-retryable
@@ -23,12 +24,7 @@ import (
 // It returns the Transaction resource as committed, for the API to answer with, and what
 // the rail step needs.
 func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (CreatedTransfer, error) {
-	t, rail, err := db.TransferCreate(ctx, a.pool, in, view.Resources{}, func(acc transfer.Accounts) error {
-		if err := transfer.Check(in, acc); err != nil {
-			return err
-		}
-		return transfer.CheckRail(acc, a.rails)
-	})
+	t, rail, err := db.TransferCreate(ctx, a.pool, in, view.Resources{}, func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
 	if err != nil {
 		return CreatedTransfer{}, refusal(err)
 	}

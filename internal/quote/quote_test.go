@@ -329,3 +329,52 @@ func payout(t *testing.T, r Rail) rail.Outcome {
 	}
 	return r.Settle(out)
 }
+
+// The rail rule: a quote paying out to an external account or a UMA address that no
+// configured rail serves is refused RAIL_NOT_CONFIGURED when it is requested (with the
+// default routes, every production payout), before its price or the balance is judged; a
+// payment into an internal account needs no rail.
+func TestDecideServed(t *testing.T) {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	production := func(a *Accounts) { a.Environment = catalog.Production }
+	for name, tc := range map[string]struct {
+		req  func(*Request)
+		acc  func(*Accounts)
+		want catalog.Code
+	}{
+		"sandbox external account":          {nil, nil, ""},
+		"production external account":       {nil, production, catalog.RailNotConfigured},
+		"production, immediately, no money": {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { production(a); a.Source.Available = 999 }, catalog.RailNotConfigured},
+		"production, other customer named":  {func(r *Request) { r.Source.CustomerID = ids.Some(ids.New()) }, production, catalog.InvalidInput},
+		"production internal account": {func(r *Request) { r.Destination.Internal = true }, func(a *Accounts) {
+			production(a)
+			a.Destination.Internal, a.Destination.CustomerID = true, uuid.NullUUID{UUID: ids.New(), Valid: true}
+		}, ""},
+		"production UMA address": {nil, func(a *Accounts) { production(a); a.Destination.Uma = true }, catalog.RailNotConfigured},
+	} {
+		r, a := request(Sending, 1000), accounts("USD", "EUR")
+		if tc.req != nil {
+			tc.req(&r)
+		}
+		if tc.acc != nil {
+			tc.acc(&a)
+		}
+		_, err := DecideServed(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at, defaults)
+		if got := codeOf(err); got != tc.want && !(tc.want == "" && err == nil) {
+			t.Errorf("%s: %v (%s), want %q", name, err, got, tc.want)
+		}
+		if tc.want == catalog.RailNotConfigured {
+			continue
+		}
+		if _, decided := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at); codeOf(decided) != codeOf(err) {
+			t.Errorf("%s: DecideServed %v, Decide %v", name, err, decided)
+		}
+	}
+}
