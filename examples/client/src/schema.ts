@@ -2776,7 +2776,7 @@ export interface components {
              *     CREDENTIAL_NOT_FOUND, SESSION_NOT_FOUND, EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS,
              *     PASSKEY_CREDENTIAL_ALREADY_EXISTS, RATE_LIMITED, EMAIL_DELIVERY_FAILED,
              *     INTERNAL_ERROR, NOT_IMPLEMENTED, SERVICE_UNAVAILABLE, QUOTE_NOT_FOUND, QUOTE_NOT_PENDING,
-             *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, LOOKUP_REQUEST_NOT_FOUND,
+             *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, RAIL_NOT_CONFIGURED, LOOKUP_REQUEST_NOT_FOUND,
              *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, INVITATION_NOT_FOUND,
              *     INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, INVITATION_EXPIRED,
              *     INVITATIONS_NOT_CONFIGURED, DOCUMENT_NOT_FOUND, REFERENCE_NOT_FOUND,
@@ -5204,6 +5204,10 @@ export interface components {
          *     that is missing (`details.missingFields`).
          *     `SELF_PAYMENT`: the source and the destination are the same account.
          *     `INVALID_UMA_ADDRESS`: a UMA destination no counterparty answers at.
+         *     `RAIL_NOT_CONFIGURED`: no payment rail this deployment configures serves the payout
+         *     (the platform's environment, the receiving currency, the kind of destination:
+         *     `details.environment`, `details.currency`, `details.destinationKind`); nothing is
+         *     created. By default no rail serves production platforms.
          *     `INSUFFICIENT_FUNDS`: executing takes more than the available balance.
          */
         QuoteInvalid: {
@@ -5337,6 +5341,10 @@ export interface components {
          *     `INVALID_CURRENCY`: the two accounts hold different currencies.
          *     `AMOUNT_OUT_OF_RANGE`: `amount` is outside the currency's `minAmount`..`maxAmount`
          *     in the platform configuration (`details.minAmount`, `details.maxAmount`).
+         *     `RAIL_NOT_CONFIGURED`: no payment rail this deployment configures serves the transfer
+         *     (the platform's environment and the currency: `details.environment`,
+         *     `details.currency`, `details.destinationKind`); nothing is created or held. By
+         *     default no rail serves production platforms.
          *     `INSUFFICIENT_FUNDS` (transfer-out): the internal account's available balance is
          *     below `amount`.
          *     `details.field` names the offending field where there is one.
