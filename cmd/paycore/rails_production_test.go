@@ -38,7 +38,7 @@ func productionWorld(t *testing.T, s *stack) *world {
 // A production payment that no rail serves (by default none serves production) is
 // refused when it is requested: 400 RAIL_NOT_CONFIGURED in the error envelope, and
 // nothing is created, held or announced. Transfers out and in, quotes to an external
-// account, executed at once or not. Before, the payment was created and then failed
+// account, executed at once or not, an agent's transfer. Before, the payment was created and then failed
 // RAIL_UNAVAILABLE at its rail.
 func TestProductionPaymentsRefusedWithoutRail(t *testing.T) {
 	t.Parallel()
@@ -56,17 +56,27 @@ func TestProductionPaymentsRefusedWithoutRail(t *testing.T) {
 		}
 	}
 
+	// An agent's transfer is refused when the agent asks, not once the action is approved.
+	_, token := connectAgent(t, w.c, w.customer, usdPolicy(5_000, nil))
+	r := w.c.With("", "").Do("POST", "/agents/me/transfer-in", map[string]any{"source": map[string]any{"accountId": usd},
+		"destination": map[string]any{"accountId": w.account}, "amount": 100}, "Authorization", "Bearer "+token)
+	if r.Status != 400 || r.Code(t) != "RAIL_NOT_CONFIGURED" {
+		t.Fatalf("agent transfer in: %d %s", r.Status, r.Body)
+	}
+
 	var list api.List[view.Transaction]
 	w.c.Do("GET", "/transactions", nil).Decode(t, &list)
-	var events, quotes int
+	var events, quotes, actions int
 	ctx := context.Background()
 	var held int64
 	if err := s.app.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM webhook_events WHERE platform_id = $1 AND type LIKE '%PAYMENT%'),
-		(SELECT count(*) FROM quotes WHERE platform_id = $1), (SELECT coalesce(sum(held), 0) FROM ledger_accounts WHERE platform_id = $1)`,
-		w.platform.ID).Scan(&events, &quotes, &held); err != nil {
+		(SELECT count(*) FROM quotes WHERE platform_id = $1), (SELECT coalesce(sum(held), 0) FROM ledger_accounts WHERE platform_id = $1),
+		(SELECT count(*) FROM agent_actions WHERE platform_id = $1)`,
+		w.platform.ID).Scan(&events, &quotes, &held, &actions); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Data) != 0 || events != 0 || quotes != 0 || held != 0 || w.balance() != 0 {
-		t.Fatalf("refused payments left %d transactions, %d quotes, %d payment events, %d held, balance %d", len(list.Data), quotes, events, held, w.balance())
+	if len(list.Data) != 0 || events != 0 || quotes != 0 || held != 0 || actions != 0 || w.balance() != 0 {
+		t.Fatalf("refused payments left %d transactions, %d quotes, %d payment events, %d agent actions, %d held, balance %d",
+			len(list.Data), quotes, events, actions, held, w.balance())
 	}
 }
