@@ -19,6 +19,8 @@ import (
 	"paycore/internal/fx"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/rail"
+	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 )
 
@@ -40,6 +42,8 @@ type Activities struct {
 	payments Payments
 	now      func() time.Time
 	tracer   trace.TracerProvider
+	// rails routes payments to their rails (see internal/rail).
+	rails *rail.Registry
 }
 
 // Options configures New.
@@ -64,6 +68,8 @@ type Options struct {
 	Now func() time.Time
 	// Tracer records a client span for every webhook POST (none when nil).
 	Tracer trace.TracerProvider
+	// Rails routes payments to their rails (adapters.Default when nil).
+	Rails *rail.Registry
 }
 
 // New builds the activities.
@@ -83,6 +89,9 @@ func New(o Options) *Activities {
 	if o.Tracer == nil {
 		o.Tracer = noop.NewTracerProvider()
 	}
+	if o.Rails == nil {
+		o.Rails = adapters.Default()
+	}
 	if o.Pricing == (fx.Pricing{}) {
 		o.Pricing = fx.DefaultPricing()
 	}
@@ -95,7 +104,7 @@ func New(o Options) *Activities {
 		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout, o.Tracer),
 		log:     o.Logger,
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
-		payments: o.Payments, now: o.Now, tracer: o.Tracer,
+		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails,
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"paycore/internal/money"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
+	"paycore/internal/rail"
 	"paycore/internal/transfer"
 )
 
@@ -65,7 +66,8 @@ func actionStep(a db.AgentActionFull) (ActionStep, error) {
 // with its reservation (db.AgentActionSubmit): APPROVED to be executed at once, or
 // PENDING_APPROVAL. Amounts in another currency than the policy's are converted at the
 // mid-market rate of the moment (agentpolicy.ToPolicyCurrency). A refusal (permission,
-// account, limit, quote or transfer rule) is a non-retryable application error.
+// account, limit, quote or transfer rule, a transfer no configured rail serves) is a
+// non-retryable application error.
 func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
 	p, err := a.q.PlatformGet(ctx, in.PlatformID)
 	if err != nil {
@@ -74,6 +76,11 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 	rates := a.ratesFor(p.Environment)
 	now := a.now()
 	judge := func(policy agentpolicy.Policy, u agentpolicy.Usage, amount int64, currency string, accountID uuid.UUID) (int64, agentpolicy.Decision, error) {
+		if in.Type != agent.ExecuteQuote { // a transfer no configured rail serves is refused now, not once approved
+			if err := a.rails.Require(p.Environment, currency, rail.ExternalAccount); err != nil {
+				return 0, agentpolicy.Decision{}, err
+			}
+		}
 		from, okf := money.Lookup(currency)
 		to, okt := money.Lookup(policy.SpendingLimits.Currency)
 		if !okf || !okt {

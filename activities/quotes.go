@@ -15,6 +15,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/quote"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
 )
@@ -27,7 +28,8 @@ type CreatedQuote struct {
 	ExpiresAt time.Time       `json:"expiresAt"`
 }
 
-// CreateQuote creates a quote: the quote rule and its pricing (quote.Decide) on the
+// CreateQuote creates a quote: the quote rule, the rail rule and its pricing
+// (quote.DecideServed: a payout no configured rail serves is refused) on the
 // accounts as one read finds them, then in one database transaction the PENDING
 // transaction with its event, the quote, and for an embedded-wallet source the signed
 // request whose payloadToSign authorises executing it. Running it again for the same
@@ -37,7 +39,7 @@ func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (Created
 	now := time.Now()
 	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
 	q, rail, err := db.QuoteCreate(ctx, a.pool, in, view.Resources{}, func(acc quote.Accounts) (quote.Terms, error) {
-		return quote.Decide(in, acc, a.ratesFor(acc.Environment), a.pricing, now)
+		return quote.DecideServed(in, acc, a.ratesFor(acc.Environment), a.pricing, now, a.rails)
 	}, ch)
 	if err != nil {
 		return CreatedQuote{}, refusal(err)
@@ -110,9 +112,20 @@ type QuoteState struct {
 	Mismatch bool `json:"mismatch,omitempty"`
 }
 
-// SubmitQuote hands an executed quote's payout to its rail and reports how it ends.
-func (a *Activities) SubmitQuote(_ context.Context, rail quote.Rail) (sandbox.Outcome, error) {
-	return rail.Outcome(), nil
+// SubmitQuote hands an executed quote's payout to the rail that serves it (see
+// internal/rail) and reports how the payment ends (quote.Rail.Settle). A payment into an
+// internal account needs no rail and completes; a payout no configured rail serves any
+// more fails RAIL_UNAVAILABLE before any money leaves.
+func (a *Activities) SubmitQuote(ctx context.Context, r quote.Rail) (rail.Outcome, error) {
+	in, ok := r.Instruction()
+	if !ok {
+		return r.Settle(r.Completed()), nil
+	}
+	out, err := a.rails.Submit(ctx, in, r.Unavailable())
+	if err != nil {
+		return rail.Outcome{}, err
+	}
+	return r.Settle(out), nil
 }
 
 // FinishQuote settles an executed quote's payment with its payout's outcome (see

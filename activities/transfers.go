@@ -10,11 +10,12 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
-	"paycore/internal/sandbox"
+	"paycore/internal/rail"
 	"paycore/internal/transfer"
 )
 
-// CreateTransfer creates a transfer: the transfer rule, checked on the accounts as they
+// CreateTransfer creates a transfer: the transfer rule with the rail rule (a transfer no
+// configured rail serves is refused, transfer.CheckServed), checked on the accounts as they
 // are under the internal account's lock, then in one database transaction the transaction
 // row, for a transfer out the hold on the funds, and the PENDING webhook event. Running it
 // again for the same transaction id changes nothing. A refusal is a non-retryable
@@ -23,10 +24,11 @@ import (
 // It returns the Transaction resource as committed, for the API to answer with, and what
 // the rail step needs.
 func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (CreatedTransfer, error) {
-	t, rail, err := db.TransferCreate(ctx, a.pool, in, view.Resources{}, func(acc transfer.Accounts) error { return transfer.Check(in, acc) })
+	t, rail, err := db.TransferCreate(ctx, a.pool, in, view.Resources{}, func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
 	if err != nil {
 		return CreatedTransfer{}, refusal(err)
 	}
+	rail.Kind, rail.Amount = in.Kind, in.Amount
 	res, err := json.Marshal(view.TransactionOf(t))
 	if err != nil {
 		return CreatedTransfer{}, fmt.Errorf("render transaction: %w", err)
@@ -64,17 +66,19 @@ func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID u
 	return db.TransactionMarkProcessing(ctx, a.pool, transactionID, view.Resources{})
 }
 
-// SubmitTransfer hands the transfer to the payment rail and reports how it ends (see
-// transfer.Rail.Outcome). The create step found what the rail needs; for a transfer whose
-// create step did not answer it (recorded before it did), it is read from the database.
-func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID, rail transfer.Rail) (sandbox.Outcome, error) {
-	if !rail.Known() {
+// SubmitTransfer hands the transfer to the rail that serves it (see internal/rail), under
+// the transaction id as its idempotency key, and reports how it ends; with no rail
+// configured for it any more, it fails RAIL_UNAVAILABLE. The create step found what the
+// rail needs; for a transfer whose create step did not answer it (recorded before it
+// did), it is read from the database.
+func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID, r transfer.Rail) (rail.Outcome, error) {
+	if !r.Known() {
 		var err error
-		if rail, err = db.TransferRail(ctx, a.q, transactionID); err != nil {
-			return sandbox.Outcome{}, err
+		if r, err = db.TransferRail(ctx, a.q, transactionID); err != nil {
+			return rail.Outcome{}, err
 		}
 	}
-	return rail.Outcome(), nil
+	return a.rails.Submit(ctx, r.Instruction(transactionID.String()), r.Unavailable())
 }
 
 // FinishTransfer settles a transfer with its rail's outcome (within the statuses its kind
@@ -85,7 +89,7 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 // (ACCOUNT_CLOSED) and credits nothing, rather than retrying forever or stranding money in
 // a closed account. Any other refusal of the ledger for good is a non-retryable error (see
 // unsettled).
-func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out sandbox.Outcome) (catalog.TransactionStatus, error) {
+func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out rail.Outcome) (catalog.TransactionStatus, error) {
 	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), view.Resources{})
 	if err != nil {
 		return "", unsettled(fmt.Errorf("finish transfer: %w", err))

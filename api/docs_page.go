@@ -20,8 +20,9 @@ import (
 	"paycore/internal/incoming"
 	"paycore/internal/infra/config"
 	"paycore/internal/kyc"
-	"paycore/internal/quote"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
+	"paycore/internal/sandbox/sandboxrail"
 )
 
 // The API reference (GET /docs): the OpenAPI document rendered in the browser by Redoc,
@@ -281,8 +282,8 @@ func docsReference(cfg config.Config) string {
 	b.WriteString("## UMA counterparties\n\nThe sandbox's UMA addresses at `" + incoming.SandboxDomain + "`: paying one with a quote, " +
 		"and receiving from one with `POST /sandbox/uma/receive`.\n\n| Address | Paying it | Receiving from it |\n| --- | --- | --- |\n")
 	for _, c := range incoming.SandboxAddresses() {
-		paid := quote.Rail{Uma: true, Identifier: c.Address, Environment: catalog.Sandbox}.Outcome()
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, paid.Describe(cfg.QuoteSlowDelay, cfg.QuoteReturnDelay),
+		paid := sandboxrail.Outcome(rail.Instruction{Payment: rail.Payout, Environment: catalog.Sandbox, Kind: rail.UMA, Identifier: c.Address})
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, sandbox.Describe(paid, cfg.QuoteSlowDelay, cfg.QuoteReturnDelay),
 			incoming.SandboxSenderEffect(c.Scenario, cfg.QuoteSlowDelay))
 	}
 	b.WriteString("\n")

@@ -34,6 +34,8 @@ import (
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/rail"
+	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 	"paycore/workflows"
 	"paycore/workflows/start"
@@ -69,6 +71,10 @@ type Deps struct {
 	Propagator propagation.TextMapPropagator
 	// Now is the service's clock (time.Now when nil).
 	Now func() time.Time
+	// Rails are the payment rails configured, which /readyz lists; built from
+	// Config.Rails when nil (none, when those name a rail this deployment lacks: the
+	// worker refuses to start on them).
+	Rails *rail.Registry
 }
 
 // Server serves the API.
@@ -102,6 +108,12 @@ func New(d Deps) *Server {
 	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.Rails == nil {
+		var err error
+		if d.Rails, err = adapters.Registry(d.Config.Rails); err != nil {
+			d.Rails, _ = rail.NewRegistry(nil)
+		}
 	}
 	if d.Rates == nil {
 		d.Rates = fx.BuiltIn(d.Now())
@@ -303,7 +315,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
 		checks["temporal"] = err.Error()
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ready", false: "unavailable"}[status == 200], "checks": checks})
+	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ready", false: "unavailable"}[status == 200], "checks": checks,
+		"rails": s.Rails.Configured()})
 	return nil
 }
 

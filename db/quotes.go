@@ -139,7 +139,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 			return fmt.Errorf("quote accounts: %w", ErrNotFound) // a rule that let missing accounts through
 		}
 		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
-			Deposit: r.Source.Kind == quote.SourceRealtimeFunding}
+			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving}
 		if acc.Destination.Uma && acc.Destination.Internal {
 			rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(r.TransactionID), PlatformID: acc.Destination.Platform,
 				CustomerID: acc.Destination.CustomerID.UUID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
@@ -253,7 +253,10 @@ func quoteRail(ctx context.Context, q *Queries, qt Quote, t Transaction) (quote.
 	}
 	uma := qt.DestinationKind == string(quote.DestinationUMA)
 	rail := quote.Rail{Internal: qt.DestinationInternal || (uma && t.DestinationAccountID.Valid), Uma: uma, Identifier: qt.DestinationIdentifier,
-		Environment: p.Environment, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding)}
+		Environment: p.Environment, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID}
+	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil {
+		rail.Currency, rail.Amount = *t.ReceivingCurrency, *t.ReceivingAmount
+	}
 	if uma && t.DestinationAccountID.Valid {
 		c, err := q.QuoteCounterpartContext(ctx, QuoteCounterpartContextParams{ReceiverAccountID: t.DestinationAccountID.UUID, PayerID: t.CustomerID})
 		if err != nil {

@@ -395,7 +395,7 @@ func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, erro
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load external account: %w", err)
 	}
-	return transfer.Rail{ExternalIdentifier: ext.Identifier, Environment: p.Environment}, nil
+	return transfer.Rail{ExternalIdentifier: ext.Identifier, Environment: p.Environment, Currency: t.Currency, Kind: transfer.Kind(t.Kind), Amount: t.Amount}, nil
 }
 
 // SandboxFund credits an internal account of the platform with amount from the platform's

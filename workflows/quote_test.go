@@ -115,7 +115,7 @@ func TestQuoteOutcomePaths(t *testing.T) {
 			rail := quote.Rail{Identifier: "DE8937040044053201" + "0" + tc.suffix, Environment: catalog.Sandbox}
 			created := quoteCreated
 			created.Rail = rail
-			out := rail.Outcome()
+			out := sandbox.QuoteOutcome(rail.Identifier) // what the sandbox rail answers (activities.SubmitQuote)
 			env.OnActivity(a.CreateQuote, mock.Anything, quoteReq).Return(created, nil).Once()
 			env.OnActivity(activities.ExecuteQuoteActivity, mock.Anything, quoteReq.QuoteID, quote.Execution{Key: "k"}).Return(json.RawMessage(`{}`), nil).Once().Run(run.record(env, "execute"))
 			env.OnActivity(a.SubmitQuote, mock.Anything, rail).Return(out, nil).Once()

@@ -29,6 +29,8 @@ import (
 	"paycore/internal/infra/telemetry"
 	"paycore/internal/kit/filecrypt"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/rail"
+	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 	"paycore/worker"
 	"paycore/workflows"
@@ -45,7 +47,8 @@ type app struct {
 	signer   *webhooksig.ECDSASigner
 	metrics  *metrics.Metrics
 	rates    *fx.Table
-	dev      bool // running under `paycore dev`
+	rails    *rail.Registry // which rail serves which payments (PAYCORE_RAILS)
+	dev      bool           // running under `paycore dev`
 	// clock is what agent usage windows are counted by: time.Now when nil (tests move it
 	// across days and months).
 	clock func() time.Time
@@ -80,6 +83,10 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	if err != nil {
 		return nil, err
 	}
+	rails, err := adapters.Registry(cfg.Rails)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_RAILS: %w", err)
+	}
 	// Every record logged with a context inside a trace carries its trace_id and span_id.
 	log = slog.New(telemetry.LogHandler(log.Handler()))
 	m := metrics.New()
@@ -97,7 +104,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, tel: tel}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, tel: tel}
 	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
 		a.closeLocal()
 		return nil, err
@@ -260,7 +267,7 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
-		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock}
+		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails}
 	d.Mailer, d.DevMailbox = a.mail()
 	return api.New(d)
 }
@@ -350,7 +357,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
-		Tracer: a.tel.Tracer,
+		Tracer: a.tel.Tracer, Rails: a.rails,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue,
 		BuildID: a.cfg.WorkerBuildID, Deployment: a.cfg.WorkerDeployment})

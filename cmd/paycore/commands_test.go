@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,6 +75,11 @@ func TestReadinessAndWorkflowMetrics(t *testing.T) {
 	r := root.Do("GET", "/readyz", nil)
 	if r.Status != 200 || r.JSON(t)["status"] != "ready" {
 		t.Fatalf("readyz: %d %s", r.Status, r.Body)
+	}
+	// It lists the rails configured: by default the sandbox rail, for every sandbox payment.
+	if rails, _ := r.JSON(t)["rails"].([]any); len(rails) != 1 || rails[0].(map[string]any)["name"] != "sandbox" ||
+		fmt.Sprint(rails[0].(map[string]any)["routes"]) != "[SANDBOX:*:*]" {
+		t.Fatalf("readyz rails: %s", r.Body)
 	}
 	// Metrics are served on their own listener, not on the API's port.
 	m := (&apitest.Client{T: t, BaseURL: s.metricsURL, SkipValidation: true}).Do("GET", "", nil)

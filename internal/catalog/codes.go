@@ -21,6 +21,10 @@ const (
 	Unavailable      Code = "SERVICE_UNAVAILABLE"
 	NotImplemented   Code = "NOT_IMPLEMENTED"
 	SelfPayment      Code = "SELF_PAYMENT"
+	// RailNotConfigured refuses a payment, when it is requested, that no configured
+	// payment rail serves (its environment, currency and kind of destination; see
+	// docs/rails.md): nothing is created.
+	RailNotConfigured Code = "RAIL_NOT_CONFIGURED"
 	// MissingMandatoryUserInfo refuses a quote without sender information the receiving
 	// side requires.
 	MissingMandatoryUserInfo Code = "MISSING_MANDATORY_USER_INFO"

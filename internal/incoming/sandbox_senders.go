@@ -34,7 +34,7 @@ func SandboxSenderEffect(scenario string, slow time.Duration) string {
 	case ScenarioPendingLong:
 		return fmt.Sprintf("stays `PENDING` for %s, then the platform is asked %s", sandbox.FormatDelay(slow), ask)
 	case ScenarioFailCompliance:
-		return "the platform is not asked: " + ComplianceFailure().Outcome().Describe(slow, 0)
+		return "the platform is not asked: " + sandbox.Describe(ComplianceFailure().Outcome(), slow, 0)
 	}
 	return "the platform is asked at once " + ask
 }

@@ -22,6 +22,7 @@ import (
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
 )
 
@@ -458,7 +459,8 @@ func senderInfo(r Request, a Accounts, receiving string) (map[string]string, err
 }
 
 // Rail is what executing a quote takes: where the money goes and the platform's
-// environment, as the create step found them.
+// environment, as the create step found them (TransactionID and Currency are absent from
+// rails recorded before they existed).
 type Rail struct {
 	Internal bool // into an internal account of this deployment
 	Uma      bool // to a UMA address (Identifier)
@@ -468,48 +470,73 @@ type Rail struct {
 	Deposit     bool         // funded by a deposit (REALTIME_FUNDING), which a failure gives back
 	Identifier  string       // the external account's primary identifier
 	Environment catalog.Environment
+	// TransactionID is the quote's transaction, the payout's idempotency key at its rail.
+	TransactionID uuid.UUID `json:",omitzero"`
+	// Currency is the receiving currency, what the payout moves.
+	Currency string `json:",omitempty"`
+	// Amount is the receiving amount.
+	Amount int64 `json:",omitempty"`
 }
 
-// Outcome is how the quote's payout ends. A payment into an internal account completes
-// (no rail is involved); sandbox platforms get the outcome the external account's magic
-// suffix selects (sandbox.QuoteOutcome); production platforms have no payout rail
-// connected in this deployment, so their payouts to external accounts fail before any
-// money leaves.
-//
-// A deposit that funded a failed payment is always refunded: the payer sent it from
-// outside.
-func (r Rail) Outcome() sandbox.Outcome {
-	var out sandbox.Outcome
-	switch {
-	case r.Internal:
-		out = sandbox.Outcome{Status: catalog.TxCompleted}
-	case r.Environment != catalog.Sandbox:
-		out = sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
-			FailureReason: sandbox.ReasonQuoteExecutionFailed}
-	case r.Uma:
-		out = umaOutcome(r.Identifier)
-	default:
-		out = sandbox.QuoteOutcome(r.Identifier)
+// Instruction is the payout as its rail is given it; false for a payment into an internal
+// account, which no rail carries (it completes).
+func (r Rail) Instruction() (rail.Instruction, bool) {
+	if r.Internal {
+		return rail.Instruction{}, false
 	}
+	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Currency: r.Currency,
+		Kind: r.Kind(), Identifier: r.Identifier, Amount: r.Amount}, true
+}
+
+// Kind is the kind of destination the payout goes to.
+func (r Rail) Kind() rail.Kind {
+	if r.Uma {
+		return rail.UMA
+	}
+	return rail.ExternalAccount
+}
+
+// Unavailable is how a payout ends that no configured rail serves when it reaches its
+// rail step (a quote created before such payouts were refused up front, or before the
+// configuration changed): FAILED with RAIL_UNAVAILABLE before any money leaves.
+func (r Rail) Unavailable() rail.Outcome {
+	return rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payout rail is connected for production payments",
+		FailureReason: sandbox.ReasonQuoteExecutionFailed}
+}
+
+// Completed is how a payment into an internal account ends: no rail is involved.
+func (r Rail) Completed() rail.Outcome {
+	return rail.Outcome{Status: catalog.TxCompleted}
+}
+
+// Settle is how the quote's payment ends with its payout's outcome: a deposit that funded
+// a failed payment is always refunded (the payer sent it from outside).
+func (r Rail) Settle(out rail.Outcome) rail.Outcome {
 	if r.Deposit && out.Status == catalog.TxFailed && out.Refund == "" {
 		out.Refund = sandbox.RefundTransactionFailed
 	}
 	return out
 }
 
-// umaOutcome is how a payment to one of the sandbox's UMA counterparties ends: success
-// completes, pending.long completes after the slow delay, fail.compliance fails before
-// any money leaves.
-func umaOutcome(address string) sandbox.Outcome {
-	c, _ := incoming.SandboxCounterparty("", address) // checked when the quote was made
-	switch c.Scenario {
-	case incoming.ScenarioPendingLong:
-		return sandbox.Outcome{Status: catalog.TxCompleted, Slow: true}
-	case incoming.ScenarioFailCompliance:
-		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailCompliance, Message: "the receiver's compliance check refused the payment",
-			FailureReason: sandbox.ReasonQuoteExecutionFailed}
+// Rails answers whether a configured rail serves payments (rail.Registry).
+type Rails interface {
+	Require(env catalog.Environment, currency string, kind rail.Kind) error
+}
+
+// CheckRail is the rail rule, applied with Decide under the same transaction: a quote
+// paying out to an external account or a UMA address that no configured rail serves (its
+// platform's environment, the receiving currency, the kind of destination) is refused
+// with RAIL_NOT_CONFIGURED before anything is created. A payment into an internal
+// account needs no rail.
+func CheckRail(a Accounts, rails Rails) error {
+	if a.Destination == nil || a.Destination.Internal {
+		return nil
 	}
-	return sandbox.Outcome{Status: catalog.TxCompleted}
+	kind := rail.ExternalAccount
+	if a.Destination.Uma {
+		kind = rail.UMA
+	}
+	return rails.Require(a.Environment, a.Destination.Currency, kind)
 }
 
 // Counterpart is the incoming payment a payment to a UMA address of a customer on this

@@ -1,6 +1,7 @@
 package quote
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -15,7 +16,9 @@ import (
 	"paycore/internal/incoming"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
+	"paycore/internal/sandbox/sandboxrail"
 )
 
 var (
@@ -247,7 +250,7 @@ func TestUmaDestinations(t *testing.T) {
 		"$pending.long.usd@" + incoming.SandboxDomain:    {Status: catalog.TxCompleted, Slow: true},
 		"$fail.compliance.usd@" + incoming.SandboxDomain: {Status: catalog.TxFailed, FailureReason: sandbox.ReasonQuoteExecutionFailed},
 	} {
-		got := Rail{Uma: true, Identifier: address, Environment: catalog.Sandbox}.Outcome()
+		got := payout(t, Rail{Uma: true, Identifier: address, Environment: catalog.Sandbox})
 		got.Code, got.Message = "", ""
 		if got != want {
 			t.Errorf("%s: %+v", address, got)
@@ -287,16 +290,91 @@ func TestRailOutcome(t *testing.T) {
 		"008": {Status: catalog.TxCompleted},
 	}
 	for suffix, w := range want {
-		got := Rail{Identifier: "DE8937040044053201" + "0" + suffix, Environment: catalog.Sandbox}.Outcome()
+		got := payout(t, Rail{Identifier: "DE8937040044053201" + "0" + suffix, Environment: catalog.Sandbox, Currency: "EUR"})
 		got.Code, got.Message = "", ""
 		if got != w {
 			t.Errorf("%s: %+v, want %+v", suffix, got, w)
 		}
 	}
-	if out := (Rail{Internal: true, Identifier: "x002", Environment: catalog.Production}).Outcome(); out.Status != catalog.TxCompleted {
+	if out := payout(t, Rail{Internal: true, Identifier: "x002", Environment: catalog.Production}); out.Status != catalog.TxCompleted {
 		t.Fatalf("internal destination: %+v", out)
 	}
-	if out := (Rail{Identifier: "x001", Environment: catalog.Production}).Outcome(); out.Status != catalog.TxFailed || out.PaidOut || out.Refund != "" {
+	if out := payout(t, Rail{Identifier: "x001", Environment: catalog.Production, Currency: "EUR"}); out.Status != catalog.TxFailed || out.Code != catalog.FailRailUnavailable || out.PaidOut || out.Refund != "" {
 		t.Fatalf("production payout: %+v", out)
+	}
+	if out := payout(t, Rail{Identifier: "x002", Environment: catalog.Sandbox, Deposit: true}); out.Refund != sandbox.RefundTransactionFailed {
+		t.Fatalf("failed payout of a deposit: %+v", out)
+	}
+}
+
+// payout is how r's payout ends with the default rails (the sandbox rail for sandbox
+// platforms, none for production), as the rail step submits it.
+func payout(t *testing.T, r Rail) rail.Outcome {
+	t.Helper()
+	in, ok := r.Instruction()
+	if !ok {
+		return r.Completed()
+	}
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := reg.Submit(context.Background(), in, r.Unavailable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Settle(out)
+}
+
+// The rail rule: a quote paying out to an external account or a UMA address that no
+// configured rail serves is refused RAIL_NOT_CONFIGURED when it is requested (with the
+// default routes, every production payout), before its price or the balance is judged; a
+// payment into an internal account needs no rail.
+func TestDecideServed(t *testing.T) {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	production := func(a *Accounts) { a.Environment = catalog.Production }
+	for name, tc := range map[string]struct {
+		req  func(*Request)
+		acc  func(*Accounts)
+		want catalog.Code
+	}{
+		"sandbox external account":          {nil, nil, ""},
+		"production external account":       {nil, production, catalog.RailNotConfigured},
+		"production, immediately, no money": {func(r *Request) { r.ImmediatelyExecute = true }, func(a *Accounts) { production(a); a.Source.Available = 999 }, catalog.RailNotConfigured},
+		"production, other customer named":  {func(r *Request) { r.Source.CustomerID = ids.Some(ids.New()) }, production, catalog.InvalidInput},
+		"production internal account": {func(r *Request) { r.Destination.Internal = true }, func(a *Accounts) {
+			production(a)
+			a.Destination.Internal, a.Destination.CustomerID = true, uuid.NullUUID{UUID: ids.New(), Valid: true}
+		}, ""},
+		"production UMA address": {nil, func(a *Accounts) { production(a); a.Destination.Uma = true }, catalog.RailNotConfigured},
+	} {
+		r, a := request(Sending, 1000), accounts("USD", "EUR")
+		if tc.req != nil {
+			tc.req(&r)
+		}
+		if tc.acc != nil {
+			tc.acc(&a)
+		}
+		_, err := DecideServed(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at, defaults)
+		if got := codeOf(err); got != tc.want && !(tc.want == "" && err == nil) {
+			t.Errorf("%s: %v (%s), want %q", name, err, got, tc.want)
+		}
+		if tc.want == catalog.RailNotConfigured {
+			continue
+		}
+		if _, decided := Decide(r, a, fx.BuiltIn(at), fx.DefaultPricing(), at); codeOf(decided) != codeOf(err) {
+			t.Errorf("%s: DecideServed %v, Decide %v", name, err, decided)
+		}
 	}
 }

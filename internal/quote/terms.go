@@ -24,6 +24,24 @@ func Decide(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Tim
 	if err := Check(r, a); err != nil {
 		return Terms{}, err
 	}
+	return terms(r, a, rates, p, now)
+}
+
+// DecideServed is Decide with the rail rule (CheckRail) between Check and Price, as the
+// create step applies it: a quote whose payout no configured rail serves is refused
+// RAIL_NOT_CONFIGURED, whatever its price or the source's balance.
+func DecideServed(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time, rails Rails) (Terms, error) {
+	if err := Check(r, a); err != nil {
+		return Terms{}, err
+	}
+	if err := CheckRail(a, rails); err != nil {
+		return Terms{}, err
+	}
+	return terms(r, a, rates, p, now)
+}
+
+// terms prices a checked request and gives its rate details and expiry.
+func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time) (Terms, error) {
 	priced, err := Price(r, a, rates, p, now)
 	if err != nil {
 		return Terms{}, err

@@ -38,9 +38,9 @@ func sampleIdentifier(suffix string) string { return "000000000" + suffix }
 func TransferRules(slow time.Duration) []Rule {
 	var out []Rule
 	for _, s := range TransferSuffixes() {
-		out = append(out, Rule{Value: s, Effect: TransferOutcome(sampleIdentifier(s)).Describe(slow, 0)})
+		out = append(out, Rule{Value: s, Effect: Describe(TransferOutcome(sampleIdentifier(s)), slow, 0)})
 	}
-	return append(out, Rule{Value: "any other", Effect: TransferOutcome(sampleIdentifier("000")).Describe(slow, 0)})
+	return append(out, Rule{Value: "any other", Effect: Describe(TransferOutcome(sampleIdentifier("000")), slow, 0)})
 }
 
 // QuoteRules describes QuoteOutcome suffix by suffix, the last rule being every other
@@ -49,9 +49,9 @@ func TransferRules(slow time.Duration) []Rule {
 func QuoteRules(slow, returned time.Duration) []Rule {
 	var out []Rule
 	for _, s := range QuoteSuffixes() {
-		out = append(out, Rule{Value: s, Effect: QuoteOutcome(sampleIdentifier(s)).Describe(slow, returned)})
+		out = append(out, Rule{Value: s, Effect: Describe(QuoteOutcome(sampleIdentifier(s)), slow, returned)})
 	}
-	return append(out, Rule{Value: "any other", Effect: QuoteOutcome(sampleIdentifier("000")).Describe(slow, returned)})
+	return append(out, Rule{Value: "any other", Effect: Describe(QuoteOutcome(sampleIdentifier("000")), slow, returned)})
 }
 
 // BeneficiaryRules describes BeneficiaryCheck suffix by suffix, the last rule being every
@@ -90,13 +90,13 @@ func FundingRule() string {
 
 // Describe says in one line of Markdown how a payment with outcome o ends; slow is how
 // long a Slow outcome stays pending, returned how long a Returned one waits for its return.
-func (o Outcome) Describe(slow, returned time.Duration) string {
+func Describe(o Outcome, slow, returned time.Duration) string {
 	var b strings.Builder
 	if o.Slow {
 		fmt.Fprintf(&b, "stays pending for %s, then ", FormatDelay(slow))
 	}
 	if o.Returned {
-		fmt.Fprintf(&b, "`%s`, then after %s the receiving bank returns it: %s", o.Status, FormatDelay(returned), ReturnedOutcome().Describe(slow, returned))
+		fmt.Fprintf(&b, "`%s`, then after %s the receiving bank returns it: %s", o.Status, FormatDelay(returned), Describe(ReturnedOutcome(), slow, returned))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "`%s`", o.Status)

@@ -9,38 +9,16 @@ package sandbox
 import (
 	"paycore/internal/banking"
 	"paycore/internal/catalog"
+	"paycore/internal/rail"
 )
 
 // UmaDomain is the UMA domain of the sandbox's counterparties (the simulated outside
 // world): reserved, no platform may hold it.
 const UmaDomain = "sandbox.uma.paycore.dev"
 
-// Outcome is how a simulated transfer ends.
-type Outcome struct {
-	Status  catalog.TransactionStatus // COMPLETED or FAILED
-	Code    catalog.Code              // failure code, "" on success
-	Message string
-	// Slow means the payment stays pending for the slow-scenario delay (about 30 s for a
-	// transfer, about 6 minutes for a quote) before it ends.
-	Slow bool
-	// FailureReason is the failed transaction's failureReason, when one of the catalogue's
-	// reasons says what happened.
-	FailureReason string `json:",omitempty"`
-	// Refund, set on a failed payment whose money had been taken, is why it is refunded
-	// (the refund's reason).
-	Refund string `json:",omitempty"`
-	// PaidOut means the money had left for the counterparty before the payment failed.
-	PaidOut bool `json:",omitempty"`
-	// RefundFails means the refund fails as well.
-	RefundFails bool `json:",omitempty"`
-	// Returned means the payment completes first and the receiving bank returns it later.
-	Returned bool `json:",omitempty"`
-	// CounterpartStatus and CounterpartReason are how the receiving side's INCOMING
-	// transaction ends when a payment between customers on this deployment fails (REJECTED
-	// or FAILED, with its failureReason).
-	CounterpartStatus catalog.TransactionStatus `json:",omitempty"`
-	CounterpartReason string                    `json:",omitempty"`
-}
+// Outcome is how a payment at its rail ends: an alias of rail.Outcome, which it was
+// before rails were a port, kept so that code naming it keeps compiling.
+type Outcome = rail.Outcome
 
 // Suffixes of an external account's identifier that select a transfer's outcome.
 const (

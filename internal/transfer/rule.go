@@ -7,6 +7,7 @@ import (
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
 )
 
 // Accounts is everything a transfer is checked against, as one read loads it: the two
@@ -54,6 +55,14 @@ type ExternalAccount struct {
 // with the transfer's direction enabled and the amount within its limits; and a transfer
 // out does not exceed the available balance.
 func Check(r Request, a Accounts) error {
+	if err := checkAccounts(r, a); err != nil {
+		return err
+	}
+	return checkBalance(r, a)
+}
+
+// checkAccounts is the rule up to the balance.
+func checkAccounts(r Request, a Accounts) error {
 	internalField, externalField := r.Kind.InternalField(), r.Kind.ExternalField()
 	switch {
 	case a.Internal == nil:
@@ -76,9 +85,12 @@ func Check(r Request, a Accounts) error {
 			return err
 		}
 	}
-	if err := a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount); err != nil {
-		return err
-	}
+	return a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount)
+}
+
+// checkBalance is the last step of the rule: a transfer out does not exceed the available
+// balance.
+func checkBalance(r Request, a Accounts) error {
 	if r.Kind == Out && a.Internal.Available < r.Amount {
 		return problem.FieldCode(catalog.InsufficientFunds, "amount", "the account's available balance is below %d", r.Amount)
 	}
@@ -87,5 +99,26 @@ func Check(r Request, a Accounts) error {
 
 // Rail is what the rail step of a transfer on these accounts needs.
 func (a Accounts) Rail() Rail {
-	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment}
+	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment, Currency: a.Internal.Currency}
+}
+
+// Rails answers whether a configured rail serves payments (rail.Registry).
+type Rails interface {
+	Require(env catalog.Environment, currency string, kind rail.Kind) error
+}
+
+// CheckServed is Check with the rail rule, as the create step applies it under the
+// internal account's lock: a transfer that no configured rail serves (its platform's
+// environment, its currency, an external account) is refused with RAIL_NOT_CONFIGURED
+// before anything is created or held. The rail rule comes after every rule on the
+// request and the accounts and before the balance: a transfer no rail can carry is
+// refused as such whatever the balance.
+func CheckServed(r Request, a Accounts, rails Rails) error {
+	if err := checkAccounts(r, a); err != nil {
+		return err
+	}
+	if err := rails.Require(a.Environment, a.Internal.Currency, rail.ExternalAccount); err != nil {
+		return err
+	}
+	return checkBalance(r, a)
 }

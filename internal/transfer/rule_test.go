@@ -9,6 +9,8 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
+	"paycore/internal/rail"
+	"paycore/internal/sandbox/sandboxrail"
 )
 
 var (
@@ -132,7 +134,51 @@ func TestNeedsSignature(t *testing.T) {
 }
 
 func TestAccountsRail(t *testing.T) {
-	if r := accounts().Rail(); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox}) || !r.Known() {
+	if r := accounts().Rail(); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox, Currency: "USD"}) || !r.Known() {
 		t.Fatalf("rail %+v", r)
+	}
+}
+
+// The rail rule: a transfer no configured rail serves is refused RAIL_NOT_CONFIGURED
+// when it is requested; with the default routes that is every production transfer. It
+// comes after the rules on the accounts and before the balance.
+func TestCheckServed(t *testing.T) {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := rail.NewRegistry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		env    catalog.Environment
+		rails  Rails
+		amount int64
+		change func(*Accounts)
+		want   catalog.Code
+	}{
+		"sandbox, default rails":               {catalog.Sandbox, defaults, 10, nil, ""},
+		"production, default rails":            {catalog.Production, defaults, 10, nil, catalog.RailNotConfigured},
+		"sandbox, no rail":                     {catalog.Sandbox, none, 10, nil, catalog.RailNotConfigured},
+		"production, beyond the balance":       {catalog.Production, defaults, 2000, nil, catalog.RailNotConfigured},
+		"sandbox, beyond the balance":          {catalog.Sandbox, defaults, 2000, nil, catalog.InsufficientFunds},
+		"production, unknown external account": {catalog.Production, defaults, 10, func(a *Accounts) { a.External = nil }, catalog.ExternalAccountNotFound},
+		"production, customer deleted":         {catalog.Production, defaults, 10, func(a *Accounts) { a.CustomerDeleted = true }, catalog.CustomerDeleted},
+		"production, amount beyond the limits": {catalog.Production, defaults, -1, nil, catalog.AmountOutOfRange},
+	} {
+		a := accounts()
+		a.Environment = tc.env
+		if tc.change != nil {
+			tc.change(&a)
+		}
+		r := Request{Kind: Out, Amount: tc.amount}
+		if got := problem.CodeOf(CheckServed(r, a, tc.rails)); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
 	}
 }

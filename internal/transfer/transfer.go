@@ -10,6 +10,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
 )
 
@@ -100,10 +101,15 @@ func NeedsSignature(kind Kind, account catalog.AccountType) bool {
 }
 
 // Rail is what submitting a transfer to its rail takes: the external account's primary
-// identifier and the platform's environment, as the create step found them.
+// identifier, the platform's environment and the transfer's currency, kind and amount,
+// as the create step found them (Currency, Kind and Amount are absent from rails
+// recorded before they existed).
 type Rail struct {
 	ExternalIdentifier string
 	Environment        catalog.Environment
+	Currency           string `json:",omitempty"`
+	Kind               Kind   `json:",omitempty"`
+	Amount             int64  `json:",omitempty"`
 }
 
 // Known reports whether r is filled in (requests recorded before Rail existed are not).
@@ -111,12 +117,19 @@ func (r Rail) Known() bool {
 	return r.Environment != ""
 }
 
-// Outcome is how the rail ends a transfer. Sandbox platforms get the outcome their
-// external account's magic suffix selects; production platforms have no rail connected
-// in this deployment, so their transfers fail.
-func (r Rail) Outcome() sandbox.Outcome {
-	if r.Environment != catalog.Sandbox {
-		return sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payment rail is connected for production transfers"}
+// Instruction is the transfer as its rail is given it, under key (the transaction id).
+func (r Rail) Instruction(key string) rail.Instruction {
+	p := rail.TransferOut
+	if r.Kind == In {
+		p = rail.TransferIn
 	}
-	return sandbox.TransferOutcome(r.ExternalIdentifier)
+	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Currency: r.Currency, Kind: rail.ExternalAccount,
+		Identifier: r.ExternalIdentifier, Amount: r.Amount}
+}
+
+// Unavailable is how a transfer ends that no configured rail serves when it reaches its
+// rail step (one requested before such transfers were refused up front, or before the
+// configuration changed): FAILED with RAIL_UNAVAILABLE.
+func (r Rail) Unavailable() rail.Outcome {
+	return rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payment rail is connected for production transfers"}
 }

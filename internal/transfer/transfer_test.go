@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -9,7 +10,9 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
+	"paycore/internal/sandbox/sandboxrail"
 )
 
 // Requests recorded in workflow histories while every id was a string still decode: the
@@ -73,15 +76,32 @@ func TestFinal(t *testing.T) {
 	}
 }
 
+// A transfer at its rail: the sandbox rail answers as the external account's suffix
+// selects; with no rail configured (production by default) it fails RAIL_UNAVAILABLE.
 func TestRailOutcome(t *testing.T) {
-	if got := (Rail{ExternalIdentifier: "123456789002", Environment: catalog.Production}).Outcome(); got.Status != catalog.TxFailed || got.Code != catalog.FailRailUnavailable {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rail.NewRegistry(routes, sandboxrail.Rail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit := func(r Rail) rail.Outcome {
+		out, err := reg.Submit(context.Background(), r.Instruction("key"), r.Unavailable())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := submit(Rail{ExternalIdentifier: "123456789002", Environment: catalog.Production, Currency: "USD"}); got.Status != catalog.TxFailed || got.Code != catalog.FailRailUnavailable {
 		t.Fatalf("production: %+v", got)
 	}
-	if got := (Rail{ExternalIdentifier: "123456789002", Environment: catalog.Sandbox}).Outcome(); got.Code != catalog.FailInsufficientFunds {
+	if got := submit(Rail{ExternalIdentifier: "123456789002", Environment: catalog.Sandbox, Currency: "USD"}); got.Code != catalog.FailInsufficientFunds {
 		t.Fatalf("sandbox 002: %+v", got)
 	}
-	if got := (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox}).Outcome(); got.Status != catalog.TxCompleted {
-		t.Fatalf("sandbox 001: %+v", got)
+	if got := submit(Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox}); got.Status != catalog.TxCompleted {
+		t.Fatalf("sandbox 001 (a rail recorded without its currency): %+v", got)
 	}
 }
 

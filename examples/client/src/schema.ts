@@ -2596,7 +2596,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Checks PostgreSQL and Temporal (3 second timeout) and answers 200 when both are reachable, 503 otherwise.
+         * @description Checks PostgreSQL and Temporal (3 second timeout) and answers 200 when both are reachable, 503 otherwise. Lists the payment rails configured.
          */
         get: operations["readyz"];
         put?: never;
@@ -2776,7 +2776,7 @@ export interface components {
              *     CREDENTIAL_NOT_FOUND, SESSION_NOT_FOUND, EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS,
              *     PASSKEY_CREDENTIAL_ALREADY_EXISTS, RATE_LIMITED, EMAIL_DELIVERY_FAILED,
              *     INTERNAL_ERROR, NOT_IMPLEMENTED, SERVICE_UNAVAILABLE, QUOTE_NOT_FOUND, QUOTE_NOT_PENDING,
-             *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, LOOKUP_REQUEST_NOT_FOUND,
+             *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, RAIL_NOT_CONFIGURED, LOOKUP_REQUEST_NOT_FOUND,
              *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, INVITATION_NOT_FOUND,
              *     INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, INVITATION_EXPIRED,
              *     INVITATIONS_NOT_CONFIGURED, DOCUMENT_NOT_FOUND, REFERENCE_NOT_FOUND,
@@ -4465,6 +4465,28 @@ export interface components {
                 postgres: string;
                 temporal: string;
             };
+            /**
+             * @description The payment rails configured (PAYCORE_RAILS, see docs/rails.md), by name, and the
+             *     payments each serves. A payment no rail serves is refused when it is requested
+             *     (RAIL_NOT_CONFIGURED). Empty when no rail is configured.
+             */
+            rails?: components["schemas"]["ConfiguredRail"][];
+        };
+        ConfiguredRail: {
+            /** @example sandbox */
+            name: string;
+            /** @description The platform environments the rail may serve. */
+            environments: ("SANDBOX" | "PRODUCTION")[];
+            /** @description The currencies the rail moves; empty means every currency. */
+            currencies: string[];
+            /** @description The kinds of destination the rail reaches. */
+            kinds: ("EXTERNAL_ACCOUNT" | "UMA")[];
+            /** @description Whether a payment submitted to the rail can be cancelled before it settles. */
+            cancellable: boolean;
+            /** @description How long a payment typically takes to settle on the rail (0 at once). */
+            settlementSeconds: number;
+            /** @description The configured routes to this rail, ENVIRONMENT:CURRENCY:KIND (`*` for every value). */
+            routes: string[];
         };
         /**
          * @description Kind of document. Groups a verification asks for: identity (PASSPORT,
@@ -5182,6 +5204,10 @@ export interface components {
          *     that is missing (`details.missingFields`).
          *     `SELF_PAYMENT`: the source and the destination are the same account.
          *     `INVALID_UMA_ADDRESS`: a UMA destination no counterparty answers at.
+         *     `RAIL_NOT_CONFIGURED`: no payment rail this deployment configures serves the payout
+         *     (the platform's environment, the receiving currency, the kind of destination:
+         *     `details.environment`, `details.currency`, `details.destinationKind`); nothing is
+         *     created. By default no rail serves production platforms.
          *     `INSUFFICIENT_FUNDS`: executing takes more than the available balance.
          */
         QuoteInvalid: {
@@ -5315,6 +5341,10 @@ export interface components {
          *     `INVALID_CURRENCY`: the two accounts hold different currencies.
          *     `AMOUNT_OUT_OF_RANGE`: `amount` is outside the currency's `minAmount`..`maxAmount`
          *     in the platform configuration (`details.minAmount`, `details.maxAmount`).
+         *     `RAIL_NOT_CONFIGURED`: no payment rail this deployment configures serves the transfer
+         *     (the platform's environment and the currency: `details.environment`,
+         *     `details.currency`, `details.destinationKind`); nothing is created or held. By
+         *     default no rail serves production platforms.
          *     `INSUFFICIENT_FUNDS` (transfer-out): the internal account's available balance is
          *     below `amount`.
          *     `details.field` names the offending field where there is one.

@@ -17,6 +17,7 @@ import (
 
 	"paycore/internal/fx"
 	"paycore/internal/kit/clientip"
+	"paycore/internal/rail"
 )
 
 // Config is the whole service configuration.
@@ -151,6 +152,10 @@ type Config struct {
 	// TemporalSecurity is TLS, mutual TLS and the API key of the connection to Temporal
 	// (PAYCORE_TEMPORAL_TLS*, PAYCORE_TEMPORAL_API_KEY*).
 	TemporalSecurity TemporalSecurity
+
+	// Rails is which payment rail serves which payments, per environment, currency and
+	// kind of destination (PAYCORE_RAILS; see docs/rails.md).
+	Rails []rail.Route
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -213,7 +218,19 @@ func Defaults() Config {
 		KycLinkDocuments:        12,
 		KycLinkSubmissions:      5,
 		KycLinkSubmissionWindow: time.Hour,
+
+		Rails: defaultRails(),
 	}
+}
+
+// defaultRails is rail.DefaultRoutes: the sandbox rail for sandbox platforms, none for
+// production.
+func defaultRails() []rail.Route {
+	routes, err := rail.ParseRoutes(rail.DefaultRoutes)
+	if err != nil {
+		panic(err) // a constant
+	}
+	return routes
 }
 
 // Load reads the environment over the defaults.
@@ -229,7 +246,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 }
 
 // LoadLookup reads configuration through lookup (os.LookupEnv). Empty values count as
-// unset, except for PAYCORE_METRICS_ADDR, where set-but-empty turns the listener off.
+// unset, except for PAYCORE_METRICS_ADDR, where set-but-empty turns the listener off, and
+// PAYCORE_RAILS, where set-but-empty configures no rail.
 func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	getenv := func(name string) string {
 		v, _ := lookup(name)
@@ -375,6 +393,14 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 			errs = append(errs, fmt.Sprintf("PAYCORE_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR prefix", bad))
 		}
 		c.TrustedProxies = prefixes
+	}
+
+	if v, ok := lookup("PAYCORE_RAILS"); ok { // set but empty: no rail at all
+		routes, err := rail.ParseRoutes(v)
+		if err != nil {
+			errs = append(errs, "PAYCORE_RAILS: "+err.Error())
+		}
+		c.Rails = routes
 	}
 
 	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)

@@ -1,0 +1,149 @@
+// Package rail is the port every payment rail implements: a rail takes an instruction
+// under an idempotency key, can be asked after a crash what became of it by that key,
+// cancels where it allows, and declares what it serves. The sandbox is one adapter
+// (internal/sandbox); which rail serves which payments is configuration (Registry).
+//
+// The package is pure: it names the vocabulary of the port (Instruction, Outcome,
+// Capabilities) and routes payments to rails; adapters do the talking.
+package rail
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"paycore/internal/catalog"
+)
+
+// Kind is the kind of destination (or, for a transfer in, source) a rail moves money to
+// or from.
+type Kind string
+
+// Kinds of destination.
+const (
+	// ExternalAccount is a bank account or wallet the platform registered
+	// (/customers/external-accounts).
+	ExternalAccount Kind = "EXTERNAL_ACCOUNT"
+	// UMA is a UMA address outside this deployment.
+	UMA Kind = "UMA"
+)
+
+// Kinds are the destination kinds a route may name, in a stable order.
+var Kinds = []Kind{ExternalAccount, UMA}
+
+// Payment is what an instruction asks of the rail.
+type Payment string
+
+// Payments a rail is instructed to make.
+const (
+	TransferOut Payment = "TRANSFER_OUT" // pay a same-currency transfer out to an external account
+	TransferIn  Payment = "TRANSFER_IN"  // pull a same-currency transfer in from an external account
+	Payout      Payment = "PAYOUT"       // pay out an executed quote
+)
+
+// Instruction is one payment handed to a rail.
+type Instruction struct {
+	// Key is the idempotency key: submitting the same key twice is one payment, and Track
+	// finds it by this key (the transaction id).
+	Key         string
+	Payment     Payment
+	Environment catalog.Environment
+	Currency    string
+	Kind        Kind
+	// Identifier is the destination's primary identifier (an account number, an IBAN, a
+	// UMA address).
+	Identifier string
+	Amount     int64 // in the currency's minor unit
+}
+
+// Outcome is how a payment at its rail ends. Its JSON form is the one workflow histories
+// recorded (it was sandbox.Outcome), field names included: keep them.
+type Outcome struct {
+	Status  catalog.TransactionStatus // COMPLETED or FAILED
+	Code    catalog.Code              // failure code, "" on success
+	Message string
+	// Slow means the payment stays pending for the slow-scenario delay (about 30 s for a
+	// transfer, about 6 minutes for a quote) before it ends.
+	Slow bool
+	// FailureReason is the failed transaction's failureReason, when one of the catalogue's
+	// reasons says what happened.
+	FailureReason string `json:",omitempty"`
+	// Refund, set on a failed payment whose money had been taken, is why it is refunded
+	// (the refund's reason).
+	Refund string `json:",omitempty"`
+	// PaidOut means the money had left for the counterparty before the payment failed.
+	PaidOut bool `json:",omitempty"`
+	// RefundFails means the refund fails as well.
+	RefundFails bool `json:",omitempty"`
+	// Returned means the payment completes first and the receiving bank returns it later.
+	Returned bool `json:",omitempty"`
+	// CounterpartStatus and CounterpartReason are how the receiving side's INCOMING
+	// transaction ends when a payment between customers on this deployment fails (REJECTED
+	// or FAILED, with its failureReason).
+	CounterpartStatus catalog.TransactionStatus `json:",omitempty"`
+	CounterpartReason string                    `json:",omitempty"`
+}
+
+// Unavailable is how a payment ends when no rail serves it by the time it reaches its
+// rail step: one created before the configuration changed, or recorded before payments
+// were refused up front. It is FAILED with RAIL_UNAVAILABLE; nothing left.
+func Unavailable() Outcome {
+	return Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, Message: "no payment rail is connected for this payment"}
+}
+
+// Capabilities is what a rail declares it serves.
+type Capabilities struct {
+	// Environments are the platform environments the rail may serve (a simulated rail
+	// never serves production).
+	Environments []catalog.Environment
+	// Currencies it moves; empty means any.
+	Currencies []string
+	// Kinds of destination it reaches.
+	Kinds []Kind
+	// Cancellable is whether a submitted payment can be cancelled before it settles.
+	Cancellable bool
+	// Settlement is how long a payment typically takes to settle.
+	Settlement time.Duration
+}
+
+// Serves reports whether a rail with these capabilities can serve payments in this
+// environment and currency to this kind of destination ("*" in currency or kind stands
+// for every value).
+func (c Capabilities) Serves(env catalog.Environment, currency string, kind Kind) bool {
+	return contains(c.Environments, env) && (len(c.Currencies) == 0 || currency == Any || contains(c.Currencies, currency)) &&
+		(kind == Any || contains(c.Kinds, kind))
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors of a rail.
+var (
+	// ErrNotFound: the rail knows no payment under this key (Track); submit it again,
+	// under the same key.
+	ErrNotFound = errors.New("rail: no payment under this key")
+	// ErrNotCancellable: the rail cannot cancel this payment (it never can, or it settled).
+	ErrNotCancellable = errors.New("rail: the payment cannot be cancelled")
+)
+
+// Rail is a payment rail: the port every adapter implements.
+type Rail interface {
+	// Name is the rail's name in configuration (PAYCORE_RAILS) and in listings.
+	Name() string
+	// Capabilities is what the rail serves.
+	Capabilities() Capabilities
+	// Submit hands in over under its key and reports how the payment ends. Submitting a
+	// key again is the same payment: it answers its outcome, never a second payment.
+	Submit(ctx context.Context, in Instruction) (Outcome, error)
+	// Track is how the payment submitted under key ended, after a crash between Submit and
+	// recording its outcome; ErrNotFound when the rail has no payment under key.
+	Track(ctx context.Context, key string) (Outcome, error)
+	// Cancel cancels the payment under key; ErrNotCancellable where the rail does not allow it.
+	Cancel(ctx context.Context, key string) error
+}

@@ -1,0 +1,160 @@
+package rail_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
+	"paycore/internal/rail"
+)
+
+// fake is a rail for the tests: it serves what its capabilities say and answers its name
+// as the failure message, so a test sees which rail took a payment.
+type fake struct {
+	name string
+	caps rail.Capabilities
+}
+
+func (f fake) Name() string                    { return f.name }
+func (f fake) Capabilities() rail.Capabilities { return f.caps }
+func (f fake) Track(context.Context, string) (rail.Outcome, error) {
+	return rail.Outcome{}, rail.ErrNotFound
+}
+func (f fake) Cancel(context.Context, string) error { return rail.ErrNotCancellable }
+func (f fake) Submit(_ context.Context, in rail.Instruction) (rail.Outcome, error) {
+	return rail.Outcome{Status: catalog.TxCompleted, Message: f.name}, nil
+}
+
+var (
+	sim  = fake{"sim", rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds}}
+	bank = fake{"bank", rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox, catalog.Production}, Currencies: []string{"USD", "EUR"},
+		Kinds: []rail.Kind{rail.ExternalAccount}, Cancellable: true, Settlement: 24 * time.Hour}}
+	lnd = fake{"lnd", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Currencies: []string{"BTC"}, Kinds: rail.Kinds}}
+)
+
+func TestParseRoutes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []rail.Route
+		err  string
+	}{
+		{in: "", want: nil},
+		{in: rail.DefaultRoutes, want: []rail.Route{{Environment: catalog.Sandbox, Currency: "*", Kind: "*", Rail: "sandbox"}}},
+		{in: " SANDBOX:*:*=sandbox , PRODUCTION:USD:EXTERNAL_ACCOUNT=bank,PRODUCTION:BTC:UMA=lnd",
+			want: []rail.Route{{Environment: catalog.Sandbox, Currency: "*", Kind: "*", Rail: "sandbox"},
+				{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, Rail: "bank"},
+				{Environment: catalog.Production, Currency: "BTC", Kind: rail.UMA, Rail: "lnd"}}},
+		{in: "SANDBOX:*=sandbox", err: "is not ENVIRONMENT:CURRENCY:KIND=RAIL"},
+		{in: "SANDBOX:*:*", err: "is not ENVIRONMENT:CURRENCY:KIND=RAIL"},
+		{in: "STAGING:*:*=sandbox", err: "environment must be"},
+		{in: "SANDBOX:usd:*=sandbox", err: "currency must be"},
+		{in: "SANDBOX:USD:IBAN=sandbox", err: "kind must be"},
+		{in: "SANDBOX:USD:*=Sand Box", err: "is not a lower-case name"},
+		{in: "SANDBOX:*:*=sandbox,SANDBOX:*:*=other", err: "serve the same payments"},
+	} {
+		got, err := rail.ParseRoutes(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want an error saying %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%q: %v %v", tc.in, got, err)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: route %d %+v, want %+v", tc.in, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+func TestNewRegistryRefusesRoutesNoRailServes(t *testing.T) {
+	for _, tc := range []struct {
+		routes string
+		err    string
+	}{
+		{"SANDBOX:*:*=nobody", `no rail is named "nobody"`},
+		{"PRODUCTION:*:*=sim", "does not serve"},                   // a simulated rail never serves production
+		{"PRODUCTION:GBP:EXTERNAL_ACCOUNT=bank", "does not serve"}, // a currency the rail does not move
+		{"PRODUCTION:USD:UMA=bank", "does not serve"},              // a kind it does not reach
+		{"SANDBOX:*:*=sim,PRODUCTION:USD:*=bank,PRODUCTION:BTC:*=lnd", ""},
+	} {
+		routes, err := rail.ParseRoutes(tc.routes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = rail.NewRegistry(routes, sim, bank, lnd)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: %v, want %q", tc.routes, err, tc.err)
+		}
+	}
+}
+
+func TestRegistryFor(t *testing.T) {
+	routes, err := rail.ParseRoutes("SANDBOX:*:*=sim,SANDBOX:USD:EXTERNAL_ACCOUNT=bank,PRODUCTION:*:*=bank,PRODUCTION:BTC:*=lnd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rail.NewRegistry(routes, sim, bank, lnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env      catalog.Environment
+		currency string
+		kind     rail.Kind
+		want     string // "" when no rail serves
+	}{
+		{catalog.Sandbox, "USD", rail.ExternalAccount, "bank"}, // the exact route wins
+		{catalog.Sandbox, "USD", rail.UMA, "sim"},
+		{catalog.Sandbox, "EUR", rail.ExternalAccount, "sim"},
+		{catalog.Sandbox, "", rail.ExternalAccount, "sim"}, // a rail recorded without its currency
+		{catalog.Production, "EUR", rail.ExternalAccount, "bank"},
+		{catalog.Production, "BTC", rail.UMA, "lnd"},
+		{catalog.Production, "GBP", rail.ExternalAccount, ""}, // routed to bank, which does not move GBP
+		{catalog.Production, "EUR", rail.UMA, ""},
+	} {
+		got, ok := reg.For(tc.env, tc.currency, tc.kind)
+		name := ""
+		if ok {
+			name = got.Name()
+		}
+		if name != tc.want {
+			t.Errorf("For(%s, %q, %s) = %q, want %q", tc.env, tc.currency, tc.kind, name, tc.want)
+		}
+		err := reg.Require(tc.env, tc.currency, tc.kind)
+		if want := map[bool]catalog.Code{true: "", false: catalog.RailNotConfigured}[tc.want != ""]; problem.CodeOf(err) != want {
+			t.Errorf("Require(%s, %q, %s) = %v, want %q", tc.env, tc.currency, tc.kind, err, want)
+		}
+		unavailable := rail.Unavailable()
+		out, err := reg.Submit(context.Background(), rail.Instruction{Key: "k", Environment: tc.env, Currency: tc.currency, Kind: tc.kind}, unavailable)
+		if err != nil || (tc.want == "" && out != unavailable) || (tc.want != "" && out.Message != tc.want) {
+			t.Errorf("Submit(%s, %q, %s) = %+v, %v", tc.env, tc.currency, tc.kind, out, err)
+		}
+	}
+	got := reg.Configured()
+	if len(got) != 3 || got[0].Name != "bank" || len(got[0].Routes) != 2 || got[1].Name != "lnd" || got[2].Name != "sim" {
+		t.Fatalf("configured %+v", got)
+	}
+}
+
+func TestNoRoutesServeNothing(t *testing.T) {
+	reg, err := rail.NewRegistry(nil, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reg.For(catalog.Sandbox, "USD", rail.ExternalAccount); ok || len(reg.Configured()) != 0 {
+		t.Fatal("a registry without routes serves payments")
+	}
+	var r *problem.Refusal
+	if err := reg.Require(catalog.Production, "USD", rail.UMA); !errors.As(err, &r) || r.Code != catalog.RailNotConfigured || r.Details["currency"] != "USD" {
+		t.Fatalf("refusal %#v", err)
+	}
+}
