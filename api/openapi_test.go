@@ -9,9 +9,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/pb33f/libopenapi"
+	"go.yaml.in/yaml/v3"
 
 	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/internal/catalog"
 )
 
 // Every route the router serves is documented, and the document names nothing the router
@@ -122,5 +124,25 @@ func TestOpenAPITransactionEnumsByType(t *testing.T) {
 		if !tc.valid && len(errs) == 0 {
 			t.Errorf("%s: accepted", tc.name)
 		}
+	}
+}
+
+// The customer information field names the API checks (senderCustomerInfo, a platform's
+// requestedReceiverCustomerInfoFields) are the document's CustomerInfoFieldName enum.
+func TestOpenAPICustomerInfoFieldsAreTheCatalogues(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `yaml:"enum"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(api.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, want := catalog.CustomerInfoFields(), doc.Components.Schemas["CustomerInfoFieldName"].Enum
+	if !slices.Equal(got, want) {
+		t.Fatalf("catalog.CustomerInfoFields() %v, the document's CustomerInfoFieldName %v", got, want)
 	}
 }

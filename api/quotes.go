@@ -56,9 +56,6 @@ var (
 		"TAX_PAYMENT", "LOAN_PAYMENT", "UTILITY_BILL", "DONATION", "TRAVEL", "OTHER"}
 	paymentRails = []string{"ACH", "BANK_TRANSFER", "FAST", "FASTER_PAYMENTS", "FEDNOW", "MOBILE_MONEY", "PAYNOW", "PIX", "RTP",
 		"SEPA", "SEPA_INSTANT", "SPEI", "UPI", "WIRE"}
-	customerInfoFields = []string{"FULL_NAME", "BIRTH_DATE", "NATIONALITY", "PHONE_NUMBER", "EMAIL", "POSTAL_ADDRESS", "TAX_ID",
-		"REGISTRATION_NUMBER", "USER_TYPE", "COUNTRY_OF_RESIDENCE", "ACCOUNT_IDENTIFIER", "FI_LEGAL_ENTITY_NAME", "FI_ADDRESS",
-		"PURPOSE_OF_PAYMENT", "ULTIMATE_INSTITUTION_COUNTRY", "IDENTIFIER", "BUSINESS_TYPE", "COMPANY_LEGAL_NAME"}
 )
 
 var errQuoteNotFound = notFound(catalog.QuoteNotFound, "quote")
@@ -151,8 +148,8 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	}
 	for name, v := range b.SenderCustomerInfo {
 		switch {
-		case !slices.Contains(customerInfoFields, name):
-			return req, invalidField("senderCustomerInfo."+name, "senderCustomerInfo keys must be customer information field names (%v)", customerInfoFields)
+		case !slices.Contains(catalog.CustomerInfoFields(), name):
+			return req, invalidField("senderCustomerInfo."+name, "senderCustomerInfo keys must be customer information field names (%v)", catalog.CustomerInfoFields())
 		case utf8.RuneCountInString(v) > 255:
 			return req, invalidField("senderCustomerInfo."+name, "senderCustomerInfo.%s must be at most 255 characters", name)
 		}

@@ -181,3 +181,12 @@ const (
 	BulkCompleted  BulkImportStatus = "COMPLETED"
 	BulkFailed     BulkImportStatus = "FAILED"
 )
+
+// CustomerInfoFields is the CustomerInfoFieldName enum: the customer information a
+// platform may ask for or send with a payment (requestedReceiverCustomerInfoFields,
+// senderCustomerInfo).
+func CustomerInfoFields() []string {
+	return []string{"FULL_NAME", "BIRTH_DATE", "NATIONALITY", "PHONE_NUMBER", "EMAIL", "POSTAL_ADDRESS",
+		"TAX_ID", "REGISTRATION_NUMBER", "USER_TYPE", "COUNTRY_OF_RESIDENCE", "ACCOUNT_IDENTIFIER", "FI_LEGAL_ENTITY_NAME",
+		"FI_ADDRESS", "PURPOSE_OF_PAYMENT", "ULTIMATE_INSTITUTION_COUNTRY", "IDENTIFIER", "BUSINESS_TYPE", "COMPANY_LEGAL_NAME"}
+}

@@ -56,11 +56,6 @@ type Change struct {
 	Wallet *Wallet
 }
 
-// customerInfoFields is the CustomerInfoFieldName enum.
-var customerInfoFields = []string{"FULL_NAME", "BIRTH_DATE", "NATIONALITY", "PHONE_NUMBER", "EMAIL", "POSTAL_ADDRESS",
-	"TAX_ID", "REGISTRATION_NUMBER", "USER_TYPE", "COUNTRY_OF_RESIDENCE", "ACCOUNT_IDENTIFIER", "FI_LEGAL_ENTITY_NAME",
-	"FI_ADDRESS", "PURPOSE_OF_PAYMENT", "ULTIMATE_INSTITUTION_COUNTRY", "IDENTIFIER", "BUSINESS_TYPE", "COMPANY_LEGAL_NAME"}
-
 // CheckPatch checks everything of a PATCH /config that needs neither the network nor the
 // stored configuration: read-only members, the supported currencies, the UMA domain and
 // subdomain, and the embedded-wallet configuration (its OIDC providers are checked by
@@ -183,7 +178,7 @@ func checkTransactionTypes(types []string, field string) error {
 func checkCounterpartyFields(fields []CounterpartyField, field string) error {
 	names := map[string]bool{}
 	for j, rf := range fields {
-		if !slices.Contains(customerInfoFields, rf.Name) {
+		if !slices.Contains(catalog.CustomerInfoFields(), rf.Name) {
 			return problem.Field(fmt.Sprintf("%s[%d].name", field, j), "%s[%d].name: unknown field name %q", field, j, rf.Name)
 		}
 		if rf.Mandatory == nil {
