@@ -42,13 +42,11 @@ func AgentCreate(ctx context.Context, pool *pgxpool.Pool, n NewAgent) (Agent, er
 	var out Agent
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		c, err := q.AgentCustomerLock(ctx, AgentCustomerLockParams{PlatformID: n.PlatformID, ID: n.CustomerID})
-		switch {
-		case IsNotFound(err):
-			return problem.NotFound(catalog.UserNotFound, "customer").With(map[string]any{"field": "customerId"})
-		case err != nil:
+		if err != nil && !IsNotFound(err) {
 			return fmt.Errorf("lock customer: %w", err)
-		case c.IsDeleted:
-			return problem.Refuse(catalog.CustomerDeleted, "the customer %s is deleted; agents can only act for live customers", ids.Format(ids.Customer, n.CustomerID))
+		}
+		if err := agent.CheckCustomer(err == nil, c.IsDeleted, n.CustomerID); err != nil {
+			return err
 		}
 		if err := checkPolicyAccounts(ctx, q, n.CustomerID, n.Policy, "policy"); err != nil {
 			return err

@@ -264,3 +264,31 @@ func FuzzParseAccessToken(f *testing.F) {
 		}
 	})
 }
+
+// An agent is created only for a live customer the platform has.
+func TestCheckCustomer(t *testing.T) {
+	id := uuid.MustParse("0190a000-0000-7000-8000-000000000004")
+	for _, tt := range []struct {
+		name           string
+		found, deleted bool
+		code           catalog.Code
+	}{
+		{"live customer", true, false, ""},
+		{"deleted customer", true, true, catalog.CustomerDeleted},
+		{"unknown customer", false, false, catalog.UserNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckCustomer(tt.found, tt.deleted, id)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			w, ok := problem.ToWire(err)
+			if !ok || w.Code != tt.code {
+				t.Fatalf("got %v, want %s", err, tt.code)
+			}
+		})
+	}
+}

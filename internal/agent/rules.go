@@ -7,7 +7,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 	"paycore/internal/kit/clientip"
 	"paycore/internal/problem"
 )
@@ -30,6 +33,19 @@ func CheckRegenerate(connected bool) error {
 	if connected {
 		return problem.Refuse(catalog.AgentConnected,
 			"the agent is already connected (its device code was redeemed); to connect another device, delete the agent and create a new one")
+	}
+	return nil
+}
+
+// CheckCustomer decides whether an agent may be created for a customer of the platform
+// (found: the platform has it): a deleted customer takes no agents (410 CUSTOMER_DELETED),
+// an unknown one is 404 USER_NOT_FOUND naming customerId.
+func CheckCustomer(found, deleted bool, customerID uuid.UUID) error {
+	switch {
+	case !found:
+		return problem.NotFound(catalog.UserNotFound, "customer").With(map[string]any{"field": "customerId"})
+	case deleted:
+		return problem.Refuse(catalog.CustomerDeleted, "the customer %s is deleted; agents can only act for live customers", ids.Format(ids.Customer, customerID))
 	}
 	return nil
 }
