@@ -71,9 +71,9 @@ type Deps struct {
 	Propagator propagation.TextMapPropagator
 	// Now is the service's clock (time.Now when nil).
 	Now func() time.Time
-	// Rails are the payment rails configured, which /readyz lists; built from
-	// Config.Rails when nil (none, when those name a rail this deployment lacks: the
-	// worker refuses to start on them).
+	// Rails are the payment rails configured, which /readyz lists (the app builds them
+	// from Config.Rails and refuses to start on a bad value; adapters.Default when nil, as
+	// for the activities).
 	Rails *rail.Registry
 }
 
@@ -110,10 +110,7 @@ func New(d Deps) *Server {
 		d.Now = time.Now
 	}
 	if d.Rails == nil {
-		var err error
-		if d.Rails, err = adapters.Registry(d.Config.Rails); err != nil {
-			d.Rails, _ = rail.NewRegistry(nil)
-		}
+		d.Rails = adapters.Default()
 	}
 	if d.Rates == nil {
 		d.Rates = fx.BuiltIn(d.Now())
