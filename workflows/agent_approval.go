@@ -118,16 +118,39 @@ func agentAction(ctx workflow.Context, in agent.Request) error {
 	if err != nil {
 		return err
 	}
-	wait := submitted.ApprovalExpiresAt.Sub(workflow.Now(ctx))
-	if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return decided }); err != nil {
-		return err
-	}
-	if !decided {
-		expired = true
-		if _, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireAgentAction, in.ActionID)); err != nil {
+	for {
+		wait := max(submitted.ApprovalExpiresAt.Sub(workflow.Now(ctx)), 0)
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return decided }); err != nil {
 			return err
 		}
-		return nil
+		if !decided {
+			expired = true
+			if _, err := result[activities.ActionStep](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ExpireAgentAction, in.ActionID)); err != nil {
+				return err
+			}
+			return nil
+		}
+		if err := workflow.Await(ctx, func() bool { return finished }); err != nil {
+			return err
+		}
+		if state.Status != agent.PendingApproval || !waitsAfterRefusedDecision(ctx) {
+			return nil
+		}
+		// The decision was refused under the action's lock and left it pending (the
+		// database's clock had reached approvalExpiresAt before the workflow's timer): the
+		// workflow keeps the action, waiting for another decision or its expiry.
+		decided, finished = false, false
 	}
-	return workflow.Await(ctx, func() bool { return finished })
+}
+
+// versionRefusedDecisionWaits gates waiting on after a decision the action's state
+// machine refused under its lock (the action still PENDING_APPROVAL), so that the expiry
+// still ends it, instead of ending the workflow with the action pending. It is asked only
+// on that path, so histories that never took it replay unchanged.
+const versionRefusedDecisionWaits = "refused-decision-waits"
+
+// waitsAfterRefusedDecision reports whether this run keeps waiting after a refused
+// decision (see versionRefusedDecisionWaits).
+func waitsAfterRefusedDecision(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionRefusedDecisionWaits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }

@@ -323,6 +323,41 @@ func TestAgentActionAlreadyExpired(t *testing.T) {
 	env.AssertExpectations(t)
 }
 
+// A decision the action's state machine refuses under its lock (the database's clock had
+// reached approvalExpiresAt a moment before the workflow's timer) leaves the action pending:
+// the workflow does not end there but still expires it at approvalExpiresAt, so no
+// PENDING_APPROVAL action is left without a workflow. A decision after that refusal and
+// before the expiry is still taken to the action.
+func TestAgentActionRefusedDecisionStillExpires(t *testing.T) {
+	env := newEnv(t)
+	var a *activities.Activities
+	approve := agent.Decision{Approve: true}
+	runPendingMocks(env)
+	refused := temporal.NewNonRetryableApplicationError("the action is FAILED", string(catalog.AgentActionNotPending), nil,
+		problem.Wire{Code: catalog.AgentActionNotPending, Message: "the action is FAILED", Details: map[string]any{"status": "FAILED"}})
+	env.OnActivity(a.DecideAgentAction, mock.Anything, actID, approve).Return(activities.ActionStep{}, refused).Twice()
+	var expiredAt time.Duration = -1
+	env.OnActivity(a.ExpireAgentAction, mock.Anything, actID).Return(actStep(agent.Failed), nil).Once().
+		Run(func(mock.Arguments) { expiredAt = env.Now().Sub(actStart) })
+	executed := mockUnwanted(env, a.ExecuteAgentAction, actReq)
+	first := &actUpdate{name: UpdateDecide, at: 24*time.Hour - time.Second, arg: approve}
+	again := &actUpdate{name: UpdateDecide, at: 24*time.Hour - time.Second/2, arg: approve}
+	runAction(t, env, first, again)
+	for _, u := range []*actUpdate{first, again} {
+		if u.rejected {
+			t.Fatalf("a decision before the expiry was rejected by the validator: %v", u.err)
+		}
+		refusedWith(t, u.err, catalog.AgentActionNotPending)
+	}
+	if expiredAt != 24*time.Hour {
+		t.Fatalf("expired at %s, want at approvalExpiresAt (24h)", expiredAt)
+	}
+	if *executed {
+		t.Fatal("a refused decision executed the action")
+	}
+	env.AssertExpectations(t)
+}
+
 // refusedWith checks that err is a non-retryable application error whose type is code and
 // whose details are the refusal's wire form, and returns that.
 func refusedWith(t *testing.T, err error, code catalog.Code) problem.Wire {
