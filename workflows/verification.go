@@ -116,7 +116,7 @@ func CustomerVerification(ctx workflow.Context, in VerificationInput) error {
 		return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(LocalStep(ctx), a.ReviewVerificationManually, m))
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview, review, workflow.UpdateHandlerOptions{
-		Validator: func(_ workflow.Context, m kyc.ManualReview) error { return m.Check() }}); err != nil {
+		Validator: func(_ workflow.Context, m kyc.ManualReview) error { return coded(m.Check()) }}); err != nil {
 		return err
 	}
 	// A run is started by the update it carries (Update-with-Start); it waits for it.

@@ -1,7 +1,6 @@
 package kyc
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -27,17 +26,17 @@ type ManualReview struct {
 const MaxReviewReasonLength = 500
 
 // Check refuses a review that decides anything but APPROVED or REJECTED, does not say who
-// decides, or rejects without a reason.
+// decides, or rejects without a reason: an INVALID_INPUT refusal naming the field.
 func (m ManualReview) Check() error {
 	switch {
 	case m.Status != catalog.VerificationApproved && m.Status != catalog.VerificationRejected:
-		return fmt.Errorf("a manual review decides %s or %s, not %q", catalog.VerificationApproved, catalog.VerificationRejected, m.Status)
+		return problem.Field("status", "a manual review decides %s or %s, not %q", catalog.VerificationApproved, catalog.VerificationRejected, m.Status)
 	case strings.TrimSpace(m.Operator) == "":
-		return fmt.Errorf("a manual review names the operator who decides")
+		return problem.Field("operator", "a manual review names the operator who decides")
 	case m.Status == catalog.VerificationRejected && strings.TrimSpace(m.Reason) == "":
-		return fmt.Errorf("a rejection needs a reason")
+		return problem.Field("reason", "a rejection needs a reason")
 	case !utf8.ValidString(m.Reason) || utf8.RuneCountInString(m.Reason) > MaxReviewReasonLength:
-		return fmt.Errorf("the reason must be at most %d characters", MaxReviewReasonLength)
+		return problem.Field("reason", "the reason must be at most %d characters", MaxReviewReasonLength)
 	}
 	return nil
 }

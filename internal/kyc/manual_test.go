@@ -21,8 +21,12 @@ func TestManualReview(t *testing.T) {
 		{ManualReview{Status: catalog.VerificationApproved}, false},
 		{ManualReview{Status: catalog.VerificationInProgress, Operator: "dora"}, false},
 	} {
-		if err := tc.m.Check(); (err == nil) != tc.ok {
+		err := tc.m.Check()
+		if (err == nil) != tc.ok {
 			t.Errorf("%+v: %v", tc.m, err)
+		}
+		if w, coded := problem.ToWire(err); err != nil && (!coded || w.Code != catalog.InvalidInput || w.Field == "") {
+			t.Errorf("%+v: the refusal %v is not an INVALID_INPUT naming its field", tc.m, err)
 		}
 	}
 	cust := uuid.New()
