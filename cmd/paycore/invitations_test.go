@@ -298,7 +298,7 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 				}
 			}()
 		}
-		wg.Wait()
+		waitOrDump(t, s, &wg, 30*time.Second, workflows.InvitationWorkflowID(inv.Code))
 		if wins != 1 || refusals["INVITATION_ALREADY_CLAIMED"]+refusals["INVITATION_CANCELLED"] != 23 {
 			t.Fatalf("round %d: %d succeeded, refusals %v", round, wins, refusals)
 		}
@@ -313,6 +313,38 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 			t.Fatalf("round %d: %s, but refusals %v", round, final.Status, refusals)
 		}
 	}
+}
+
+// waitOrDump waits for wg; when that takes longer than after, it logs the history and the
+// description of workflowID once (what the requests still waiting are waiting for), then
+// goes on waiting.
+func waitOrDump(t *testing.T, s *stack, wg *sync.WaitGroup, after time.Duration, workflowID string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(after):
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t.Logf("still waiting after %s; the history of %s:", after, workflowID)
+	it := s.app.temporal.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Logf("history: %v", err)
+			break
+		}
+		t.Logf("  %d %s %s", ev.GetEventId(), ev.GetEventTime().AsTime().Format(time.StampMilli), ev.GetEventType())
+	}
+	if d, err := s.app.temporal.DescribeWorkflowExecution(ctx, workflowID, ""); err != nil {
+		t.Logf("describe: %v", err)
+	} else {
+		t.Logf("describe: status %s, pending workflow task %v, pending activities %d", d.GetWorkflowExecutionInfo().GetStatus(), d.GetPendingWorkflowTask(), len(d.GetPendingActivities()))
+	}
+	<-done
 }
 
 // An invitation nobody claims expires at its expiresAt on its workflow's durable timer:
