@@ -198,23 +198,17 @@ func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (str
 func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db.AgentActionFull) error {
 	if act.Type == agent.ExecuteQuote {
 		key := "agent-action:" + act.ID.String()
-		err := a.payments.QuoteExecute(ctx, act.QuoteID.UUID, quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)})
-		if err != nil && !errors.Is(err, ErrPaymentEnded) {
+		e := quote.Execution{Key: key, AgentID: ids.Some(act.AgentID)}
+		err := a.payments.QuoteExecute(ctx, act.QuoteID.UUID, e)
+		if !errors.Is(err, ErrPaymentEnded) {
+			// nil: this action executed the quote (now, or an earlier attempt of this step);
+			// otherwise the quote's state machine refused it.
 			return err
 		}
-		// Executed by this action (now, or by an earlier attempt of this step), or not: an
-		// execution that answers for a quote somebody else executed is no execution of it.
-		row, err := a.q.QuoteGetByID(ctx, act.QuoteID.UUID)
-		if err != nil {
-			return fmt.Errorf("read quote: %w", err)
-		}
-		if row.Quote.ExecuteKey != nil && *row.Quote.ExecuteKey == key {
-			return nil
-		}
-		if row.Quote.ExecuteKey != nil {
-			return problem.Refuse(catalog.QuoteNotPending, "the quote was executed by another request")
-		}
-		return problem.Refuse(catalog.QuoteNotPending, "the quote expired or ended before the action was executed")
+		// The quote's workflow has ended: its state machine answers from the stored quote
+		// (a repeat of this action's execution, or its refusal), holding nothing.
+		_, err = db.QuoteExecute(ctx, a.pool, act.QuoteID.UUID, e, false, view.Resources{})
+		return err
 	}
 	kind := transfer.Out
 	if act.Type == agent.TransferIn {
