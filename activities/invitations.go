@@ -43,7 +43,7 @@ func (a *Activities) CreateInvitation(ctx context.Context, in invitation.Request
 // cancelled or expired already, the inviter's own address) is a non-retryable
 // application error.
 func (a *Activities) ClaimInvitation(ctx context.Context, code string, c invitation.Claim) (json.RawMessage, error) {
-	inv, err := db.InvitationClaim(ctx, a.pool, code, c, time.Now(), func(i db.Invitation) any { return view.InvitationOf(i, i.UpdatedAt) })
+	inv, err := db.InvitationClaim(ctx, a.pool, code, c, a.now(), true, func(i db.Invitation) any { return view.InvitationOf(i, i.UpdatedAt) })
 	if err != nil {
 		return nil, refusal(err)
 	}
@@ -54,7 +54,7 @@ func (a *Activities) ClaimInvitation(ctx context.Context, code string, c invitat
 // UmaInvitation as cancelled. A refusal (another platform's, no longer pending) is a
 // non-retryable application error.
 func (a *Activities) CancelInvitation(ctx context.Context, code string, c invitation.Cancel) (json.RawMessage, error) {
-	inv, err := db.InvitationCancel(ctx, a.pool, code, c, time.Now())
+	inv, err := db.InvitationCancel(ctx, a.pool, code, c, a.now(), true)
 	if err != nil {
 		return nil, refusal(err)
 	}

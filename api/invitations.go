@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -80,17 +79,12 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalFrom(r.Context())
 	c := invitation.Claim{PlatformID: p.PlatformID, Environment: p.environment(), InviteeUma: *b.InviteeUma, Key: requestKey(r)}
-	return s.endInvitation(w, r, c.Key,
-		func(ctx context.Context, st invitation.State, now time.Time) error {
-			invitee, err := db.InvitationInviteeOfPool(ctx, s.Pool, c)
-			if err != nil {
-				return err
-			}
-			_, err = st.Claim(c, invitee, now)
-			return err
-		},
+	return s.endInvitation(w, r,
 		func(ctx context.Context, code string) (json.RawMessage, error) {
 			return s.start.ClaimInvitation(ctx, code, c)
+		},
+		func(ctx context.Context, code string) (db.Invitation, error) {
+			return db.InvitationClaim(ctx, s.Pool, code, c, s.now(), false, func(i db.Invitation) any { return view.InvitationOf(i, i.UpdatedAt) })
 		})
 }
 
@@ -99,48 +93,42 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) cancelInvitation(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	c := invitation.Cancel{PlatformID: p.PlatformID, Environment: p.environment(), Key: requestKey(r)}
-	return s.endInvitation(w, r, c.Key,
-		func(_ context.Context, st invitation.State, now time.Time) error {
-			_, err := st.Cancel(c, now)
-			return err
-		},
+	return s.endInvitation(w, r,
 		func(ctx context.Context, code string) (json.RawMessage, error) {
 			return s.start.CancelInvitation(ctx, code, c)
+		},
+		func(ctx context.Context, code string) (db.Invitation, error) {
+			return db.InvitationCancel(ctx, s.Pool, code, c, s.now(), false)
 		})
 }
 
-// endInvitation answers a claim or cancellation (key identifies the request). The
-// invitation's state machine (decide: State.Claim or State.Cancel) refuses on the stored
-// invitation what it can; otherwise send hands the request to the invitation's workflow,
-// whose validator and step (under the row's lock) apply the same machine and answer the
-// invitation as it ended, or the machine's coded refusal, returned as it is. A workflow
-// ends only once its invitation is final as stored: one that ended after the invitation
-// was read is answered from the invitation read once more (the same machine refusing it,
-// or this request repeated, the same key, answered with the invitation).
-func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request, key string,
-	decide func(context.Context, invitation.State, time.Time) error, send func(context.Context, string) (json.RawMessage, error)) error {
-	for attempt := 0; ; attempt++ {
-		inv, err := s.loadInvitation(r)
+// endInvitation answers a claim or cancellation of the invitation whose code is in the
+// path: send hands it to the invitation's workflow, whose validator and step (under the
+// row's lock) apply the invitation's state machine and answer the invitation as it ended,
+// or the machine's coded refusal, returned as it is. An invitation whose workflow has ended
+// (or that does not exist) takes no claim or cancellation: ended answers in its place,
+// under the invitation's lock, with the repeat of the request that ended it or the
+// machine's refusal, and writes nothing.
+func (s *Server) endInvitation(w http.ResponseWriter, r *http.Request,
+	send func(context.Context, string) (json.RawMessage, error), ended func(context.Context, string) (db.Invitation, error)) error {
+	code, ok := invitation.ParseCode(pathParam(r, "invitationCode"))
+	if !ok {
+		return errInvitationNotFound
+	}
+	res, err := send(r.Context(), code)
+	if errors.Is(err, start.ErrWorkflowClosed) {
+		inv, err := ended(r.Context(), code)
 		if err != nil {
 			return err
 		}
-		if inv.EndedBy(key) { // this request, repeated
-			writeJSON(w, http.StatusOK, view.InvitationOf(inv, s.now()))
-			return nil
-		}
-		if err := decide(r.Context(), db.InvitationState(inv), s.now()); err != nil {
-			return err
-		}
-		res, err := send(r.Context(), inv.Code)
-		if errors.Is(err, start.ErrWorkflowClosed) && attempt == 0 {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		writeRaw(w, http.StatusOK, res)
+		writeJSON(w, http.StatusOK, view.InvitationOf(inv, s.now()))
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, res)
+	return nil
 }
 
 // loadInvitation reads the invitation whose code is in the path as the caller's

@@ -17,12 +17,7 @@ import (
 
 // InvitationState is what the invitation rules read of a stored invitation.
 func InvitationState(i Invitation) invitation.State {
-	return invitation.State{Code: i.Code, PlatformID: i.PlatformID, InviterUma: i.InviterUma, Status: i.Status, ExpiresAt: i.ExpiresAt}
-}
-
-// EndedBy reports whether the request with key claimed or cancelled the invitation.
-func (i Invitation) EndedBy(key string) bool {
-	return i.EndKey != nil && *i.EndKey == key
+	return invitation.State{Code: i.Code, PlatformID: i.PlatformID, InviterUma: i.InviterUma, Status: i.Status, ExpiresAt: i.ExpiresAt, EndKey: Deref(i.EndKey)}
 }
 
 // errInvitationNotFound is the refusal of a code no invitation of the environment has.
@@ -71,14 +66,14 @@ func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Requ
 // InvitationClaim claims an invitation for c at now (see endInvitation; the claim is
 // decided by invitation.State.Claim with the invitee as InvitationInviteeOf reads it), with
 // the INVITATION_CLAIMED event (rendered by render) for the inviter's platform.
-func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Claim, now time.Time, render func(Invitation) any) (Invitation, error) {
-	return endInvitation(ctx, pool, code, invitationEnding{claim: &c}, now, render)
+func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Claim, now time.Time, open bool, render func(Invitation) any) (Invitation, error) {
+	return endInvitation(ctx, pool, code, invitationEnding{claim: &c}, now, open, render)
 }
 
 // InvitationCancel cancels an invitation for c at now (see endInvitation; the
 // cancellation is decided by invitation.State.Cancel).
-func InvitationCancel(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Cancel, now time.Time) (Invitation, error) {
-	return endInvitation(ctx, pool, code, invitationEnding{cancel: &c}, now, nil)
+func InvitationCancel(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Cancel, now time.Time, open bool) (Invitation, error) {
+	return endInvitation(ctx, pool, code, invitationEnding{cancel: &c}, now, open, nil)
 }
 
 // invitationEnding is a claim or a cancellation of an invitation (exactly one is set).
@@ -89,27 +84,18 @@ type invitationEnding struct {
 
 // endInvitation applies a claim or a cancellation in one database transaction: it locks
 // the invitation (as the requesting platform's environment sees it: another's is 404), lets
-// the invitation's state machine decide at now, and writes what it decided: CLAIMED with
-// the INVITATION_CLAIMED event (rendered by render) for the inviter's platform, or
-// CANCELLED. A refusal is returned as it is, with nothing written. A repeat of the request
-// that ended the invitation (the same key) changes nothing and returns it.
-func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invitationEnding, now time.Time, render func(Invitation) any) (Invitation, error) {
-	var env catalog.Environment
-	var key string
-	if e.claim != nil {
-		env, key = e.claim.Environment, e.claim.Key
-	} else {
-		env, key = e.cancel.Environment, e.cancel.Key
-	}
+// the invitation's state machine decide at now (open: whether the invitation's workflow
+// still runs), and writes what it decided: CLAIMED with the INVITATION_CLAIMED event
+// (rendered by render) for the inviter's platform, or CANCELLED. A refusal is returned as
+// it is, with nothing written; a repeat of the request that ended the invitation (the
+// machine answers the status it has) changes nothing and returns it.
+func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invitationEnding, now time.Time, open bool, render func(Invitation) any) (Invitation, error) {
+	env := invitationEndingEnvironment(e)
 	var out Invitation
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		cur, err := lockInvitation(ctx, q, code, env)
 		if err != nil {
 			return err
-		}
-		if cur.EndedBy(key) {
-			out = cur
-			return nil
 		}
 		var next catalog.InvitationStatus
 		if e.claim != nil {
@@ -117,15 +103,19 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 			if err != nil {
 				return err
 			}
-			next, err = InvitationState(cur).Claim(*e.claim, invitee, now)
+			next, err = InvitationState(cur).Claim(*e.claim, invitee, now, open)
 			if err != nil {
 				return err
 			}
-		} else if next, err = InvitationState(cur).Cancel(*e.cancel, now); err != nil {
+		} else if next, err = InvitationState(cur).Cancel(*e.cancel, now, open); err != nil {
 			return err
 		}
-		switch next {
-		case catalog.InvClaimed:
+		switch {
+		case next == cur.Status: // the request that ended it, repeated
+			out = cur
+			return nil
+		case next == catalog.InvClaimed:
+			key := e.claim.Key
 			out, err = q.InvitationMarkClaimed(ctx, InvitationMarkClaimedParams{Code: code, InviteeUma: &e.claim.InviteeUma,
 				ClaimedByPlatformID: uuid.NullUUID{UUID: e.claim.PlatformID, Valid: true}, EndKey: &key})
 			if err != nil {
@@ -133,7 +123,8 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 			}
 			_, err = EventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
 			return err
-		case catalog.InvCancelled:
+		case next == catalog.InvCancelled:
+			key := e.cancel.Key
 			if out, err = q.InvitationMarkCancelled(ctx, InvitationMarkCancelledParams{Code: code, EndKey: &key}); err != nil {
 				return fmt.Errorf("cancel invitation: %w", err)
 			}
@@ -142,6 +133,14 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 		return fmt.Errorf("invitation %s: no way to end it %s", code, next)
 	})
 	return out, err
+}
+
+// invitationEndingEnvironment is the environment of the platform asking for e.
+func invitationEndingEnvironment(e invitationEnding) catalog.Environment {
+	if e.claim != nil {
+		return e.claim.Environment
+	}
+	return e.cancel.Environment
 }
 
 // InvitationInviteeOf reads what the claim rule (invitation.State.Claim) reads of claim

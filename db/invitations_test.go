@@ -67,11 +67,23 @@ func TestInvitationLifecycle(t *testing.T) {
 		t.Fatalf("creating again: %+v %v", again, err)
 	}
 
+	// While the invitation's workflow is not running (open false) it takes no claim nor
+	// cancellation, and nothing is written.
+	if _, err := db.InvitationClaim(ctx, pool, req.Code, invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox,
+		InviteeUma: "$bob@wallet.example.com", Key: "w"}, now, false, renderInvitation); problem.CodeOf(err) != catalog.InvalidUmaAddress {
+		t.Fatalf("a claim for nobody's address, the workflow ended: %v", err)
+	}
+	if _, err := db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "w"}, now, false); problem.CodeOf(err) != catalog.Conflict {
+		t.Fatalf("a cancellation, the workflow ended: %v", err)
+	}
+	if got, err := db.InvitationGet(ctx, pool, db.InvitationGetParams{Code: req.Code, Environment: catalog.Sandbox}); err != nil || got.Status != catalog.InvPending || got.EndKey != nil {
+		t.Fatalf("after requests refused for the ended workflow: %+v %v", got, err)
+	}
 	// Only for one of the claiming platform's customers: not for nobody's address, nor for
 	// another platform's customer.
 	for _, foreign := range []string{"$bob@wallet.example.com", alice.UmaAddress + "x"} {
 		c := invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox, InviteeUma: foreign, Key: "f"}
-		if _, err := db.InvitationClaim(ctx, pool, req.Code, c, now, renderInvitation); problem.CodeOf(err) != catalog.InvalidUmaAddress {
+		if _, err := db.InvitationClaim(ctx, pool, req.Code, c, now, true, renderInvitation); problem.CodeOf(err) != catalog.InvalidUmaAddress {
 			t.Fatalf("claimed for %s: %v", foreign, err)
 		}
 	}
@@ -79,10 +91,10 @@ func TestInvitationLifecycle(t *testing.T) {
 	// A production platform does not see a sandbox invitation.
 	prodClaim := claim
 	prodClaim.PlatformID, prodClaim.Environment = prod.ID, catalog.Production
-	if _, err := db.InvitationClaim(ctx, pool, req.Code, prodClaim, now, renderInvitation); problem.CodeOf(err) != catalog.InvitationNotFound {
+	if _, err := db.InvitationClaim(ctx, pool, req.Code, prodClaim, now, true, renderInvitation); problem.CodeOf(err) != catalog.InvitationNotFound {
 		t.Fatalf("claimed from another environment: %v", err)
 	}
-	claimed, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, renderInvitation)
+	claimed, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, true, renderInvitation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,15 +113,19 @@ func TestInvitationLifecycle(t *testing.T) {
 		t.Fatalf("the claiming platform got %d events", n)
 	}
 	// The same claim repeated is answered; another is refused; cancelling is too.
-	if again, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, renderInvitation); err != nil || again.Status != catalog.InvClaimed {
+	if again, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, true, renderInvitation); err != nil || again.Status != catalog.InvClaimed {
 		t.Fatalf("the claim repeated: %+v %v", again, err)
+	}
+	// So it is once the workflow has ended, answered from the stored invitation.
+	if again, err := db.InvitationClaim(ctx, pool, req.Code, claim, now, false, renderInvitation); err != nil || again.Status != catalog.InvClaimed {
+		t.Fatalf("the claim repeated, the workflow ended: %+v %v", again, err)
 	}
 	second := claim
 	second.Key = "k2"
-	if _, err := db.InvitationClaim(ctx, pool, req.Code, second, now, renderInvitation); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
+	if _, err := db.InvitationClaim(ctx, pool, req.Code, second, now, true, renderInvitation); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
 		t.Fatalf("a second claim: %v", err)
 	}
-	if _, err := db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
+	if _, err := db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now, true); problem.CodeOf(err) != catalog.InvitationAlreadyClaimed {
 		t.Fatalf("cancelling a claimed invitation: %v", err)
 	}
 	if n := count(t, pool, "SELECT count(*) FROM webhook_events"); n != 1 {
@@ -126,13 +142,13 @@ func TestInvitationLifecycle(t *testing.T) {
 	if _, err := db.InvitationCreate(ctx, pool, req2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.InvitationClaim(ctx, pool, req2.Code, claim, req2.ExpiresAt, renderInvitation); problem.CodeOf(err) != catalog.InvitationExpired {
+	if _, err := db.InvitationClaim(ctx, pool, req2.Code, claim, req2.ExpiresAt, true, renderInvitation); problem.CodeOf(err) != catalog.InvitationExpired {
 		t.Fatalf("a claim at expiresAt: %v", err)
 	}
 	if got, err := db.InvitationExpire(ctx, db.New(pool), req2.Code); err != nil || got.Status != catalog.InvExpired {
 		t.Fatalf("expire: %+v %v", got, err)
 	}
-	if _, err := db.InvitationCancel(ctx, pool, req2.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now); problem.CodeOf(err) != catalog.InvitationExpired {
+	if _, err := db.InvitationCancel(ctx, pool, req2.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now, true); problem.CodeOf(err) != catalog.InvitationExpired {
 		t.Fatalf("cancelling an expired invitation: %v", err)
 	}
 }
@@ -173,10 +189,10 @@ func TestInvitationConcurrentClaimsAndCancels(t *testing.T) {
 				var err error
 				key := fmt.Sprintf("r%d-%d", round, i)
 				if i%4 == 0 {
-					_, err = db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: key}, time.Now())
+					_, err = db.InvitationCancel(ctx, pool, req.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: key}, time.Now(), true)
 				} else {
 					_, err = db.InvitationClaim(ctx, pool, req.Code, invitation.Claim{PlatformID: other.ID, Environment: catalog.Sandbox,
-						InviteeUma: invitees[i], Key: key}, time.Now(), renderInvitation)
+						InviteeUma: invitees[i], Key: key}, time.Now(), true, renderInvitation)
 				}
 				mu.Lock()
 				defer mu.Unlock()

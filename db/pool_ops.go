@@ -12,7 +12,6 @@ import (
 
 	"paycore/internal/agent"
 	"paycore/internal/customer"
-	"paycore/internal/invitation"
 	"paycore/internal/platformconfig"
 	"paycore/internal/quote"
 )
@@ -110,9 +109,4 @@ func AgentActionReadPool(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) 
 // AgentActionGetFullPool is AgentActionGetFull on pool.
 func AgentActionGetFullPool(ctx context.Context, pool *pgxpool.Pool, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
 	return AgentActionGetFull(ctx, New(pool), platformID, agentID, id)
-}
-
-// InvitationInviteeOfPool is InvitationInviteeOf on pool.
-func InvitationInviteeOfPool(ctx context.Context, pool *pgxpool.Pool, c invitation.Claim) (invitation.Invitee, error) {
-	return InvitationInviteeOf(ctx, New(pool), c)
 }

@@ -44,8 +44,9 @@ func InvitationSearchAttributes(platformID uuid.UUID) temporal.SearchAttributes 
 // inviter's platform) or CANCELLED; at expiresAt a still pending invitation becomes
 // EXPIRED. The updates' validators apply the invitation's state machine to what the
 // workflow knows of it (its platform and environment, its inviter, its expiry, how it
-// ended) and reject with the machine's coded refusal, which the API answers as it is; the
-// invitee is checked under the lock.
+// ended, and by which request: that request repeated is taken, and answered with the
+// invitation) and reject with the machine's coded refusal, which the API answers as it is;
+// the invitee is checked under the lock.
 func Invitation(ctx workflow.Context, in invitation.Request) error {
 	var created activities.CreatedInvitation
 	ok, err := awaitCreate(ctx, func(ctx workflow.Context) (json.RawMessage, error) {
@@ -64,38 +65,38 @@ func Invitation(ctx workflow.Context, in invitation.Request) error {
 	exp := in.ExpiresAt
 	state := invitation.State{Code: in.Code, PlatformID: in.PlatformID, Environment: in.Environment, InviterUma: in.InviterUma,
 		Status: catalog.InvPending, ExpiresAt: &exp}
-	step := func(ctx workflow.Context, to catalog.InvitationStatus, run func(ctx workflow.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	step := func(ctx workflow.Context, to catalog.InvitationStatus, key string, run func(ctx workflow.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
 			return nil, err
 		}
 		busy = true
 		defer func() { busy = false }()
 		r, err := run(LocalStep(ctx))
-		if err == nil {
-			ended, state.Status = true, to
+		if err == nil && !ended {
+			ended, state.Status, state.EndKey = true, to, key
 		}
 		return r, err
 	}
 	var a *activities.Activities
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateClaim, func(ctx workflow.Context, c invitation.Claim) (json.RawMessage, error) {
-		return step(ctx, catalog.InvClaimed, func(ctx workflow.Context) (json.RawMessage, error) {
+		return step(ctx, catalog.InvClaimed, c.Key, func(ctx workflow.Context) (json.RawMessage, error) {
 			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.ClaimInvitation, in.Code, c))
 		})
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, c invitation.Claim) error {
 		// Whether the invitee is one of the claiming platform's customers is read under
 		// the lock; everything else the workflow knows.
-		_, err := state.Claim(c, invitation.Invitee{Customer: true}, workflow.Now(ctx))
+		_, err := state.Claim(c, invitation.Invitee{Customer: true}, workflow.Now(ctx), true)
 		return coded(err)
 	}})
 	if err != nil {
 		return err
 	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancel, func(ctx workflow.Context, c invitation.Cancel) (json.RawMessage, error) {
-		return step(ctx, catalog.InvCancelled, func(ctx workflow.Context) (json.RawMessage, error) {
+		return step(ctx, catalog.InvCancelled, c.Key, func(ctx workflow.Context) (json.RawMessage, error) {
 			return result[json.RawMessage](ctx, workflow.ExecuteLocalActivity(ctx, a.CancelInvitation, in.Code, c))
 		})
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, c invitation.Cancel) error {
-		_, err := state.Cancel(c, workflow.Now(ctx))
+		_, err := state.Cancel(c, workflow.Now(ctx), true)
 		return coded(err)
 	}})
 	if err != nil {

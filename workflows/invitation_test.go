@@ -185,7 +185,8 @@ func TestInvitationClaimInFlightAtExpiry(t *testing.T) {
 // reject with its coded refusal, without running a step: a claim for the inviter's own
 // address, a claim from another environment (404), a cancellation by another platform,
 // and, once the invitation ended (while a step that waited still runs), a claim or
-// cancellation with the code of how it ended.
+// cancellation with the code of how it ended. The claim that ended it, repeated (the same
+// key), is taken: its step answers the invitation as claimed.
 func TestInvitationValidatorsRefuseCoded(t *testing.T) {
 	env := newEnv(t)
 	var a *activities.Activities
@@ -195,7 +196,7 @@ func TestInvitationValidatorsRefuseCoded(t *testing.T) {
 	claim := invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$bob@wallet.example.com", Key: "k1"}
 	second := invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$dan@wallet.example.com", Key: "k2"}
 	refused := temporal.NewNonRetryableApplicationError("the invitation has already been claimed", string(catalog.InvitationAlreadyClaimed), nil)
-	env.OnActivity(a.ClaimInvitation, mock.Anything, req.Code, claim).After(time.Minute).Return(invClaimed, nil).Once()
+	env.OnActivity(a.ClaimInvitation, mock.Anything, req.Code, claim).After(time.Minute).Return(invClaimed, nil).Twice()
 	env.OnActivity(a.ClaimInvitation, mock.Anything, req.Code, second).After(time.Minute).Return(nil, refused).Once()
 	us := []*invUpdate{
 		{name: UpdateClaim, at: time.Hour, arg: invitation.Claim{PlatformID: claim.PlatformID, Environment: catalog.Sandbox, InviteeUma: req.InviterUma, Key: "own"}},
@@ -205,8 +206,12 @@ func TestInvitationValidatorsRefuseCoded(t *testing.T) {
 		{name: UpdateClaim, at: 2*time.Hour + time.Second, arg: second}, // waits for the first, runs after it ended
 		{name: UpdateClaim, at: 2*time.Hour + 90*time.Second, arg: invitation.Claim{PlatformID: uuid.New(), Environment: catalog.Sandbox, InviteeUma: "$carol@wallet.example.com", Key: "late"}},
 		{name: UpdateCancel, at: 2*time.Hour + 90*time.Second, arg: invitation.Cancel{PlatformID: req.PlatformID, Environment: catalog.Sandbox, Key: "late-cancel"}},
+		{name: UpdateClaim, at: 2*time.Hour + 90*time.Second, arg: claim}, // the first claim, repeated
 	}
 	runInvitationOf(t, env, req, us)
+	if us[7].err != nil {
+		t.Fatalf("the claim that ended the invitation, repeated: %v", us[7].err)
+	}
 	refusedWith(t, us[0].err, catalog.InvalidUmaAddress)
 	refusedWith(t, us[1].err, catalog.InvitationNotFound)
 	refusedWith(t, us[2].err, catalog.Forbidden)

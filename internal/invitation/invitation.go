@@ -201,6 +201,9 @@ type State struct {
 	InviterUma  string
 	Status      catalog.InvitationStatus
 	ExpiresAt   *time.Time
+	// EndKey is the key of the request that claimed or cancelled the invitation ("" while
+	// nobody did).
+	EndKey string
 }
 
 // StatusAt is the invitation's status at now: a PENDING invitation past its expiresAt is
@@ -238,12 +241,12 @@ type Invitee struct {
 // CheckClaim decides whether c may claim the invitation at now for invitee (see
 // State.Claim).
 func CheckClaim(s State, c Claim, invitee Invitee, now time.Time) error {
-	_, err := s.Claim(c, invitee, now)
+	_, err := s.Claim(c, invitee, now, true)
 	return err
 }
 
 // CheckCancel decides whether c may cancel the invitation at now (see State.Cancel).
 func CheckCancel(s State, c Cancel, now time.Time) error {
-	_, err := s.Cancel(c, now)
+	_, err := s.Cancel(c, now, true)
 	return err
 }

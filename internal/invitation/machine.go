@@ -15,18 +15,24 @@ import (
 //
 // CLAIMED, CANCELLED and EXPIRED are final. A pending invitation past its expiresAt is
 // EXPIRED already for claims and cancellations (StatusAt). Another environment's
-// invitation is not found. Each transition returns the next status (for the db operation
-// to apply under the invitation's lock, or the workflow to know) or a refusal with its
-// stable code.
+// invitation is not found. The request that ended it (State.EndKey), repeated, is answered
+// with the invitation as it is: the transition returns the status it has, which changes
+// nothing. Each transition returns the next status (for the db operation to apply under
+// the invitation's lock, or the workflow to know) or a refusal with its stable code. open
+// says whether the invitation's workflow still runs: only it ends an invitation, so once it
+// has ended a claim or cancellation is answered (a repeat, or a refusal) but never taken.
 
 // Claim decides whether c may claim the invitation at now for invitee: only in its own
 // environment (else 404 INVITATION_NOT_FOUND), only a pending one (else the code of what
 // it became), for a UMA address that is not the inviter's own and is one of the claiming
 // platform's customers (else INVALID_UMA_ADDRESS: a platform speaks for its own customers
 // only). It moves to CLAIMED.
-func (s State) Claim(c Claim, invitee Invitee, now time.Time) (catalog.InvitationStatus, error) {
+func (s State) Claim(c Claim, invitee Invitee, now time.Time, open bool) (catalog.InvitationStatus, error) {
 	if err := s.visibleIn(c.Environment); err != nil {
 		return "", err
+	}
+	if s.endedBy(c.Key) {
+		return s.Status, nil
 	}
 	if err := pending(s, now); err != nil {
 		return "", err
@@ -40,23 +46,43 @@ func (s State) Claim(c Claim, invitee Invitee, now time.Time) (catalog.Invitatio
 	if !invitee.Customer {
 		return "", problem.FieldCode(catalog.InvalidUmaAddress, "inviteeUma", "inviteeUma %s is not the UMA address of one of the platform's customers", c.InviteeUma)
 	}
+	if !open {
+		return "", errEnded()
+	}
 	return catalog.InvClaimed, nil
 }
 
 // Cancel decides whether c may cancel the invitation at now: only in its own environment
 // (else 404), only the platform that created it (else FORBIDDEN, whatever the state), and
 // only while it is pending. It moves to CANCELLED.
-func (s State) Cancel(c Cancel, now time.Time) (catalog.InvitationStatus, error) {
+func (s State) Cancel(c Cancel, now time.Time, open bool) (catalog.InvitationStatus, error) {
 	if err := s.visibleIn(c.Environment); err != nil {
 		return "", err
 	}
 	if c.PlatformID != s.PlatformID {
 		return "", problem.Refuse(catalog.Forbidden, "only the platform that created an invitation can cancel it")
 	}
+	if s.endedBy(c.Key) {
+		return s.Status, nil
+	}
 	if err := pending(s, now); err != nil {
 		return "", err
 	}
+	if !open {
+		return "", errEnded()
+	}
 	return catalog.InvCancelled, nil
+}
+
+// endedBy reports whether the request with key ended the invitation.
+func (s State) endedBy(key string) bool {
+	return key != "" && s.EndKey == key
+}
+
+// errEnded refuses a claim or cancellation of an invitation still pending as stored whose
+// workflow has ended (it was stopped by hand): nothing can end it any more.
+func errEnded() error {
+	return problem.Refuse(catalog.Conflict, "the invitation's workflow has ended; it can no longer be claimed or cancelled")
 }
 
 // Expire is the expiry of the invitation at its expiresAt: a PENDING one becomes EXPIRED

@@ -67,15 +67,15 @@ func TestTransitions(t *testing.T) {
 			}
 		}
 		invitee := Invitee{Customer: true}
-		next, err := tc.s.Claim(claim, invitee, tc.at)
+		next, err := tc.s.Claim(claim, invitee, tc.at, true)
 		check("claim", next, err, tc.claim)
-		next, err = tc.s.Claim(foreignClaim, invitee, tc.at)
+		next, err = tc.s.Claim(foreignClaim, invitee, tc.at, true)
 		check("claim from another environment", next, err, tc.foreignClaim)
-		next, err = tc.s.Cancel(ownCancel, tc.at)
+		next, err = tc.s.Cancel(ownCancel, tc.at, true)
 		check("cancel", next, err, tc.cancel)
-		next, err = tc.s.Cancel(otherCancel, tc.at)
+		next, err = tc.s.Cancel(otherCancel, tc.at, true)
 		check("cancel by another platform", next, err, tc.otherCancel)
-		next, err = tc.s.Cancel(foreignCancel, tc.at)
+		next, err = tc.s.Cancel(foreignCancel, tc.at, true)
 		check("cancel from another environment", next, err, tc.foreignCancel)
 		if next, ok := tc.s.Expire(); next != tc.expire || ok != tc.expires {
 			t.Errorf("%s, expire: %q %v, want %q %v", tc.name, next, ok, tc.expire, tc.expires)
@@ -100,9 +100,78 @@ func TestClaimInvitee(t *testing.T) {
 		{"not an address", Claim{InviteeUma: "bob"}, Invitee{Customer: true}, catalog.InvalidUmaAddress},
 		{"not a customer", Claim{InviteeUma: "$bob@wallet.example.com"}, Invitee{}, catalog.InvalidUmaAddress},
 	} {
-		next, err := s.Claim(tc.c, tc.invitee, now)
+		next, err := s.Claim(tc.c, tc.invitee, now, true)
 		if got := problem.CodeOf(err); got != tc.code || (tc.code == "" && next != catalog.InvClaimed) {
 			t.Errorf("%s: %q %q", tc.name, next, got)
+		}
+	}
+}
+
+// The request that ended an invitation, repeated (the same key), is answered with the
+// status the invitation has, whether its workflow runs or not, and another request is
+// refused as usual; once the workflow has ended a pending invitation (stopped by hand)
+// takes no claim or cancellation (CONFLICT), but its refusals keep their codes.
+func TestRepeatsAndEndedWorkflow(t *testing.T) {
+	owner, other := uuid.New(), uuid.New()
+	exp := now.Add(time.Hour)
+	st := func(status catalog.InvitationStatus, key string) State {
+		return State{PlatformID: owner, Environment: catalog.Sandbox, InviterUma: "$alice@pay.example.com", Status: status, ExpiresAt: &exp, EndKey: key}
+	}
+	claim := func(key string) Claim {
+		return Claim{PlatformID: other, Environment: catalog.Sandbox, InviteeUma: "$bob@wallet.example.com", Key: key}
+	}
+	cancel := func(by uuid.UUID, key string) Cancel {
+		return Cancel{PlatformID: by, Environment: catalog.Sandbox, Key: key}
+	}
+	yes := Invitee{Customer: true}
+	for _, tc := range []struct {
+		name string
+		op   func() (catalog.InvitationStatus, error)
+		next catalog.InvitationStatus
+		code catalog.Code
+	}{
+		{"claim repeated", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvClaimed, "k").Claim(claim("k"), yes, now, true)
+		}, catalog.InvClaimed, ""},
+		{"claim repeated, workflow ended", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvClaimed, "k").Claim(claim("k"), yes, now, false)
+		}, catalog.InvClaimed, ""},
+		{"claim repeated after expiresAt", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvClaimed, "k").Claim(claim("k"), yes, exp.Add(time.Hour), false)
+		}, catalog.InvClaimed, ""},
+		{"another claim", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvClaimed, "k").Claim(claim("j"), yes, now, true)
+		}, "", catalog.InvitationAlreadyClaimed},
+		{"claim without a key", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvPending, "").Claim(claim(""), yes, now, true)
+		}, catalog.InvClaimed, ""},
+		{"cancel repeated, workflow ended", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvCancelled, "k").Cancel(cancel(owner, "k"), now, false)
+		}, catalog.InvCancelled, ""},
+		{"a cancellation's key claiming", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvCancelled, "k").Claim(claim("k"), yes, now, true)
+		}, catalog.InvCancelled, ""},
+		{"cancel by another platform with the key", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvCancelled, "k").Cancel(cancel(other, "k"), now, true)
+		}, "", catalog.Forbidden},
+		{"pending, workflow ended: claim", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvPending, "").Claim(claim("k"), yes, now, false)
+		}, "", catalog.Conflict},
+		{"pending, workflow ended: cancel", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvPending, "").Cancel(cancel(owner, "k"), now, false)
+		}, "", catalog.Conflict},
+		{"pending, workflow ended: the inviter claiming", func() (catalog.InvitationStatus, error) {
+			c := claim("k")
+			c.InviteeUma = "$alice@pay.example.com"
+			return st(catalog.InvPending, "").Claim(c, yes, now, false)
+		}, "", catalog.InvalidUmaAddress},
+		{"expired, workflow ended", func() (catalog.InvitationStatus, error) {
+			return st(catalog.InvPending, "").Claim(claim("k"), yes, exp, false)
+		}, "", catalog.InvitationExpired},
+	} {
+		next, err := tc.op()
+		if got := problem.CodeOf(err); got != tc.code || next != tc.next {
+			t.Errorf("%s: %q %q, want %q %q", tc.name, next, got, tc.next, tc.code)
 		}
 	}
 }
