@@ -117,7 +117,7 @@ func convertRefusal(err error, from, to string) error {
 // (db.AgentActionDecide): APPROVED, to be executed next, or REJECTED with its reservation
 // given back. An action no longer pending is refused (409 AGENT_ACTION_NOT_PENDING).
 func (a *Activities) DecideAgentAction(ctx context.Context, actionID uuid.UUID, d agent.Decision) (ActionStep, error) {
-	act, err := db.AgentActionDecide(ctx, a.pool, actionID, d, a.now())
+	act, err := db.AgentActionDecide(ctx, a.pool, actionID, d, a.now(), true)
 	if err != nil {
 		return ActionStep{}, refusal(err)
 	}

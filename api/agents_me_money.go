@@ -284,28 +284,28 @@ func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d age
 	return nil
 }
 
-// decideAction sends decision d to the workflow of the platform's action id. A workflow
-// ends only once its action no longer waits (decided, or expired), so an action that is
-// not pending as stored is refused from its stored state; one whose workflow ended after it
-// was read is read once more, which then refuses it (still pending, its workflow gone: a
-// decision is being carried out, as its status says).
+// decideAction sends decision d to the workflow of the platform's action id (read first:
+// another platform's or agent's is 404, the action names its workflow, and one that no
+// longer waits for a decision is refused by its state machine as read, since only a
+// pending action's workflow takes decisions), whose validator and step apply the action's
+// state machine. An action whose workflow has ended takes no decision:
+// db.AgentActionDecide answers in its place, under the action's lock, with the machine's
+// refusal, and writes nothing.
 func (s *Server) decideAction(ctx context.Context, pid, agentID, id uuid.UUID, d agent.Decision) (json.RawMessage, error) {
-	for attempt := 0; ; attempt++ {
-		a, err := db.AgentActionGetFullPool(ctx, s.Pool, pid, agentID, id)
-		if err != nil {
-			return nil, err
-		}
-		st := db.ActionState(a.AgentAction)
-		if err := st.Pending(); err != nil {
-			return nil, err
-		}
-		out, err := s.start.DecideAgentAction(ctx, a.WorkflowID, d)
-		if errors.Is(err, start.ErrWorkflowClosed) {
-			if attempt == 0 {
-				continue
-			}
-			return nil, agent.NotPending(st.Status, st.FailureReason)
-		}
+	a, err := db.AgentActionGetFullPool(ctx, s.Pool, pid, agentID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.ActionState(a.AgentAction).Pending(); err != nil {
+		return nil, err
+	}
+	out, err := s.start.DecideAgentAction(ctx, a.WorkflowID, d)
+	if !errors.Is(err, start.ErrWorkflowClosed) {
 		return out, err
 	}
+	_, err = db.AgentActionDecide(ctx, s.Pool, id, d, s.now(), false)
+	if err == nil {
+		return nil, fmt.Errorf("agent action %s: decided without its workflow", id)
+	}
+	return nil, err
 }

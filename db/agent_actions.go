@@ -174,9 +174,10 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 // (load → agent.Action.Decide → apply): approval makes a pending action APPROVED (to be
 // executed), or FAILED when its agent was paused or deleted meanwhile; rejection makes it
 // REJECTED with the reason, its reservation given back. The machine's refusal (409
-// AGENT_ACTION_NOT_PENDING: decided already, or at or after its approvalExpiresAt) is
-// returned as it is.
-func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time) (AgentActionFull, error) {
+// AGENT_ACTION_NOT_PENDING: decided already, or at or after its approvalExpiresAt, or
+// with open false, the action's workflow having ended) is returned as it is, with nothing
+// written.
+func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time, open bool) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
@@ -191,7 +192,7 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 			}
 			actor = agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted == true} // deleted_at IS NOT NULL, typed any by the generator
 		}
-		next, err := ActionState(a).Decide(d, actor, now)
+		next, err := ActionState(a).Decide(d, actor, now, open)
 		if err != nil {
 			return err
 		}

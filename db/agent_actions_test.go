@@ -252,7 +252,15 @@ func TestAgentActionDecide(t *testing.T) {
 	paused := w.submit(w.request(3000), now, true)
 	w.wantUsage("USD", 3, 6000)
 
-	got, err := db.AgentActionDecide(ctx, w.pool, rej.ID, agent.Decision{Reason: "not this week"}, time.Now())
+	// With its workflow ended a pending action takes no decision, and nothing is written.
+	_, err := db.AgentActionDecide(ctx, w.pool, rej.ID, agent.Decision{Reason: "late"}, time.Now(), false)
+	refusedWith(t, err, catalog.AgentActionNotPending)
+	if wire, _ := problem.ToWire(err); wire.Details["status"] != "PENDING_APPROVAL" {
+		t.Fatalf("a decision without the workflow: %v", wire.Details)
+	}
+	w.wantUsage("USD", 3, 6000)
+
+	got, err := db.AgentActionDecide(ctx, w.pool, rej.ID, agent.Decision{Reason: "not this week"}, time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,29 +270,29 @@ func TestAgentActionDecide(t *testing.T) {
 	}
 	w.wantUsage("USD", 2, 5000)
 	for _, d := range []agent.Decision{{Approve: true}, {Reason: "again"}} {
-		_, err = db.AgentActionDecide(ctx, w.pool, rej.ID, d, time.Now())
+		_, err = db.AgentActionDecide(ctx, w.pool, rej.ID, d, time.Now(), true)
 		refusedWith(t, err, catalog.AgentActionNotPending)
 	}
 	w.wantUsage("USD", 2, 5000)
 
-	if got, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now()); err != nil {
+	if got, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	wantAction(t, got, agent.Approved, "", false)
 	w.wantUsage("USD", 2, 5000)
-	_, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now())
+	_, err = db.AgentActionDecide(ctx, w.pool, app.ID, agent.Decision{Approve: true}, time.Now(), true)
 	refusedWith(t, err, catalog.AgentActionNotPending)
 
 	yes := true
 	if _, err := db.AgentUpdate(ctx, w.q, w.platform, w.agent.ID, db.AgentChange{IsPaused: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now()); err != nil {
+	if got, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	wantAction(t, got, agent.Failed, agent.FailureAgentPaused, true)
 	w.wantUsage("USD", 1, 2000)
-	_, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now())
+	_, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now(), true)
 	refusedWith(t, err, catalog.AgentActionNotPending)
 	w.wantUsage("USD", 1, 2000)
 }
@@ -362,7 +370,7 @@ func TestAgentActionPolicyCurrencyChange(t *testing.T) {
 	}
 	w.wantUsage("EUR", 2, 900)
 
-	got, err := db.AgentActionDecide(ctx, w.pool, usd.ID, agent.Decision{Reason: "no"}, time.Now())
+	got, err := db.AgentActionDecide(ctx, w.pool, usd.ID, agent.Decision{Reason: "no"}, time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +397,7 @@ func TestAgentActionPolicyCurrencyChange(t *testing.T) {
 		w.submit(w.request(100), now.Add(time.Duration(2+i)*time.Second), false)
 	}
 	w.wantUsage("USD", 3, 100)
-	if _, err := db.AgentActionDecide(ctx, w.pool, first.ID, agent.Decision{}, time.Now()); err != nil {
+	if _, err := db.AgentActionDecide(ctx, w.pool, first.ID, agent.Decision{}, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	w.wantUsage("USD", 2, 100)
@@ -448,7 +456,7 @@ func TestAgentActionApproveDeletedAgent(t *testing.T) {
 	if err := db.AgentDelete(ctx, w.q, w.platform, w.agent.ID); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now())
+	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

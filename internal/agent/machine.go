@@ -87,12 +87,17 @@ func (a Action) Pending() error {
 // AGENT_DELETED) when its agent was paused or deleted meanwhile, or REJECTED with d's
 // reason. Any other is refused 409 AGENT_ACTION_NOT_PENDING; a decision at or after
 // approvalExpiresAt is refused as after the expiry, which its workflow's timer records.
-func (a Action) Decide(d Decision, ag Actor, now time.Time) (Next, error) {
+// open says whether the action's workflow still runs (only it carries a decision out): once
+// it has ended, a pending action takes no decision (refused as one being carried out).
+func (a Action) Decide(d Decision, ag Actor, now time.Time, open bool) (Next, error) {
 	if err := a.Pending(); err != nil {
 		return Next{}, err
 	}
 	if a.ApprovalExpiresAt != nil && !now.Before(*a.ApprovalExpiresAt) {
 		return Next{}, NotPending(Failed, FailureApprovalExpired)
+	}
+	if !open {
+		return Next{}, NotPending(PendingApproval, "")
 	}
 	if !d.Approve {
 		return Next{Status: Rejected, Rejection: d.Reason, Release: true}, nil

@@ -28,22 +28,26 @@ func TestDecideTransitions(t *testing.T) {
 		next    Next
 		refused catalog.Code
 		status  string // details.status of the refusal
+		ended   bool   // the action's workflow has ended
 	}{
-		{"pending, approved", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, live, Next{Status: Approved}, "", ""},
-		{"pending, rejected", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, reject, live, Next{Status: Rejected, Rejection: "too much", Release: true}, "", ""},
-		{"pending, rejected without reason", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, Decision{}, live, Next{Status: Rejected, Release: true}, "", ""},
-		{"pending, approved, agent paused", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, paused, Next{Status: Failed, Failure: FailureAgentPaused, Release: true}, "", ""},
-		{"pending, approved, agent deleted", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, deleted, Next{Status: Failed, Failure: FailureAgentDeleted, Release: true}, "", ""},
-		{"pending, approved, agent paused and deleted", Action{Status: PendingApproval}, approve, Actor{Paused: true, Deleted: true}, Next{Status: Failed, Failure: FailureAgentDeleted, Release: true}, "", ""},
-		{"pending, rejected, agent paused", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, reject, paused, Next{Status: Rejected, Rejection: "too much", Release: true}, "", ""},
-		{"pending past its expiry", Action{Status: PendingApproval, ApprovalExpiresAt: &earlier}, approve, live, Next{}, catalog.AgentActionNotPending, "FAILED"},
-		{"pending at its expiry", Action{Status: PendingApproval, ApprovalExpiresAt: &at}, reject, live, Next{}, catalog.AgentActionNotPending, "FAILED"},
-		{"approved", Action{Status: Approved}, approve, live, Next{}, catalog.AgentActionNotPending, "APPROVED"},
-		{"approved, rejected", Action{Status: Approved}, reject, live, Next{}, catalog.AgentActionNotPending, "APPROVED"},
-		{"rejected", Action{Status: Rejected}, approve, live, Next{}, catalog.AgentActionNotPending, "REJECTED"},
-		{"failed", Action{Status: Failed, FailureReason: FailureApprovalExpired}, reject, live, Next{}, catalog.AgentActionNotPending, "FAILED"},
+		{"pending, approved", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, live, Next{Status: Approved}, "", "", false},
+		{"pending, rejected", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, reject, live, Next{Status: Rejected, Rejection: "too much", Release: true}, "", "", false},
+		{"pending, rejected without reason", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, Decision{}, live, Next{Status: Rejected, Release: true}, "", "", false},
+		{"pending, approved, agent paused", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, paused, Next{Status: Failed, Failure: FailureAgentPaused, Release: true}, "", "", false},
+		{"pending, approved, agent deleted", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, deleted, Next{Status: Failed, Failure: FailureAgentDeleted, Release: true}, "", "", false},
+		{"pending, approved, agent paused and deleted", Action{Status: PendingApproval}, approve, Actor{Paused: true, Deleted: true}, Next{Status: Failed, Failure: FailureAgentDeleted, Release: true}, "", "", false},
+		{"pending, rejected, agent paused", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, reject, paused, Next{Status: Rejected, Rejection: "too much", Release: true}, "", "", false},
+		{"pending past its expiry", Action{Status: PendingApproval, ApprovalExpiresAt: &earlier}, approve, live, Next{}, catalog.AgentActionNotPending, "FAILED", false},
+		{"pending at its expiry", Action{Status: PendingApproval, ApprovalExpiresAt: &at}, reject, live, Next{}, catalog.AgentActionNotPending, "FAILED", false},
+		{"approved", Action{Status: Approved}, approve, live, Next{}, catalog.AgentActionNotPending, "APPROVED", false},
+		{"approved, rejected", Action{Status: Approved}, reject, live, Next{}, catalog.AgentActionNotPending, "APPROVED", false},
+		{"rejected", Action{Status: Rejected}, approve, live, Next{}, catalog.AgentActionNotPending, "REJECTED", false},
+		{"failed", Action{Status: Failed, FailureReason: FailureApprovalExpired}, reject, live, Next{}, catalog.AgentActionNotPending, "FAILED", false},
+		{"pending, workflow ended", Action{Status: PendingApproval, ApprovalExpiresAt: &later}, approve, live, Next{}, catalog.AgentActionNotPending, "PENDING_APPROVAL", true},
+		{"pending past its expiry, workflow ended", Action{Status: PendingApproval, ApprovalExpiresAt: &earlier}, reject, live, Next{}, catalog.AgentActionNotPending, "FAILED", true},
+		{"rejected, workflow ended", Action{Status: Rejected}, approve, live, Next{}, catalog.AgentActionNotPending, "REJECTED", true},
 	} {
-		next, err := tc.a.Decide(tc.d, tc.actor, at)
+		next, err := tc.a.Decide(tc.d, tc.actor, at, !tc.ended)
 		if got := problem.CodeOf(err); got != tc.refused {
 			t.Errorf("%s: refusal %q (%v), want %q", tc.name, got, err, tc.refused)
 			continue
