@@ -207,7 +207,7 @@ func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db
 		}
 		// The quote's workflow has ended: its state machine answers from the stored quote
 		// (a repeat of this action's execution, or its refusal), holding nothing.
-		_, err = db.QuoteExecute(ctx, a.pool, act.QuoteID.UUID, e, false, view.Resources{})
+		_, err = db.QuoteExecute(ctx, a.pool, act.QuoteID.UUID, e, a.now(), false, view.Resources{})
 		return err
 	}
 	kind := transfer.Out

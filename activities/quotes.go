@@ -81,7 +81,7 @@ func Register(r Registry, a *Activities) {
 // request, expired or ended, a REALTIME_FUNDING quote), or of the hold (insufficient
 // funds, no wallet signature) is a non-retryable application error.
 func (a *Activities) QuoteExecute(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
-	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, true, view.Resources{})
+	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, a.now(), true, view.Resources{})
 	if err != nil {
 		return nil, refusal(err)
 	}
@@ -168,7 +168,7 @@ type FundedQuote struct {
 // FundQuote records a deposit for a REALTIME_FUNDING quote (see db.QuoteFund). A refusal
 // (a second deposit, a quote funded from an account) is a non-retryable application error.
 func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, deposit quote.Deposit) (FundedQuote, error) {
-	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, true, view.Resources{})
+	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, a.now(), true, view.Resources{})
 	if err != nil {
 		return FundedQuote{}, refusal(err)
 	}

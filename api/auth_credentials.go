@@ -287,7 +287,7 @@ func (s *Server) reissueOTP(ctx context.Context, c db.AuthCredential) error {
 	if err != nil {
 		return err
 	}
-	if err := db.OTPReissue(ctx, s.Pool, c.ID, otp); err != nil {
+	if err := db.OTPReissue(ctx, s.Pool, c.ID, otp, s.now()); err != nil {
 		return err
 	}
 	return s.sendOTP(ctx, c.Nickname, code, pol)
@@ -344,7 +344,7 @@ func (s *Server) verifyOTP(ctx context.Context, c db.AuthCredential, code string
 		return view.Session{}, err
 	}
 	sess, err := db.OTPVerify(ctx, s.Pool, db.OTPVerification{CredentialID: c.ID, Code: code,
-		Unchecked: sandbox.OTP.Accepts(principalFrom(ctx).Sandbox, code), Session: p})
+		Unchecked: sandbox.OTP.Accepts(principalFrom(ctx).Sandbox, code), Session: p}, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}

@@ -280,7 +280,7 @@ func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token stri
 		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check, Views: view.Resources{}}
 	}
 	_, replaced, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs,
-		db.KycPageLimits{LinkDocuments: s.Config.KycLinkDocuments, CustomerDocuments: s.Config.DocumentsPerCustomer})
+		db.KycPageLimits{LinkDocuments: s.Config.KycLinkDocuments, CustomerDocuments: s.Config.DocumentsPerCustomer}, s.now())
 	if err != nil {
 		return err
 	}

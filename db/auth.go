@@ -52,14 +52,14 @@ func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid
 
 // OTPReissue replaces the pending code of an EMAIL_OTP credential by code unless
 // walletauth.CheckReissue refuses it (the credential is locked, or the last code is too
-// recent). The pending code's row lock orders concurrent requests.
-func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, code OTPCode) error {
+// recent, at now). The pending code's row lock orders concurrent requests.
+func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, code OTPCode, now time.Time) error {
 	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		pending, fails, err := otpStateForUpdate(ctx, q, credentialID)
 		if err != nil {
 			return err
 		}
-		if err := walletauth.CheckReissue(pending, fails, time.Now()); err != nil {
+		if err := walletauth.CheckReissue(pending, fails, now); err != nil {
 			return err
 		}
 		return otpStore(ctx, q, credentialID, code)
@@ -81,8 +81,8 @@ type OTPVerification struct {
 // A wrong code is recorded (on the code and on the credential, which may lock it) and
 // committed although the verification fails with walletauth's refusal. The pending code's
 // row lock serialises the verifications of a credential, so its wrong-code record is read
-// and written by one request at a time.
-func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification) (AuthSession, error) {
+// and written by one request at a time. The code's expiry is judged at now.
+func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now time.Time) (AuthSession, error) {
 	var sess AuthSession
 	var refusal error
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -91,7 +91,7 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification) (Auth
 			if err != nil {
 				return err
 			}
-			verdict := walletauth.CheckOTP(v.CredentialID, pending, fails, v.Code, time.Now())
+			verdict := walletauth.CheckOTP(v.CredentialID, pending, fails, v.Code, now)
 			if verdict.Wrong {
 				refusal = verdict.Err
 				return otpRecordWrong(ctx, q, v.CredentialID, verdict.Failures)

@@ -115,10 +115,10 @@ func TestOTPVerifyAndReissue(t *testing.T) {
 	ctx := context.Background()
 	q := db.New(pool)
 	verify := func(code string, unchecked bool) (db.AuthSession, error) {
-		return db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: code, Unchecked: unchecked, Session: sessionFor(cred)})
+		return db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: code, Unchecked: unchecked, Session: sessionFor(cred)}, time.Now())
 	}
 	// A code sent moments ago is not replaced.
-	if err := db.OTPReissue(ctx, pool, cred.ID, db.OTPCode{Hash: walletauth.OTPHash(cred.ID, "999999"), ExpiresAt: time.Now().Add(time.Minute)}); refusalCode(err) != catalog.RateLimited {
+	if err := db.OTPReissue(ctx, pool, cred.ID, db.OTPCode{Hash: walletauth.OTPHash(cred.ID, "999999"), ExpiresAt: time.Now().Add(time.Minute)}, time.Now()); refusalCode(err) != catalog.RateLimited {
 		t.Fatalf("early reissue: %v", err)
 	}
 	// A wrong code fails but is recorded (committed) on the code and on the credential.
@@ -152,7 +152,7 @@ func TestOTPVerifyAndReissue(t *testing.T) {
 		t.Fatalf("unchecked: %v", err)
 	}
 	// No code pending: a new one may be sent at once.
-	if err := db.OTPReissue(ctx, pool, cred.ID, db.OTPCode{Hash: walletauth.OTPHash(cred.ID, "777777"), ExpiresAt: time.Now().Add(time.Minute)}); err != nil {
+	if err := db.OTPReissue(ctx, pool, cred.ID, db.OTPCode{Hash: walletauth.OTPHash(cred.ID, "777777"), ExpiresAt: time.Now().Add(time.Minute)}, time.Now()); err != nil {
 		t.Fatalf("reissue: %v", err)
 	}
 	if _, err := verify("777777", false); err != nil {
@@ -174,7 +174,7 @@ func TestOTPVerifyCountsConcurrentGuesses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: "00000" + string(rune('1'+i)), Session: sessionFor(cred)})
+			_, errs[i] = db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: "00000" + string(rune('1'+i)), Session: sessionFor(cred)}, time.Now())
 		}()
 	}
 	wg.Wait()
@@ -191,7 +191,7 @@ func TestOTPVerifyCountsConcurrentGuesses(t *testing.T) {
 		t.Fatalf("attempts %d failures %d locked until %v", attempts, failures, lockedUntil)
 	}
 	// Locked: the right code is refused and not counted.
-	if _, err := db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: "123456", Session: sessionFor(cred)}); refusalCode(err) != catalog.RateLimited {
+	if _, err := db.OTPVerify(ctx, pool, db.OTPVerification{CredentialID: cred.ID, Code: "123456", Session: sessionFor(cred)}, time.Now()); refusalCode(err) != catalog.RateLimited {
 		t.Fatalf("right code while locked: %v", err)
 	}
 }

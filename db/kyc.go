@@ -456,9 +456,10 @@ type KycPageDocument struct {
 // Each document replaces its slot (the holder's documents of its type without a side):
 // the replaced rows are deleted here and their blob keys returned, for the caller to
 // delete once this has committed. The link's stored files (limits.LinkDocuments, replaced
-// ones counted) and the customer's documents (limits.CustomerDocuments) are capped.
+// ones counted) and the customer's documents (limits.CustomerDocuments) are capped. The
+// link's state is judged at now.
 func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument,
-	limits KycPageLimits) (link KycLink, replaced []string, err error) {
+	limits KycPageLimits, now time.Time) (link KycLink, replaced []string, err error) {
 	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		replaced = nil
 		var err error
@@ -475,7 +476,7 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 		if err != nil {
 			return err
 		}
-		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, cust.KycStatus, time.Now()); st != kyc.LinkUsable {
+		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, cust.KycStatus, now); st != kyc.LinkUsable {
 			return kyc.LinkClosed(st)
 		}
 		if _, err := q.KycLinkUse(ctx, link.ID); err != nil {

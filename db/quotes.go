@@ -297,14 +297,14 @@ func QuoteSnapshot(qt Quote, t Transaction) quote.State {
 // the workflow has ended, for the answer to a repeat or the refusal, never a hold.
 //
 // An execution by an agent's action (e.AgentID) records the agent on the transaction.
-func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, open bool, v Views) (QuoteWithTransaction, error) {
+func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
 		}
-		step, err := QuoteSnapshot(qt, t).Execute(e.Key, time.Now(), open)
+		step, err := QuoteSnapshot(qt, t).Execute(e.Key, now, open)
 		if err != nil {
 			return err
 		}
@@ -397,7 +397,7 @@ type Deposit struct {
 // refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
 // quote's lock: the same deposit again (its key) is answered as it was recorded; a second
 // one is refused. open is as for QuoteExecute.
-func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, open bool, v Views) (Deposit, error) {
+func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool, v Views) (Deposit, error) {
 	amount := d.Amount
 	var out Deposit
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
@@ -405,7 +405,7 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 		if err != nil {
 			return err
 		}
-		f, err := QuoteSnapshot(qt, t).Fund(d, time.Now(), open)
+		f, err := QuoteSnapshot(qt, t).Fund(d, now, open)
 		if err != nil {
 			return err
 		}
