@@ -77,7 +77,9 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 	now := a.now()
 	judge := func(policy agentpolicy.Policy, u agentpolicy.Usage, amount int64, currency string, accountID uuid.UUID) (int64, agentpolicy.Decision, error) {
 		if in.Type != agent.ExecuteQuote { // a transfer no configured rail serves is refused now, not once approved
-			if err := a.rails.Require(p.Environment, currency, rail.ExternalAccount); err != nil {
+			// Whether its external account's type is served is the transfer's own rule, when
+			// it is made (transfer.CheckServed); here, whether any type is.
+			if err := a.rails.Require(rail.Target{Environment: p.Environment, Currency: currency, Kind: rail.ExternalAccount, AccountType: rail.Any}); err != nil {
 				return 0, agentpolicy.Decision{}, err
 			}
 		}

@@ -105,7 +105,7 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 	case !r.Destination.Internal && row.DestExternalID.Valid:
 		a.Destination = &quote.DestinationState{ID: row.DestExternalID.UUID, Active: row.DestExternalStatus == string(catalog.ExternalActive),
 			Status: row.DestExternalStatus, Currency: row.DestExternalCurrency, CustomerID: row.DestExternalCustomerID,
-			Identifier: row.DestExternalIdentifier, HolderName: row.DestExternalHolder}
+			Identifier: row.DestExternalIdentifier, AccountType: row.DestExternalAccountType, HolderName: row.DestExternalHolder}
 	}
 	return a, nil
 }
@@ -138,7 +138,8 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		if (acc.Source == nil && r.Source.Kind == quote.SourceAccount) || acc.Destination == nil {
 			return fmt.Errorf("quote accounts: %w", ErrNotFound) // a rule that let missing accounts through
 		}
-		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier, Environment: acc.Environment,
+		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier,
+			AccountType: acc.Destination.AccountType, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving}
 		if acc.Destination.Uma && acc.Destination.Internal {
 			rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(r.TransactionID), PlatformID: acc.Destination.Platform,
@@ -256,6 +257,13 @@ func quoteRail(ctx context.Context, q *Queries, qt Quote, t Transaction) (quote.
 		Environment: p.Environment, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil {
 		rail.Currency, rail.Amount = *t.ReceivingCurrency, *t.ReceivingAmount
+	}
+	if !rail.Internal && !uma && t.DestinationAccountID.Valid {
+		ext, err := q.ExternalAccountGetByID(ctx, t.DestinationAccountID.UUID)
+		if err != nil {
+			return rail, fmt.Errorf("load external account: %w", err)
+		}
+		rail.AccountType = ext.AccountType
 	}
 	if uma && t.DestinationAccountID.Valid {
 		c, err := q.QuoteCounterpartContext(ctx, QuoteCounterpartContextParams{ReceiverAccountID: t.DestinationAccountID.UUID, PayerID: t.CustomerID})

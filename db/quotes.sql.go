@@ -39,6 +39,7 @@ SELECT p.environment, p.supported_currencies,
        da.customer_id AS dest_internal_customer_id, coalesce(dc.full_name, dc.business_info->>'legalName', '')::text AS dest_internal_holder,
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
+       coalesce(e.account_type, '')::text AS dest_external_account_type,
        coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
        coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
        (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
@@ -74,40 +75,41 @@ type QuoteContextParams struct {
 }
 
 type QuoteContextRow struct {
-	Environment            catalog.Environment
-	SupportedCurrencies    json.RawMessage
-	SourceID               uuid.NullUUID
-	SourceCurrency         string
-	SourceStatus           string
-	SourceCustomerID       uuid.NullUUID
-	SourceType             string
-	SourceAvailable        int64
-	CustomerID             uuid.NullUUID
-	CustomerDeleted        bool
-	PlatformCustomerID     string
-	CustomerKyc            string
-	CustomerFullName       string
-	CustomerBirthDate      string
-	CustomerNationality    string
-	CustomerEmail          string
-	CustomerUma            string
-	DestInternalID         uuid.NullUUID
-	DestInternalCurrency   string
-	DestInternalStatus     string
-	DestInternalCustomerID uuid.NullUUID
-	DestInternalHolder     string
-	DestExternalID         uuid.NullUUID
-	DestExternalCurrency   string
-	DestExternalStatus     string
-	DestExternalCustomerID uuid.NullUUID
-	DestExternalIdentifier string
-	DestExternalHolder     string
-	UmaCustomerID          uuid.UUID
-	UmaPlatformID          uuid.UUID
-	UmaMatches             int64
-	UmaAccountID           uuid.UUID
-	UmaAccountCurrency     string
-	UmaAccountStatus       string
+	Environment             catalog.Environment
+	SupportedCurrencies     json.RawMessage
+	SourceID                uuid.NullUUID
+	SourceCurrency          string
+	SourceStatus            string
+	SourceCustomerID        uuid.NullUUID
+	SourceType              string
+	SourceAvailable         int64
+	CustomerID              uuid.NullUUID
+	CustomerDeleted         bool
+	PlatformCustomerID      string
+	CustomerKyc             string
+	CustomerFullName        string
+	CustomerBirthDate       string
+	CustomerNationality     string
+	CustomerEmail           string
+	CustomerUma             string
+	DestInternalID          uuid.NullUUID
+	DestInternalCurrency    string
+	DestInternalStatus      string
+	DestInternalCustomerID  uuid.NullUUID
+	DestInternalHolder      string
+	DestExternalID          uuid.NullUUID
+	DestExternalCurrency    string
+	DestExternalStatus      string
+	DestExternalCustomerID  uuid.NullUUID
+	DestExternalIdentifier  string
+	DestExternalAccountType string
+	DestExternalHolder      string
+	UmaCustomerID           uuid.UUID
+	UmaPlatformID           uuid.UUID
+	UmaMatches              int64
+	UmaAccountID            uuid.UUID
+	UmaAccountCurrency      string
+	UmaAccountStatus        string
 }
 
 // Everything a quote is checked against, in one round trip: the platform, the source
@@ -156,6 +158,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.DestExternalStatus,
 		&i.DestExternalCustomerID,
 		&i.DestExternalIdentifier,
+		&i.DestExternalAccountType,
 		&i.DestExternalHolder,
 		&i.UmaCustomerID,
 		&i.UmaPlatformID,

@@ -70,7 +70,7 @@ func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID
 	}
 	if row.ExternalID.Valid {
 		a.External = &transfer.ExternalAccount{ID: row.ExternalID.UUID, Status: catalog.ExternalAccountStatus(row.ExternalStatus),
-			Currency: row.ExternalCurrency, CustomerID: row.ExternalCustomerID, Identifier: row.ExternalIdentifier}
+			Currency: row.ExternalCurrency, CustomerID: row.ExternalCustomerID, Identifier: row.ExternalIdentifier, Type: row.ExternalAccountType}
 	}
 	return a, nil
 }
@@ -395,7 +395,8 @@ func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, erro
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load external account: %w", err)
 	}
-	return transfer.Rail{ExternalIdentifier: ext.Identifier, Environment: p.Environment, Currency: t.Currency, Kind: transfer.Kind(t.Kind), Amount: t.Amount}, nil
+	return transfer.Rail{ExternalIdentifier: ext.Identifier, AccountType: ext.AccountType, Environment: p.Environment, Currency: t.Currency,
+		Kind: transfer.Kind(t.Kind), Amount: t.Amount}, nil
 }
 
 // SandboxFund credits an internal account of the platform with amount from the platform's

@@ -627,6 +627,7 @@ SELECT p.environment, p.supported_currencies,
        a.customer_id AS internal_customer_id, coalesce(a.type, '')::text AS internal_type, coalesce(l.balance - l.held, 0)::bigint AS internal_available,
        e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
+       coalesce(e.account_type, '')::text AS external_account_type,
        coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.kyc_status, '')::text AS customer_kyc
 FROM platforms p
@@ -657,6 +658,7 @@ type TransferContextRow struct {
 	ExternalStatus      string
 	ExternalCustomerID  uuid.NullUUID
 	ExternalIdentifier  string
+	ExternalAccountType string
 	CustomerDeleted     bool
 	PlatformCustomerID  string
 	CustomerKyc         string
@@ -681,6 +683,7 @@ func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams
 		&i.ExternalStatus,
 		&i.ExternalCustomerID,
 		&i.ExternalIdentifier,
+		&i.ExternalAccountType,
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
 		&i.CustomerKyc,

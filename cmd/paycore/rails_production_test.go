@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"paycore/api"
 	"paycore/api/apitest"
 	"paycore/db/view"
+	"paycore/internal/infra/config"
+	"paycore/internal/rail"
 )
 
 // productionWorld is a production platform supporting USD and EUR with one USD customer
@@ -79,4 +82,40 @@ func TestProductionPaymentsRefusedWithoutRail(t *testing.T) {
 		t.Fatalf("refused payments left %d transactions, %d quotes, %d payment events, %d agent actions, %d held, balance %d",
 			len(list.Data), quotes, events, actions, held, w.balance())
 	}
+}
+
+// Rails are routed by external account type too: with only USD_ACCOUNT external accounts
+// (and UMA addresses) routed to the sandbox rail, a quote paying out to an EUR_ACCOUNT is
+// refused when it is requested (400 RAIL_NOT_CONFIGURED naming the type, no quote made),
+// while a transfer out to a USD_ACCOUNT is taken and completes.
+func TestRailsRoutedByAccountType(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) {
+		routes, err := rail.ParseRoutes("SANDBOX:*:UMA=sandbox,SANDBOX:*:EXTERNAL_ACCOUNT:USD_ACCOUNT=sandbox")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Rails = routes
+	})
+	w := newWorld(t, s)
+	w.fund(10_000)
+	r := w.quote(w.euroAccount("001"), "SENDING", 1000)
+	if r.Status != 400 || r.Code(t) != "RAIL_NOT_CONFIGURED" {
+		t.Fatalf("a quote to an EUR_ACCOUNT: %d %s", r.Status, r.Body)
+	}
+	if d, _ := r.JSON(t)["details"].(map[string]any); d["accountType"] != "EUR_ACCOUNT" {
+		t.Fatalf("the refusal's details %v do not name the account type", r.JSON(t)["details"])
+	}
+	var quotes int
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM quotes WHERE platform_id = $1", w.platform.ID).Scan(&quotes); err != nil || quotes != 0 {
+		t.Fatalf("%d quotes after the refusal (%v)", quotes, err)
+	}
+	r = w.transferOut(w.external("001"), 100)
+	if r.Status != 200 && r.Status != 201 {
+		t.Fatalf("a transfer out to a USD_ACCOUNT: %d %s", r.Status, r.Body)
+	}
+	id := r.JSON(t)["id"].(string)
+	eventually(t, 60*time.Second, "the transfer to complete", func() bool {
+		return w.c.Do("GET", "/transactions/"+id, nil).JSON(t)["status"] == "COMPLETED"
+	})
 }

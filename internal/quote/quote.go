@@ -224,6 +224,9 @@ type DestinationState struct {
 	// Identifier is an external account's primary identifier (its suffix selects the
 	// sandbox outcome); "" for internal accounts.
 	Identifier string
+	// AccountType is an external account's type, which routes its payout to a rail; "" for
+	// internal accounts and UMA addresses.
+	AccountType string
 	// HolderName is the name of whoever receives the money, when known.
 	HolderName string
 	// Uma is set for a UMA address (Identifier is the address); its counterparty requires
@@ -469,6 +472,9 @@ type Rail struct {
 	Counterpart *Counterpart `json:",omitempty"`
 	Deposit     bool         // funded by a deposit (REALTIME_FUNDING), which a failure gives back
 	Identifier  string       // the external account's primary identifier
+	// AccountType is the external account's type ("" for other destinations, and in rails
+	// recorded before it existed).
+	AccountType string `json:",omitempty"`
 	Environment catalog.Environment
 	// TransactionID is the quote's transaction, the payout's idempotency key at its rail.
 	TransactionID uuid.UUID `json:",omitzero"`
@@ -485,7 +491,7 @@ func (r Rail) Instruction() (rail.Instruction, bool) {
 		return rail.Instruction{}, false
 	}
 	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Currency: r.Currency,
-		Kind: r.Kind(), Identifier: r.Identifier, Amount: r.Amount}, true
+		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Amount: r.Amount}, true
 }
 
 // Kind is the kind of destination the payout goes to.
@@ -520,7 +526,7 @@ func (r Rail) Settle(out rail.Outcome) rail.Outcome {
 
 // Rails answers whether a configured rail serves payments (rail.Registry).
 type Rails interface {
-	Require(env catalog.Environment, currency string, kind rail.Kind) error
+	Require(t rail.Target) error
 }
 
 // CheckRail is the rail rule, applied with Decide under the same transaction: a quote
@@ -536,7 +542,7 @@ func CheckRail(a Accounts, rails Rails) error {
 	if a.Destination.Uma {
 		kind = rail.UMA
 	}
-	return rails.Require(a.Environment, a.Destination.Currency, kind)
+	return rails.Require(rail.Target{Environment: a.Environment, Currency: a.Destination.Currency, Kind: kind, AccountType: a.Destination.AccountType})
 }
 
 // Counterpart is the incoming payment a payment to a UMA address of a customer on this

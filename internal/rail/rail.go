@@ -50,10 +50,29 @@ type Instruction struct {
 	Environment catalog.Environment
 	Currency    string
 	Kind        Kind
+	// AccountType is an external account's type (US_ACCOUNT, IBAN, LIGHTNING, ...); ""
+	// for a UMA address, and in instructions recorded before it existed.
+	AccountType string `json:",omitempty"`
 	// Identifier is the destination's primary identifier (an account number, an IBAN, a
 	// UMA address).
 	Identifier string
 	Amount     int64 // in the currency's minor unit
+}
+
+// Target is what routes a payment to a rail: its platform's environment, its currency,
+// the kind of destination and, for an external account, its type ("" when not known,
+// matched by the routes and rails that take any type; Any asks whether some type is
+// served).
+type Target struct {
+	Environment catalog.Environment
+	Currency    string
+	Kind        Kind
+	AccountType string
+}
+
+// Target is where in goes, for routing it.
+func (in Instruction) Target() Target {
+	return Target{Environment: in.Environment, Currency: in.Currency, Kind: in.Kind, AccountType: in.AccountType}
 }
 
 // Outcome is how a payment at its rail ends. Its JSON form is the one workflow histories
@@ -100,18 +119,25 @@ type Capabilities struct {
 	Currencies []string
 	// Kinds of destination it reaches.
 	Kinds []Kind
+	// AccountTypes are the external account types it pays; empty means any.
+	AccountTypes []string
 	// Cancellable is whether a submitted payment can be cancelled before it settles.
 	Cancellable bool
 	// Settlement is how long a payment typically takes to settle.
 	Settlement time.Duration
 }
 
-// Serves reports whether a rail with these capabilities can serve payments in this
-// environment and currency to this kind of destination ("*" in currency or kind stands
-// for every value).
-func (c Capabilities) Serves(env catalog.Environment, currency string, kind Kind) bool {
-	return contains(c.Environments, env) && (len(c.Currencies) == 0 || currency == Any || contains(c.Currencies, currency)) &&
-		(kind == Any || contains(c.Kinds, kind))
+// Serves reports whether a rail with these capabilities can serve payments to t ("*" in
+// its currency or kind stands for every value, as does "" or "*" as its account type).
+func (c Capabilities) Serves(t Target) bool {
+	return contains(c.Environments, t.Environment) && (len(c.Currencies) == 0 || t.Currency == Any || contains(c.Currencies, t.Currency)) &&
+		(t.Kind == Any || contains(c.Kinds, t.Kind)) &&
+		(len(c.AccountTypes) == 0 || anyType(t.AccountType) || contains(c.AccountTypes, t.AccountType))
+}
+
+// anyType reports whether an account type stands for every type.
+func anyType(accountType string) bool {
+	return accountType == "" || accountType == Any
 }
 
 func contains[T comparable](list []T, v T) bool {

@@ -34,6 +34,9 @@ var (
 	bank = fake{"bank", rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox, catalog.Production}, Currencies: []string{"USD", "EUR"},
 		Kinds: []rail.Kind{rail.ExternalAccount}, Cancellable: true, Settlement: 24 * time.Hour}}
 	lnd = fake{"lnd", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Currencies: []string{"BTC"}, Kinds: rail.Kinds}}
+	// ln pays Lightning external accounts only.
+	ln = fake{"ln", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Currencies: []string{"BTC"},
+		Kinds: []rail.Kind{rail.ExternalAccount}, AccountTypes: []string{"LIGHTNING"}}}
 )
 
 func TestParseRoutes(t *testing.T) {
@@ -48,8 +51,16 @@ func TestParseRoutes(t *testing.T) {
 			want: []rail.Route{{Environment: catalog.Sandbox, Currency: "*", Kind: "*", Rail: "sandbox"},
 				{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, Rail: "bank"},
 				{Environment: catalog.Production, Currency: "BTC", Kind: rail.UMA, Rail: "lnd"}}},
-		{in: "SANDBOX:*=sandbox", err: "is not ENVIRONMENT:CURRENCY:KIND=RAIL"},
-		{in: "SANDBOX:*:*", err: "is not ENVIRONMENT:CURRENCY:KIND=RAIL"},
+		{in: "PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=ln,PRODUCTION:BTC:EXTERNAL_ACCOUNT:*=bank",
+			want: []rail.Route{{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING", Rail: "ln"},
+				{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, Rail: "bank"}}},
+		{in: "SANDBOX:*=sandbox", err: "is not ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]=RAIL"},
+		{in: "SANDBOX:*:*", err: "is not ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]=RAIL"},
+		{in: "SANDBOX:*:EXTERNAL_ACCOUNT:IBAN:X=sandbox", err: "is not ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]=RAIL"},
+		{in: "SANDBOX:*:UMA:IBAN=sandbox", err: "an account type routes EXTERNAL_ACCOUNT payments only"},
+		{in: "SANDBOX:*:*:IBAN=sandbox", err: "an account type routes EXTERNAL_ACCOUNT payments only"},
+		{in: "SANDBOX:*:EXTERNAL_ACCOUNT:iban=sandbox", err: "account type must be"},
+		{in: "SANDBOX:*:EXTERNAL_ACCOUNT:IBAN=a,SANDBOX:*:EXTERNAL_ACCOUNT:IBAN=b", err: "serve the same payments"},
 		{in: "STAGING:*:*=sandbox", err: "environment must be"},
 		{in: "SANDBOX:usd:*=sandbox", err: "currency must be"},
 		{in: "SANDBOX:USD:IBAN=sandbox", err: "kind must be"},
@@ -81,16 +92,18 @@ func TestNewRegistryRefusesRoutesNoRailServes(t *testing.T) {
 		err    string
 	}{
 		{"SANDBOX:*:*=nobody", `no rail is named "nobody"`},
-		{"PRODUCTION:*:*=sim", "does not serve"},                   // a simulated rail never serves production
-		{"PRODUCTION:GBP:EXTERNAL_ACCOUNT=bank", "does not serve"}, // a currency the rail does not move
-		{"PRODUCTION:USD:UMA=bank", "does not serve"},              // a kind it does not reach
+		{"PRODUCTION:*:*=sim", "does not serve"},                      // a simulated rail never serves production
+		{"PRODUCTION:GBP:EXTERNAL_ACCOUNT=bank", "does not serve"},    // a currency the rail does not move
+		{"PRODUCTION:USD:UMA=bank", "does not serve"},                 // a kind it does not reach
+		{"PRODUCTION:BTC:EXTERNAL_ACCOUNT:IBAN=ln", "does not serve"}, // an account type it does not pay
+		{"PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=ln", ""},
 		{"SANDBOX:*:*=sim,PRODUCTION:USD:*=bank,PRODUCTION:BTC:*=lnd", ""},
 	} {
 		routes, err := rail.ParseRoutes(tc.routes)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = rail.NewRegistry(routes, sim, bank, lnd)
+		_, err = rail.NewRegistry(routes, sim, bank, lnd, ln)
 		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: %v, want %q", tc.routes, err, tc.err)
 		}
@@ -121,7 +134,8 @@ func TestRegistryFor(t *testing.T) {
 		{catalog.Production, "GBP", rail.ExternalAccount, ""}, // routed to bank, which does not move GBP
 		{catalog.Production, "EUR", rail.UMA, ""},
 	} {
-		got, ok := reg.For(tc.env, tc.currency, tc.kind)
+		target := rail.Target{Environment: tc.env, Currency: tc.currency, Kind: tc.kind}
+		got, ok := reg.For(target)
 		name := ""
 		if ok {
 			name = got.Name()
@@ -129,7 +143,7 @@ func TestRegistryFor(t *testing.T) {
 		if name != tc.want {
 			t.Errorf("For(%s, %q, %s) = %q, want %q", tc.env, tc.currency, tc.kind, name, tc.want)
 		}
-		err := reg.Require(tc.env, tc.currency, tc.kind)
+		err := reg.Require(target)
 		if want := map[bool]catalog.Code{true: "", false: catalog.RailNotConfigured}[tc.want != ""]; problem.CodeOf(err) != want {
 			t.Errorf("Require(%s, %q, %s) = %v, want %q", tc.env, tc.currency, tc.kind, err, want)
 		}
@@ -150,11 +164,72 @@ func TestNoRoutesServeNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := reg.For(catalog.Sandbox, "USD", rail.ExternalAccount); ok || len(reg.Configured()) != 0 {
+	if _, ok := reg.For(rail.Target{Environment: catalog.Sandbox, Currency: "USD", Kind: rail.ExternalAccount}); ok || len(reg.Configured()) != 0 {
 		t.Fatal("a registry without routes serves payments")
 	}
 	var r *problem.Refusal
-	if err := reg.Require(catalog.Production, "USD", rail.UMA); !errors.As(err, &r) || r.Code != catalog.RailNotConfigured || r.Details["currency"] != "USD" {
+	if err := reg.Require(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.UMA}); !errors.As(err, &r) || r.Code != catalog.RailNotConfigured || r.Details["currency"] != "USD" {
 		t.Fatalf("refusal %#v", err)
+	}
+}
+
+// External accounts of one type go to the rail routed for that type; other types, and
+// payments whose account type is not known (recorded before it was), to the route for
+// every type. Asking for any type (Any) finds a rail when one type is served. The refusal
+// names the account type.
+func TestRegistryForAccountType(t *testing.T) {
+	routes, err := rail.ParseRoutes("PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=ln,PRODUCTION:*:EXTERNAL_ACCOUNT=bank,PRODUCTION:EUR:EXTERNAL_ACCOUNT:*=bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bankBTC := fake{"bank", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Kinds: []rail.Kind{rail.ExternalAccount}}}
+	reg, err := rail.NewRegistry(routes, ln, bankBTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target rail.Target
+		want   string
+	}{
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}, "ln"},
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "SPARK_WALLET"}, "bank"},
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount}, "bank"}, // not known
+		{rail.Target{Environment: catalog.Production, Currency: "EUR", Kind: rail.ExternalAccount, AccountType: "IBAN"}, "bank"},
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.UMA}, ""},
+	} {
+		got, ok := reg.For(tc.target)
+		name := ""
+		if ok {
+			name = got.Name()
+		}
+		if name != tc.want {
+			t.Errorf("For(%+v) = %q, want %q", tc.target, name, tc.want)
+		}
+	}
+
+	// Only Lightning accounts are served: another type is refused, naming it; Any finds ln.
+	routes, _ = rail.ParseRoutes("PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=ln")
+	reg, err = rail.NewRegistry(routes, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *problem.Refusal
+	err = reg.Require(rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "SPARK_WALLET"})
+	if !errors.As(err, &r) || r.Code != catalog.RailNotConfigured || r.Details["accountType"] != "SPARK_WALLET" || !strings.Contains(r.Message, "of type SPARK_WALLET") {
+		t.Fatalf("refusal %#v", err)
+	}
+	if err := reg.Require(rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount}); err == nil {
+		t.Fatal("a payment of an unknown account type was routed to the Lightning-only rail")
+	}
+	if err := reg.Require(rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: rail.Any}); err != nil {
+		t.Fatalf("some type is served: %v", err)
+	}
+	out, err := reg.Submit(context.Background(), rail.Instruction{Key: "k", Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount,
+		AccountType: "LIGHTNING"}, rail.Unavailable())
+	if err != nil || out.Message != "ln" {
+		t.Fatalf("submit a Lightning payout: %+v %v", out, err)
+	}
+	if got := reg.Configured(); len(got) != 1 || len(got[0].AccountTypes) != 1 || got[0].Routes[0] != "PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING" {
+		t.Fatalf("configured %+v", got)
 	}
 }

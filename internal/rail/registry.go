@@ -20,27 +20,46 @@ const Any = "*"
 const DefaultRoutes = "SANDBOX:*:*=sandbox"
 
 // Route says which rail serves the payments of an environment in a currency to a kind of
-// destination. Currency and Kind may be Any.
+// destination and, for external accounts, optionally to one type of them. Currency and
+// Kind may be Any; AccountType "" stands for every type.
 type Route struct {
 	Environment catalog.Environment `json:"environment"`
 	Currency    string              `json:"currency"`
 	Kind        Kind                `json:"kind"`
+	AccountType string              `json:"accountType,omitempty"`
 	Rail        string              `json:"rail"`
 }
 
 // String is the route as PAYCORE_RAILS writes it.
 func (r Route) String() string {
-	return fmt.Sprintf("%s:%s:%s=%s", r.Environment, r.Currency, r.Kind, r.Rail)
+	return r.key() + "=" + r.Rail
+}
+
+// key is the route's payments: ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE].
+func (r Route) key() string {
+	k := fmt.Sprintf("%s:%s:%s", r.Environment, r.Currency, r.Kind)
+	if r.AccountType != "" {
+		k += ":" + r.AccountType
+	}
+	return k
+}
+
+// target is the payments the route names, for a rail's capabilities.
+func (r Route) target() Target {
+	return Target{Environment: r.Environment, Currency: r.Currency, Kind: r.Kind, AccountType: r.AccountType}
 }
 
 var (
-	currencyPattern = regexp.MustCompile(`^[A-Z]{3,5}$`)
-	namePattern     = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	currencyPattern    = regexp.MustCompile(`^[A-Z]{3,5}$`)
+	accountTypePattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	namePattern        = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 )
 
 // ParseRoutes reads PAYCORE_RAILS: routes separated by commas, each
-// ENVIRONMENT:CURRENCY:KIND=RAIL, CURRENCY and KIND may be * (every value). An empty value
-// configures no rail at all.
+// ENVIRONMENT:CURRENCY:KIND=RAIL or ENVIRONMENT:CURRENCY:EXTERNAL_ACCOUNT:ACCOUNT_TYPE=RAIL
+// (external accounts of one type, e.g. PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lnd);
+// CURRENCY, KIND and ACCOUNT_TYPE may be * (every value). An empty value configures no rail
+// at all.
 func ParseRoutes(s string) ([]Route, error) {
 	var out []Route
 	for _, item := range strings.Split(s, ",") {
@@ -50,11 +69,14 @@ func ParseRoutes(s string) ([]Route, error) {
 		}
 		key, name, ok := strings.Cut(item, "=")
 		parts := strings.Split(key, ":")
-		if !ok || len(parts) != 3 {
-			return nil, fmt.Errorf("route %q is not ENVIRONMENT:CURRENCY:KIND=RAIL", item)
+		if !ok || len(parts) < 3 || len(parts) > 4 {
+			return nil, fmt.Errorf("route %q is not ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]=RAIL", item)
 		}
 		r := Route{Environment: catalog.Environment(strings.TrimSpace(parts[0])), Currency: strings.TrimSpace(parts[1]),
 			Kind: Kind(strings.TrimSpace(parts[2])), Rail: strings.TrimSpace(name)}
+		if len(parts) == 4 && strings.TrimSpace(parts[3]) != Any {
+			r.AccountType = strings.TrimSpace(parts[3])
+		}
 		switch {
 		case r.Environment != catalog.Sandbox && r.Environment != catalog.Production:
 			return nil, fmt.Errorf("route %q: environment must be %s or %s", item, catalog.Sandbox, catalog.Production)
@@ -62,11 +84,15 @@ func ParseRoutes(s string) ([]Route, error) {
 			return nil, fmt.Errorf("route %q: currency must be a currency code or *", item)
 		case r.Kind != Any && !slices.Contains(Kinds, r.Kind):
 			return nil, fmt.Errorf("route %q: kind must be %s, %s or *", item, ExternalAccount, UMA)
+		case r.AccountType != "" && r.Kind != ExternalAccount:
+			return nil, fmt.Errorf("route %q: an account type routes %s payments only", item, ExternalAccount)
+		case r.AccountType != "" && !accountTypePattern.MatchString(r.AccountType):
+			return nil, fmt.Errorf("route %q: account type must be an upper-case type name or *", item)
 		case !namePattern.MatchString(r.Rail):
 			return nil, fmt.Errorf("route %q: rail name %q is not a lower-case name", item, r.Rail)
 		}
 		for _, o := range out {
-			if o.Environment == r.Environment && o.Currency == r.Currency && o.Kind == r.Kind {
+			if o.key() == r.key() {
 				return nil, fmt.Errorf("routes %q and %q serve the same payments", o, r)
 			}
 		}
@@ -83,8 +109,8 @@ type Registry struct {
 }
 
 // NewRegistry routes payments to the adapters by routes. Every route must name one of the
-// adapters, and that adapter must declare it serves the route's environment, currency and
-// kind (a simulated rail cannot be routed production payments).
+// adapters, and that adapter must declare it serves the route's environment, currency,
+// kind and account type (a simulated rail cannot be routed production payments).
 func NewRegistry(routes []Route, adapters ...Rail) (*Registry, error) {
 	known := make(map[string]Rail, len(adapters))
 	for _, a := range adapters {
@@ -96,7 +122,7 @@ func NewRegistry(routes []Route, adapters ...Rail) (*Registry, error) {
 		if !ok {
 			return nil, fmt.Errorf("route %s: no rail is named %q", rt, rt.Rail)
 		}
-		if !a.Capabilities().Serves(rt.Environment, rt.Currency, rt.Kind) {
+		if !a.Capabilities().Serves(rt.target()) {
 			return nil, fmt.Errorf("route %s: rail %q does not serve these payments", rt, rt.Rail)
 		}
 		r.rails[rt.Rail] = a
@@ -104,23 +130,29 @@ func NewRegistry(routes []Route, adapters ...Rail) (*Registry, error) {
 	return r, nil
 }
 
-// For is the rail that serves payments of env in currency to kind: the route naming the
-// currency and the kind exactly wins over one naming either as *, the currency counting
-// more than the kind. false when no configured rail serves them.
-func (r *Registry) For(env catalog.Environment, currency string, kind Kind) (Rail, bool) {
+// For is the rail that serves payments to t: of the routes that match, the most precise
+// wins, a named currency counting more than a named account type, which counts more than
+// a named kind. t's account type "" (not known) matches the routes for every type only;
+// Any matches every route (some type of external account is served). false when no
+// configured rail serves them.
+func (r *Registry) For(t Target) (Rail, bool) {
 	best, score := "", -1
 	for _, rt := range r.routes {
-		if rt.Environment != env || (rt.Currency != Any && rt.Currency != currency) || (rt.Kind != Any && rt.Kind != kind) {
+		if rt.Environment != t.Environment || (rt.Currency != Any && rt.Currency != t.Currency) || (rt.Kind != Any && rt.Kind != t.Kind) ||
+			(rt.AccountType != "" && t.AccountType != Any && rt.AccountType != t.AccountType) {
 			continue
 		}
 		s := 0
 		if rt.Currency != Any {
+			s += 4
+		}
+		if rt.AccountType != "" {
 			s += 2
 		}
 		if rt.Kind != Any {
 			s++
 		}
-		if s > score && r.rails[rt.Rail].Capabilities().Serves(env, currency, kind) {
+		if s > score && r.rails[rt.Rail].Capabilities().Serves(t) {
 			best, score = rt.Rail, s
 		}
 	}
@@ -130,14 +162,20 @@ func (r *Registry) For(env catalog.Environment, currency string, kind Kind) (Rai
 	return r.rails[best], true
 }
 
-// Require is nil when a rail serves payments of env in currency to kind, else the
-// refusal of such a payment when it is requested: RAIL_NOT_CONFIGURED, nothing created.
-func (r *Registry) Require(env catalog.Environment, currency string, kind Kind) error {
-	if _, ok := r.For(env, currency, kind); ok {
+// Require is nil when a rail serves payments to t, else the refusal of such a payment when
+// it is requested: RAIL_NOT_CONFIGURED, nothing created.
+func (r *Registry) Require(t Target) error {
+	if _, ok := r.For(t); ok {
 		return nil
 	}
-	return problem.Refuse(catalog.RailNotConfigured, "no payment rail is configured for %s payments in %s to %s", strings.ToLower(string(env)), currency, kindNoun(kind)).
-		With(map[string]any{"environment": env, "currency": currency, "destinationKind": kind})
+	details := map[string]any{"environment": t.Environment, "currency": t.Currency, "destinationKind": t.Kind}
+	to := kindNoun(t.Kind)
+	if t.AccountType != "" {
+		details["accountType"] = t.AccountType
+		to += " of type " + t.AccountType
+	}
+	return problem.Refuse(catalog.RailNotConfigured, "no payment rail is configured for %s payments in %s to %s", strings.ToLower(string(t.Environment)), t.Currency, to).
+		With(details)
 }
 
 func kindNoun(k Kind) string {
@@ -157,10 +195,11 @@ func (r *Registry) Configured() []Configured {
 	for name, a := range r.rails {
 		c := a.Capabilities()
 		d := Configured{Name: name, Environments: slices.Clone(c.Environments), Currencies: append([]string{}, c.Currencies...),
-			Kinds: slices.Clone(c.Kinds), Cancellable: c.Cancellable, SettlementSeconds: int64(c.Settlement / time.Second), Routes: []string{}}
+			Kinds: slices.Clone(c.Kinds), AccountTypes: append([]string{}, c.AccountTypes...), Cancellable: c.Cancellable,
+			SettlementSeconds: int64(c.Settlement / time.Second), Routes: []string{}}
 		for _, rt := range r.routes {
 			if rt.Rail == name {
-				d.Routes = append(d.Routes, fmt.Sprintf("%s:%s:%s", rt.Environment, rt.Currency, rt.Kind))
+				d.Routes = append(d.Routes, rt.key())
 			}
 		}
 		out = append(out, d)
@@ -170,12 +209,13 @@ func (r *Registry) Configured() []Configured {
 }
 
 // Configured is a configured rail as /readyz and `paycore rails list` show it: its
-// capabilities and the routes (ENVIRONMENT:CURRENCY:KIND) to it.
+// capabilities and the routes (ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]) to it.
 type Configured struct {
 	Name              string                `json:"name"`
 	Environments      []catalog.Environment `json:"environments"`
 	Currencies        []string              `json:"currencies"` // empty: every currency
 	Kinds             []Kind                `json:"kinds"`
+	AccountTypes      []string              `json:"accountTypes"` // empty: every external account type
 	Cancellable       bool                  `json:"cancellable"`
 	SettlementSeconds int64                 `json:"settlementSeconds"`
 	Routes            []string              `json:"routes"`
@@ -184,7 +224,7 @@ type Configured struct {
 // Submit hands in to the rail that serves it (For) and reports how the payment ends;
 // unavailable is the outcome when no configured rail serves it.
 func (r *Registry) Submit(ctx context.Context, in Instruction, unavailable Outcome) (Outcome, error) {
-	rl, ok := r.For(in.Environment, in.Currency, in.Kind)
+	rl, ok := r.For(in.Target())
 	if !ok {
 		return unavailable, nil
 	}

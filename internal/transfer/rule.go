@@ -45,6 +45,7 @@ type ExternalAccount struct {
 	Currency   string
 	CustomerID uuid.NullUUID
 	Identifier string // the primary identifier, whose suffix drives sandbox outcomes
+	Type       string // its accountType (US_ACCOUNT, IBAN, LIGHTNING, ...), which routes it to a rail
 }
 
 // Check is the transfer rule: nil when r may be created on these accounts, else the
@@ -99,12 +100,12 @@ func checkBalance(r Request, a Accounts) error {
 
 // Rail is what the rail step of a transfer on these accounts needs.
 func (a Accounts) Rail() Rail {
-	return Rail{ExternalIdentifier: a.External.Identifier, Environment: a.Environment, Currency: a.Internal.Currency}
+	return Rail{ExternalIdentifier: a.External.Identifier, AccountType: a.External.Type, Environment: a.Environment, Currency: a.Internal.Currency}
 }
 
 // Rails answers whether a configured rail serves payments (rail.Registry).
 type Rails interface {
-	Require(env catalog.Environment, currency string, kind rail.Kind) error
+	Require(t rail.Target) error
 }
 
 // CheckServed is Check with the rail rule, as the create step applies it under the
@@ -117,7 +118,7 @@ func CheckServed(r Request, a Accounts, rails Rails) error {
 	if err := checkAccounts(r, a); err != nil {
 		return err
 	}
-	if err := rails.Require(a.Environment, a.Internal.Currency, rail.ExternalAccount); err != nil {
+	if err := rails.Require(rail.Target{Environment: a.Environment, Currency: a.Internal.Currency, Kind: rail.ExternalAccount, AccountType: a.External.Type}); err != nil {
 		return err
 	}
 	return checkBalance(r, a)

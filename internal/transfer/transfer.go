@@ -106,10 +106,12 @@ func NeedsSignature(kind Kind, account catalog.AccountType) bool {
 // recorded before they existed).
 type Rail struct {
 	ExternalIdentifier string
-	Environment        catalog.Environment
-	Currency           string `json:",omitempty"`
-	Kind               Kind   `json:",omitempty"`
-	Amount             int64  `json:",omitempty"`
+	// AccountType is the external account's type ("" in rails recorded before it existed).
+	AccountType string `json:",omitempty"`
+	Environment catalog.Environment
+	Currency    string `json:",omitempty"`
+	Kind        Kind   `json:",omitempty"`
+	Amount      int64  `json:",omitempty"`
 }
 
 // Known reports whether r is filled in (requests recorded before Rail existed are not).
@@ -124,7 +126,7 @@ func (r Rail) Instruction(key string) rail.Instruction {
 		p = rail.TransferIn
 	}
 	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Currency: r.Currency, Kind: rail.ExternalAccount,
-		Identifier: r.ExternalIdentifier, Amount: r.Amount}
+		AccountType: r.AccountType, Identifier: r.ExternalIdentifier, Amount: r.Amount}
 }
 
 // Unavailable is how a transfer ends that no configured rail serves when it reaches its

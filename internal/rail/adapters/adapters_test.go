@@ -9,10 +9,10 @@ import (
 
 func TestDefault(t *testing.T) {
 	reg := Default()
-	if r, ok := reg.For(catalog.Sandbox, "EUR", rail.UMA); !ok || r.Name() != "sandbox" {
+	if r, ok := reg.For(rail.Target{Environment: catalog.Sandbox, Currency: "EUR", Kind: rail.UMA}); !ok || r.Name() != "sandbox" {
 		t.Fatal("the sandbox rail does not serve sandbox payments")
 	}
-	if _, ok := reg.For(catalog.Production, "USD", rail.ExternalAccount); ok {
+	if _, ok := reg.For(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}); ok {
 		t.Fatal("a rail serves production payments by default")
 	}
 	routes, _ := rail.ParseRoutes("PRODUCTION:*:*=sandbox")

@@ -46,7 +46,7 @@ func TestSubmitIsTheSandboxRules(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	r := sandboxrail.Rail{}
 	c := r.Capabilities()
-	if !c.Serves(catalog.Sandbox, "EUR", rail.UMA) || c.Serves(catalog.Production, "USD", rail.ExternalAccount) || c.Cancellable {
+	if !c.Serves(rail.Target{Environment: catalog.Sandbox, Currency: "EUR", Kind: rail.UMA}) || c.Serves(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}) || c.Cancellable {
 		t.Fatalf("capabilities %+v", c)
 	}
 	if _, err := r.Track(context.Background(), "k"); !errors.Is(err, rail.ErrNotFound) {
