@@ -49,7 +49,7 @@ func AgentAction(ctx workflow.Context, in agent.Request) error {
 		return err
 	}
 	// A repeated create (or a late decision) still running answers before the workflow ends.
-	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return allHandlersFinished(ctx)
 }
 
 func agentAction(ctx workflow.Context, in agent.Request) error {

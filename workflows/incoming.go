@@ -121,7 +121,7 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 		// The paying quote's finish ends the transaction; a decision call answers it as
 		// it stands.
 		final, stage = created.Resource, incoming.StageFinished
-		return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+		return decision, allHandlersFinished(ctx)
 	}
 	finish := func(ctx workflow.Context, d incoming.Decision) (activities.FinishedIncoming, error) {
 		var a *activities.Activities
@@ -133,5 +133,5 @@ func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decisi
 	}
 	final, stage = ended.Resource, incoming.StageFinished
 	setStatus(ctx, ended.Status)
-	return decision, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return decision, allHandlersFinished(ctx)
 }

@@ -124,5 +124,5 @@ func Invitation(ctx workflow.Context, in invitation.Request) error {
 		busy = false
 	}
 	// Updates taken before the invitation ended get their answer (a refusal) first.
-	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return allHandlersFinished(ctx)
 }

@@ -46,25 +46,76 @@ type SettleSteps interface {
 	Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error)
 }
 
-// Payment is the skeleton every payment follows, filled with the steps of its kind.
+// Triggered are the steps of a payment that waits, once created, for what starts it (a
+// quote: its execution, its deposit, or its expiry).
+type Triggered interface {
+	// AwaitTrigger waits for the payment to be started. proceed is false when it never
+	// will be (it ended without moving: an expired quote); decided, when set, is the
+	// outcome the payment ends with without its rail (a deposit that does not match the
+	// quote's total).
+	AwaitTrigger(ctx workflow.Context) (proceed bool, decided *sandbox.Outcome, err error)
+}
+
+// Aftermath are the steps of a payment that has more to do once finished (a quote: the
+// receiving bank's return of a completed payout, the refund of a failed one whose money
+// was taken).
+type Aftermath interface {
+	// Aftermath runs after the finish, with the outcome the payment ended with and its
+	// status ("" for both when an earlier run had finished it).
+	Aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error
+}
+
+// Payment is the one lifecycle every payment follows, filled with the steps of its kind:
+// create → await its trigger (Triggered steps only) → PROCESSING → the rail → the slow
+// scenario's durable wait → finish → aftermath (Aftermath steps only).
 //
 // The API starts it with Update-with-Start: the UpdateCreate update runs Create, which
 // persists the payment (and the hold on the funds of money going out) in one database
 // transaction, and answers the request with the resource; a refused creation ends the
-// workflow with nothing written. The workflow then marks the payment PROCESSING, submits it
-// to the rail, waits slowDelay on a durable timer when the rail says the payment is slow
-// (the sandbox's slow scenario), and finishes it: COMPLETED with its ledger postings, or
-// FAILED with the hold released. Every step is idempotent, and the TransactionStatus search
-// attribute follows the status so operators can find stuck payments.
+// workflow with nothing written. A payment with a trigger waits for it (a quote for its
+// execution, guarded by the quote's state machine). The workflow then marks the payment
+// PROCESSING, submits it to the rail, waits slowDelay on a durable timer when the rail says
+// the payment is slow (the sandbox's slow scenario), and finishes it: COMPLETED with its
+// ledger postings, or FAILED with the hold released; then its aftermath. Every step is
+// idempotent, and the TransactionStatus search attribute follows the status so operators
+// can find stuck payments. Updates taken meanwhile (an operator's action at the rail, a
+// repeated execution) get their answer before the workflow ends.
 func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) error {
 	ok, err := awaitCreate(ctx, steps.Create)
 	if err != nil || !ok {
 		return err
 	}
-	if _, _, err = settle(ctx, steps, slowDelay); err != nil {
+	var decided *sandbox.Outcome
+	if t, ok := steps.(Triggered); ok {
+		proceed, d, err := t.AwaitTrigger(ctx)
+		if err != nil {
+			return err
+		}
+		if !proceed {
+			return allHandlersFinished(ctx)
+		}
+		decided = d
+	}
+	var out sandbox.Outcome
+	var final catalog.TransactionStatus
+	if decided != nil {
+		if out, final, err = finishOrFail(ctx, steps.Finish, *decided, sandbox.Unsettled); err != nil {
+			return err
+		}
+		setStatus(ctx, final)
+	} else if out, final, err = settle(ctx, steps, slowDelay); err != nil {
 		return err
 	}
-	// An operator's action taken at the rail gets its answer before the workflow ends.
+	if a, ok := steps.(Aftermath); ok {
+		if err := a.Aftermath(ctx, out, final); err != nil {
+			return err
+		}
+	}
+	return allHandlersFinished(ctx)
+}
+
+// allHandlersFinished waits until every update the workflow took has been answered.
+func allHandlersFinished(ctx workflow.Context) error {
 	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 

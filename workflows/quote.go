@@ -45,72 +45,59 @@ func QuoteSearchAttributes(r quote.Request) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(attrs...)
 }
 
-// Quote is the life of a quote and of the payment it makes.
+// Quote is the life of a quote and of the payment it makes: the Payment lifecycle with
+// the quote's steps.
 //
 // The API starts it with Update-with-Start: UpdateCreate prices and persists the quote
 // with its PENDING transaction (a refusal ends the workflow with nothing written). The
 // quote then waits, on a durable timer, until it expires or an UpdateExecute holds its
 // sending amount (an execution refused, e.g. for want of funds, leaves it pending); an
 // immediatelyExecute quote is executed right after its creation. Unexecuted at expiry it
-// becomes EXPIRED (QUOTE_EXPIRED). Executed, it follows the payment skeleton (the rail,
-// the slow scenario's wait, the finish that converts the money or releases it), then what
-// comes after: a payment the receiving bank returns is failed and refunded after
+// becomes EXPIRED (QUOTE_EXPIRED). Executed, it follows the payment lifecycle (the rail,
+// the slow scenario's wait, the finish that converts the money or releases it), then its
+// aftermath: a payment the receiving bank returns is failed and refunded after
 // ReturnDelay, and a failed payment whose money was taken is refunded.
 func Quote(ctx workflow.Context, in quote.Request) error {
-	s := &quoteSteps{in: in}
-	ok, err := awaitCreate(ctx, s.create)
-	if err != nil || !ok {
-		return err
-	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateExecute, s.execute, workflow.UpdateHandlerOptions{Validator: s.validateExecute})
+	return Payment(ctx, &quoteSteps{in: in}, in.SlowDelay)
+}
+
+// AwaitTrigger registers the execute (and, for a REALTIME_FUNDING quote, the fund) update,
+// executes an immediatelyExecute quote, and waits for the execution or the expiry. An
+// expired quote does not proceed (a REALTIME_FUNDING one first waits LateDepositWindow for
+// a deposit to send back); a deposit that does not match the total decides the outcome.
+func (s *quoteSteps) AwaitTrigger(ctx workflow.Context) (bool, *sandbox.Outcome, error) {
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateExecute, s.execute, workflow.UpdateHandlerOptions{Validator: s.validateExecute})
 	if err != nil {
-		return err
+		return false, nil, err
 	}
-	if in.Source.Kind == quote.SourceRealtimeFunding {
+	if s.in.Source.Kind == quote.SourceRealtimeFunding {
 		if err := workflow.SetUpdateHandler(ctx, UpdateFund, s.fund); err != nil {
-			return err
+			return false, nil, err
 		}
 	}
-	if in.ImmediatelyExecute {
+	if s.in.ImmediatelyExecute {
 		// A refusal here (funds spent since the quote was priced) leaves it pending.
 		_, _ = s.execute(ctx, quote.Execution{Key: ImmediateExecution})
 	}
 	if err := s.awaitExecution(ctx); err != nil {
-		return err
+		return false, nil, err
 	}
 	if !s.executed {
 		setStatus(ctx, catalog.TxExpired)
-		if in.Source.Kind == quote.SourceRealtimeFunding {
+		if s.in.Source.Kind == quote.SourceRealtimeFunding {
 			// A deposit may still arrive; it is sent back (the first one: the quote then
 			// takes no other).
-			if _, err := workflow.AwaitWithTimeout(ctx, in.LateDepositWindow, func() bool { return s.late }); err != nil {
-				return err
+			if _, err := workflow.AwaitWithTimeout(ctx, s.in.LateDepositWindow, func() bool { return s.late }); err != nil {
+				return false, nil, err
 			}
 		}
-		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+		return false, nil, nil
 	}
 	if s.mismatch {
-		out, final, err := finishOrFail(ctx, s.Finish, sandbox.MismatchedDeposit(), sandbox.Unsettled)
-		if err != nil {
-			return err
-		}
-		setStatus(ctx, final)
-		if err := s.aftermath(ctx, out, final); err != nil {
-			return err
-		}
-		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+		out := sandbox.MismatchedDeposit()
+		return true, &out, nil
 	}
-
-	out, final, err := settle(ctx, s, in.SlowDelay)
-	if err != nil {
-		return err
-	}
-	if err := s.aftermath(ctx, out, final); err != nil {
-		return err
-	}
-	// Updates taken while the payment ran (a second execute or deposit) get their answer
-	// before the workflow ends.
-	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return true, nil, nil
 }
 
 // ImmediateExecution is the execution key of a quote created with immediatelyExecute.
@@ -216,7 +203,8 @@ func (s *quoteSteps) awaitExecution(ctx workflow.Context) error {
 	return nil
 }
 
-func (s *quoteSteps) create(ctx workflow.Context) (json.RawMessage, error) {
+// Create prices and persists the quote with its PENDING transaction.
+func (s *quoteSteps) Create(ctx workflow.Context) (json.RawMessage, error) {
 	var a *activities.Activities
 	created, err := result[activities.CreatedQuote](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateQuote, s.in))
 	s.rail, s.expiresAt = created.Rail, created.ExpiresAt
@@ -275,10 +263,10 @@ func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.
 	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishQuote, s.in.TransactionID, out))
 }
 
-// aftermath is what follows a quote's finish: the receiving bank's return of a completed
+// Aftermath is what follows a quote's finish: the receiving bank's return of a completed
 // payment (after ReturnDelay on a durable timer), and the refund of a failed payment whose
 // money was taken.
-func (s *quoteSteps) aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error {
+func (s *quoteSteps) Aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error {
 	var a *activities.Activities
 	local := LocalStep(ctx)
 	refund := out
