@@ -12,7 +12,6 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/invitation"
-	"paycore/internal/problem"
 )
 
 // InvitationState is what the invitation rules read of a stored invitation.
@@ -23,11 +22,6 @@ func InvitationState(i Invitation) invitation.State {
 // EndedBy reports whether the request with key claimed or cancelled the invitation.
 func (i Invitation) EndedBy(key string) bool {
 	return i.EndKey != nil && *i.EndKey == key
-}
-
-// errInvitationNotFound is the refusal of a code no invitation of the environment has.
-func errInvitationNotFound() error {
-	return problem.NotFound(catalog.InvitationNotFound, "invitation")
 }
 
 // InvitationCreate creates an invitation in one database transaction: it reads the
@@ -179,7 +173,7 @@ func InvitationExpire(ctx context.Context, q *Queries, code string) (Invitation,
 func lockInvitation(ctx context.Context, q *Queries, code string, env catalog.Environment) (Invitation, error) {
 	cur, err := q.InvitationLock(ctx, InvitationLockParams{Code: code, Environment: env})
 	if IsNotFound(err) {
-		return cur, errInvitationNotFound()
+		return cur, invitation.ErrNotFound()
 	}
 	if err != nil {
 		return cur, fmt.Errorf("lock invitation: %w", err)
