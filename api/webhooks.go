@@ -74,7 +74,7 @@ func (s *Server) listWebhookEvents(w http.ResponseWriter, r *http.Request) error
 	})
 }
 
-var errEventNotFound = errorOf(db.WebhookEventNotFound())
+var errEventNotFound = errorOf(events.ErrWebhookEventNotFound())
 
 func (s *Server) getWebhookEvent(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "eventId", ids.Webhook, errEventNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.WebhookEventAttempts, error) {

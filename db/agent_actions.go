@@ -11,13 +11,9 @@ import (
 
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/catalog"
 	"paycore/internal/events"
-	"paycore/internal/problem"
 	"paycore/internal/transfer"
 )
-
-func errActionNotFound() error { return problem.NotFound(catalog.AgentActionNotFound, "agent action") }
 
 // ActionJudge applies the agent's policy to an action of amount in currency from (or, for
 // a transfer in, to) the internal account accountID, the agent's usage being u (locked, as
@@ -56,7 +52,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 		// an Idempotency-Key whose first workflow is gone) is answered as it is.
 		if a, err := q.AgentActionGetByWorkflow(ctx, AgentActionGetByWorkflowParams{PlatformID: n.PlatformID, WorkflowID: n.WorkflowID}); err == nil {
 			if a.AgentID != n.AgentID {
-				return errActionNotFound()
+				return agent.ErrActionNotFound()
 			}
 			out, err = agentActionFull(ctx, q, a)
 			return err
@@ -235,7 +231,7 @@ func ActionState(a AgentAction) agent.Action {
 func AgentActionRead(ctx context.Context, q *Queries, id uuid.UUID) (AgentActionFull, error) {
 	a, err := q.AgentActionGetByID(ctx, id)
 	if IsNotFound(err) {
-		return AgentActionFull{}, errActionNotFound()
+		return AgentActionFull{}, agent.ErrActionNotFound()
 	}
 	if err != nil {
 		return AgentActionFull{}, fmt.Errorf("read agent action: %w", err)
@@ -248,7 +244,7 @@ func AgentActionRead(ctx context.Context, q *Queries, id uuid.UUID) (AgentAction
 func AgentActionGetFull(ctx context.Context, q *Queries, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
 	a, err := q.AgentActionGet(ctx, AgentActionGetParams{PlatformID: platformID, AgentID: agentID, ID: id})
 	if IsNotFound(err) {
-		return AgentActionFull{}, errActionNotFound()
+		return AgentActionFull{}, agent.ErrActionNotFound()
 	}
 	if err != nil {
 		return AgentActionFull{}, fmt.Errorf("read agent action: %w", err)

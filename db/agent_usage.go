@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/problem"
 )
 
 func usageOf(r AgentUsage) agentpolicy.Usage {
@@ -23,19 +23,13 @@ func usageSet(agentID uuid.UUID, u agentpolicy.Usage) AgentUsageSetParams {
 
 // reserveUsage adds one transaction of amount to u, the agent's usage as locked
 // (lockUsage), taken as it stands at now in the limits' currency, when the daily transaction
-// count, the daily amount and the monthly amount of limits all still hold, and stores it.
+// count, the daily amount and the monthly amount of limits all still hold
+// (agentpolicy.Limits.Reserve decides), and stores it.
 func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpolicy.Usage, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
-	if amount < 0 {
-		return u, problem.Field("amount", "amount must not be negative")
+	out, err := limits.Reserve(u, now, amount)
+	if err != nil {
+		return out, err
 	}
-	u = u.At(now).In(limits.Currency, now)
-	if err := limits.CheckWindows(u, amount); err != nil {
-		return u, err
-	}
-	if amount > 1<<63-1-max(u.DailySpend, u.MonthlySpend) {
-		return u, problem.Field("amount", "amount %d is too large to count", amount)
-	}
-	out := u.Add(now, amount)
 	if err := q.AgentUsageSet(ctx, usageSet(agentID, out)); err != nil {
 		return u, fmt.Errorf("store agent usage: %w", err)
 	}
@@ -46,8 +40,8 @@ func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpol
 // still the agent's current ones; a release for an earlier day or month, or in a currency
 // the policy no longer has, leaves the newer amounts as they are (agentpolicy.Usage.Release).
 func releaseUsage(ctx context.Context, q *Queries, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
-	if amount < 0 {
-		return agentpolicy.Usage{}, problem.Field("amount", "amount must not be negative")
+	if err := agentpolicy.CheckAmount(amount); err != nil {
+		return agentpolicy.Usage{}, err
 	}
 	u, err := lockUsage(ctx, q, agentID, reservedAt, currency)
 	if err != nil {
@@ -70,7 +64,7 @@ func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time,
 	fresh := agentpolicy.Fresh(at, currency)
 	err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Currency: currency, CurrencySince: fresh.CurrencySince, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth})
 	if ConstraintViolated(err, "agent_usage_agent_id_fkey") {
-		return agentpolicy.Usage{}, errAgentNotFound()
+		return agentpolicy.Usage{}, agent.ErrNotFound()
 	}
 	if err != nil {
 		return agentpolicy.Usage{}, fmt.Errorf("create agent usage: %w", err)

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,14 +11,8 @@ import (
 
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/catalog"
 	"paycore/internal/customer"
-	"paycore/internal/ids"
-	"paycore/internal/problem"
 )
-
-// errAgentNotFound is the refusal of an agent the platform does not have (or deleted).
-func errAgentNotFound() error { return problem.NotFound(catalog.AgentNotFound, "agent") }
 
 // NewAgent is an agent to create with its first device code (the code's digest).
 type NewAgent struct {
@@ -63,15 +56,11 @@ func AgentCreate(ctx context.Context, pool *pgxpool.Pool, n NewAgent) (Agent, er
 	return out, err
 }
 
-// checkPolicyAccounts refuses a policy naming an internal account that is not an open
-// account of the customer, naming the policy field (under root) that names it.
+// checkPolicyAccounts reads which of the internal accounts the policy names (under root),
+// those of known aside, are open accounts of the customer, and lets
+// agentpolicy.CheckAccounts refuse one that is not, naming the policy field that names it.
 func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, p agentpolicy.Policy, root string, known ...agentpolicy.AccountRef) error {
-	var refs []agentpolicy.AccountRef
-	for _, r := range p.AccountRefs(root) {
-		if !slices.ContainsFunc(known, func(k agentpolicy.AccountRef) bool { return k.ID == r.ID }) {
-			refs = append(refs, r)
-		}
-	}
+	refs := p.NewAccountRefs(root, known...)
 	if len(refs) == 0 {
 		return nil
 	}
@@ -87,20 +76,14 @@ func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, 
 	for _, id := range found {
 		have[id] = true
 	}
-	for _, r := range refs {
-		if !have[r.ID] {
-			return problem.Field(r.Field, "%s: %s is not an open internal account of the agent's customer %s",
-				r.Field, ids.Format(ids.InternalAccount, r.ID), ids.Format(ids.Customer, customerID))
-		}
-	}
-	return nil
+	return agentpolicy.CheckAccounts(customerID, refs, have)
 }
 
 // AgentGetLive reads an agent of the platform that is not deleted (else AGENT_NOT_FOUND).
 func AgentGetLive(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Agent, error) {
 	a, err := q.AgentGet(ctx, AgentGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
-		return a, errAgentNotFound()
+		return a, agent.ErrNotFound()
 	}
 	if err != nil {
 		return a, fmt.Errorf("get agent: %w", err)
@@ -119,7 +102,7 @@ type AgentChange struct {
 func AgentUpdate(ctx context.Context, q *Queries, platformID, id uuid.UUID, c AgentChange) (Agent, error) {
 	a, err := q.AgentUpdate(ctx, AgentUpdateParams{PlatformID: platformID, ID: id, Name: c.Name, IsPaused: c.IsPaused})
 	if IsNotFound(err) {
-		return a, errAgentNotFound()
+		return a, agent.ErrNotFound()
 	}
 	if err != nil {
 		return a, fmt.Errorf("update agent: %w", err)
@@ -137,7 +120,7 @@ func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
-			return errAgentNotFound()
+			return agent.ErrNotFound()
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
@@ -174,7 +157,7 @@ func AgentDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) erro
 		return fmt.Errorf("delete agent: %w", err)
 	}
 	if n == 0 {
-		return errAgentNotFound()
+		return agent.ErrNotFound()
 	}
 	return nil
 }
@@ -187,7 +170,7 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
-			return errAgentNotFound()
+			return agent.ErrNotFound()
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,7 +17,6 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
 )
 
 // BulkImportRows are the customer rows of an upload, read one at a time: Next returns the
@@ -254,36 +252,20 @@ func bulkImportRow(ctx context.Context, q *Queries, box *sealbox.Box, job BulkIm
 // customerTaken says why a new customer of a bulk import was not inserted: its
 // platformCustomerId belongs to another customer of the platform (one made by an earlier
 // row of the file included), or its umaAddress to another customer of the deployment. When its own id is taken, the row's customer exists
-// already and nothing is refused.
+// already and nothing is refused (bulkimport.Conflict decides).
 func customerTaken(ctx context.Context, q *Queries, jobID uuid.UUID, p CustomerCreateParams) error {
 	taken, err := q.CustomerConflicts(ctx, CustomerConflictsParams{PlatformID: p.PlatformID, ID: p.ID,
 		PlatformCustomerID: p.PlatformCustomerID, UmaAddress: p.UmaAddress})
 	if err != nil {
 		return fmt.Errorf("find the customer taking the row's identifiers: %w", err)
 	}
-	for _, c := range taken {
-		if c.ID == p.ID {
-			return nil
-		}
+	holders := make([]bulkimport.Identity, len(taken))
+	for i, c := range taken {
+		holders[i] = bulkimport.Identity(c)
 	}
-	who := func(c CustomerConflictsRow) string {
-		if row, ok := bulkimport.RowOf(jobID, c.ID); ok {
-			return fmt.Sprintf("the customer of row %d of this file", row)
-		}
-		if c.PlatformID != p.PlatformID {
-			return "a customer of another platform"
-		}
-		return "another customer of the platform"
-	}
-	for _, c := range taken {
-		if c.PlatformID == p.PlatformID && c.PlatformCustomerID == p.PlatformCustomerID {
-			return problem.FieldCode(catalog.PlatformCustomerIDExists, bulkimport.ColPlatformCustomerID, "%s already has this platformCustomerId", who(c))
-		}
-	}
-	for _, c := range taken {
-		if strings.EqualFold(c.UmaAddress, p.UmaAddress) {
-			return problem.FieldCode(catalog.UmaAddressExists, bulkimport.ColUmaAddress, "%s already has this umaAddress", who(c))
-		}
+	want := bulkimport.Identity{ID: p.ID, PlatformID: p.PlatformID, PlatformCustomerID: p.PlatformCustomerID, UmaAddress: p.UmaAddress}
+	if found, refusal := bulkimport.Conflict(jobID, want, holders); found {
+		return refusal
 	}
 	return fmt.Errorf("customer %s was not inserted, yet nothing takes its identifiers", p.ID)
 }

@@ -5,9 +5,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/customer"
+	"paycore/internal/extaccount"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
 	"paycore/internal/walletauth"
 )
 
@@ -25,37 +27,24 @@ const (
 	ConstraintAvailableNonNegative       = "ledger_accounts_available_nonnegative"
 )
 
-// constraintErrors turns a violated constraint, by name, into the domain error it means.
+// constraintErrors turns a violated constraint, by name, into the domain error it means:
+// the refusal is the domain package's function, db only names the constraint it answers.
 // It is the one place Postgres constraint violations become refusals; matching is by
 // constraint name, never by error text.
 var constraintErrors = map[string]func() error{
-	ConstraintCustomerUmaAddress: umaAddressTaken,
-	ConstraintUmaAddressUnique:   umaAddressTaken,
-	ConstraintPlatformUmaDomain: func() error {
-		return platformconfig.DomainTaken()
-	},
-	ConstraintCustomerPlatformCustomerID: func() error {
-		return problem.Refuse(catalog.PlatformCustomerIDExists, "another customer of the platform already has this platformCustomerId")
-	},
-	ConstraintExternalAccountUnique: func() error {
-		return problem.Refuse(catalog.ExternalAccountExists, "this account is already registered for the same owner")
-	},
-	ConstraintCustomerAccountUnique: func() error {
-		return problem.Refuse(catalog.Conflict, "the customer already has an open account of this currency and type")
-	},
-	ConstraintPlatformAccountUnique: func() error {
-		return problem.Refuse(catalog.Conflict, "the platform already has an account of this currency and type")
-	},
+	ConstraintCustomerUmaAddress:         customer.UmaAddressTaken,
+	ConstraintUmaAddressUnique:           customer.UmaAddressTaken,
+	ConstraintPlatformUmaDomain:          platformconfig.DomainTaken,
+	ConstraintCustomerPlatformCustomerID: customer.PlatformCustomerIDTaken,
+	ConstraintExternalAccountUnique:      extaccount.Exists,
+	ConstraintCustomerAccountUnique:      account.CustomerAccountExists,
+	ConstraintPlatformAccountUnique:      account.PlatformAccountExists,
 	ConstraintCredentialOneEmailOTP: func() error {
 		return walletauth.CredentialExists(catalog.CredentialEmailOTP)
 	},
 	ConstraintCredentialOnePasskey: func() error {
 		return walletauth.CredentialExists(catalog.CredentialPasskey)
 	},
-}
-
-func umaAddressTaken() error {
-	return problem.Refuse(catalog.UmaAddressExists, "another customer already has this umaAddress (addresses are unique on the deployment, a deleted customer's included)")
 }
 
 // MapConstraint returns the domain error of a constraint violation named in

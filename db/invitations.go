@@ -12,17 +12,11 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/invitation"
-	"paycore/internal/problem"
 )
 
 // InvitationState is what the invitation rules read of a stored invitation.
 func InvitationState(i Invitation) invitation.State {
 	return invitation.State{Code: i.Code, PlatformID: i.PlatformID, InviterUma: i.InviterUma, Status: i.Status, ExpiresAt: i.ExpiresAt, EndKey: Deref(i.EndKey)}
-}
-
-// errInvitationNotFound is the refusal of a code no invitation of the environment has.
-func errInvitationNotFound() error {
-	return problem.NotFound(catalog.InvitationNotFound, "invitation")
 }
 
 // InvitationCreate creates an invitation in one database transaction: it reads the
@@ -178,7 +172,7 @@ func InvitationExpire(ctx context.Context, q *Queries, code string) (Invitation,
 func lockInvitation(ctx context.Context, q *Queries, code string, env catalog.Environment) (Invitation, error) {
 	cur, err := q.InvitationLock(ctx, InvitationLockParams{Code: code, Environment: env})
 	if IsNotFound(err) {
-		return cur, errInvitationNotFound()
+		return cur, invitation.ErrNotFound()
 	}
 	if err != nil {
 		return cur, fmt.Errorf("lock invitation: %w", err)

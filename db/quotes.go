@@ -501,7 +501,7 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 // expireTransaction moves a quote's PENDING transaction to EXPIRED (QUOTE_EXPIRED) with
 // its event; a transaction no longer pending is not found.
 func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (Transaction, error) {
-	reason, detail := sandbox.ReasonQuoteExpired, string(catalog.FailQuoteExpired)+": the quote was not executed before it expired"
+	reason, detail := quote.ExpiryFailure()
 	t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventExpire, TransactionSetStatusParams{FailureReason: &reason, FailureDetail: &detail})
 	if err != nil {
 		return t, fmt.Errorf("expire quote: %w", err)

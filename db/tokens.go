@@ -8,8 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"paycore/internal/catalog"
-	"paycore/internal/problem"
+	"paycore/internal/apitoken"
 )
 
 // TokenRevoke deletes an API token of a platform, refusing to delete its last one (the
@@ -22,7 +21,7 @@ func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UU
 			return fmt.Errorf("lock platform: %w", err)
 		}
 		if _, err := q.TokenGet(ctx, TokenGetParams{PlatformID: platformID, ID: id}); IsNotFound(err) {
-			return problem.NotFound(catalog.TokenNotFound, "token")
+			return apitoken.ErrNotFound()
 		} else if err != nil {
 			return fmt.Errorf("get token: %w", err)
 		}
@@ -30,8 +29,8 @@ func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UU
 		if err != nil {
 			return fmt.Errorf("count tokens: %w", err)
 		}
-		if n <= 1 {
-			return problem.Refuse(catalog.InvalidInput, "this is the platform's last API token; create another token before deleting it")
+		if err := apitoken.CheckRevoke(n); err != nil {
+			return err
 		}
 		if _, err := q.TokenDelete(ctx, TokenDeleteParams{PlatformID: platformID, ID: id}); err != nil {
 			return fmt.Errorf("delete token: %w", err)

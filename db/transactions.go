@@ -311,22 +311,17 @@ func changeStatus(ctx context.Context, q *Queries, t Transaction, event catalog.
 }
 
 // changeStatusUnlocked applies event to transaction id without reading it first: the
-// UPDATE moves it from any status the table moves on event (catalog.TransactionSources) to
-// the one it moves them to. No row (IsNotFound): the transaction is in none of them, the
+// UPDATE moves it from any status the table moves on event to the one it moves them to
+// (catalog.TransactionUnlockedChange decides both). No row (IsNotFound): the transaction is in none of them, the
 // change happened already or is not allowed.
 func changeStatusUnlocked(ctx context.Context, q *Queries, id uuid.UUID, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
-	from := catalog.TransactionSources(event)
-	if len(from) == 0 {
-		return Transaction{}, &catalog.TransitionRefusal{Event: event}
-	}
-	to, err := catalog.TransactionChange(from[0], event)
-	if err != nil {
+	from, to, err := catalog.TransactionUnlockedChange(event)
+	var refusal *catalog.TransitionRefusal
+	if errors.As(err, &refusal) {
 		return Transaction{}, err
 	}
-	for _, f := range from[1:] {
-		if other, _ := catalog.TransactionChange(f, event); other != to {
-			return Transaction{}, fmt.Errorf("transaction %s: %s leads to %s or %s; lock it and read its status first", id, event, to, other)
-		}
+	if err != nil {
+		return Transaction{}, fmt.Errorf("transaction %s: %w", id, err)
 	}
 	set.ID, set.Status, set.FromStatuses = id, to, catalog.Names(from)
 	return q.TransactionSetStatus(ctx, set)

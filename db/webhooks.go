@@ -9,11 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"paycore/internal/catalog"
+	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/platformconfig"
-	"paycore/internal/problem"
 	"paycore/internal/webhooksig"
 )
 
@@ -53,11 +52,6 @@ func WebhookSecretRotate(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 	return rows, nil
 }
 
-// WebhookEventNotFound is the refusal of an unknown (or another platform's) event.
-func WebhookEventNotFound() error {
-	return problem.NotFound(catalog.WebhookEventNotFound, "webhook event")
-}
-
 // WebhookEventAttempts is an event with its delivery attempts.
 type WebhookEventAttempts struct {
 	Event    WebhookEvent
@@ -84,7 +78,7 @@ func WebhookEventAttemptsGet(ctx context.Context, q *Queries, platformID, id uui
 func WebhookEventForRedelivery(ctx context.Context, q *Queries, platformID, id uuid.UUID) (WebhookEvent, error) {
 	ev, err := q.WebhookEventGet(ctx, WebhookEventGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
-		return WebhookEvent{}, WebhookEventNotFound()
+		return WebhookEvent{}, events.ErrWebhookEventNotFound()
 	}
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("get webhook event: %w", err)

@@ -60,3 +60,15 @@ func CheckPrivatePatch(typ catalog.AccountType, privateEnabled *bool) error {
 	}
 	return nil
 }
+
+// CustomerAccountExists is the refusal of a second open account of one currency and type
+// for a customer.
+func CustomerAccountExists() error {
+	return problem.Refuse(catalog.Conflict, "the customer already has an open account of this currency and type")
+}
+
+// PlatformAccountExists is the refusal of a second account of one currency and type for a
+// platform.
+func PlatformAccountExists() error {
+	return problem.Refuse(catalog.Conflict, "the platform already has an account of this currency and type")
+}

@@ -133,3 +133,10 @@ func CodeKey(code string) string {
 	sum := sha256.Sum256([]byte("agent-redeem/code-id/" + CodeID(code)))
 	return "agent-redeem/code-id/" + hex.EncodeToString(sum[:])
 }
+
+// ErrNotFound is the refusal of an agent the platform does not have (or deleted).
+func ErrNotFound() error { return problem.NotFound(catalog.AgentNotFound, "agent") }
+
+// ErrActionNotFound is the refusal of an agent action the agent (or the platform) does not
+// have.
+func ErrActionNotFound() error { return problem.NotFound(catalog.AgentActionNotFound, "agent action") }

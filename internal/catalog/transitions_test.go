@@ -63,3 +63,50 @@ func TestTransactionEndEvent(t *testing.T) {
 		}
 	}
 }
+
+// Every event: the statuses an unlocked change moves a transaction from are the table's,
+// and they all lead to the one status the table says.
+func TestTransactionUnlockedChange(t *testing.T) {
+	for _, tc := range []struct {
+		event TransactionEvent
+		from  []TransactionStatus
+		to    TransactionStatus
+	}{
+		{TxEventProcess, []TransactionStatus{TxPending}, TxProcessing},
+		{TxEventExpire, []TransactionStatus{TxPending}, TxExpired},
+		{TxEventComplete, []TransactionStatus{TxPending, TxProcessing}, TxCompleted},
+		{TxEventFail, []TransactionStatus{TxPending, TxProcessing}, TxFailed},
+		{TxEventReject, []TransactionStatus{TxPending, TxProcessing}, TxRejected},
+		{TxEventReturn, []TransactionStatus{TxCompleted}, TxFailed},
+	} {
+		from, to, err := TransactionUnlockedChange(tc.event)
+		if err != nil || !slices.Equal(from, tc.from) || to != tc.to {
+			t.Errorf("%s: (%v, %s, %v), want (%v, %s, nil)", tc.event, from, to, err, tc.from, tc.to)
+		}
+	}
+}
+
+func TestTransactionUnlockedChangeRefusesAnUnknownEvent(t *testing.T) {
+	from, to, err := TransactionUnlockedChange("NOT_AN_EVENT")
+	var r *TransitionRefusal
+	if !errors.As(err, &r) || *r != (TransitionRefusal{Event: "NOT_AN_EVENT"}) || from != nil || to != "" {
+		t.Fatalf("(%v, %q, %v), want a refusal of the event alone", from, to, err)
+	}
+	if r.Code() != Conflict {
+		t.Errorf("code %s, want %s", r.Code(), Conflict)
+	}
+}
+
+func TestTransactionUnlockedChangeRefusesAnAmbiguousEvent(t *testing.T) {
+	saved := TransactionTransitions
+	t.Cleanup(func() { TransactionTransitions = saved })
+	TransactionTransitions = append(slices.Clone(saved), TransactionTransition{TxFailed, TxEventProcess, TxPending})
+	_, _, err := TransactionUnlockedChange(TxEventProcess)
+	var r *TransitionRefusal
+	if err == nil || errors.As(err, &r) {
+		t.Fatalf("err = %v, want an error that is no refusal", err)
+	}
+	if want := "PROCESS leads to PROCESSING or PENDING; lock it and read its status first"; err.Error() != want {
+		t.Errorf("err = %q, want %q", err, want)
+	}
+}

@@ -94,11 +94,16 @@ func (s State) Expire() (next catalog.InvitationStatus, ok bool) {
 	return catalog.InvExpired, true
 }
 
+// ErrNotFound is the refusal of a code no invitation of the environment has.
+func ErrNotFound() error {
+	return problem.NotFound(catalog.InvitationNotFound, "invitation")
+}
+
 // visibleIn refuses an invitation of another environment than env as not found; a state
 // whose environment is not known is not checked.
 func (s State) visibleIn(env catalog.Environment) error {
 	if s.Environment != "" && env != s.Environment {
-		return problem.NotFound(catalog.InvitationNotFound, "invitation")
+		return ErrNotFound()
 	}
 	return nil
 }
