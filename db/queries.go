@@ -2,11 +2,12 @@ package db
 
 import "paycore/db/internal/gen"
 
-// Queries is the generated query layer (db/internal/gen).
-type Queries = gen.Queries
+// queries is the generated query layer (db/internal/gen). It stays inside this package:
+// callers elsewhere run db's named operations.
+type queries = gen.Queries
 
-// DBTX is what the queries run on: the pool or a transaction.
+// DBTX is what a db operation runs on: the pool, or a caller's transaction (pgx.Tx).
 type DBTX = gen.DBTX
 
-// New returns the generated queries on d.
-func New(d DBTX) *Queries { return gen.New(d) }
+// newQueries returns the generated queries on d.
+func newQueries(d DBTX) *queries { return gen.New(d) }
