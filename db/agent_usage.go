@@ -113,7 +113,7 @@ type AgentWithUsage struct {
 	Usage agentpolicy.Usage
 }
 
-// AgentsWithUsage reads the usage of agents at now (AgentUsages), the one read of usage
+// AgentsWithUsage reads the usage of agents at now (agentUsages), the one read of usage
 // for rendering agents.
 func AgentsWithUsage(ctx context.Context, d DBTX, now time.Time, agents ...Agent) ([]AgentWithUsage, error) {
 	q := newQueries(d)

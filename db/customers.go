@@ -115,7 +115,7 @@ type CustomerPatchParams struct {
 
 // CustomerPatch updates a customer in one transaction: the update is checked again under
 // the customer's row lock, a replaced currency list opens and closes accounts
-// (CustomerAccountsReplace; an account that cannot be closed refuses the whole update),
+// (customerAccountsReplace; an account that cannot be closed refuses the whole update),
 // an e-mail change moves the EMAIL_OTP credential along, and an identity change that
 // sends the customer back through verification records its status webhook.
 func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {

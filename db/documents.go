@@ -85,7 +85,7 @@ func documentCreate(ctx context.Context, q *queries, platformID, id uuid.UUID, f
 	return d, nil
 }
 
-// DocumentUpload records a new document like DocumentCreate, in a transaction that then
+// DocumentUpload records a new document like documentCreate, in a transaction that then
 // checks the customer's documents against maxPerCustomer (documentsWithin).
 func DocumentUpload(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, f document.Fields, file DocumentFile, maxPerCustomer int) (Document, error) {
 	var d Document

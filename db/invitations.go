@@ -64,7 +64,7 @@ func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Requ
 }
 
 // InvitationClaim claims an invitation for c at now (see endInvitation; the claim is
-// decided by invitation.State.Claim with the invitee as InvitationInviteeOf reads it), with
+// decided by invitation.State.Claim with the invitee as invitationInviteeOf reads it), with
 // the INVITATION_CLAIMED event (rendered by render) for the inviter's platform.
 func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Claim, now time.Time, open bool, render func(Invitation) any) (Invitation, error) {
 	return endInvitation(ctx, pool, code, invitationEnding{claim: &c}, now, open, render)

@@ -77,7 +77,7 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 }
 
 // TransferCreate creates a transfer in one database transaction: under the internal
-// account's ledger lock it loads the accounts (TransferAccountsGet) and lets check refuse
+// account's ledger lock it loads the accounts (transferAccountsGet) and lets check refuse
 // them, then writes, for a transfer out, the hold on the funds (bound to the wallet
 // signature of an embedded wallet) with its balance event, the PENDING transaction and
 // its webhook event. A refusal of check is returned as it is, with nothing written; a
