@@ -175,15 +175,20 @@ $(CLIENT)/node_modules/.installed: $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
+generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/internal/gen and its aliases in db/gen_types.go, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
 	$(BIN)/sqlc generate
+	$(GO) run ./db/internal/aliasgen
 	cd $(CLIENT) && npm run --silent generate
 	$(MAKE) --no-print-directory docs-renderer
 
-verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
+verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc and its db aliases, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./db/internal/aliasgen -out "$$tmp/gen_types.go"; \
+	if ! diff -u db/gen_types.go "$$tmp/gen_types.go"; then \
+		echo "db/gen_types.go is not what db/internal/gen generates: run make generate"; exit 1; \
+	fi; \
 	(cd $(CLIENT) && SCHEMA_OUT="$$tmp/schema.ts" npm run --silent generate >/dev/null); \
 	if ! diff -u $(CLIENT)/src/schema.ts "$$tmp/schema.ts"; then \
 		echo "$(CLIENT)/src/schema.ts is not what api/openapi.yaml generates: run make generate"; exit 1; \

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"paycore/db"
 	"paycore/internal/fx"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
@@ -27,7 +26,6 @@ import (
 // Activities is registered with the worker; its methods are the activities.
 type Activities struct {
 	pool    *pgxpool.Pool
-	q       *db.Queries
 	box     *sealbox.Box
 	signer  *webhooksig.ECDSASigner
 	public  *http.Client // webhook client that refuses non-public addresses
@@ -97,7 +95,6 @@ func New(o Options) *Activities {
 	}
 	return &Activities{
 		pool:    o.Pool,
-		q:       db.New(o.Pool),
 		box:     o.Box,
 		signer:  o.Signer,
 		public:  webhookClient(false, true, o.WebhookTimeout, o.Tracer),

@@ -69,7 +69,7 @@ func actionStep(a db.AgentActionFull) (ActionStep, error) {
 // account, limit, quote or transfer rule, a transfer no configured rail serves) is a
 // non-retryable application error.
 func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
-	p, err := a.q.PlatformGet(ctx, in.PlatformID)
+	p, err := db.PlatformGet(ctx, a.pool, in.PlatformID)
 	if err != nil {
 		return ActionStep{}, fmt.Errorf("load platform: %w", err)
 	}
@@ -145,7 +145,7 @@ func (a *Activities) ExpireAgentAction(ctx context.Context, actionID uuid.UUID) 
 // or deleted since the action was approved (AGENT_PAUSED, AGENT_DELETED). Executing an
 // action that is not APPROVED, or whose payment exists, answers the action as it is.
 func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (ActionStep, error) {
-	act, err := db.AgentActionRead(ctx, a.q, in.ActionID)
+	act, err := db.AgentActionRead(ctx, a.pool, in.ActionID)
 	if err != nil {
 		return ActionStep{}, err
 	}
@@ -167,7 +167,7 @@ func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (
 	default:
 		return ActionStep{}, refused // retried
 	}
-	if act, err = db.AgentActionRead(ctx, a.q, in.ActionID); err != nil {
+	if act, err = db.AgentActionRead(ctx, a.pool, in.ActionID); err != nil {
 		return ActionStep{}, err
 	}
 	return actionStep(act)
@@ -188,7 +188,7 @@ func (a *Activities) failAction(ctx context.Context, actionID uuid.UUID, reason 
 // agentGone is why an approved action's agent may no longer act (AGENT_PAUSED,
 // AGENT_DELETED: paused or deleted since the action was approved), "" when it may.
 func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (string, error) {
-	st, err := a.q.AgentActionAgentState(ctx, act.AgentID)
+	st, err := db.AgentActionAgentState(ctx, a.pool, act.AgentID)
 	if err != nil {
 		return "", fmt.Errorf("read action agent: %w", err)
 	}
@@ -228,7 +228,7 @@ func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db
 	}
 	// The transfer's workflow ended before this step saw its answer: it exists, or it was
 	// refused.
-	if _, err := a.q.TransactionGetByID(ctx, act.TransactionID); err == nil {
+	if _, err := db.TransactionGetByID(ctx, a.pool, act.TransactionID); err == nil {
 		return nil
 	} else if !db.IsNotFound(err) {
 		return fmt.Errorf("read transaction: %w", err)

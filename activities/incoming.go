@@ -95,7 +95,7 @@ func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID
 
 // recordedAnswer is the decision the last recorded attempt of an approval request holds.
 func (a *Activities) recordedAnswer(ctx context.Context, eventID uuid.UUID, known map[string]string) (incoming.Decision, error) {
-	attempts, err := a.q.WebhookAttemptList(ctx, eventID)
+	attempts, err := db.WebhookAttemptList(ctx, a.pool, eventID)
 	if err != nil {
 		return incoming.Decision{}, fmt.Errorf("load approval attempts: %w", err)
 	}

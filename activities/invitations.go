@@ -64,7 +64,7 @@ func (a *Activities) CancelInvitation(ctx context.Context, code string, c invita
 // ExpireInvitation expires an invitation nobody claimed or cancelled before its
 // expiresAt (see db.InvitationExpire) and returns the status it ended with.
 func (a *Activities) ExpireInvitation(ctx context.Context, code string) (catalog.InvitationStatus, error) {
-	inv, err := db.InvitationExpire(ctx, a.q, code)
+	inv, err := db.InvitationExpire(ctx, a.pool, code)
 	if err != nil {
 		return "", err
 	}

@@ -74,7 +74,7 @@ func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID u
 func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID, r transfer.Rail) (rail.Outcome, error) {
 	if !r.Known() {
 		var err error
-		if r, err = db.TransferRail(ctx, a.q, transactionID); err != nil {
+		if r, err = db.TransferRail(ctx, a.pool, transactionID); err != nil {
 			return rail.Outcome{}, err
 		}
 	}

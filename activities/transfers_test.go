@@ -15,6 +15,7 @@ import (
 
 	"paycore/activities"
 	"paycore/db"
+	"paycore/db/dbtest"
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/events"
@@ -35,16 +36,16 @@ type account struct {
 func (f *fixture) account(t *testing.T, p db.Platform) account {
 	t.Helper()
 	ctx := context.Background()
-	c, err := f.q.CustomerCreate(ctx, db.CustomerCreateParams{ID: ids.New(), PlatformID: p.ID, PlatformCustomerID: ids.New().String(), CustomerType: "INDIVIDUAL",
+	c, err := dbtest.CustomerCreate(ctx, f.pool, db.CustomerCreateParams{ID: ids.New(), PlatformID: p.ID, PlatformCustomerID: ids.New().String(), CustomerType: "INDIVIDUAL",
 		Region: "US", Currencies: []string{"USD"}, UmaAddress: "$" + ids.New().String() + "@p.example.com", KycStatus: "APPROVED"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := ids.New()
-	if _, err := f.q.LedgerAccountCreate(ctx, db.LedgerAccountCreateParams{ID: id, PlatformID: p.ID, Currency: "USD", Kind: db.KindInternal}); err != nil {
+	if _, err := dbtest.LedgerAccountCreate(ctx, f.pool, db.LedgerAccountCreateParams{ID: id, PlatformID: p.ID, Currency: "USD", Kind: db.KindInternal}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.q.InternalAccountCreate(ctx, db.InternalAccountCreateParams{ID: id, PlatformID: p.ID, CustomerID: uuid.NullUUID{UUID: c.ID, Valid: true},
+	if _, err := dbtest.InternalAccountCreate(ctx, f.pool, db.InternalAccountCreateParams{ID: id, PlatformID: p.ID, CustomerID: uuid.NullUUID{UUID: c.ID, Valid: true},
 		Type: "INTERNAL_FIAT", Currency: "USD"}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func (f *fixture) account(t *testing.T, p db.Platform) account {
 func (f *fixture) external(t *testing.T, a account, suffix string) uuid.UUID {
 	t.Helper()
 	number := ids.New().String()[24:33] + suffix
-	e, err := f.q.ExternalAccountCreate(context.Background(), db.ExternalAccountCreateParams{ID: ids.New(), PlatformID: a.p.ID,
+	e, err := dbtest.ExternalAccountCreate(context.Background(), f.pool, db.ExternalAccountCreateParams{ID: ids.New(), PlatformID: a.p.ID,
 		CustomerID: uuid.NullUUID{UUID: a.customer, Valid: true}, Currency: "USD", AccountType: "USD_ACCOUNT",
 		AccountInfo: json.RawMessage(`{"accountType":"USD_ACCOUNT","accountNumber":"` + number + `"}`), Identifier: number})
 	if err != nil {
@@ -66,12 +67,12 @@ func (f *fixture) external(t *testing.T, a account, suffix string) uuid.UUID {
 
 func (f *fixture) fund(t *testing.T, a account, amount int64) {
 	t.Helper()
-	err := db.WithTx(context.Background(), f.pool, func(q *db.Queries, _ pgx.Tx) error {
-		src, err := db.LedgerSystemAccount(context.Background(), q, a.p.ID, "USD", db.KindSandboxFunding)
+	err := pgx.BeginFunc(context.Background(), f.pool, func(tx pgx.Tx) error {
+		src, err := db.LedgerSystemAccount(context.Background(), tx, a.p.ID, "USD", db.KindSandboxFunding)
 		if err != nil {
 			return err
 		}
-		return db.LedgerApply(context.Background(), q, ids.New(), "USD", []db.Move{{Account: src.ID, Amount: -amount}, {Account: a.id, Amount: amount}})
+		return db.LedgerApply(context.Background(), tx, ids.New(), "USD", []db.Move{{Account: src.ID, Amount: -amount}, {Account: a.id, Amount: amount}})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,8 +80,8 @@ func (f *fixture) fund(t *testing.T, a account, amount int64) {
 }
 
 func (f *fixture) closeAccount(a account) error {
-	return db.WithTx(context.Background(), f.pool, func(q *db.Queries, _ pgx.Tx) error {
-		return db.InternalAccountClose(context.Background(), q, a.p.ID, a.id)
+	return pgx.BeginFunc(context.Background(), f.pool, func(tx pgx.Tx) error {
+		return db.InternalAccountClose(context.Background(), tx, a.p.ID, a.id)
 	})
 }
 
@@ -120,7 +121,7 @@ func (f *fixture) ledger(t *testing.T, id uuid.UUID) (balance, held int64, statu
 
 func (f *fixture) transaction(t *testing.T, p db.Platform, id uuid.UUID) view.Transaction {
 	t.Helper()
-	tx, err := f.q.TransactionGet(context.Background(), db.TransactionGetParams{PlatformID: p.ID, ID: id})
+	tx, err := db.TransactionGet(context.Background(), f.pool, db.TransactionGetParams{PlatformID: p.ID, ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

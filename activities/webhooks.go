@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
@@ -83,14 +82,14 @@ func (a *Activities) deliverable(ctx context.Context, eventID string) (db.Webhoo
 	if err != nil {
 		return db.WebhookEvent{}, db.Platform{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
 	}
-	ev, err := a.q.WebhookEventGetByID(ctx, id)
+	ev, err := db.WebhookEventGet(ctx, a.pool, id)
 	if err != nil {
 		return ev, db.Platform{}, fmt.Errorf("load event %s: %w", eventID, err)
 	}
 	if ev.Status != catalog.WebhookPending {
 		return ev, db.Platform{}, temporal.NewNonRetryableApplicationError("event is "+string(ev.Status), ErrEventClosed, nil)
 	}
-	p, err := a.q.PlatformGet(ctx, ev.PlatformID)
+	p, err := db.PlatformGet(ctx, a.pool, ev.PlatformID)
 	if err != nil {
 		return ev, p, fmt.Errorf("load platform of event %s: %w", eventID, err)
 	}
@@ -118,23 +117,16 @@ func endpointProblem(err error) string {
 // accepted event is DELIVERED; a single (TEST) attempt that was not accepted is FAILED; a
 // 410 disables the endpoint it was sent to and makes the event UNDELIVERABLE.
 func (a *Activities) recordOutcome(ctx context.Context, ev db.WebhookEvent, p db.Platform, out DeliveryOutcome, once bool) error {
-	return db.WithTx(ctx, a.pool, func(q *db.Queries, _ pgx.Tx) error {
-		if err := a.record(ctx, q, ev.ID, out); err != nil {
-			return err
-		}
-		switch {
-		case out.Delivered:
-			return q.WebhookEventMarkDelivered(ctx, ev.ID)
-		case once:
-			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: catalog.WebhookFailed})
-		case out.StatusCode == http.StatusGone:
-			if err := q.PlatformDisableWebhook(ctx, db.PlatformDisableWebhookParams{ID: p.ID, WebhookEndpoint: out.URL}); err != nil {
-				return err
-			}
-			return q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: ev.ID, Status: catalog.WebhookUndeliverable})
-		}
-		return nil
-	})
+	decision := db.WebhookAttemptRetry
+	switch {
+	case out.Delivered:
+		decision = db.WebhookAttemptDelivered
+	case once:
+		decision = db.WebhookAttemptFailed
+	case out.StatusCode == http.StatusGone:
+		decision = db.WebhookAttemptGone
+	}
+	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out), decision)
 }
 
 // attempt signs and sends the event once. When the request got no HTTP answer on behalf of
@@ -204,11 +196,11 @@ func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db
 	return req, nil
 }
 
-func (a *Activities) record(ctx context.Context, q *db.Queries, eventID uuid.UUID, out DeliveryOutcome) error {
-	now := time.Now()
+// attemptRecord is the row of an attempt of the event, as recorded.
+func attemptRecord(eventID uuid.UUID, out DeliveryOutcome) db.WebhookAttemptCreateParams {
 	started := out.StartedAt
 	if started.IsZero() {
-		started = now
+		started = time.Now()
 	}
 	var status *int32
 	if out.StatusCode != 0 {
@@ -219,19 +211,14 @@ func (a *Activities) record(ctx context.Context, q *db.Queries, eventID uuid.UUI
 	if out.Error != "" {
 		errText = &out.Error
 	}
-	if err := q.WebhookAttemptCreate(ctx, db.WebhookAttemptCreateParams{
+	return db.WebhookAttemptCreateParams{
 		EventID: eventID, Url: out.URL, StartedAt: started, LatencyMs: int32(out.LatencyMs), StatusCode: status, Error: errText, ResponseBody: out.Body,
-	}); err != nil {
-		return err
 	}
-	return q.WebhookEventRecordAttempt(ctx, db.WebhookEventRecordAttemptParams{
-		ID: eventID, AttemptedAt: &started, StatusCode: status, LastError: errText,
-	})
 }
 
 // signingSecrets returns the platform's Standard Webhooks secrets, newest first.
 func (a *Activities) signingSecrets(ctx context.Context, platformID uuid.UUID) ([][]byte, error) {
-	rows, err := a.q.WebhookSecretListActive(ctx, platformID)
+	rows, err := db.WebhookSecretListActive(ctx, a.pool, platformID)
 	if err != nil {
 		return nil, fmt.Errorf("load webhook secrets: %w", err)
 	}
@@ -255,7 +242,7 @@ func (a *Activities) ReopenWebhookEvent(ctx context.Context, eventID string) err
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
 	}
-	if err := a.q.WebhookEventReopen(ctx, id); err != nil {
+	if err := db.WebhookEventReopen(ctx, a.pool, id); err != nil {
 		return fmt.Errorf("reopen event %s: %w", eventID, err)
 	}
 	return nil
@@ -267,7 +254,7 @@ func (a *Activities) MarkWebhookFinal(ctx context.Context, eventID string, statu
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEventClosed, err)
 	}
-	if err := a.q.WebhookEventMarkFinal(ctx, db.WebhookEventMarkFinalParams{ID: id, Status: status}); err != nil {
+	if err := db.WebhookEventMarkFinal(ctx, a.pool, db.WebhookEventMarkFinalParams{ID: id, Status: status}); err != nil {
 		return fmt.Errorf("mark event %s %s: %w", eventID, status, err)
 	}
 	return nil

@@ -37,7 +37,6 @@ type fixture struct {
 	pool *pgxpool.Pool
 	box  *sealbox.Box
 	acts *activities.Activities
-	q    *db.Queries
 	env  *testsuite.TestActivityEnvironment
 }
 
@@ -58,7 +57,7 @@ func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
-	f := &fixture{pool: pool, acts: acts, q: db.New(pool), env: env}
+	f := &fixture{pool: pool, acts: acts, env: env}
 	f.box = box
 	return f
 }
@@ -67,20 +66,20 @@ func newFixtureWith(t *testing.T, tweak func(*activities.Options)) *fixture {
 func (f *fixture) platform(t *testing.T, env, url string) db.Platform {
 	ctx := context.Background()
 	id := ids.New()
-	p, err := f.q.PlatformCreate(ctx, db.PlatformCreateParams{ID: id, Name: "p", Environment: catalog.Environment(env), ConfigID: ids.New(),
+	p, err := dbtest.PlatformCreate(ctx, f.pool, db.PlatformCreateParams{ID: id, Name: "p", Environment: catalog.Environment(env), ConfigID: ids.New(),
 		UmaDomain: "p-" + strings.ReplaceAll(id.String(), "-", "") + ".example.com", WebhookEndpoint: url, SupportedCurrencies: json.RawMessage(`[]`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := webhooksig.NewSecret()
-	if _, err := f.q.WebhookSecretCreate(ctx, db.WebhookSecretCreateParams{ID: ids.New(), PlatformID: p.ID, SecretSealed: f.box.Seal(webhooksig.SealLabel, raw)}); err != nil {
+	if _, err := dbtest.WebhookSecretCreate(ctx, f.pool, db.WebhookSecretCreateParams{ID: ids.New(), PlatformID: p.ID, SecretSealed: f.box.Seal(webhooksig.SealLabel, raw)}); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
 func (f *fixture) event(t *testing.T, p db.Platform) (db.WebhookEvent, string) {
-	ev, err := db.EventRecord(context.Background(), f.q, p.ID, events.Test, map[string]any{"k": "v"}, true)
+	ev, err := db.EventRecord(context.Background(), f.pool, p.ID, events.Test, map[string]any{"k": "v"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +136,11 @@ func TestDeliverOutcomes(t *testing.T) {
 		if appErrType(err) != tc.errType {
 			t.Fatalf("%d: error %v, want type %q", tc.status, err, tc.errType)
 		}
-		got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+		got, _ := db.WebhookEventGet(context.Background(), f.pool, ev.ID)
 		if string(got.Status) != tc.wantState || got.AttemptCount != 1 || hits.Load() != 1 {
 			t.Fatalf("%d: status %s attempts %d hits %d", tc.status, got.Status, got.AttemptCount, hits.Load())
 		}
-		attempts, _ := f.q.WebhookAttemptList(context.Background(), ev.ID)
+		attempts, _ := db.WebhookAttemptList(context.Background(), f.pool, ev.ID)
 		if len(attempts) != 1 || attempts[0].StatusCode == nil || int(*attempts[0].StatusCode) != tc.status ||
 			(tc.status != 204 && attempts[0].ResponseBody != "answer") {
 			t.Fatalf("%d: attempt not recorded: %+v", tc.status, attempts)
@@ -150,7 +149,7 @@ func TestDeliverOutcomes(t *testing.T) {
 			t.Fatalf("%d: outcome %+v", tc.status, out)
 		}
 		if tc.status == 410 {
-			pl, _ := f.q.PlatformGet(context.Background(), p.ID)
+			pl, _ := db.PlatformGet(context.Background(), f.pool, p.ID)
 			if pl.WebhookDisabledAt == nil {
 				t.Fatal("410 did not disable the endpoint")
 			}
@@ -188,7 +187,7 @@ func TestDeliverOnceReportsWithoutError(t *testing.T) {
 	if err != nil || out.StatusCode != 503 || out.Delivered {
 		t.Fatalf("once: %+v %v", out, err)
 	}
-	got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+	got, _ := db.WebhookEventGet(context.Background(), f.pool, ev.ID)
 	if got.Status != "FAILED" {
 		t.Fatalf("status %s", got.Status)
 	}
@@ -208,7 +207,7 @@ func TestDeliverRefusesPrivateAddressesForProduction(t *testing.T) {
 	if hits.Load() != 0 {
 		t.Fatal("private receiver reached")
 	}
-	got, _ := f.q.WebhookEventGetByID(context.Background(), ev.ID)
+	got, _ := db.WebhookEventGet(context.Background(), f.pool, ev.ID)
 	if got.LastError == nil || *got.LastError != netguard.NoAnswer {
 		t.Fatalf("last error %q", deref(got.LastError))
 	}
@@ -265,7 +264,7 @@ func TestProductionAttemptErrorsHideNetworkDetail(t *testing.T) {
 		if err != nil || out.Error != netguard.NoAnswer || out.StatusCode != 0 || out.LatencyMs != 0 {
 			t.Errorf("%s: test send %+v %v", name, out, err)
 		}
-		attempts, _ := f.q.WebhookAttemptList(context.Background(), ev.ID)
+		attempts, _ := db.WebhookAttemptList(context.Background(), f.pool, ev.ID)
 		if len(attempts) != 1 || attempts[0].Error == nil || *attempts[0].Error != netguard.NoAnswer || attempts[0].LatencyMs != 0 {
 			t.Errorf("%s: recorded attempt %+v", name, attempts)
 		}
@@ -275,7 +274,7 @@ func TestProductionAttemptErrorsHideNetworkDetail(t *testing.T) {
 		if appErrType(err) != activities.ErrDeliveryFailed || !strings.HasSuffix(err.Error(), netguard.NoAnswer+" (type: "+activities.ErrDeliveryFailed+", retryable: true)") {
 			t.Errorf("%s: delivery error %v", name, err)
 		}
-		got, _ := f.q.WebhookEventGetByID(context.Background(), ev2.ID)
+		got, _ := db.WebhookEventGet(context.Background(), f.pool, ev2.ID)
 		if got.LastError == nil || *got.LastError != netguard.NoAnswer {
 			t.Errorf("%s: last error %q", name, deref(got.LastError))
 		}

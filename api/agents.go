@@ -126,7 +126,7 @@ func (s *Server) agentPage(ctx context.Context, conn db.ListDB, f db.AgentFilter
 	if err != nil {
 		return db.Result[db.AgentWithUsage]{}, err
 	}
-	rows, err := db.AgentsWithUsagePool(ctx, s.Pool, s.now(), res.Rows...)
+	rows, err := db.AgentsWithUsage(ctx, s.Pool, s.now(), res.Rows...)
 	return db.Result[db.AgentWithUsage]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }
 
@@ -151,7 +151,7 @@ func (s *Server) readAgent(ctx context.Context, pid, id uuid.UUID) (db.AgentWith
 
 // withUsage adds the agent's usage now, to render it.
 func (s *Server) withUsage(ctx context.Context, a db.Agent) (db.AgentWithUsage, error) {
-	rows, err := db.AgentsWithUsagePool(ctx, s.Pool, s.now(), a)
+	rows, err := db.AgentsWithUsage(ctx, s.Pool, s.now(), a)
 	if err != nil {
 		return db.AgentWithUsage{}, err
 	}
@@ -197,7 +197,7 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := agentpolicy.CheckResume(b.IsPaused, canTransact(r)); err != nil {
 		return err
 	}
-	a, err := db.AgentUpdatePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
+	a, err := db.AgentUpdate(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, db.AgentChange{Name: b.Name, IsPaused: b.IsPaused})
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := db.AgentDeletePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id); err != nil {
+	if err := db.AgentDelete(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

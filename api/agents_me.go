@@ -97,7 +97,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 
 // countAttempt counts one redeem attempt under key and refuses it over limit.
 func (s *Server) countAttempt(ctx context.Context, key string, limit agent.Limit, now time.Time, what string) error {
-	c, err := db.RateLimitHitPool(ctx, s.Pool, key, limit.Window)
+	c, err := db.RateLimitHit(ctx, s.Pool, key, limit.Window)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func bearerToken(header string) (string, bool) { return authorization(header, "B
 // getAgentMe is GET /agents/me: the authenticated agent.
 func (s *Server) getAgentMe(w http.ResponseWriter, r *http.Request) error {
 	p := agentPrincipalFrom(r.Context())
-	a, err := db.AgentGetLivePool(r.Context(), s.Pool, p.PlatformID, p.AgentID)
+	a, err := db.AgentGetLive(r.Context(), s.Pool, p.PlatformID, p.AgentID)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func (s *Server) createAgentQuote(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	p := agentPrincipalFrom(r.Context())
-	acc, err := db.QuoteAccountsGetPool(r.Context(), s.Pool, req)
+	acc, err := db.QuoteAccountsGet(r.Context(), s.Pool, req)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (s *Server) submitAgentAction(w http.ResponseWriter, r *http.Request, statu
 		if err != nil {
 			return fmt.Errorf("read agent action: %w", err)
 		}
-		full, err := db.AgentActionReadPool(r.Context(), s.Pool, a.ID)
+		full, err := db.AgentActionRead(r.Context(), s.Pool, a.ID)
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (s *Server) getAgentAction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := db.AgentActionGetFullPool(r.Context(), s.Pool, callerPlatformID(r.Context()), me, id)
+	a, err := db.AgentActionGetFull(r.Context(), s.Pool, callerPlatformID(r.Context()), me, id)
 	if err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (s *Server) decideAgentAction(w http.ResponseWriter, r *http.Request, d age
 // db.AgentActionDecide answers in its place, under the action's lock, with the machine's
 // refusal, and writes nothing.
 func (s *Server) decideAction(ctx context.Context, pid, agentID, id uuid.UUID, d agent.Decision) (json.RawMessage, error) {
-	a, err := db.AgentActionGetFullPool(ctx, s.Pool, pid, agentID, id)
+	a, err := db.AgentActionGetFull(ctx, s.Pool, pid, agentID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func serveWalletList[R, T any](s *Server, w http.ResponseWriter, r *http.Request
 // walletConfig reads the caller's platform embedded-wallet configuration; the zero value
 // when the platform has none. It is the one place the API reads it.
 func (s *Server) walletConfig(ctx context.Context) (platformconfig.Wallet, error) {
-	set, err := db.PlatformSettingsGetPool(ctx, s.Pool, principalFrom(ctx).PlatformID)
+	set, err := db.PlatformSettingsGet(ctx, s.Pool, principalFrom(ctx).PlatformID)
 	if err != nil || set.Wallet == nil {
 		return platformconfig.Wallet{}, err
 	}

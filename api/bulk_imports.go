@@ -85,7 +85,7 @@ func (s *Server) bulkImportInput(jobID, platformID uuid.UUID) workflows.BulkImpo
 // with its progress and refused rows; another platform's is 404 BULK_UPLOAD_JOB_NOT_FOUND.
 func (s *Server) getBulkImportJob(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "jobId", ids.Job, errBulkJobNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.BulkImportReport, error) {
-		return db.BulkImportReportGetPool(ctx, s.Pool, pid, id)
+		return db.BulkImportReportGet(ctx, s.Pool, pid, id)
 	}, view.BulkImportJobOf)
 }
 

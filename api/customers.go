@@ -33,7 +33,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, pid)
+	settings, err := db.PlatformSettingsGet(r.Context(), s.Pool, pid)
 	if err != nil {
 		return err
 	}
@@ -98,11 +98,11 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	cur, err := db.CustomerRecordGetPool(r.Context(), s.Pool, pid, id)
+	cur, err := db.CustomerRecordGet(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}
-	settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, pid)
+	settings, err := db.PlatformSettingsGet(r.Context(), s.Pool, pid)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := db.CustomerDeletePool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id)
+	c, err := db.CustomerDelete(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id)
 	if err != nil {
 		return err
 	}

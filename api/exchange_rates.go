@@ -25,7 +25,7 @@ func (s *Server) listExchangeRates(w http.ResponseWriter, r *http.Request) error
 		return q.err
 	}
 	p := principalFrom(r.Context())
-	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, p.PlatformID)
+	set, err := db.PlatformSettingsGet(r.Context(), s.Pool, p.PlatformID)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (s *Server) createExternalAccount(w http.ResponseWriter, r *http.Request, p
 // any, must not be deleted; then the beneficiary check and the insert.
 func (s *Server) addExternalAccount(w http.ResponseWriter, r *http.Request, platformID uuid.UUID, sandbox bool, n extaccount.New) error {
 	if n.CustomerID.Valid {
-		c, err := db.CustomerRecordGetPool(r.Context(), s.Pool, platformID, n.CustomerID.UUID)
+		c, err := db.CustomerRecordGet(r.Context(), s.Pool, platformID, n.CustomerID.UUID)
 		if err != nil {
 			return err
 		}

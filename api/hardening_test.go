@@ -278,27 +278,26 @@ func TestWalletTransferOutNeedsSignature(t *testing.T) {
 	// Below the API: the ledger itself refuses to hold wallet money for a transaction no
 	// signed retry is bound to, and accepts it once one is.
 	ctx := context.Background()
-	q := db.New(e.pool)
 	walletID := uuidOf(t, acct)
 	txID := uuidOf(t, "Transaction:0190a000-0000-7000-8000-0000000000aa")
-	if err := db.LedgerApply(ctx, q, txID, "USDC", []db.Move{{Account: walletID, Held: 10}}); err == nil || !strings.Contains(err.Error(), "wallet signature") {
+	if err := db.LedgerApply(ctx, e.pool, txID, "USDC", []db.Move{{Account: walletID, Held: 10}}); err == nil || !strings.Contains(err.Error(), "wallet signature") {
 		t.Fatalf("unsigned wallet hold: %v", err)
 	}
-	if err := db.AuthorizeWalletDebit(ctx, q, uuidOf(t, ch.RequestID), walletID, txID, "TRANSFER_OUT"); err == nil {
+	if err := db.AuthorizeWalletDebit(ctx, e.pool, uuidOf(t, ch.RequestID), walletID, txID, "TRANSFER_OUT"); err == nil {
 		t.Fatal("an unused signed retry authorised a debit")
 	}
 	if _, err := e.pool.Exec(ctx, "UPDATE signed_requests SET used_at = now()"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AuthorizeWalletDebit(ctx, q, uuidOf(t, ch.RequestID), walletID, txID, "TRANSFER_OUT"); err != nil {
+	if err := db.AuthorizeWalletDebit(ctx, e.pool, uuidOf(t, ch.RequestID), walletID, txID, "TRANSFER_OUT"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LedgerApply(ctx, q, txID, "USDC", []db.Move{{Account: walletID, Held: 10}}); err != nil {
+	if err := db.LedgerApply(ctx, e.pool, txID, "USDC", []db.Move{{Account: walletID, Held: 10}}); err != nil {
 		t.Fatalf("signed wallet hold: %v", err)
 	}
 	other := txID
 	other[15]++
-	if err := db.AuthorizeWalletDebit(ctx, q, uuidOf(t, ch.RequestID), walletID, other, "TRANSFER_OUT"); err == nil {
+	if err := db.AuthorizeWalletDebit(ctx, e.pool, uuidOf(t, ch.RequestID), walletID, other, "TRANSFER_OUT"); err == nil {
 		t.Fatal("one signature authorised two transactions")
 	}
 	_ = p

@@ -27,7 +27,7 @@ func (s *Server) verification(platformID, customerID uuid.UUID) workflows.Verifi
 // knownCustomer refuses a customer the caller's platform does not have before a workflow
 // is started for it (the workflow's step checks it again under lock).
 func (s *Server) knownCustomer(ctx context.Context, platformID, id uuid.UUID) error {
-	_, err := db.CustomerRecordGetPool(ctx, s.Pool, platformID, id)
+	_, err := db.CustomerRecordGet(ctx, s.Pool, platformID, id)
 	return err
 }
 
@@ -67,7 +67,7 @@ func (s *Server) patchBeneficialOwner(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	cur, err := db.OwnerGetRecordPool(r.Context(), s.Pool, pid, id)
+	cur, err := db.OwnerGetRecord(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}

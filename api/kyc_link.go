@@ -36,7 +36,7 @@ func (s *Server) createKycLink(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	c, err := db.CustomerRecordGetPool(r.Context(), s.Pool, pid, id)
+	c, err := db.CustomerRecordGet(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}

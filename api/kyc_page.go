@@ -78,7 +78,7 @@ func (s *Server) serveKycPage(w http.ResponseWriter, r *http.Request) error {
 // saying why is written and ok is false.
 func (s *Server) kycSubject(w http.ResponseWriter, r *http.Request) (db.KycLinkSubject, kycPage, bool, error) {
 	page := kycPage{Title: "Verify your identity"}
-	sub, err := db.KycLinkSubjectGetPool(r.Context(), s.Pool, pathParam(r, "token"))
+	sub, err := db.KycLinkSubjectGet(r.Context(), s.Pool, pathParam(r, "token"))
 	if err == db.ErrNotFound {
 		page.Message = "This verification link is not valid. Ask for a new link."
 		renderKycPage(w, http.StatusNotFound, page)

@@ -105,7 +105,7 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		if err := db.KycLinkReopen(r.Context(), s.Pool, sub.Link.ID); err != nil {
 			return fmt.Errorf("give the KYC link back: %w", err)
 		}
-		if sub, err = db.KycLinkSubjectGetPool(r.Context(), s.Pool, token); err != nil {
+		if sub, err = db.KycLinkSubjectGet(r.Context(), s.Pool, token); err != nil {
 			return err
 		}
 		fillKycPage(&page, sub, "Thank you. A few things are still missing before we can verify you.")
@@ -124,7 +124,7 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 // countKycSubmission counts a submission of a usable link, before its body is read, and
 // refuses it over the link's limit (kyc.CheckSubmissions).
 func (s *Server) countKycSubmission(r *http.Request, linkID uuid.UUID) error {
-	c, err := db.RateLimitHitPool(r.Context(), s.Pool, kyc.SubmissionKey(linkID.String()), s.Config.KycLinkSubmissionWindow)
+	c, err := db.RateLimitHit(r.Context(), s.Pool, kyc.SubmissionKey(linkID.String()), s.Config.KycLinkSubmissionWindow)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func (s *Server) kycPageDocument(r *http.Request, sub db.KycLinkSubject, holders
 func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token string, form kycSubmission) error {
 	var patch *db.CustomerPatchParams
 	if in := kycAnswers(sub.Customer, form.values); in != (customer.Input{CustomerType: in.CustomerType}) {
-		settings, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, sub.Link.PlatformID)
+		settings, err := db.PlatformSettingsGet(r.Context(), s.Pool, sub.Link.PlatformID)
 		if err != nil {
 			return err
 		}

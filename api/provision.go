@@ -40,7 +40,7 @@ func IssueToken(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, n
 
 // issueToken creates an API token of a platform.
 func issueToken(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, name string, perms []string) (NewToken, error) {
-	return db.TokenIssuePool(ctx, pool, platformID, name, perms)
+	return db.TokenIssue(ctx, pool, platformID, name, perms)
 }
 
 func checkTokenRequest(name string, perms []string) *Error {

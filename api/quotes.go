@@ -72,7 +72,7 @@ func (s *Server) createQuote(w http.ResponseWriter, r *http.Request) error {
 	// or the source account's.
 	req.CustomerID = req.Source.CustomerID
 	if req.Source.Kind == quote.SourceAccount {
-		owner, err := db.TransferOwnerGetPool(r.Context(), s.Pool, req.PlatformID, req.Source.AccountID)
+		owner, err := db.TransferOwnerGet(r.Context(), s.Pool, req.PlatformID, req.Source.AccountID)
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 			fields = append(fields, view.PayerField{Name: f, Mandatory: true})
 		}
 	}
-	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, p.PlatformID)
+	set, err := db.PlatformSettingsGet(r.Context(), s.Pool, p.PlatformID)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) lookupExternalReceiver(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	set, err := db.PlatformSettingsGetPool(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
+	set, err := db.PlatformSettingsGet(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,6 @@ type env struct {
 	t    testing.TB
 	srv  *httptest.Server
 	pool *pgxpool.Pool
-	q    *db.Queries
 	box  *sealbox.Box
 	cfg  config.Config
 	api  *api.Server
@@ -76,7 +75,7 @@ func newEnvWith(t testing.TB, deps func(*api.Deps), tweak ...func(*config.Config
 	s := api.New(d)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, pool: pool, q: db.New(pool), box: box, cfg: cfg, api: s, deps: d, docs: d.Documents}
+	return &env{t: t, srv: srv, pool: pool, box: box, cfg: cfg, api: s, deps: d, docs: d.Documents}
 }
 
 // sibling is a second API server on the same database, as another instance of a

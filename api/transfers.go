@@ -43,7 +43,7 @@ func (s *Server) transfer(w http.ResponseWriter, r *http.Request, kind transfer.
 	if err != nil {
 		return err
 	}
-	owner, err := db.TransferOwnerGetPool(r.Context(), s.Pool, req.PlatformID, req.InternalAccountID)
+	owner, err := db.TransferOwnerGet(r.Context(), s.Pool, req.PlatformID, req.InternalAccountID)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := (platformconfig.Webhook{Endpoint: p.WebhookEndpoint}).CheckSet(); err != nil {
 		return err
 	}
-	ev, err := db.EventRecordPool(r.Context(), s.Pool, p.ID, events.Test, map[string]any{}, true)
+	ev, err := db.EventRecord(r.Context(), s.Pool, p.ID, events.Test, map[string]any{}, true)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ var errEventNotFound = errorOf(events.ErrWebhookEventNotFound())
 
 func (s *Server) getWebhookEvent(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "eventId", ids.Webhook, errEventNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.WebhookEventAttempts, error) {
-		return db.WebhookEventAttemptsGetPool(ctx, s.Pool, pid, id)
+		return db.WebhookEventAttemptsGet(ctx, s.Pool, pid, id)
 	}, func(e db.WebhookEventAttempts) WebhookEvent {
 		return view.WebhookEventWithAttempts(e.Event, e.Attempts)
 	})
@@ -94,7 +94,7 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	pid := principalFrom(r.Context()).PlatformID
-	ev, err := db.WebhookEventForRedeliveryPool(r.Context(), s.Pool, pid, id)
+	ev, err := db.WebhookEventForRedelivery(r.Context(), s.Pool, pid, id)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func (e *AccountNotEmptyError) Reason() string {
 	return strings.Join(why, "; ")
 }
 
-// InternalAccountLock locks an internal account's ledger row (FOR UPDATE, the lock every
+// internalAccountLock locks an internal account's ledger row (FOR UPDATE, the lock every
 // posting takes, see LedgerApply) and then reads the account with its status, balance and
 // held amount. A status change happens only under the same lock (InternalAccountClose),
 // so what the caller reads stays true until its transaction ends: an incoming transfer
@@ -70,7 +70,7 @@ func (e *AccountNotEmptyError) Reason() string {
 // The read is a separate statement on purpose: at READ COMMITTED a statement sees the
 // data committed when it starts, so reading the status in the locking statement could
 // return the status from before a close that committed while this one waited for the lock.
-func InternalAccountLock(ctx context.Context, q *Queries, platformID, id uuid.UUID) (InternalAccountGetRow, error) {
+func internalAccountLock(ctx context.Context, q *queries, platformID, id uuid.UUID) (InternalAccountGetRow, error) {
 	rows, err := q.LedgerAccountsLock(ctx, []uuid.UUID{id})
 	if err != nil {
 		return InternalAccountGetRow{}, fmt.Errorf("lock ledger account: %w", err)
@@ -88,7 +88,7 @@ func InternalAccountLock(ctx context.Context, q *Queries, platformID, id uuid.UU
 	return a, nil
 }
 
-// InternalAccountClose closes an internal account inside the caller's transaction. It
+// internalAccountClose closes an internal account inside the caller's transaction. It
 // holds the account's ledger row lock while it checks and writes, so it is atomic with
 // every posting and every creation of an incoming transfer: it refuses with an
 // *AccountNotEmptyError while the account has a balance, a hold, or an incoming
@@ -97,8 +97,8 @@ func InternalAccountLock(ctx context.Context, q *Queries, platformID, id uuid.UU
 //
 // A caller closing several accounts in one transaction closes them in id order (the
 // ledger's lock order).
-func InternalAccountClose(ctx context.Context, q *Queries, platformID, id uuid.UUID) error {
-	a, err := InternalAccountLock(ctx, q, platformID, id)
+func internalAccountClose(ctx context.Context, q *queries, platformID, id uuid.UUID) error {
+	a, err := internalAccountLock(ctx, q, platformID, id)
 	if err != nil {
 		return err
 	}
@@ -118,11 +118,11 @@ func InternalAccountClose(ctx context.Context, q *Queries, platformID, id uuid.U
 	return nil
 }
 
-// InternalAccountOpen opens an internal account inside the caller's transaction: its
+// internalAccountOpen opens an internal account inside the caller's transaction: its
 // ledger account, then the account itself with funding instructions unique to it. An
 // embedded wallet gets fresh key material, sealed with box. customerID is invalid for the
 // platform's own accounts.
-func InternalAccountOpen(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID, customerID uuid.NullUUID, o account.Opening) (InternalAccount, error) {
+func internalAccountOpen(ctx context.Context, q *queries, box *sealbox.Box, platformID uuid.UUID, customerID uuid.NullUUID, o account.Opening) (InternalAccount, error) {
 	id := ids.New()
 	if _, err := q.LedgerAccountCreate(ctx, LedgerAccountCreateParams{ID: id, PlatformID: platformID, Currency: o.Currency, Kind: KindInternal}); err != nil {
 		return InternalAccount{}, fmt.Errorf("create ledger account: %w", err)
@@ -152,9 +152,9 @@ func InternalAccountOpen(ctx context.Context, q *Queries, box *sealbox.Box, plat
 	return a, nil
 }
 
-// PlatformAccountsEnsure opens, inside the caller's transaction, the platform's own
+// platformAccountsEnsure opens, inside the caller's transaction, the platform's own
 // account of every currency in currencies that has none yet.
-func PlatformAccountsEnsure(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID, currencies platformconfig.Currencies) error {
+func platformAccountsEnsure(ctx context.Context, q *queries, box *sealbox.Box, platformID uuid.UUID, currencies platformconfig.Currencies) error {
 	have, err := q.InternalAccountCurrenciesOfPlatform(ctx, platformID)
 	if err != nil {
 		return fmt.Errorf("read platform accounts: %w", err)
@@ -163,19 +163,19 @@ func PlatformAccountsEnsure(ctx context.Context, q *Queries, box *sealbox.Box, p
 		if slices.Contains(have, c.CurrencyCode) {
 			continue
 		}
-		if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{}, account.ForPlatform(c.CurrencyCode)); err != nil {
+		if _, err := internalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{}, account.ForPlatform(c.CurrencyCode)); err != nil {
 			return fmt.Errorf("open platform %s account: %w", c.CurrencyCode, err)
 		}
 	}
 	return nil
 }
 
-// CustomerAccountsReplace makes, inside the caller's transaction, the open accounts of a
+// customerAccountsReplace makes, inside the caller's transaction, the open accounts of a
 // customer those of want: accounts of other currencies are closed (InternalAccountClose
 // refuses one that holds money, has money held or has money on its way in, and the
 // caller's transaction then writes nothing), in id order, the ledger's lock order; then
 // the currencies without an open account get one.
-func CustomerAccountsReplace(ctx context.Context, q *Queries, box *sealbox.Box, platformID, customerID uuid.UUID, want []account.Opening) error {
+func customerAccountsReplace(ctx context.Context, q *queries, box *sealbox.Box, platformID, customerID uuid.UUID, want []account.Opening) error {
 	owner := uuid.NullUUID{UUID: customerID, Valid: true}
 	accounts, err := q.InternalAccountsOfCustomer(ctx, owner)
 	if err != nil {
@@ -188,7 +188,7 @@ func CustomerAccountsReplace(ctx context.Context, q *Queries, box *sealbox.Box, 
 		if slices.ContainsFunc(want, func(o account.Opening) bool { return o.Currency == cur }) {
 			continue
 		}
-		if err := InternalAccountClose(ctx, q, platformID, a.InternalAccount.ID); err != nil {
+		if err := internalAccountClose(ctx, q, platformID, a.InternalAccount.ID); err != nil {
 			return fmt.Errorf("close %s account: %w", cur, err)
 		}
 	}
@@ -196,7 +196,7 @@ func CustomerAccountsReplace(ctx context.Context, q *Queries, box *sealbox.Box, 
 		if open[o.Currency] {
 			continue
 		}
-		if _, err := InternalAccountOpen(ctx, q, box, platformID, owner, o); err != nil {
+		if _, err := internalAccountOpen(ctx, q, box, platformID, owner, o); err != nil {
 			return fmt.Errorf("open %s account: %w", o.Currency, err)
 		}
 	}

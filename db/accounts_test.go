@@ -38,8 +38,8 @@ func internalAccount(t *testing.T, pool *pgxpool.Pool, p uuid.UUID) uuid.UUID {
 }
 
 func closeAccount(pool *pgxpool.Pool, p, id uuid.UUID) error {
-	return db.WithTx(context.Background(), pool, func(q *db.Queries, _ pgx.Tx) error {
-		return db.InternalAccountClose(context.Background(), q, p, id)
+	return db.WithTx(context.Background(), pool, func(_ *db.Queries, tx pgx.Tx) error {
+		return db.InternalAccountClose(context.Background(), tx, p, id)
 	})
 }
 
@@ -169,7 +169,7 @@ func TestCloseAndPostingSerialize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.InternalAccountClose(ctx, db.New(tx), p, acct); err != nil {
+	if err := db.InternalAccountClose(ctx, tx, p, acct); err != nil {
 		t.Fatal(err)
 	}
 	posted := make(chan error, 1)
@@ -193,7 +193,7 @@ func TestCloseAndPostingSerialize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LedgerApply(ctx, db.New(tx), ids.New(), "USD", []db.Move{{Account: src.ID, Amount: -700}, {Account: acct, Amount: 700}}); err != nil {
+	if err := db.LedgerApply(ctx, tx, ids.New(), "USD", []db.Move{{Account: src.ID, Amount: -700}, {Account: acct, Amount: 700}}); err != nil {
 		t.Fatal(err)
 	}
 	closed := make(chan error, 1)

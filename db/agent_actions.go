@@ -47,7 +47,7 @@ type AgentActionViews interface {
 // action returns that action unchanged.
 func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request, now time.Time, v AgentActionViews, judge ActionJudge) (AgentActionFull, error) {
 	var out AgentActionFull
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		// An action its workflow submitted already (a retried step, or a request repeating
 		// an Idempotency-Key whose first workflow is gone) is answered as it is.
 		if a, err := q.AgentActionGetByWorkflow(ctx, AgentActionGetByWorkflowParams{PlatformID: n.PlatformID, WorkflowID: n.WorkflowID}); err == nil {
@@ -105,7 +105,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 			return err
 		}
 		if a.Status == agent.PendingApproval {
-			if _, err := EventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), false); err != nil {
+			if _, err := eventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), false); err != nil {
 				return err
 			}
 		}
@@ -126,7 +126,7 @@ type actionPaymentOf struct {
 // lets the agent's rules check them against its customer (agent.Owner: another customer's
 // is 404, money leaving an embedded wallet 403) and the quote rule or the transfer rule
 // (balance included) check what it moves; it returns what the action moves.
-func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, now time.Time) (actionPaymentOf, error) {
+func actionPayment(ctx context.Context, q *queries, ag Agent, n agent.Request, now time.Time) (actionPaymentOf, error) {
 	owner := agent.Owner{PlatformID: ag.PlatformID, CustomerID: ag.CustomerID}
 	if n.Type == agent.ExecuteQuote {
 		qt, t, err := lockQuote(ctx, q, n.QuoteID.UUID)
@@ -152,7 +152,7 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 	if n.Type == agent.TransferIn {
 		kind = transfer.In
 	}
-	acc, err := TransferAccountsGet(ctx, q, ag.PlatformID, n.InternalAccountID, n.ExternalAccountID.UUID)
+	acc, err := transferAccountsGet(ctx, q, ag.PlatformID, n.InternalAccountID, n.ExternalAccountID.UUID)
 	if err != nil {
 		return actionPaymentOf{}, err
 	}
@@ -175,7 +175,7 @@ func actionPayment(ctx context.Context, q *Queries, ag Agent, n agent.Request, n
 // written.
 func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time, open bool) (AgentActionFull, error) {
 	var out AgentActionFull
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
@@ -206,7 +206,7 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 // action in another status is returned as it is.
 func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
 	var out AgentActionFull
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
@@ -228,7 +228,8 @@ func ActionState(a AgentAction) agent.Action {
 }
 
 // AgentActionRead reads an action with what it is rendered with.
-func AgentActionRead(ctx context.Context, q *Queries, id uuid.UUID) (AgentActionFull, error) {
+func AgentActionRead(ctx context.Context, d DBTX, id uuid.UUID) (AgentActionFull, error) {
+	q := newQueries(d)
 	a, err := q.AgentActionGetByID(ctx, id)
 	if IsNotFound(err) {
 		return AgentActionFull{}, agent.ErrActionNotFound()
@@ -241,7 +242,8 @@ func AgentActionRead(ctx context.Context, q *Queries, id uuid.UUID) (AgentAction
 
 // AgentActionGetFull reads an action of the platform's agent (404 AGENT_ACTION_NOT_FOUND
 // for any other) with what it is rendered with.
-func AgentActionGetFull(ctx context.Context, q *Queries, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
+func AgentActionGetFull(ctx context.Context, d DBTX, platformID, agentID, id uuid.UUID) (AgentActionFull, error) {
+	q := newQueries(d)
 	a, err := q.AgentActionGet(ctx, AgentActionGetParams{PlatformID: platformID, AgentID: agentID, ID: id})
 	if IsNotFound(err) {
 		return AgentActionFull{}, agent.ErrActionNotFound()
@@ -254,7 +256,7 @@ func AgentActionGetFull(ctx context.Context, q *Queries, platformID, agentID, id
 
 // applyAction moves locked action a as the state machine decided (next), from the status
 // it was read in: a reservation to give back is given back once, with the move.
-func applyAction(ctx context.Context, q *Queries, a AgentAction, next agent.Next) (AgentAction, error) {
+func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next) (AgentAction, error) {
 	if next.Release && a.ReleasedAt == nil {
 		if _, err := releaseUsage(ctx, q, a.AgentID, a.ReservedAt, a.ReservedAmount, a.ReservedCurrency); err != nil {
 			return a, err
@@ -271,7 +273,7 @@ func applyAction(ctx context.Context, q *Queries, a AgentAction, next agent.Next
 // agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
 // is, when t ended without moving money (agent.TransactionEnded), giving its reservation
 // back; it runs in the transaction that ends t, under t's lock.
-func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction) error {
+func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction) error {
 	if !t.AgentID.Valid {
 		return nil
 	}
@@ -295,7 +297,7 @@ func agentActionTransactionEnded(ctx context.Context, q *Queries, t Transaction)
 }
 
 // agentActionFull adds to an action its quote and, once executed, its transaction.
-func agentActionFull(ctx context.Context, q *Queries, a AgentAction) (AgentActionFull, error) {
+func agentActionFull(ctx context.Context, q *queries, a AgentAction) (AgentActionFull, error) {
 	out, err := agentActionsFull(ctx, q, []AgentAction{a})
 	if err != nil {
 		return AgentActionFull{}, err
@@ -308,7 +310,7 @@ func agentActionFull(ctx context.Context, q *Queries, a AgentAction) (AgentActio
 // made (a transaction shows once the action executed it: never while it waits or after a
 // rejection, and a quote's transaction, which exists before, only once the action's agent
 // executed it).
-func agentActionsFull(ctx context.Context, q *Queries, actions []AgentAction) ([]AgentActionFull, error) {
+func agentActionsFull(ctx context.Context, q *queries, actions []AgentAction) ([]AgentActionFull, error) {
 	var customers, quotes, txs []uuid.UUID
 	for _, a := range actions {
 		customers = append(customers, a.CustomerID)
@@ -397,6 +399,6 @@ func AgentActionPage(ctx context.Context, conn ListDB, f AgentActionFilter, p Pa
 	if err != nil {
 		return Result[AgentActionFull]{}, err
 	}
-	rows, err := agentActionsFull(ctx, New(conn), res.Rows)
+	rows, err := agentActionsFull(ctx, newQueries(conn), res.Rows)
 	return Result[AgentActionFull]{Rows: rows, HasMore: res.HasMore, Total: res.Total}, err
 }

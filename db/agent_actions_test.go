@@ -136,7 +136,7 @@ func (w *actionWorld) wantUsage(currency string, count, spent int64) {
 
 func (w *actionWorld) read(id uuid.UUID) db.AgentActionFull {
 	w.t.Helper()
-	a, err := db.AgentActionRead(context.Background(), w.q, id)
+	a, err := db.AgentActionRead(context.Background(), w.pool, id)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestAgentActionDecide(t *testing.T) {
 	refusedWith(t, err, catalog.AgentActionNotPending)
 
 	yes := true
-	if _, err := db.AgentUpdate(ctx, w.q, w.platform, w.agent.ID, db.AgentChange{IsPaused: &yes}); err != nil {
+	if _, err := db.AgentUpdate(ctx, w.pool, w.platform, w.agent.ID, db.AgentChange{IsPaused: &yes}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err = db.AgentActionDecide(ctx, w.pool, paused.ID, agent.Decision{Approve: true}, time.Now(), true); err != nil {
@@ -453,7 +453,7 @@ func TestAgentActionApproveDeletedAgent(t *testing.T) {
 	now := time.Now().UTC()
 	p := w.submit(w.request(1200), now, true)
 	w.wantUsage("USD", 1, 1200)
-	if err := db.AgentDelete(ctx, w.q, w.platform, w.agent.ID); err != nil {
+	if err := db.AgentDelete(ctx, w.pool, w.platform, w.agent.ID); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now(), true)

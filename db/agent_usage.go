@@ -25,7 +25,7 @@ func usageSet(agentID uuid.UUID, u agentpolicy.Usage) AgentUsageSetParams {
 // (lockUsage), taken as it stands at now in the limits' currency, when the daily transaction
 // count, the daily amount and the monthly amount of limits all still hold
 // (agentpolicy.Limits.Reserve decides), and stores it.
-func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpolicy.Usage, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
+func reserveUsage(ctx context.Context, q *queries, agentID uuid.UUID, u agentpolicy.Usage, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
 	out, err := limits.Reserve(u, now, amount)
 	if err != nil {
 		return out, err
@@ -39,7 +39,7 @@ func reserveUsage(ctx context.Context, q *Queries, agentID uuid.UUID, u agentpol
 // releaseUsage takes a reservation back off the windows it was counted in while they are
 // still the agent's current ones; a release for an earlier day or month, or in a currency
 // the policy no longer has, leaves the newer amounts as they are (agentpolicy.Usage.Release).
-func releaseUsage(ctx context.Context, q *Queries, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
+func releaseUsage(ctx context.Context, q *queries, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
 	if err := agentpolicy.CheckAmount(amount); err != nil {
 		return agentpolicy.Usage{}, err
 	}
@@ -60,7 +60,7 @@ func releaseUsage(ctx context.Context, q *Queries, agentID uuid.UUID, reservedAt
 // lockUsage locks the agent's usage row, creating it empty in the windows of at and in
 // currency when the agent has none yet, and returns it as stored. An agent that does not
 // exist is 404 AGENT_NOT_FOUND.
-func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time, currency string) (agentpolicy.Usage, error) {
+func lockUsage(ctx context.Context, q *queries, agentID uuid.UUID, at time.Time, currency string) (agentpolicy.Usage, error) {
 	fresh := agentpolicy.Fresh(at, currency)
 	err := q.AgentUsageEnsure(ctx, AgentUsageEnsureParams{AgentID: agentID, Currency: currency, CurrencySince: fresh.CurrencySince, Day: fresh.DailyResetDate, Month: fresh.MonthlyResetMonth})
 	if ConstraintViolated(err, "agent_usage_agent_id_fkey") {
@@ -76,11 +76,11 @@ func lockUsage(ctx context.Context, q *Queries, agentID uuid.UUID, at time.Time,
 	return usageOf(r), nil
 }
 
-// AgentUsages reads the usage of agents as it stands at now in the currency of each one's
+// agentUsages reads the usage of agents as it stands at now in the currency of each one's
 // policy (currencies, by agent): windows that have passed, or amounts counted in another
 // currency, read zero; an agent that never reserved anything has zeros in the windows of
 // now.
-func AgentUsages(ctx context.Context, q *Queries, now time.Time, currencies map[uuid.UUID]string) (map[uuid.UUID]agentpolicy.Usage, error) {
+func agentUsages(ctx context.Context, q *queries, now time.Time, currencies map[uuid.UUID]string) (map[uuid.UUID]agentpolicy.Usage, error) {
 	out := make(map[uuid.UUID]agentpolicy.Usage, len(currencies))
 	agentIDs := make([]uuid.UUID, 0, len(currencies))
 	for id, cur := range currencies {
@@ -107,9 +107,10 @@ type AgentWithUsage struct {
 	Usage agentpolicy.Usage
 }
 
-// AgentsWithUsage reads the usage of agents at now (AgentUsages), the one read of usage
+// AgentsWithUsage reads the usage of agents at now (agentUsages), the one read of usage
 // for rendering agents.
-func AgentsWithUsage(ctx context.Context, q *Queries, now time.Time, agents ...Agent) ([]AgentWithUsage, error) {
+func AgentsWithUsage(ctx context.Context, d DBTX, now time.Time, agents ...Agent) ([]AgentWithUsage, error) {
+	q := newQueries(d)
 	currencies := make(map[uuid.UUID]string, len(agents))
 	for _, a := range agents {
 		p, err := agentpolicy.Decode(a.Policy)
@@ -118,7 +119,7 @@ func AgentsWithUsage(ctx context.Context, q *Queries, now time.Time, agents ...A
 		}
 		currencies[a.ID] = p.SpendingLimits.Currency
 	}
-	usage, err := AgentUsages(ctx, q, now, currencies)
+	usage, err := agentUsages(ctx, q, now, currencies)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ type NewAgent struct {
 // nothing.
 func AgentCreate(ctx context.Context, pool *pgxpool.Pool, n NewAgent) (Agent, error) {
 	var out Agent
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		c, err := q.AgentCustomerLock(ctx, AgentCustomerLockParams{PlatformID: n.PlatformID, ID: n.CustomerID})
 		if err != nil && !IsNotFound(err) {
 			return fmt.Errorf("lock customer: %w", err)
@@ -59,7 +59,7 @@ func AgentCreate(ctx context.Context, pool *pgxpool.Pool, n NewAgent) (Agent, er
 // checkPolicyAccounts reads which of the internal accounts the policy names (under root),
 // those of known aside, are open accounts of the customer, and lets
 // agentpolicy.CheckAccounts refuse one that is not, naming the policy field that names it.
-func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, p agentpolicy.Policy, root string, known ...agentpolicy.AccountRef) error {
+func checkPolicyAccounts(ctx context.Context, q *queries, customerID uuid.UUID, p agentpolicy.Policy, root string, known ...agentpolicy.AccountRef) error {
 	refs := p.NewAccountRefs(root, known...)
 	if len(refs) == 0 {
 		return nil
@@ -80,7 +80,8 @@ func checkPolicyAccounts(ctx context.Context, q *Queries, customerID uuid.UUID, 
 }
 
 // AgentGetLive reads an agent of the platform that is not deleted (else AGENT_NOT_FOUND).
-func AgentGetLive(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Agent, error) {
+func AgentGetLive(ctx context.Context, d DBTX, platformID, id uuid.UUID) (Agent, error) {
+	q := newQueries(d)
 	a, err := q.AgentGet(ctx, AgentGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return a, agent.ErrNotFound()
@@ -99,7 +100,8 @@ type AgentChange struct {
 
 // AgentUpdate renames, pauses or resumes an agent of the platform. A paused agent's
 // requests are refused from the next one on.
-func AgentUpdate(ctx context.Context, q *Queries, platformID, id uuid.UUID, c AgentChange) (Agent, error) {
+func AgentUpdate(ctx context.Context, d DBTX, platformID, id uuid.UUID, c AgentChange) (Agent, error) {
+	q := newQueries(d)
 	a, err := q.AgentUpdate(ctx, AgentUpdateParams{PlatformID: platformID, ID: id, Name: c.Name, IsPaused: c.IsPaused})
 	if IsNotFound(err) {
 		return a, agent.ErrNotFound()
@@ -117,7 +119,7 @@ func AgentUpdate(ctx context.Context, q *Queries, platformID, id uuid.UUID, c Ag
 // policy is refused unless canTransact (agentpolicy.CheckChange).
 func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, u agentpolicy.Update, canTransact bool) (Agent, error) {
 	var out Agent
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
 			return agent.ErrNotFound()
@@ -151,7 +153,8 @@ func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 }
 
 // AgentDelete deletes an agent of the platform; its access token stops working at once.
-func AgentDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) error {
+func AgentDelete(ctx context.Context, d DBTX, platformID, id uuid.UUID) error {
+	q := newQueries(d)
 	n, err := q.AgentMarkDeleted(ctx, AgentMarkDeletedParams{PlatformID: platformID, ID: id})
 	if err != nil {
 		return fmt.Errorf("delete agent: %w", err)
@@ -167,7 +170,7 @@ func AgentDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) erro
 // redeemed are replaced and can no longer be redeemed. An agent whose policy moves money
 // needs canTransact (agentpolicy.CheckMoneyAgent).
 func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, codeHash []byte, expiresAt time.Time, canTransact bool) error {
-	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
 			return agent.ErrNotFound()
@@ -207,7 +210,7 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 // works once: a second redeem, even a concurrent one, is refused.
 func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now time.Time, mint func(agentID uuid.UUID) []byte) (Agent, error) {
 	var out Agent
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		// The agent first, then the code: the order issuing a code takes, so a redeem
 		// racing an issue waits instead of deadlocking.
 		agentID, err := q.AgentDeviceCodeAgent(ctx, codeHash)
@@ -246,7 +249,8 @@ func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now t
 
 // RateLimitHit counts one attempt under key now (the database's clock) in a window of the
 // given length and returns the window's count, this attempt included.
-func RateLimitHit(ctx context.Context, q *Queries, key string, window time.Duration) (agent.Counted, error) {
+func RateLimitHit(ctx context.Context, d DBTX, key string, window time.Duration) (agent.Counted, error) {
+	q := newQueries(d)
 	r, err := q.RateLimitHit(ctx, RateLimitHitParams{Key: key, WindowMs: float64(window.Milliseconds())})
 	if err != nil {
 		return agent.Counted{}, fmt.Errorf("count attempt under %s: %w", key, err)

@@ -126,11 +126,11 @@ func TestAgentCreate(t *testing.T) {
 	if err != nil || stored.AccountRestrictions.AllowedAccountIDs[0] != ids.Format(ids.InternalAccount, w.account) {
 		t.Fatalf("stored policy %s: %v", a.Policy, err)
 	}
-	if _, err := db.AgentGetLive(ctx, w.q, w.other, a.ID); problem.CodeOf(err) != catalog.AgentNotFound {
+	if _, err := db.AgentGetLive(ctx, w.pool, w.other, a.ID); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("another platform reads the agent: %v", err)
 	}
 
-	if _, err := db.CustomerDelete(ctx, w.q, w.platform, w.customer.ID); err != nil {
+	if _, err := db.CustomerDelete(ctx, w.pool, w.platform, w.customer.ID); err != nil {
 		t.Fatal(err)
 	}
 	n.ID = ids.New()
@@ -174,7 +174,7 @@ func TestAgentPolicyUpdateMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := db.AgentGetLive(ctx, w.q, w.platform, a.ID)
+	got, err := db.AgentGetLive(ctx, w.pool, w.platform, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestAgentPolicyUpdateMerges(t *testing.T) {
 	fieldRefused(t, err, "accountRestrictions.accountRules[0].accountId") // the rule's account left out
 	_, err = db.AgentPolicyUpdate(ctx, w.pool, w.other, a.ID, agentpolicy.Update{}, true)
 	refusedWith(t, err, catalog.AgentNotFound)
-	if after, _ := db.AgentGetLive(ctx, w.q, w.platform, a.ID); string(after.Policy) != string(got.Policy) {
+	if after, _ := db.AgentGetLive(ctx, w.pool, w.platform, a.ID); string(after.Policy) != string(got.Policy) {
 		t.Fatal("a refused update changed the policy")
 	}
 }
@@ -253,7 +253,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if ok != 1 {
 		t.Fatalf("%d redeems succeeded, want 1", ok)
 	}
-	got, _ := db.AgentGetLive(ctx, w.q, w.platform, a.ID)
+	got, _ := db.AgentGetLive(ctx, w.pool, w.platform, a.ID)
 	if got.ConnectedAt == nil || string(got.TokenHash) != string(tokenDigest) {
 		t.Fatalf("redeemed agent %+v", got)
 	}
@@ -278,11 +278,11 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if _, err := w.q.AgentAuthenticate(ctx, b.ID); !db.IsNotFound(err) {
 		t.Fatalf("an agent that is not connected authenticated: %v", err)
 	}
-	if err := db.AgentDelete(ctx, w.q, w.other, b.ID); problem.CodeOf(err) != catalog.AgentNotFound {
+	if err := db.AgentDelete(ctx, w.pool, w.other, b.ID); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("another platform deleted the agent: %v", err)
 	}
 	for _, id := range []uuid.UUID{a.ID, b.ID} {
-		if err := db.AgentDelete(ctx, w.q, w.platform, id); err != nil {
+		if err := db.AgentDelete(ctx, w.pool, w.platform, id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,8 +291,8 @@ func TestAgentDeviceCodes(t *testing.T) {
 	}
 	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, mint)
 	refusedWith(t, err, catalog.DeviceCodeNotFound)
-	refusedWith(t, db.AgentDelete(ctx, w.q, w.platform, a.ID), catalog.AgentNotFound)
-	if _, err := db.AgentUpdate(ctx, w.q, w.platform, a.ID, db.AgentChange{}); problem.CodeOf(err) != catalog.AgentNotFound {
+	refusedWith(t, db.AgentDelete(ctx, w.pool, w.platform, a.ID), catalog.AgentNotFound)
+	if _, err := db.AgentUpdate(ctx, w.pool, w.platform, a.ID, db.AgentChange{}); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("a deleted agent updated: %v", err)
 	}
 }
@@ -308,7 +308,7 @@ func TestRateLimitHit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute)
+			c, err := db.RateLimitHit(ctx, w.pool, "k", time.Minute)
 			if err != nil {
 				t.Error(err)
 				return
@@ -325,7 +325,7 @@ func TestRateLimitHit(t *testing.T) {
 	if len(got) != 40 || !got[1] || !got[40] {
 		t.Fatalf("concurrent attempts counted %v, want 1..40 once each", got)
 	}
-	c, err := db.RateLimitHit(ctx, w.q, "k", time.Minute)
+	c, err := db.RateLimitHit(ctx, w.pool, "k", time.Minute)
 	if err != nil || c.Attempts != 41 || time.Until(c.WindowEnds) > time.Minute || time.Until(c.WindowEnds) < 50*time.Second {
 		t.Fatalf("within the window %+v, %v", c, err)
 	}
@@ -333,11 +333,11 @@ func TestRateLimitHit(t *testing.T) {
 	if _, err := w.pool.Exec(ctx, "UPDATE rate_limits SET window_ends = now() - interval '1 millisecond' WHERE key = 'k'"); err != nil {
 		t.Fatal(err)
 	}
-	c, err = db.RateLimitHit(ctx, w.q, "k", time.Minute)
+	c, err = db.RateLimitHit(ctx, w.pool, "k", time.Minute)
 	if err != nil || c.Attempts != 1 || time.Until(c.WindowEnds) < 50*time.Second {
 		t.Fatalf("a new window %+v, %v", c, err)
 	}
-	if c, _ := db.RateLimitHit(ctx, w.q, "other", time.Minute); c.Attempts != 1 {
+	if c, _ := db.RateLimitHit(ctx, w.pool, "other", time.Minute); c.Attempts != 1 {
 		t.Fatalf("keys share counts: %+v", c)
 	}
 	if _, err := w.pool.Exec(ctx, "UPDATE rate_limits SET window_ends = now() - interval '1 second' WHERE key = 'other'"); err != nil {
@@ -356,13 +356,13 @@ func TestAgentPage(t *testing.T) {
 	a, _ := w.create(p, time.Minute)
 	b, codeB := w.create(p, time.Minute)
 	c, _ := w.create(p, time.Minute)
-	if _, err := db.AgentUpdate(ctx, w.q, w.platform, a.ID, db.AgentChange{IsPaused: ptr(true)}); err != nil {
+	if _, err := db.AgentUpdate(ctx, w.pool, w.platform, a.ID, db.AgentChange{IsPaused: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(codeB), time.Now(), func(uuid.UUID) []byte { return []byte("digest") }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AgentDelete(ctx, w.q, w.platform, c.ID); err != nil {
+	if err := db.AgentDelete(ctx, w.pool, w.platform, c.ID); err != nil {
 		t.Fatal(err)
 	}
 	list := func(f db.AgentFilter) []uuid.UUID {

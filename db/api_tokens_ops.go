@@ -11,10 +11,10 @@ import (
 
 // TokenAuthenticate runs the TokenAuthenticate query on pool.
 func TokenAuthenticate(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (TokenAuthenticateRow, error) {
-	return New(pool).TokenAuthenticate(ctx, id)
+	return newQueries(pool).TokenAuthenticate(ctx, id)
 }
 
 // TokenGet runs the TokenGet query on pool.
 func TokenGet(ctx context.Context, pool *pgxpool.Pool, arg TokenGetParams) (ApiToken, error) {
-	return New(pool).TokenGet(ctx, arg)
+	return newQueries(pool).TokenGet(ctx, arg)
 }

@@ -24,7 +24,7 @@ type OTPCode struct {
 // (walletauth.CredentialExists), whatever request got there first.
 func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialCreateParams, otp *OTPCode) (AuthCredential, error) {
 	var cred AuthCredential
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
 		if cred, err = q.AuthCredentialCreate(ctx, p); err != nil {
 			return fmt.Errorf("create credential: %w", MapConstraint(err))
@@ -39,7 +39,7 @@ func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialC
 
 // CredentialRevoke revokes a credential and every session it issued, at once.
 func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID) error {
-	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.AuthCredentialDelete(ctx, credentialID); err != nil {
 			return fmt.Errorf("revoke credential: %w", err)
 		}
@@ -54,7 +54,7 @@ func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid
 // walletauth.CheckReissue refuses it (the credential is locked, or the last code is too
 // recent, at now). The pending code's row lock orders concurrent requests.
 func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, code OTPCode, now time.Time) error {
-	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		pending, fails, err := otpStateForUpdate(ctx, q, credentialID)
 		if err != nil {
 			return err
@@ -85,7 +85,7 @@ type OTPVerification struct {
 func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now time.Time) (AuthSession, error) {
 	var sess AuthSession
 	var refusal error
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if !v.Unchecked {
 			pending, fails, err := otpStateForUpdate(ctx, q, v.CredentialID)
 			if err != nil {
@@ -125,7 +125,7 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now t
 // session.
 func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams) (AuthSession, error) {
 	var sess AuthSession
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		n, err := q.SignedRequestUse(ctx, challengeID)
 		if err != nil {
 			return fmt.Errorf("use passkey challenge: %w", err)
@@ -148,7 +148,7 @@ func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID u
 
 // otpStore stores code as the credential's pending code, replacing any other, with a
 // fresh attempt count.
-func otpStore(ctx context.Context, q *Queries, credentialID uuid.UUID, code OTPCode) error {
+func otpStore(ctx context.Context, q *queries, credentialID uuid.UUID, code OTPCode) error {
 	if err := q.AuthOtpUpsert(ctx, AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: code.Hash, ExpiresAt: code.ExpiresAt}); err != nil {
 		return fmt.Errorf("store OTP: %w", err)
 	}
@@ -157,7 +157,7 @@ func otpStore(ctx context.Context, q *Queries, credentialID uuid.UUID, code OTPC
 
 // otpStateForUpdate locks and reads the pending code of a credential (nil when none) and
 // reads its wrong-code record (empty before its first wrong code).
-func otpStateForUpdate(ctx context.Context, q *Queries, credentialID uuid.UUID) (*walletauth.PendingOTP, walletauth.OTPFailures, error) {
+func otpStateForUpdate(ctx context.Context, q *queries, credentialID uuid.UUID) (*walletauth.PendingOTP, walletauth.OTPFailures, error) {
 	var pending *walletauth.PendingOTP
 	otp, err := q.AuthOtpGetForUpdate(ctx, credentialID)
 	switch {
@@ -182,7 +182,7 @@ func otpStateForUpdate(ctx context.Context, q *Queries, credentialID uuid.UUID) 
 
 // otpRecordWrong records a wrong code: one more attempt on the pending code, and f as the
 // credential's wrong-code record.
-func otpRecordWrong(ctx context.Context, q *Queries, credentialID uuid.UUID, f walletauth.OTPFailures) error {
+func otpRecordWrong(ctx context.Context, q *queries, credentialID uuid.UUID, f walletauth.OTPFailures) error {
 	if err := q.AuthOtpCountAttempt(ctx, credentialID); err != nil {
 		return fmt.Errorf("count OTP attempt: %w", err)
 	}

@@ -13,40 +13,40 @@ import (
 
 // AuthCredentialGet runs the AuthCredentialGet query on pool.
 func AuthCredentialGet(ctx context.Context, pool *pgxpool.Pool, arg AuthCredentialGetParams) (AuthCredential, error) {
-	return New(pool).AuthCredentialGet(ctx, arg)
+	return newQueries(pool).AuthCredentialGet(ctx, arg)
 }
 
 // AuthCredentialListByAccount runs the AuthCredentialListByAccount query on pool.
 func AuthCredentialListByAccount(ctx context.Context, pool *pgxpool.Pool, accountID uuid.UUID) ([]AuthCredential, error) {
-	return New(pool).AuthCredentialListByAccount(ctx, accountID)
+	return newQueries(pool).AuthCredentialListByAccount(ctx, accountID)
 }
 
 // AuthCredentialTypeOf runs the AuthCredentialTypeOf query on pool.
 func AuthCredentialTypeOf(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (catalog.CredentialType, error) {
-	return New(pool).AuthCredentialTypeOf(ctx, id)
+	return newQueries(pool).AuthCredentialTypeOf(ctx, id)
 }
 
 // AuthEmailCredentialOfCustomer runs the AuthEmailCredentialOfCustomer query on pool.
 func AuthEmailCredentialOfCustomer(ctx context.Context, pool *pgxpool.Pool, customerID uuid.NullUUID) (AuthCredential, error) {
-	return New(pool).AuthEmailCredentialOfCustomer(ctx, customerID)
+	return newQueries(pool).AuthEmailCredentialOfCustomer(ctx, customerID)
 }
 
 // AuthSessionCreate runs the AuthSessionCreate query on pool.
 func AuthSessionCreate(ctx context.Context, pool *pgxpool.Pool, arg AuthSessionCreateParams) (AuthSession, error) {
-	return New(pool).AuthSessionCreate(ctx, arg)
+	return newQueries(pool).AuthSessionCreate(ctx, arg)
 }
 
 // AuthSessionGet runs the AuthSessionGet query on pool.
 func AuthSessionGet(ctx context.Context, pool *pgxpool.Pool, arg AuthSessionGetParams) (AuthSession, error) {
-	return New(pool).AuthSessionGet(ctx, arg)
+	return newQueries(pool).AuthSessionGet(ctx, arg)
 }
 
 // AuthSessionListActive runs the AuthSessionListActive query on pool.
 func AuthSessionListActive(ctx context.Context, pool *pgxpool.Pool, accountID uuid.UUID) ([]AuthSessionListActiveRow, error) {
-	return New(pool).AuthSessionListActive(ctx, accountID)
+	return newQueries(pool).AuthSessionListActive(ctx, accountID)
 }
 
 // AuthSessionRevoke runs the AuthSessionRevoke query on pool.
 func AuthSessionRevoke(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (int64, error) {
-	return New(pool).AuthSessionRevoke(ctx, id)
+	return newQueries(pool).AuthSessionRevoke(ctx, id)
 }

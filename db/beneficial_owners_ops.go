@@ -10,10 +10,10 @@ import (
 
 // OwnerGet runs the OwnerGet query on pool.
 func OwnerGet(ctx context.Context, pool *pgxpool.Pool, arg OwnerGetParams) (BeneficialOwner, error) {
-	return New(pool).OwnerGet(ctx, arg)
+	return newQueries(pool).OwnerGet(ctx, arg)
 }
 
 // OwnersOfCustomer runs the OwnersOfCustomer query on pool.
 func OwnersOfCustomer(ctx context.Context, pool *pgxpool.Pool, arg OwnersOfCustomerParams) ([]BeneficialOwner, error) {
-	return New(pool).OwnersOfCustomer(ctx, arg)
+	return newQueries(pool).OwnersOfCustomer(ctx, arg)
 }

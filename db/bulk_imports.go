@@ -32,7 +32,7 @@ type BulkImportRows interface {
 // body over its limit) is returned as it is. Either way nothing is written.
 func BulkImportCreate(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, header bulkimport.Header, rows BulkImportRows) (BulkImportJob, error) {
 	var job BulkImportJob
-	err := WithTx(ctx, pool, func(q *Queries, tx pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, tx pgx.Tx) error {
 		var err error
 		if job, err = q.BulkImportJobCreate(ctx, BulkImportJobCreateParams{ID: ids.New(), PlatformID: platformID, Columns: header}); err != nil {
 			return fmt.Errorf("create bulk import job: %w", err)
@@ -97,7 +97,8 @@ type BulkImportReport struct {
 
 // BulkImportReportGet reads a job of a platform with its errors; another platform's job
 // is pgx.ErrNoRows.
-func BulkImportReportGet(ctx context.Context, q *Queries, platformID, id uuid.UUID) (BulkImportReport, error) {
+func BulkImportReportGet(ctx context.Context, d DBTX, platformID, id uuid.UUID) (BulkImportReport, error) {
+	q := newQueries(d)
 	job, err := q.BulkImportJobGet(ctx, BulkImportJobGetParams{PlatformID: platformID, ID: id})
 	if err != nil {
 		return BulkImportReport{}, err
@@ -136,7 +137,7 @@ type BulkImportBatchParams struct {
 // row can make two customers in any case.
 func BulkImportBatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p BulkImportBatchParams) (BulkImportJob, error) {
 	var out BulkImportJob
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		job, err := q.BulkImportJobLock(ctx, p.JobID)
 		if err != nil {
 			return fmt.Errorf("lock bulk import job %s: %w", p.JobID, err)
@@ -156,8 +157,8 @@ func BulkImportEnded(job BulkImportJob) bool {
 	return job.Status == catalog.BulkCompleted || job.Status == catalog.BulkFailed
 }
 
-func bulkImportBatch(ctx context.Context, q *Queries, box *sealbox.Box, job BulkImportJob, p BulkImportBatchParams) (BulkImportJob, error) {
-	settings, err := PlatformSettingsGet(ctx, q, job.PlatformID)
+func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, p BulkImportBatchParams) (BulkImportJob, error) {
+	settings, err := platformSettingsGet(ctx, q, job.PlatformID)
 	if err != nil {
 		return job, err
 	}
@@ -221,7 +222,7 @@ func bulkImportBatch(ctx context.Context, q *Queries, box *sealbox.Box, job Bulk
 	if out.Status == catalog.BulkFailed {
 		typ = events.BulkUploadFailed
 	}
-	if _, err := EventRecord(ctx, q, job.PlatformID, typ, p.Render(BulkImportReport{Job: out, Errors: errs}), false); err != nil {
+	if _, err := eventRecord(ctx, q, job.PlatformID, typ, p.Render(BulkImportReport{Job: out, Errors: errs}), false); err != nil {
 		return job, err
 	}
 	return out, nil
@@ -230,7 +231,7 @@ func bulkImportBatch(ctx context.Context, q *Queries, box *sealbox.Box, job Bulk
 // bulkImportRow imports one row: the customer it creates with its accounts, or the
 // refusal (a domain error). A customer whose platformCustomerId or umaAddress is taken is
 // not inserted and the transaction goes on.
-func bulkImportRow(ctx context.Context, q *Queries, box *sealbox.Box, job BulkImportJob, settings platformconfig.Settings, r *bulkimport.Reader, row bulkimport.Row) error {
+func bulkImportRow(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, settings platformconfig.Settings, r *bulkimport.Reader, row bulkimport.Row) error {
 	n, err := r.Decide(job.ID, settings, row)
 	if err != nil {
 		return err
@@ -253,7 +254,7 @@ func bulkImportRow(ctx context.Context, q *Queries, box *sealbox.Box, job BulkIm
 // platformCustomerId belongs to another customer of the platform (one made by an earlier
 // row of the file included), or its umaAddress to another customer of the deployment. When its own id is taken, the row's customer exists
 // already and nothing is refused (bulkimport.Conflict decides).
-func customerTaken(ctx context.Context, q *Queries, jobID uuid.UUID, p CustomerCreateParams) error {
+func customerTaken(ctx context.Context, q *queries, jobID uuid.UUID, p CustomerCreateParams) error {
 	taken, err := q.CustomerConflicts(ctx, CustomerConflictsParams{PlatformID: p.PlatformID, ID: p.ID,
 		PlatformCustomerID: p.PlatformCustomerID, UmaAddress: p.UmaAddress})
 	if err != nil {
@@ -272,7 +273,8 @@ func customerTaken(ctx context.Context, q *Queries, jobID uuid.UUID, p CustomerC
 
 // BulkImportPending lists up to limit jobs created before a moment that still wait for
 // their first batch.
-func BulkImportPending(ctx context.Context, q *Queries, before time.Time, limit int) ([]BulkImportJobsPendingRow, error) {
+func BulkImportPending(ctx context.Context, d DBTX, before time.Time, limit int) ([]BulkImportJobsPendingRow, error) {
+	q := newQueries(d)
 	rows, err := q.BulkImportJobsPending(ctx, BulkImportJobsPendingParams{CreatedAt: before, Limit: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("list pending bulk import jobs: %w", err)
@@ -282,7 +284,8 @@ func BulkImportPending(ctx context.Context, q *Queries, before time.Time, limit 
 
 // BulkImportStalled lists up to limit jobs under way whose progress has not moved since
 // before.
-func BulkImportStalled(ctx context.Context, q *Queries, before time.Time, limit int) ([]BulkImportJobsStalledRow, error) {
+func BulkImportStalled(ctx context.Context, d DBTX, before time.Time, limit int) ([]BulkImportJobsStalledRow, error) {
+	q := newQueries(d)
 	rows, err := q.BulkImportJobsStalled(ctx, BulkImportJobsStalledParams{UpdatedAt: before, Limit: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("list stalled bulk import jobs: %w", err)

@@ -155,7 +155,7 @@ func TestBulkImportBatches(t *testing.T) {
 	if end.Status != catalog.BulkCompleted || end.Total != 11 || end.Processed != 11 || end.Successful != 5 || end.Failed != 6 || end.CompletedAt == nil {
 		t.Fatalf("job %+v", end)
 	}
-	report, err := db.BulkImportReportGet(ctx, db.New(w.pool), w.platform.ID, job.ID)
+	report, err := db.BulkImportReportGet(ctx, w.pool, w.platform.ID, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestBulkImportAllRefused(t *testing.T) {
 	if end.Status != catalog.BulkFailed || end.Failed != int32(len(rows)) || end.Successful != 0 {
 		t.Fatalf("job %+v", end)
 	}
-	report, err := db.BulkImportReportGet(context.Background(), db.New(w.pool), w.platform.ID, end.ID)
+	report, err := db.BulkImportReportGet(context.Background(), w.pool, w.platform.ID, end.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestBulkImportCreateStoresNothingOnFailure(t *testing.T) {
 	}
 	// Another platform's job reads as no row.
 	job := w.stage([][]string{personRow("a", w.uma("a"))})
-	if _, err := db.BulkImportReportGet(context.Background(), db.New(w.pool), uuid.New(), job.ID); !db.IsNotFound(err) {
+	if _, err := db.BulkImportReportGet(context.Background(), w.pool, uuid.New(), job.ID); !db.IsNotFound(err) {
 		t.Fatalf("another platform's job: %v", err)
 	}
 }

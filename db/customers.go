@@ -29,9 +29,9 @@ func CustomerRecord(c Customer) (customer.Record, error) {
 		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, IsDeleted: c.IsDeleted}, nil
 }
 
-// CustomerRecordGet reads a customer of a platform for the customer rules; an unknown
+// customerRecordGet reads a customer of a platform for the customer rules; an unknown
 // one (or another platform's) is customer.NotFound.
-func CustomerRecordGet(ctx context.Context, q *Queries, platformID, id uuid.UUID) (customer.Record, error) {
+func customerRecordGet(ctx context.Context, q *queries, platformID, id uuid.UUID) (customer.Record, error) {
 	c, err := q.CustomerGet(ctx, CustomerGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return customer.Record{}, customer.NotFound()
@@ -67,7 +67,7 @@ func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *se
 		return Customer{}, err
 	}
 	var out Customer
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
 		out, err = q.CustomerCreate(ctx, params)
 		if err != nil {
@@ -91,9 +91,9 @@ func customerCreateParams(platformID uuid.UUID, r customer.Record) (CustomerCrea
 
 // customerAccountsOpen opens, in the caller's transaction, the internal accounts a new
 // customer's currencies take.
-func customerAccountsOpen(ctx context.Context, q *Queries, box *sealbox.Box, platformID, customerID uuid.UUID, n customer.New) error {
+func customerAccountsOpen(ctx context.Context, q *queries, box *sealbox.Box, platformID, customerID uuid.UUID, n customer.New) error {
 	for _, o := range n.Accounts {
-		if _, err := InternalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{UUID: customerID, Valid: true}, o); err != nil {
+		if _, err := internalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{UUID: customerID, Valid: true}, o); err != nil {
 			return fmt.Errorf("open %s account: %w", o.Currency, err)
 		}
 	}
@@ -115,12 +115,12 @@ type CustomerPatchParams struct {
 
 // CustomerPatch updates a customer in one transaction: the update is checked again under
 // the customer's row lock, a replaced currency list opens and closes accounts
-// (CustomerAccountsReplace; an account that cannot be closed refuses the whole update),
+// (customerAccountsReplace; an account that cannot be closed refuses the whole update),
 // an e-mail change moves the EMAIL_OTP credential along, and an identity change that
 // sends the customer back through verification records its status webhook.
 func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	var out Customer
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
 		out, err = customerPatchTx(ctx, q, box, p)
 		return err
@@ -129,7 +129,7 @@ func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p 
 }
 
 // customerPatchTx is CustomerPatch within a transaction.
-func customerPatchTx(ctx context.Context, q *Queries, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
+func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	ch, err := customerChangeLocked(ctx, q, p)
 	if err != nil {
 		return Customer{}, err
@@ -140,7 +140,7 @@ func customerPatchTx(ctx context.Context, q *Queries, box *sealbox.Box, p Custom
 		}
 	}
 	if ch.ReplacesCurrencies {
-		if err := CustomerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {
+		if err := customerAccountsReplace(ctx, q, box, p.PlatformID, p.ID, ch.Accounts); err != nil {
 			return Customer{}, err
 		}
 	}
@@ -164,7 +164,7 @@ func customerPatchTx(ctx context.Context, q *Queries, box *sealbox.Box, p Custom
 }
 
 // customerChangeLocked locks the customer and checks the update against it.
-func customerChangeLocked(ctx context.Context, q *Queries, p CustomerPatchParams) (customer.Change, error) {
+func customerChangeLocked(ctx context.Context, q *queries, p CustomerPatchParams) (customer.Change, error) {
 	c, err := q.CustomerGetForUpdate(ctx, CustomerGetForUpdateParams{PlatformID: p.PlatformID, ID: p.ID})
 	if IsNotFound(err) {
 		return customer.Change{}, customer.NotFound()
@@ -181,7 +181,8 @@ func customerChangeLocked(ctx context.Context, q *Queries, p CustomerPatchParams
 
 // CustomerDelete marks a customer deleted; a deleted one is refused with
 // customer.AlreadyDeleted, an unknown one with customer.NotFound.
-func CustomerDelete(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Customer, error) {
+func CustomerDelete(ctx context.Context, d DBTX, platformID, id uuid.UUID) (Customer, error) {
+	q := newQueries(d)
 	c, err := q.CustomerMarkDeleted(ctx, CustomerMarkDeletedParams{PlatformID: platformID, ID: id})
 	if err == nil {
 		return c, nil

@@ -10,5 +10,5 @@ import (
 
 // CustomerGet runs the CustomerGet query on pool.
 func CustomerGet(ctx context.Context, pool *pgxpool.Pool, arg CustomerGetParams) (Customer, error) {
-	return New(pool).CustomerGet(ctx, arg)
+	return newQueries(pool).CustomerGet(ctx, arg)
 }

@@ -126,12 +126,12 @@ func TestCustomerCreateConstraints(t *testing.T) {
 	refusedWith(t, err, catalog.Conflict)
 
 	// Deleting: once, then refused; an unknown customer is not found.
-	if _, err := db.CustomerDelete(ctx, db.New(pool), p.ID, second.ID); err != nil {
+	if _, err := db.CustomerDelete(ctx, pool, p.ID, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.CustomerDelete(ctx, db.New(pool), p.ID, second.ID)
+	_, err = db.CustomerDelete(ctx, pool, p.ID, second.ID)
 	refusedWith(t, err, catalog.CustomerDeleted)
-	_, err = db.CustomerDelete(ctx, db.New(pool), p.ID, uuid.New())
+	_, err = db.CustomerDelete(ctx, pool, p.ID, uuid.New())
 	refusedWith(t, err, catalog.UserNotFound)
 }
 

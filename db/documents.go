@@ -21,11 +21,11 @@ type DocumentHolder struct {
 	CustomerDeleted bool
 }
 
-// DocumentHolderGet resolves a documentHolder of a platform. It is the one place a holder
+// documentHolderGet resolves a documentHolder of a platform. It is the one place a holder
 // id is looked up: an unknown holder, or another platform's, is document.HolderNotFound
 // (404 REFERENCE_NOT_FOUND). Customers resolve to themselves, beneficial owners to the
 // business customer they belong to.
-func DocumentHolderGet(ctx context.Context, q *Queries, platformID uuid.UUID, h document.Holder) (DocumentHolder, error) {
+func documentHolderGet(ctx context.Context, q *queries, platformID uuid.UUID, h document.Holder) (DocumentHolder, error) {
 	customerID := h.ID
 	if h.Kind == document.HolderBeneficialOwner {
 		o, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: h.ID})
@@ -62,13 +62,13 @@ type DocumentFile struct {
 	BlobKey     string
 }
 
-// DocumentCreate records a new document of a platform whose file is stored: its holder
+// documentCreate records a new document of a platform whose file is stored: its holder
 // (f.Holder) must exist on the platform and its customer must not be deleted.
-func DocumentCreate(ctx context.Context, q *Queries, platformID, id uuid.UUID, f document.Fields, file DocumentFile) (Document, error) {
+func documentCreate(ctx context.Context, q *queries, platformID, id uuid.UUID, f document.Fields, file DocumentFile) (Document, error) {
 	if f.Holder == nil {
 		return Document{}, fmt.Errorf("create document: no holder")
 	}
-	h, err := DocumentHolderGet(ctx, q, platformID, *f.Holder)
+	h, err := documentHolderGet(ctx, q, platformID, *f.Holder)
 	if err != nil {
 		return Document{}, err
 	}
@@ -85,13 +85,13 @@ func DocumentCreate(ctx context.Context, q *Queries, platformID, id uuid.UUID, f
 	return d, nil
 }
 
-// DocumentUpload records a new document like DocumentCreate, in a transaction that then
+// DocumentUpload records a new document like documentCreate, in a transaction that then
 // checks the customer's documents against maxPerCustomer (documentsWithin).
 func DocumentUpload(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, f document.Fields, file DocumentFile, maxPerCustomer int) (Document, error) {
 	var d Document
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
-		if d, err = DocumentCreate(ctx, q, platformID, id, f, file); err != nil {
+		if d, err = documentCreate(ctx, q, platformID, id, f, file); err != nil {
 			return err
 		}
 		return documentsWithin(ctx, q, platformID, d.CustomerID, maxPerCustomer)
@@ -102,7 +102,7 @@ func DocumentUpload(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 // documentsWithin refuses, under a lock on the customer's documents held until the
 // transaction ends, a write after which a customer and its beneficial owners hold more
 // than max documents (document.CheckCustomerCount).
-func documentsWithin(ctx context.Context, q *Queries, platformID, customerID uuid.UUID, max int) error {
+func documentsWithin(ctx context.Context, q *queries, platformID, customerID uuid.UUID, max int) error {
 	if err := q.DocumentsLockOfCustomer(ctx, customerID.String()); err != nil {
 		return fmt.Errorf("lock the customer's documents: %w", err)
 	}
@@ -119,7 +119,7 @@ func documentsWithin(ctx context.Context, q *Queries, platformID, customerID uui
 // (document.CheckHolder). oldBlobKey is the replaced file's, for the caller to delete once
 // this has committed.
 func DocumentReplace(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, f document.Fields, file DocumentFile) (out Document, oldBlobKey string, err error) {
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := documentLocked(ctx, q, platformID, id)
 		if err != nil {
 			return err
@@ -128,7 +128,7 @@ func DocumentReplace(ctx context.Context, pool *pgxpool.Pool, platformID, id uui
 		if err := document.CheckReplace(holder, cur.SubmittedAt != nil, f); err != nil {
 			return err
 		}
-		h, err := DocumentHolderGet(ctx, q, platformID, holder)
+		h, err := documentHolderGet(ctx, q, platformID, holder)
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func DocumentReplace(ctx context.Context, pool *pgxpool.Pool, platformID, id uui
 // verification, and returns its file's blob key for the caller to delete once this has
 // committed.
 func DocumentDelete(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID) (blobKey string, err error) {
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := documentLocked(ctx, q, platformID, id)
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func DocumentDelete(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 // Its customer is locked first, as a verification's submission locks it before it reads
 // and marks the customer's documents: a document cannot be replaced or deleted between
 // that check and the mark (and the locks are always taken in that order).
-func documentLocked(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Document, error) {
+func documentLocked(ctx context.Context, q *queries, platformID, id uuid.UUID) (Document, error) {
 	d, err := q.DocumentGet(ctx, DocumentGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return Document{}, document.NotFound()
@@ -193,11 +193,11 @@ func documentLocked(ctx context.Context, q *Queries, platformID, id uuid.UUID) (
 	return d, nil
 }
 
-// DocumentsMarkSubmitted marks every document of a customer of a platform, and of its
+// documentsMarkSubmitted marks every document of a customer of a platform, and of its
 // beneficial owners, that is not yet submitted as taken in by a verification: from then
 // on they can be neither replaced nor deleted (409 DOCUMENT_ALREADY_SUBMITTED). It
 // returns how many it marked. A verification calls it in the transaction that records it.
-func DocumentsMarkSubmitted(ctx context.Context, q *Queries, platformID, customerID uuid.UUID) (int64, error) {
+func documentsMarkSubmitted(ctx context.Context, q *queries, platformID, customerID uuid.UUID) (int64, error) {
 	n, err := q.DocumentMarkSubmittedByCustomer(ctx, DocumentMarkSubmittedByCustomerParams{PlatformID: platformID, CustomerID: customerID})
 	if err != nil {
 		return 0, fmt.Errorf("mark documents submitted: %w", err)

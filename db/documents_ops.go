@@ -10,5 +10,5 @@ import (
 
 // DocumentGet runs the DocumentGet query on pool.
 func DocumentGet(ctx context.Context, pool *pgxpool.Pool, arg DocumentGetParams) (Document, error) {
-	return New(pool).DocumentGet(ctx, arg)
+	return newQueries(pool).DocumentGet(ctx, arg)
 }

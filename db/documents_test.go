@@ -87,10 +87,10 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 	d3, _ := db.DocumentCreate(ctx, q, p.ID, ids.New(), passport(h2), docFile())
 
 	// Another platform's verification of the same customer id marks nothing.
-	if n, err := db.DocumentsMarkSubmitted(ctx, q, other.ID, c1.ID); err != nil || n != 0 {
+	if n, err := db.DocumentsMarkSubmitted(ctx, pool, other.ID, c1.ID); err != nil || n != 0 {
 		t.Fatalf("another platform marked %d, %v", n, err)
 	}
-	if n, err := db.DocumentsMarkSubmitted(ctx, q, p.ID, c1.ID); err != nil || n != 2 {
+	if n, err := db.DocumentsMarkSubmitted(ctx, pool, p.ID, c1.ID); err != nil || n != 2 {
 		t.Fatalf("marked %d, %v; want c1's two", n, err)
 	}
 	if n := count(t, pool, "SELECT count(*) FROM documents WHERE submitted_at IS NOT NULL"); n != 2 {
@@ -120,7 +120,7 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 	}
 
 	// A deleted customer takes no new documents.
-	if _, err := db.CustomerDelete(ctx, q, p.ID, c2.ID); err != nil {
+	if _, err := db.CustomerDelete(ctx, pool, p.ID, c2.ID); err != nil {
 		t.Fatal(err)
 	}
 	_, err = db.DocumentCreate(ctx, q, p.ID, ids.New(), passport(h2), docFile())

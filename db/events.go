@@ -12,10 +12,10 @@ import (
 	"paycore/internal/ids"
 )
 
-// EventRecord records a webhook event inside the caller's transaction (the outbox). When
+// eventRecord records a webhook event inside the caller's transaction (the outbox). When
 // dispatched is false the worker's relay starts its delivery after commit; a caller that
 // starts the delivery itself passes true.
-func EventRecord(ctx context.Context, q *Queries, platformID uuid.UUID, eventType string, data any, dispatched bool) (WebhookEvent, error) {
+func eventRecord(ctx context.Context, q *queries, platformID uuid.UUID, eventType string, data any, dispatched bool) (WebhookEvent, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("encode %s event: %w", eventType, err)

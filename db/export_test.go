@@ -22,7 +22,7 @@ import (
 // never pass a limit.
 func AgentUsageReserve(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, now time.Time, amount int64, limits agentpolicy.Limits) (agentpolicy.Usage, error) {
 	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		u, err := lockUsage(ctx, q, agentID, now, limits.Currency)
 		if err != nil {
 			return err
@@ -38,10 +38,24 @@ func AgentUsageReserve(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUI
 // actions give theirs back once, through the action (AgentActionDecide, AgentActionFail).
 func AgentUsageRelease(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID, reservedAt time.Time, amount int64, currency string) (agentpolicy.Usage, error) {
 	var out agentpolicy.Usage
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
 		out, err = releaseUsage(ctx, q, agentID, reservedAt, amount, currency)
 		return err
 	})
 	return out, err
 }
+
+// The generated queries and the operations on them, for the tests of this package's
+// operations (package db_test) only.
+type Queries = queries
+
+var (
+	New                 = newQueries
+	WithTx              = withTx
+	AgentUsages         = agentUsages
+	DocumentCreate      = documentCreate
+	DocumentHolderGet   = documentHolderGet
+	InternalAccountOpen = internalAccountOpen
+	LedgerApplyLegs     = ledgerApplyLegs
+)

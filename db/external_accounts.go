@@ -18,7 +18,7 @@ import (
 // (EXTERNAL_ACCOUNT_EXISTS) and nothing is written.
 func ExternalAccountAdd(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, n extaccount.New) (ExternalAccount, error) {
 	var out ExternalAccount
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if n.Default {
 			if err := q.ExternalAccountClearDefault(ctx, n.CustomerID); err != nil {
 				return fmt.Errorf("clear default account: %w", err)

@@ -10,10 +10,10 @@ import (
 
 // ExternalAccountDelete runs the ExternalAccountDelete query on pool.
 func ExternalAccountDelete(ctx context.Context, pool *pgxpool.Pool, arg ExternalAccountDeleteParams) (int64, error) {
-	return New(pool).ExternalAccountDelete(ctx, arg)
+	return newQueries(pool).ExternalAccountDelete(ctx, arg)
 }
 
 // ExternalAccountGet runs the ExternalAccountGet query on pool.
 func ExternalAccountGet(ctx context.Context, pool *pgxpool.Pool, arg ExternalAccountGetParams) (ExternalAccount, error) {
-	return New(pool).ExternalAccountGet(ctx, arg)
+	return newQueries(pool).ExternalAccountGet(ctx, arg)
 }

@@ -35,7 +35,7 @@ type IncomingCreated struct {
 // nothing.
 func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, v Views) (IncomingCreated, error) {
 	var out IncomingCreated
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
 			ev, err := q.WebhookEventFind(ctx, WebhookEventFindParams{PlatformID: t.PlatformID, Type: events.IncomingPaymentPending,
 				TransactionRef: ids.Format(ids.Transaction, t.ID)})
@@ -76,7 +76,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 				return fmt.Errorf("link counterpart: %w", err)
 			}
 		}
-		ev, err := EventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), true)
+		ev, err := eventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), true)
 		if err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func receiverInfo(t Transaction) map[string]string {
 // incomingReceiverGet reads the receiving customer r names, with its open account in r's
 // currency and its platform's configuration, and what the create rule reads of them (nil:
 // the platform has no such customer).
-func incomingReceiverGet(ctx context.Context, q *Queries, r incoming.Request) (IncomingReceiverRow, *incoming.Receiver, error) {
+func incomingReceiverGet(ctx context.Context, q *queries, r incoming.Request) (IncomingReceiverRow, *incoming.Receiver, error) {
 	rc, err := q.IncomingReceiver(ctx, IncomingReceiverParams{PlatformID: r.PlatformID, Currency: r.Currency, UmaAddress: r.ReceiverUma,
 		CustomerID: r.ReceiverCustomer.UUID})
 	if IsNotFound(err) {
@@ -131,9 +131,9 @@ func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d inc
 		}
 	}
 	var final Transaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
-		final, _, err = finishPayment(ctx, q, id, d.Outcome(), v, func(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+		final, _, err = finishPayment(ctx, q, id, d.Outcome(), v, func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
 			if info != nil {
 				if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: t.ID, Info: info}); err != nil {
 					return out, fmt.Errorf("record receiver info: %w", err)

@@ -10,15 +10,15 @@ import (
 
 // InternalAccountGet runs the InternalAccountGet query on pool.
 func InternalAccountGet(ctx context.Context, pool *pgxpool.Pool, arg InternalAccountGetParams) (InternalAccountGetRow, error) {
-	return New(pool).InternalAccountGet(ctx, arg)
+	return newQueries(pool).InternalAccountGet(ctx, arg)
 }
 
 // InternalAccountList runs the InternalAccountList query on pool.
 func InternalAccountList(ctx context.Context, pool *pgxpool.Pool, arg InternalAccountListParams) ([]InternalAccountListRow, error) {
-	return New(pool).InternalAccountList(ctx, arg)
+	return newQueries(pool).InternalAccountList(ctx, arg)
 }
 
 // InternalAccountSetPrivate runs the InternalAccountSetPrivate query on pool.
 func InternalAccountSetPrivate(ctx context.Context, pool *pgxpool.Pool, arg InternalAccountSetPrivateParams) (InternalAccount, error) {
-	return New(pool).InternalAccountSetPrivate(ctx, arg)
+	return newQueries(pool).InternalAccountSetPrivate(ctx, arg)
 }

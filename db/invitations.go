@@ -25,7 +25,7 @@ func InvitationState(i Invitation) invitation.State {
 // nothing and returns it.
 func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Request) (Invitation, error) {
 	var out Invitation
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if existing, err := q.InvitationGetByCode(ctx, r.Code); err == nil {
 			out = existing // created by an earlier attempt
 			return nil
@@ -58,7 +58,7 @@ func InvitationCreate(ctx context.Context, pool *pgxpool.Pool, r invitation.Requ
 }
 
 // InvitationClaim claims an invitation for c at now (see endInvitation; the claim is
-// decided by invitation.State.Claim with the invitee as InvitationInviteeOf reads it), with
+// decided by invitation.State.Claim with the invitee as invitationInviteeOf reads it), with
 // the INVITATION_CLAIMED event (rendered by render) for the inviter's platform.
 func InvitationClaim(ctx context.Context, pool *pgxpool.Pool, code string, c invitation.Claim, now time.Time, open bool, render func(Invitation) any) (Invitation, error) {
 	return endInvitation(ctx, pool, code, invitationEnding{claim: &c}, now, open, render)
@@ -86,14 +86,14 @@ type invitationEnding struct {
 func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invitationEnding, now time.Time, open bool, render func(Invitation) any) (Invitation, error) {
 	env := invitationEndingEnvironment(e)
 	var out Invitation
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := lockInvitation(ctx, q, code, env)
 		if err != nil {
 			return err
 		}
 		var next catalog.InvitationStatus
 		if e.claim != nil {
-			invitee, err := InvitationInviteeOf(ctx, q, *e.claim)
+			invitee, err := invitationInviteeOf(ctx, q, *e.claim)
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 			if err != nil {
 				return fmt.Errorf("claim invitation: %w", err)
 			}
-			_, err = EventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
+			_, err = eventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
 			return err
 		case next == catalog.InvCancelled:
 			key := e.cancel.Key
@@ -137,9 +137,9 @@ func invitationEndingEnvironment(e invitationEnding) catalog.Environment {
 	return e.cancel.Environment
 }
 
-// InvitationInviteeOf reads what the claim rule (invitation.State.Claim) reads of claim
+// invitationInviteeOf reads what the claim rule (invitation.State.Claim) reads of claim
 // c's invitee.
-func InvitationInviteeOf(ctx context.Context, q *Queries, c invitation.Claim) (invitation.Invitee, error) {
+func invitationInviteeOf(ctx context.Context, q *queries, c invitation.Claim) (invitation.Invitee, error) {
 	ok, err := q.InvitationInvitee(ctx, InvitationInviteeParams{PlatformID: c.PlatformID, InviteeUma: c.InviteeUma})
 	if err != nil {
 		return invitation.Invitee{}, fmt.Errorf("read invitee: %w", err)
@@ -150,7 +150,8 @@ func InvitationInviteeOf(ctx context.Context, q *Queries, c invitation.Claim) (i
 // InvitationExpire expires an invitation at its expiresAt (its workflow's timer fired) as
 // invitation.State.Expire decides: a PENDING one becomes EXPIRED; one that was claimed or
 // cancelled is returned as it is (the update is guarded by the status it was read in).
-func InvitationExpire(ctx context.Context, q *Queries, code string) (Invitation, error) {
+func InvitationExpire(ctx context.Context, d DBTX, code string) (Invitation, error) {
+	q := newQueries(d)
 	cur, err := q.InvitationGetByCode(ctx, code)
 	if err != nil {
 		return cur, fmt.Errorf("read invitation %s: %w", code, err)
@@ -169,7 +170,7 @@ func InvitationExpire(ctx context.Context, q *Queries, code string) (Invitation,
 }
 
 // lockInvitation locks an invitation as a platform of env sees it.
-func lockInvitation(ctx context.Context, q *Queries, code string, env catalog.Environment) (Invitation, error) {
+func lockInvitation(ctx context.Context, q *queries, code string, env catalog.Environment) (Invitation, error) {
 	cur, err := q.InvitationLock(ctx, InvitationLockParams{Code: code, Environment: env})
 	if IsNotFound(err) {
 		return cur, invitation.ErrNotFound()

@@ -10,11 +10,11 @@ import (
 
 // InvitationGetByCode runs the InvitationGetByCode query on pool.
 func InvitationGetByCode(ctx context.Context, pool *pgxpool.Pool, code string) (Invitation, error) {
-	return New(pool).InvitationGetByCode(ctx, code)
+	return newQueries(pool).InvitationGetByCode(ctx, code)
 }
 
 // InvitationGet runs the InvitationGet query on pool: an invitation by its code in one
 // environment.
 func InvitationGet(ctx context.Context, pool *pgxpool.Pool, arg InvitationGetParams) (Invitation, error) {
-	return New(pool).InvitationGet(ctx, arg)
+	return newQueries(pool).InvitationGet(ctx, arg)
 }

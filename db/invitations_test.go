@@ -132,7 +132,7 @@ func TestInvitationLifecycle(t *testing.T) {
 		t.Fatalf("%d events, want the one INVITATION_CLAIMED", n)
 	}
 	// The expiry of an invitation claimed meanwhile changes nothing.
-	if got, err := db.InvitationExpire(ctx, db.New(pool), req.Code); err != nil || got.Status != catalog.InvClaimed {
+	if got, err := db.InvitationExpire(ctx, pool, req.Code); err != nil || got.Status != catalog.InvClaimed {
 		t.Fatalf("expiring a claimed invitation: %+v %v", got, err)
 	}
 
@@ -145,7 +145,7 @@ func TestInvitationLifecycle(t *testing.T) {
 	if _, err := db.InvitationClaim(ctx, pool, req2.Code, claim, req2.ExpiresAt, true, renderInvitation); problem.CodeOf(err) != catalog.InvitationExpired {
 		t.Fatalf("a claim at expiresAt: %v", err)
 	}
-	if got, err := db.InvitationExpire(ctx, db.New(pool), req2.Code); err != nil || got.Status != catalog.InvExpired {
+	if got, err := db.InvitationExpire(ctx, pool, req2.Code); err != nil || got.Status != catalog.InvExpired {
 		t.Fatalf("expire: %+v %v", got, err)
 	}
 	if _, err := db.InvitationCancel(ctx, pool, req2.Code, invitation.Cancel{PlatformID: p.ID, Environment: catalog.Sandbox, Key: "c"}, now, true); problem.CodeOf(err) != catalog.InvitationExpired {

@@ -37,7 +37,7 @@ func OwnerRecord(o BeneficialOwner) (customer.Owner, error) {
 }
 
 // ownersOf reads the owners of a customer as the rules read them.
-func ownersOf(ctx context.Context, q *Queries, platformID, customerID uuid.UUID) ([]BeneficialOwner, []customer.Owner, error) {
+func ownersOf(ctx context.Context, q *queries, platformID, customerID uuid.UUID) ([]BeneficialOwner, []customer.Owner, error) {
 	rows, err := q.OwnersOfCustomer(ctx, OwnersOfCustomerParams{PlatformID: platformID, CustomerID: customerID})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read beneficial owners: %w", err)
@@ -53,7 +53,7 @@ func ownersOf(ctx context.Context, q *Queries, platformID, customerID uuid.UUID)
 
 // lockCustomer locks a customer of a platform for a change of its owners or its
 // verification; an unknown one (or another platform's) is customer.NotFound.
-func lockCustomer(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Customer, customer.Record, error) {
+func lockCustomer(ctx context.Context, q *queries, platformID, id uuid.UUID) (Customer, customer.Record, error) {
 	c, err := q.CustomerGetForUpdate(ctx, CustomerGetForUpdateParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return c, customer.Record{}, customer.NotFound()
@@ -70,7 +70,7 @@ func lockCustomer(ctx context.Context, q *Queries, platformID, id uuid.UUID) (Cu
 // ownership total), so concurrent creations cannot together pass 100 percent.
 func OwnerCreate(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, o customer.Owner) (BeneficialOwner, error) {
 	var out BeneficialOwner
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if existing, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: o.ID}); err == nil {
 			out = existing // created by an earlier attempt
 			return nil
@@ -100,9 +100,9 @@ func OwnerCreate(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, 
 	return out, err
 }
 
-// OwnerGetRecord reads a platform's beneficial owner; an unknown one (or another
+// ownerGetRecord reads a platform's beneficial owner; an unknown one (or another
 // platform's) is customer.OwnerNotFound.
-func OwnerGetRecord(ctx context.Context, q *Queries, platformID, id uuid.UUID) (BeneficialOwner, error) {
+func ownerGetRecord(ctx context.Context, q *queries, platformID, id uuid.UUID) (BeneficialOwner, error) {
 	o, err := q.OwnerGet(ctx, OwnerGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return o, customer.OwnerNotFound()
@@ -118,8 +118,8 @@ func OwnerGetRecord(ctx context.Context, q *Queries, platformID, id uuid.UUID) (
 // the ownership total is checked again. Reverify reports that the owner's KYC starts over.
 func OwnerPatch(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID,
 	patch func(customer.Owner) (customer.Owner, bool, error)) (out BeneficialOwner, reverify bool, err error) {
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		row, err := OwnerGetRecord(ctx, q, platformID, id)
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+		row, err := ownerGetRecord(ctx, q, platformID, id)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func OwnerPatch(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUI
 func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 	outcome func(customer.Owner, catalog.Environment) catalog.KycStatus) (catalog.KycStatus, error) {
 	var status catalog.KycStatus
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		// Locked: an update of the owner's personal information (which starts its KYC
 		// over) waits, so the outcome is always that of the data it was decided on.
 		row, err := q.OwnerGetByIDForUpdate(ctx, id)
@@ -211,7 +211,7 @@ type Submitted struct {
 // webhook.
 func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, v KycViews) (Submitted, error) {
 	var out Submitted
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		_, c, err := lockCustomer(ctx, q, platformID, id)
 		if err != nil {
 			return err
@@ -270,7 +270,7 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 		}
 		if outcome.InProgress {
 			out.InProgress = true
-			if _, err := DocumentsMarkSubmitted(ctx, q, platformID, id); err != nil {
+			if _, err := documentsMarkSubmitted(ctx, q, platformID, id); err != nil {
 				return err
 			}
 		}
@@ -291,7 +291,7 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 // undecided lists those owners (the business's KYB waits for them).
 func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 	decide func(customer.Record, []customer.Owner, catalog.Environment) kyc.Decision, v KycViews) (out Verification, undecided []uuid.UUID, err error) {
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := q.VerificationGetByIDForUpdate(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock verification: %w", err)
@@ -336,7 +336,7 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 // lock: the verification's status, the customer's that follows, and the webhooks of both.
 func VerificationReviewManually(ctx context.Context, pool *pgxpool.Pool, m kyc.ManualReview, v KycViews) (Verification, error) {
 	var out Verification
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := q.VerificationGetByIDForUpdate(ctx, m.VerificationID)
 		if err != nil {
 			return fmt.Errorf("lock verification: %w", err)
@@ -366,7 +366,7 @@ func VerificationReviewManually(ctx context.Context, pool *pgxpool.Pool, m kyc.M
 
 // setCustomerKyc moves customer c to status, with its CUSTOMER_KYC_* (individuals) or
 // CUSTOMER_KYB_* (businesses) webhook; no change records nothing.
-func setCustomerKyc(ctx context.Context, q *Queries, c customer.Record, status catalog.KycStatus, v KycViews) error {
+func setCustomerKyc(ctx context.Context, q *queries, c customer.Record, status catalog.KycStatus, v KycViews) error {
 	if c.KycStatus == status {
 		return nil
 	}
@@ -379,17 +379,17 @@ func setCustomerKyc(ctx context.Context, q *Queries, c customer.Record, status c
 
 // customerStatusEvent records the CUSTOMER_KYC_* (individuals) or CUSTOMER_KYB_*
 // (businesses) webhook of customer row, whose status just changed; UNVERIFIED has none.
-func customerStatusEvent(ctx context.Context, q *Queries, row Customer, v KycViews) error {
+func customerStatusEvent(ctx context.Context, q *queries, row Customer, v KycViews) error {
 	if row.KycStatus == catalog.KycUnverified {
 		return nil
 	}
-	_, err := EventRecord(ctx, q, row.PlatformID, events.CustomerStatus(row.CustomerType == catalog.Business, string(row.KycStatus)), v.Customer(row), false)
+	_, err := eventRecord(ctx, q, row.PlatformID, events.CustomerStatus(row.CustomerType == catalog.Business, string(row.KycStatus)), v.Customer(row), false)
 	return err
 }
 
 // recordVerification records the VERIFICATION_<status> webhook of verification r.
-func recordVerification(ctx context.Context, q *Queries, r Verification, v KycViews) error {
-	_, err := EventRecord(ctx, q, r.PlatformID, events.Verification(string(r.Status)), v.Verification(r), false)
+func recordVerification(ctx context.Context, q *queries, r Verification, v KycViews) error {
+	_, err := eventRecord(ctx, q, r.PlatformID, events.Verification(string(r.Status)), v.Verification(r), false)
 	return err
 }
 
@@ -412,7 +412,8 @@ func (s KycLinkSubject) Problems() []kyc.Error {
 
 // KycLinkSubjectGet reads the subject of the link with token; an unknown token is
 // ErrNotFound.
-func KycLinkSubjectGet(ctx context.Context, q *Queries, token string) (KycLinkSubject, error) {
+func KycLinkSubjectGet(ctx context.Context, d DBTX, token string) (KycLinkSubject, error) {
+	q := newQueries(d)
 	var s KycLinkSubject
 	link, err := q.KycLinkByToken(ctx, kyc.TokenHash(token))
 	if IsNotFound(err) {
@@ -422,7 +423,7 @@ func KycLinkSubjectGet(ctx context.Context, q *Queries, token string) (KycLinkSu
 		return s, fmt.Errorf("read KYC link: %w", err)
 	}
 	s.Link = link
-	if s.Customer, err = CustomerRecordGet(ctx, q, link.PlatformID, link.CustomerID); err != nil {
+	if s.Customer, err = customerRecordGet(ctx, q, link.PlatformID, link.CustomerID); err != nil {
 		return s, err
 	}
 	if _, s.Owners, err = ownersOf(ctx, q, link.PlatformID, link.CustomerID); err != nil {
@@ -460,7 +461,7 @@ type KycPageDocument struct {
 // link's state is judged at now.
 func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument,
 	limits KycPageLimits, now time.Time) (link KycLink, replaced []string, err error) {
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		replaced = nil
 		var err error
 		if link, err = q.KycLinkByTokenForUpdate(ctx, kyc.TokenHash(token)); err != nil {
@@ -472,7 +473,7 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read verification: %w", err)
 		}
-		cust, err := CustomerRecordGet(ctx, q, link.PlatformID, link.CustomerID)
+		cust, err := customerRecordGet(ctx, q, link.PlatformID, link.CustomerID)
 		if err != nil {
 			return err
 		}
@@ -511,7 +512,7 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 				}
 				replaced = append(replaced, old.BlobKey)
 			}
-			if _, err := DocumentCreate(ctx, q, link.PlatformID, ids.New(), d.Fields, d.File); err != nil {
+			if _, err := documentCreate(ctx, q, link.PlatformID, ids.New(), d.Fields, d.File); err != nil {
 				return err
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 // kycDocuments are the documents of a customer and of its beneficial owners, as a
 // verification checks them.
-func kycDocuments(ctx context.Context, q *Queries, platformID, customerID uuid.UUID) ([]kyc.Document, error) {
+func kycDocuments(ctx context.Context, q *queries, platformID, customerID uuid.UUID) ([]kyc.Document, error) {
 	rows, err := q.DocumentsOfCustomer(ctx, DocumentsOfCustomerParams{PlatformID: platformID, CustomerID: customerID})
 	if err != nil {
 		return nil, fmt.Errorf("read documents: %w", err)

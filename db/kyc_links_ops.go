@@ -11,10 +11,10 @@ import (
 
 // KycLinkCreate runs the KycLinkCreate query on pool.
 func KycLinkCreate(ctx context.Context, pool *pgxpool.Pool, arg KycLinkCreateParams) (KycLink, error) {
-	return New(pool).KycLinkCreate(ctx, arg)
+	return newQueries(pool).KycLinkCreate(ctx, arg)
 }
 
 // KycLinkReopen runs the KycLinkReopen query on pool.
 func KycLinkReopen(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) error {
-	return New(pool).KycLinkReopen(ctx, id)
+	return newQueries(pool).KycLinkReopen(ctx, id)
 }

@@ -40,13 +40,14 @@ type Move struct {
 // for currency, no internal account may end with a negative available balance, and no
 // move may touch a CLOSED internal account (ErrAccountClosed, returned before anything is
 // written, so the caller's transaction stays usable).
-func LedgerApply(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) error {
-	_, err := LedgerApplyAccounts(ctx, q, txID, currency, moves)
+func LedgerApply(ctx context.Context, d DBTX, txID uuid.UUID, currency string, moves []Move) error {
+	q := newQueries(d)
+	_, err := ledgerApplyAccounts(ctx, q, txID, currency, moves)
 	return err
 }
 
-// LedgerApplyAccounts is LedgerApply returning the accounts as they are afterwards.
-func LedgerApplyAccounts(ctx context.Context, q *Queries, txID uuid.UUID, currency string, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
+// ledgerApplyAccounts is LedgerApply returning the accounts as they are afterwards.
+func ledgerApplyAccounts(ctx context.Context, q *queries, txID uuid.UUID, currency string, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
 	var sum int64
 	ids := make([]uuid.UUID, 0, len(moves))
 	for _, m := range moves {
@@ -114,10 +115,10 @@ type Leg struct {
 	Moves    []Move
 }
 
-// LedgerApplyLegs applies the legs of transaction txID, each like LedgerApply (balanced in
+// ledgerApplyLegs applies the legs of transaction txID, each like LedgerApply (balanced in
 // its currency), after locking every account of every leg at once in id order, so that
 // conversions in opposite directions never deadlock. It returns the accounts afterwards.
-func LedgerApplyLegs(ctx context.Context, q *Queries, txID uuid.UUID, legs []Leg) (map[uuid.UUID]LedgerAccount, error) {
+func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg) (map[uuid.UUID]LedgerAccount, error) {
 	var all []uuid.UUID
 	for _, l := range legs {
 		for _, m := range l.Moves {
@@ -129,7 +130,7 @@ func LedgerApplyLegs(ctx context.Context, q *Queries, txID uuid.UUID, legs []Leg
 	}
 	out := make(map[uuid.UUID]LedgerAccount, len(all))
 	for _, l := range legs {
-		after, err := LedgerApplyAccounts(ctx, q, txID, l.Currency, l.Moves)
+		after, err := ledgerApplyAccounts(ctx, q, txID, l.Currency, l.Moves)
 		if err != nil {
 			return nil, err
 		}
@@ -140,39 +141,39 @@ func LedgerApplyLegs(ctx context.Context, q *Queries, txID uuid.UUID, legs []Leg
 	return out, nil
 }
 
-// LedgerHold reserves amount of an internal account's available balance for transaction
+// ledgerHold reserves amount of an internal account's available balance for transaction
 // txID and returns the account afterwards. It refuses like LedgerApply: ErrInsufficientFunds,
 // ErrAccountClosed, or ErrWalletSignatureRequired for an embedded wallet no signed retry
 // authorised the transaction for.
-func LedgerHold(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}})
+func ledgerHold(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}})
 	return after[account], err
 }
 
-// LedgerCapture settles a hold: amount held on account for txID leaves it for counter. It
+// ledgerCapture settles a hold: amount held on account for txID leaves it for counter. It
 // returns account afterwards.
-func LedgerCapture(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account, counter uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Amount: -amount, Held: -amount}, {Account: counter, Amount: amount}})
+func ledgerCapture(ctx context.Context, q *queries, txID uuid.UUID, currency string, account, counter uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Amount: -amount, Held: -amount}, {Account: counter, Amount: amount}})
 	return after[account], err
 }
 
-// LedgerRelease gives back amount held on account for txID, posting nothing. It returns the
+// ledgerRelease gives back amount held on account for txID, posting nothing. It returns the
 // account afterwards.
-func LedgerRelease(ctx context.Context, q *Queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: -amount}})
+func ledgerRelease(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: -amount}})
 	return after[account], err
 }
 
-// LedgerPost moves amount from one account to another with no hold involved, e.g. a credit
+// ledgerPost moves amount from one account to another with no hold involved, e.g. a credit
 // of an internal account from a system account. It returns the destination afterwards.
-func LedgerPost(ctx context.Context, q *Queries, txID uuid.UUID, currency string, from, to uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := LedgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: from, Amount: -amount}, {Account: to, Amount: amount}})
+func ledgerPost(ctx context.Context, q *queries, txID uuid.UUID, currency string, from, to uuid.UUID, amount int64) (LedgerAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: from, Amount: -amount}, {Account: to, Amount: amount}})
 	return after[to], err
 }
 
-// LedgerSystemAccount returns (creating on first use) a platform's system account of kind
+// ledgerSystemAccount returns (creating on first use) a platform's system account of kind
 // in currency.
-func LedgerSystemAccount(ctx context.Context, q *Queries, platformID uuid.UUID, currency, kind string) (LedgerAccount, error) {
+func ledgerSystemAccount(ctx context.Context, q *queries, platformID uuid.UUID, currency, kind string) (LedgerAccount, error) {
 	if a, err := q.LedgerSystemAccountGet(ctx, LedgerSystemAccountGetParams{PlatformID: platformID, Currency: currency, Kind: kind}); err == nil {
 		return a, nil
 	} else if !IsNotFound(err) {
@@ -207,12 +208,12 @@ func postingAllowed(checks []InternalAccountPostingChecksRow, moves []Move) erro
 	return nil
 }
 
-// AuthorizeWalletDebit binds the used signed retry signedRequestID, of kind, on the
+// authorizeWalletDebit binds the used signed retry signedRequestID, of kind, on the
 // embedded wallet accountID to transaction txID, which lets the ledger debit the wallet
 // for that transaction (and only for it). It fails with ErrWalletSignatureRequired when
 // the retry does not exist, is unused, is of another kind or account, or already
 // authorised another transaction.
-func AuthorizeWalletDebit(ctx context.Context, q *Queries, signedRequestID, accountID, txID uuid.UUID, kind string) error {
+func authorizeWalletDebit(ctx context.Context, q *queries, signedRequestID, accountID, txID uuid.UUID, kind string) error {
 	n, err := q.SignedRequestBindTransaction(ctx, SignedRequestBindTransactionParams{ID: signedRequestID, AccountID: accountID, Kind: kind, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
 	if err != nil {
 		return fmt.Errorf("bind wallet signature: %w", err)

@@ -28,7 +28,7 @@ func setup(t *testing.T) (*pgxpool.Pool, uuid.UUID, uuid.UUID, db.LedgerAccount)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := db.LedgerSystemAccount(ctx, q, p.ID, "USD", db.KindSandboxFunding)
+	src, err := db.LedgerSystemAccount(ctx, pool, p.ID, "USD", db.KindSandboxFunding)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +36,8 @@ func setup(t *testing.T) (*pgxpool.Pool, uuid.UUID, uuid.UUID, db.LedgerAccount)
 }
 
 func apply(pool *pgxpool.Pool, currency string, moves ...db.Move) error {
-	return db.WithTx(context.Background(), pool, func(q *db.Queries, _ pgx.Tx) error {
-		return db.LedgerApply(context.Background(), q, ids.New(), currency, moves)
+	return db.WithTx(context.Background(), pool, func(_ *db.Queries, tx pgx.Tx) error {
+		return db.LedgerApply(context.Background(), tx, ids.New(), currency, moves)
 	})
 }
 
@@ -115,16 +115,15 @@ func TestLedgerLegsBalancePerCurrency(t *testing.T) {
 	t.Parallel()
 	pool, pid, _, src := setup(t)
 	ctx := context.Background()
-	q := db.New(pool)
-	eurSrc, err := db.LedgerSystemAccount(ctx, q, pid, "EUR", db.KindSandboxFunding)
+	eurSrc, err := db.LedgerSystemAccount(ctx, pool, pid, "EUR", db.KindSandboxFunding)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eurFX, err := db.LedgerSystemAccount(ctx, q, pid, "EUR", db.KindFX)
+	eurFX, err := db.LedgerSystemAccount(ctx, pool, pid, "EUR", db.KindFX)
 	if err != nil {
 		t.Fatal(err)
 	}
-	usdFX, err := db.LedgerSystemAccount(ctx, q, pid, "USD", db.KindFX)
+	usdFX, err := db.LedgerSystemAccount(ctx, pool, pid, "USD", db.KindFX)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ type IssuedToken struct {
 	Secret string
 }
 
-// TokenIssue creates an API token with a fresh secret (only its digest is stored).
-func TokenIssue(ctx context.Context, q *Queries, platformID uuid.UUID, name string, perms []string) (IssuedToken, error) {
+// tokenIssue creates an API token with a fresh secret (only its digest is stored).
+func tokenIssue(ctx context.Context, q *queries, platformID uuid.UUID, name string, perms []string) (IssuedToken, error) {
 	secret, digest := secrets.New()
 	row, err := q.TokenCreate(ctx, TokenCreateParams{ID: ids.New(), PlatformID: platformID, Name: name, Permissions: perms, SecretHash: digest})
 	if err != nil {
@@ -35,12 +35,12 @@ func TokenIssue(ctx context.Context, q *Queries, platformID uuid.UUID, name stri
 // TokenIssueForPlatform issues a token for an existing platform (the operator's command).
 func TokenIssueForPlatform(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, name string, perms []string) (IssuedToken, error) {
 	var tok IssuedToken
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.PlatformGet(ctx, platformID); err != nil {
 			return fmt.Errorf("platform %s: %w", platformID, err)
 		}
 		var err error
-		tok, err = TokenIssue(ctx, q, platformID, name, perms)
+		tok, err = tokenIssue(ctx, q, platformID, name, perms)
 		return err
 	})
 	return tok, err
@@ -56,7 +56,7 @@ func PlatformProvision(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box
 	}
 	var plat Platform
 	var tok IssuedToken
-	err = WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		id := ids.New()
 		if err := umaDomainClaim(ctx, q, id, p.UmaDomain); err != nil {
 			return err
@@ -70,10 +70,10 @@ func PlatformProvision(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box
 		if err := webhookSecretAdd(ctx, q, box, plat.ID); err != nil {
 			return err
 		}
-		if err := PlatformAccountsEnsure(ctx, q, box, plat.ID, p.Currencies); err != nil {
+		if err := platformAccountsEnsure(ctx, q, box, plat.ID, p.Currencies); err != nil {
 			return err
 		}
-		tok, err = TokenIssue(ctx, q, plat.ID, "default", tokenPerms)
+		tok, err = tokenIssue(ctx, q, plat.ID, "default", tokenPerms)
 		return err
 	})
 	return plat, tok, err
@@ -89,8 +89,8 @@ func PlatformSettings(p Platform) (platformconfig.Settings, error) {
 	return s, nil
 }
 
-// PlatformSettingsGet reads a platform's configuration as the rules of other domains read it.
-func PlatformSettingsGet(ctx context.Context, q *Queries, id uuid.UUID) (platformconfig.Settings, error) {
+// platformSettingsGet reads a platform's configuration as the rules of other domains read it.
+func platformSettingsGet(ctx context.Context, q *queries, id uuid.UUID) (platformconfig.Settings, error) {
 	p, err := q.PlatformGet(ctx, id)
 	if err != nil {
 		return platformconfig.Settings{}, fmt.Errorf("load platform: %w", err)
@@ -104,7 +104,7 @@ func PlatformSettingsGet(ctx context.Context, q *Queries, id uuid.UUID) (platfor
 // the relay delivers after commit.
 func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, id uuid.UUID, ch platformconfig.Change) (Platform, error) {
 	var updated Platform
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		p, err := q.PlatformGetForUpdate(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock platform: %w", err)
@@ -122,12 +122,12 @@ func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 			return MapConstraint(fmt.Errorf("update platform config: %w", err))
 		}
 		if ch.Currencies != nil {
-			if err := PlatformAccountsEnsure(ctx, q, box, p.ID, ch.Currencies); err != nil {
+			if err := platformAccountsEnsure(ctx, q, box, p.ID, ch.Currencies); err != nil {
 				return err
 			}
 		}
 		if announce {
-			if _, err := EventRecord(ctx, q, p.ID, events.Test, map[string]any{}, false); err != nil {
+			if _, err := eventRecord(ctx, q, p.ID, events.Test, map[string]any{}, false); err != nil {
 				return err
 			}
 		}
@@ -139,7 +139,7 @@ func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 // umaDomainClaim lets platformconfig.CheckDomainClaim decide whether platform id may take
 // domain, given who else holds it. Two claims at once both pass here; the unique index on
 // the platforms' domains refuses the later one (MapConstraint: UMA_DOMAIN_TAKEN).
-func umaDomainClaim(ctx context.Context, q *Queries, id uuid.UUID, domain string) error {
+func umaDomainClaim(ctx context.Context, q *queries, id uuid.UUID, domain string) error {
 	h, err := q.UmaDomainHolders(ctx, UmaDomainHoldersParams{Domain: domain, PlatformID: id})
 	if err != nil {
 		return fmt.Errorf("read who holds umaDomain %s: %w", domain, err)

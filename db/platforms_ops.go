@@ -11,5 +11,5 @@ import (
 
 // PlatformGet runs the PlatformGet query on pool.
 func PlatformGet(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (Platform, error) {
-	return New(pool).PlatformGet(ctx, id)
+	return newQueries(pool).PlatformGet(ctx, id)
 }

@@ -42,10 +42,10 @@ type QuoteWithTransaction struct {
 	PayloadToSign string
 }
 
-// QuoteAccountsGet loads, in one statement, everything the quote rule reads: the source
+// quoteAccountsGet loads, in one statement, everything the quote rule reads: the source
 // internal account with its customer, the destination account (internal or external) and
 // the platform's currencies and environment.
-func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.Accounts, error) {
+func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.Accounts, error) {
 	row, err := q.QuoteContext(ctx, QuoteContextParams{PlatformID: r.PlatformID, SourceID: r.Source.AccountID,
 		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal, FundingCustomerID: r.Source.CustomerID.Null(),
 		DestinationUma: r.Destination.UmaAddress, DestinationCurrency: r.Destination.Currency})
@@ -119,7 +119,7 @@ func QuoteAccountsGet(ctx context.Context, q *Queries, r quote.Request) (quote.A
 func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Views, decide func(quote.Accounts) (quote.Terms, error), ch walletauth.Challenge) (QuoteWithTransaction, quote.Rail, error) {
 	var out QuoteWithTransaction
 	var rail quote.Rail
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if existing, err := q.QuoteGetByID(ctx, r.QuoteID); err == nil {
 			out = QuoteWithTransaction(existing) // created by an earlier attempt
 			rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction)
@@ -127,7 +127,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read quote: %w", err)
 		}
-		acc, err := QuoteAccountsGet(ctx, q, r)
+		acc, err := quoteAccountsGet(ctx, q, r)
 		if err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 
 // depositInstructions are where the deposit that funds a REALTIME_FUNDING quote is sent:
 // bank coordinates, or an address on the crypto network, unique to the quote.
-func depositInstructions(ctx context.Context, q *Queries, r quote.Request, acc quote.Accounts) (json.RawMessage, error) {
+func depositInstructions(ctx context.Context, q *queries, r quote.Request, acc quote.Accounts) (json.RawMessage, error) {
 	n, err := q.AccountNumberNext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("number the deposit instructions: %w", err)
@@ -207,7 +207,7 @@ func depositInstructions(ctx context.Context, q *Queries, r quote.Request, acc q
 }
 
 // createQuoteTransaction writes a new quote's PENDING transaction and its event.
-func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, acc quote.Accounts, terms quote.Terms, v Views) error {
+func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, acc quote.Accounts, terms quote.Terms, v Views) error {
 	details, err := json.Marshal(terms.Details)
 	if err != nil {
 		return fmt.Errorf("encode rate details: %w", err)
@@ -247,7 +247,7 @@ func createQuoteTransaction(ctx context.Context, q *Queries, r quote.Request, ac
 }
 
 // quoteRail is what executing an existing quote (with its transaction t) takes.
-func quoteRail(ctx context.Context, q *Queries, qt Quote, t Transaction) (quote.Rail, error) {
+func quoteRail(ctx context.Context, q *queries, qt Quote, t Transaction) (quote.Rail, error) {
 	p, err := q.PlatformGet(ctx, t.PlatformID)
 	if err != nil {
 		return quote.Rail{}, fmt.Errorf("load platform: %w", err)
@@ -307,7 +307,7 @@ func QuoteSnapshot(qt Quote, t Transaction) quote.State {
 // An execution by an agent's action (e.AgentID) records the agent on the transaction.
 func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
@@ -335,7 +335,7 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 // PROCESSING. The paying customer must still be APPROVED (locked, so an identity change
 // that sends it back through verification is either before or after): a quote made
 // before such a change is not executed for the new identity.
-func holdQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
+func holdQuote(ctx context.Context, q *queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
 	if t.CustomerID.Valid {
 		payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
 		if err != nil {
@@ -360,7 +360,7 @@ func holdQuote(ctx context.Context, q *Queries, qt Quote, t Transaction, e quote
 }
 
 // lockQuote locks a quote and its transaction.
-func lockQuote(ctx context.Context, q *Queries, id uuid.UUID) (Quote, Transaction, error) {
+func lockQuote(ctx context.Context, q *queries, id uuid.UUID) (Quote, Transaction, error) {
 	qt, err := q.QuoteLock(ctx, id)
 	if err != nil {
 		return qt, Transaction{}, fmt.Errorf("lock quote: %w", err)
@@ -374,7 +374,7 @@ func lockQuote(ctx context.Context, q *Queries, id uuid.UUID) (Quote, Transactio
 
 // markExecuted records who executed a quote (key) and moves its transaction to
 // PROCESSING with the event.
-func markExecuted(ctx context.Context, q *Queries, qt Quote, t Transaction, key string, v Views) (Transaction, error) {
+func markExecuted(ctx context.Context, q *queries, qt Quote, t Transaction, key string, v Views) (Transaction, error) {
 	if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: qt.ID, ExecuteKey: &key}); err != nil {
 		return t, fmt.Errorf("mark quote executed: %w", err)
 	}
@@ -408,7 +408,7 @@ type Deposit struct {
 func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool, v Views) (Deposit, error) {
 	amount := d.Amount
 	var out Deposit
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
@@ -424,11 +424,11 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount, Key: &d.Key}); err != nil {
 			return fmt.Errorf("record deposit: %w", err)
 		}
-		funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+		funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
 		if err != nil {
 			return err
 		}
-		deposits, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
+		deposits, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
 		if err != nil {
 			return err
 		}
@@ -437,7 +437,7 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 			out.Transaction, err = refundLateDeposit(ctx, q, t, funding.ID, deposits.ID, amount, v)
 			return err
 		}
-		if _, err := LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding.ID, Amount: -amount}, {Account: deposits.ID, Amount: amount, Held: amount}}); err != nil {
+		if _, err := ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding.ID, Amount: -amount}, {Account: deposits.ID, Amount: amount, Held: amount}}); err != nil {
 			return fmt.Errorf("post deposit: %w", err)
 		}
 		out.Transaction, err = markExecuted(ctx, q, qt, t, DepositKey, v)
@@ -450,8 +450,8 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 // refundLateDeposit takes in a deposit that arrived after its quote expired and sends it
 // straight back: the transaction (expired now if its timer has not fired yet) records the
 // refund, TIMEOUT, opened and completed.
-func refundLateDeposit(ctx context.Context, q *Queries, t Transaction, funding, deposits uuid.UUID, amount int64, v Views) (Transaction, error) {
-	if _, err := LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding, Amount: -amount}, {Account: deposits, Amount: amount},
+func refundLateDeposit(ctx context.Context, q *queries, t Transaction, funding, deposits uuid.UUID, amount int64, v Views) (Transaction, error) {
+	if _, err := ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding, Amount: -amount}, {Account: deposits, Amount: amount},
 		{Account: deposits, Amount: -amount}, {Account: funding, Amount: amount}}); err != nil {
 		return t, fmt.Errorf("post late deposit: %w", err)
 	}
@@ -478,7 +478,7 @@ func refundLateDeposit(ctx context.Context, q *Queries, t Transaction, funding, 
 // is left as it is. It returns the quote afterwards.
 func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		qt, t, err := lockQuote(ctx, q, quoteID)
 		if err != nil {
 			return err
@@ -500,7 +500,7 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 
 // expireTransaction moves a quote's PENDING transaction to EXPIRED (QUOTE_EXPIRED) with
 // its event; a transaction no longer pending is not found.
-func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (Transaction, error) {
+func expireTransaction(ctx context.Context, q *queries, id uuid.UUID, v Views) (Transaction, error) {
 	reason, detail := quote.ExpiryFailure()
 	t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventExpire, TransactionSetStatusParams{FailureReason: &reason, FailureDetail: &detail})
 	if err != nil {
@@ -520,7 +520,7 @@ func expireTransaction(ctx context.Context, q *Queries, id uuid.UUID, v Views) (
 // the refund opened (REFUND_PENDING). Finishing a finished payment changes nothing.
 func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		t, ended, err := finishPayment(ctx, q, transactionID, out, v, quoteMoney)
 		final = t
 		if err != nil || !ended {
@@ -540,7 +540,7 @@ func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 }
 
 // quoteMoney is the money of a quote's finish (see QuoteFinish).
-func quoteMoney(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+func quoteMoney(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
 	switch {
 	case out.Status == catalog.TxCompleted || out.PaidOut:
 		return out, convertQuote(ctx, q, t, false, v)
@@ -553,7 +553,7 @@ func quoteMoney(ctx context.Context, q *Queries, t Transaction, out sandbox.Outc
 // endCounterpart ends the receiving side's INCOMING transaction of a payment between
 // customers on this deployment as the payment ended: COMPLETED (the conversion credited its
 // account), or REJECTED or FAILED as the receiving platform decided.
-func endCounterpart(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.Outcome, v Views) error {
+func endCounterpart(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, v Views) error {
 	c, err := q.TransactionGetForUpdate(ctx, id)
 	if err != nil {
 		return fmt.Errorf("lock counterpart: %w", err)
@@ -573,7 +573,7 @@ func endCounterpart(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.O
 // return's cause, the refund opened. The refund step gives the money back.
 func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		t, err := q.TransactionGetForUpdate(ctx, transactionID)
 		if err != nil {
 			return fmt.Errorf("lock transaction: %w", err)
@@ -601,7 +601,7 @@ func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 // COMPLETED. A refund that already ended changes nothing.
 func QuoteRefund(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, paidOut, fails bool, v Views) (Transaction, error) {
 	var final Transaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		t, err := q.TransactionGetForUpdate(ctx, transactionID)
 		if err != nil {
 			return fmt.Errorf("lock transaction: %w", err)
@@ -652,7 +652,7 @@ type hold struct {
 }
 
 // holdOf finds t's hold.
-func holdOf(ctx context.Context, q *Queries, t Transaction) (hold, error) {
+func holdOf(ctx context.Context, q *queries, t Transaction) (hold, error) {
 	if t.SourceKind != string(catalog.EndpointRealtimeFunding) {
 		return hold{account: t.SourceAccountID.UUID, amount: t.Amount, internal: true}, nil
 	}
@@ -667,7 +667,7 @@ func holdOf(ctx context.Context, q *Queries, t Transaction) (hold, error) {
 	if qt.DepositAmount == nil {
 		return hold{}, fmt.Errorf("quote %s: no deposit to settle", qt.ID)
 	}
-	deposits, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
+	deposits, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
 	if err != nil {
 		return hold{}, err
 	}
@@ -677,23 +677,23 @@ func holdOf(ctx context.Context, q *Queries, t Transaction) (hold, error) {
 // releaseHold gives back what an outgoing payment holds: to its source account's
 // available balance, or a deposit to the payer outside (from the DEPOSITS account to the
 // sandbox funding account it came from).
-func releaseHold(ctx context.Context, q *Queries, t Transaction, v Views) error {
+func releaseHold(ctx context.Context, q *queries, t Transaction, v Views) error {
 	h, err := holdOf(ctx, q, t)
 	if err != nil {
 		return err
 	}
 	if !h.internal {
-		funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+		funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
 		if err != nil {
 			return err
 		}
-		_, err = LedgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: h.account, Amount: -h.amount, Held: -h.amount}, {Account: funding.ID, Amount: h.amount}})
+		_, err = ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: h.account, Amount: -h.amount, Held: -h.amount}, {Account: funding.ID, Amount: h.amount}})
 		if err != nil {
 			return fmt.Errorf("return the deposit: %w", err)
 		}
 		return nil
 	}
-	after, err := LedgerRelease(ctx, q, t.ID, t.Currency, h.account, h.amount)
+	after, err := ledgerRelease(ctx, q, t.ID, t.Currency, h.account, h.amount)
 	if err != nil {
 		return fmt.Errorf("release hold: %w", err)
 	}
@@ -701,7 +701,7 @@ func releaseHold(ctx context.Context, q *Queries, t Transaction, v Views) error 
 }
 
 // openRefund opens a failed payment's refund and records OUTGOING_PAYMENT_REFUND_PENDING.
-func openRefund(ctx context.Context, q *Queries, id uuid.UUID, reason string, v Views) (Transaction, error) {
+func openRefund(ctx context.Context, q *queries, id uuid.UUID, reason string, v Views) (Transaction, error) {
 	t, err := q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: id, Reason: &reason})
 	if err != nil {
 		return t, fmt.Errorf("open refund: %w", err)
@@ -711,27 +711,27 @@ func openRefund(ctx context.Context, q *Queries, id uuid.UUID, reason string, v 
 
 // convertQuote posts a quote's conversion (see QuoteFinish), or its exact reverse, in both
 // currencies at once, with the balance events of the internal accounts it touches.
-func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, v Views) error {
+func convertQuote(ctx context.Context, q *queries, t Transaction, reverse bool, v Views) error {
 	if t.ReceivingCurrency == nil || t.ReceivingAmount == nil || t.Fees == nil {
 		return fmt.Errorf("transaction %s is not a conversion", t.ID)
 	}
 	sending, receiving := t.Currency, *t.ReceivingCurrency
-	fxS, err := LedgerSystemAccount(ctx, q, t.PlatformID, sending, KindFX)
+	fxS, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindFX)
 	if err != nil {
 		return err
 	}
-	feesS, err := LedgerSystemAccount(ctx, q, t.PlatformID, sending, KindFees)
+	feesS, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindFees)
 	if err != nil {
 		return err
 	}
-	fxR, err := LedgerSystemAccount(ctx, q, t.PlatformID, receiving, KindFX)
+	fxR, err := ledgerSystemAccount(ctx, q, t.PlatformID, receiving, KindFX)
 	if err != nil {
 		return err
 	}
 	dest := t.DestinationAccountID.UUID
 	credits := t.DestinationAccountID.Valid && t.DestinationKind != string(catalog.EndpointExternal) // an internal account, here or on another platform
 	if !credits {
-		settlement, err := LedgerSystemAccount(ctx, q, t.PlatformID, receiving, KindSettlement)
+		settlement, err := ledgerSystemAccount(ctx, q, t.PlatformID, receiving, KindSettlement)
 		if err != nil {
 			return err
 		}
@@ -754,14 +754,14 @@ func convertQuote(ctx context.Context, q *Queries, t Transaction, reverse bool, 
 		}
 		if !h.internal {
 			// A deposit goes back to the payer outside.
-			funding, err := LedgerSystemAccount(ctx, q, t.PlatformID, sending, KindSandboxFunding)
+			funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindSandboxFunding)
 			if err != nil {
 				return err
 			}
 			legs[0].Moves[0].Account = funding.ID
 		}
 	}
-	after, err := LedgerApplyLegs(ctx, q, t.ID, legs)
+	after, err := ledgerApplyLegs(ctx, q, t.ID, legs)
 	if err != nil {
 		return fmt.Errorf("post conversion: %w", err)
 	}

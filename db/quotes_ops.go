@@ -10,5 +10,5 @@ import (
 
 // QuoteGet runs the QuoteGet query on pool: a quote of the platform with its transaction.
 func QuoteGet(ctx context.Context, pool *pgxpool.Pool, arg QuoteGetParams) (QuoteGetRow, error) {
-	return New(pool).QuoteGet(ctx, arg)
+	return newQueries(pool).QuoteGet(ctx, arg)
 }

@@ -10,10 +10,10 @@ import (
 
 // CustomerFindByUma runs the CustomerFindByUma query on pool.
 func CustomerFindByUma(ctx context.Context, pool *pgxpool.Pool, arg CustomerFindByUmaParams) ([]CustomerFindByUmaRow, error) {
-	return New(pool).CustomerFindByUma(ctx, arg)
+	return newQueries(pool).CustomerFindByUma(ctx, arg)
 }
 
 // ReceiverLookupCreate runs the ReceiverLookupCreate query on pool.
 func ReceiverLookupCreate(ctx context.Context, pool *pgxpool.Pool, arg ReceiverLookupCreateParams) error {
-	return New(pool).ReceiverLookupCreate(ctx, arg)
+	return newQueries(pool).ReceiverLookupCreate(ctx, arg)
 }

@@ -24,7 +24,7 @@ type SignedRetry struct {
 
 // SignedRequestStore stores an issued signed-retry challenge.
 func SignedRequestStore(ctx context.Context, pool *pgxpool.Pool, p SignedRequestCreateParams) error {
-	if _, err := New(pool).SignedRequestCreate(ctx, p); err != nil {
+	if _, err := newQueries(pool).SignedRequestCreate(ctx, p); err != nil {
 		return fmt.Errorf("store signed request: %w", err)
 	}
 	return nil
@@ -36,7 +36,7 @@ func SignedRequestStore(ctx context.Context, pool *pgxpool.Pool, p SignedRequest
 // It returns ErrNotFound when there is no such challenge, verify's error as it is, and
 // ErrSignedRequestUsed when another retry used it first.
 func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, verify func(SignedRetry) error) error {
-	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		sr, err := q.SignedRequestGet(ctx, SignedRequestGetParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
 			return ErrNotFound
@@ -67,7 +67,7 @@ func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 
 // SignedRequestFind reads a signed request of platformID; ErrNotFound when there is none.
 func SignedRequestFind(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID) (SignedRequest, error) {
-	sr, err := New(pool).SignedRequestGet(ctx, SignedRequestGetParams{PlatformID: platformID, ID: id})
+	sr, err := newQueries(pool).SignedRequestGet(ctx, SignedRequestGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return sr, ErrNotFound
 	}
@@ -80,7 +80,7 @@ func SignedRequestFind(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 // SignedRequestsRecent counts the signed requests of kind issued to an account in the last
 // minute.
 func SignedRequestsRecent(ctx context.Context, pool *pgxpool.Pool, accountID uuid.UUID, kind string) (int64, error) {
-	n, err := New(pool).SignedRequestCountRecent(ctx, SignedRequestCountRecentParams{AccountID: accountID, Kind: kind})
+	n, err := newQueries(pool).SignedRequestCountRecent(ctx, SignedRequestCountRecentParams{AccountID: accountID, Kind: kind})
 	if err != nil {
 		return 0, fmt.Errorf("count signed requests: %w", err)
 	}

@@ -16,7 +16,7 @@ import (
 // concurrent deletes can never remove the last two tokens. An unknown token (or another
 // platform's) is TOKEN_NOT_FOUND.
 func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID) error {
-	return WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.PlatformGetForUpdate(ctx, platformID); err != nil {
 			return fmt.Errorf("lock platform: %w", err)
 		}

@@ -39,7 +39,8 @@ type TransferOwner struct {
 }
 
 // TransferOwnerGet reads the TransferOwner of a platform's internal account.
-func TransferOwnerGet(ctx context.Context, q *Queries, platformID, internalID uuid.UUID) (TransferOwner, error) {
+func TransferOwnerGet(ctx context.Context, d DBTX, platformID, internalID uuid.UUID) (TransferOwner, error) {
+	q := newQueries(d)
 	row, err := q.InternalAccountOwner(ctx, InternalAccountOwnerParams{PlatformID: platformID, ID: internalID})
 	if IsNotFound(err) {
 		return TransferOwner{}, nil
@@ -50,10 +51,10 @@ func TransferOwnerGet(ctx context.Context, q *Queries, platformID, internalID uu
 	return TransferOwner{Type: row.Type, CustomerID: ids.Optional(row.CustomerID)}, nil
 }
 
-// TransferAccountsGet loads, in one statement, everything the transfer rule reads: the
+// transferAccountsGet loads, in one statement, everything the transfer rule reads: the
 // internal and external accounts of the platform (nil when it has no such account), the
 // internal account's customer and the platform's currencies and environment.
-func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID, externalID uuid.UUID) (transfer.Accounts, error) {
+func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID, externalID uuid.UUID) (transfer.Accounts, error) {
 	row, err := q.TransferContext(ctx, TransferContextParams{PlatformID: platformID, InternalID: internalID, ExternalID: externalID})
 	if err != nil {
 		return transfer.Accounts{}, fmt.Errorf("load transfer accounts: %w", err)
@@ -76,7 +77,7 @@ func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID
 }
 
 // TransferCreate creates a transfer in one database transaction: under the internal
-// account's ledger lock it loads the accounts (TransferAccountsGet) and lets check refuse
+// account's ledger lock it loads the accounts (transferAccountsGet) and lets check refuse
 // them, then writes, for a transfer out, the hold on the funds (bound to the wallet
 // signature of an embedded wallet) with its balance event, the PENDING transaction and
 // its webhook event. A refusal of check is returned as it is, with nothing written; a
@@ -86,7 +87,7 @@ func TransferAccountsGet(ctx context.Context, q *Queries, platformID, internalID
 func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request, v Views, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
 	var out Transaction
 	var rail transfer.Rail
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		// The account's ledger row lock, held until this transaction commits, orders the
 		// creation against a close of the account (either the close comes first and the
 		// status read next is CLOSED, or it comes after and sees this transaction) and
@@ -101,7 +102,7 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read transaction: %w", err)
 		}
-		acc, err := TransferAccountsGet(ctx, q, r.PlatformID, r.InternalAccountID, r.ExternalAccountID)
+		acc, err := transferAccountsGet(ctx, q, r.PlatformID, r.InternalAccountID, r.ExternalAccountID)
 		if err != nil {
 			return err
 		}
@@ -145,15 +146,15 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 
 // holdFunds holds an outgoing payment's amount on its internal account (a transfer out's,
 // an executed quote's), first binding the wallet signature, if any, to the transaction.
-func holdFunds(ctx context.Context, q *Queries, h holdRequest, v Views) error {
+func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
 	if h.WalletSignature.Valid {
 		// An unusable signature binds nothing; the hold below then refuses the debit.
-		err := AuthorizeWalletDebit(ctx, q, h.WalletSignature.UUID, h.Account, h.TransactionID, h.SignatureKind)
+		err := authorizeWalletDebit(ctx, q, h.WalletSignature.UUID, h.Account, h.TransactionID, h.SignatureKind)
 		if err != nil && !errors.Is(err, ErrWalletSignatureRequired) {
 			return err
 		}
 	}
-	after, err := LedgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
+	after, err := ledgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
 	if err != nil {
 		return fmt.Errorf("hold funds: %w", err)
 	}
@@ -176,7 +177,7 @@ type holdRequest struct {
 // finished it.
 func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, v Views) (catalog.TransactionStatus, error) {
 	var status catalog.TransactionStatus
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventProcess, TransactionSetStatusParams{})
 		if IsNotFound(err) {
 			cur, err := q.TransactionGetByID(ctx, id)
@@ -209,7 +210,7 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 // the way, so this is defence in depth.
 func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
 	var final Transaction
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
 		final, _, err = finishPayment(ctx, q, id, out, v, settleTransfer)
 		return err
@@ -221,7 +222,7 @@ func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, ou
 // the finish's database transaction, under the transaction's lock: it returns the outcome
 // the payment ends with (out, unless the ledger refused what out asked for and the payment
 // ends otherwise).
-type moveMoney func(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error)
+type moveMoney func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error)
 
 // finishPayment is the one finish of every payment (transfers, quotes, incoming payments),
 // in the caller's database transaction: it locks transaction id, lets the status table
@@ -229,7 +230,7 @@ type moveMoney func(ctx context.Context, q *Queries, t Transaction, out sandbox.
 // money (move), sets the final status and records the payment's final event. A payment
 // the table no longer lets end (it ended already: this is a step run again) is returned
 // as it is, with ended false and nothing written.
-func finishPayment(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.Outcome, v Views, move moveMoney) (t Transaction, ended bool, err error) {
+func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, v Views, move moveMoney) (t Transaction, ended bool, err error) {
 	cur, err := q.TransactionGetForUpdate(ctx, id)
 	if err != nil {
 		return cur, false, fmt.Errorf("lock transaction: %w", err)
@@ -252,7 +253,7 @@ func finishPayment(ctx context.Context, q *Queries, id uuid.UUID, out sandbox.Ou
 // final event. The precise cause travels in failureDetails. A bank transfer's outcome
 // carries no failureReason: the outgoing reasons (quote and lightning failures) describe
 // none of its failures, and the incoming ones are for payments received over UMA.
-func endStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (Transaction, error) {
+func endStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (Transaction, error) {
 	event, ok := catalog.TransactionEndEvent(out.Status)
 	if !ok {
 		return t, fmt.Errorf("finish transaction %s: %s ends no payment", t.ID, out.Status)
@@ -267,7 +268,7 @@ func endStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outco
 // settleTransfer is the money of a transfer's or an incoming payment's finish (settle). An
 // incoming payment whose account the ledger refuses to credit (closed since) fails
 // instead, crediting nothing (an incoming payment holds nothing to release).
-func settleTransfer(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+func settleTransfer(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
 	err := settle(ctx, q, t, out.Status == catalog.TxCompleted, v)
 	if errors.Is(err, ErrAccountClosed) && t.Type == catalog.Incoming {
 		return transfer.ClosedBeforeSettlement(), nil
@@ -277,7 +278,7 @@ func settleTransfer(ctx context.Context, q *Queries, t Transaction, out sandbox.
 
 // setFinalStatus applies event to t, locked by the caller, moving it to out's status, with
 // settledAt when it completed and the failure's reason and details otherwise.
-func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent) (Transaction, error) {
+func setFinalStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent) (Transaction, error) {
 	var params TransactionSetStatusParams
 	if out.Status == catalog.TxCompleted {
 		now := time.Now()
@@ -301,7 +302,7 @@ func setFinalStatus(ctx context.Context, q *Queries, t Transaction, out sandbox.
 // (catalog.TransactionChange) decides t's next status, a *catalog.TransitionRefusal when
 // it allows none, and the UPDATE, guarded by t's status, writes it with set's other
 // columns (failure, settledAt).
-func changeStatus(ctx context.Context, q *Queries, t Transaction, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
+func changeStatus(ctx context.Context, q *queries, t Transaction, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
 	to, err := catalog.TransactionChange(t.Status, event)
 	if err != nil {
 		return t, err
@@ -314,7 +315,7 @@ func changeStatus(ctx context.Context, q *Queries, t Transaction, event catalog.
 // UPDATE moves it from any status the table moves on event to the one it moves them to
 // (catalog.TransactionUnlockedChange decides both). No row (IsNotFound): the transaction is in none of them, the
 // change happened already or is not allowed.
-func changeStatusUnlocked(ctx context.Context, q *Queries, id uuid.UUID, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
+func changeStatusUnlocked(ctx context.Context, q *queries, id uuid.UUID, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
 	from, to, err := catalog.TransactionUnlockedChange(event)
 	var refusal *catalog.TransitionRefusal
 	if errors.As(err, &refusal) {
@@ -330,22 +331,22 @@ func changeStatusUnlocked(ctx context.Context, q *Queries, id uuid.UUID, event c
 // settle moves a finishing transaction's money: the capture of an outgoing one's hold or
 // the credit of an incoming one when it completed, the release of an outgoing one's hold
 // when it did not, with the balance event of the internal account.
-func settle(ctx context.Context, q *Queries, t Transaction, completed bool, v Views) error {
+func settle(ctx context.Context, q *queries, t Transaction, completed bool, v Views) error {
 	if !completed && t.Type != catalog.Outgoing {
 		return nil // nothing was held for an incoming payment
 	}
-	settlement, err := LedgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSettlement)
+	settlement, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSettlement)
 	if err != nil {
 		return err
 	}
 	var after LedgerAccount
 	switch {
 	case completed && t.Type == catalog.Outgoing:
-		after, err = LedgerCapture(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, settlement.ID, t.Amount)
+		after, err = ledgerCapture(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, settlement.ID, t.Amount)
 	case completed:
-		after, err = LedgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID.UUID, t.Amount)
+		after, err = ledgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID.UUID, t.Amount)
 	default:
-		after, err = LedgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
+		after, err = ledgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
 	}
 	if err != nil {
 		return fmt.Errorf("post transaction: %w", err)
@@ -367,7 +368,8 @@ func finishEvent(t Transaction) string {
 
 // TransferRail reads what the rail step needs of a created transfer from the database,
 // for workflows recorded before the create step answered it.
-func TransferRail(ctx context.Context, q *Queries, id uuid.UUID) (transfer.Rail, error) {
+func TransferRail(ctx context.Context, d DBTX, id uuid.UUID) (transfer.Rail, error) {
+	q := newQueries(d)
 	t, err := q.TransactionGetByID(ctx, id)
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load transaction: %w", err)
@@ -377,7 +379,7 @@ func TransferRail(ctx context.Context, q *Queries, id uuid.UUID) (transfer.Rail,
 
 // railOf is what the rail step needs of a created transfer: its external account's
 // identifier and its platform's environment.
-func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, error) {
+func railOf(ctx context.Context, q *queries, t Transaction) (transfer.Rail, error) {
 	p, err := q.PlatformGet(ctx, t.PlatformID)
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load platform: %w", err)
@@ -402,8 +404,8 @@ func railOf(ctx context.Context, q *Queries, t Transaction) (transfer.Rail, erro
 // afterwards.
 func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID uuid.UUID, amount int64, v Views, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
 	var out InternalAccountGetRow
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
-		a, err := InternalAccountLock(ctx, q, platformID, accountID)
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+		a, err := internalAccountLock(ctx, q, platformID, accountID)
 		if IsNotFound(err) {
 			return check(nil)
 		}
@@ -423,12 +425,12 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 			return err
 		}
 		acct := a.InternalAccount
-		src, err := LedgerSystemAccount(ctx, q, platformID, acct.Currency, KindSandboxFunding)
+		src, err := ledgerSystemAccount(ctx, q, platformID, acct.Currency, KindSandboxFunding)
 		if err != nil {
 			return err
 		}
 		txID := ids.New()
-		after, err := LedgerPost(ctx, q, txID, acct.Currency, src.ID, acct.ID, amount)
+		after, err := ledgerPost(ctx, q, txID, acct.Currency, src.ID, acct.ID, amount)
 		if err != nil {
 			return fmt.Errorf("post funding: %w", err)
 		}
@@ -452,17 +454,17 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 // of a transaction's status comes through here, in the database transaction that makes
 // it: a transaction an agent action made that ended without moving money also ends the
 // action FAILED and gives its reservation back.
-func recordTransaction(ctx context.Context, q *Queries, v Views, t Transaction, eventType string) error {
+func recordTransaction(ctx context.Context, q *queries, v Views, t Transaction, eventType string) error {
 	if err := agentActionTransactionEnded(ctx, q, t); err != nil {
 		return err
 	}
-	_, err := EventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), false)
+	_, err := eventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), false)
 	return err
 }
 
 // recordBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED for the internal account whose
 // ledger account is now l.
-func recordBalance(ctx context.Context, q *Queries, v Views, platformID uuid.UUID, l LedgerAccount) error {
+func recordBalance(ctx context.Context, q *queries, v Views, platformID uuid.UUID, l LedgerAccount) error {
 	a, err := q.InternalAccountGet(ctx, InternalAccountGetParams{PlatformID: platformID, ID: l.ID})
 	if err != nil {
 		return fmt.Errorf("load internal account: %w", err)
@@ -471,7 +473,7 @@ func recordBalance(ctx context.Context, q *Queries, v Views, platformID uuid.UUI
 }
 
 // recordBalanceOf is recordBalance for an account the caller has already read.
-func recordBalanceOf(ctx context.Context, q *Queries, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
-	_, err := EventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), false)
+func recordBalanceOf(ctx context.Context, q *queries, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
+	_, err := eventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), false)
 	return err
 }

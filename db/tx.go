@@ -15,14 +15,14 @@ import (
 // ErrNotFound is returned by the helpers of this package when a row does not exist.
 var ErrNotFound = errors.New("not found")
 
-// WithTx runs fn in a transaction on pool and commits when fn returns nil.
-func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(q *Queries, tx pgx.Tx) error) error {
+// withTx runs fn in a transaction on pool and commits when fn returns nil.
+func withTx(ctx context.Context, pool *pgxpool.Pool, fn func(q *queries, tx pgx.Tx) error) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if err := fn(New(tx), tx); err != nil {
+	if err := fn(newQueries(tx), tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

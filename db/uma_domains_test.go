@@ -32,7 +32,7 @@ func TestBulkImportAddressOfAnotherPlatform(t *testing.T) {
 	if end.Status != catalog.BulkCompleted || end.Successful != 1 || end.Failed != 1 {
 		t.Fatalf("job %+v", end)
 	}
-	report, err := db.BulkImportReportGet(ctx, db.New(w.pool), w.platform.ID, end.ID)
+	report, err := db.BulkImportReportGet(ctx, w.pool, w.platform.ID, end.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,5 +11,5 @@ import (
 
 // WebhookSecretListActive runs the WebhookSecretListActive query on pool.
 func WebhookSecretListActive(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID) ([]WebhookSecret, error) {
-	return New(pool).WebhookSecretListActive(ctx, platformID)
+	return newQueries(pool).WebhookSecretListActive(ctx, platformID)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // webhookSecretAdd creates a new current webhook secret of a platform, sealed with box.
-func webhookSecretAdd(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID) error {
+func webhookSecretAdd(ctx context.Context, q *queries, box *sealbox.Box, platformID uuid.UUID) error {
 	raw, _ := webhooksig.NewSecret()
 	if _, err := q.WebhookSecretCreate(ctx, WebhookSecretCreateParams{ID: ids.New(), PlatformID: platformID,
 		SecretSealed: box.Seal(webhooksig.SealLabel, raw)}); err != nil {
@@ -31,7 +31,7 @@ func webhookSecretAdd(ctx context.Context, q *Queries, box *sealbox.Box, platfor
 // secrets, newest first.
 func WebhookSecretRotate(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, grace time.Duration) ([]WebhookSecret, error) {
 	var rows []WebhookSecret
-	err := WithTx(ctx, pool, func(q *Queries, _ pgx.Tx) error {
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.PlatformGetForUpdate(ctx, platformID); err != nil {
 			return fmt.Errorf("lock platform: %w", err)
 		}
@@ -59,7 +59,8 @@ type WebhookEventAttempts struct {
 }
 
 // WebhookEventAttemptsGet reads a platform's event with its delivery attempts.
-func WebhookEventAttemptsGet(ctx context.Context, q *Queries, platformID, id uuid.UUID) (WebhookEventAttempts, error) {
+func WebhookEventAttemptsGet(ctx context.Context, d DBTX, platformID, id uuid.UUID) (WebhookEventAttempts, error) {
+	q := newQueries(d)
 	ev, err := q.WebhookEventGet(ctx, WebhookEventGetParams{PlatformID: platformID, ID: id})
 	if err != nil {
 		return WebhookEventAttempts{}, err
@@ -75,7 +76,8 @@ func WebhookEventAttemptsGet(ctx context.Context, q *Queries, platformID, id uui
 // the platform has an enabled endpoint. It changes nothing: the delivery workflow reopens
 // the event itself (Activities.ReopenWebhookEvent), so the reopening is ordered after any
 // earlier delivery run of the event has closed and a refused start leaves the event as it was.
-func WebhookEventForRedelivery(ctx context.Context, q *Queries, platformID, id uuid.UUID) (WebhookEvent, error) {
+func WebhookEventForRedelivery(ctx context.Context, d DBTX, platformID, id uuid.UUID) (WebhookEvent, error) {
+	q := newQueries(d)
 	ev, err := q.WebhookEventGet(ctx, WebhookEventGetParams{PlatformID: platformID, ID: id})
 	if IsNotFound(err) {
 		return WebhookEvent{}, events.ErrWebhookEventNotFound()

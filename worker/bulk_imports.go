@@ -65,7 +65,7 @@ func (b *BulkImportStarter) Run(ctx context.Context) {
 // StartPending starts the workflow of every job created before a moment that waits for
 // its first batch, and returns how many it started (or found running).
 func (b *BulkImportStarter) StartPending(ctx context.Context, before time.Time) (int, error) {
-	jobs, err := db.BulkImportPending(ctx, db.New(b.Pool), before, 100)
+	jobs, err := db.BulkImportPending(ctx, b.Pool, before, 100)
 	if err != nil {
 		return 0, err
 	}
@@ -85,7 +85,7 @@ func (b *BulkImportStarter) StartPending(ctx context.Context, before time.Time) 
 // terminated, or failed); a job whose workflow still runs is left to it. It returns how
 // many jobs it looked at.
 func (b *BulkImportStarter) ResumeStalled(ctx context.Context, before time.Time) (int, error) {
-	jobs, err := db.BulkImportStalled(ctx, db.New(b.Pool), before, 100)
+	jobs, err := db.BulkImportStalled(ctx, b.Pool, before, 100)
 	if err != nil {
 		return 0, err
 	}

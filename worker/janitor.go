@@ -63,13 +63,13 @@ func (j *Janitor) Run(ctx context.Context) {
 }
 
 func (j *Janitor) deleteExpired(ctx context.Context) {
-	n, err := db.New(j.Pool).IdempotencyDeleteExpired(ctx)
+	n, err := db.IdempotencyDeleteExpired(ctx, j.Pool)
 	if err != nil && ctx.Err() == nil {
 		j.Logger.Warn("janitor: delete expired idempotency keys", "error", err)
 	} else if n > 0 {
 		j.Logger.Info("janitor: deleted expired idempotency keys", "count", n)
 	}
-	n, err = db.New(j.Pool).RateLimitsDeleteEnded(ctx)
+	n, err = db.RateLimitsDeleteEnded(ctx, j.Pool)
 	if err != nil && ctx.Err() == nil {
 		j.Logger.Warn("janitor: delete ended rate-limit windows", "error", err)
 	} else if n > 0 {
@@ -96,8 +96,7 @@ func (j *Janitor) updateGauges(ctx context.Context) {
 	if stuckAfter <= 0 {
 		stuckAfter = 30 * time.Minute
 	}
-	q := db.New(j.Pool)
-	rows, err := q.TransactionCountStuck(ctx, time.Now().Add(-stuckAfter))
+	rows, err := db.TransactionCountStuck(ctx, j.Pool, time.Now().Add(-stuckAfter))
 	if err != nil {
 		if ctx.Err() == nil {
 			j.Logger.WarnContext(ctx, "janitor: count stuck payments", "error", err)
@@ -111,7 +110,7 @@ func (j *Janitor) updateGauges(ctx context.Context) {
 			j.Metrics.StuckPayments.WithLabelValues(string(st)).Set(float64(counts[st]))
 		}
 	}
-	b, err := q.WebhookEventBacklog(ctx)
+	b, err := db.WebhookEventBacklog(ctx, j.Pool)
 	if err != nil {
 		if ctx.Err() == nil {
 			j.Logger.WarnContext(ctx, "janitor: count webhook backlog", "error", err)

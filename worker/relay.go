@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
@@ -105,45 +104,22 @@ const batchSize = 100
 // DispatchBatch starts delivery workflows for up to one batch of undispatched events and
 // returns how many it handled.
 func (r *Relay) DispatchBatch(ctx context.Context) (int, error) {
-	n := 0
-	var types []string
-	err := db.WithTx(ctx, r.Pool, func(q *db.Queries, _ pgx.Tx) error {
-		rows, err := q.WebhookEventClaimUndispatched(ctx, batchSize)
+	rows, err := db.WebhookEventsDispatch(ctx, r.Pool, batchSize, func(ev db.WebhookEventClaimUndispatchedRow) error {
+		err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type, ev.Traceparent)
 		if err != nil {
-			return fmt.Errorf("claim events: %w", err)
+			r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
 		}
-		types = types[:0]
-		for _, ev := range rows {
-			types = append(types, ev.Type)
-		}
-		started := make([]uuid.UUID, 0, len(rows))
-		var skipped []uuid.UUID
-		for _, ev := range rows {
-			if !ev.Deliverable {
-				skipped = append(skipped, ev.ID)
-				continue
-			}
-			if err := r.dispatch(ctx, ev.ID, ev.PlatformID, ev.Type, ev.Traceparent); err != nil {
-				r.Logger.Warn("webhook relay: start delivery", "event", ev.ID, "error", err)
-				continue
-			}
-			started = append(started, ev.ID)
-		}
-		n = len(rows)
-		if len(skipped) > 0 {
-			if err := q.WebhookEventMarkUndeliverable(ctx, skipped); err != nil {
-				return err
-			}
-		}
-		if len(started) == 0 {
-			return nil
-		}
-		return q.WebhookEventMarkDispatched(ctx, started)
+		return err
 	})
-	if err == nil {
-		r.countTransitions(types)
+	if err != nil {
+		return len(rows), err
 	}
-	return n, err
+	types := make([]string, 0, len(rows))
+	for _, ev := range rows {
+		types = append(types, ev.Type)
+	}
+	r.countTransitions(types)
+	return len(rows), nil
 }
 
 // countTransitions counts the payment events of a committed batch by direction and status

@@ -105,7 +105,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, tel: tel}
-	if a.signer, err = loadSigningKey(ctx, db.New(pool), box); err != nil {
+	if a.signer, err = loadSigningKey(ctx, pool, box); err != nil {
 		a.closeLocal()
 		return nil, err
 	}
@@ -212,7 +212,7 @@ const signingKeyName = "webhook-ecdsa-p256"
 // loadSigningKey returns the service's webhook signing key, creating it on first use. The
 // insert is a no-op when another process created it first, so every process ends up with
 // the same key.
-func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webhooksig.ECDSASigner, error) {
+func loadSigningKey(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box) (*webhooksig.ECDSASigner, error) {
 	der, err := webhooksig.GenerateKey()
 	if err != nil {
 		return nil, err
@@ -221,12 +221,9 @@ func loadSigningKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*webh
 	if err != nil {
 		return nil, err
 	}
-	if err := q.ServiceKeyInsert(ctx, db.ServiceKeyInsertParams{Name: signingKeyName, PrivateSealed: box.Seal(signingKeyName, der), PublicKeyPem: s.PublicKeyPEM()}); err != nil {
-		return nil, fmt.Errorf("store webhook signing key: %w", err)
-	}
-	row, err := q.ServiceKeyGet(ctx, signingKeyName)
+	row, err := db.ServiceKeyEnsure(ctx, pool, db.ServiceKeyInsertParams{Name: signingKeyName, PrivateSealed: box.Seal(signingKeyName, der), PublicKeyPem: s.PublicKeyPEM()})
 	if err != nil {
-		return nil, fmt.Errorf("load webhook signing key: %w", err)
+		return nil, fmt.Errorf("webhook signing key: %w", err)
 	}
 	der, err = box.Open(signingKeyName, row.PrivateSealed)
 	if err != nil {
@@ -240,17 +237,14 @@ const documentKeyName = "documents-x25519"
 // loadDocumentKey returns the key document files are encrypted with, creating it on first
 // use like the signing key (sealed under the master key in service_keys; the public column
 // holds its age recipient), so every process and every restart uses the same key.
-func loadDocumentKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*filecrypt.Key, error) {
+func loadDocumentKey(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box) (*filecrypt.Key, error) {
 	k, err := filecrypt.Generate()
 	if err != nil {
 		return nil, err
 	}
-	if err := q.ServiceKeyInsert(ctx, db.ServiceKeyInsertParams{Name: documentKeyName, PrivateSealed: k.Seal(box), PublicKeyPem: k.Recipient()}); err != nil {
-		return nil, fmt.Errorf("store document encryption key: %w", err)
-	}
-	row, err := q.ServiceKeyGet(ctx, documentKeyName)
+	row, err := db.ServiceKeyEnsure(ctx, pool, db.ServiceKeyInsertParams{Name: documentKeyName, PrivateSealed: k.Seal(box), PublicKeyPem: k.Recipient()})
 	if err != nil {
-		return nil, fmt.Errorf("load document encryption key: %w", err)
+		return nil, fmt.Errorf("document encryption key: %w", err)
 	}
 	return filecrypt.Unseal(box, row.PrivateSealed)
 }
@@ -258,7 +252,7 @@ func loadDocumentKey(ctx context.Context, q *db.Queries, box *sealbox.Box) (*fil
 // openDocuments opens the document store (PAYCORE_DOCUMENTS_URL, by default the data
 // directory's documents folder) with the service's document key.
 func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
-	key, err := loadDocumentKey(ctx, db.New(a.pool), a.box)
+	key, err := loadDocumentKey(ctx, a.pool, a.box)
 	if err != nil {
 		return nil, err
 	}

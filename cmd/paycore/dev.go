@@ -126,7 +126,7 @@ func ensureSandboxPlatform(ctx context.Context, a *app) (devCredentials, error) 
 		}
 		id, err := ids.Parse(ids.Platform, creds.PlatformID)
 		if err == nil {
-			if _, err := db.New(a.pool).PlatformGet(ctx, id); err == nil {
+			if _, err := db.PlatformGet(ctx, a.pool, id); err == nil {
 				return creds, nil
 			}
 		}

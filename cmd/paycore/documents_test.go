@@ -115,9 +115,11 @@ func TestDocumentsStoredEncrypted(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files in the document directory: %v", files)
 	}
-	row, err := s.q.ServiceKeyGet(context.Background(), documentKeyName)
-	if err != nil || !strings.HasPrefix(row.PublicKeyPem, "age1") || bytes.Contains(row.PrivateSealed, []byte("AGE-SECRET-KEY")) {
-		t.Fatalf("document key row %+v, %v", row, err)
+	var publicKey string
+	var privateSealed []byte
+	err = s.app.pool.QueryRow(context.Background(), "SELECT public_key_pem, private_sealed FROM service_keys WHERE name = $1", documentKeyName).Scan(&publicKey, &privateSealed)
+	if err != nil || !strings.HasPrefix(publicKey, "age1") || bytes.Contains(privateSealed, []byte("AGE-SECRET-KEY")) {
+		t.Fatalf("document key row %q %x, %v", publicKey, privateSealed, err)
 	}
 	if got := readBack(t, s, key); !bytes.Equal(got, file) {
 		t.Fatal("a later process does not read the document back")
@@ -125,7 +127,7 @@ func TestDocumentsStoredEncrypted(t *testing.T) {
 	// Under another master key the document key does not open.
 	otherKey, _ := sealbox.ParseKey(sealbox.NewKey())
 	otherBox, _ := sealbox.New(otherKey)
-	if _, err := filecrypt.Unseal(otherBox, row.PrivateSealed); err == nil {
+	if _, err := filecrypt.Unseal(otherBox, privateSealed); err == nil {
 		t.Fatal("the document key opened under another master key")
 	}
 	if r := c.Do("DELETE", "/documents/"+id, nil); r.Status != 204 {

@@ -129,7 +129,6 @@ type stack struct {
 	app     *app
 	cfg     config.Config
 	baseURL string
-	q       *db.Queries
 	// metricsURL is /metrics on the stack's own metrics listener.
 	metricsURL string
 
@@ -181,7 +180,7 @@ func newStackWith(t testing.TB, o appOptions, tweak ...func(*config.Config)) *st
 	apiDone, metricsDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(apiDone); _ = a.runAPI(ctx, ln) }()
 	go func() { defer close(metricsDone); _ = a.runMetrics(ctx, mln) }()
-	s := &stack{t: t, app: a, cfg: cfg, baseURL: "http://" + ln.Addr().String() + cfg.BasePath(), q: db.New(a.pool),
+	s := &stack{t: t, app: a, cfg: cfg, baseURL: "http://" + ln.Addr().String() + cfg.BasePath(),
 		metricsURL: "http://" + mln.Addr().String() + "/metrics"}
 	s.startWorker()
 	t.Cleanup(func() {

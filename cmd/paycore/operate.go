@@ -77,7 +77,7 @@ func paymentsStuck(ctx context.Context, cfg config.Config, args []string, stdout
 		return err
 	}
 	defer a.close()
-	rows, err := db.New(a.pool).TransactionsUnfinished(ctx, db.TransactionsUnfinishedParams{Statuses: want, MaxRows: maxUnfinishedScan})
+	rows, err := db.TransactionsUnfinished(ctx, a.pool, db.TransactionsUnfinishedParams{Statuses: want, MaxRows: maxUnfinishedScan})
 	if err != nil {
 		return fmt.Errorf("list unfinished payments: %w", err)
 	}
@@ -161,7 +161,7 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 		return err
 	}
 	defer a.close()
-	t, err := db.New(a.pool).TransactionGetByID(ctx, txID)
+	t, err := db.TransactionGetByID(ctx, a.pool, txID)
 	if db.IsNotFound(err) {
 		return fmt.Errorf("no transaction %s", *txArg)
 	}
@@ -172,7 +172,7 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing) {
 		return fmt.Errorf("transaction %s is %s %s: only a payment waiting at its rail can be retried or failed", *txArg, t.Status, t.Kind)
 	}
-	payer, err := db.New(a.pool).TransactionPayerOf(ctx, uuid.NullUUID{UUID: t.ID, Valid: true})
+	payer, err := db.TransactionPayerOf(ctx, a.pool, uuid.NullUUID{UUID: t.ID, Valid: true})
 	if err == nil {
 		return fmt.Errorf("transaction %s is the receiving side of %s, whose workflow ends both: act on that one", *txArg, ids.Format(ids.Transaction, payer.ID))
 	}
@@ -223,7 +223,7 @@ func webhooksCmd(ctx context.Context, cfg config.Config, args []string, stdout i
 		return err
 	}
 	defer a.close()
-	ev, err := db.New(a.pool).WebhookEventGetByID(ctx, eventID)
+	ev, err := db.WebhookEventGet(ctx, a.pool, eventID)
 	if db.IsNotFound(err) {
 		return fmt.Errorf("no webhook event %s", *eventArg)
 	}
@@ -269,7 +269,7 @@ func verificationsCmd(ctx context.Context, cfg config.Config, args []string, std
 		return err
 	}
 	defer a.close()
-	v, err := db.New(a.pool).VerificationGetByID(ctx, vID)
+	v, err := db.VerificationGetByID(ctx, a.pool, vID)
 	if db.IsNotFound(err) {
 		return fmt.Errorf("no verification %s", *vArg)
 	}

@@ -62,7 +62,7 @@ func TestDevSandboxPlatformWithoutItsCredentials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := db.New(s.app.pool).PlatformGet(context.Background(), id)
+		p, err := db.PlatformGet(context.Background(), s.app.pool, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@
 //   sqlc v1.31.1
 // source: idempotency_keys.sql
 
-package db
+package gen
 
 import (
 	"context"

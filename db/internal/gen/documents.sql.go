@@ -3,7 +3,7 @@
 //   sqlc v1.31.1
 // source: documents.sql
 
-package db
+package gen
 
 import (
 	"context"

@@ -3,7 +3,7 @@
 //   sqlc v1.31.1
 // source: ledger.sql
 
-package db
+package gen
 
 import (
 	"context"

@@ -3,7 +3,7 @@
 //   sqlc v1.31.1
 // source: bulk_imports.sql
 
-package db
+package gen
 
 import (
 	"context"
