@@ -22,7 +22,7 @@ import (
 // agent's own side (the device-code redeem and /agents/me) is in agents_me.go.
 
 var (
-	errAgentNotFound      = notFound(catalog.AgentNotFound, "agent")
+	errAgentNotFound      = errorOf(agent.ErrNotFound())
 	errDeviceCodeNotFound = notFound(catalog.DeviceCodeNotFound, "device code")
 )
 

@@ -199,7 +199,7 @@ func (s *Server) getAgentAction(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var errActionNotFound = notFound(catalog.AgentActionNotFound, "agent action")
+var errActionNotFound = errorOf(agent.ErrActionNotFound())
 
 // agentActionList is a list of agent actions ordered by id (creation).
 func agentActionList(name string, params []string, sortable bool, filter func(q *query, pid uuid.UUID) db.AgentActionFilter) listSpec[db.AgentActionFilter, db.IDPos, db.AgentActionFull, view.AgentAction] {

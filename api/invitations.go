@@ -14,7 +14,7 @@ import (
 	"paycore/workflows/start"
 )
 
-var errInvitationNotFound = notFound(catalog.InvitationNotFound, "invitation")
+var errInvitationNotFound = errorOf(invitation.ErrNotFound())
 
 // environment is the environment of the caller's platform.
 func (p Principal) environment() catalog.Environment {

@@ -9,6 +9,7 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/apitoken"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 )
@@ -56,7 +57,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-var errTokenNotFound = notFound(catalog.TokenNotFound, "token")
+var errTokenNotFound = errorOf(apitoken.ErrNotFound())
 
 func (s *Server) getToken(w http.ResponseWriter, r *http.Request) error {
 	return serveOne(w, r, "tokenId", ids.Token, errTokenNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.ApiToken, error) {
