@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 )
 
 // Ledger account kinds.
@@ -139,6 +140,33 @@ func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg
 		}
 	}
 	return out, nil
+}
+
+// holdFunds holds an outgoing payment's amount on its internal account (a transfer out's,
+// an executed quote's), first binding the wallet signature, if any, to the transaction.
+func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
+	if h.WalletSignature.Valid {
+		// An unusable signature binds nothing; the hold below then refuses the debit.
+		err := authorizeWalletDebit(ctx, q, h.WalletSignature.UUID, h.Account, h.TransactionID, h.SignatureKind)
+		if err != nil && !errors.Is(err, ErrWalletSignatureRequired) {
+			return err
+		}
+	}
+	after, err := ledgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
+	if err != nil {
+		return fmt.Errorf("hold funds: %w", err)
+	}
+	return recordBalance(ctx, q, v, h.PlatformID, after)
+}
+
+// holdRequest is money an outgoing payment holds on an internal account: for an embedded wallet
+// with the used signed retry (of SignatureKind) that authorises it, if any.
+type holdRequest struct {
+	TransactionID, PlatformID, Account uuid.UUID
+	Currency                           string
+	Amount                             int64
+	WalletSignature                    ids.Optional
+	SignatureKind                      string
 }
 
 // ledgerHold reserves amount of an internal account's available balance for transaction
