@@ -4481,11 +4481,13 @@ export interface components {
             currencies: string[];
             /** @description The kinds of destination the rail reaches. */
             kinds: ("EXTERNAL_ACCOUNT" | "UMA")[];
+            /** @description The external account types the rail pays (e.g. LIGHTNING); empty means every type. */
+            accountTypes: string[];
             /** @description Whether a payment submitted to the rail can be cancelled before it settles. */
             cancellable: boolean;
             /** @description How long a payment typically takes to settle on the rail (0 at once). */
             settlementSeconds: number;
-            /** @description The configured routes to this rail, ENVIRONMENT:CURRENCY:KIND (`*` for every value). */
+            /** @description The configured routes to this rail, ENVIRONMENT:CURRENCY:KIND or ENVIRONMENT:CURRENCY:EXTERNAL_ACCOUNT:ACCOUNT_TYPE (`*` for every value). */
             routes: string[];
         };
         /**
