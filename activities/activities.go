@@ -78,11 +78,11 @@ func New(o Options) *Activities {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Rates == nil {
-		o.Rates = fx.BuiltIn(time.Now())
-	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Rates == nil {
+		o.Rates = fx.BuiltIn(o.Now())
 	}
 	if o.Tracer == nil {
 		o.Tracer = noop.NewTracerProvider()

@@ -33,7 +33,7 @@ type BulkProgress struct {
 // after it committed) changes nothing and answers where the job stands.
 func (a *Activities) ImportBulkBatch(ctx context.Context, b BulkBatch) (BulkProgress, error) {
 	job, err := db.BulkImportBatch(ctx, a.pool, a.box, db.BulkImportBatchParams{JobID: b.JobID, After: b.After, Size: b.Size,
-		Render: view.BulkImportRender})
+		Render: view.BulkImportRender}, a.now())
 	if db.IsNotFound(err) {
 		return BulkProgress{}, temporal.NewNonRetryableApplicationError("no such bulk import job", string(catalog.BulkUploadJobNotFound), err)
 	}

@@ -27,7 +27,7 @@ func (a *Activities) CreateInvitation(ctx context.Context, in invitation.Request
 	if err != nil {
 		return CreatedInvitation{}, refusal(err)
 	}
-	res, err := renderInvitation(inv)
+	res, err := renderInvitation(inv, a.now())
 	if err != nil {
 		return CreatedInvitation{}, err
 	}
@@ -47,7 +47,7 @@ func (a *Activities) ClaimInvitation(ctx context.Context, code string, c invitat
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return renderInvitation(inv)
+	return renderInvitation(inv, a.now())
 }
 
 // CancelInvitation cancels an invitation (see db.InvitationCancel) and returns the
@@ -58,7 +58,7 @@ func (a *Activities) CancelInvitation(ctx context.Context, code string, c invita
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return renderInvitation(inv)
+	return renderInvitation(inv, a.now())
 }
 
 // ExpireInvitation expires an invitation nobody claimed or cancelled before its
@@ -71,9 +71,9 @@ func (a *Activities) ExpireInvitation(ctx context.Context, code string) (catalog
 	return inv.Status, nil
 }
 
-// renderInvitation renders an invitation as it stands now.
-func renderInvitation(inv db.Invitation) (json.RawMessage, error) {
-	res, err := json.Marshal(view.InvitationOf(inv, time.Now()))
+// renderInvitation renders an invitation as it stands at now.
+func renderInvitation(inv db.Invitation, now time.Time) (json.RawMessage, error) {
+	res, err := json.Marshal(view.InvitationOf(inv, now))
 	if err != nil {
 		return nil, fmt.Errorf("render invitation: %w", err)
 	}

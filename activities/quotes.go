@@ -36,7 +36,7 @@ type CreatedQuote struct {
 // quote changes nothing. A refusal is a non-retryable application error and nothing is
 // written.
 func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (CreatedQuote, error) {
-	now := time.Now()
+	now := a.now()
 	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
 	q, rail, err := db.QuoteCreate(ctx, a.pool, in, view.Resources{}, func(acc quote.Accounts) (quote.Terms, error) {
 		return quote.DecideServed(in, acc, a.ratesFor(acc.Environment), a.pricing, now, a.rails)
@@ -132,7 +132,7 @@ func (a *Activities) SubmitQuote(ctx context.Context, r quote.Rail) (rail.Outcom
 // db.QuoteFinish) and returns the status it ends with. The ledger's refusal for good (the
 // receiving account was closed) is a non-retryable error (see unsettled).
 func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.QuoteFinish(ctx, a.pool, transactionID, out, view.Resources{})
+	t, err := db.QuoteFinish(ctx, a.pool, transactionID, out, a.now(), view.Resources{})
 	if err != nil {
 		return "", unsettled(fmt.Errorf("finish quote: %w", err))
 	}
@@ -141,7 +141,7 @@ func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, o
 
 // ReturnQuote fails a completed payment its receiving bank returned (see db.QuoteReturn).
 func (a *Activities) ReturnQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.QuoteReturn(ctx, a.pool, transactionID, out, view.Resources{})
+	t, err := db.QuoteReturn(ctx, a.pool, transactionID, out, a.now(), view.Resources{})
 	if err != nil {
 		return "", fmt.Errorf("return quote: %w", err)
 	}

@@ -90,7 +90,7 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 // a closed account. Any other refusal of the ledger for good is a non-retryable error (see
 // unsettled).
 func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out rail.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), view.Resources{})
+	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), a.now(), view.Resources{})
 	if err != nil {
 		return "", unsettled(fmt.Errorf("finish transfer: %w", err))
 	}

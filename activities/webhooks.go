@@ -126,7 +126,7 @@ func (a *Activities) recordOutcome(ctx context.Context, ev db.WebhookEvent, p db
 	case out.StatusCode == http.StatusGone:
 		decision = db.WebhookAttemptGone
 	}
-	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out), decision)
+	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out, a.now()), decision)
 }
 
 // attempt signs and sends the event once. When the request got no HTTP answer on behalf of
@@ -147,9 +147,10 @@ func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platf
 	if sandbox {
 		client = a.sandbox
 	}
-	out.StartedAt = time.Now()
+	out.StartedAt = a.now()
+	begun := time.Now() // for the latency only: elapsed time, not the time
 	resp, err := client.Do(req)
-	out.LatencyMs = time.Since(out.StartedAt).Milliseconds()
+	out.LatencyMs = time.Since(begun).Milliseconds()
 	if err != nil {
 		if sandbox {
 			out.Error = "send: " + err.Error()
@@ -169,7 +170,7 @@ func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platf
 // signedRequest is the POST of an event to its platform's endpoint, signed both ways (the
 // service's ECDSA signature and the Standard Webhooks headers).
 func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db.Platform) (*http.Request, error) {
-	now := time.Now().UTC()
+	now := a.now().UTC()
 	msgID := ids.Format(ids.Webhook, ev.ID)
 	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
 	if err != nil {
@@ -197,10 +198,10 @@ func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db
 }
 
 // attemptRecord is the row of an attempt of the event, as recorded.
-func attemptRecord(eventID uuid.UUID, out DeliveryOutcome) db.WebhookAttemptCreateParams {
+func attemptRecord(eventID uuid.UUID, out DeliveryOutcome, now time.Time) db.WebhookAttemptCreateParams {
 	started := out.StartedAt
 	if started.IsZero() {
-		started = time.Now()
+		started = now
 	}
 	var status *int32
 	if out.StatusCode != 0 {

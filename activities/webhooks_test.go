@@ -79,7 +79,8 @@ func (f *fixture) platform(t *testing.T, env, url string) db.Platform {
 }
 
 func (f *fixture) event(t *testing.T, p db.Platform) (db.WebhookEvent, string) {
-	ev, err := db.EventRecord(context.Background(), f.pool, p.ID, events.Test, map[string]any{"k": "v"}, true)
+	now := time.Now()
+	ev, err := db.EventRecord(context.Background(), f.pool, p.ID, events.Test, map[string]any{"k": "v"}, &now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,8 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := (platformconfig.Webhook{Endpoint: p.WebhookEndpoint}).CheckSet(); err != nil {
 		return err
 	}
-	ev, err := db.EventRecord(r.Context(), s.Pool, p.ID, events.Test, map[string]any{}, true)
+	now := s.now() // the test event's delivery starts here, not from the relay
+	ev, err := db.EventRecord(r.Context(), s.Pool, p.ID, events.Test, map[string]any{}, &now)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (s *Server) getWebhookSecret(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	rows, err := db.WebhookSecretRotate(r.Context(), s.Pool, s.Box, principalFrom(r.Context()).PlatformID, secretGrace)
+	rows, err := db.WebhookSecretRotate(r.Context(), s.Pool, s.Box, principalFrom(r.Context()).PlatformID, secretGrace, s.now())
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 			return err
 		}
 		if a.Status == agent.PendingApproval {
-			if _, err := eventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), false); err != nil {
+			if _, err := eventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), nil); err != nil {
 				return err
 			}
 		}

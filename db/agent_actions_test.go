@@ -60,7 +60,7 @@ func newActionWorld(t *testing.T, policy string) *actionWorld {
 	if account == uuid.Nil {
 		t.Fatalf("no USD account among %+v", accts)
 	}
-	if _, err := db.SandboxFund(ctx, pool, p.ID, account, 100_000, view.Resources{}, func(*sandbox.FundingTarget) error { return nil }); err != nil {
+	if _, err := db.SandboxFund(ctx, pool, p.ID, account, 100_000, time.Now(), view.Resources{}, func(*sandbox.FundingTarget) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	cid, currency := ids.Format(ids.Customer, c.ID), "USD"
@@ -322,7 +322,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 	if !okTx.AgentID.Valid || okTx.AgentID.UUID != w.agent.ID {
 		t.Fatalf("the transaction does not name the agent: %+v", okTx)
 	}
-	if _, err := db.TransactionFinish(ctx, w.pool, okTx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, view.Resources{}); err != nil {
+	if _, err := db.TransactionFinish(ctx, w.pool, okTx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now(), view.Resources{}); err != nil {
 		t.Fatal(err)
 	}
 	got := w.read(ok.ID)
@@ -333,7 +333,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 
 	failed := sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.InvalidInput, Message: "the bank refused the payment"}
 	for range 2 {
-		if _, err := db.TransactionFinish(ctx, w.pool, badTx.ID, failed, view.Resources{}); err != nil {
+		if _, err := db.TransactionFinish(ctx, w.pool, badTx.ID, failed, time.Now(), view.Resources{}); err != nil {
 			t.Fatal(err)
 		}
 		wantAction(t, w.read(bad.ID), agent.Failed, "TRANSACTION_FAILED", true)

@@ -135,7 +135,7 @@ type BulkImportBatchParams struct {
 // ended job changes nothing and returns the job as it is: the caller carries on from its
 // cursor. A customer's id derives from the job and the row (bulkimport.CustomerID), so no
 // row can make two customers in any case.
-func BulkImportBatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p BulkImportBatchParams) (BulkImportJob, error) {
+func BulkImportBatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p BulkImportBatchParams, now time.Time) (BulkImportJob, error) {
 	var out BulkImportJob
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		job, err := q.BulkImportJobLock(ctx, p.JobID)
@@ -146,7 +146,7 @@ func BulkImportBatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, 
 			out = job
 			return nil
 		}
-		out, err = bulkImportBatch(ctx, q, box, job, p)
+		out, err = bulkImportBatch(ctx, q, box, job, p, now)
 		return err
 	})
 	return out, err
@@ -157,7 +157,7 @@ func BulkImportEnded(job BulkImportJob) bool {
 	return job.Status == catalog.BulkCompleted || job.Status == catalog.BulkFailed
 }
 
-func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, p BulkImportBatchParams) (BulkImportJob, error) {
+func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, p BulkImportBatchParams, now time.Time) (BulkImportJob, error) {
 	settings, err := platformSettingsGet(ctx, q, job.PlatformID)
 	if err != nil {
 		return job, err
@@ -204,7 +204,6 @@ func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job Bulk
 		Status: catalog.BulkProcessing}
 	done := job.Processed+successful+failed == job.Total
 	if done {
-		now := time.Now()
 		adv.Status, adv.CompletedAt = bulkimport.Outcome(int(job.Successful+successful)), &now
 	}
 	out, err := q.BulkImportJobAdvance(ctx, adv)
@@ -222,7 +221,7 @@ func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job Bulk
 	if out.Status == catalog.BulkFailed {
 		typ = events.BulkUploadFailed
 	}
-	if _, err := eventRecord(ctx, q, job.PlatformID, typ, p.Render(BulkImportReport{Job: out, Errors: errs}), false); err != nil {
+	if _, err := eventRecord(ctx, q, job.PlatformID, typ, p.Render(BulkImportReport{Job: out, Errors: errs}), nil); err != nil {
 		return job, err
 	}
 	return out, nil

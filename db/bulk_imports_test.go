@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,7 +83,7 @@ func (w *bulkWorld) run(job db.BulkImportJob, size int) (db.BulkImportJob, []int
 	after := int(job.LastRow)
 	for range 10_000 {
 		j, err := db.BulkImportBatch(context.Background(), w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: after, Size: size,
-			Render: view.BulkImportRender})
+			Render: view.BulkImportRender}, time.Now())
 		if err != nil {
 			w.t.Fatal(err)
 		}
@@ -137,11 +138,11 @@ func TestBulkImportBatches(t *testing.T) {
 		t.Fatalf("staged job %+v", job)
 	}
 	// The first batch, then the same batch again (a replay after it committed): nothing more.
-	first, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: 1, Size: 3, Render: view.BulkImportRender})
+	first, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: 1, Size: 3, Render: view.BulkImportRender}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: 1, Size: 3, Render: view.BulkImportRender})
+	again, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: 1, Size: 3, Render: view.BulkImportRender}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestBulkImportBatches(t *testing.T) {
 		t.Fatalf("event data %s", data)
 	}
 	// An ended job takes no more batches.
-	after, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: int(end.LastRow), Size: 3, Render: view.BulkImportRender})
+	after, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: int(end.LastRow), Size: 3, Render: view.BulkImportRender}, time.Now())
 	if err != nil || after.LastRow != end.LastRow || after.Status != end.Status || !after.UpdatedAt.Equal(end.UpdatedAt) {
 		t.Fatalf("batch of an ended job: %+v %v", after, err)
 	}
@@ -239,7 +240,7 @@ func TestBulkImportConcurrentBatchesImportOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			j, err := db.BulkImportBatch(context.Background(), w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: 1, Size: 25,
-				Render: view.BulkImportRender})
+				Render: view.BulkImportRender}, time.Now())
 			if err != nil {
 				t.Error(err)
 			}

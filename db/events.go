@@ -13,20 +13,15 @@ import (
 )
 
 // eventRecord records a webhook event inside the caller's transaction (the outbox). When
-// dispatched is false the worker's relay starts its delivery after commit; a caller that
-// starts the delivery itself passes true.
-func eventRecord(ctx context.Context, q *queries, platformID uuid.UUID, eventType string, data any, dispatched bool) (WebhookEvent, error) {
+// dispatchedAt is nil the worker's relay starts its delivery after commit; a caller that
+// starts the delivery itself passes when it does.
+func eventRecord(ctx context.Context, q *queries, platformID uuid.UUID, eventType string, data any, dispatchedAt *time.Time) (WebhookEvent, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("encode %s event: %w", eventType, err)
 	}
-	var at *time.Time
-	if dispatched {
-		now := time.Now()
-		at = &now
-	}
 	ev, err := q.WebhookEventCreate(ctx, WebhookEventCreateParams{
-		ID: ids.New(), PlatformID: platformID, Type: eventType, Data: raw, DispatchedAt: at, Traceparent: traceParent(ctx),
+		ID: ids.New(), PlatformID: platformID, Type: eventType, Data: raw, DispatchedAt: dispatchedAt, Traceparent: traceParent(ctx),
 	})
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("record %s event: %w", eventType, err)

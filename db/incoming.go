@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,7 +34,7 @@ type IncomingCreated struct {
 // INCOMING_PAYMENT_PENDING event, which the payment's workflow delivers itself as the
 // approval request (the relay leaves it). Creating an existing payment again changes
 // nothing.
-func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, v Views) (IncomingCreated, error) {
+func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, now time.Time, v Views) (IncomingCreated, error) {
 	var out IncomingCreated
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
@@ -76,7 +77,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 				return fmt.Errorf("link counterpart: %w", err)
 			}
 		}
-		ev, err := eventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), true)
+		ev, err := eventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), &now)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func incomingReceiverGet(ctx context.Context, q *queries, r incoming.Request) (I
 // receiver's details recorded and the account credited (as TransactionFinish does);
 // otherwise REJECTED or FAILED with the reason, nothing credited. Finishing a finished
 // payment changes nothing and returns it.
-func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, v Views) (Transaction, error) {
+func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, now time.Time, v Views) (Transaction, error) {
 	var info []byte
 	if d.Approved && len(d.ReceiverInfo) > 0 {
 		var err error
@@ -133,7 +134,7 @@ func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d inc
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
-		final, _, err = finishPayment(ctx, q, id, d.Outcome(), v, func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
+		final, _, err = finishPayment(ctx, q, id, d.Outcome(), now, v, func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
 			if info != nil {
 				if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: t.ID, Info: info}); err != nil {
 					return out, fmt.Errorf("record receiver info: %w", err)

@@ -115,7 +115,7 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 			if err != nil {
 				return fmt.Errorf("claim invitation: %w", err)
 			}
-			_, err = eventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), false)
+			_, err = eventRecord(ctx, q, out.PlatformID, events.InvitationClaimed, render(out), nil)
 			return err
 		case next == catalog.InvCancelled:
 			key := e.cancel.Key

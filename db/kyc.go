@@ -383,13 +383,13 @@ func customerStatusEvent(ctx context.Context, q *queries, row Customer, v KycVie
 	if row.KycStatus == catalog.KycUnverified {
 		return nil
 	}
-	_, err := eventRecord(ctx, q, row.PlatformID, events.CustomerStatus(row.CustomerType == catalog.Business, string(row.KycStatus)), v.Customer(row), false)
+	_, err := eventRecord(ctx, q, row.PlatformID, events.CustomerStatus(row.CustomerType == catalog.Business, string(row.KycStatus)), v.Customer(row), nil)
 	return err
 }
 
 // recordVerification records the VERIFICATION_<status> webhook of verification r.
 func recordVerification(ctx context.Context, q *queries, r Verification, v KycViews) error {
-	_, err := eventRecord(ctx, q, r.PlatformID, events.Verification(string(r.Status)), v.Verification(r), false)
+	_, err := eventRecord(ctx, q, r.PlatformID, events.Verification(string(r.Status)), v.Verification(r), nil)
 	return err
 }
 

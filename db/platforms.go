@@ -127,7 +127,7 @@ func PlatformConfigPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 			}
 		}
 		if announce {
-			if _, err := eventRecord(ctx, q, p.ID, events.Test, map[string]any{}, false); err != nil {
+			if _, err := eventRecord(ctx, q, p.ID, events.Test, map[string]any{}, nil); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -30,8 +31,8 @@ func OwnerGetRecord(ctx context.Context, d DBTX, platformID, id uuid.UUID) (Bene
 }
 
 // EventRecord runs eventRecord on d: the pool, or a caller's transaction.
-func EventRecord(ctx context.Context, d DBTX, platformID uuid.UUID, eventType string, data any, dispatched bool) (WebhookEvent, error) {
-	return eventRecord(ctx, newQueries(d), platformID, eventType, data, dispatched)
+func EventRecord(ctx context.Context, d DBTX, platformID uuid.UUID, eventType string, data any, dispatchedAt *time.Time) (WebhookEvent, error) {
+	return eventRecord(ctx, newQueries(d), platformID, eventType, data, dispatchedAt)
 }
 
 // TokenIssue runs tokenIssue on d: the pool, or a caller's transaction.

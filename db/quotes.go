@@ -518,16 +518,16 @@ func expireTransaction(ctx context.Context, q *queries, id uuid.UUID, v Views) (
 // before the money left releases the hold, unless the outcome refunds it (the refund step
 // then releases it). Then the final status, the final event, and for a refunded failure
 // the refund opened (REFUND_PENDING). Finishing a finished payment changes nothing.
-func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
+func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		t, ended, err := finishPayment(ctx, q, transactionID, out, v, quoteMoney)
+		t, ended, err := finishPayment(ctx, q, transactionID, out, now, v, quoteMoney)
 		final = t
 		if err != nil || !ended {
 			return err // or finished already
 		}
 		if t.CounterpartTransactionID.Valid {
-			if err := endCounterpart(ctx, q, t.CounterpartTransactionID.UUID, out, v); err != nil {
+			if err := endCounterpart(ctx, q, t.CounterpartTransactionID.UUID, out, now, v); err != nil {
 				return err
 			}
 		}
@@ -553,7 +553,7 @@ func quoteMoney(ctx context.Context, q *queries, t Transaction, out sandbox.Outc
 // endCounterpart ends the receiving side's INCOMING transaction of a payment between
 // customers on this deployment as the payment ended: COMPLETED (the conversion credited its
 // account), or REJECTED or FAILED as the receiving platform decided.
-func endCounterpart(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, v Views) error {
+func endCounterpart(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views) error {
 	c, err := q.TransactionGetForUpdate(ctx, id)
 	if err != nil {
 		return fmt.Errorf("lock counterpart: %w", err)
@@ -565,13 +565,13 @@ func endCounterpart(ctx context.Context, q *queries, id uuid.UUID, out sandbox.O
 			end.Status = catalog.TxFailed
 		}
 	}
-	_, err = endStatus(ctx, q, c, end, v)
+	_, err = endStatus(ctx, q, c, end, now, v)
 	return err
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
 // return's cause, the refund opened. The refund step gives the money back.
-func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
+func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		t, err := q.TransactionGetForUpdate(ctx, transactionID)
@@ -582,7 +582,7 @@ func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 			final = t
 			return nil // returned already
 		}
-		if final, err = setFinalStatus(ctx, q, t, out, catalog.TxEventReturn); err != nil {
+		if final, err = setFinalStatus(ctx, q, t, out, catalog.TxEventReturn, now); err != nil {
 			return err
 		}
 		if err := recordTransaction(ctx, q, v, final, events.OutgoingPaymentFailed); err != nil {

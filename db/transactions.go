@@ -181,11 +181,11 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 // incoming payment whose internal account was closed meanwhile is FAILED (ACCOUNT_CLOSED)
 // whatever out says, crediting nothing: closing refuses an account with incoming money on
 // the way, so this is defence in depth.
-func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, v Views) (Transaction, error) {
+func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
-		final, _, err = finishPayment(ctx, q, id, out, v, settleTransfer)
+		final, _, err = finishPayment(ctx, q, id, out, now, v, settleTransfer)
 		return err
 	})
 	return final, err
@@ -203,7 +203,7 @@ type moveMoney func(ctx context.Context, q *queries, t Transaction, out sandbox.
 // money (move), sets the final status and records the payment's final event. A payment
 // the table no longer lets end (it ended already: this is a step run again) is returned
 // as it is, with ended false and nothing written.
-func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, v Views, move moveMoney) (t Transaction, ended bool, err error) {
+func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views, move moveMoney) (t Transaction, ended bool, err error) {
 	cur, err := q.TransactionGetForUpdate(ctx, id)
 	if err != nil {
 		return cur, false, fmt.Errorf("lock transaction: %w", err)
@@ -218,7 +218,7 @@ func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Ou
 	if out, err = move(ctx, q, cur, out, v); err != nil {
 		return cur, false, err
 	}
-	t, err = endStatus(ctx, q, cur, out, v)
+	t, err = endStatus(ctx, q, cur, out, now, v)
 	return t, err == nil, err
 }
 
@@ -226,12 +226,12 @@ func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Ou
 // final event. The precise cause travels in failureDetails. A bank transfer's outcome
 // carries no failureReason: the outgoing reasons (quote and lightning failures) describe
 // none of its failures, and the incoming ones are for payments received over UMA.
-func endStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (Transaction, error) {
+func endStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
 	event, ok := catalog.TransactionEndEvent(out.Status)
 	if !ok {
 		return t, fmt.Errorf("finish transaction %s: %s ends no payment", t.ID, out.Status)
 	}
-	final, err := setFinalStatus(ctx, q, t, out, event)
+	final, err := setFinalStatus(ctx, q, t, out, event, now)
 	if err != nil {
 		return final, err
 	}
@@ -250,11 +250,10 @@ func settleTransfer(ctx context.Context, q *queries, t Transaction, out sandbox.
 }
 
 // setFinalStatus applies event to t, locked by the caller, moving it to out's status, with
-// settledAt when it completed and the failure's reason and details otherwise.
-func setFinalStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent) (Transaction, error) {
+// settledAt (now) when it completed and the failure's reason and details otherwise.
+func setFinalStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent, now time.Time) (Transaction, error) {
 	var params TransactionSetStatusParams
 	if out.Status == catalog.TxCompleted {
-		now := time.Now()
 		params.SettledAt = &now
 	} else {
 		detail := string(out.Code) + ": " + out.Message
@@ -375,7 +374,7 @@ func railOf(ctx context.Context, q *queries, t Transaction) (transfer.Rail, erro
 // such account), then posts the credit, records it as a completed incoming transaction,
 // and records the INTERNAL_ACCOUNT_BALANCE_UPDATED event. It returns the account
 // afterwards.
-func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID uuid.UUID, amount int64, v Views, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
+func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID uuid.UUID, amount int64, now time.Time, v Views, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
 	var out InternalAccountGetRow
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := internalAccountLock(ctx, q, platformID, accountID)
@@ -407,7 +406,6 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 		if err != nil {
 			return fmt.Errorf("post funding: %w", err)
 		}
-		now := time.Now()
 		description := sandbox.FundingDescription
 		if _, err := q.TransactionCreate(ctx, TransactionCreateParams{
 			ID: txID, PlatformID: platformID, CustomerID: acct.CustomerID, PlatformCustomerID: platformCustomerID,
@@ -431,7 +429,7 @@ func recordTransaction(ctx context.Context, q *queries, v Views, t Transaction, 
 	if err := agentActionTransactionEnded(ctx, q, t); err != nil {
 		return err
 	}
-	_, err := eventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), false)
+	_, err := eventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), nil)
 	return err
 }
 
@@ -447,6 +445,6 @@ func recordBalance(ctx context.Context, q *queries, v Views, platformID uuid.UUI
 
 // recordBalanceOf is recordBalance for an account the caller has already read.
 func recordBalanceOf(ctx context.Context, q *queries, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
-	_, err := eventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), false)
+	_, err := eventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), nil)
 	return err
 }

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -36,7 +37,7 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 	if err != nil || tx.Status != catalog.TxPending {
 		t.Fatalf("create: %+v %v", tx, err)
 	}
-	if _, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxExpired}, view.Resources{}); err == nil {
+	if _, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxExpired}, time.Now(), view.Resources{}); err == nil {
 		t.Fatal("an EXPIRED outcome finished a transfer")
 	}
 	for range 2 {
@@ -47,11 +48,11 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 	if n := eventCount(t, w, "OUTGOING_PAYMENT_PROCESSING"); n != 1 {
 		t.Fatalf("%d processing events", n)
 	}
-	done, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, view.Resources{})
+	done, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now(), view.Resources{})
 	if err != nil || done.Status != catalog.TxCompleted || done.SettledAt == nil {
 		t.Fatalf("finish: %+v %v", done, err)
 	}
-	again, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no"}, view.Resources{})
+	again, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no"}, time.Now(), view.Resources{})
 	if err != nil || again.Status != catalog.TxCompleted || again.FailureDetail != nil {
 		t.Fatalf("second finish: %+v %v", again, err)
 	}
@@ -79,7 +80,7 @@ func TestIncomingCreateAndFinish(t *testing.T) {
 	}
 	unknown := req(500)
 	unknown.ReceiverCustomer = ids.Some(ids.New())
-	if _, err := db.IncomingCreate(ctx, w.pool, unknown, view.Resources{}); problem.CodeOf(err) != catalog.UserNotFound {
+	if _, err := db.IncomingCreate(ctx, w.pool, unknown, time.Now(), view.Resources{}); problem.CodeOf(err) != catalog.UserNotFound {
 		t.Fatalf("unknown receiver: %v", err)
 	}
 	balance := func() int64 {
@@ -91,31 +92,31 @@ func TestIncomingCreateAndFinish(t *testing.T) {
 		return b
 	}
 	before := balance()
-	approved, err := db.IncomingCreate(ctx, w.pool, req(500), view.Resources{})
+	approved, err := db.IncomingCreate(ctx, w.pool, req(500), time.Now(), view.Resources{})
 	if err != nil || approved.Transaction.Status != catalog.TxPending {
 		t.Fatalf("create: %+v %v", approved, err)
 	}
 	id := approved.Transaction.ID
-	end, err := db.IncomingFinish(ctx, w.pool, id, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), view.Resources{})
+	end, err := db.IncomingFinish(ctx, w.pool, id, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), time.Now(), view.Resources{})
 	if err != nil || end.Status != catalog.TxCompleted || string(end.ReceiverCustomerInfo) != `{"FULL_NAME": "Ada Lovelace"}` {
 		t.Fatalf("approve: %+v %s %v", end, end.ReceiverCustomerInfo, err)
 	}
-	if again, err := db.IncomingFinish(ctx, w.pool, id, incoming.Reject("late"), view.Resources{}); err != nil || again.Status != catalog.TxCompleted {
+	if again, err := db.IncomingFinish(ctx, w.pool, id, incoming.Reject("late"), time.Now(), view.Resources{}); err != nil || again.Status != catalog.TxCompleted {
 		t.Fatalf("reject after approval: %+v %v", again, err)
 	}
 	if got := balance(); got != before+500 {
 		t.Fatalf("balance %d, want %d", got, before+500)
 	}
 
-	rejected, err := db.IncomingCreate(ctx, w.pool, req(300), view.Resources{})
+	rejected, err := db.IncomingCreate(ctx, w.pool, req(300), time.Now(), view.Resources{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end, err = db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Reject("RESTRICTED"), view.Resources{})
+	end, err = db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Reject("RESTRICTED"), time.Now(), view.Resources{})
 	if err != nil || end.Status != catalog.TxRejected || end.ReceiverCustomerInfo != nil {
 		t.Fatalf("reject: %+v %v", end, err)
 	}
-	if again, err := db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada"}), view.Resources{}); err != nil ||
+	if again, err := db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada"}), time.Now(), view.Resources{}); err != nil ||
 		again.Status != catalog.TxRejected || again.ReceiverCustomerInfo != nil {
 		t.Fatalf("approve after rejection: %+v %v", again, err)
 	}

@@ -29,13 +29,13 @@ func webhookSecretAdd(ctx context.Context, q *queries, box *sealbox.Box, platfor
 // WebhookSecretRotate replaces a platform's webhook secret under the platform's row lock:
 // the current secret keeps signing beside the new one for grace. It returns the active
 // secrets, newest first.
-func WebhookSecretRotate(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, grace time.Duration) ([]WebhookSecret, error) {
+func WebhookSecretRotate(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, grace time.Duration, now time.Time) ([]WebhookSecret, error) {
 	var rows []WebhookSecret
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.PlatformGetForUpdate(ctx, platformID); err != nil {
 			return fmt.Errorf("lock platform: %w", err)
 		}
-		expires := time.Now().Add(grace)
+		expires := now.Add(grace)
 		if err := q.WebhookSecretExpireCurrent(ctx, WebhookSecretExpireCurrentParams{PlatformID: platformID, ExpiresAt: &expires}); err != nil {
 			return fmt.Errorf("expire webhook secret: %w", err)
 		}

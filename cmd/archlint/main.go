@@ -1,6 +1,7 @@
 // Command archlint enforces the dependency direction of the packages (docs/architecture.md,
 // "Dependency direction"): it lists every package's imports with `go list` and fails on any import
-// a rule forbids.
+// a rule forbids. It also fails on a wall-clock read (time.Now) in the layers that take the
+// time from their injected clock (api, db, activities).
 //
 // Every rule covers a package and all of its subpackages, present and future: a new
 // workflows/payments or internal/fx is held to the rules of its parent without any change
@@ -84,6 +85,12 @@ func main() {
 		os.Exit(2)
 	}
 	violations := check(pkgs, rules)
+	clock, err := checkClock(".", clockDirs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "archlint:", err)
+		os.Exit(2)
+	}
+	violations = append(violations, clock...)
 	for _, v := range violations {
 		fmt.Println(v)
 	}

@@ -38,7 +38,7 @@ func BenchmarkWebhookFirstAttempt(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		ev, err := db.EventRecord(context.Background(), s.app.pool, p.ID, events.InternalAccountBalanceUpdated, map[string]any{"n": 1}, false)
+		ev, err := db.EventRecord(context.Background(), s.app.pool, p.ID, events.InternalAccountBalanceUpdated, map[string]any{"n": 1}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

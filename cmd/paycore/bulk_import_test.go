@@ -309,7 +309,7 @@ func TestBulkImportStalledJobIsResumed(t *testing.T) {
 	}
 	// One batch ran, then its workflow was gone: the job is PROCESSING at row 11.
 	if job, err = db.BulkImportBatch(ctx, s.app.pool, s.app.box, db.BulkImportBatchParams{JobID: job.ID, After: int(job.LastRow), Size: 10,
-		Render: view.BulkImportRender}); err != nil || job.Status != "PROCESSING" || job.LastRow != 11 {
+		Render: view.BulkImportRender}, time.Now()); err != nil || job.Status != "PROCESSING" || job.LastRow != 11 {
 		t.Fatalf("first batch: %+v %v", job, err)
 	}
 	starter := &worker.BulkImportStarter{Pool: s.app.pool, Starter: start.Starter{Client: s.app.temporal, TaskQueue: s.cfg.TaskQueue},

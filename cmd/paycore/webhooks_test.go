@@ -392,7 +392,7 @@ func TestIdempotencyWhileRunning(t *testing.T) {
 // recordEvent commits an event the way a business transaction does (outbox insert).
 func recordEvent(t *testing.T, s *stack, p db.Platform, data any) string {
 	t.Helper()
-	ev, err := db.EventRecord(context.Background(), s.app.pool, p.ID, events.InternalAccountBalanceUpdated, data, false)
+	ev, err := db.EventRecord(context.Background(), s.app.pool, p.ID, events.InternalAccountBalanceUpdated, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
