@@ -39,7 +39,7 @@ var csvMediaTypes = []string{"text/csv", "application/csv", "text/plain", "appli
 // longer is started by the worker's BulkImportStarter.
 const bulkStartWait = 10 * time.Second
 
-var errBulkJobNotFound = notFound(catalog.BulkUploadJobNotFound, "bulk upload job")
+var errBulkJobNotFound = errorOf(bulkimport.ErrJobNotFound())
 
 // uploadCustomersCSV is POST /customers/bulk/csv: the multipart form's `file` part, a CSV
 // file, is read record by record (never held in memory) and its rows streamed into the

@@ -68,7 +68,7 @@ func (s *Server) listPlatformInternalAccounts(w http.ResponseWriter, r *http.Req
 	return nil
 }
 
-var errAccountNotFound = notFound(catalog.AccountNotFound, "internal account")
+var errAccountNotFound = errorOf(account.NotFound())
 
 // loadInternalAccount finds an account of the caller's platform.
 func (s *Server) loadInternalAccount(r *http.Request, param string) (db.InternalAccountGetRow, error) {

@@ -58,7 +58,7 @@ var (
 		"SEPA", "SEPA_INSTANT", "SPEI", "UPI", "WIRE"}
 )
 
-var errQuoteNotFound = notFound(catalog.QuoteNotFound, "quote")
+var errQuoteNotFound = errorOf(quote.NotFound())
 
 // createQuote is POST /quotes: the quote's workflow prices and persists it (its create
 // update) before this handler answers 201 with the Quote; the handler only decodes and

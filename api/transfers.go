@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/ids"
 	"paycore/internal/transfer"
 	"paycore/workflows/start"
@@ -121,4 +121,4 @@ func keyedID(platformID uuid.UUID, kind, key string) uuid.UUID {
 }
 
 // errExternalNotFound is the 404 of an external account the caller's platform does not have.
-var errExternalNotFound = notFound(catalog.ExternalAccountNotFound, "external account")
+var errExternalNotFound = errorOf(extaccount.NotFound())

@@ -72,3 +72,7 @@ func CustomerAccountExists() error {
 func PlatformAccountExists() error {
 	return problem.Refuse(catalog.Conflict, "the platform already has an account of this currency and type")
 }
+
+// NotFound is the refusal of an internal account the caller's platform does not have
+// (another platform's included): 404 ACCOUNT_NOT_FOUND.
+func NotFound() error { return problem.NotFound(catalog.AccountNotFound, "internal account") }

@@ -17,6 +17,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"CustomerAccountExists", CustomerAccountExists(), problem.Wire{Code: catalog.Conflict, Message: "the customer already has an open account of this currency and type"}},
 		{"PlatformAccountExists", PlatformAccountExists(), problem.Wire{Code: catalog.Conflict, Message: "the platform already has an account of this currency and type"}},
+		{"NotFound", NotFound(), problem.Wire{Code: catalog.AccountNotFound, Message: "internal account not found"}},
 	} {
 		got, ok := problem.ToWire(tc.err)
 		if !ok || !reflect.DeepEqual(got, tc.want) {

@@ -6,8 +6,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/problem"
+	"paycore/internal/quote"
 	"paycore/internal/transfer"
 )
 
@@ -149,7 +152,7 @@ type QuoteOwner struct {
 // for any object an agent cannot see).
 func (o Owner) CheckQuote(q QuoteOwner) error {
 	if !q.Found || q.PlatformID != o.PlatformID || q.CustomerID != (uuid.NullUUID{UUID: o.CustomerID, Valid: true}) {
-		return problem.NotFound(catalog.QuoteNotFound, "quote")
+		return quote.NotFound()
 	}
 	return nil
 }
@@ -159,10 +162,10 @@ func (o Owner) CheckQuote(q QuoteOwner) error {
 // embedded wallet (CheckDebit). The transfer rule (transfer.Check) runs after it.
 func (o Owner) CheckTransfer(kind transfer.Kind, acc transfer.Accounts) error {
 	if acc.Internal == nil || acc.Internal.CustomerID != (uuid.NullUUID{UUID: o.CustomerID, Valid: true}) {
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	}
 	if acc.External == nil || acc.External.CustomerID != acc.Internal.CustomerID {
-		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+		return extaccount.NotFound()
 	}
 	if kind == transfer.Out {
 		return CheckDebit(acc.Internal.Type, acc.Internal.ID)

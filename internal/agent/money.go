@@ -3,7 +3,9 @@ package agent
 import (
 	"github.com/google/uuid"
 
+	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/ids"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
@@ -26,14 +28,14 @@ func CheckQuote(customerID uuid.UUID, r quote.Request, acc quote.Accounts) error
 	case r.ImmediatelyExecute:
 		return problem.Field("immediatelyExecute", "an agent executes a quote with POST /agents/me/quotes/{quoteId}/execute, under its policy")
 	case acc.Source == nil || acc.Source.CustomerID != own:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	case acc.Source.Type == catalog.EmbeddedWallet:
 		return WalletRefused(acc.Source.ID)
 	case r.Destination.Kind == quote.DestinationAccount && (acc.Destination == nil || acc.Destination.CustomerID != own):
 		if r.Destination.Internal {
 			return problem.NotFound(catalog.AccountNotFound, "destination account")
 		}
-		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+		return extaccount.NotFound()
 	}
 	return nil
 }

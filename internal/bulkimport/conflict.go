@@ -69,3 +69,9 @@ func Conflict(jobID uuid.UUID, want Identity, taken []Identity) (found bool, ref
 	}
 	return false, nil
 }
+
+// ErrJobNotFound is the refusal of a bulk import job the caller's platform does not have:
+// 404 BULK_UPLOAD_JOB_NOT_FOUND.
+func ErrJobNotFound() error {
+	return problem.NotFound(catalog.BulkUploadJobNotFound, "bulk upload job")
+}

@@ -59,3 +59,10 @@ func TestConflict(t *testing.T) {
 		}
 	}
 }
+
+// A job the platform does not have is 404 BULK_UPLOAD_JOB_NOT_FOUND, as the API answered it.
+func TestErrJobNotFound(t *testing.T) {
+	if w, ok := problem.ToWire(ErrJobNotFound()); !ok || w.Code != catalog.BulkUploadJobNotFound || w.Message != "bulk upload job not found" {
+		t.Fatalf("%+v", w)
+	}
+}

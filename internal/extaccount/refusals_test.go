@@ -16,6 +16,7 @@ func TestRefusals(t *testing.T) {
 		want problem.Wire
 	}{
 		{"Exists", Exists(), problem.Wire{Code: catalog.ExternalAccountExists, Message: "this account is already registered for the same owner"}},
+		{"NotFound", NotFound(), problem.Wire{Code: catalog.ExternalAccountNotFound, Message: "external account not found"}},
 	} {
 		got, ok := problem.ToWire(tc.err)
 		if !ok || !reflect.DeepEqual(got, tc.want) {

@@ -164,3 +164,7 @@ func (s State) Expire() Step {
 
 // Mismatch reports whether an executed quote's deposit differs from its total.
 func (s State) Mismatch() bool { return s.Deposited && s.DepositAmount != s.Total }
+
+// NotFound is the refusal of a quote the caller's platform does not have (another
+// platform's included): 404 QUOTE_NOT_FOUND.
+func NotFound() error { return problem.NotFound(catalog.QuoteNotFound, "quote") }

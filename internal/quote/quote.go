@@ -13,7 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
@@ -263,9 +265,9 @@ func Check(r Request, a Accounts) error {
 	case r.Lookup.Valid && r.Destination.Kind == DestinationAccount && a.Lookup.ExternalAccountID.UUID != r.Destination.AccountID:
 		return problem.Field("lookupId", "the lookup is of another receiver than destination.accountId")
 	case a.Destination == nil && r.Destination.Internal:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	case a.Destination == nil:
-		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+		return extaccount.NotFound()
 	case !a.Destination.Active:
 		return problem.Field(fieldDestination, "the destination account is %s", a.Destination.Status)
 	case r.Destination.Currency != "" && r.Destination.Currency != a.Destination.Currency:
@@ -310,7 +312,7 @@ func checkSource(r Request, a Accounts) error {
 	}
 	switch {
 	case a.Source == nil:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	case a.Source.Status != catalog.AccountActive:
 		return problem.Field(fieldSource, "the source account is %s", a.Source.Status)
 	case a.CustomerDeleted:

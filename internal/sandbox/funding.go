@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"paycore/internal/account"
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -34,7 +35,7 @@ type FundingTarget struct {
 func CheckFundingTarget(t *FundingTarget) error {
 	switch {
 	case t == nil:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	case t.Status != catalog.AccountActive:
 		return problem.Refuse(catalog.InvalidInput, "the account is %s and cannot receive funds", t.Status)
 	case t.CustomerDeleted:

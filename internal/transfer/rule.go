@@ -3,7 +3,9 @@ package transfer
 import (
 	"github.com/google/uuid"
 
+	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
@@ -67,9 +69,9 @@ func checkAccounts(r Request, a Accounts) error {
 	internalField, externalField := r.Kind.InternalField(), r.Kind.ExternalField()
 	switch {
 	case a.Internal == nil:
-		return problem.NotFound(catalog.AccountNotFound, "internal account")
+		return account.NotFound()
 	case a.External == nil:
-		return problem.NotFound(catalog.ExternalAccountNotFound, "external account")
+		return extaccount.NotFound()
 	case a.Internal.Currency != a.External.Currency:
 		return problem.FieldCode(catalog.InvalidCurrency, externalField,
 			"same-currency transfer: the internal account holds %s but the external account is in %s", a.Internal.Currency, a.External.Currency)
