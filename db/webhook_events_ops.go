@@ -64,23 +64,27 @@ const (
 func WebhookAttemptRecord(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, attempt WebhookAttemptCreateParams, decision WebhookAttemptDecision) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if err := q.WebhookAttemptCreate(ctx, attempt); err != nil {
-			return err
+			return fmt.Errorf("record attempt: %w", err)
 		}
 		if err := q.WebhookEventRecordAttempt(ctx, WebhookEventRecordAttemptParams{
 			ID: attempt.EventID, AttemptedAt: &attempt.StartedAt, StatusCode: attempt.StatusCode, LastError: attempt.Error,
 		}); err != nil {
-			return err
+			return fmt.Errorf("record the event's last attempt: %w", err)
 		}
+		var err error
 		switch decision {
 		case WebhookAttemptDelivered:
-			return q.WebhookEventMarkDelivered(ctx, attempt.EventID)
+			err = q.WebhookEventMarkDelivered(ctx, attempt.EventID)
 		case WebhookAttemptFailed:
-			return q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookFailed})
+			err = q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookFailed})
 		case WebhookAttemptGone:
-			if err := q.PlatformDisableWebhook(ctx, PlatformDisableWebhookParams{ID: platformID, WebhookEndpoint: attempt.Url}); err != nil {
-				return err
+			if err = q.PlatformDisableWebhook(ctx, PlatformDisableWebhookParams{ID: platformID, WebhookEndpoint: attempt.Url}); err != nil {
+				return fmt.Errorf("disable the webhook endpoint: %w", err)
 			}
-			return q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookUndeliverable})
+			err = q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookUndeliverable})
+		}
+		if err != nil {
+			return fmt.Errorf("mark event %s: %w", attempt.EventID, err)
 		}
 		return nil
 	})
@@ -113,13 +117,16 @@ func WebhookEventsDispatch(ctx context.Context, pool *pgxpool.Pool, limit int32,
 		}
 		if len(skipped) > 0 {
 			if err := q.WebhookEventMarkUndeliverable(ctx, skipped); err != nil {
-				return err
+				return fmt.Errorf("mark events undeliverable: %w", err)
 			}
 		}
 		if len(started) == 0 {
 			return nil
 		}
-		return q.WebhookEventMarkDispatched(ctx, started)
+		if err := q.WebhookEventMarkDispatched(ctx, started); err != nil {
+			return fmt.Errorf("mark events dispatched: %w", err)
+		}
+		return nil
 	})
 	return claimed, err
 }
