@@ -1,26 +1,17 @@
 package agent
 
 import (
-	"reflect"
 	"testing"
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 // The refusals are answered byte for byte as before they moved here.
 func TestRefusals(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		err  error
-		want problem.Wire
-	}{
-		{"ErrNotFound", ErrNotFound(), problem.Wire{Code: catalog.AgentNotFound, Message: "agent not found"}},
-		{"ErrActionNotFound", ErrActionNotFound(), problem.Wire{Code: catalog.AgentActionNotFound, Message: "agent action not found"}},
-	} {
-		got, ok := problem.ToWire(tc.err)
-		if !ok || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
-		}
-	}
+	problemtest.Check(t,
+		problemtest.Case{Name: "ErrNotFound", Err: ErrNotFound(), Want: problem.Wire{Code: catalog.AgentNotFound, Message: "agent not found"}},
+		problemtest.Case{Name: "ErrActionNotFound", Err: ErrActionNotFound(), Want: problem.Wire{Code: catalog.AgentActionNotFound, Message: "agent action not found"}},
+	)
 }

@@ -8,6 +8,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 func TestHolder(t *testing.T) {
@@ -62,7 +63,6 @@ func TestConflict(t *testing.T) {
 
 // A job the platform does not have is 404 BULK_UPLOAD_JOB_NOT_FOUND, as the API answered it.
 func TestErrJobNotFound(t *testing.T) {
-	if w, ok := problem.ToWire(ErrJobNotFound()); !ok || w.Code != catalog.BulkUploadJobNotFound || w.Message != "bulk upload job not found" {
-		t.Fatalf("%+v", w)
-	}
+	problemtest.Check(t, problemtest.Case{Name: "ErrJobNotFound", Err: ErrJobNotFound(),
+		Want: problem.Wire{Code: catalog.BulkUploadJobNotFound, Message: "bulk upload job not found"}})
 }

@@ -1,26 +1,17 @@
 package extaccount
 
 import (
-	"reflect"
 	"testing"
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 // The refusals are answered byte for byte as before they moved here.
 func TestRefusals(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		err  error
-		want problem.Wire
-	}{
-		{"Exists", Exists(), problem.Wire{Code: catalog.ExternalAccountExists, Message: "this account is already registered for the same owner"}},
-		{"NotFound", NotFound(), problem.Wire{Code: catalog.ExternalAccountNotFound, Message: "external account not found"}},
-	} {
-		got, ok := problem.ToWire(tc.err)
-		if !ok || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
-		}
-	}
+	problemtest.Check(t,
+		problemtest.Case{Name: "Exists", Err: Exists(), Want: problem.Wire{Code: catalog.ExternalAccountExists, Message: "this account is already registered for the same owner"}},
+		problemtest.Case{Name: "NotFound", Err: NotFound(), Want: problem.Wire{Code: catalog.ExternalAccountNotFound, Message: "external account not found"}},
+	)
 }

@@ -5,6 +5,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 func TestExpiryFailure(t *testing.T) {
@@ -16,7 +17,5 @@ func TestExpiryFailure(t *testing.T) {
 
 // A quote the platform does not have is 404 QUOTE_NOT_FOUND, as the API answered it.
 func TestNotFound(t *testing.T) {
-	if w, ok := problem.ToWire(NotFound()); !ok || w.Code != catalog.QuoteNotFound || w.Message != "quote not found" {
-		t.Fatalf("%+v", w)
-	}
+	problemtest.Check(t, problemtest.Case{Name: "NotFound", Err: NotFound(), Want: problem.Wire{Code: catalog.QuoteNotFound, Message: "quote not found"}})
 }
