@@ -51,7 +51,7 @@ var errBulkJobNotFound = errorOf(bulkimport.ErrJobNotFound())
 func (s *Server) uploadCustomersCSV(w http.ResponseWriter, r *http.Request) error {
 	// A large file takes longer to arrive than the server's read timeout allows a request.
 	rc := http.NewResponseController(w)
-	until := s.now().Add(s.Config.BulkImportUploadTimeout)
+	until := wall().Add(s.Config.BulkImportUploadTimeout)
 	_ = rc.SetReadDeadline(until)
 	_ = rc.SetWriteDeadline(until)
 	header, rows, done, err := openCSVUpload(r)

@@ -99,7 +99,7 @@ func requestHash(r *http.Request) ([]byte, error) {
 // still running. A key used with another request is 422, one still running after the wait
 // 409. Neither is returned when the client went away.
 func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, hash []byte) (claimed bool, done *db.IdempotencyKey, err error) {
-	deadline := s.now().Add(s.Config.IdempotencyWait)
+	deadline := wall().Add(s.Config.IdempotencyWait)
 	for wait := 10 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
 		_, err := db.IdempotencyClaim(ctx, s.Pool, db.IdempotencyClaimParams{
 			PlatformID: platformID, Key: key, RequestHash: hash,
@@ -121,7 +121,7 @@ func (s *Server) claim(ctx context.Context, platformID uuid.UUID, key string, ha
 			return false, nil, refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key was used with a different request, or by another API token of the platform; use a new key for a new request", nil)
 		case row.State == "DONE":
 			return false, &row, nil
-		case s.now().After(deadline):
+		case wall().After(deadline):
 			return false, nil, retryAfter(refusal(catalog.IdempotencyInProgress, "a request with this Idempotency-Key is still being processed; retry later", nil), 1)
 		}
 		select {

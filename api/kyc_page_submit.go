@@ -78,8 +78,8 @@ func (s *Server) submitKycPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(s.now().Add(kycPageUploadTime))
-	_ = rc.SetWriteDeadline(s.now().Add(kycPageUploadTime + time.Minute))
+	_ = rc.SetReadDeadline(wall().Add(kycPageUploadTime))
+	_ = rc.SetWriteDeadline(wall().Add(kycPageUploadTime + time.Minute))
 	token := pathParam(r, "token")
 	form, err := s.readKycForm(r, sub)
 	if err == nil {

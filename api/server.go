@@ -136,8 +136,13 @@ func New(d Deps) *Server {
 	return s
 }
 
-// now is the time by the service's clock.
+// now is the time by the service's clock: what the service decides and records.
 func (s *Server) now() time.Time { return s.Now() }
+
+// wall is the wall clock, for what the network and the metrics measure: socket deadlines
+// (absolute wall-clock times) and elapsed time. The service's clock (now) is for what the
+// service decides and records; a test that moves it must not move these.
+func wall() time.Time { return time.Now() } // elapsed time and socket deadlines only
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
@@ -152,7 +157,7 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// bodyLimit comes before every handler and before authentication, which never reads
 	// the body: a request answered without its body is answered at once (see bodyLimit).
-	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf, s.now),
+	r.Use(middleware.RequestID, requestIDHeader, s.observe, recoverer, bodyLimit(s.bodyLimitOf),
 		s.checkRequest, s.options, middleware.GetHead)
 	r.NotFound(handler(func(http.ResponseWriter, *http.Request) error {
 		return refusal(catalog.NotFound, "no such route", nil)
@@ -354,7 +359,7 @@ const unreadBodyGrace = time.Second
 // "Connection: close", and the connection is given unreadBodyGrace to deliver what is still
 // in flight. Without this the server drains up to 256 KiB of an unread body before it sends
 // the answer, for as long as the client cares to take.
-func bodyLimit(limit func(*http.Request) int64, now func() time.Time) func(http.Handler) http.Handler {
+func bodyLimit(limit func(*http.Request) int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength == 0 { // no body (http.NoBody)
@@ -363,13 +368,13 @@ func bodyLimit(limit func(*http.Request) int64, now func() time.Time) func(http.
 			}
 			n := limit(r)
 			if r.ContentLength > n {
-				closeUnread(w, now())
+				closeUnread(w, wall())
 				writeError(w, r, bodyTooLarge(n))
 				return
 			}
 			body := &trackedBody{ReadCloser: http.MaxBytesReader(w, r.Body, n)}
 			r.Body = body
-			g := &unreadGuard{ResponseWriter: w, body: body, now: now}
+			g := &unreadGuard{ResponseWriter: w, body: body}
 			next.ServeHTTP(g, r)
 			if !g.wrote {
 				g.WriteHeader(http.StatusOK) // what the server would answer; with the same check
@@ -423,7 +428,6 @@ func (b *trackedBody) Read(p []byte) (int, error) {
 type unreadGuard struct {
 	http.ResponseWriter
 	body  *trackedBody
-	now   func() time.Time
 	wrote bool
 }
 
@@ -431,7 +435,7 @@ func (g *unreadGuard) WriteHeader(code int) {
 	if !g.wrote && code >= 200 {
 		g.wrote = true
 		if !g.body.eof.Load() {
-			closeUnread(g.ResponseWriter, g.now())
+			closeUnread(g.ResponseWriter, wall())
 		}
 	}
 	g.ResponseWriter.WriteHeader(code)
@@ -450,7 +454,7 @@ func (g *unreadGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 // observe records metrics and an access log line per request.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := s.now()
+		start := wall()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		route := chi.RouteContext(r.Context()).RoutePattern()
@@ -461,7 +465,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		elapsed := s.now().Sub(start)
+		elapsed := wall().Sub(start)
 		if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 			span.SetName(r.Method + " " + route)
 			span.SetAttributes(attribute.String("http.route", route))
