@@ -188,11 +188,11 @@ func (a *Activities) failAction(ctx context.Context, actionID uuid.UUID, reason 
 // agentGone is why an approved action's agent may no longer act (AGENT_PAUSED,
 // AGENT_DELETED: paused or deleted since the action was approved), "" when it may.
 func (a *Activities) agentGone(ctx context.Context, act db.AgentActionFull) (string, error) {
-	st, err := db.AgentActionAgentState(ctx, a.pool, act.AgentID)
+	actor, err := db.AgentActionActor(ctx, a.pool, act.AgentID)
 	if err != nil {
-		return "", fmt.Errorf("read action agent: %w", err)
+		return "", err
 	}
-	return agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted == true}.Gone(), nil // deleted_at IS NOT NULL, typed any by the generator
+	return actor.Gone(), nil
 }
 
 // executeAction makes the action's payment: nil when it exists, a refusal, or a transient

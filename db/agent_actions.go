@@ -182,11 +182,9 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 		}
 		var actor agent.Actor
 		if d.Approve && a.Status == agent.PendingApproval {
-			st, err := q.AgentActionAgentState(ctx, a.AgentID)
-			if err != nil {
-				return fmt.Errorf("read action agent: %w", err)
+			if actor, err = agentActionActor(ctx, q, a.AgentID); err != nil {
+				return err
 			}
-			actor = agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted == true} // deleted_at IS NOT NULL, typed any by the generator
 		}
 		next, err := ActionState(a).Decide(d, actor, now, open)
 		if err != nil {

@@ -1,12 +1,15 @@
 package db
 
-// Named operations on agent actions: each runs one query on pool.
+// Named operations on agent actions: each runs one query.
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/internal/agent"
 )
 
 // AgentActionGetByWorkflow runs the AgentActionGetByWorkflow query on pool: the action an
@@ -15,8 +18,17 @@ func AgentActionGetByWorkflow(ctx context.Context, pool *pgxpool.Pool, arg Agent
 	return newQueries(pool).AgentActionGetByWorkflow(ctx, arg)
 }
 
-// AgentActionAgentState runs the AgentActionAgentState query on pool: whether the agent
-// is paused or deleted.
-func AgentActionAgentState(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUID) (AgentActionAgentStateRow, error) {
-	return newQueries(pool).AgentActionAgentState(ctx, agentID)
+// AgentActionActor reads, under a share lock, what the agent rules read of an action's
+// agent: whether it is paused or deleted.
+func AgentActionActor(ctx context.Context, d DBTX, agentID uuid.UUID) (agent.Actor, error) {
+	return agentActionActor(ctx, newQueries(d), agentID)
+}
+
+// agentActionActor is AgentActionActor on q.
+func agentActionActor(ctx context.Context, q *queries, agentID uuid.UUID) (agent.Actor, error) {
+	st, err := q.AgentActionAgentState(ctx, agentID)
+	if err != nil {
+		return agent.Actor{}, fmt.Errorf("read action agent: %w", err)
+	}
+	return agent.Actor{Paused: st.IsPaused, Deleted: st.Deleted}, nil
 }

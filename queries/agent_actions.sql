@@ -55,4 +55,4 @@ SELECT * FROM transactions WHERE id = ANY(@ids::uuid[]) AND agent_id IS NOT NULL
 -- name: AgentActionAgentState :one
 -- Whether an action's agent may still act, read under a share lock as the approval
 -- executes it.
-SELECT is_paused, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = @id FOR SHARE;
+SELECT is_paused, (deleted_at IS NOT NULL)::boolean AS deleted FROM agents WHERE id = @id FOR SHARE;

@@ -14,12 +14,12 @@ import (
 )
 
 const agentActionAgentState = `-- name: AgentActionAgentState :one
-SELECT is_paused, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1 FOR SHARE
+SELECT is_paused, (deleted_at IS NOT NULL)::boolean AS deleted FROM agents WHERE id = $1 FOR SHARE
 `
 
 type AgentActionAgentStateRow struct {
 	IsPaused bool
-	Deleted  interface{}
+	Deleted  bool
 }
 
 // Whether an action's agent may still act, read under a share lock as the approval
