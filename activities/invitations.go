@@ -43,7 +43,7 @@ func (a *Activities) CreateInvitation(ctx context.Context, in invitation.Request
 // cancelled or expired already, the inviter's own address) is a non-retryable
 // application error.
 func (a *Activities) ClaimInvitation(ctx context.Context, code string, c invitation.Claim) (json.RawMessage, error) {
-	inv, err := db.InvitationClaim(ctx, a.pool, code, c, a.now(), true, func(i db.Invitation) any { return view.InvitationOf(i, i.UpdatedAt) })
+	inv, err := db.InvitationClaim(ctx, a.pool, code, c, a.now(), true, view.InvitationClaimedEvent)
 	if err != nil {
 		return nil, refusal(err)
 	}

@@ -84,7 +84,7 @@ func (s *Server) claimInvitation(w http.ResponseWriter, r *http.Request) error {
 			return s.start.ClaimInvitation(ctx, code, c)
 		},
 		func(ctx context.Context, code string) (db.Invitation, error) {
-			return db.InvitationClaim(ctx, s.Pool, code, c, s.now(), false, func(i db.Invitation) any { return view.InvitationOf(i, i.UpdatedAt) })
+			return db.InvitationClaim(ctx, s.Pool, code, c, s.now(), false, view.InvitationClaimedEvent)
 		})
 }
 

@@ -22,6 +22,10 @@ type Invitation struct {
 	AmountToSend *CurrencyAmount `json:"amountToSend,omitempty"`
 }
 
+// InvitationClaimedEvent renders a claimed invitation for its INVITATION_CLAIMED event, as
+// it stood when it was claimed (db.InvitationClaim's render).
+func InvitationClaimedEvent(i db.Invitation) any { return InvitationOf(i, i.UpdatedAt) }
+
 // InvitationOf renders an invitation as it stands at now: a PENDING one past its
 // expiresAt shows EXPIRED before its workflow's timer has recorded it.
 func InvitationOf(i db.Invitation, now time.Time) Invitation {
