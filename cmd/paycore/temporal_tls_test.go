@@ -100,14 +100,15 @@ func TestTemporalMutualTLS(t *testing.T) {
 	tc := startTLSCluster(t, pki, "")
 	ctx := context.Background()
 	dial := func(env map[string]string) (client.Client, error) { return dialConfigured(t, tc, env) }
-	// The server answers once its services have joined: the configured client retries
-	// until then (a refusal of its certificate would fail every try).
+	// The server answers once its services have joined ("Frontend is not healthy yet" comes
+	// back at once before that): the configured client tries again, a moment apart, for up
+	// to a minute (a refusal of its certificate would fail every try).
 	var c client.Client
 	var err error
-	for i := 0; ; i++ {
+	for give := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		c, err = dial(map[string]string{"PAYCORE_TEMPORAL_TLS_CA_FILE": pki.CA, "PAYCORE_TEMPORAL_TLS_SERVER_NAME": pki.ServerName,
 			"PAYCORE_TEMPORAL_TLS_CERT_FILE": pki.ClientCert, "PAYCORE_TEMPORAL_TLS_KEY_FILE": pki.ClientKey})
-		if err == nil || i == 5 {
+		if err == nil || time.Now().After(give) {
 			break
 		}
 	}
