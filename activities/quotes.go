@@ -97,7 +97,7 @@ func (a *Activities) QuoteExecute(ctx context.Context, quoteID uuid.UUID, in quo
 // It answers whether the quote was executed after all (an execution or a deposit the
 // workflow did not see committed): the workflow then pays it instead of ending.
 func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) (QuoteState, error) {
-	q, err := db.QuoteExpire(ctx, a.pool, quoteID, view.Resources{})
+	q, err := db.QuoteExpire(ctx, a.pool, quoteID, a.now(), view.Resources{})
 	if err != nil {
 		return QuoteState{}, err
 	}
@@ -150,7 +150,7 @@ func (a *Activities) ReturnQuote(ctx context.Context, transactionID uuid.UUID, o
 
 // RefundQuote ends a failed payment's refund (see db.QuoteRefund).
 func (a *Activities) RefundQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) error {
-	if _, err := db.QuoteRefund(ctx, a.pool, transactionID, out.PaidOut, out.RefundFails, view.Resources{}); err != nil {
+	if _, err := db.QuoteRefund(ctx, a.pool, transactionID, out.PaidOut, out.RefundFails, a.now(), view.Resources{}); err != nil {
 		return fmt.Errorf("refund quote: %w", err)
 	}
 	return nil

@@ -63,7 +63,7 @@ func (c *CreatedTransfer) UnmarshalJSON(b []byte) error {
 // MarkTransferProcessing moves a PENDING transfer to PROCESSING. It returns the status the
 // transaction has afterwards, so a workflow re-run on a finished transaction stops.
 func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID uuid.UUID) (catalog.TransactionStatus, error) {
-	return db.TransactionMarkProcessing(ctx, a.pool, transactionID, view.Resources{})
+	return db.TransactionMarkProcessing(ctx, a.pool, transactionID, a.now(), view.Resources{})
 }
 
 // SubmitTransfer hands the transfer to the rail that serves it (see internal/rail), under

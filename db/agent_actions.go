@@ -129,10 +129,15 @@ type actionPaymentOf struct {
 func actionPayment(ctx context.Context, q *queries, ag Agent, n agent.Request, now time.Time) (actionPaymentOf, error) {
 	owner := agent.Owner{PlatformID: ag.PlatformID, CustomerID: ag.CustomerID}
 	if n.Type == agent.ExecuteQuote {
-		qt, t, err := lockQuote(ctx, q, n.QuoteID.UUID)
+		p, err := lockPayment(ctx, q, paymentKey{quote: n.QuoteID.UUID})
 		if err != nil && !IsNotFound(err) {
 			return actionPaymentOf{}, err
 		}
+		var qt Quote
+		if p.Quote != nil {
+			qt = *p.Quote
+		}
+		t := p.Transaction
 		if err := owner.CheckQuote(agent.QuoteOwner{Found: err == nil, PlatformID: qt.PlatformID, CustomerID: qt.CustomerID}); err != nil {
 			return actionPaymentOf{}, err
 		}

@@ -15,7 +15,6 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/platformconfig"
-	"paycore/internal/sandbox"
 )
 
 // IncomingCreated is an incoming payment as created: its transaction, the
@@ -119,10 +118,9 @@ func incomingReceiverGet(ctx context.Context, q *queries, r incoming.Request) (I
 }
 
 // IncomingFinish ends an incoming payment with the platform's decision, in one database
-// transaction, through the finish every payment shares (finishPayment): approved, the
-// receiver's details recorded and the account credited (as TransactionFinish does);
-// otherwise REJECTED or FAILED with the reason, nothing credited. Finishing a finished
-// payment changes nothing and returns it.
+// transaction, as a transfer in ends (finishTransfer): approved, the receiver's details
+// recorded and the account credited; otherwise REJECTED or FAILED with the reason, nothing
+// credited. Finishing a finished payment changes nothing and returns it.
 func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, now time.Time, v Views) (Transaction, error) {
 	var info []byte
 	if d.Approved && len(d.ReceiverInfo) > 0 {
@@ -133,14 +131,18 @@ func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d inc
 	}
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		var err error
-		final, _, err = finishPayment(ctx, q, id, d.Outcome(), now, v, func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
-			if info != nil {
-				if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: t.ID, Info: info}); err != nil {
-					return out, fmt.Errorf("record receiver info: %w", err)
-				}
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
+		if err != nil {
+			return err
+		}
+		final, err = finishTransfer(ctx, q, v, p, d.Outcome(), now, func() error {
+			if info == nil {
+				return nil
 			}
-			return settleTransfer(ctx, q, t, out, v)
+			if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
+				return fmt.Errorf("record receiver info: %w", err)
+			}
+			return nil
 		})
 		return err
 	})

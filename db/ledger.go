@@ -9,13 +9,14 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/payment"
 )
 
 // Ledger account kinds.
 const (
 	KindInternal       = "INTERNAL"
-	KindSettlement     = "SETTLEMENT"
-	KindSandboxFunding = "SANDBOX_FUNDING"
+	KindSettlement     = payment.Settlement
+	KindSandboxFunding = payment.SandboxFunding
 )
 
 // ErrWalletSignatureRequired is returned when a movement would take money out of an
@@ -175,20 +176,6 @@ type holdRequest struct {
 // authorised the transaction for.
 func ledgerHold(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
 	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}})
-	return after[account], err
-}
-
-// ledgerCapture settles a hold: amount held on account for txID leaves it for counter. It
-// returns account afterwards.
-func ledgerCapture(ctx context.Context, q *queries, txID uuid.UUID, currency string, account, counter uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Amount: -amount, Held: -amount}, {Account: counter, Amount: amount}})
-	return after[account], err
-}
-
-// ledgerRelease gives back amount held on account for txID, posting nothing. It returns the
-// account afterwards.
-func ledgerRelease(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: -amount}})
 	return after[account], err
 }
 

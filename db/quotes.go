@@ -17,6 +17,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
 	"paycore/internal/kyc"
+	"paycore/internal/payment"
 	"paycore/internal/platformconfig"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
@@ -27,11 +28,11 @@ import (
 const (
 	// KindFX accounts hold the service's position in a currency: what conversions took in
 	// it minus what they paid out of it.
-	KindFX = "FX"
+	KindFX = payment.FX
 	// KindFees accounts collect the fees charged on conversions.
-	KindFees = "FEES"
+	KindFees = payment.Fees
 	// KindDeposits accounts hold the deposits that fund quotes until their payment ends.
-	KindDeposits = "DEPOSITS"
+	KindDeposits = payment.Deposits
 )
 
 // QuoteWithTransaction is a quote with its transaction (whose status is the quote's)
@@ -293,31 +294,49 @@ func QuoteSnapshot(qt Quote, t Transaction) quote.State {
 	return s
 }
 
-// QuoteExecute executes a quote in one database transaction: under the quote's lock the
-// quote's state machine (quote.State.Execute) decides, and when it holds the quote this
-// holds the sending amount on the source account (an embedded wallet only with the used
-// signed retry walletSignature, bound to the quote's transaction), records who executed it
-// (key), and moves the transaction to PROCESSING with its events. The same request again
-// (its key) changes nothing and returns the quote; anything else the machine refuses
-// (another request executed it, it expired or ended) is its refusal.
+// QuoteExecute executes a quote in one database transaction: under the quote's lock
+// (lockPayment) the quote's state machine (quote.State.Execute) decides, and when it holds
+// the quote the execution's plan (payment.Snapshot.ExecuteQuote) holds the sending amount
+// on the source account (an embedded wallet only with the used signed retry
+// walletSignature, bound to the quote's transaction), records who executed it (key) and
+// moves the transaction to PROCESSING with its events. The same request again (its key)
+// changes nothing and returns the quote; anything else the machine refuses (another
+// request executed it, it expired or ended) is its refusal.
 //
 // open says whether the quote's workflow still runs: the API asks with open false when
 // the workflow has ended, for the answer to a repeat or the refusal, never a hold.
 //
-// An execution by an agent's action (e.AgentID) records the agent on the transaction.
+// An execution by an agent's action (e.AgentID) records the agent on the transaction. The
+// paying customer must still be APPROVED (locked, so an identity change that sends it back
+// through verification is either before or after): a quote made before such a change is
+// not executed for the new identity.
 func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		qt, t, err := lockQuote(ctx, q, quoteID)
+		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
 		}
-		step, err := QuoteSnapshot(qt, t).Execute(e.Key, now, open)
+		t := p.Transaction
+		step, err := QuoteSnapshot(*p.Quote, t).Execute(e.Key, now, open)
 		if err != nil {
 			return err
 		}
 		if step == quote.StepHold {
-			if err := holdQuote(ctx, q, qt, t, e, v); err != nil {
+			if t.CustomerID.Valid {
+				payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
+				if err != nil {
+					return err
+				}
+				if err := kyc.Ready(payer.ID, payer.KycStatus); err != nil {
+					return err
+				}
+			}
+			plan, err := p.Snapshot().ExecuteQuote(e.Key, e.WalletSignature, e.AgentID)
+			if err != nil {
+				return err
+			}
+			if _, err := applyPlan(ctx, q, v, p, plan, now); err != nil {
 				return err
 			}
 		}
@@ -331,62 +350,8 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 	return out, err
 }
 
-// holdQuote holds a pending quote's sending amount and marks it executed and
-// PROCESSING. The paying customer must still be APPROVED (locked, so an identity change
-// that sends it back through verification is either before or after): a quote made
-// before such a change is not executed for the new identity.
-func holdQuote(ctx context.Context, q *queries, qt Quote, t Transaction, e quote.Execution, v Views) error {
-	if t.CustomerID.Valid {
-		payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
-		if err != nil {
-			return err
-		}
-		if err := kyc.Ready(payer.ID, payer.KycStatus); err != nil {
-			return err
-		}
-	}
-	h := holdRequest{TransactionID: t.ID, PlatformID: t.PlatformID, Account: qt.SourceAccountID.UUID, Currency: t.Currency, Amount: t.Amount,
-		WalletSignature: e.WalletSignature, SignatureKind: walletauth.KindExecuteQuote}
-	if err := holdFunds(ctx, q, h, v); err != nil {
-		return err
-	}
-	if e.AgentID.Valid {
-		if err := q.TransactionSetAgent(ctx, TransactionSetAgentParams{ID: t.ID, AgentID: e.AgentID.Null()}); err != nil {
-			return fmt.Errorf("record the executing agent: %w", err)
-		}
-	}
-	_, err := markExecuted(ctx, q, qt, t, e.Key, v)
-	return err
-}
-
-// lockQuote locks a quote and its transaction.
-func lockQuote(ctx context.Context, q *queries, id uuid.UUID) (Quote, Transaction, error) {
-	qt, err := q.QuoteLock(ctx, id)
-	if err != nil {
-		return qt, Transaction{}, fmt.Errorf("lock quote: %w", err)
-	}
-	t, err := q.TransactionGetForUpdate(ctx, qt.TransactionID)
-	if err != nil {
-		return qt, t, fmt.Errorf("lock transaction: %w", err)
-	}
-	return qt, t, nil
-}
-
-// markExecuted records who executed a quote (key) and moves its transaction to
-// PROCESSING with the event.
-func markExecuted(ctx context.Context, q *queries, qt Quote, t Transaction, key string, v Views) (Transaction, error) {
-	if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: qt.ID, ExecuteKey: &key}); err != nil {
-		return t, fmt.Errorf("mark quote executed: %w", err)
-	}
-	p, err := changeStatus(ctx, q, t, catalog.TxEventProcess, TransactionSetStatusParams{})
-	if err != nil {
-		return p, fmt.Errorf("mark transaction processing: %w", err)
-	}
-	return p, recordTransaction(ctx, q, v, p, events.OutgoingPaymentProcessing)
-}
-
 // DepositKey is the execution key of a quote executed by its deposit.
-const DepositKey = "deposit"
+const DepositKey = payment.DepositKey
 
 // Deposit is what a deposit for a quote did: Matches when it was the quote's total and
 // started the payment, Late when it came after the quote expired (it was sent back at
@@ -403,89 +368,51 @@ type Deposit struct {
 // the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
 // the money comes in and goes straight back, and the expired transaction records the
 // refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
-// quote's lock: the same deposit again (its key) is answered as it was recorded; a second
-// one is refused. open is as for QuoteExecute.
+// quote's lock, and payment.Snapshot.FundQuote plans it: the same deposit again (its key)
+// is answered as it was recorded; a second one is refused. open is as for QuoteExecute.
 func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool, v Views) (Deposit, error) {
-	amount := d.Amount
 	var out Deposit
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		qt, t, err := lockQuote(ctx, q, quoteID)
+		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
 		}
-		f, err := QuoteSnapshot(qt, t).Fund(d, now, open)
+		f, err := QuoteSnapshot(*p.Quote, p.Transaction).Fund(d, now, open)
 		if err != nil {
 			return err
 		}
 		if f.Step == quote.StepRepeat { // recorded by an earlier run of this step
-			out = Deposit{Transaction: t, Matches: f.Matches, Late: f.Late}
+			out = Deposit{Transaction: p.Transaction, Matches: f.Matches, Late: f.Late}
 			return nil
 		}
-		if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: qt.ID, Amount: &amount, Key: &d.Key}); err != nil {
-			return fmt.Errorf("record deposit: %w", err)
-		}
-		funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+		late := f.Step == quote.StepSendBack
+		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
 		if err != nil {
 			return err
 		}
-		deposits, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
-		if err != nil {
-			return err
-		}
-		if f.Step == quote.StepSendBack {
-			out.Late = true
-			out.Transaction, err = refundLateDeposit(ctx, q, t, funding.ID, deposits.ID, amount, v)
-			return err
-		}
-		if _, err := ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding.ID, Amount: -amount}, {Account: deposits.ID, Amount: amount, Held: amount}}); err != nil {
-			return fmt.Errorf("post deposit: %w", err)
-		}
-		out.Transaction, err = markExecuted(ctx, q, qt, t, DepositKey, v)
-		out.Matches = f.Matches
+		out.Late, out.Matches = late, f.Matches && !late
+		out.Transaction, err = applyPlan(ctx, q, v, p, plan, now)
 		return err
 	})
 	return out, err
-}
-
-// refundLateDeposit takes in a deposit that arrived after its quote expired and sends it
-// straight back: the transaction (expired now if its timer has not fired yet) records the
-// refund, TIMEOUT, opened and completed.
-func refundLateDeposit(ctx context.Context, q *queries, t Transaction, funding, deposits uuid.UUID, amount int64, v Views) (Transaction, error) {
-	if _, err := ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: funding, Amount: -amount}, {Account: deposits, Amount: amount},
-		{Account: deposits, Amount: -amount}, {Account: funding, Amount: amount}}); err != nil {
-		return t, fmt.Errorf("post late deposit: %w", err)
-	}
-	if _, refused := catalog.TransactionChange(t.Status, catalog.TxEventExpire); refused == nil {
-		var err error
-		if t, err = expireTransaction(ctx, q, t.ID, v); err != nil {
-			return t, err
-		}
-	}
-	t, err := openRefund(ctx, q, t.ID, sandbox.RefundTimeout, v)
-	if err != nil {
-		return t, err
-	}
-	status := refundCompleted
-	if t, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &status}); err != nil {
-		return t, fmt.Errorf("end refund: %w", err)
-	}
-	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentRefundCompleted)
 }
 
 // QuoteExpire is a quote's timer firing (quote.State.Expire, under the quote's lock): a
 // quote nobody executed in time ends, its transaction EXPIRED with QUOTE_EXPIRED and the
 // OUTGOING_PAYMENT_EXPIRED event. An executed quote, or one a late deposit already ended,
 // is left as it is. It returns the quote afterwards.
-func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v Views) (QuoteWithTransaction, error) {
+func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, now time.Time, v Views) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		qt, t, err := lockQuote(ctx, q, quoteID)
+		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
 		}
-		if QuoteSnapshot(qt, t).Expire() == quote.StepExpire {
-			if _, err := expireTransaction(ctx, q, qt.TransactionID, v); err != nil {
-				return err
+		if QuoteSnapshot(*p.Quote, p.Transaction).Expire() == quote.StepExpire {
+			if c, ok := p.Snapshot().Expire(); ok {
+				if _, err := applyPlan(ctx, q, v, p, payment.Plan{Status: c}, now); err != nil {
+					return err
+				}
 			}
 		}
 		row, err := q.QuoteGetByID(ctx, quoteID)
@@ -498,282 +425,76 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, v V
 	return out, err
 }
 
-// expireTransaction moves a quote's PENDING transaction to EXPIRED (QUOTE_EXPIRED) with
-// its event; a transaction no longer pending is not found.
-func expireTransaction(ctx context.Context, q *queries, id uuid.UUID, v Views) (Transaction, error) {
-	reason, detail := quote.ExpiryFailure()
-	t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventExpire, TransactionSetStatusParams{FailureReason: &reason, FailureDetail: &detail})
-	if err != nil {
-		return t, fmt.Errorf("expire quote: %w", err)
-	}
-	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentExpired)
-}
-
 // QuoteFinish ends an executed quote's payment with its payout's outcome, in one database
-// transaction. When the money left (the payout completed, or failed after the money had
-// gone) the hold is captured and converted: the sending amount leaves the source, its net
-// part for the FX account and its fees for the fees account of the sending currency, and
-// the FX account of the receiving currency pays the receiving amount to the destination
-// (an internal account, or the settlement account standing for the outside). A failure
-// before the money left releases the hold, unless the outcome refunds it (the refund step
-// then releases it). Then the final status, the final event, and for a refunded failure
-// the refund opened (REFUND_PENDING). Finishing a finished payment changes nothing.
+// transaction (lockPayment → payment.Snapshot.FinishQuote → applyPlan). When the money
+// left (the payout completed, or failed after the money had gone) the hold is captured and
+// converted: the sending amount leaves the source, its net part for the FX account and its
+// fees for the fees account of the sending currency, and the FX account of the receiving
+// currency pays the receiving amount to the destination (an internal account, or the
+// settlement account standing for the outside). A failure before the money left releases
+// the hold, unless the outcome refunds it (the refund step then releases it). Then the
+// final status, the final event, the counterpart of a payment between customers on this
+// deployment ended with it, and for a refunded failure the refund opened
+// (REFUND_PENDING). Finishing a finished payment changes nothing.
 func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
-	var final Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		t, ended, err := finishPayment(ctx, q, transactionID, out, now, v, quoteMoney)
-		final = t
-		if err != nil || !ended {
-			return err // or finished already
-		}
-		if t.CounterpartTransactionID.Valid {
-			if err := endCounterpart(ctx, q, t.CounterpartTransactionID.UUID, out, now, v); err != nil {
-				return err
-			}
-		}
-		if out.Status != catalog.TxCompleted && out.Refund != "" {
-			final, err = openRefund(ctx, q, final.ID, out.Refund, v)
-		}
-		return err
+	return changePayment(ctx, pool, paymentKey{transaction: transactionID, withCounterpart: true}, now, v, func(s payment.Snapshot) (payment.Plan, bool, error) {
+		return s.FinishQuote(out)
 	})
-	return final, err
-}
-
-// quoteMoney is the money of a quote's finish (see QuoteFinish).
-func quoteMoney(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
-	switch {
-	case out.Status == catalog.TxCompleted || out.PaidOut:
-		return out, convertQuote(ctx, q, t, false, v)
-	case out.Refund == "":
-		return out, releaseHold(ctx, q, t, v)
-	}
-	return out, nil
-}
-
-// endCounterpart ends the receiving side's INCOMING transaction of a payment between
-// customers on this deployment as the payment ended: COMPLETED (the conversion credited its
-// account), or REJECTED or FAILED as the receiving platform decided.
-func endCounterpart(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views) error {
-	c, err := q.TransactionGetForUpdate(ctx, id)
-	if err != nil {
-		return fmt.Errorf("lock counterpart: %w", err)
-	}
-	end := sandbox.Outcome{Status: catalog.TxCompleted}
-	if out.Status != catalog.TxCompleted {
-		end = sandbox.Outcome{Status: out.CounterpartStatus, Code: out.Code, Message: out.Message, FailureReason: out.CounterpartReason}
-		if end.Status == "" {
-			end.Status = catalog.TxFailed
-		}
-	}
-	_, err = endStatus(ctx, q, c, end, now, v)
-	return err
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
 // return's cause, the refund opened. The refund step gives the money back.
 func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
-	var final Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		t, err := q.TransactionGetForUpdate(ctx, transactionID)
-		if err != nil {
-			return fmt.Errorf("lock transaction: %w", err)
-		}
-		if _, refused := catalog.TransactionChange(t.Status, catalog.TxEventReturn); refused != nil {
-			final = t
-			return nil // returned already
-		}
-		if final, err = setFinalStatus(ctx, q, t, out, catalog.TxEventReturn, now); err != nil {
-			return err
-		}
-		if err := recordTransaction(ctx, q, v, final, events.OutgoingPaymentFailed); err != nil {
-			return err
-		}
-		final, err = openRefund(ctx, q, final.ID, out.Refund, v)
-		return err
+	return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, func(s payment.Snapshot) (payment.Plan, bool, error) {
+		return s.Return(out)
 	})
-	return final, err
 }
 
-// QuoteRefund ends a failed payment's pending refund. When it fails (the sandbox's 007)
-// the refund is FAILED and the money stays where the payout left it. Otherwise the
-// sender gets the sending amount back, fees included: money that had left (paidOut) by
-// reversing the conversion, money still held by releasing the hold; the refund is
-// COMPLETED. A refund that already ended changes nothing.
-func QuoteRefund(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, paidOut, fails bool, v Views) (Transaction, error) {
-	var final Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		t, err := q.TransactionGetForUpdate(ctx, transactionID)
-		if err != nil {
-			return fmt.Errorf("lock transaction: %w", err)
-		}
-		if t.RefundStatus == nil || *t.RefundStatus != refundPending {
-			final = t
-			return nil // ended already
-		}
-		status, event := refundCompleted, events.OutgoingPaymentRefundCompleted
-		switch {
-		case fails:
-			status, event = refundFailed, events.OutgoingPaymentRefundFailed
-		case paidOut:
-			err = convertQuote(ctx, q, t, true, v)
-			if errors.Is(err, ErrAccountClosed) {
-				// The ledger refused before writing: the source was closed since. The money
-				// stays where the payout left it, for operators; the refund failed.
-				status, event, err = refundFailed, events.OutgoingPaymentRefundFailed, nil
-			}
-		default:
-			err = releaseHold(ctx, q, t, v)
-		}
-		if err != nil {
-			return err
-		}
-		if final, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &status}); err != nil {
-			return fmt.Errorf("end refund: %w", err)
-		}
-		return recordTransaction(ctx, q, v, final, event)
+// QuoteRefund ends a failed payment's pending refund (payment.Snapshot.Refund). When it
+// fails (the sandbox's 007) the refund is FAILED and the money stays where the payout left
+// it. Otherwise the sender gets the sending amount back, fees included: money that had left
+// (paidOut) by reversing the conversion, money still held by releasing the hold; the
+// refund is COMPLETED. A source closed since cannot take the money back: the refund fails
+// and the money stays for operators. A refund that already ended changes nothing.
+func QuoteRefund(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, paidOut, fails bool, now time.Time, v Views) (Transaction, error) {
+	refund := func(s payment.Snapshot) (payment.Plan, bool, error) { return s.Refund(paidOut, fails) }
+	if !paidOut || fails {
+		return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, refund)
+	}
+	return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, refund, func(s payment.Snapshot) (payment.Plan, bool, error) {
+		return s.Refund(paidOut, true)
 	})
-	return final, err
 }
 
-// Refund statuses.
-const (
-	refundPending   = "PENDING"
-	refundCompleted = "COMPLETED"
-	refundFailed    = "FAILED"
-)
-
-// hold is where a quote's payment holds its money: the source internal account (the
-// sending total), or for a deposit the platform's DEPOSITS account of its currency (the
-// amount deposited).
-type hold struct {
-	account  uuid.UUID
-	amount   int64
-	internal bool // an internal account, whose balance changes are announced
-}
-
-// holdOf finds t's hold.
-func holdOf(ctx context.Context, q *queries, t Transaction) (hold, error) {
-	if t.SourceKind != string(catalog.EndpointRealtimeFunding) {
-		return hold{account: t.SourceAccountID.UUID, amount: t.Amount, internal: true}, nil
-	}
-	// The deposit is set once, before the payment starts: a plain read (locking the quote
-	// here would take the quote's and the transaction's locks in the opposite order of
-	// QuoteExecute and QuoteFund).
-	row, err := q.QuoteGetByID(ctx, t.QuoteID.UUID)
-	if err != nil {
-		return hold{}, fmt.Errorf("read quote: %w", err)
-	}
-	qt := row.Quote
-	if qt.DepositAmount == nil {
-		return hold{}, fmt.Errorf("quote %s: no deposit to settle", qt.ID)
-	}
-	deposits, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindDeposits)
-	if err != nil {
-		return hold{}, err
-	}
-	return hold{account: deposits.ID, amount: *qt.DepositAmount}, nil
-}
-
-// releaseHold gives back what an outgoing payment holds: to its source account's
-// available balance, or a deposit to the payer outside (from the DEPOSITS account to the
-// sandbox funding account it came from).
-func releaseHold(ctx context.Context, q *queries, t Transaction, v Views) error {
-	h, err := holdOf(ctx, q, t)
-	if err != nil {
-		return err
-	}
-	if !h.internal {
-		funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSandboxFunding)
+// changePayment is one change of a created payment in one database transaction: lock it
+// (lockPayment), decide (a pure payment decision on its snapshot; ok false: nothing to do,
+// the change happened already), apply the plan. When the ledger refuses the plan because an
+// account was closed since (it refuses before writing), orClosed, if given, decides again.
+// It returns the payment's transaction afterwards.
+func changePayment(ctx context.Context, pool *pgxpool.Pool, k paymentKey, now time.Time, v Views, decide func(payment.Snapshot) (payment.Plan, bool, error),
+	orClosed ...func(payment.Snapshot) (payment.Plan, bool, error)) (Transaction, error) {
+	var out Transaction
+	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, k)
 		if err != nil {
 			return err
 		}
-		_, err = ledgerApplyAccounts(ctx, q, t.ID, t.Currency, []Move{{Account: h.account, Amount: -h.amount, Held: -h.amount}, {Account: funding.ID, Amount: h.amount}})
-		if err != nil {
-			return fmt.Errorf("return the deposit: %w", err)
-		}
-		return nil
-	}
-	after, err := ledgerRelease(ctx, q, t.ID, t.Currency, h.account, h.amount)
-	if err != nil {
-		return fmt.Errorf("release hold: %w", err)
-	}
-	return recordBalance(ctx, q, v, t.PlatformID, after)
-}
-
-// openRefund opens a failed payment's refund and records OUTGOING_PAYMENT_REFUND_PENDING.
-func openRefund(ctx context.Context, q *queries, id uuid.UUID, reason string, v Views) (Transaction, error) {
-	t, err := q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: id, Reason: &reason})
-	if err != nil {
-		return t, fmt.Errorf("open refund: %w", err)
-	}
-	return t, recordTransaction(ctx, q, v, t, events.OutgoingPaymentRefundPending)
-}
-
-// convertQuote posts a quote's conversion (see QuoteFinish), or its exact reverse, in both
-// currencies at once, with the balance events of the internal accounts it touches.
-func convertQuote(ctx context.Context, q *queries, t Transaction, reverse bool, v Views) error {
-	if t.ReceivingCurrency == nil || t.ReceivingAmount == nil || t.Fees == nil {
-		return fmt.Errorf("transaction %s is not a conversion", t.ID)
-	}
-	sending, receiving := t.Currency, *t.ReceivingCurrency
-	fxS, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindFX)
-	if err != nil {
-		return err
-	}
-	feesS, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindFees)
-	if err != nil {
-		return err
-	}
-	fxR, err := ledgerSystemAccount(ctx, q, t.PlatformID, receiving, KindFX)
-	if err != nil {
-		return err
-	}
-	dest := t.DestinationAccountID.UUID
-	credits := t.DestinationAccountID.Valid && t.DestinationKind != string(catalog.EndpointExternal) // an internal account, here or on another platform
-	if !credits {
-		settlement, err := ledgerSystemAccount(ctx, q, t.PlatformID, receiving, KindSettlement)
-		if err != nil {
+		out = p.Transaction
+		s := p.Snapshot()
+		plan, ok, err := decide(s)
+		if err != nil || !ok {
 			return err
 		}
-		dest = settlement.ID
-	}
-	h, err := holdOf(ctx, q, t)
-	if err != nil {
-		return err
-	}
-	source, total, fees, recv := h.account, t.Amount, *t.Fees, *t.ReceivingAmount
-	legs := []Leg{
-		{Currency: sending, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: fxS.ID, Amount: total - fees}, {Account: feesS.ID, Amount: fees}}},
-		{Currency: receiving, Moves: []Move{{Account: fxR.ID, Amount: -recv}, {Account: dest, Amount: recv}}},
-	}
-	if reverse {
-		for i := range legs {
-			for j := range legs[i].Moves {
-				legs[i].Moves[j].Amount, legs[i].Moves[j].Held = -legs[i].Moves[j].Amount, 0
-			}
-		}
-		if !h.internal {
-			// A deposit goes back to the payer outside.
-			funding, err := ledgerSystemAccount(ctx, q, t.PlatformID, sending, KindSandboxFunding)
-			if err != nil {
+		out, err = applyPlan(ctx, q, v, p, plan, now)
+		if errors.Is(err, ErrAccountClosed) && len(orClosed) > 0 {
+			if plan, ok, err = orClosed[0](s); err != nil || !ok {
 				return err
 			}
-			legs[0].Moves[0].Account = funding.ID
+			out, err = applyPlan(ctx, q, v, p, plan, now)
 		}
-	}
-	after, err := ledgerApplyLegs(ctx, q, t.ID, legs)
-	if err != nil {
-		return fmt.Errorf("post conversion: %w", err)
-	}
-	if h.internal {
-		if err := recordBalance(ctx, q, v, t.PlatformID, after[source]); err != nil {
-			return err
-		}
-	}
-	if credits {
-		return recordBalance(ctx, q, v, after[dest].PlatformID, after[dest])
-	}
-	return nil
+		return err
+	})
+	return out, err
 }
 
 // optional is s as a nullable column ("" is NULL).

@@ -145,129 +145,74 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 }
 
 // TransactionMarkProcessing moves a PENDING transaction to PROCESSING, recording the
-// OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none). It
-// returns the status the transaction has afterwards: not PROCESSING when an earlier run
-// finished it.
-func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, v Views) (catalog.TransactionStatus, error) {
+// OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none)
+// (lockPayment → payment.Snapshot.MarkProcessing → applyPlan). It returns the status the
+// transaction has afterwards: not PROCESSING when an earlier run finished it.
+func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time, v Views) (catalog.TransactionStatus, error) {
 	var status catalog.TransactionStatus
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		t, err := changeStatusUnlocked(ctx, q, id, catalog.TxEventProcess, TransactionSetStatusParams{})
-		if IsNotFound(err) {
-			cur, err := q.TransactionGetByID(ctx, id)
-			if err != nil {
-				return fmt.Errorf("read transaction: %w", err)
-			}
-			status = cur.Status
-			return nil
-		}
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
 		if err != nil {
-			return fmt.Errorf("mark transaction processing: %w", err)
+			return err
 		}
-		status = t.Status
-		if t.Type != catalog.Outgoing {
+		status = p.Transaction.Status
+		plan, ok := p.Snapshot().MarkProcessing()
+		if !ok {
 			return nil
 		}
-		return recordTransaction(ctx, q, v, t, events.OutgoingPaymentProcessing)
+		t, err := applyPlan(ctx, q, v, p, plan, now)
+		status = t.Status
+		return err
 	})
 	return status, err
 }
 
 // TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
-// transaction. COMPLETED posts it: an outgoing transaction's hold is captured into the
-// platform's settlement account, an incoming one credits its internal account from it.
-// Any other end releases an outgoing transaction's hold. Then come the final status
-// (settledAt, or failureDetails "<code>: <message>"), the balance event and the payment's
-// final event. Finishing a finished transaction changes nothing and returns it. An
-// incoming payment whose internal account was closed meanwhile is FAILED (ACCOUNT_CLOSED)
-// whatever out says, crediting nothing: closing refuses an account with incoming money on
-// the way, so this is defence in depth.
+// transaction (lockPayment → payment.Snapshot.FinishTransfer → applyPlan). COMPLETED posts
+// it: an outgoing transaction's hold is captured into the platform's settlement account,
+// an incoming one credits its internal account from it. Any other end releases an outgoing
+// transaction's hold. Then come the final status (settledAt, or failureDetails "<code>:
+// <message>"), the balance event and the payment's final event. Finishing a finished
+// transaction changes nothing and returns it. An incoming payment whose internal account
+// was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing:
+// closing refuses an account with incoming money on the way, so this is defence in depth.
 func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
 	var final Transaction
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		var err error
-		final, _, err = finishPayment(ctx, q, id, out, now, v, settleTransfer)
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
+		if err != nil {
+			return err
+		}
+		final, err = finishTransfer(ctx, q, v, p, out, now, nil)
 		return err
 	})
 	return final, err
 }
 
-// moveMoney is how one kind of payment's finish moves its money for the outcome out, in
-// the finish's database transaction, under the transaction's lock: it returns the outcome
-// the payment ends with (out, unless the ledger refused what out asked for and the payment
-// ends otherwise).
-type moveMoney func(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error)
-
-// finishPayment is the one finish of every payment (transfers, quotes, incoming payments),
-// in the caller's database transaction: it locks transaction id, lets the status table
-// decide whether out's end (catalog.TransactionEndEvent) may still be applied, moves the
-// money (move), sets the final status and records the payment's final event. A payment
-// the table no longer lets end (it ended already: this is a step run again) is returned
-// as it is, with ended false and nothing written.
-func finishPayment(ctx context.Context, q *queries, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views, move moveMoney) (t Transaction, ended bool, err error) {
-	cur, err := q.TransactionGetForUpdate(ctx, id)
-	if err != nil {
-		return cur, false, fmt.Errorf("lock transaction: %w", err)
+// finishTransfer ends the locked transfer or incoming payment p with out (see
+// TransactionFinish), first calling before when the payment is still to end. It returns
+// the transaction afterwards, as it is when it had ended already.
+func finishTransfer(ctx context.Context, q *queries, v Views, p lockedPayment, out sandbox.Outcome, now time.Time, before func() error) (Transaction, error) {
+	s := p.Snapshot()
+	plan, ok, err := s.FinishTransfer(out)
+	if err != nil || !ok {
+		return p.Transaction, err // or ended already
 	}
-	event, ok := catalog.TransactionEndEvent(out.Status)
-	if !ok {
-		return cur, false, fmt.Errorf("finish transaction %s: %s ends no payment", id, out.Status)
+	if before != nil {
+		if err := before(); err != nil {
+			return p.Transaction, err
+		}
 	}
-	if _, refused := catalog.TransactionChange(cur.Status, event); refused != nil {
-		return cur, false, nil // ended already
+	t, err := applyPlan(ctx, q, v, p, plan, now)
+	if errors.Is(err, ErrAccountClosed) && s.Type == catalog.Incoming {
+		// The ledger refused before writing: the account was closed since. The payment
+		// fails instead, crediting nothing.
+		if plan, _, err = s.FinishTransfer(transfer.ClosedBeforeSettlement()); err != nil {
+			return p.Transaction, err
+		}
+		return applyPlan(ctx, q, v, p, plan, now)
 	}
-	if out, err = move(ctx, q, cur, out, v); err != nil {
-		return cur, false, err
-	}
-	t, err = endStatus(ctx, q, cur, out, now, v)
-	return t, err == nil, err
-}
-
-// endStatus ends t, locked by the caller, with out's status and records the payment's
-// final event. The precise cause travels in failureDetails. A bank transfer's outcome
-// carries no failureReason: the outgoing reasons (quote and lightning failures) describe
-// none of its failures, and the incoming ones are for payments received over UMA.
-func endStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
-	event, ok := catalog.TransactionEndEvent(out.Status)
-	if !ok {
-		return t, fmt.Errorf("finish transaction %s: %s ends no payment", t.ID, out.Status)
-	}
-	final, err := setFinalStatus(ctx, q, t, out, event, now)
-	if err != nil {
-		return final, err
-	}
-	return final, recordTransaction(ctx, q, v, final, finishEvent(final))
-}
-
-// settleTransfer is the money of a transfer's or an incoming payment's finish (settle). An
-// incoming payment whose account the ledger refuses to credit (closed since) fails
-// instead, crediting nothing (an incoming payment holds nothing to release).
-func settleTransfer(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, v Views) (sandbox.Outcome, error) {
-	err := settle(ctx, q, t, out.Status == catalog.TxCompleted, v)
-	if errors.Is(err, ErrAccountClosed) && t.Type == catalog.Incoming {
-		return transfer.ClosedBeforeSettlement(), nil
-	}
-	return out, err
-}
-
-// setFinalStatus applies event to t, locked by the caller, moving it to out's status, with
-// settledAt (now) when it completed and the failure's reason and details otherwise.
-func setFinalStatus(ctx context.Context, q *queries, t Transaction, out sandbox.Outcome, event catalog.TransactionEvent, now time.Time) (Transaction, error) {
-	var params TransactionSetStatusParams
-	if out.Status == catalog.TxCompleted {
-		params.SettledAt = &now
-	} else {
-		detail := string(out.Code) + ": " + out.Message
-		params.FailureDetail = &detail
-		params.FailureReason = optional(out.FailureReason)
-	}
-	final, err := changeStatus(ctx, q, t, event, params)
-	if err != nil {
-		return final, fmt.Errorf("finish transaction: %w", err)
-	}
-	if final.Status != out.Status {
-		return final, fmt.Errorf("finish transaction %s: %s ends it %s, not %s", t.ID, event, final.Status, out.Status)
-	}
-	return final, nil
+	return t, err
 }
 
 // changeStatus applies event to t, locked and read by the caller: the status table
@@ -281,61 +226,6 @@ func changeStatus(ctx context.Context, q *queries, t Transaction, event catalog.
 	}
 	set.ID, set.Status, set.FromStatuses = t.ID, to, []string{string(t.Status)}
 	return q.TransactionSetStatus(ctx, set)
-}
-
-// changeStatusUnlocked applies event to transaction id without reading it first: the
-// UPDATE moves it from any status the table moves on event to the one it moves them to
-// (catalog.TransactionUnlockedChange decides both). No row (IsNotFound): the transaction is in none of them, the
-// change happened already or is not allowed.
-func changeStatusUnlocked(ctx context.Context, q *queries, id uuid.UUID, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
-	from, to, err := catalog.TransactionUnlockedChange(event)
-	var refusal *catalog.TransitionRefusal
-	if errors.As(err, &refusal) {
-		return Transaction{}, err
-	}
-	if err != nil {
-		return Transaction{}, fmt.Errorf("transaction %s: %w", id, err)
-	}
-	set.ID, set.Status, set.FromStatuses = id, to, catalog.Names(from)
-	return q.TransactionSetStatus(ctx, set)
-}
-
-// settle moves a finishing transaction's money: the capture of an outgoing one's hold or
-// the credit of an incoming one when it completed, the release of an outgoing one's hold
-// when it did not, with the balance event of the internal account.
-func settle(ctx context.Context, q *queries, t Transaction, completed bool, v Views) error {
-	if !completed && t.Type != catalog.Outgoing {
-		return nil // nothing was held for an incoming payment
-	}
-	settlement, err := ledgerSystemAccount(ctx, q, t.PlatformID, t.Currency, KindSettlement)
-	if err != nil {
-		return err
-	}
-	var after LedgerAccount
-	switch {
-	case completed && t.Type == catalog.Outgoing:
-		after, err = ledgerCapture(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, settlement.ID, t.Amount)
-	case completed:
-		after, err = ledgerPost(ctx, q, t.ID, t.Currency, settlement.ID, t.DestinationAccountID.UUID, t.Amount)
-	default:
-		after, err = ledgerRelease(ctx, q, t.ID, t.Currency, t.SourceAccountID.UUID, t.Amount)
-	}
-	if err != nil {
-		return fmt.Errorf("post transaction: %w", err)
-	}
-	return recordBalance(ctx, q, v, t.PlatformID, after)
-}
-
-func finishEvent(t Transaction) string {
-	switch {
-	case t.Type == catalog.Outgoing && t.Status == catalog.TxCompleted:
-		return events.OutgoingPaymentCompleted
-	case t.Type == catalog.Outgoing:
-		return events.OutgoingPaymentFailed
-	case t.Status == catalog.TxCompleted:
-		return events.IncomingPaymentCompleted
-	}
-	return events.IncomingPaymentFailed
 }
 
 // TransferRail reads what the rail step needs of a created transfer from the database,

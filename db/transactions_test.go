@@ -41,7 +41,7 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 		t.Fatal("an EXPIRED outcome finished a transfer")
 	}
 	for range 2 {
-		if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, view.Resources{}); err != nil || s != catalog.TxProcessing {
+		if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, time.Now(), view.Resources{}); err != nil || s != catalog.TxProcessing {
 			t.Fatalf("processing: %s %v", s, err)
 		}
 	}
@@ -56,7 +56,7 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 	if err != nil || again.Status != catalog.TxCompleted || again.FailureDetail != nil {
 		t.Fatalf("second finish: %+v %v", again, err)
 	}
-	if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, view.Resources{}); err != nil || s != catalog.TxCompleted {
+	if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, time.Now(), view.Resources{}); err != nil || s != catalog.TxCompleted {
 		t.Fatalf("processing a completed transfer: %s %v", s, err)
 	}
 	if n := eventCount(t, w, "OUTGOING_PAYMENT_COMPLETED") + eventCount(t, w, "OUTGOING_PAYMENT_FAILED"); n != 1 {

@@ -76,39 +76,6 @@ func TransactionChange(from TransactionStatus, event TransactionEvent) (Transact
 	return "", &TransitionRefusal{From: from, Event: event}
 }
 
-// TransactionSources are the statuses event moves a transaction from, in the table's
-// order: the guard of an UPDATE that applies event without first locking the row.
-func TransactionSources(event TransactionEvent) []TransactionStatus {
-	var out []TransactionStatus
-	for _, t := range TransactionTransitions {
-		if t.Event == event {
-			out = append(out, t.From)
-		}
-	}
-	return out
-}
-
-// TransactionUnlockedChange is the change event makes to a transaction whose status is not
-// read first: the statuses it moves one from (TransactionSources, the guard of the UPDATE)
-// and the one status it moves them all to. It is a *TransitionRefusal when event moves no
-// status, and an error when the statuses lead to different ones (the transaction must then
-// be locked and its status read).
-func TransactionUnlockedChange(event TransactionEvent) (from []TransactionStatus, to TransactionStatus, err error) {
-	from = TransactionSources(event)
-	if len(from) == 0 {
-		return nil, "", &TransitionRefusal{Event: event}
-	}
-	if to, err = TransactionChange(from[0], event); err != nil {
-		return nil, "", err
-	}
-	for _, f := range from[1:] {
-		if other, _ := TransactionChange(f, event); other != to {
-			return nil, "", fmt.Errorf("%s leads to %s or %s; lock it and read its status first", event, to, other)
-		}
-	}
-	return from, to, nil
-}
-
 // TransactionEndEvent is the event that ends a payment in status to, as its rail, its
 // receiving platform or an operator decided: COMPLETE, FAIL or REJECT. Any other status
 // is no payment's end (false).

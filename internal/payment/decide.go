@@ -1,0 +1,311 @@
+package payment
+
+import (
+	"fmt"
+
+	"paycore/internal/catalog"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/quote"
+	"paycore/internal/rail"
+	"paycore/internal/sandbox"
+	"paycore/internal/walletauth"
+)
+
+// MarkProcessing hands a PENDING payment to its rail: PROCESSING, announced for an outgoing
+// payment (incoming ones have no such event). ok is false when the status table no longer
+// allows it (an earlier run finished the payment).
+func (s Snapshot) MarkProcessing() (p Plan, ok bool) {
+	to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
+	if err != nil {
+		return Plan{}, false
+	}
+	c := &StatusChange{Event: catalog.TxEventProcess, To: to}
+	if s.Type == catalog.Outgoing {
+		c.Webhook = events.OutgoingPaymentProcessing
+	}
+	return Plan{Status: c}, true
+}
+
+// FinishTransfer ends a transfer, or a payment received over UMA, with out: COMPLETED
+// captures an outgoing payment's hold into the settlement account or credits an incoming
+// one's account from it; any other end releases an outgoing payment's hold (an incoming one
+// holds nothing). ok is false when the payment ended already.
+func (s Snapshot) FinishTransfer(out rail.Outcome) (p Plan, ok bool, err error) {
+	end, ok, err := s.end(out)
+	if err != nil || !ok {
+		return Plan{}, ok, err
+	}
+	p = Plan{Status: end}
+	completed := out.Status == catalog.TxCompleted
+	switch {
+	case completed && s.Type == catalog.Outgoing:
+		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Amount: -s.Amount, Held: -s.Amount},
+			{Account: System(Settlement), Amount: s.Amount}}}}
+	case completed:
+		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: System(Settlement), Amount: -s.Amount},
+			{Account: Internal(s.Destination.UUID), Amount: s.Amount}}}}
+	case s.Type == catalog.Outgoing:
+		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Held: -s.Amount}}}}
+	}
+	return p, true, nil
+}
+
+// FinishQuote ends an executed quote's payment with its payout's outcome out. When the
+// money left (the payout completed, or failed after the money had gone: out.PaidOut) the
+// hold is converted (see convert); a failure before the money left releases the hold,
+// unless out refunds it (the refund then releases it). Then the final status; the
+// counterpart of a payment between customers on this deployment ends with it (COMPLETED, or
+// as the receiving platform decided); a refunded failure opens its refund. ok is false
+// when the payment ended already.
+func (s Snapshot) FinishQuote(out rail.Outcome) (p Plan, ok bool, err error) {
+	end, ok, err := s.end(out)
+	if err != nil || !ok {
+		return Plan{}, ok, err
+	}
+	p = Plan{Status: end}
+	switch {
+	case out.Status == catalog.TxCompleted || out.PaidOut:
+		if p.Legs, err = s.convert(false); err != nil {
+			return Plan{}, false, err
+		}
+	case out.Refund == "":
+		if p.Legs, err = s.release(); err != nil {
+			return Plan{}, false, err
+		}
+	}
+	if s.Counterpart.Valid {
+		c := rail.Outcome{Status: catalog.TxCompleted}
+		if out.Status != catalog.TxCompleted {
+			c = rail.Outcome{Status: out.CounterpartStatus, Code: out.Code, Message: out.Message, FailureReason: out.CounterpartReason}
+			if c.Status == "" {
+				c.Status = catalog.TxFailed
+			}
+		}
+		if p.Counterpart, err = endChange(catalog.Incoming, s.CounterpartStatus, c); err != nil {
+			return Plan{}, false, fmt.Errorf("counterpart of %s: %w", s.ID, err)
+		}
+	}
+	if out.Status != catalog.TxCompleted && out.Refund != "" {
+		p.Refunds = []RefundChange{{Open: out.Refund, Webhook: events.OutgoingPaymentRefundPending}}
+	}
+	return p, true, nil
+}
+
+// Return fails a completed payment its receiving bank returned: FAILED with the return's
+// cause, announced, and the refund opened (the refund step gives the money back). ok is
+// false when it was returned already.
+func (s Snapshot) Return(out rail.Outcome) (p Plan, ok bool, err error) {
+	to, refused := catalog.TransactionChange(s.Status, catalog.TxEventReturn)
+	if refused != nil {
+		return Plan{}, false, nil
+	}
+	c, err := statusChange(s.Type, catalog.TxEventReturn, to, out)
+	if err != nil {
+		return Plan{}, false, fmt.Errorf("return %s: %w", s.ID, err)
+	}
+	return Plan{Status: c, Refunds: []RefundChange{{Open: out.Refund, Webhook: events.OutgoingPaymentRefundPending}}}, true, nil
+}
+
+// Refund ends a failed payment's pending refund. When it fails the refund is FAILED and the
+// money stays where the payout left it. Otherwise the sender gets the sending amount back,
+// fees included: money that had left (paidOut) by reversing the conversion, money still
+// held by releasing the hold; the refund is COMPLETED. ok is false when no refund is
+// pending.
+func (s Snapshot) Refund(paidOut, fails bool) (p Plan, ok bool, err error) {
+	if s.RefundStatus != RefundPending {
+		return Plan{}, false, nil
+	}
+	if fails {
+		return Plan{Refunds: []RefundChange{{End: RefundFailed, Webhook: events.OutgoingPaymentRefundFailed}}}, true, nil
+	}
+	p = Plan{Refunds: []RefundChange{{End: RefundCompleted, Webhook: events.OutgoingPaymentRefundCompleted}}}
+	if paidOut {
+		p.Legs, err = s.convert(true)
+	} else {
+		p.Legs, err = s.release()
+	}
+	if err != nil {
+		return Plan{}, false, err
+	}
+	return p, true, nil
+}
+
+// ExecuteQuote is the execution the quote's state machine allowed (quote.StepHold): it
+// records who executed it (key) and the executing agent, holds the sending total on the
+// source account (an embedded wallet only with the customer's signed retry walletSignature,
+// bound to the transaction) and moves the payment to PROCESSING.
+func (s Snapshot) ExecuteQuote(key string, walletSignature, agentID ids.Optional) (Plan, error) {
+	to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{Quote: &QuoteChange{ExecuteKey: key}, Agent: agentID,
+		Hold:   &Hold{Account: s.Source.UUID, Amount: s.Amount, WalletSignature: walletSignature, SignatureKind: walletauth.KindExecuteQuote},
+		Status: &StatusChange{Event: catalog.TxEventProcess, To: to, Webhook: events.OutgoingPaymentProcessing}}, nil
+}
+
+// DepositKey is the execution key of a quote executed by its deposit.
+const DepositKey = "deposit"
+
+// FundQuote takes in a deposit of amount (key identifies it) for a quote funded by one, as
+// the quote's state machine decided. On time (quote.StepHold) the money comes in from the
+// payer outside to the DEPOSITS account, held for the payment, and the quote is executed
+// (PROCESSING). Late (quote.StepSendBack) it comes in and goes straight back: the
+// transaction (expired now if its timer has not fired yet) records the refund, TIMEOUT,
+// opened and completed.
+func (s Snapshot) FundQuote(amount int64, key string, late bool) (Plan, error) {
+	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: key}}
+	in := []Move{{Account: System(SandboxFunding), Amount: -amount}, {Account: System(Deposits), Amount: amount, Held: amount}}
+	if !late {
+		to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
+		if err != nil {
+			return Plan{}, err
+		}
+		p.Quote.ExecuteKey = DepositKey
+		p.Legs = []Leg{{Currency: s.Currency, Moves: in}}
+		p.Status = &StatusChange{Event: catalog.TxEventProcess, To: to, Webhook: events.OutgoingPaymentProcessing}
+		return p, nil
+	}
+	in[1].Held = 0
+	p.Legs = []Leg{{Currency: s.Currency, Moves: append(in, Move{Account: System(Deposits), Amount: -amount}, Move{Account: System(SandboxFunding), Amount: amount})}}
+	p.Status, _ = s.Expire()
+	p.Refunds = []RefundChange{{Open: sandbox.RefundTimeout, Webhook: events.OutgoingPaymentRefundPending},
+		{End: RefundCompleted, Webhook: events.OutgoingPaymentRefundCompleted}}
+	return p, nil
+}
+
+// Expire ends a quote nobody executed in time: EXPIRED with QUOTE_EXPIRED, announced. ok is
+// false when the payment is no longer pending.
+func (s Snapshot) Expire() (c *StatusChange, ok bool) {
+	to, err := catalog.TransactionChange(s.Status, catalog.TxEventExpire)
+	if err != nil {
+		return nil, false
+	}
+	reason, detail := quote.ExpiryFailure()
+	return &StatusChange{Event: catalog.TxEventExpire, To: to, FailureReason: reason, FailureDetail: detail, Webhook: events.OutgoingPaymentExpired}, true
+}
+
+// end is the status change that ends the payment with out, ok false when the status table
+// no longer lets it end.
+func (s Snapshot) end(out rail.Outcome) (*StatusChange, bool, error) {
+	event, known := catalog.TransactionEndEvent(out.Status)
+	if !known {
+		return nil, false, fmt.Errorf("finish transaction %s: %s ends no payment", s.ID, out.Status)
+	}
+	if _, refused := catalog.TransactionChange(s.Status, event); refused != nil {
+		return nil, false, nil // ended already
+	}
+	c, err := endChange(s.Type, s.Status, out)
+	if err != nil {
+		return nil, false, fmt.Errorf("finish transaction %s: %w", s.ID, err)
+	}
+	return c, true, nil
+}
+
+// endChange is the status change that ends a payment of type typ, now in status from, with
+// out, or the table's refusal.
+func endChange(typ catalog.TransactionType, from catalog.TransactionStatus, out rail.Outcome) (*StatusChange, error) {
+	event, known := catalog.TransactionEndEvent(out.Status)
+	if !known {
+		return nil, fmt.Errorf("%s ends no payment", out.Status)
+	}
+	to, err := catalog.TransactionChange(from, event)
+	if err != nil {
+		return nil, err
+	}
+	return statusChange(typ, event, to, out)
+}
+
+// statusChange is event moving a payment of type typ to to, as out ended it: settledAt when
+// it completed, the failure's reason and details ("<code>: <message>") otherwise, and the
+// payment's final event. A bank transfer's outcome carries no failureReason: the outgoing
+// reasons (quote and lightning failures) describe none of its failures, and the incoming
+// ones are for payments received over UMA.
+func statusChange(typ catalog.TransactionType, event catalog.TransactionEvent, to catalog.TransactionStatus, out rail.Outcome) (*StatusChange, error) {
+	if to != out.Status {
+		return nil, fmt.Errorf("%s ends it %s, not %s", event, to, out.Status)
+	}
+	c := &StatusChange{Event: event, To: to, Webhook: finishEvent(typ, to)}
+	if to == catalog.TxCompleted {
+		c.Settled = true
+	} else {
+		c.FailureDetail, c.FailureReason = string(out.Code)+": "+out.Message, out.FailureReason
+	}
+	return c, nil
+}
+
+// finishEvent is the event of a payment of type typ that ended in status.
+func finishEvent(typ catalog.TransactionType, status catalog.TransactionStatus) string {
+	switch {
+	case typ == catalog.Outgoing && status == catalog.TxCompleted:
+		return events.OutgoingPaymentCompleted
+	case typ == catalog.Outgoing:
+		return events.OutgoingPaymentFailed
+	case status == catalog.TxCompleted:
+		return events.IncomingPaymentCompleted
+	}
+	return events.IncomingPaymentFailed
+}
+
+// holdAccount is where the payment holds its money: the source internal account (the
+// sending total), or for a deposit the DEPOSITS account (the amount deposited).
+func (s Snapshot) holdAccount() (Account, int64, error) {
+	if s.Deposit == nil {
+		return Internal(s.Source.UUID), s.Amount, nil
+	}
+	if !s.Deposit.Received {
+		return Account{}, 0, fmt.Errorf("payment %s: no deposit to settle", s.ID)
+	}
+	return System(Deposits), s.Deposit.Amount, nil
+}
+
+// release gives back what an outgoing payment holds: to its source account's available
+// balance, or a deposit to the payer outside.
+func (s Snapshot) release() ([]Leg, error) {
+	acc, amount, err := s.holdAccount()
+	if err != nil {
+		return nil, err
+	}
+	if acc.IsInternal() {
+		return []Leg{{Currency: s.Currency, Moves: []Move{{Account: acc, Held: -amount}}}}, nil
+	}
+	return []Leg{{Currency: s.Currency, Moves: []Move{{Account: acc, Amount: -amount, Held: -amount}, {Account: System(SandboxFunding), Amount: amount}}}}, nil
+}
+
+// convert is a quote's conversion, or its exact reverse, in both currencies at once: the
+// sending total leaves the hold, its net part for the FX account and its fees for the fees
+// account of the sending currency, and the FX account of the receiving currency pays the
+// receiving amount to the destination (an internal account, or the settlement account
+// standing for the outside). The reverse gives a deposit back to the payer outside.
+func (s Snapshot) convert(reverse bool) ([]Leg, error) {
+	c := s.Conversion
+	if c == nil {
+		return nil, fmt.Errorf("transaction %s is not a conversion", s.ID)
+	}
+	source, _, err := s.holdAccount()
+	if err != nil {
+		return nil, err
+	}
+	dest := System(Settlement)
+	if s.Destination.Valid {
+		dest = Internal(s.Destination.UUID)
+	}
+	total := s.Amount
+	legs := []Leg{
+		{Currency: s.Currency, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: System(FX), Amount: total - c.Fees}, {Account: System(Fees), Amount: c.Fees}}},
+		{Currency: c.ReceivingCurrency, Moves: []Move{{Account: System(FX), Amount: -c.ReceivingAmount}, {Account: dest, Amount: c.ReceivingAmount}}},
+	}
+	if !reverse {
+		return legs, nil
+	}
+	for i := range legs {
+		for j := range legs[i].Moves {
+			legs[i].Moves[j].Amount, legs[i].Moves[j].Held = -legs[i].Moves[j].Amount, 0
+		}
+	}
+	if !source.IsInternal() {
+		legs[0].Moves[0].Account = System(SandboxFunding) // a deposit goes back to the payer outside
+	}
+	return legs, nil
+}

@@ -1,0 +1,228 @@
+package payment
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/events"
+	"paycore/internal/ids"
+	"paycore/internal/rail"
+)
+
+var (
+	src = uuid.MustParse("00000000-0000-0000-0000-0000000000a1")
+	dst = uuid.MustParse("00000000-0000-0000-0000-0000000000b2")
+)
+
+func out(id uuid.UUID) uuid.NullUUID { return uuid.NullUUID{UUID: id, Valid: true} }
+
+// balanced fails unless every leg's postings sum to zero and no leg holds a negative
+// amount on one account without posting it away (conservation per currency).
+func balanced(t *testing.T, name string, p Plan) {
+	t.Helper()
+	for _, l := range p.Legs {
+		var sum int64
+		for _, m := range l.Moves {
+			sum += m.Amount
+		}
+		if sum != 0 {
+			t.Errorf("%s: leg %s sums to %d", name, l.Currency, sum)
+		}
+	}
+}
+
+func TestFinishTransfer(t *testing.T) {
+	outgoing := Snapshot{ID: src, Type: catalog.Outgoing, Status: catalog.TxProcessing, Currency: "USD", Amount: 700, Source: out(src)}
+	incoming := Snapshot{ID: dst, Type: catalog.Incoming, Status: catalog.TxProcessing, Currency: "USD", Amount: 700, Destination: out(dst)}
+	completed := rail.Outcome{Status: catalog.TxCompleted}
+	failed := rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no", FailureReason: "R"}
+	cases := map[string]struct {
+		s       Snapshot
+		out     rail.Outcome
+		ok      bool
+		legs    []Leg
+		status  *StatusChange
+		wantErr bool
+	}{
+		"outgoing completed captures the hold": {s: outgoing, out: completed, ok: true,
+			legs:   []Leg{{"USD", []Move{{Internal(src), -700, -700}, {System(Settlement), 700, 0}}}},
+			status: &StatusChange{Event: catalog.TxEventComplete, To: catalog.TxCompleted, Settled: true, Webhook: events.OutgoingPaymentCompleted}},
+		"outgoing failed releases the hold": {s: outgoing, out: failed, ok: true,
+			legs:   []Leg{{"USD", []Move{{Internal(src), 0, -700}}}},
+			status: &StatusChange{Event: catalog.TxEventFail, To: catalog.TxFailed, FailureReason: "R", FailureDetail: "REJECTED_BY_BANK: no", Webhook: events.OutgoingPaymentFailed}},
+		"incoming completed credits the account": {s: incoming, out: completed, ok: true,
+			legs:   []Leg{{"USD", []Move{{System(Settlement), -700, 0}, {Internal(dst), 700, 0}}}},
+			status: &StatusChange{Event: catalog.TxEventComplete, To: catalog.TxCompleted, Settled: true, Webhook: events.IncomingPaymentCompleted}},
+		"incoming rejected moves nothing": {s: incoming, out: rail.Outcome{Status: catalog.TxRejected, Code: "X", Message: "m"}, ok: true,
+			status: &StatusChange{Event: catalog.TxEventReject, To: catalog.TxRejected, FailureDetail: "X: m", Webhook: events.IncomingPaymentFailed}},
+		"ended already":                {s: Snapshot{Type: catalog.Outgoing, Status: catalog.TxCompleted}, out: failed},
+		"an outcome that ends nothing": {s: outgoing, out: rail.Outcome{Status: catalog.TxExpired}, wantErr: true},
+	}
+	for name, c := range cases {
+		p, ok, err := c.s.FinishTransfer(c.out)
+		if (err != nil) != c.wantErr || ok != c.ok {
+			t.Errorf("%s: ok %v err %v", name, ok, err)
+			continue
+		}
+		if !reflect.DeepEqual(p.Legs, c.legs) || !reflect.DeepEqual(p.Status, c.status) {
+			t.Errorf("%s:\n legs %+v\n want %+v\n status %+v\n want %+v", name, p.Legs, c.legs, p.Status, c.status)
+		}
+		balanced(t, name, p)
+	}
+}
+
+func TestFinishQuote(t *testing.T) {
+	conv := &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30}
+	fromAccount := Snapshot{ID: src, Type: catalog.Outgoing, Status: catalog.TxProcessing, Currency: "USD", Amount: 1030, Source: out(src), Conversion: conv}
+	toAccount := fromAccount
+	toAccount.Destination = out(dst)
+	deposit := Snapshot{ID: src, Type: catalog.Outgoing, Status: catalog.TxProcessing, Currency: "USD", Amount: 1030, Conversion: conv,
+		Deposit: &Deposit{Received: true, Amount: 1030}}
+	between := toAccount
+	between.Counterpart, between.CounterpartStatus = out(dst), catalog.TxPending
+	convertOut := []Leg{
+		{"USD", []Move{{Internal(src), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 30, 0}}},
+		{"EUR", []Move{{System(FX), -900, 0}, {System(Settlement), 900, 0}}},
+	}
+	convertIn := []Leg{
+		{"USD", []Move{{Internal(src), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 30, 0}}},
+		{"EUR", []Move{{System(FX), -900, 0}, {Internal(dst), 900, 0}}},
+	}
+	convertDeposit := []Leg{
+		{"USD", []Move{{System(Deposits), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 30, 0}}},
+		{"EUR", []Move{{System(FX), -900, 0}, {System(Settlement), 900, 0}}},
+	}
+	cases := map[string]struct {
+		s           Snapshot
+		out         rail.Outcome
+		legs        []Leg
+		refunds     []RefundChange
+		counterpart *StatusChange
+	}{
+		"completed to the outside": {s: fromAccount, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertOut},
+		"completed to an account":  {s: toAccount, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertIn},
+		"completed from a deposit": {s: deposit, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertDeposit},
+		"failed before the money left": {s: fromAccount, out: rail.Outcome{Status: catalog.TxFailed, Code: "X"},
+			legs: []Leg{{"USD", []Move{{Internal(src), 0, -1030}}}}},
+		"a deposit's failure gives it back": {s: deposit, out: rail.Outcome{Status: catalog.TxFailed, Code: "X"},
+			legs: []Leg{{"USD", []Move{{System(Deposits), -1030, -1030}, {System(SandboxFunding), 1030, 0}}}}},
+		"failed with a refund: the refund releases": {s: fromAccount, out: rail.Outcome{Status: catalog.TxFailed, Code: "X", Refund: "R"},
+			refunds: []RefundChange{{Open: "R", Webhook: events.OutgoingPaymentRefundPending}}},
+		"failed after the money left": {s: fromAccount, out: rail.Outcome{Status: catalog.TxFailed, Code: "X", PaidOut: true, Refund: "R"}, legs: convertOut,
+			refunds: []RefundChange{{Open: "R", Webhook: events.OutgoingPaymentRefundPending}}},
+		"between customers, completed": {s: between, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertIn,
+			counterpart: &StatusChange{Event: catalog.TxEventComplete, To: catalog.TxCompleted, Settled: true, Webhook: events.IncomingPaymentCompleted}},
+		"between customers, rejected by the receiver": {s: between,
+			out:         rail.Outcome{Status: catalog.TxFailed, Code: "R", Message: "m", CounterpartStatus: catalog.TxRejected, CounterpartReason: "CR"},
+			legs:        []Leg{{"USD", []Move{{Internal(src), 0, -1030}}}},
+			counterpart: &StatusChange{Event: catalog.TxEventReject, To: catalog.TxRejected, FailureReason: "CR", FailureDetail: "R: m", Webhook: events.IncomingPaymentFailed}},
+	}
+	for name, c := range cases {
+		p, ok, err := c.s.FinishQuote(c.out)
+		if err != nil || !ok {
+			t.Errorf("%s: ok %v err %v", name, ok, err)
+			continue
+		}
+		if !reflect.DeepEqual(p.Legs, c.legs) || !reflect.DeepEqual(p.Refunds, c.refunds) || !reflect.DeepEqual(p.Counterpart, c.counterpart) {
+			t.Errorf("%s:\n legs %+v\n want %+v\n refunds %+v counterpart %+v", name, p.Legs, c.legs, p.Refunds, p.Counterpart)
+		}
+		balanced(t, name, p)
+	}
+	if _, _, err := (Snapshot{Type: catalog.Outgoing, Status: catalog.TxProcessing, Deposit: &Deposit{}, Conversion: conv}).FinishQuote(rail.Outcome{Status: catalog.TxCompleted}); err == nil {
+		t.Error("a deposit-funded payment with no deposit was settled")
+	}
+}
+
+func TestRefund(t *testing.T) {
+	conv := &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30}
+	s := Snapshot{Type: catalog.Outgoing, Status: catalog.TxFailed, Currency: "USD", Amount: 1030, Source: out(src), Conversion: conv, RefundStatus: RefundPending}
+	if _, ok, _ := (Snapshot{RefundStatus: RefundCompleted}).Refund(false, false); ok {
+		t.Error("an ended refund ended again")
+	}
+	p, _, _ := s.Refund(false, true)
+	if len(p.Legs) != 0 || p.Refunds[0].End != RefundFailed {
+		t.Errorf("failed refund: %+v", p)
+	}
+	p, _, _ = s.Refund(false, false)
+	if !reflect.DeepEqual(p.Legs, []Leg{{"USD", []Move{{Internal(src), 0, -1030}}}}) || p.Refunds[0].End != RefundCompleted {
+		t.Errorf("refund of held money: %+v", p)
+	}
+	p, _, _ = s.Refund(true, false)
+	want := []Leg{
+		{"USD", []Move{{Internal(src), 1030, 0}, {System(FX), -1000, 0}, {System(Fees), -30, 0}}},
+		{"EUR", []Move{{System(FX), 900, 0}, {System(Settlement), -900, 0}}},
+	}
+	if !reflect.DeepEqual(p.Legs, want) {
+		t.Errorf("refund of paid-out money:\n %+v\n %+v", p.Legs, want)
+	}
+	balanced(t, "paid out", p)
+	d := s
+	d.Source, d.Deposit = uuid.NullUUID{}, &Deposit{Received: true, Amount: 1030}
+	p, _, _ = d.Refund(true, false)
+	if p.Legs[0].Moves[0].Account != System(SandboxFunding) {
+		t.Errorf("a deposit's refund goes back to %+v", p.Legs[0].Moves[0].Account)
+	}
+	balanced(t, "deposit", p)
+}
+
+func TestQuoteTriggers(t *testing.T) {
+	s := Snapshot{Type: catalog.Outgoing, Status: catalog.TxPending, Currency: "USD", Amount: 500, Source: out(src)}
+	sig := ids.Optional{UUID: dst, Valid: true}
+	p, err := s.ExecuteQuote("k", sig, ids.Optional{})
+	if err != nil || p.Hold == nil || p.Hold.Account != src || p.Hold.Amount != 500 || p.Hold.WalletSignature != sig ||
+		p.Quote.ExecuteKey != "k" || p.Status.To != catalog.TxProcessing || p.Status.Webhook != events.OutgoingPaymentProcessing {
+		t.Errorf("execute: %+v %v", p, err)
+	}
+	if _, err := (Snapshot{Status: catalog.TxExpired}).ExecuteQuote("k", sig, ids.Optional{}); err == nil {
+		t.Error("an expired payment was executed")
+	}
+
+	onTime, err := s.FundQuote(500, "d", false)
+	if err != nil || onTime.Quote.ExecuteKey != DepositKey || !onTime.Quote.Deposit || onTime.Status.To != catalog.TxProcessing ||
+		!reflect.DeepEqual(onTime.Legs, []Leg{{"USD", []Move{{System(SandboxFunding), -500, 0}, {System(Deposits), 500, 500}}}}) {
+		t.Errorf("deposit on time: %+v %v", onTime, err)
+	}
+	late, err := s.FundQuote(500, "d", true)
+	if err != nil || late.Quote.ExecuteKey != "" || late.Status == nil || late.Status.To != catalog.TxExpired || len(late.Refunds) != 2 ||
+		late.Refunds[0].Open == "" || late.Refunds[1].End != RefundCompleted {
+		t.Errorf("late deposit: %+v %v", late, err)
+	}
+	balanced(t, "late", late)
+	expired := s
+	expired.Status = catalog.TxExpired
+	if late, _ := expired.FundQuote(500, "d", true); late.Status != nil || len(late.Refunds) != 2 {
+		t.Errorf("late deposit after the timer: %+v", late)
+	}
+
+	if c, ok := s.Expire(); !ok || c.To != catalog.TxExpired || c.FailureReason == "" || c.Webhook != events.OutgoingPaymentExpired {
+		t.Errorf("expire: %+v", c)
+	}
+	if _, ok := expired.Expire(); ok {
+		t.Error("expired twice")
+	}
+	if p, ok := s.MarkProcessing(); !ok || p.Status.Webhook != events.OutgoingPaymentProcessing {
+		t.Errorf("processing: %+v", p)
+	}
+	in := Snapshot{Type: catalog.Incoming, Status: catalog.TxPending}
+	if p, ok := in.MarkProcessing(); !ok || p.Status.Webhook != "" {
+		t.Errorf("incoming processing: %+v", p)
+	}
+	if _, ok := expired.MarkProcessing(); ok {
+		t.Error("an expired payment went to processing")
+	}
+}
+
+func TestReturn(t *testing.T) {
+	s := Snapshot{Type: catalog.Outgoing, Status: catalog.TxCompleted}
+	p, ok, err := s.Return(rail.Outcome{Status: catalog.TxFailed, Code: "RETURNED", Message: "m", Refund: "RETURN"})
+	if err != nil || !ok || p.Status.Event != catalog.TxEventReturn || p.Status.Webhook != events.OutgoingPaymentFailed || p.Refunds[0].Open != "RETURN" {
+		t.Errorf("return: %+v %v %v", p, ok, err)
+	}
+	s.Status = catalog.TxFailed
+	if _, ok, _ := s.Return(rail.Outcome{Status: catalog.TxFailed}); ok {
+		t.Error("returned twice")
+	}
+}

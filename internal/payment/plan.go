@@ -1,0 +1,165 @@
+// Package payment decides what a change to a created payment does: the ledger moves, the
+// transaction's status change, its refund, the quote it belongs to and the webhook events
+// that announce them. Each decision is pure: it reads a Snapshot, taken by package db under
+// the payment's locks, and returns a Plan, which db applies in one place (applyPlan). The
+// rules of when a change is allowed stay with their aggregates (quote.State, the status
+// table in catalog); this package turns an allowed change into its effects.
+package payment
+
+import (
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+)
+
+// Kinds of a platform's system ledger accounts, one of each per currency, that plans name
+// by their role.
+const (
+	// Settlement stands for the world outside: money paid out to, or received from, a
+	// rail.
+	Settlement = "SETTLEMENT"
+	// SandboxFunding is where the sandbox's simulated money comes from and goes back to.
+	SandboxFunding = "SANDBOX_FUNDING"
+	// FX holds the service's position in a currency: what conversions took in it minus
+	// what they paid out of it.
+	FX = "FX"
+	// Fees collects the fees charged on conversions.
+	Fees = "FEES"
+	// Deposits holds the deposits that fund quotes until their payment ends.
+	Deposits = "DEPOSITS"
+)
+
+// Account is a ledger account a plan moves money on: an internal account (its id), or the
+// payment's platform's system account of a kind in the leg's currency.
+type Account struct {
+	ID     uuid.UUID
+	System string
+}
+
+// Internal is the internal account id.
+func Internal(id uuid.UUID) Account { return Account{ID: id} }
+
+// System is the platform's system account of kind.
+func System(kind string) Account { return Account{System: kind} }
+
+// IsInternal reports whether a is an internal account, whose balance changes are announced
+// with INTERNAL_ACCOUNT_BALANCE_UPDATED.
+func (a Account) IsInternal() bool { return a.System == "" }
+
+// Move changes one ledger account: Amount is posted (a ledger entry; the Amounts of one leg
+// sum to zero) and Held changes the reserved part of its balance.
+type Move struct {
+	Account Account
+	Amount  int64
+	Held    int64
+}
+
+// Leg is one currency's moves.
+type Leg struct {
+	Currency string
+	Moves    []Move
+}
+
+// Hold reserves Amount of an internal account's available balance for the payment; money
+// leaving an embedded wallet needs the customer's signed retry (WalletSignature, of
+// SignatureKind), which the hold binds to the transaction first.
+type Hold struct {
+	Account         uuid.UUID
+	Amount          int64
+	WalletSignature ids.Optional
+	SignatureKind   string
+}
+
+// StatusChange is the transaction's status change: Event, which the status table moves the
+// transaction on to To, with settledAt (Settled) or the failure's reason and details, and
+// the webhook event (Webhook) that announces the transaction afterwards ("" none).
+type StatusChange struct {
+	Event         catalog.TransactionEvent
+	To            catalog.TransactionStatus
+	Settled       bool
+	FailureReason string
+	FailureDetail string
+	Webhook       string
+}
+
+// RefundChange opens a failed payment's refund (Open, its reason) or ends it (End, its
+// status), with the webhook event that announces the transaction afterwards.
+type RefundChange struct {
+	Open    string
+	End     string
+	Webhook string
+}
+
+// QuoteChange is what a plan records on the payment's quote: who executed it (ExecuteKey)
+// and the deposit that funded it.
+type QuoteChange struct {
+	ExecuteKey    string
+	Deposit       bool
+	DepositAmount int64
+	DepositKey    string
+}
+
+// Plan is what one change of a payment does, applied in this order in one database
+// transaction: the quote's record, the executing agent, the hold, the ledger legs (all at
+// once), the status change, the counterpart's end, the refund changes. Every internal
+// account the hold or the legs touch is announced once with its balance afterwards.
+type Plan struct {
+	Quote       *QuoteChange
+	Agent       ids.Optional
+	Hold        *Hold
+	Legs        []Leg
+	Status      *StatusChange
+	Counterpart *StatusChange
+	Refunds     []RefundChange
+}
+
+// Refund statuses (refundStatus).
+const (
+	RefundPending   = "PENDING"
+	RefundCompleted = "COMPLETED"
+	RefundFailed    = "FAILED"
+)
+
+// Snapshot is what a decision reads of a payment, taken under its locks.
+type Snapshot struct {
+	ID       uuid.UUID
+	Type     catalog.TransactionType
+	Status   catalog.TransactionStatus
+	Currency string
+	// Amount is what the payment moves in Currency (a quote: its sending total, fees
+	// included).
+	Amount int64
+	// Source is the internal account the money leaves (an outgoing payment from an
+	// account); Destination the internal account it credits, here or on another platform
+	// (incoming payments, quotes to an internal account or between customers).
+	Source      uuid.NullUUID
+	Destination uuid.NullUUID
+	// Conversion is a quote's other side: what the destination receives, and the fees.
+	Conversion *Conversion
+	// Deposit is set for a quote funded by a deposit: what was deposited (held on the
+	// DEPOSITS account) once it was.
+	Deposit *Deposit
+	// RefundStatus is the refund's status, "" when none was opened.
+	RefundStatus string
+	// Counterpart is the receiving side's transaction of a payment between customers on
+	// this deployment.
+	Counterpart uuid.NullUUID
+	// CounterpartStatus is its status, when there is one.
+	CounterpartStatus catalog.TransactionStatus
+}
+
+// Conversion is what a quote's destination receives, in ReceivingCurrency, and the fees
+// it charges in the sending currency.
+type Conversion struct {
+	ReceivingCurrency string
+	ReceivingAmount   int64
+	Fees              int64
+}
+
+// Deposit is the deposit of a quote funded by one: Received once it came, with its
+// Amount.
+type Deposit struct {
+	Received bool
+	Amount   int64
+}
