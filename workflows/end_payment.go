@@ -5,7 +5,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"paycore/activities"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
@@ -35,7 +34,6 @@ type EndPaymentRequest struct {
 // one its own workflow would have run, in finishOrFail). Finishing a finished payment
 // changes nothing, so it answers the status the payment has afterwards.
 func EndPayment(ctx workflow.Context, in EndPaymentRequest) (catalog.TransactionStatus, error) {
-	var a *activities.Activities
 	var finish func(workflow.Context, sandbox.Outcome) (catalog.TransactionStatus, error)
 	switch in.Kind {
 	case string(transfer.Out), string(transfer.In):
@@ -43,10 +41,9 @@ func EndPayment(ctx workflow.Context, in EndPaymentRequest) (catalog.Transaction
 	case quote.Kind:
 		finish = (&quoteSteps{in: quote.Request{TransactionID: in.TransactionID}}).Finish
 	case incoming.Kind:
+		steps := &incomingSteps{in: incoming.Request{TransactionID: in.TransactionID}}
 		finish = func(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error) {
-			d := incoming.Decision{Status: out.Status, Code: out.Code, Message: out.Message}
-			ended, err := result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishIncoming, in.TransactionID, d, map[string]string(nil)))
-			return ended.Status, err
+			return steps.Finish(ctx, incoming.Decision{Status: out.Status, Code: out.Code, Message: out.Message})
 		}
 	default:
 		return "", errNoWorkflowKind

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 )
@@ -23,7 +24,8 @@ func IncomingWorkflowID(transactionID uuid.UUID) string {
 }
 
 // IncomingPayment is a payment received over UMA, awaiting the receiving platform's
-// decision.
+// decision: the Payment lifecycle with the incoming payment's steps, whose trigger is the
+// decision and whose finish takes it (it has no rail).
 //
 // The API starts it with Update-with-Start: UpdateCreate persists the PENDING INCOMING
 // transaction (a refusal ends it with nothing written). The sandbox's fail.compliance
@@ -33,105 +35,141 @@ func IncomingWorkflowID(transactionID uuid.UUID) string {
 // approve or reject call (UpdateDecide) within ApprovalDeadline, after which the payment
 // fails with PAYMENT_APPROVAL_TIMED_OUT. The finish credits an approved payment; nothing
 // is credited otherwise. A decision call that comes when none is awaited is refused with
-// TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
+// TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL. It returns the decision the payment ended
+// with.
 //
 // The counterpart of a payment between customers on this deployment (in.ForQuote) is
 // started by the paying quote's workflow as a child: it creates the transaction at once,
 // asks for the decision the same way, and returns it; the quote's finish then moves the
 // money and ends both transactions together.
 func IncomingPayment(ctx workflow.Context, in incoming.Request) (incoming.Decision, error) {
-	var created activities.CreatedIncoming
-	create := func(ctx workflow.Context) (json.RawMessage, error) {
-		var a *activities.Activities
-		c, err := result[activities.CreatedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateIncoming, in))
-		created = c
-		return c.Resource, err
-	}
-	if in.ForQuote.Valid {
-		if _, err := create(LocalStep(ctx)); err != nil {
-			return incoming.Decision{}, err
-		}
-	} else if ok, err := awaitCreate(ctx, create); err != nil || !ok {
+	s := &incomingSteps{in: in}
+	// The decision is the outcome: no rail, so no rail's slow wait.
+	if err := Payment[incoming.Decision](ctx, s, 0); err != nil {
 		return incoming.Decision{}, err
 	}
+	return s.decision, nil
+}
 
-	// The payment's stage follows its state machine (incoming.Stage); the decision call's
-	// rule is incoming.Call, applied by the validator (a refusal is a coded application
-	// error, and the update is never accepted) and again by the handler once it runs.
-	stage := incoming.StageCreated
-	var decision incoming.Decision
-	var final json.RawMessage
-	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, func(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
-		// A call that comes while the platform is being asked waits for its answer (a 202
-		// may be on its way); one that comes at another time takes the rule's answer at
-		// once. The handler applies the rule too: histories recorded before the validator
-		// replay their refusals here.
-		next, wait, err := incoming.Call(stage)
-		if wait {
-			if err := workflow.Await(ctx, func() bool { return stage != incoming.StageAsking }); err != nil {
-				return nil, err
-			}
-			next, _, err = incoming.Call(stage)
-		}
-		if err != nil {
-			return nil, coded(err)
-		}
-		decision, stage = d, next
-		if err := workflow.Await(ctx, func() bool { return stage == incoming.StageFinished }); err != nil {
-			return nil, err
-		}
-		return final, nil
-	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, _ incoming.Decision) error {
-		_, _, err := incoming.Call(stage)
-		return coded(err)
-	}})
+// incomingSteps are an incoming payment's steps of the payment lifecycle (PaymentSteps,
+// Triggered, CreatedByParent), and its state between its creation and its finish.
+type incomingSteps struct {
+	in incoming.Request
+	// created is what the create step answered: the Transaction, its approval event, and
+	// what the service knows of the receiver.
+	created activities.CreatedIncoming
+	// stage follows the payment's state machine (incoming.Stage): the decide update's
+	// rule (incoming.Call) reads it.
+	stage incoming.Stage
+	// decision is the payment's decision (the platform's, a sandbox sender's, or the
+	// deadline's), and once finished the one it ended with.
+	decision incoming.Decision
+	// final is the Transaction as it ended, the decide update's answer.
+	final json.RawMessage
+}
+
+// CreatedByParent: the counterpart of a quote's payment is created by the quote's workflow
+// starting it.
+func (s *incomingSteps) CreatedByParent() bool { return s.in.ForQuote.Valid }
+
+// Create persists the PENDING incoming transaction and its approval event.
+func (s *incomingSteps) Create(ctx workflow.Context) (json.RawMessage, error) {
+	var a *activities.Activities
+	c, err := result[activities.CreatedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.CreateIncoming, s.in))
+	s.created = c
+	return c.Resource, err
+}
+
+// AwaitTrigger registers the decide update and waits for the payment's decision: a sandbox
+// sender's, the platform's answer to its webhook, or (after a 202) its call or the
+// deadline. The decision decides the outcome; the counterpart of a quote's payment does
+// not proceed, since the quote's finish ends it.
+func (s *incomingSteps) AwaitTrigger(ctx workflow.Context) (bool, *incoming.Decision, error) {
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, s.decide, workflow.UpdateHandlerOptions{Validator: s.validateDecide})
 	if err != nil {
-		return incoming.Decision{}, err
+		return false, nil, err
 	}
-
-	switch in.Sender.Scenario {
+	switch s.in.Sender.Scenario {
 	case incoming.ScenarioFailCompliance:
-		decision, stage = incoming.ComplianceFailure(), incoming.StageDecided
+		s.decision, s.stage = incoming.ComplianceFailure(), incoming.StageDecided
 	case incoming.ScenarioPendingLong:
-		if err := workflow.Sleep(ctx, in.SlowDelay); err != nil {
-			return incoming.Decision{}, err
+		if err := workflow.Sleep(ctx, s.in.SlowDelay); err != nil {
+			return false, nil, err
 		}
 	}
-	if stage != incoming.StageDecided {
+	if s.stage != incoming.StageDecided {
 		var a *activities.Activities
-		stage = incoming.StageAsking
+		s.stage = incoming.StageAsking
 		askCtx := OutboundCall(ctx, time.Second, 10*time.Second, 0, 5)
-		decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(askCtx, a.AskApproval, created.EventID, created.Receiver))
+		s.decision, err = result[incoming.Decision](ctx, workflow.ExecuteActivity(askCtx, a.AskApproval, s.created.EventID, s.created.Receiver))
 		if err != nil {
 			// Asking failed for good (the attempts are in the event's log): the payment
 			// fails rather than staying pending.
-			decision = incoming.WebhookError(err.Error())
+			s.decision = incoming.WebhookError(err.Error())
 		}
 	}
-	stage = incoming.Answered(decision)
-	if stage == incoming.StageAwaiting {
-		if _, err := workflow.AwaitWithTimeout(ctx, in.ApprovalDeadline, func() bool { return stage == incoming.StageDecided }); err != nil {
-			return incoming.Decision{}, err
+	s.stage = incoming.Answered(s.decision)
+	if s.stage == incoming.StageAwaiting {
+		if _, err := workflow.AwaitWithTimeout(ctx, s.in.ApprovalDeadline, func() bool { return s.stage == incoming.StageDecided }); err != nil {
+			return false, nil, err
 		}
-		if next, d, ok := incoming.Timeout(stage); ok {
-			decision, stage = d, next
+		if next, d, ok := incoming.Timeout(s.stage); ok {
+			s.decision, s.stage = d, next
 		}
 	}
-	if in.ForQuote.Valid {
+	if s.in.ForQuote.Valid {
 		// The paying quote's finish ends the transaction; a decision call answers it as
 		// it stands.
-		final, stage = created.Resource, incoming.StageFinished
-		return decision, allHandlersFinished(ctx)
+		s.final, s.stage = s.created.Resource, incoming.StageFinished
+		return false, nil, nil
 	}
-	finish := func(ctx workflow.Context, d incoming.Decision) (activities.FinishedIncoming, error) {
-		var a *activities.Activities
-		return result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishIncoming, in.TransactionID, d, created.Receiver))
+	decided := s.decision
+	return true, &decided, nil
+}
+
+// decide is the decide update. A call that comes while the platform is being asked waits
+// for its answer (a 202 may be on its way); one that comes at another time takes the
+// rule's answer (incoming.Call) at once. The handler applies the rule too: histories
+// recorded before the validator replay their refusals here. A call taken answers with the
+// Transaction once the payment is finished.
+func (s *incomingSteps) decide(ctx workflow.Context, d incoming.Decision) (json.RawMessage, error) {
+	next, wait, err := incoming.Call(s.stage)
+	if wait {
+		if err := workflow.Await(ctx, func() bool { return s.stage != incoming.StageAsking }); err != nil {
+			return nil, err
+		}
+		next, _, err = incoming.Call(s.stage)
 	}
-	decision, ended, err := finishOrFail(ctx, finish, decision, incoming.Unsettled)
 	if err != nil {
-		return incoming.Decision{}, err
+		return nil, coded(err)
 	}
-	final, stage = ended.Resource, incoming.StageFinished
-	setStatus(ctx, ended.Status)
-	return decision, allHandlersFinished(ctx)
+	s.decision, s.stage = d, next
+	if err := workflow.Await(ctx, func() bool { return s.stage == incoming.StageFinished }); err != nil {
+		return nil, err
+	}
+	return s.final, nil
+}
+
+// validateDecide applies the decision call's rule (incoming.Call) before anything is
+// recorded: a refusal is a coded application error, and the update is never accepted.
+func (s *incomingSteps) validateDecide(_ workflow.Context, _ incoming.Decision) error {
+	_, _, err := incoming.Call(s.stage)
+	return coded(err)
+}
+
+// Finish ends the payment with the decision: an approved one credited, any other with
+// nothing credited.
+func (s *incomingSteps) Finish(ctx workflow.Context, d incoming.Decision) (catalog.TransactionStatus, error) {
+	var a *activities.Activities
+	ended, err := result[activities.FinishedIncoming](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishIncoming, s.in.TransactionID, d, s.created.Receiver))
+	if err != nil {
+		return "", err
+	}
+	s.decision, s.final, s.stage = d, ended.Resource, incoming.StageFinished
+	return ended.Status, nil
+}
+
+// Unsettled: an incoming payment whose finish is refused for good fails, nothing credited.
+func (s *incomingSteps) Unsettled(code catalog.Code) incoming.Decision {
+	return incoming.Unsettled(code)
 }

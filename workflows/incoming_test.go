@@ -15,6 +15,7 @@ import (
 
 	"paycore/activities"
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/problem"
 )
@@ -174,5 +175,42 @@ func TestIncomingDecisionWhileAsking(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	if run.rejected || !errors.As(run.decideErr, &appErr) || appErr.Type() != string(catalog.TransactionNotPendingApproval) || !run.finished[0].Approved {
 		t.Fatalf("decide %v (rejected %v), finished with %+v", run.decideErr, run.rejected, run.finished[0])
+	}
+}
+
+// The counterpart of a quote's payment is created as its workflow starts (no create
+// update), asks the platform the same way and returns its decision without finishing: the
+// quote's finish ends it. A decision call answers with the transaction as created.
+func TestIncomingForQuoteReturnsTheDecisionUnfinished(t *testing.T) {
+	in := incomingReq
+	in.ForQuote = ids.Some(uuid.MustParse("0190a000-0000-7000-8000-0000000000f4"))
+	env := newEnv(t)
+	env.SetStartTime(quoteStart)
+	var a *activities.Activities
+	env.OnActivity(a.CreateIncoming, mock.Anything, in).Return(incomingCreated, nil).Once()
+	env.OnActivity(a.AskApproval, mock.Anything, incomingCreated.EventID, incomingCreated.Receiver).Return(incoming.Decision{Pending: true}, nil).Once()
+	finished, upserts := 0, 0
+	env.OnActivity(a.FinishIncoming, mock.Anything, mock.Anything, mock.Anything, mock.Anything).Return(activities.FinishedIncoming{}, nil).
+		Maybe().Run(func(mock.Arguments) { finished++ })
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Maybe().Run(func(mock.Arguments) { upserts++ })
+	var answer json.RawMessage
+	var decideErr error
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateDecide, "d", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { decideErr = err }, OnAccept: func() {},
+			OnComplete: func(r interface{}, err error) { answer, _ = r.(json.RawMessage); decideErr = err },
+		}, incoming.Reject("no"))
+	}, 2*time.Second)
+	env.ExecuteWorkflow(IncomingPayment, in)
+	var d incoming.Decision
+	if err := env.GetWorkflowError(); err != nil || env.GetWorkflowResult(&d) != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	env.AssertExpectations(t)
+	if d.Status != catalog.TxRejected || finished != 0 || upserts != 0 {
+		t.Fatalf("returned %+v, finished %d times, %d status upserts", d, finished, upserts)
+	}
+	if decideErr != nil || string(answer) != string(incomingCreated.Resource) {
+		t.Fatalf("decide answered %s, %v", answer, decideErr)
 	}
 }

@@ -33,7 +33,7 @@ type Interruptible interface {
 // operatorDesk takes operator actions while a payment waits at its rail: during the rail
 // call (an activity, retried without end) and during the rail's slow scenario.
 type operatorDesk struct {
-	steps SettleSteps
+	steps RailSteps
 	// waiting is set while the payment waits at its rail; pending is the action taken and
 	// not yet carried out; status is the payment's status once it was.
 	waiting bool
@@ -43,7 +43,7 @@ type operatorDesk struct {
 }
 
 // newOperatorDesk registers the operator update on the payment's workflow.
-func newOperatorDesk(ctx workflow.Context, steps SettleSteps) (*operatorDesk, error) {
+func newOperatorDesk(ctx workflow.Context, steps RailSteps) (*operatorDesk, error) {
 	d := &operatorDesk{steps: steps}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateOperator, func(ctx workflow.Context, r operator.Request) (catalog.TransactionStatus, error) {
 		d.pending = &r

@@ -55,7 +55,7 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 		}
 		return nil
 	}, activity.RegisterOptions{Name: "railStep"})
-	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment(ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment[sandbox.Outcome](ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
@@ -169,7 +169,7 @@ func TestOperatorActionBeforeRail(t *testing.T) {
 	steps := &railSteps{up: true, fakeSteps: fakeSteps{env: env, status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted}, final: catalog.TxCompleted}}
 	env.RegisterActivityWithOptions(fakeStep, activity.RegisterOptions{Name: "fakeStep"})
 	env.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: "railStep"})
-	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment(ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment[sandbox.Outcome](ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
 	var answer string
 	env.RegisterDelayedCallback(func() {

@@ -21,72 +21,100 @@ import (
 // created resource.
 const UpdateCreate = "create"
 
-// PaymentSteps are what one kind of payment does at each stage of the Payment skeleton.
-// Each step runs its activity with the context it is given: Create, MarkProcessing and
-// Finish get the LocalStep preset (database steps, local activities), Submit the RailCall
-// preset (the outside world, a regular activity).
-type PaymentSteps interface {
+// PaymentSteps are what one kind of payment does at each stage of the Payment lifecycle,
+// O being what its finish takes: the rail's sandbox.Outcome for payments a rail settles
+// (transfers, quotes), the receiving platform's incoming.Decision for an incoming payment.
+// Each step runs its activity with the context it is given: Create and Finish get the
+// LocalStep preset (database steps, local activities).
+type PaymentSteps[O any] interface {
 	// Create checks and persists the payment (the transaction row, any hold, the PENDING
 	// event) and returns the resource the API answers with. An error refuses the payment:
 	// nothing is written and the workflow ends.
 	Create(ctx workflow.Context) (json.RawMessage, error)
-	SettleSteps
+	// Finish ends the payment with out (its postings, or the hold released) and returns
+	// the status it ended with.
+	Finish(ctx workflow.Context, out O) (catalog.TransactionStatus, error)
+	// Unsettled is what the payment ends with when its finish is refused for good with
+	// code: FAILED, its hold released, nothing credited (see finishOrFail).
+	Unsettled(code catalog.Code) O
 }
 
-// SettleSteps are the steps of a created payment (a quote's payment is created by its
-// execution, see Quote).
-type SettleSteps interface {
+// RailSteps are the steps of a payment its rail settles once it is created (and
+// triggered): transfers and quotes. MarkProcessing runs with the LocalStep preset, Submit
+// with the RailCall preset (the outside world, a regular activity). Steps whose trigger
+// always decides the outcome (an incoming payment: its platform's decision) have no rail.
+type RailSteps interface {
 	// MarkProcessing moves the payment to PROCESSING and returns its status afterwards,
 	// another one when an earlier run already finished it.
 	MarkProcessing(ctx workflow.Context) (catalog.TransactionStatus, error)
 	// Submit hands the payment to its rail and returns how the rail ends it.
 	Submit(ctx workflow.Context) (sandbox.Outcome, error)
-	// Finish settles the payment with the rail's outcome (its postings, or the hold
-	// released) and returns the status it ended with.
+	// Finish settles the payment with the rail's outcome (see PaymentSteps).
 	Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.TransactionStatus, error)
 }
 
+// CreatedByParent is implemented by the steps of payments a parent workflow may start
+// (the counterpart of a quote paying another customer of this deployment): when
+// CreatedByParent is true, Create runs as the workflow starts, not in an UpdateCreate
+// update, and its refusal fails the workflow for the parent to see.
+type CreatedByParent interface {
+	CreatedByParent() bool
+}
+
 // Triggered are the steps of a payment that waits, once created, for what starts it (a
-// quote: its execution, its deposit, or its expiry).
-type Triggered interface {
-	// AwaitTrigger waits for the payment to be started. proceed is false when it never
-	// will be (it ended without moving: an expired quote); decided, when set, is the
-	// outcome the payment ends with without its rail (a deposit that does not match the
-	// quote's total).
-	AwaitTrigger(ctx workflow.Context) (proceed bool, decided *sandbox.Outcome, err error)
+// quote: its execution, its deposit, or its expiry; an incoming payment: its platform's
+// decision).
+type Triggered[O any] interface {
+	// AwaitTrigger waits for the payment to be started. proceed is false when it is not
+	// finished here (it ended without moving: an expired quote; or another workflow's
+	// finish ends it: an incoming payment from a customer of this deployment, which its
+	// paying quote finishes); decided, when set, is the outcome the payment ends with
+	// without its rail (a deposit that does not match the quote's total, the decision on
+	// an incoming payment).
+	AwaitTrigger(ctx workflow.Context) (proceed bool, decided *O, err error)
 }
 
 // Aftermath are the steps of a payment that has more to do once finished (a quote: the
 // receiving bank's return of a completed payout, the refund of a failed one whose money
 // was taken).
-type Aftermath interface {
+type Aftermath[O any] interface {
 	// Aftermath runs after the finish, with the outcome the payment ended with and its
 	// status ("" for both when an earlier run had finished it).
-	Aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error
+	Aftermath(ctx workflow.Context, out O, final catalog.TransactionStatus) error
 }
+
+// errNoRail fails the workflow of a payment whose trigger proceeded without deciding its
+// outcome and whose steps have no rail to settle it: a step set that cannot happen.
+var errNoRail = errors.New("the payment proceeded without a decided outcome and has no rail")
 
 // Payment is the one lifecycle every payment follows, filled with the steps of its kind:
 // create → await its trigger (Triggered steps only) → PROCESSING → the rail → the slow
-// scenario's durable wait → finish → aftermath (Aftermath steps only).
+// scenario's durable wait → finish (RailSteps only; a trigger may decide the outcome
+// instead) → aftermath (Aftermath steps only).
 //
 // The API starts it with Update-with-Start: the UpdateCreate update runs Create, which
 // persists the payment (and the hold on the funds of money going out) in one database
 // transaction, and answers the request with the resource; a refused creation ends the
-// workflow with nothing written. A payment with a trigger waits for it (a quote for its
-// execution, guarded by the quote's state machine). The workflow then marks the payment
-// PROCESSING, submits it to the rail, waits slowDelay on a durable timer when the rail says
-// the payment is slow (the sandbox's slow scenario), and finishes it: COMPLETED with its
-// ledger postings, or FAILED with the hold released; then its aftermath. Every step is
-// idempotent, and the TransactionStatus search attribute follows the status so operators
-// can find stuck payments. Updates taken meanwhile (an operator's action at the rail, a
-// repeated execution) get their answer before the workflow ends.
-func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) error {
-	ok, err := awaitCreate(ctx, steps.Create)
-	if err != nil || !ok {
+// workflow with nothing written. A payment its parent workflow starts (CreatedByParent)
+// is created at once instead. A payment with a trigger waits for it (a quote for its
+// execution, guarded by the quote's state machine; an incoming payment for its platform's
+// decision). The workflow then marks the payment PROCESSING, submits it to the rail, waits
+// slowDelay on a durable timer when the rail says the payment is slow (the sandbox's slow
+// scenario), and finishes it: COMPLETED with its ledger postings, or FAILED with the hold
+// released; then its aftermath. Every step is idempotent, and the TransactionStatus search
+// attribute follows the status so operators can find stuck payments. Updates taken
+// meanwhile (an operator's action at the rail, a repeated execution, a platform's
+// decision) get their answer before the workflow ends.
+func Payment[O any](ctx workflow.Context, steps PaymentSteps[O], slowDelay time.Duration) error {
+	if p, ok := steps.(CreatedByParent); ok && p.CreatedByParent() {
+		if _, err := steps.Create(LocalStep(ctx)); err != nil {
+			return err
+		}
+	} else if ok, err := awaitCreate(ctx, steps.Create); err != nil || !ok {
 		return err
 	}
-	var decided *sandbox.Outcome
-	if t, ok := steps.(Triggered); ok {
+	var decided *O
+	if t, ok := steps.(Triggered[O]); ok {
 		proceed, d, err := t.AwaitTrigger(ctx)
 		if err != nil {
 			return err
@@ -96,17 +124,28 @@ func Payment(ctx workflow.Context, steps PaymentSteps, slowDelay time.Duration) 
 		}
 		decided = d
 	}
-	var out sandbox.Outcome
+	var out O
 	var final catalog.TransactionStatus
+	var err error
 	if decided != nil {
-		if out, final, err = finishOrFail(ctx, steps.Finish, *decided, sandbox.Unsettled); err != nil {
+		if out, final, err = finishOrFail(ctx, steps.Finish, *decided, steps.Unsettled); err != nil {
 			return err
 		}
 		setStatus(ctx, final)
-	} else if out, final, err = settle(ctx, steps, slowDelay); err != nil {
-		return err
+	} else {
+		// RailSteps' Finish takes a sandbox.Outcome: steps that implement it are
+		// PaymentSteps[sandbox.Outcome], so the rail's outcome is an O.
+		rail, ok := any(steps).(RailSteps)
+		if !ok {
+			return errNoRail
+		}
+		var railed sandbox.Outcome
+		if railed, final, err = settle(ctx, rail, slowDelay); err != nil {
+			return err
+		}
+		out = any(railed).(O)
 	}
-	if a, ok := steps.(Aftermath); ok {
+	if a, ok := steps.(Aftermath[O]); ok {
 		if err := a.Aftermath(ctx, out, final); err != nil {
 			return err
 		}
@@ -154,10 +193,10 @@ func awaitCreate(ctx workflow.Context, create func(workflow.Context) (json.RawMe
 	return created, nil
 }
 
-// settle runs a created payment's steps after its creation: PROCESSING, the rail, the
-// slow scenario's durable wait, and the finish. It returns the rail's outcome and the
-// status the payment ended with ("" for either when an earlier run had finished it).
-func settle(ctx workflow.Context, steps SettleSteps, slowDelay time.Duration) (sandbox.Outcome, catalog.TransactionStatus, error) {
+// settle runs the rail steps of a created payment: PROCESSING, the rail, the slow
+// scenario's durable wait, and the finish. It returns the rail's outcome and the status
+// the payment ended with ("" for either when an earlier run had finished it).
+func settle(ctx workflow.Context, steps RailSteps, slowDelay time.Duration) (sandbox.Outcome, catalog.TransactionStatus, error) {
 	status, err := steps.MarkProcessing(LocalStep(ctx))
 	if err != nil {
 		// Refused for good: the payment ends FAILED, its hold released, without its rail.

@@ -64,6 +64,8 @@ func (f *fakeSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.T
 	return f.final, f.local(ctx, "finish")
 }
 
+func (f *fakeSteps) Unsettled(code catalog.Code) sandbox.Outcome { return sandbox.Unsettled(code) }
+
 // paymentRun is what one run of the skeleton showed.
 type paymentRun struct {
 	resources []string // what each create update answered
@@ -81,7 +83,7 @@ func runPayment(t *testing.T, steps *fakeSteps, updates int) paymentRun {
 	env := newEnv(t)
 	steps.env = env
 	env.RegisterActivityWithOptions(fakeStep, activity.RegisterOptions{Name: "fakeStep"})
-	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment(ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment[sandbox.Outcome](ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
 	run := paymentRun{started: env.Now()}
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
 		if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(AttrTransactionStatus); ok {

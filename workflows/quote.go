@@ -58,7 +58,7 @@ func QuoteSearchAttributes(r quote.Request) temporal.SearchAttributes {
 // aftermath: a payment the receiving bank returns is failed and refunded after
 // ReturnDelay, and a failed payment whose money was taken is refunded.
 func Quote(ctx workflow.Context, in quote.Request) error {
-	return Payment(ctx, &quoteSteps{in: in}, in.SlowDelay)
+	return Payment[sandbox.Outcome](ctx, &quoteSteps{in: in}, in.SlowDelay)
 }
 
 // AwaitTrigger registers the execute (and, for a REALTIME_FUNDING quote, the fund) update,
@@ -103,8 +103,8 @@ func (s *quoteSteps) AwaitTrigger(ctx workflow.Context) (bool, *sandbox.Outcome,
 // ImmediateExecution is the execution key of a quote created with immediatelyExecute.
 const ImmediateExecution = "immediatelyExecute"
 
-// quoteSteps are a quote's steps of the payment skeleton, and its state while it waits to
-// be executed.
+// quoteSteps are a quote's steps of the payment lifecycle (PaymentSteps, RailSteps, Triggered,
+// Aftermath), and its state while it waits to be executed.
 type quoteSteps struct {
 	in        quote.Request
 	rail      quote.Rail
@@ -262,6 +262,10 @@ func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.
 	var a *activities.Activities
 	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishQuote, s.in.TransactionID, out))
 }
+
+// Unsettled: a quote's payment whose finish is refused for good fails with its hold
+// released.
+func (s *quoteSteps) Unsettled(code catalog.Code) sandbox.Outcome { return sandbox.Unsettled(code) }
 
 // Aftermath is what follows a quote's finish: the receiving bank's return of a completed
 // payment (after ReturnDelay on a durable timer), and the refund of a failed payment whose

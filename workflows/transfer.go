@@ -27,11 +27,11 @@ func TransferWorkflowID(kind transfer.Kind, transactionID uuid.UUID) string {
 // Payment skeleton with the transfer's steps. Its create step applies the transfer rule to
 // the accounts as they are under the internal account's lock.
 func Transfer(ctx workflow.Context, in transfer.Request) error {
-	return Payment(ctx, &transferSteps{in: in}, in.SlowDelay)
+	return Payment[sandbox.Outcome](ctx, &transferSteps{in: in}, in.SlowDelay)
 }
 
-// transferSteps are the transfer's steps of the payment skeleton. rail is what the create
-// step found for the rail step.
+// transferSteps are the transfer's steps of the payment lifecycle (PaymentSteps and
+// RailSteps). rail is what the create step found for the rail step.
 type transferSteps struct {
 	in   transfer.Request
 	rail transfer.Rail
@@ -58,3 +58,6 @@ func (s *transferSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catal
 	var a *activities.Activities
 	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishTransfer, s.in, out))
 }
+
+// Unsettled: a transfer whose finish is refused for good fails with its hold released.
+func (s *transferSteps) Unsettled(code catalog.Code) sandbox.Outcome { return sandbox.Unsettled(code) }
