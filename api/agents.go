@@ -13,7 +13,6 @@ import (
 	"paycore/db/view"
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
-	"paycore/internal/catalog"
 	"paycore/internal/ids"
 )
 
@@ -23,7 +22,7 @@ import (
 
 var (
 	errAgentNotFound      = errorOf(agent.ErrNotFound())
-	errDeviceCodeNotFound = notFound(catalog.DeviceCodeNotFound, "device code")
+	errDeviceCodeNotFound = errorOf(agent.ErrDeviceCodeNotFound())
 )
 
 // agentPlatformRoutes registers the platform's agent routes (inside the HTTP Basic group).

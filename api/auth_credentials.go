@@ -210,7 +210,7 @@ func (s *Server) sendOTP(ctx context.Context, to, code string, pol walletauth.OT
 
 // loadCredential finds the credential of the path among the caller's platform's.
 func (s *Server) loadCredential(r *http.Request) (db.AuthCredential, error) {
-	return loadOne(r, "id", ids.AuthMethod, notFound(catalog.CredentialNotFound, "credential"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthCredential, error) {
+	return loadOne(r, "id", ids.AuthMethod, errorOf(walletauth.CredentialNotFound()), func(ctx context.Context, pid, id uuid.UUID) (db.AuthCredential, error) {
 		return db.AuthCredentialGet(ctx, s.Pool, db.AuthCredentialGetParams{PlatformID: pid, ID: id})
 	})
 }

@@ -8,7 +8,6 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/platformconfig"
 	"paycore/internal/walletauth"
@@ -43,7 +42,7 @@ func (s *Server) issueSession(ctx context.Context, cred db.AuthCredential, clien
 
 // loadSession finds a session of the caller's platform.
 func (s *Server) loadSession(r *http.Request) (db.AuthSession, error) {
-	return loadOne(r, "id", ids.Session, notFound(catalog.SessionNotFound, "session"), func(ctx context.Context, pid, id uuid.UUID) (db.AuthSession, error) {
+	return loadOne(r, "id", ids.Session, errorOf(walletauth.SessionNotFound()), func(ctx context.Context, pid, id uuid.UUID) (db.AuthSession, error) {
 		return db.AuthSessionGet(ctx, s.Pool, db.AuthSessionGetParams{PlatformID: pid, ID: id})
 	})
 }
@@ -61,7 +60,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	// A retry is checked even when the session is already gone, so a reused requestId is
 	// a 401 as the spec says.
 	if !walletauth.SessionActive(sess.RevokedAt, sess.ExpiresAt, s.now()) && r.Header.Get(headerRequestID) == "" {
-		return notFound(catalog.SessionNotFound, "session")
+		return walletauth.SessionNotFound()
 	}
 	typ, err := db.AuthCredentialTypeOf(r.Context(), s.Pool, sess.CredentialID)
 	if err != nil {

@@ -11,12 +11,13 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/ids"
+	"paycore/internal/kyc"
 	"paycore/workflows"
 )
 
 var (
 	errOwnerNotFound        = errorOf(customer.OwnerNotFound())
-	errVerificationNotFound = notFound(catalog.NotFound, "verification")
+	errVerificationNotFound = errorOf(kyc.VerificationNotFound())
 )
 
 // verification is the input of a customer's verification workflow.

@@ -403,12 +403,8 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("read quote: %w", err)
 	}
-	switch {
-	case row.Quote.SourceKind != string(quote.SourceRealtimeFunding):
-		return invalidField("quoteId", "the quote is funded from an account: execute it with POST /quotes/{quoteId}/execute")
-	case *b.CurrencyCode != row.Transaction.Currency:
-		return &Error{Status: http.StatusBadRequest, Code: catalog.InvalidCurrency, Message: fmt.Sprintf("the quote is funded in %s, not %s", row.Transaction.Currency, *b.CurrencyCode),
-			Details: map[string]any{"field": "currencyCode"}}
+	if err := quote.CheckDepositRequest(quote.SourceKind(row.Quote.SourceKind), row.Transaction.Currency, *b.CurrencyCode); err != nil {
+		return err
 	}
 	deposit := row.Transaction.Amount
 	if amount != nil {

@@ -110,7 +110,7 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 	if customer.Valid {
 		c, err := db.CustomerGet(ctx, s.Pool, db.CustomerGetParams{PlatformID: p.PlatformID, ID: customer.UUID})
 		if isNoRows(err) {
-			return view.ReceiverLookup{}, notFound(catalog.UserNotFound, "customer")
+			return view.ReceiverLookup{}, errCustomerNotFound
 		}
 		if err != nil {
 			return view.ReceiverLookup{}, fmt.Errorf("load customer: %w", err)

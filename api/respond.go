@@ -36,10 +36,6 @@ func invalidField(field, format string, args ...any) *Error {
 	return e
 }
 
-func notFound(code catalog.Code, what string) *Error {
-	return &Error{Status: http.StatusNotFound, Code: code, Message: what + " not found"}
-}
-
 // writeRaw writes a resource already rendered as JSON (a workflow update's answer).
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")

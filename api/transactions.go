@@ -13,6 +13,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/transfer"
 	"paycore/workflows/start"
 )
 
@@ -21,7 +22,7 @@ import (
 // constraint keeps them so), so the others select incoming transactions.
 var transactionStatuses = catalog.Names(catalog.TransactionStatuses)
 
-var errTransactionNotFound = notFound(catalog.TransactionNotFound, "transaction")
+var errTransactionNotFound = errorOf(transfer.TransactionNotFound())
 
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 	return s.serveTransactionOf(w, r, uuid.NullUUID{})

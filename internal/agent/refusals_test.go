@@ -12,6 +12,7 @@ import (
 func TestRefusals(t *testing.T) {
 	problemtest.Check(t,
 		problemtest.Case{Name: "ErrNotFound", Err: ErrNotFound(), Want: problem.Wire{Code: catalog.AgentNotFound, Message: "agent not found"}},
+		problemtest.Case{Name: "ErrDeviceCodeNotFound", Err: ErrDeviceCodeNotFound(), Want: problem.Wire{Code: catalog.DeviceCodeNotFound, Message: "device code not found"}},
 		problemtest.Case{Name: "ErrActionNotFound", Err: ErrActionNotFound(), Want: problem.Wire{Code: catalog.AgentActionNotFound, Message: "agent action not found"}},
 	)
 }

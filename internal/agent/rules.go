@@ -69,7 +69,7 @@ type CodeState struct {
 func CheckRedeem(s CodeState, now time.Time) error {
 	switch {
 	case !s.Found:
-		return problem.NotFound(catalog.DeviceCodeNotFound, "device code")
+		return ErrDeviceCodeNotFound()
 	case s.Redeemed || s.AgentConnected:
 		return problem.Refuse(catalog.DeviceCodeRedeemed, "this device code was already redeemed; a code works once (ask the platform for a new agent to connect another device)")
 	case s.Replaced:
@@ -136,6 +136,13 @@ func CodeKey(code string) string {
 
 // ErrNotFound is the refusal of an agent the platform does not have (or deleted).
 func ErrNotFound() error { return problem.NotFound(catalog.AgentNotFound, "agent") }
+
+// ErrDeviceCodeNotFound is the refusal of a device code no live agent of the caller's
+// platform has (a malformed, replaced or deleted agent's code included): 404
+// DEVICE_CODE_NOT_FOUND.
+func ErrDeviceCodeNotFound() error {
+	return problem.NotFound(catalog.DeviceCodeNotFound, "device code")
+}
 
 // ErrActionNotFound is the refusal of an agent action the agent (or the platform) does not
 // have.

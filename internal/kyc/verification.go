@@ -5,6 +5,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
+	"paycore/internal/problem"
 )
 
 // The state machine of a verification (one customer's KYC or KYB):
@@ -90,3 +91,7 @@ func Undecided(owners []customer.Owner) []uuid.UUID {
 	}
 	return out
 }
+
+// VerificationNotFound is the refusal of a verification the caller's platform does not
+// have: 404 NOT_FOUND.
+func VerificationNotFound() error { return problem.NotFound(catalog.NotFound, "verification") }

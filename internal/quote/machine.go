@@ -149,6 +149,21 @@ func (s State) Fund(d Deposit, now time.Time, open bool) (Funding, error) {
 	return Funding{Step: StepTake, Matches: d.Amount == s.Total}, nil
 }
 
+// CheckDepositRequest checks a deposit request (the sandbox's POST /sandbox/send) for a
+// quote whose source is source and whose sending currency is quoteCurrency, before it
+// reaches the quote: a quote funded from an account takes no deposit (INVALID_INPUT on
+// quoteId), and the deposit's currency must be the quote's (INVALID_CURRENCY on
+// currencyCode).
+func CheckDepositRequest(source SourceKind, quoteCurrency, currency string) error {
+	switch {
+	case source != SourceRealtimeFunding:
+		return problem.Field("quoteId", "the quote is funded from an account: execute it with POST /quotes/{quoteId}/execute")
+	case currency != quoteCurrency:
+		return problem.FieldCode(catalog.InvalidCurrency, "currencyCode", "the quote is funded in %s, not %s", quoteCurrency, currency)
+	}
+	return nil
+}
+
 // Expire is the quote's timer firing: a quote nobody executed or funded goes EXPIRED; one
 // executed after all (an execution the workflow did not see) is paid; one that already
 // ended (a late deposit expired it) stays as it is.

@@ -6,6 +6,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 var (
@@ -181,5 +182,24 @@ func TestAwaitsExecution(t *testing.T) {
 		if got := states[tc.state].AwaitsExecution(tc.key); got != tc.want {
 			t.Errorf("%s: AwaitsExecution(%q) = %v, want %v", tc.state, tc.key, got, tc.want)
 		}
+	}
+}
+
+// A deposit request is refused, before it reaches the quote, exactly as the API refused it:
+// a quote funded from an account (INVALID_INPUT on quoteId) before a currency that is not
+// the quote's (INVALID_CURRENCY on currencyCode); a deposit in the quote's currency passes.
+func TestCheckDepositRequest(t *testing.T) {
+	fromAccount := problem.Wire{Code: catalog.InvalidInput, Field: "quoteId",
+		Message: "the quote is funded from an account: execute it with POST /quotes/{quoteId}/execute"}
+	problemtest.Check(t,
+		problemtest.Case{Name: "account", Err: CheckDepositRequest(SourceAccount, "USD", "USD"), Want: fromAccount},
+		problemtest.Case{Name: "account, other currency", Err: CheckDepositRequest(SourceAccount, "USD", "EUR"), Want: fromAccount},
+		problemtest.Case{Name: "other currency", Err: CheckDepositRequest(SourceRealtimeFunding, "USD", "EUR"),
+			Want: problem.Wire{Code: catalog.InvalidCurrency, Field: "currencyCode", Message: "the quote is funded in USD, not EUR"}},
+		problemtest.Case{Name: "currency case", Err: CheckDepositRequest(SourceRealtimeFunding, "USD", "usd"),
+			Want: problem.Wire{Code: catalog.InvalidCurrency, Field: "currencyCode", Message: "the quote is funded in USD, not usd"}},
+	)
+	if err := CheckDepositRequest(SourceRealtimeFunding, "USD", "USD"); err != nil {
+		t.Errorf("a deposit in the quote's currency: %v", err)
 	}
 }

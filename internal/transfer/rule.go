@@ -125,3 +125,8 @@ func CheckServed(r Request, a Accounts, rails Rails) error {
 	}
 	return checkBalance(r, a)
 }
+
+// TransactionNotFound is the refusal of a transaction the caller's platform (or, for an
+// agent, its customer) does not have, of any kind (a transfer, a quote's payment, an
+// incoming payment): 404 TRANSACTION_NOT_FOUND.
+func TransactionNotFound() error { return problem.NotFound(catalog.TransactionNotFound, "transaction") }

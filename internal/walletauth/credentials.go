@@ -83,6 +83,10 @@ func CredentialExists(t catalog.CredentialType) *problem.Refusal {
 	return problem.Refuse(catalog.CredentialExists(t), "the account already has a %s credential", t)
 }
 
+// CredentialNotFound is the refusal of a credential the caller's platform does not have:
+// 404 CREDENTIAL_NOT_FOUND.
+func CredentialNotFound() error { return problem.NotFound(catalog.CredentialNotFound, "credential") }
+
 // CheckOnePerAccount refuses a credential of type t on an account that already holds the
 // existing types, when t is one per account.
 func CheckOnePerAccount(existing []catalog.CredentialType, t catalog.CredentialType) error {

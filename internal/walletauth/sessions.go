@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"paycore/internal/catalog"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/walletcrypto"
@@ -26,6 +27,10 @@ func SessionLifetime(c platformconfig.Wallet) time.Duration {
 func SessionActive(revokedAt *time.Time, expiresAt, now time.Time) bool {
 	return revokedAt == nil && now.Before(expiresAt)
 }
+
+// SessionNotFound is the refusal of a session the caller's platform does not have, or of
+// one no longer active where only an active one is meant: 404 SESSION_NOT_FOUND.
+func SessionNotFound() error { return problem.NotFound(catalog.SessionNotFound, "session") }
 
 // SessionKey is the signing key of a new session: the service keeps only PublicKey
 // (compressed); the private key leaves only in Bundle, sealed to the client's key.
