@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/fx"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
@@ -25,7 +27,9 @@ import (
 
 // Activities is registered with the worker; its methods are the activities.
 type Activities struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool
+	// store runs the db operations that record webhook events, rendered by view.Resources.
+	store   db.Store
 	box     *sealbox.Box
 	signer  *webhooksig.ECDSASigner
 	public  *http.Client // webhook client that refuses non-public addresses
@@ -95,6 +99,7 @@ func New(o Options) *Activities {
 	}
 	return &Activities{
 		pool:    o.Pool,
+		store:   db.NewStore(o.Pool, view.Resources{}),
 		box:     o.Box,
 		signer:  o.Signer,
 		public:  webhookClient(false, true, o.WebhookTimeout, o.Tracer),

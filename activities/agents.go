@@ -99,7 +99,7 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 		d, err := policy.Decide(u, now, agentpolicy.Action{Amount: reserved, AccountID: ids.Format(ids.InternalAccount, accountID), Threshold: threshold})
 		return reserved, d, err
 	}
-	act, err := db.AgentActionSubmit(ctx, a.pool, in, now, view.Resources{}, judge)
+	act, err := a.store.AgentActionSubmit(ctx, in, now, judge)
 	if err != nil {
 		return ActionStep{}, refusal(err)
 	}
@@ -209,7 +209,7 @@ func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db
 		}
 		// The quote's workflow has ended: its state machine answers from the stored quote
 		// (a repeat of this action's execution, or its refusal), holding nothing.
-		_, err = db.QuoteExecute(ctx, a.pool, act.QuoteID.UUID, e, a.now(), false, view.Resources{})
+		_, err = a.store.QuoteExecute(ctx, act.QuoteID.UUID, e, a.now(), false)
 		return err
 	}
 	kind := transfer.Out

@@ -28,7 +28,7 @@ type CreatedIncoming struct {
 // CreateIncoming creates a payment received over UMA (see db.IncomingCreate). A refusal
 // is a non-retryable application error and nothing is written.
 func (a *Activities) CreateIncoming(ctx context.Context, in incoming.Request) (CreatedIncoming, error) {
-	c, err := db.IncomingCreate(ctx, a.pool, in, a.now(), view.Resources{})
+	c, err := a.store.IncomingCreate(ctx, in, a.now())
 	if err != nil {
 		return CreatedIncoming{}, refusal(err)
 	}
@@ -82,7 +82,7 @@ func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID
 	if d.Approved {
 		d = incoming.ApproveWith(d.ReceiverInfo, known)
 	}
-	t, err := db.IncomingFinish(ctx, a.pool, transactionID, d, a.now(), view.Resources{})
+	t, err := a.store.IncomingFinish(ctx, transactionID, d, a.now())
 	if err != nil {
 		return FinishedIncoming{}, unsettled(fmt.Errorf("finish incoming payment: %w", err))
 	}

@@ -38,7 +38,7 @@ type CreatedQuote struct {
 func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (CreatedQuote, error) {
 	now := a.now()
 	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
-	q, rail, err := db.QuoteCreate(ctx, a.pool, in, view.Resources{}, func(acc quote.Accounts) (quote.Terms, error) {
+	q, rail, err := a.store.QuoteCreate(ctx, in, func(acc quote.Accounts) (quote.Terms, error) {
 		return quote.DecideServed(in, acc, a.ratesFor(acc.Environment), a.pricing, now, a.rails)
 	}, ch)
 	if err != nil {
@@ -81,7 +81,7 @@ func Register(r Registry, a *Activities) {
 // request, expired or ended, a REALTIME_FUNDING quote), or of the hold (insufficient
 // funds, no wallet signature) is a non-retryable application error.
 func (a *Activities) QuoteExecute(ctx context.Context, quoteID uuid.UUID, in quote.Execution) (json.RawMessage, error) {
-	q, err := db.QuoteExecute(ctx, a.pool, quoteID, in, a.now(), true, view.Resources{})
+	q, err := a.store.QuoteExecute(ctx, quoteID, in, a.now(), true)
 	if err != nil {
 		return nil, refusal(err)
 	}
@@ -97,7 +97,7 @@ func (a *Activities) QuoteExecute(ctx context.Context, quoteID uuid.UUID, in quo
 // It answers whether the quote was executed after all (an execution or a deposit the
 // workflow did not see committed): the workflow then pays it instead of ending.
 func (a *Activities) ExpireQuote(ctx context.Context, quoteID uuid.UUID) (QuoteState, error) {
-	q, err := db.QuoteExpire(ctx, a.pool, quoteID, a.now(), view.Resources{})
+	q, err := a.store.QuoteExpire(ctx, quoteID, a.now())
 	if err != nil {
 		return QuoteState{}, err
 	}
@@ -132,7 +132,7 @@ func (a *Activities) SubmitQuote(ctx context.Context, r quote.Rail) (rail.Outcom
 // db.QuoteFinish) and returns the status it ends with. The ledger's refusal for good (the
 // receiving account was closed) is a non-retryable error (see unsettled).
 func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.QuoteFinish(ctx, a.pool, transactionID, out, a.now(), view.Resources{})
+	t, err := a.store.QuoteFinish(ctx, transactionID, out, a.now())
 	if err != nil {
 		return "", unsettled(fmt.Errorf("finish quote: %w", err))
 	}
@@ -141,7 +141,7 @@ func (a *Activities) FinishQuote(ctx context.Context, transactionID uuid.UUID, o
 
 // ReturnQuote fails a completed payment its receiving bank returned (see db.QuoteReturn).
 func (a *Activities) ReturnQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.QuoteReturn(ctx, a.pool, transactionID, out, a.now(), view.Resources{})
+	t, err := a.store.QuoteReturn(ctx, transactionID, out, a.now())
 	if err != nil {
 		return "", fmt.Errorf("return quote: %w", err)
 	}
@@ -150,7 +150,7 @@ func (a *Activities) ReturnQuote(ctx context.Context, transactionID uuid.UUID, o
 
 // RefundQuote ends a failed payment's refund (see db.QuoteRefund).
 func (a *Activities) RefundQuote(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome) error {
-	if _, err := db.QuoteRefund(ctx, a.pool, transactionID, out.PaidOut, out.RefundFails, a.now(), view.Resources{}); err != nil {
+	if _, err := a.store.QuoteRefund(ctx, transactionID, out.PaidOut, out.RefundFails, a.now()); err != nil {
 		return fmt.Errorf("refund quote: %w", err)
 	}
 	return nil
@@ -168,7 +168,7 @@ type FundedQuote struct {
 // FundQuote records a deposit for a REALTIME_FUNDING quote (see db.QuoteFund). A refusal
 // (a second deposit, a quote funded from an account) is a non-retryable application error.
 func (a *Activities) FundQuote(ctx context.Context, quoteID uuid.UUID, deposit quote.Deposit) (FundedQuote, error) {
-	d, err := db.QuoteFund(ctx, a.pool, quoteID, deposit, a.now(), true, view.Resources{})
+	d, err := a.store.QuoteFund(ctx, quoteID, deposit, a.now(), true)
 	if err != nil {
 		return FundedQuote{}, refusal(err)
 	}

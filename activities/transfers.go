@@ -24,7 +24,7 @@ import (
 // It returns the Transaction resource as committed, for the API to answer with, and what
 // the rail step needs.
 func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (CreatedTransfer, error) {
-	t, rail, err := db.TransferCreate(ctx, a.pool, in, view.Resources{}, func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
+	t, rail, err := a.store.TransferCreate(ctx, in, func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
 	if err != nil {
 		return CreatedTransfer{}, refusal(err)
 	}
@@ -63,7 +63,7 @@ func (c *CreatedTransfer) UnmarshalJSON(b []byte) error {
 // MarkTransferProcessing moves a PENDING transfer to PROCESSING. It returns the status the
 // transaction has afterwards, so a workflow re-run on a finished transaction stops.
 func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID uuid.UUID) (catalog.TransactionStatus, error) {
-	return db.TransactionMarkProcessing(ctx, a.pool, transactionID, a.now(), view.Resources{})
+	return a.store.TransactionMarkProcessing(ctx, transactionID, a.now())
 }
 
 // SubmitTransfer hands the transfer to the rail that serves it (see internal/rail), under
@@ -90,7 +90,7 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 // a closed account. Any other refusal of the ledger for good is a non-retryable error (see
 // unsettled).
 func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, out rail.Outcome) (catalog.TransactionStatus, error) {
-	t, err := db.TransactionFinish(ctx, a.pool, in.TransactionID, in.Kind.Final(out), a.now(), view.Resources{})
+	t, err := a.store.TransactionFinish(ctx, in.TransactionID, in.Kind.Final(out), a.now())
 	if err != nil {
 		return "", unsettled(fmt.Errorf("finish transfer: %w", err))
 	}

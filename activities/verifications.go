@@ -68,7 +68,7 @@ type SubmittedVerification struct {
 // SubmitVerification submits a customer for verification (see db.VerificationSubmit); the
 // provider's required fields are those of the customer's currencies.
 func (a *Activities) SubmitVerification(ctx context.Context, platformID, customerID uuid.UUID) (SubmittedVerification, error) {
-	s, err := db.VerificationSubmit(ctx, a.pool, platformID, customerID, view.Resources{})
+	s, err := a.store.VerificationSubmit(ctx, platformID, customerID)
 	if err != nil {
 		return SubmittedVerification{}, refusal(err)
 	}
@@ -88,7 +88,7 @@ type ReviewedVerification struct {
 
 // ReviewVerification decides an IN_PROGRESS verification (see db.VerificationDecide).
 func (a *Activities) ReviewVerification(ctx context.Context, verificationID uuid.UUID) (ReviewedVerification, error) {
-	v, undecided, err := db.VerificationDecide(ctx, a.pool, verificationID, kyc.Decide, view.Resources{})
+	v, undecided, err := a.store.VerificationDecide(ctx, verificationID, kyc.Decide)
 	if err != nil {
 		return ReviewedVerification{}, err
 	}
@@ -99,7 +99,7 @@ func (a *Activities) ReviewVerification(ctx context.Context, verificationID uuid
 // PENDING_MANUAL_REVIEW (db.VerificationReviewManually) and answers with the Verification
 // resource; a verification not waiting for one is refused (409).
 func (a *Activities) ReviewVerificationManually(ctx context.Context, m kyc.ManualReview) (json.RawMessage, error) {
-	v, err := db.VerificationReviewManually(ctx, a.pool, m, view.Resources{})
+	v, err := a.store.VerificationReviewManually(ctx, m)
 	if err != nil {
 		return nil, refusal(err)
 	}

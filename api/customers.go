@@ -116,8 +116,8 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || answered {
 		return err
 	}
-	out, err := db.CustomerPatch(r.Context(), s.Pool, s.Box, db.CustomerPatchParams{PlatformID: pid, ID: id, Check: check,
-		EmailCredential: cred, Views: view.Resources{}})
+	out, err := s.store.CustomerPatch(r.Context(), s.Box, db.CustomerPatchParams{PlatformID: pid, ID: id, Check: check,
+		EmailCredential: cred})
 	if err != nil {
 		return err
 	}

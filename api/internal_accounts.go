@@ -122,7 +122,7 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	a, err := db.SandboxFund(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, *body.Amount, s.now(), view.Resources{}, sandbox.CheckFundingTarget)
+	a, err := s.store.SandboxFund(r.Context(), principalFrom(r.Context()).PlatformID, id, *body.Amount, s.now(), sandbox.CheckFundingTarget)
 	if err != nil {
 		return err
 	}

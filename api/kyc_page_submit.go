@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/db"
-	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/document"
@@ -277,9 +276,9 @@ func (s *Server) writeKycForm(r *http.Request, sub db.KycLinkSubject, token stri
 		if _, err := check(sub.Customer); err != nil {
 			return err
 		}
-		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check, Views: view.Resources{}}
+		patch = &db.CustomerPatchParams{PlatformID: sub.Link.PlatformID, ID: sub.Customer.ID, Check: check}
 	}
-	_, replaced, err := db.KycPageWrite(r.Context(), s.Pool, s.Box, token, patch, form.docs,
+	_, replaced, err := s.store.KycPageWrite(r.Context(), s.Box, token, patch, form.docs,
 		db.KycPageLimits{LinkDocuments: s.Config.KycLinkDocuments, CustomerDocuments: s.Config.DocumentsPerCustomer}, s.now())
 	if err != nil {
 		return err

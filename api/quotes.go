@@ -316,7 +316,7 @@ func (s *Server) quoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Ex
 	if !workflowEnded(err) {
 		return res, err
 	}
-	q, err := db.QuoteExecute(ctx, s.Pool, quoteID, e, s.now(), false, view.Resources{})
+	q, err := s.store.QuoteExecute(ctx, quoteID, e, s.now(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +331,7 @@ func (s *Server) quoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Depos
 	if !workflowEnded(err) {
 		return res, err
 	}
-	f, err := db.QuoteFund(ctx, s.Pool, quoteID, d, s.now(), false, view.Resources{})
+	f, err := s.store.QuoteFund(ctx, quoteID, d, s.now(), false)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"go.temporal.io/sdk/client"
 
+	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/fx"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
@@ -80,6 +82,9 @@ type Deps struct {
 // Server serves the API.
 type Server struct {
 	Deps
+	// store runs the db operations that record webhook events on Pool, rendered by
+	// view.Resources.
+	store  db.Store
 	start  start.Starter
 	oidc   *oidcProviders
 	router chi.Router
@@ -121,7 +126,7 @@ func New(d Deps) *Server {
 	if d.Propagator == nil {
 		d.Propagator = propagation.TraceContext{}
 	}
-	s := &Server{Deps: d, sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
+	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	s.router = s.routes()
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so

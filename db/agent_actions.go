@@ -45,9 +45,9 @@ type AgentActionViews interface {
 // with its expiry and records the AGENT_ACTION_PENDING_APPROVAL event; any other is
 // APPROVED, to be executed at once. Submitting again for a workflow that submitted an
 // action returns that action unchanged.
-func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request, now time.Time, v AgentActionViews, judge ActionJudge) (AgentActionFull, error) {
+func (s Store) AgentActionSubmit(ctx context.Context, n agent.Request, now time.Time, judge ActionJudge) (AgentActionFull, error) {
 	var out AgentActionFull
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		// An action its workflow submitted already (a retried step, or a request repeating
 		// an Idempotency-Key whose first workflow is gone) is answered as it is.
 		if a, err := q.AgentActionGetByWorkflow(ctx, AgentActionGetByWorkflowParams{PlatformID: n.PlatformID, WorkflowID: n.WorkflowID}); err == nil {
@@ -105,7 +105,7 @@ func AgentActionSubmit(ctx context.Context, pool *pgxpool.Pool, n agent.Request,
 			return err
 		}
 		if a.Status == agent.PendingApproval {
-			if _, err := eventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, v.AgentAction(out), nil); err != nil {
+			if _, err := eventRecord(ctx, q, a.PlatformID, events.AgentActionPendingApproval, s.views.AgentAction(out), nil); err != nil {
 				return err
 			}
 		}

@@ -26,6 +26,8 @@ import (
 // account and a USD external account, with an agent of its customer.
 type actionWorld struct {
 	*agentWorld
+	// store runs the operations that record webhook events on the world's pool.
+	store    db.Store
 	external uuid.UUID
 	agent    db.Agent
 }
@@ -37,6 +39,7 @@ func newActionWorld(t *testing.T, policy string) *actionWorld {
 	t.Helper()
 	ctx := context.Background()
 	pool, _ := dbtest.NewPool(t)
+	store := db.NewStore(pool, view.Resources{})
 	box := newBox(t)
 	p, s := provision(t, pool, box)
 	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "agent-owner", "$owner@"+s.UmaDomain))
@@ -60,7 +63,7 @@ func newActionWorld(t *testing.T, policy string) *actionWorld {
 	if account == uuid.Nil {
 		t.Fatalf("no USD account among %+v", accts)
 	}
-	if _, err := db.SandboxFund(ctx, pool, p.ID, account, 100_000, time.Now(), view.Resources{}, func(*sandbox.FundingTarget) error { return nil }); err != nil {
+	if _, err := store.SandboxFund(ctx, p.ID, account, 100_000, time.Now(), func(*sandbox.FundingTarget) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	cid, currency := ids.Format(ids.Customer, c.ID), "USD"
@@ -74,7 +77,7 @@ func newActionWorld(t *testing.T, policy string) *actionWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &actionWorld{agentWorld: &agentWorld{t: t, pool: pool, q: q, platform: p.ID, customer: c, account: account}, external: ext.ID}
+	w := &actionWorld{agentWorld: &agentWorld{t: t, pool: pool, q: q, platform: p.ID, customer: c, account: account}, store: store, external: ext.ID}
 	w.agent, _ = w.create(agentPolicy(t, policy), time.Minute)
 	return w
 }
@@ -104,7 +107,7 @@ func judge(now time.Time, needsApproval bool, calls *int) db.ActionJudge {
 
 func (w *actionWorld) submit(r agent.Request, now time.Time, needsApproval bool) db.AgentActionFull {
 	w.t.Helper()
-	a, err := db.AgentActionSubmit(context.Background(), w.pool, r, now, view.Resources{}, judge(now, needsApproval, nil))
+	a, err := w.store.AgentActionSubmit(context.Background(), r, now, judge(now, needsApproval, nil))
 	if err != nil {
 		w.t.Fatalf("submit %d: %v", r.Amount, err)
 	}
@@ -180,7 +183,7 @@ func TestAgentActionSubmit(t *testing.T) {
 
 	// The same id again: the stored action, judged and reserved once.
 	calls := 0
-	again, err := db.AgentActionSubmit(ctx, w.pool, pr, now, view.Resources{}, judge(now, true, &calls))
+	again, err := w.store.AgentActionSubmit(ctx, pr, now, judge(now, true, &calls))
 	if err != nil || again.ID != p.ID || again.Status != agent.PendingApproval || calls != 0 {
 		t.Fatalf("submitted again: %v %+v (judged %d times)", err, again.AgentAction, calls)
 	}
@@ -190,9 +193,9 @@ func TestAgentActionSubmit(t *testing.T) {
 	}
 
 	// Refusals write nothing: past the per-transaction limit, past the balance.
-	_, err = db.AgentActionSubmit(ctx, w.pool, w.request(5001), now, view.Resources{}, judge(now, false, nil))
+	_, err = w.store.AgentActionSubmit(ctx, w.request(5001), now, judge(now, false, nil))
 	limitRefused(t, err, agentpolicy.LimitPerTransaction)
-	_, err = db.AgentActionSubmit(ctx, w.pool, w.request(200_000), now, view.Resources{},
+	_, err = w.store.AgentActionSubmit(ctx, w.request(200_000), now,
 		func(agentpolicy.Policy, agentpolicy.Usage, int64, string, uuid.UUID) (int64, agentpolicy.Decision, error) {
 			t.Fatal("judged an action the transfer rule refuses")
 			return 0, agentpolicy.Decision{}, nil
@@ -312,7 +315,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 		t.Helper()
 		r := transfer.Request{TransactionID: a.TransactionID, Kind: transfer.Out, PlatformID: w.platform, CustomerID: ids.Some(w.customer.ID),
 			InternalAccountID: w.account, ExternalAccountID: w.external, Amount: a.Amount, AgentID: ids.Some(w.agent.ID)}
-		tx, _, err := db.TransferCreate(ctx, w.pool, r, view.Resources{}, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
+		tx, _, err := w.store.TransferCreate(ctx, r, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +325,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 	if !okTx.AgentID.Valid || okTx.AgentID.UUID != w.agent.ID {
 		t.Fatalf("the transaction does not name the agent: %+v", okTx)
 	}
-	if _, err := db.TransactionFinish(ctx, w.pool, okTx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now(), view.Resources{}); err != nil {
+	if _, err := w.store.TransactionFinish(ctx, okTx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	got := w.read(ok.ID)
@@ -333,7 +336,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 
 	failed := sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.InvalidInput, Message: "the bank refused the payment"}
 	for range 2 {
-		if _, err := db.TransactionFinish(ctx, w.pool, badTx.ID, failed, time.Now(), view.Resources{}); err != nil {
+		if _, err := w.store.TransactionFinish(ctx, badTx.ID, failed, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		wantAction(t, w.read(bad.ID), agent.Failed, "TRANSACTION_FAILED", true)
@@ -419,7 +422,7 @@ func TestAgentActionConcurrentSubmits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := db.AgentActionSubmit(ctx, w.pool, w.request(700), now, view.Resources{}, judge(now, false, nil))
+			_, err := w.store.AgentActionSubmit(ctx, w.request(700), now, judge(now, false, nil))
 			mu.Lock()
 			defer mu.Unlock()
 			var r *problem.Refusal

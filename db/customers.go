@@ -108,9 +108,6 @@ type CustomerPatchParams struct {
 	// EmailCredential, when valid, is the customer's EMAIL_OTP credential, which follows
 	// the customer to its new e-mail address.
 	EmailCredential uuid.NullUUID
-	// Views renders the CUSTOMER_KYC_*/CUSTOMER_KYB_* webhook of an identity change that
-	// sends the customer back through verification (customer.Change.Reverify).
-	Views KycViews
 }
 
 // CustomerPatch updates a customer in one transaction: the update is checked again under
@@ -118,18 +115,19 @@ type CustomerPatchParams struct {
 // (customerAccountsReplace; an account that cannot be closed refuses the whole update),
 // an e-mail change moves the EMAIL_OTP credential along, and an identity change that
 // sends the customer back through verification records its status webhook.
-func CustomerPatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
+func (s Store) CustomerPatch(ctx context.Context, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
 	var out Customer
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		var err error
-		out, err = customerPatchTx(ctx, q, box, p)
+		out, err = customerPatchTx(ctx, q, box, p, s.views)
 		return err
 	})
 	return out, err
 }
 
-// customerPatchTx is CustomerPatch within a transaction.
-func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p CustomerPatchParams) (Customer, error) {
+// customerPatchTx is CustomerPatch within a transaction; v renders the status webhook of an
+// identity change that sends the customer back through verification (customer.Change.Reverify).
+func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p CustomerPatchParams, v KycViews) (Customer, error) {
 	ch, err := customerChangeLocked(ctx, q, p)
 	if err != nil {
 		return Customer{}, err
@@ -156,7 +154,7 @@ func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p Custom
 		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
 	}
 	if ch.Reverify {
-		if err := customerStatusEvent(ctx, q, out, p.Views); err != nil {
+		if err := customerStatusEvent(ctx, q, out, v); err != nil {
 			return Customer{}, err
 		}
 	}

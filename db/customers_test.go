@@ -11,6 +11,7 @@ import (
 
 	"paycore/db"
 	"paycore/db/dbtest"
+	"paycore/db/view"
 	"paycore/internal/account"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
@@ -84,6 +85,7 @@ func newCustomer(t *testing.T, s platformconfig.Settings, platformCustomerID, um
 
 func TestCustomerCreateConstraints(t *testing.T) {
 	pool, _ := dbtest.NewPool(t)
+	store := db.NewStore(pool, view.Resources{})
 	box := newBox(t)
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
@@ -111,7 +113,7 @@ func TestCustomerCreateConstraints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.CustomerPatch(ctx, pool, box, db.CustomerPatchParams{PlatformID: p.ID, ID: second.ID,
+	_, err = store.CustomerPatch(ctx, box, db.CustomerPatchParams{PlatformID: p.ID, ID: second.ID,
 		Check: func(r customer.Record) (customer.Change, error) {
 			r.UmaAddress = first.UmaAddress
 			return customer.Change{Record: r}, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/internal/catalog"
 	"paycore/internal/events"
@@ -33,9 +32,9 @@ type IncomingCreated struct {
 // INCOMING_PAYMENT_PENDING event, which the payment's workflow delivers itself as the
 // approval request (the relay leaves it). Creating an existing payment again changes
 // nothing.
-func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request, now time.Time, v Views) (IncomingCreated, error) {
+func (s Store) IncomingCreate(ctx context.Context, r incoming.Request, now time.Time) (IncomingCreated, error) {
 	var out IncomingCreated
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
 			ev, err := q.WebhookEventFind(ctx, WebhookEventFindParams{PlatformID: t.PlatformID, Type: events.IncomingPaymentPending,
 				TransactionRef: ids.Format(ids.Transaction, t.ID)})
@@ -66,7 +65,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 		t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
 			PlatformCustomerID: rc.PlatformCustomerID, Kind: incoming.Kind, Type: catalog.Incoming, Status: catalog.TxPending,
 			SourceKind: string(catalog.EndpointUma), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: uuid.NullUUID{UUID: rc.AccountID, Valid: true},
-			Currency: r.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID), CounterpartyInformation: counterparty,
+			Currency: r.Currency, Amount: r.Amount, Reference: s.views.Reference(r.TransactionID), CounterpartyInformation: counterparty,
 			SourceUmaAddress: &sender})
 		if err != nil {
 			return fmt.Errorf("create transaction: %w", err)
@@ -76,7 +75,7 @@ func IncomingCreate(ctx context.Context, pool *pgxpool.Pool, r incoming.Request,
 				return fmt.Errorf("link counterpart: %w", err)
 			}
 		}
-		ev, err := eventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, v.IncomingPending(t, incoming.RequiredPayeeFields), &now)
+		ev, err := eventRecord(ctx, q, r.PlatformID, events.IncomingPaymentPending, s.views.IncomingPending(t, incoming.RequiredPayeeFields), &now)
 		if err != nil {
 			return err
 		}
@@ -121,7 +120,7 @@ func incomingReceiverGet(ctx context.Context, q *queries, r incoming.Request) (I
 // transaction, as a transfer in ends (finishTransfer): approved, the receiver's details
 // recorded and the account credited; otherwise REJECTED or FAILED with the reason, nothing
 // credited. Finishing a finished payment changes nothing and returns it.
-func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d incoming.Decision, now time.Time, v Views) (Transaction, error) {
+func (s Store) IncomingFinish(ctx context.Context, id uuid.UUID, d incoming.Decision, now time.Time) (Transaction, error) {
 	var info []byte
 	if d.Approved && len(d.ReceiverInfo) > 0 {
 		var err error
@@ -130,12 +129,12 @@ func IncomingFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d inc
 		}
 	}
 	var final Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
 		if err != nil {
 			return err
 		}
-		final, err = finishTransfer(ctx, q, v, p, d.Outcome(), now, func() error {
+		final, err = finishTransfer(ctx, q, s.views, p, d.Outcome(), now, func() error {
 			if info == nil {
 				return nil
 			}

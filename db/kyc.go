@@ -209,9 +209,9 @@ type Submitted struct {
 // verification (or a new one) RESOLVE_ERRORS; a complete submission makes it IN_PROGRESS
 // and the customer PENDING. Each outcome records its VERIFICATION_* (and CUSTOMER_*)
 // webhook.
-func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, v KycViews) (Submitted, error) {
+func (s Store) VerificationSubmit(ctx context.Context, platformID, id uuid.UUID) (Submitted, error) {
 	var out Submitted
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		_, c, err := lockCustomer(ctx, q, platformID, id)
 		if err != nil {
 			return err
@@ -275,11 +275,11 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 			}
 		}
 		if outcome.Customer != "" {
-			if err := setCustomerKyc(ctx, q, c, outcome.Customer, v); err != nil {
+			if err := setCustomerKyc(ctx, q, c, outcome.Customer, s.views); err != nil {
 				return err
 			}
 		}
-		return recordVerification(ctx, q, out.Verification, v)
+		return recordVerification(ctx, q, out.Verification, s.views)
 	})
 	return out, err
 }
@@ -289,9 +289,9 @@ func VerificationSubmit(ctx context.Context, pool *pgxpool.Pool, platformID, id 
 // customer's status follows, with the webhooks of both. A verification no longer in
 // progress is answered as it is. While an owner's KYC is under review nothing is decided:
 // undecided lists those owners (the business's KYB waits for them).
-func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
-	decide func(customer.Record, []customer.Owner, catalog.Environment) kyc.Decision, v KycViews) (out Verification, undecided []uuid.UUID, err error) {
-	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+func (s Store) VerificationDecide(ctx context.Context, id uuid.UUID,
+	decide func(customer.Record, []customer.Owner, catalog.Environment) kyc.Decision) (out Verification, undecided []uuid.UUID, err error) {
+	err = withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := q.VerificationGetByIDForUpdate(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock verification: %w", err)
@@ -323,10 +323,10 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 		if out, err = q.VerificationUpdate(ctx, VerificationUpdateParams{ID: id, Status: d.Status, Errors: errs}); err != nil {
 			return fmt.Errorf("record verification decision: %w", err)
 		}
-		if err := setCustomerKyc(ctx, q, c, d.Customer, v); err != nil {
+		if err := setCustomerKyc(ctx, q, c, d.Customer, s.views); err != nil {
 			return err
 		}
-		return recordVerification(ctx, q, out, v)
+		return recordVerification(ctx, q, out, s.views)
 	})
 	return out, undecided, err
 }
@@ -334,9 +334,9 @@ func VerificationDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 // VerificationReviewManually records an operator's decision on a verification waiting in
 // PENDING_MANUAL_REVIEW (kyc.ManualReview.Decided refuses any other with 409), under its
 // lock: the verification's status, the customer's that follows, and the webhooks of both.
-func VerificationReviewManually(ctx context.Context, pool *pgxpool.Pool, m kyc.ManualReview, v KycViews) (Verification, error) {
+func (s Store) VerificationReviewManually(ctx context.Context, m kyc.ManualReview) (Verification, error) {
 	var out Verification
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		cur, err := q.VerificationGetByIDForUpdate(ctx, m.VerificationID)
 		if err != nil {
 			return fmt.Errorf("lock verification: %w", err)
@@ -356,10 +356,10 @@ func VerificationReviewManually(ctx context.Context, pool *pgxpool.Pool, m kyc.M
 		if out, err = q.VerificationUpdate(ctx, VerificationUpdateParams{ID: cur.ID, Status: d.Status, Errors: errs}); err != nil {
 			return fmt.Errorf("record the manual review: %w", err)
 		}
-		if err := setCustomerKyc(ctx, q, c, d.Customer, v); err != nil {
+		if err := setCustomerKyc(ctx, q, c, d.Customer, s.views); err != nil {
 			return err
 		}
-		return recordVerification(ctx, q, out, v)
+		return recordVerification(ctx, q, out, s.views)
 	})
 	return out, err
 }
@@ -459,9 +459,9 @@ type KycPageDocument struct {
 // delete once this has committed. The link's stored files (limits.LinkDocuments, replaced
 // ones counted) and the customer's documents (limits.CustomerDocuments) are capped. The
 // link's state is judged at now.
-func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument,
+func (s Store) KycPageWrite(ctx context.Context, box *sealbox.Box, token string, patch *CustomerPatchParams, docs []KycPageDocument,
 	limits KycPageLimits, now time.Time) (link KycLink, replaced []string, err error) {
-	err = withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err = withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		replaced = nil
 		var err error
 		if link, err = q.KycLinkByTokenForUpdate(ctx, kyc.TokenHash(token)); err != nil {
@@ -484,7 +484,7 @@ func KycPageWrite(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, tok
 			return fmt.Errorf("spend KYC link: %w", err)
 		}
 		if patch != nil {
-			if _, err := customerPatchTx(ctx, q, box, *patch); err != nil {
+			if _, err := customerPatchTx(ctx, q, box, *patch, s.views); err != nil {
 				return err
 			}
 		}

@@ -89,6 +89,7 @@ func TestOwnersNeverPassAHundredPercent(t *testing.T) {
 // approves, with the webhooks of each step.
 func TestVerificationSubmitAndDecide(t *testing.T) {
 	pool, _ := dbtest.NewPool(t)
+	store := db.NewStore(pool, view.Resources{})
 	box := newBox(t)
 	ctx := context.Background()
 	q := db.New(pool)
@@ -105,7 +106,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := db.VerificationSubmit(ctx, pool, p.ID, biz.ID, view.Resources{})
+	first, err := store.VerificationSubmit(ctx, p.ID, biz.ID)
 	if err != nil || first.InProgress || first.Verification.Status != catalog.VerificationResolveErrors {
 		t.Fatalf("first submission %+v %v", first, err)
 	}
@@ -120,7 +121,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	second, err := db.VerificationSubmit(ctx, pool, p.ID, biz.ID, view.Resources{})
+	second, err := store.VerificationSubmit(ctx, p.ID, biz.ID)
 	if err != nil || !second.InProgress || second.Verification.ID != first.Verification.ID {
 		t.Fatalf("re-submission %+v %v", second, err)
 	}
@@ -128,19 +129,19 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 		count(t, pool, "SELECT count(*) FROM customers WHERE id = $1 AND kyc_status = 'PENDING'", biz.ID) != 1 {
 		t.Fatal("a submission in progress freezes the documents and makes the business PENDING")
 	}
-	_, undecided, err := db.VerificationDecide(ctx, pool, second.Verification.ID, kyc.Decide, view.Resources{})
+	_, undecided, err := store.VerificationDecide(ctx, second.Verification.ID, kyc.Decide)
 	if err != nil || len(undecided) != 1 || undecided[0] != owner.ID {
 		t.Fatalf("decided before the owner: %v %v", undecided, err)
 	}
 	if st, err := db.OwnerDecide(ctx, pool, owner.ID, kyc.OwnerOutcome); err != nil || st != catalog.KycApproved {
 		t.Fatalf("owner %s %v", st, err)
 	}
-	v, undecided, err := db.VerificationDecide(ctx, pool, second.Verification.ID, kyc.Decide, view.Resources{})
+	v, undecided, err := store.VerificationDecide(ctx, second.Verification.ID, kyc.Decide)
 	if err != nil || len(undecided) != 0 || v.Status != catalog.VerificationApproved {
 		t.Fatalf("decision %+v %v %v", v, undecided, err)
 	}
 	// Decided again (a retried step), nothing changes.
-	if again, _, err := db.VerificationDecide(ctx, pool, v.ID, kyc.Decide, view.Resources{}); err != nil || !again.UpdatedAt.Equal(v.UpdatedAt) {
+	if again, _, err := store.VerificationDecide(ctx, v.ID, kyc.Decide); err != nil || !again.UpdatedAt.Equal(v.UpdatedAt) {
 		t.Fatalf("a repeated decision: %+v %v", again, err)
 	}
 	if got := count(t, pool, `SELECT count(*) FROM webhook_events WHERE platform_id = $1 AND type IN

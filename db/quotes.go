@@ -117,10 +117,10 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 // source the quote's own signed request ch (whose payloadToSign the quote shows).
 // Creating an existing quote again changes nothing and returns it. Beside the quote it
 // returns what executing it takes.
-func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Views, decide func(quote.Accounts) (quote.Terms, error), ch walletauth.Challenge) (QuoteWithTransaction, quote.Rail, error) {
+func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quote.Accounts) (quote.Terms, error), ch walletauth.Challenge) (QuoteWithTransaction, quote.Rail, error) {
 	var out QuoteWithTransaction
 	var rail quote.Rail
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		if existing, err := q.QuoteGetByID(ctx, r.QuoteID); err == nil {
 			out = QuoteWithTransaction(existing) // created by an earlier attempt
 			rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction)
@@ -147,7 +147,7 @@ func QuoteCreate(ctx context.Context, pool *pgxpool.Pool, r quote.Request, v Vie
 				CustomerID: acc.Destination.CustomerID.UUID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
 				SenderUma: acc.SenderUma, SenderName: acc.Sender["FULL_NAME"]}
 		}
-		if err := createQuoteTransaction(ctx, q, r, acc, terms, v); err != nil {
+		if err := createQuoteTransaction(ctx, q, r, acc, terms, s.views); err != nil {
 			return err
 		}
 		signed, source, dest := uuid.NullUUID{}, uuid.NullUUID{}, uuid.NullUUID{UUID: acc.Destination.ID, Valid: !acc.Destination.Uma && acc.Destination.ID != uuid.Nil}
@@ -310,9 +310,9 @@ func QuoteSnapshot(qt Quote, t Transaction) quote.State {
 // paying customer must still be APPROVED (locked, so an identity change that sends it back
 // through verification is either before or after): a quote made before such a change is
 // not executed for the new identity.
-func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool, v Views) (QuoteWithTransaction, error) {
+func (s Store) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
@@ -336,7 +336,7 @@ func QuoteExecute(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, e 
 			if err != nil {
 				return err
 			}
-			if _, err := applyPlan(ctx, q, v, p, plan, now); err != nil {
+			if _, err := applyPlan(ctx, q, s.views, p, plan, now); err != nil {
 				return err
 			}
 		}
@@ -370,9 +370,9 @@ type Deposit struct {
 // refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
 // quote's lock, and payment.Snapshot.FundQuote plans it: the same deposit again (its key)
 // is answered as it was recorded; a second one is refused. open is as for QuoteExecute.
-func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool, v Views) (Deposit, error) {
+func (s Store) QuoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool) (Deposit, error) {
 	var out Deposit
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
@@ -391,7 +391,7 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 			return err
 		}
 		out.Late, out.Matches = late, f.Matches && !late
-		out.Transaction, err = applyPlan(ctx, q, v, p, plan, now)
+		out.Transaction, err = applyPlan(ctx, q, s.views, p, plan, now)
 		return err
 	})
 	return out, err
@@ -401,16 +401,16 @@ func QuoteFund(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, d quo
 // quote nobody executed in time ends, its transaction EXPIRED with QUOTE_EXPIRED and the
 // OUTGOING_PAYMENT_EXPIRED event. An executed quote, or one a late deposit already ended,
 // is left as it is. It returns the quote afterwards.
-func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, now time.Time, v Views) (QuoteWithTransaction, error) {
+func (s Store) QuoteExpire(ctx context.Context, quoteID uuid.UUID, now time.Time) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
 		if err != nil {
 			return err
 		}
 		if QuoteSnapshot(*p.Quote, p.Transaction).Expire() == quote.StepExpire {
 			if c, ok := p.Snapshot().Expire(); ok {
-				if _, err := applyPlan(ctx, q, v, p, payment.Plan{Status: c}, now); err != nil {
+				if _, err := applyPlan(ctx, q, s.views, p, payment.Plan{Status: c}, now); err != nil {
 					return err
 				}
 			}
@@ -436,17 +436,17 @@ func QuoteExpire(ctx context.Context, pool *pgxpool.Pool, quoteID uuid.UUID, now
 // final status, the final event, the counterpart of a payment between customers on this
 // deployment ended with it, and for a refunded failure the refund opened
 // (REFUND_PENDING). Finishing a finished payment changes nothing.
-func QuoteFinish(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
-	return changePayment(ctx, pool, paymentKey{transaction: transactionID, withCounterpart: true}, now, v, func(s payment.Snapshot) (payment.Plan, bool, error) {
-		return s.FinishQuote(out)
+func (s Store) QuoteFinish(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
+	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID, withCounterpart: true}, now, s.views, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.FinishQuote(out)
 	})
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
 // return's cause, the refund opened. The refund step gives the money back.
-func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
-	return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, func(s payment.Snapshot) (payment.Plan, bool, error) {
-		return s.Return(out)
+func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
+	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.Return(out)
 	})
 }
 
@@ -456,13 +456,13 @@ func QuoteReturn(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUI
 // (paidOut) by reversing the conversion, money still held by releasing the hold; the
 // refund is COMPLETED. A source closed since cannot take the money back: the refund fails
 // and the money stays for operators. A refund that already ended changes nothing.
-func QuoteRefund(ctx context.Context, pool *pgxpool.Pool, transactionID uuid.UUID, paidOut, fails bool, now time.Time, v Views) (Transaction, error) {
-	refund := func(s payment.Snapshot) (payment.Plan, bool, error) { return s.Refund(paidOut, fails) }
+func (s Store) QuoteRefund(ctx context.Context, transactionID uuid.UUID, paidOut, fails bool, now time.Time) (Transaction, error) {
+	refund := func(snap payment.Snapshot) (payment.Plan, bool, error) { return snap.Refund(paidOut, fails) }
 	if !paidOut || fails {
-		return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, refund)
+		return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, refund)
 	}
-	return changePayment(ctx, pool, paymentKey{transaction: transactionID}, now, v, refund, func(s payment.Snapshot) (payment.Plan, bool, error) {
-		return s.Refund(paidOut, true)
+	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, refund, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.Refund(paidOut, true)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/internal/catalog"
 	"paycore/internal/events"
@@ -20,7 +19,7 @@ import (
 
 // Views are how the API presents rows: the resources webhook events carry and a
 // transaction's reconciliation reference. Package db/view implements them; it imports db,
-// so the operations here take them as a value.
+// so the operations here are given them once, as part of a Store's Renderer.
 type Views interface {
 	Transaction(t Transaction) any
 	// IncomingPending is the event of an incoming payment awaiting approval.
@@ -84,10 +83,10 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 // transfer out of an embedded wallet that no signed retry authorised is refused with
 // ErrWalletSignatureRequired. Creating an existing transaction again changes nothing and
 // returns it. Beside the transaction it returns what the rail step needs.
-func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request, v Views, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
+func (s Store) TransferCreate(ctx context.Context, r transfer.Request, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
 	var out Transaction
 	var rail transfer.Rail
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		// The account's ledger row lock, held until this transaction commits, orders the
 		// creation against a close of the account (either the close comes first and the
 		// status read next is CLOSED, or it comes after and sees this transaction) and
@@ -114,7 +113,7 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 		}
 		rail = acc.Rail()
 		p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Internal.CustomerID, PlatformCustomerID: acc.PlatformCustomerID,
-			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: v.Reference(r.TransactionID),
+			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: s.views.Reference(r.TransactionID),
 			AgentID: r.AgentID.Null()}
 		if r.Description != "" {
 			p.Description = &r.Description
@@ -127,7 +126,7 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 			event = events.OutgoingPaymentPending
 			h := holdRequest{TransactionID: r.TransactionID, PlatformID: r.PlatformID, Account: acc.Internal.ID, Currency: acc.Internal.Currency,
 				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out)}
-			if err := holdFunds(ctx, q, h, v); err != nil {
+			if err := holdFunds(ctx, q, h, s.views); err != nil {
 				return err
 			}
 		} else {
@@ -139,7 +138,7 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 			return fmt.Errorf("create transaction: %w", err)
 		}
 		out = t
-		return recordTransaction(ctx, q, v, t, event)
+		return recordTransaction(ctx, q, s.views, t, event)
 	})
 	return out, rail, err
 }
@@ -148,9 +147,9 @@ func TransferCreate(ctx context.Context, pool *pgxpool.Pool, r transfer.Request,
 // OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none)
 // (lockPayment → payment.Snapshot.MarkProcessing → applyPlan). It returns the status the
 // transaction has afterwards: not PROCESSING when an earlier run finished it.
-func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time, v Views) (catalog.TransactionStatus, error) {
+func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now time.Time) (catalog.TransactionStatus, error) {
 	var status catalog.TransactionStatus
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
 		if err != nil {
 			return err
@@ -160,7 +159,7 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 		if !ok {
 			return nil
 		}
-		t, err := applyPlan(ctx, q, v, p, plan, now)
+		t, err := applyPlan(ctx, q, s.views, p, plan, now)
 		status = t.Status
 		return err
 	})
@@ -176,14 +175,14 @@ func TransactionMarkProcessing(ctx context.Context, pool *pgxpool.Pool, id uuid.
 // transaction changes nothing and returns it. An incoming payment whose internal account
 // was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing:
 // closing refuses an account with incoming money on the way, so this is defence in depth.
-func TransactionFinish(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, out sandbox.Outcome, now time.Time, v Views) (Transaction, error) {
+func (s Store) TransactionFinish(ctx context.Context, id uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
 	var final Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
 		if err != nil {
 			return err
 		}
-		final, err = finishTransfer(ctx, q, v, p, out, now, nil)
+		final, err = finishTransfer(ctx, q, s.views, p, out, now, nil)
 		return err
 	})
 	return final, err
@@ -264,9 +263,9 @@ func railOf(ctx context.Context, q *queries, t Transaction) (transfer.Rail, erro
 // such account), then posts the credit, records it as a completed incoming transaction,
 // and records the INTERNAL_ACCOUNT_BALANCE_UPDATED event. It returns the account
 // afterwards.
-func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID uuid.UUID, amount int64, now time.Time, v Views, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
+func (s Store) SandboxFund(ctx context.Context, platformID, accountID uuid.UUID, amount int64, now time.Time, check func(*sandbox.FundingTarget) error) (InternalAccountGetRow, error) {
 	var out InternalAccountGetRow
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		a, err := internalAccountLock(ctx, q, platformID, accountID)
 		if IsNotFound(err) {
 			return check(nil)
@@ -301,12 +300,12 @@ func SandboxFund(ctx context.Context, pool *pgxpool.Pool, platformID, accountID 
 			ID: txID, PlatformID: platformID, CustomerID: acct.CustomerID, PlatformCustomerID: platformCustomerID,
 			Kind: sandbox.FundingKind, Type: catalog.Incoming, Status: catalog.TxCompleted,
 			SourceKind: string(catalog.EndpointRealtimeFunding), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: uuid.NullUUID{UUID: acct.ID, Valid: true},
-			Currency: acct.Currency, Amount: amount, Reference: v.Reference(txID), SettledAt: &now, Description: &description,
+			Currency: acct.Currency, Amount: amount, Reference: s.views.Reference(txID), SettledAt: &now, Description: &description,
 		}); err != nil {
 			return fmt.Errorf("record funding transaction: %w", err)
 		}
 		out = InternalAccountGetRow{InternalAccount: acct, Balance: after.Balance, Held: after.Held}
-		return recordBalanceOf(ctx, q, v, platformID, acct, after)
+		return recordBalanceOf(ctx, q, s.views, platformID, acct, after)
 	})
 	return out, err
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"paycore/db"
-	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
@@ -33,30 +31,30 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 	ctx := context.Background()
 	r := transfer.Request{TransactionID: ids.New(), Kind: transfer.Out, PlatformID: w.platform, CustomerID: ids.Some(w.customer.ID),
 		InternalAccountID: w.account, ExternalAccountID: w.external, Amount: 700}
-	tx, _, err := db.TransferCreate(ctx, w.pool, r, view.Resources{}, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
+	tx, _, err := w.store.TransferCreate(ctx, r, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
 	if err != nil || tx.Status != catalog.TxPending {
 		t.Fatalf("create: %+v %v", tx, err)
 	}
-	if _, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxExpired}, time.Now(), view.Resources{}); err == nil {
+	if _, err := w.store.TransactionFinish(ctx, tx.ID, sandbox.Outcome{Status: catalog.TxExpired}, time.Now()); err == nil {
 		t.Fatal("an EXPIRED outcome finished a transfer")
 	}
 	for range 2 {
-		if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, time.Now(), view.Resources{}); err != nil || s != catalog.TxProcessing {
+		if s, err := w.store.TransactionMarkProcessing(ctx, tx.ID, time.Now()); err != nil || s != catalog.TxProcessing {
 			t.Fatalf("processing: %s %v", s, err)
 		}
 	}
 	if n := eventCount(t, w, "OUTGOING_PAYMENT_PROCESSING"); n != 1 {
 		t.Fatalf("%d processing events", n)
 	}
-	done, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now(), view.Resources{})
+	done, err := w.store.TransactionFinish(ctx, tx.ID, sandbox.Outcome{Status: catalog.TxCompleted}, time.Now())
 	if err != nil || done.Status != catalog.TxCompleted || done.SettledAt == nil {
 		t.Fatalf("finish: %+v %v", done, err)
 	}
-	again, err := db.TransactionFinish(ctx, w.pool, tx.ID, sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no"}, time.Now(), view.Resources{})
+	again, err := w.store.TransactionFinish(ctx, tx.ID, sandbox.Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "no"}, time.Now())
 	if err != nil || again.Status != catalog.TxCompleted || again.FailureDetail != nil {
 		t.Fatalf("second finish: %+v %v", again, err)
 	}
-	if s, err := db.TransactionMarkProcessing(ctx, w.pool, tx.ID, time.Now(), view.Resources{}); err != nil || s != catalog.TxCompleted {
+	if s, err := w.store.TransactionMarkProcessing(ctx, tx.ID, time.Now()); err != nil || s != catalog.TxCompleted {
 		t.Fatalf("processing a completed transfer: %s %v", s, err)
 	}
 	if n := eventCount(t, w, "OUTGOING_PAYMENT_COMPLETED") + eventCount(t, w, "OUTGOING_PAYMENT_FAILED"); n != 1 {
@@ -80,7 +78,7 @@ func TestIncomingCreateAndFinish(t *testing.T) {
 	}
 	unknown := req(500)
 	unknown.ReceiverCustomer = ids.Some(ids.New())
-	if _, err := db.IncomingCreate(ctx, w.pool, unknown, time.Now(), view.Resources{}); problem.CodeOf(err) != catalog.UserNotFound {
+	if _, err := w.store.IncomingCreate(ctx, unknown, time.Now()); problem.CodeOf(err) != catalog.UserNotFound {
 		t.Fatalf("unknown receiver: %v", err)
 	}
 	balance := func() int64 {
@@ -92,31 +90,31 @@ func TestIncomingCreateAndFinish(t *testing.T) {
 		return b
 	}
 	before := balance()
-	approved, err := db.IncomingCreate(ctx, w.pool, req(500), time.Now(), view.Resources{})
+	approved, err := w.store.IncomingCreate(ctx, req(500), time.Now())
 	if err != nil || approved.Transaction.Status != catalog.TxPending {
 		t.Fatalf("create: %+v %v", approved, err)
 	}
 	id := approved.Transaction.ID
-	end, err := db.IncomingFinish(ctx, w.pool, id, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), time.Now(), view.Resources{})
+	end, err := w.store.IncomingFinish(ctx, id, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), time.Now())
 	if err != nil || end.Status != catalog.TxCompleted || string(end.ReceiverCustomerInfo) != `{"FULL_NAME": "Ada Lovelace"}` {
 		t.Fatalf("approve: %+v %s %v", end, end.ReceiverCustomerInfo, err)
 	}
-	if again, err := db.IncomingFinish(ctx, w.pool, id, incoming.Reject("late"), time.Now(), view.Resources{}); err != nil || again.Status != catalog.TxCompleted {
+	if again, err := w.store.IncomingFinish(ctx, id, incoming.Reject("late"), time.Now()); err != nil || again.Status != catalog.TxCompleted {
 		t.Fatalf("reject after approval: %+v %v", again, err)
 	}
 	if got := balance(); got != before+500 {
 		t.Fatalf("balance %d, want %d", got, before+500)
 	}
 
-	rejected, err := db.IncomingCreate(ctx, w.pool, req(300), time.Now(), view.Resources{})
+	rejected, err := w.store.IncomingCreate(ctx, req(300), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	end, err = db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Reject("RESTRICTED"), time.Now(), view.Resources{})
+	end, err = w.store.IncomingFinish(ctx, rejected.Transaction.ID, incoming.Reject("RESTRICTED"), time.Now())
 	if err != nil || end.Status != catalog.TxRejected || end.ReceiverCustomerInfo != nil {
 		t.Fatalf("reject: %+v %v", end, err)
 	}
-	if again, err := db.IncomingFinish(ctx, w.pool, rejected.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada"}), time.Now(), view.Resources{}); err != nil ||
+	if again, err := w.store.IncomingFinish(ctx, rejected.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada"}), time.Now()); err != nil ||
 		again.Status != catalog.TxRejected || again.ReceiverCustomerInfo != nil {
 		t.Fatalf("approve after rejection: %+v %v", again, err)
 	}

@@ -738,7 +738,7 @@ func TestQuoteExecutionRepeatedAfterALostUpdate(t *testing.T) {
 	}
 	// The first attempt's execution, committed without the workflow's knowledge.
 	sum := sha256.Sum256([]byte(w.platform.ID.String() + "\x00" + "lost-update"))
-	if _, err := db.QuoteExecute(context.Background(), s.app.pool, quoteID, quote.Execution{Key: "key:" + hex.EncodeToString(sum[:])}, time.Now(), true, view.Resources{}); err != nil {
+	if _, err := db.NewStore(s.app.pool, view.Resources{}).QuoteExecute(context.Background(), quoteID, quote.Execution{Key: "key:" + hex.EncodeToString(sum[:])}, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	if tx := w.transaction(q.TransactionID); tx.Status != "PROCESSING" {
