@@ -115,35 +115,3 @@ func incomingReceiverGet(ctx context.Context, q *queries, r incoming.Request) (I
 	return rc, &incoming.Receiver{Deleted: rc.IsDeleted, HasAccount: rc.AccountID != uuid.Nil, AccountStatus: catalog.AccountStatus(rc.AccountStatus),
 		Currencies: cur}, nil
 }
-
-// IncomingFinish ends an incoming payment with the platform's decision, in one database
-// transaction, as a transfer in ends (finishTransfer): approved, the receiver's details
-// recorded and the account credited; otherwise REJECTED or FAILED with the reason, nothing
-// credited. Finishing a finished payment changes nothing and returns it.
-func (s Store) IncomingFinish(ctx context.Context, id uuid.UUID, d incoming.Decision, now time.Time) (Transaction, error) {
-	var info []byte
-	if d.Approved && len(d.ReceiverInfo) > 0 {
-		var err error
-		if info, err = json.Marshal(d.ReceiverInfo); err != nil {
-			return Transaction{}, fmt.Errorf("encode receiver info: %w", err)
-		}
-	}
-	var final Transaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		final, err = finishTransfer(ctx, q, s.views, p, d.Outcome(), now, func() error {
-			if info == nil {
-				return nil
-			}
-			if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
-				return fmt.Errorf("record receiver info: %w", err)
-			}
-			return nil
-		})
-		return err
-	})
-	return final, err
-}

@@ -2,15 +2,345 @@ package db
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"paycore/internal/catalog"
+	"paycore/internal/incoming"
+	"paycore/internal/kyc"
 	"paycore/internal/payment"
+	"paycore/internal/quote"
+	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
 )
+
+// This file is every change to a created payment: the operations (a transfer's processing
+// and finish, an incoming payment's finish, a quote's execution, deposit, expiry, finish,
+// return and refund), each lock → decide → apply, and the three they share: lockPayment
+// (the one locking entry point), lockedPayment.Snapshot (what the decisions of package
+// payment read) and applyPlan (the one writer). Creating a payment is in transactions.go,
+// quotes.go and incoming.go.
+
+// TransactionMarkProcessing moves a PENDING transaction to PROCESSING, recording the
+// OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none)
+// (lockPayment → payment.Snapshot.MarkProcessing → applyPlan). It returns the status the
+// transaction has afterwards: not PROCESSING when an earlier run finished it.
+func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now time.Time) (catalog.TransactionStatus, error) {
+	var status catalog.TransactionStatus
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
+		if err != nil {
+			return err
+		}
+		status = p.Transaction.Status
+		plan, ok := p.Snapshot().MarkProcessing()
+		if !ok {
+			return nil
+		}
+		t, err := applyPlan(ctx, q, s.views, p, plan, now)
+		status = t.Status
+		return err
+	})
+	return status, err
+}
+
+// TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
+// transaction (lockPayment → payment.Snapshot.FinishTransfer → applyPlan). COMPLETED posts
+// it: an outgoing transaction's hold is captured into the platform's settlement account,
+// an incoming one credits its internal account from it. Any other end releases an outgoing
+// transaction's hold. Then come the final status (settledAt, or failureDetails "<code>:
+// <message>"), the balance event and the payment's final event. Finishing a finished
+// transaction changes nothing and returns it. An incoming payment whose internal account
+// was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing:
+// closing refuses an account with incoming money on the way, so this is defence in depth.
+func (s Store) TransactionFinish(ctx context.Context, id uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
+	var final Transaction
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
+		if err != nil {
+			return err
+		}
+		final, err = finishTransfer(ctx, q, s.views, p, out, now, nil)
+		return err
+	})
+	return final, err
+}
+
+// finishTransfer ends the locked transfer or incoming payment p with out (see
+// TransactionFinish), first calling before when the payment is still to end. It returns
+// the transaction afterwards, as it is when it had ended already.
+func finishTransfer(ctx context.Context, q *queries, v Views, p lockedPayment, out sandbox.Outcome, now time.Time, before func() error) (Transaction, error) {
+	s := p.Snapshot()
+	plan, ok, err := s.FinishTransfer(out)
+	if err != nil || !ok {
+		return p.Transaction, err // or ended already
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return p.Transaction, err
+		}
+	}
+	t, err := applyPlan(ctx, q, v, p, plan, now)
+	if errors.Is(err, ErrAccountClosed) && s.Type == catalog.Incoming {
+		// The ledger refused before writing: the account was closed since. The payment
+		// fails instead, crediting nothing.
+		if plan, _, err = s.FinishTransfer(transfer.ClosedBeforeSettlement()); err != nil {
+			return p.Transaction, err
+		}
+		return applyPlan(ctx, q, v, p, plan, now)
+	}
+	return t, err
+}
+
+// changeStatus applies event to t, locked and read by the caller: the status table
+// (catalog.TransactionChange) decides t's next status, a *catalog.TransitionRefusal when
+// it allows none, and the UPDATE, guarded by t's status, writes it with set's other
+// columns (failure, settledAt).
+func changeStatus(ctx context.Context, q *queries, t Transaction, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
+	to, err := catalog.TransactionChange(t.Status, event)
+	if err != nil {
+		return t, err
+	}
+	set.ID, set.Status, set.FromStatuses = t.ID, to, []string{string(t.Status)}
+	return q.TransactionSetStatus(ctx, set)
+}
+
+// IncomingFinish ends an incoming payment with the platform's decision, in one database
+// transaction, as a transfer in ends (finishTransfer): approved, the receiver's details
+// recorded and the account credited; otherwise REJECTED or FAILED with the reason, nothing
+// credited. Finishing a finished payment changes nothing and returns it.
+func (s Store) IncomingFinish(ctx context.Context, id uuid.UUID, d incoming.Decision, now time.Time) (Transaction, error) {
+	var info []byte
+	if d.Approved && len(d.ReceiverInfo) > 0 {
+		var err error
+		if info, err = json.Marshal(d.ReceiverInfo); err != nil {
+			return Transaction{}, fmt.Errorf("encode receiver info: %w", err)
+		}
+	}
+	var final Transaction
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
+		if err != nil {
+			return err
+		}
+		final, err = finishTransfer(ctx, q, s.views, p, d.Outcome(), now, func() error {
+			if info == nil {
+				return nil
+			}
+			if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
+				return fmt.Errorf("record receiver info: %w", err)
+			}
+			return nil
+		})
+		return err
+	})
+	return final, err
+}
+
+// QuoteExecute executes a quote in one database transaction: under the quote's lock
+// (lockPayment) the quote's state machine (quote.State.Execute) decides, and when it holds
+// the quote the execution's plan (payment.Snapshot.ExecuteQuote) holds the sending amount
+// on the source account (an embedded wallet only with the used signed retry
+// walletSignature, bound to the quote's transaction), records who executed it (key) and
+// moves the transaction to PROCESSING with its events. The same request again (its key)
+// changes nothing and returns the quote; anything else the machine refuses (another
+// request executed it, it expired or ended) is its refusal.
+//
+// open says whether the quote's workflow still runs: the API asks with open false when
+// the workflow has ended, for the answer to a repeat or the refusal, never a hold.
+//
+// An execution by an agent's action (e.AgentID) records the agent on the transaction. The
+// paying customer must still be APPROVED (locked, so an identity change that sends it back
+// through verification is either before or after): a quote made before such a change is
+// not executed for the new identity.
+func (s Store) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool) (QuoteWithTransaction, error) {
+	return s.changeQuote(ctx, quoteID, now, func(q *queries, p lockedPayment) (payment.Plan, bool, error) {
+		t := p.Transaction
+		step, err := QuoteSnapshot(*p.Quote, t).Execute(e.Key, now, open)
+		if err != nil || step != quote.StepHold {
+			return payment.Plan{}, false, err
+		}
+		if t.CustomerID.Valid {
+			payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
+			if err != nil {
+				return payment.Plan{}, false, err
+			}
+			if err := kyc.Ready(payer.ID, payer.KycStatus); err != nil {
+				return payment.Plan{}, false, err
+			}
+		}
+		plan, err := p.Snapshot().ExecuteQuote(e.Key, e.WalletSignature, e.AgentID)
+		return plan, err == nil, err
+	})
+}
+
+// DepositKey is the execution key of a quote executed by its deposit.
+const DepositKey = payment.DepositKey
+
+// Deposit is what a deposit for a quote did: Matches when it was the quote's total and
+// started the payment, Late when it came after the quote expired (it was sent back at
+// once).
+type Deposit struct {
+	Transaction Transaction
+	Matches     bool
+	Late        bool
+}
+
+// QuoteFund records deposit d for a REALTIME_FUNDING quote (the sandbox's simulated
+// payment), in one database transaction. On time, the money comes in from the
+// sandbox funding account to the platform's DEPOSITS account, held for the payment, and
+// the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
+// the money comes in and goes straight back, and the expired transaction records the
+// refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
+// quote's lock, and payment.Snapshot.FundQuote plans it: the same deposit again (its key)
+// is answered as it was recorded; a second one is refused. open is as for QuoteExecute.
+func (s Store) QuoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool) (Deposit, error) {
+	var out Deposit
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
+		if err != nil {
+			return err
+		}
+		f, err := QuoteSnapshot(*p.Quote, p.Transaction).Fund(d, now, open)
+		if err != nil {
+			return err
+		}
+		if f.Step == quote.StepRepeat { // recorded by an earlier run of this step
+			out = Deposit{Transaction: p.Transaction, Matches: f.Matches, Late: f.Late}
+			return nil
+		}
+		late := f.Step == quote.StepSendBack
+		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
+		if err != nil {
+			return err
+		}
+		out.Late, out.Matches = late, f.Matches && !late
+		out.Transaction, err = applyPlan(ctx, q, s.views, p, plan, now)
+		return err
+	})
+	return out, err
+}
+
+// QuoteExpire is a quote's timer firing (quote.State.Expire, under the quote's lock): a
+// quote nobody executed in time ends, its transaction EXPIRED with QUOTE_EXPIRED and the
+// OUTGOING_PAYMENT_EXPIRED event. An executed quote, or one a late deposit already ended,
+// is left as it is. It returns the quote afterwards.
+func (s Store) QuoteExpire(ctx context.Context, quoteID uuid.UUID, now time.Time) (QuoteWithTransaction, error) {
+	return s.changeQuote(ctx, quoteID, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		if QuoteSnapshot(*p.Quote, p.Transaction).Expire() != quote.StepExpire {
+			return payment.Plan{}, false, nil
+		}
+		c, ok := p.Snapshot().Expire()
+		return payment.Plan{Status: c}, ok, nil
+	})
+}
+
+// changeQuote is a change of a quote's payment in one database transaction, returning the
+// quote afterwards: under the quote's lock (lockPayment) decide, which may read more in the
+// same transaction, plans it (ok false: nothing to write) and applyPlan writes the plan.
+func (s Store) changeQuote(ctx context.Context, quoteID uuid.UUID, now time.Time, decide func(q *queries, p lockedPayment) (payment.Plan, bool, error)) (QuoteWithTransaction, error) {
+	var out QuoteWithTransaction
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
+		if err != nil {
+			return err
+		}
+		plan, ok, err := decide(q, p)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if _, err := applyPlan(ctx, q, s.views, p, plan, now); err != nil {
+				return err
+			}
+		}
+		row, err := q.QuoteGetByID(ctx, quoteID)
+		if err != nil {
+			return fmt.Errorf("read quote: %w", err)
+		}
+		out = QuoteWithTransaction(row)
+		return nil
+	})
+	return out, err
+}
+
+// QuoteFinish ends an executed quote's payment with its payout's outcome, in one database
+// transaction (lockPayment → payment.Snapshot.FinishQuote → applyPlan). When the money
+// left (the payout completed, or failed after the money had gone) the hold is captured and
+// converted: the sending amount leaves the source, its net part for the FX account and its
+// fees for the fees account of the sending currency, and the FX account of the receiving
+// currency pays the receiving amount to the destination (an internal account, or the
+// settlement account standing for the outside). A failure before the money left releases
+// the hold, unless the outcome refunds it (the refund step then releases it). Then the
+// final status, the final event, the counterpart of a payment between customers on this
+// deployment ended with it, and for a refunded failure the refund opened
+// (REFUND_PENDING). Finishing a finished payment changes nothing.
+func (s Store) QuoteFinish(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
+	return s.changePayment(ctx, paymentKey{transaction: transactionID, withCounterpart: true}, now, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.FinishQuote(out)
+	})
+}
+
+// QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
+// return's cause, the refund opened. The refund step gives the money back.
+func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
+	return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.Return(out)
+	})
+}
+
+// QuoteRefund ends a failed payment's pending refund (payment.Snapshot.Refund). When it
+// fails (the sandbox's 007) the refund is FAILED and the money stays where the payout left
+// it. Otherwise the sender gets the sending amount back, fees included: money that had left
+// (paidOut) by reversing the conversion, money still held by releasing the hold; the
+// refund is COMPLETED. A source closed since cannot take the money back: the refund fails
+// and the money stays for operators. A refund that already ended changes nothing.
+func (s Store) QuoteRefund(ctx context.Context, transactionID uuid.UUID, paidOut, fails bool, now time.Time) (Transaction, error) {
+	refund := func(snap payment.Snapshot) (payment.Plan, bool, error) { return snap.Refund(paidOut, fails) }
+	if !paidOut || fails {
+		return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, refund)
+	}
+	return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, refund, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.Refund(paidOut, true)
+	})
+}
+
+// changePayment is one change of a created payment in one database transaction: lock it
+// (lockPayment), decide (a pure payment decision on its snapshot; ok false: nothing to do,
+// the change happened already), apply the plan. When the ledger refuses the plan because an
+// account was closed since (it refuses before writing), orClosed, if given, decides again.
+// It returns the payment's transaction afterwards.
+func (s Store) changePayment(ctx context.Context, k paymentKey, now time.Time, decide func(payment.Snapshot) (payment.Plan, bool, error),
+	orClosed ...func(payment.Snapshot) (payment.Plan, bool, error)) (Transaction, error) {
+	var out Transaction
+	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		p, err := lockPayment(ctx, q, k)
+		if err != nil {
+			return err
+		}
+		out = p.Transaction
+		snap := p.Snapshot()
+		plan, ok, err := decide(snap)
+		if err != nil || !ok {
+			return err
+		}
+		out, err = applyPlan(ctx, q, s.views, p, plan, now)
+		if errors.Is(err, ErrAccountClosed) && len(orClosed) > 0 {
+			if plan, ok, err = orClosed[0](snap); err != nil || !ok {
+				return err
+			}
+			out, err = applyPlan(ctx, q, s.views, p, plan, now)
+		}
+		return err
+	})
+	return out, err
+}
 
 // paymentKey names the payment a change locks: by its transaction, or by its quote (whose
 // row is locked first, then its transaction's). withCounterpart also locks the receiving

@@ -3,20 +3,16 @@ package db
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
-	"paycore/internal/kyc"
 	"paycore/internal/payment"
 	"paycore/internal/platformconfig"
 	"paycore/internal/quote"
@@ -292,209 +288,6 @@ func QuoteSnapshot(qt Quote, t Transaction) quote.State {
 		s.DepositKey = *qt.DepositKey
 	}
 	return s
-}
-
-// QuoteExecute executes a quote in one database transaction: under the quote's lock
-// (lockPayment) the quote's state machine (quote.State.Execute) decides, and when it holds
-// the quote the execution's plan (payment.Snapshot.ExecuteQuote) holds the sending amount
-// on the source account (an embedded wallet only with the used signed retry
-// walletSignature, bound to the quote's transaction), records who executed it (key) and
-// moves the transaction to PROCESSING with its events. The same request again (its key)
-// changes nothing and returns the quote; anything else the machine refuses (another
-// request executed it, it expired or ended) is its refusal.
-//
-// open says whether the quote's workflow still runs: the API asks with open false when
-// the workflow has ended, for the answer to a repeat or the refusal, never a hold.
-//
-// An execution by an agent's action (e.AgentID) records the agent on the transaction. The
-// paying customer must still be APPROVED (locked, so an identity change that sends it back
-// through verification is either before or after): a quote made before such a change is
-// not executed for the new identity.
-func (s Store) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Execution, now time.Time, open bool) (QuoteWithTransaction, error) {
-	var out QuoteWithTransaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
-		if err != nil {
-			return err
-		}
-		t := p.Transaction
-		step, err := QuoteSnapshot(*p.Quote, t).Execute(e.Key, now, open)
-		if err != nil {
-			return err
-		}
-		if step == quote.StepHold {
-			if t.CustomerID.Valid {
-				payer, _, err := lockCustomer(ctx, q, t.PlatformID, t.CustomerID.UUID)
-				if err != nil {
-					return err
-				}
-				if err := kyc.Ready(payer.ID, payer.KycStatus); err != nil {
-					return err
-				}
-			}
-			plan, err := p.Snapshot().ExecuteQuote(e.Key, e.WalletSignature, e.AgentID)
-			if err != nil {
-				return err
-			}
-			if _, err := applyPlan(ctx, q, s.views, p, plan, now); err != nil {
-				return err
-			}
-		}
-		row, err := q.QuoteGetByID(ctx, quoteID)
-		if err != nil {
-			return fmt.Errorf("read quote: %w", err)
-		}
-		out = QuoteWithTransaction(row)
-		return nil
-	})
-	return out, err
-}
-
-// DepositKey is the execution key of a quote executed by its deposit.
-const DepositKey = payment.DepositKey
-
-// Deposit is what a deposit for a quote did: Matches when it was the quote's total and
-// started the payment, Late when it came after the quote expired (it was sent back at
-// once).
-type Deposit struct {
-	Transaction Transaction
-	Matches     bool
-	Late        bool
-}
-
-// QuoteFund records deposit d for a REALTIME_FUNDING quote (the sandbox's simulated
-// payment), in one database transaction. On time, the money comes in from the
-// sandbox funding account to the platform's DEPOSITS account, held for the payment, and
-// the quote is executed (PROCESSING). Late (the quote expired, or expires as it arrives),
-// the money comes in and goes straight back, and the expired transaction records the
-// refund (TIMEOUT). The quote's state machine (quote.State.Fund) decides which, under the
-// quote's lock, and payment.Snapshot.FundQuote plans it: the same deposit again (its key)
-// is answered as it was recorded; a second one is refused. open is as for QuoteExecute.
-func (s Store) QuoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool) (Deposit, error) {
-	var out Deposit
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
-		if err != nil {
-			return err
-		}
-		f, err := QuoteSnapshot(*p.Quote, p.Transaction).Fund(d, now, open)
-		if err != nil {
-			return err
-		}
-		if f.Step == quote.StepRepeat { // recorded by an earlier run of this step
-			out = Deposit{Transaction: p.Transaction, Matches: f.Matches, Late: f.Late}
-			return nil
-		}
-		late := f.Step == quote.StepSendBack
-		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
-		if err != nil {
-			return err
-		}
-		out.Late, out.Matches = late, f.Matches && !late
-		out.Transaction, err = applyPlan(ctx, q, s.views, p, plan, now)
-		return err
-	})
-	return out, err
-}
-
-// QuoteExpire is a quote's timer firing (quote.State.Expire, under the quote's lock): a
-// quote nobody executed in time ends, its transaction EXPIRED with QUOTE_EXPIRED and the
-// OUTGOING_PAYMENT_EXPIRED event. An executed quote, or one a late deposit already ended,
-// is left as it is. It returns the quote afterwards.
-func (s Store) QuoteExpire(ctx context.Context, quoteID uuid.UUID, now time.Time) (QuoteWithTransaction, error) {
-	var out QuoteWithTransaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
-		if err != nil {
-			return err
-		}
-		if QuoteSnapshot(*p.Quote, p.Transaction).Expire() == quote.StepExpire {
-			if c, ok := p.Snapshot().Expire(); ok {
-				if _, err := applyPlan(ctx, q, s.views, p, payment.Plan{Status: c}, now); err != nil {
-					return err
-				}
-			}
-		}
-		row, err := q.QuoteGetByID(ctx, quoteID)
-		if err != nil {
-			return fmt.Errorf("read quote: %w", err)
-		}
-		out = QuoteWithTransaction(row)
-		return nil
-	})
-	return out, err
-}
-
-// QuoteFinish ends an executed quote's payment with its payout's outcome, in one database
-// transaction (lockPayment → payment.Snapshot.FinishQuote → applyPlan). When the money
-// left (the payout completed, or failed after the money had gone) the hold is captured and
-// converted: the sending amount leaves the source, its net part for the FX account and its
-// fees for the fees account of the sending currency, and the FX account of the receiving
-// currency pays the receiving amount to the destination (an internal account, or the
-// settlement account standing for the outside). A failure before the money left releases
-// the hold, unless the outcome refunds it (the refund step then releases it). Then the
-// final status, the final event, the counterpart of a payment between customers on this
-// deployment ended with it, and for a refunded failure the refund opened
-// (REFUND_PENDING). Finishing a finished payment changes nothing.
-func (s Store) QuoteFinish(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID, withCounterpart: true}, now, s.views, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.FinishQuote(out)
-	})
-}
-
-// QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
-// return's cause, the refund opened. The refund step gives the money back.
-func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.Return(out)
-	})
-}
-
-// QuoteRefund ends a failed payment's pending refund (payment.Snapshot.Refund). When it
-// fails (the sandbox's 007) the refund is FAILED and the money stays where the payout left
-// it. Otherwise the sender gets the sending amount back, fees included: money that had left
-// (paidOut) by reversing the conversion, money still held by releasing the hold; the
-// refund is COMPLETED. A source closed since cannot take the money back: the refund fails
-// and the money stays for operators. A refund that already ended changes nothing.
-func (s Store) QuoteRefund(ctx context.Context, transactionID uuid.UUID, paidOut, fails bool, now time.Time) (Transaction, error) {
-	refund := func(snap payment.Snapshot) (payment.Plan, bool, error) { return snap.Refund(paidOut, fails) }
-	if !paidOut || fails {
-		return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, refund)
-	}
-	return changePayment(ctx, s.pool, paymentKey{transaction: transactionID}, now, s.views, refund, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.Refund(paidOut, true)
-	})
-}
-
-// changePayment is one change of a created payment in one database transaction: lock it
-// (lockPayment), decide (a pure payment decision on its snapshot; ok false: nothing to do,
-// the change happened already), apply the plan. When the ledger refuses the plan because an
-// account was closed since (it refuses before writing), orClosed, if given, decides again.
-// It returns the payment's transaction afterwards.
-func changePayment(ctx context.Context, pool *pgxpool.Pool, k paymentKey, now time.Time, v Views, decide func(payment.Snapshot) (payment.Plan, bool, error),
-	orClosed ...func(payment.Snapshot) (payment.Plan, bool, error)) (Transaction, error) {
-	var out Transaction
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, k)
-		if err != nil {
-			return err
-		}
-		out = p.Transaction
-		s := p.Snapshot()
-		plan, ok, err := decide(s)
-		if err != nil || !ok {
-			return err
-		}
-		out, err = applyPlan(ctx, q, v, p, plan, now)
-		if errors.Is(err, ErrAccountClosed) && len(orClosed) > 0 {
-			if plan, ok, err = orClosed[0](s); err != nil || !ok {
-				return err
-			}
-			out, err = applyPlan(ctx, q, v, p, plan, now)
-		}
-		return err
-	})
-	return out, err
 }
 
 // optional is s as a nullable column ("" is NULL).

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -141,90 +140,6 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, check fun
 		return recordTransaction(ctx, q, s.views, t, event)
 	})
 	return out, rail, err
-}
-
-// TransactionMarkProcessing moves a PENDING transaction to PROCESSING, recording the
-// OUTGOING_PAYMENT_PROCESSING event of an outgoing one (incoming payments have none)
-// (lockPayment → payment.Snapshot.MarkProcessing → applyPlan). It returns the status the
-// transaction has afterwards: not PROCESSING when an earlier run finished it.
-func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now time.Time) (catalog.TransactionStatus, error) {
-	var status catalog.TransactionStatus
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		status = p.Transaction.Status
-		plan, ok := p.Snapshot().MarkProcessing()
-		if !ok {
-			return nil
-		}
-		t, err := applyPlan(ctx, q, s.views, p, plan, now)
-		status = t.Status
-		return err
-	})
-	return status, err
-}
-
-// TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
-// transaction (lockPayment → payment.Snapshot.FinishTransfer → applyPlan). COMPLETED posts
-// it: an outgoing transaction's hold is captured into the platform's settlement account,
-// an incoming one credits its internal account from it. Any other end releases an outgoing
-// transaction's hold. Then come the final status (settledAt, or failureDetails "<code>:
-// <message>"), the balance event and the payment's final event. Finishing a finished
-// transaction changes nothing and returns it. An incoming payment whose internal account
-// was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing:
-// closing refuses an account with incoming money on the way, so this is defence in depth.
-func (s Store) TransactionFinish(ctx context.Context, id uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	var final Transaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		final, err = finishTransfer(ctx, q, s.views, p, out, now, nil)
-		return err
-	})
-	return final, err
-}
-
-// finishTransfer ends the locked transfer or incoming payment p with out (see
-// TransactionFinish), first calling before when the payment is still to end. It returns
-// the transaction afterwards, as it is when it had ended already.
-func finishTransfer(ctx context.Context, q *queries, v Views, p lockedPayment, out sandbox.Outcome, now time.Time, before func() error) (Transaction, error) {
-	s := p.Snapshot()
-	plan, ok, err := s.FinishTransfer(out)
-	if err != nil || !ok {
-		return p.Transaction, err // or ended already
-	}
-	if before != nil {
-		if err := before(); err != nil {
-			return p.Transaction, err
-		}
-	}
-	t, err := applyPlan(ctx, q, v, p, plan, now)
-	if errors.Is(err, ErrAccountClosed) && s.Type == catalog.Incoming {
-		// The ledger refused before writing: the account was closed since. The payment
-		// fails instead, crediting nothing.
-		if plan, _, err = s.FinishTransfer(transfer.ClosedBeforeSettlement()); err != nil {
-			return p.Transaction, err
-		}
-		return applyPlan(ctx, q, v, p, plan, now)
-	}
-	return t, err
-}
-
-// changeStatus applies event to t, locked and read by the caller: the status table
-// (catalog.TransactionChange) decides t's next status, a *catalog.TransitionRefusal when
-// it allows none, and the UPDATE, guarded by t's status, writes it with set's other
-// columns (failure, settledAt).
-func changeStatus(ctx context.Context, q *queries, t Transaction, event catalog.TransactionEvent, set TransactionSetStatusParams) (Transaction, error) {
-	to, err := catalog.TransactionChange(t.Status, event)
-	if err != nil {
-		return t, err
-	}
-	set.ID, set.Status, set.FromStatuses = t.ID, to, []string{string(t.Status)}
-	return q.TransactionSetStatus(ctx, set)
 }
 
 // TransferRail reads what the rail step needs of a created transfer from the database,
