@@ -17,11 +17,16 @@ TEMPORAL_UI_VERSION := v2.42.1
 # its api/openapi-spec/v3 folder, from the k8s.io/kubernetes module zip (18 MB, Go module
 # cache). The chart must be valid there, so it runs on clusters of this release and newer.
 K8S_SCHEMA_VERSION := v1.34.4
+# The regtest Lightning network (make lightning-tools, make test-lightning): LND with the
+# RPC sub-servers the Lightning rail uses, its CLI, and the btcd it requires, at the
+# versions pinned by tools/lightning (which repeats lnd's replace directives).
+LND_TAGS := routerrpc invoicesrpc walletrpc signrpc chainrpc
+LIGHTNING_BINS := $(BIN)/lnd $(BIN)/lncli $(BIN)/btcd $(BIN)/btcctl
 PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: help lightning-tools test-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -39,7 +44,7 @@ build: ## build bin/paycore
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (once; several minutes)"
 	GOBIN=$(BIN) $(GO) install -v github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION) 2>&1 | \
-		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n); fflush() } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@test -x $(BIN)/temporal
 
 $(BIN)/sqlc:
@@ -56,16 +61,32 @@ $(BIN)/workflowcheck:
 $(BIN)/helm:
 	@echo ">> building Helm $(HELM_VERSION) into bin/ (once; about three minutes)"
 	GOBIN=$(BIN) $(GO) install -v -ldflags "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)" helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) 2>&1 | \
-		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n); fflush() } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@test -x $(BIN)/helm
 
 # The Temporal server and its SQL tool, built once from the Go module proxy (several
 # minutes on 2 cores), and the Temporal UI server (its module carries the built UI).
+lightning-tools: $(LIGHTNING_BINS) ## build LND v0.20.0-beta, lncli, btcd and btcctl into bin/ (the regtest Lightning network)
+
+$(LIGHTNING_BINS) &:
+	@echo ">> building LND and btcd (tools/lightning) into bin/ (once; several minutes)"
+	cd tools/lightning && GOBIN=$(BIN) $(GO) install -v -tags "$(LND_TAGS)" \
+		github.com/lightningnetwork/lnd/cmd/lnd github.com/lightningnetwork/lnd/cmd/lncli \
+		github.com/btcsuite/btcd github.com/btcsuite/btcd/cmd/btcctl 2>&1 | \
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n); fflush() } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+	@for b in $(LIGHTNING_BINS); do test -x $$b || { echo "$$b was not built"; exit 1; }; done
+
+test-lightning: $(LIGHTNING_BINS) ## the regtest Lightning network's tests: btcd and two LND nodes with channels, a payment across them
+	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m ./internal/infra/lnregtest/
+
+run-lightning: $(LIGHTNING_BINS) ## start a fresh regtest Lightning network (btcd, two LND nodes, an active channel) under .data/lightning until Ctrl-C
+	$(GO) run ./cmd/lnregtest -bin $(BIN) -dir .data/lightning
+
 $(BIN)/temporal-server:
 	@echo ">> building the Temporal server $(TEMPORAL_SERVER_VERSION) into bin/ (once; several minutes)"
 	@mkdir -p $(BIN)/.build-server
 	GOBIN=$(BIN)/.build-server $(GO) install -v go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) 2>&1 | \
-		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n) } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
+		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n); fflush() } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	mv $(BIN)/.build-server/server $@ && rmdir $(BIN)/.build-server
 
 $(BIN)/temporal-sql-tool:
