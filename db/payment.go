@@ -17,7 +17,6 @@ import (
 	"paycore/internal/payment"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
-	"paycore/internal/transfer"
 )
 
 // This file is every change to a created payment: the operations (a transfer's processing
@@ -32,22 +31,11 @@ import (
 // (lockPayment → payment.Snapshot.MarkProcessing → applyPlan). It returns the status the
 // transaction has afterwards: not PROCESSING when an earlier run finished it.
 func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now time.Time) (catalog.TransactionStatus, error) {
-	var status catalog.TransactionStatus
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		status = p.Transaction.Status
+	t, err := s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
 		plan, ok := p.Snapshot().MarkProcessing()
-		if !ok {
-			return nil
-		}
-		t, err := applyPlan(ctx, q, s.views, p, plan, now)
-		status = t.Status
-		return err
-	})
-	return status, err
+		return plan, ok, nil
+	}, nil, nil)
+	return t.Status, err
 }
 
 // TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
@@ -57,45 +45,15 @@ func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now 
 // transaction's hold. Then come the final status (settledAt, or failureDetails "<code>:
 // <message>"), the balance event and the payment's final event. Finishing a finished
 // transaction changes nothing and returns it. An incoming payment whose internal account
-// was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing:
-// closing refuses an account with incoming money on the way, so this is defence in depth.
+// was closed meanwhile is FAILED (ACCOUNT_CLOSED) whatever out says, crediting nothing
+// (payment.Snapshot.CreditRefused): closing refuses an account with incoming money on the
+// way, so this is defence in depth.
 func (s Store) TransactionFinish(ctx context.Context, id uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	var final Transaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		final, err = finishTransfer(ctx, q, s.views, p, out, now, nil)
-		return err
-	})
-	return final, err
-}
-
-// finishTransfer ends the locked transfer or incoming payment p with out (see
-// TransactionFinish), first calling before when the payment is still to end. It returns
-// the transaction afterwards, as it is when it had ended already.
-func finishTransfer(ctx context.Context, q *queries, v Views, p lockedPayment, out sandbox.Outcome, now time.Time, before func() error) (Transaction, error) {
-	s := p.Snapshot()
-	plan, ok, err := s.FinishTransfer(out)
-	if err != nil || !ok {
-		return p.Transaction, err // or ended already
-	}
-	if before != nil {
-		if err := before(); err != nil {
-			return p.Transaction, err
-		}
-	}
-	t, err := applyPlan(ctx, q, v, p, plan, now)
-	if errors.Is(err, ErrAccountClosed) && s.Type == catalog.Incoming {
-		// The ledger refused before writing: the account was closed since. The payment
-		// fails instead, crediting nothing.
-		if plan, _, err = s.FinishTransfer(transfer.ClosedBeforeSettlement()); err != nil {
-			return p.Transaction, err
-		}
-		return applyPlan(ctx, q, v, p, plan, now)
-	}
-	return t, err
+	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().FinishTransfer(out)
+	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.CreditRefused(nil)
+	}, nil)
 }
 
 // changeStatus applies event to t, locked and read by the caller: the status table
@@ -112,35 +70,20 @@ func changeStatus(ctx context.Context, q *queries, t Transaction, event catalog.
 }
 
 // IncomingFinish ends an incoming payment with the platform's decision, in one database
-// transaction, as a transfer in ends (finishTransfer): approved, the receiver's details
-// recorded and the account credited; otherwise REJECTED or FAILED with the reason, nothing
-// credited. Finishing a finished payment changes nothing and returns it.
+// transaction, as a transfer in ends (payment.Snapshot.FinishIncoming): approved, the
+// receiver's details recorded and the account credited; otherwise REJECTED or FAILED with
+// the reason, nothing credited. Finishing a finished payment changes nothing and returns
+// it.
 func (s Store) IncomingFinish(ctx context.Context, id uuid.UUID, d incoming.Decision, now time.Time) (Transaction, error) {
-	var info []byte
-	if d.Approved && len(d.ReceiverInfo) > 0 {
-		var err error
-		if info, err = json.Marshal(d.ReceiverInfo); err != nil {
-			return Transaction{}, fmt.Errorf("encode receiver info: %w", err)
-		}
+	var receiver map[string]string
+	if d.Approved {
+		receiver = d.ReceiverInfo
 	}
-	var final Transaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{transaction: id})
-		if err != nil {
-			return err
-		}
-		final, err = finishTransfer(ctx, q, s.views, p, d.Outcome(), now, func() error {
-			if info == nil {
-				return nil
-			}
-			if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: id, Info: info}); err != nil {
-				return fmt.Errorf("record receiver info: %w", err)
-			}
-			return nil
-		})
-		return err
-	})
-	return final, err
+	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().FinishIncoming(d.Outcome(), receiver)
+	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.CreditRefused(receiver)
+	}, nil)
 }
 
 // QuoteExecute executes a quote in one database transaction: under the quote's lock
@@ -180,9 +123,6 @@ func (s Store) QuoteExecute(ctx context.Context, quoteID uuid.UUID, e quote.Exec
 	})
 }
 
-// DepositKey is the execution key of a quote executed by its deposit.
-const DepositKey = payment.DepositKey
-
 // Deposit is what a deposit for a quote did: Matches when it was the quote's total and
 // started the payment, Late when it came after the quote expired (it was sent back at
 // once).
@@ -202,28 +142,21 @@ type Deposit struct {
 // is answered as it was recorded; a second one is refused. open is as for QuoteExecute.
 func (s Store) QuoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit, now time.Time, open bool) (Deposit, error) {
 	var out Deposit
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
-		if err != nil {
-			return err
-		}
+	t, err := s.change(ctx, paymentKey{quote: quoteID}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
 		f, err := QuoteSnapshot(*p.Quote, p.Transaction).Fund(d, now, open)
 		if err != nil {
-			return err
+			return payment.Plan{}, false, err
 		}
 		if f.Step == quote.StepRepeat { // recorded by an earlier run of this step
-			out = Deposit{Transaction: p.Transaction, Matches: f.Matches, Late: f.Late}
-			return nil
+			out.Matches, out.Late = f.Matches, f.Late
+			return payment.Plan{}, false, nil
 		}
 		late := f.Step == quote.StepSendBack
-		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
-		if err != nil {
-			return err
-		}
 		out.Late, out.Matches = late, f.Matches && !late
-		out.Transaction, err = applyPlan(ctx, q, s.views, p, plan, now)
-		return err
-	})
+		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
+		return plan, err == nil, err
+	}, nil, nil)
+	out.Transaction = t
 	return out, err
 }
 
@@ -241,25 +174,11 @@ func (s Store) QuoteExpire(ctx context.Context, quoteID uuid.UUID, now time.Time
 	})
 }
 
-// changeQuote is a change of a quote's payment in one database transaction, returning the
-// quote afterwards: under the quote's lock (lockPayment) decide, which may read more in the
-// same transaction, plans it (ok false: nothing to write) and applyPlan writes the plan.
-func (s Store) changeQuote(ctx context.Context, quoteID uuid.UUID, now time.Time, decide func(q *queries, p lockedPayment) (payment.Plan, bool, error)) (QuoteWithTransaction, error) {
+// changeQuote is change for a quote, returning the quote afterwards (read in the same
+// database transaction).
+func (s Store) changeQuote(ctx context.Context, quoteID uuid.UUID, now time.Time, decide decision) (QuoteWithTransaction, error) {
 	var out QuoteWithTransaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		p, err := lockPayment(ctx, q, paymentKey{quote: quoteID})
-		if err != nil {
-			return err
-		}
-		plan, ok, err := decide(q, p)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if _, err := applyPlan(ctx, q, s.views, p, plan, now); err != nil {
-				return err
-			}
-		}
+	_, err := s.change(ctx, paymentKey{quote: quoteID}, now, decide, nil, func(q *queries) error {
 		row, err := q.QuoteGetByID(ctx, quoteID)
 		if err != nil {
 			return fmt.Errorf("read quote: %w", err)
@@ -282,17 +201,17 @@ func (s Store) changeQuote(ctx context.Context, quoteID uuid.UUID, now time.Time
 // deployment ended with it, and for a refunded failure the refund opened
 // (REFUND_PENDING). Finishing a finished payment changes nothing.
 func (s Store) QuoteFinish(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	return s.changePayment(ctx, paymentKey{transaction: transactionID, withCounterpart: true}, now, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.FinishQuote(out)
-	})
+	return s.change(ctx, paymentKey{transaction: transactionID, withCounterpart: true}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().FinishQuote(out)
+	}, nil, nil)
 }
 
 // QuoteReturn fails a completed payment its receiving bank returned: FAILED with the
 // return's cause, the refund opened. The refund step gives the money back.
 func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out sandbox.Outcome, now time.Time) (Transaction, error) {
-	return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.Return(out)
-	})
+	return s.change(ctx, paymentKey{transaction: transactionID}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().Return(out)
+	}, nil, nil)
 }
 
 // QuoteRefund ends a failed payment's pending refund (payment.Snapshot.Refund). When it
@@ -302,22 +221,26 @@ func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out san
 // refund is COMPLETED. A source closed since cannot take the money back: the refund fails
 // and the money stays for operators. A refund that already ended changes nothing.
 func (s Store) QuoteRefund(ctx context.Context, transactionID uuid.UUID, paidOut, fails bool, now time.Time) (Transaction, error) {
-	refund := func(snap payment.Snapshot) (payment.Plan, bool, error) { return snap.Refund(paidOut, fails) }
-	if !paidOut || fails {
-		return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, refund)
-	}
-	return s.changePayment(ctx, paymentKey{transaction: transactionID}, now, refund, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.Refund(paidOut, true)
-	})
+	return s.change(ctx, paymentKey{transaction: transactionID}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().Refund(paidOut, fails)
+	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
+		return snap.RefundRefused(paidOut)
+	}, nil)
 }
 
-// changePayment is one change of a created payment in one database transaction: lock it
-// (lockPayment), decide (a pure payment decision on its snapshot; ok false: nothing to do,
-// the change happened already), apply the plan. When the ledger refuses the plan because an
-// account was closed since (it refuses before writing), orClosed, if given, decides again.
-// It returns the payment's transaction afterwards.
-func (s Store) changePayment(ctx context.Context, k paymentKey, now time.Time, decide func(payment.Snapshot) (payment.Plan, bool, error),
-	orClosed ...func(payment.Snapshot) (payment.Plan, bool, error)) (Transaction, error) {
+// decision decides one change of the payment p, locked in q's database transaction (it
+// may read more there): the plan, ok false when there is nothing to write (the change
+// happened already), or the refusal.
+type decision func(q *queries, p lockedPayment) (payment.Plan, bool, error)
+
+// change is every change of a created payment, in one database transaction: lock the
+// payment k (lockPayment), decide, apply the plan (applyPlan), then, still in the
+// transaction, after (nil: nothing). When the ledger refuses the plan because an account
+// was closed since (it refuses before anything is written), orClosed (nil: none) decides
+// again from the snapshot; its ok false lets the refusal stand. It returns the payment's
+// transaction afterwards (as locked when nothing was written).
+func (s Store) change(ctx context.Context, k paymentKey, now time.Time, decide decision,
+	orClosed func(payment.Snapshot) (payment.Plan, bool, error), after func(q *queries) error) (Transaction, error) {
 	var out Transaction
 	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		p, err := lockPayment(ctx, q, k)
@@ -325,19 +248,29 @@ func (s Store) changePayment(ctx context.Context, k paymentKey, now time.Time, d
 			return err
 		}
 		out = p.Transaction
-		snap := p.Snapshot()
-		plan, ok, err := decide(snap)
-		if err != nil || !ok {
+		plan, ok, err := decide(q, p)
+		if err != nil {
 			return err
 		}
-		out, err = applyPlan(ctx, q, s.views, p, plan, now)
-		if errors.Is(err, ErrAccountClosed) && len(orClosed) > 0 {
-			if plan, ok, err = orClosed[0](snap); err != nil || !ok {
+		if ok {
+			out, err = applyPlan(ctx, q, s.views, p, plan, now)
+			if errors.Is(err, ErrAccountClosed) && orClosed != nil {
+				again, ok, derr := orClosed(p.Snapshot())
+				if derr != nil {
+					return derr
+				}
+				if ok {
+					out, err = applyPlan(ctx, q, s.views, p, again, now)
+				}
+			}
+			if err != nil {
 				return err
 			}
-			out, err = applyPlan(ctx, q, s.views, p, plan, now)
 		}
-		return err
+		if after != nil {
+			return after(q)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -429,7 +362,8 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 // transaction afterwards. The webhook events are rendered from the rows as they are after
 // each change. A ledger refusal (ErrAccountClosed, ErrInsufficientFunds,
 // ErrWalletSignatureRequired) comes before anything of the plan is written except the
-// quote's record and the executing agent, so a caller may decide again.
+// quote's record, the executing agent and the receiver's details (which a second decision
+// writes again), so a caller may decide again.
 func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan payment.Plan, now time.Time) (Transaction, error) {
 	t := p.Transaction
 	if c := plan.Quote; c != nil {
@@ -442,6 +376,15 @@ func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan p
 			if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: t.QuoteID.UUID, ExecuteKey: &c.ExecuteKey}); err != nil {
 				return t, fmt.Errorf("mark quote executed: %w", err)
 			}
+		}
+	}
+	if len(plan.ReceiverInfo) > 0 {
+		info, err := json.Marshal(plan.ReceiverInfo)
+		if err != nil {
+			return t, fmt.Errorf("encode receiver info: %w", err)
+		}
+		if err := q.TransactionSetReceiverInfo(ctx, TransactionSetReceiverInfoParams{ID: t.ID, Info: info}); err != nil {
+			return t, fmt.Errorf("record receiver info: %w", err)
 		}
 	}
 	if plan.Agent.Valid {

@@ -23,6 +23,28 @@ func eventCount(t *testing.T, w *actionWorld, eventType string) int {
 	return n
 }
 
+// incomingRequest is a payment of amount received over UMA from a sandbox sender by the
+// world's customer.
+func (w *actionWorld) incomingRequest(t *testing.T, amount int64) incoming.Request {
+	t.Helper()
+	sender, err := incoming.SandboxCounterparty("sender", "$success.usd@"+incoming.SandboxDomain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return incoming.Request{TransactionID: ids.New(), PlatformID: w.platform, ReceiverCustomer: ids.Some(w.customer.ID), Sender: sender,
+		Currency: "USD", Amount: amount}
+}
+
+// balance is the world's account's ledger balance.
+func (w *actionWorld) balance(t *testing.T) int64 {
+	t.Helper()
+	var b int64
+	if err := w.pool.QueryRow(context.Background(), "SELECT balance FROM ledger_accounts WHERE id = $1", w.account).Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // A transfer's status moves only as the status table allows: PENDING, PROCESSING (once),
 // COMPLETED; a second finish, whatever its outcome, changes nothing, and an outcome that
 // ends no payment is refused with nothing written.
@@ -68,27 +90,13 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 func TestIncomingCreateAndFinish(t *testing.T) {
 	w := newActionWorld(t, actionPolicy)
 	ctx := context.Background()
-	sender, err := incoming.SandboxCounterparty("sender", "$success.usd@"+incoming.SandboxDomain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := func(amount int64) incoming.Request {
-		return incoming.Request{TransactionID: ids.New(), PlatformID: w.platform, ReceiverCustomer: ids.Some(w.customer.ID), Sender: sender,
-			Currency: "USD", Amount: amount}
-	}
+	req := func(amount int64) incoming.Request { return w.incomingRequest(t, amount) }
 	unknown := req(500)
 	unknown.ReceiverCustomer = ids.Some(ids.New())
 	if _, err := w.store.IncomingCreate(ctx, unknown, time.Now()); problem.CodeOf(err) != catalog.UserNotFound {
 		t.Fatalf("unknown receiver: %v", err)
 	}
-	balance := func() int64 {
-		t.Helper()
-		var b int64
-		if err := w.pool.QueryRow(ctx, "SELECT balance FROM ledger_accounts WHERE id = $1", w.account).Scan(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	balance := func() int64 { return w.balance(t) }
 	before := balance()
 	approved, err := w.store.IncomingCreate(ctx, req(500), time.Now())
 	if err != nil || approved.Transaction.Status != catalog.TxPending {
@@ -120,5 +128,31 @@ func TestIncomingCreateAndFinish(t *testing.T) {
 	}
 	if got := balance(); got != before+500 {
 		t.Fatalf("balance %d after the rejection, want %d", got, before+500)
+	}
+}
+
+// An incoming payment whose account was closed before it settled (the close refuses such an
+// account; here the row is closed behind its back) is decided again when the ledger refuses
+// the credit: FAILED with ACCOUNT_CLOSED, nothing credited, the receiver's details still
+// recorded, in the same database transaction.
+func TestIncomingFinishToAClosedAccount(t *testing.T) {
+	w := newActionWorld(t, actionPolicy)
+	ctx := context.Background()
+	created, err := w.store.IncomingCreate(ctx, w.incomingRequest(t, 400), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := w.balance(t)
+	if _, err := w.pool.Exec(ctx, "UPDATE internal_accounts SET status = 'CLOSED' WHERE id = $1", w.account); err != nil {
+		t.Fatal(err)
+	}
+	end, err := w.store.IncomingFinish(ctx, created.Transaction.ID, incoming.Approve(map[string]string{"FULL_NAME": "Ada Lovelace"}), time.Now())
+	if err != nil || end.Status != catalog.TxFailed || end.FailureDetail == nil || *end.FailureDetail != string(catalog.FailAccountClosed)+": "+transfer.ClosedBeforeSettlement().Message ||
+		string(end.ReceiverCustomerInfo) != `{"FULL_NAME": "Ada Lovelace"}` {
+		t.Fatalf("finish: %+v %v", end, err)
+	}
+	after := w.balance(t)
+	if after != before || eventCount(t, w, "INCOMING_PAYMENT_FAILED") != 1 || eventCount(t, w, "INCOMING_PAYMENT_COMPLETED") != 0 {
+		t.Fatalf("balance %d → %d, failed %d, completed %d", before, after, eventCount(t, w, "INCOMING_PAYMENT_FAILED"), eventCount(t, w, "INCOMING_PAYMENT_COMPLETED"))
 	}
 }

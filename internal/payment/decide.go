@@ -9,6 +9,7 @@ import (
 	"paycore/internal/quote"
 	"paycore/internal/rail"
 	"paycore/internal/sandbox"
+	"paycore/internal/transfer"
 	"paycore/internal/walletauth"
 )
 
@@ -49,6 +50,28 @@ func (s Snapshot) FinishTransfer(out rail.Outcome) (p Plan, ok bool, err error) 
 		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Held: -s.Amount}}}}
 	}
 	return p, true, nil
+}
+
+// FinishIncoming ends a payment received over UMA as its receiving platform decided (out),
+// as FinishTransfer ends a transfer in, recording the receiver's details the platform gave
+// with its approval (nil: none).
+func (s Snapshot) FinishIncoming(out rail.Outcome, receiver map[string]string) (Plan, bool, error) {
+	p, ok, err := s.FinishTransfer(out)
+	if ok && len(receiver) > 0 {
+		p.ReceiverInfo = receiver
+	}
+	return p, ok, err
+}
+
+// CreditRefused decides again a finish the ledger refused because the account to credit
+// was closed since (it refuses before anything is written): an incoming payment fails
+// (ACCOUNT_CLOSED), crediting nothing, still recording the receiver's details (nil: none).
+// For an outgoing payment ok is false: the refusal stands.
+func (s Snapshot) CreditRefused(receiver map[string]string) (Plan, bool, error) {
+	if s.Type != catalog.Incoming {
+		return Plan{}, false, nil
+	}
+	return s.FinishIncoming(transfer.ClosedBeforeSettlement(), receiver)
 }
 
 // FinishQuote ends an executed quote's payment with its payout's outcome out. When the
@@ -131,6 +154,17 @@ func (s Snapshot) Refund(paidOut, fails bool) (p Plan, ok bool, err error) {
 	return p, true, nil
 }
 
+// RefundRefused decides again a refund the ledger refused because the source was closed
+// since: money that had been paid out cannot go back, so the refund fails and the money
+// stays where the payout left it, for operators. A refund of held money (paidOut false)
+// has no other decision: the refusal stands (ok false).
+func (s Snapshot) RefundRefused(paidOut bool) (Plan, bool, error) {
+	if !paidOut {
+		return Plan{}, false, nil
+	}
+	return s.Refund(paidOut, true)
+}
+
 // ExecuteQuote is the execution the quote's state machine allowed (quote.StepHold): it
 // records who executed it (key) and the executing agent, holds the sending total on the
 // source account (an embedded wallet only with the customer's signed retry walletSignature,
@@ -156,19 +190,19 @@ const DepositKey = "deposit"
 // opened and completed.
 func (s Snapshot) FundQuote(amount int64, key string, late bool) (Plan, error) {
 	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: key}}
-	in := []Move{{Account: System(SandboxFunding), Amount: -amount}, {Account: System(Deposits), Amount: amount, Held: amount}}
 	if !late {
 		to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
 		if err != nil {
 			return Plan{}, err
 		}
 		p.Quote.ExecuteKey = DepositKey
-		p.Legs = []Leg{{Currency: s.Currency, Moves: in}}
+		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: System(SandboxFunding), Amount: -amount},
+			{Account: System(Deposits), Amount: amount, Held: amount}}}}
 		p.Status = &StatusChange{Event: catalog.TxEventProcess, To: to, Webhook: events.OutgoingPaymentProcessing}
 		return p, nil
 	}
-	in[1].Held = 0
-	p.Legs = []Leg{{Currency: s.Currency, Moves: append(in, Move{Account: System(Deposits), Amount: -amount}, Move{Account: System(SandboxFunding), Amount: amount})}}
+	p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: System(SandboxFunding), Amount: -amount}, {Account: System(Deposits), Amount: amount},
+		{Account: System(Deposits), Amount: -amount}, {Account: System(SandboxFunding), Amount: amount}}}}
 	p.Status, _ = s.Expire()
 	p.Refunds = []RefundChange{{Open: sandbox.RefundTimeout, Webhook: events.OutgoingPaymentRefundPending},
 		{End: RefundCompleted, Webhook: events.OutgoingPaymentRefundCompleted}}

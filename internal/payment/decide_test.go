@@ -226,3 +226,31 @@ func TestReturn(t *testing.T) {
 		t.Error("returned twice")
 	}
 }
+
+// A finish the ledger refused for a closed account is decided again: an incoming payment
+// fails ACCOUNT_CLOSED crediting nothing, with the receiver's details; an outgoing one's
+// refusal stands. A refund of paid-out money fails; one of held money's refusal stands.
+func TestRefusedByAClosedAccount(t *testing.T) {
+	in := Snapshot{Type: catalog.Incoming, Status: catalog.TxPending, Currency: "USD", Amount: 700, Destination: out(dst)}
+	who := map[string]string{"FULL_NAME": "Ada"}
+	p, ok, err := in.FinishIncoming(rail.Outcome{Status: catalog.TxCompleted}, who)
+	if err != nil || !ok || !reflect.DeepEqual(p.ReceiverInfo, who) || len(p.Legs) != 1 {
+		t.Errorf("approved: %+v %v %v", p, ok, err)
+	}
+	p, ok, err = in.CreditRefused(who)
+	if err != nil || !ok || len(p.Legs) != 0 || p.Status.To != catalog.TxFailed || p.Status.FailureDetail[:len(catalog.FailAccountClosed)] != string(catalog.FailAccountClosed) ||
+		!reflect.DeepEqual(p.ReceiverInfo, who) {
+		t.Errorf("incoming to a closed account: %+v %v %v", p, ok, err)
+	}
+	if _, ok, _ := (Snapshot{Type: catalog.Outgoing, Status: catalog.TxProcessing}).CreditRefused(nil); ok {
+		t.Error("an outgoing payment's refusal was decided again")
+	}
+	refund := Snapshot{Type: catalog.Outgoing, Status: catalog.TxFailed, Currency: "USD", Amount: 10, Source: out(src), RefundStatus: RefundPending,
+		Conversion: &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 9, Fees: 1}}
+	if p, ok, _ := refund.RefundRefused(true); !ok || len(p.Legs) != 0 || p.Refunds[0].End != RefundFailed {
+		t.Errorf("paid-out refund to a closed source: %+v", p)
+	}
+	if _, ok, _ := refund.RefundRefused(false); ok {
+		t.Error("a held refund's refusal was decided again")
+	}
+}

@@ -101,17 +101,21 @@ type QuoteChange struct {
 }
 
 // Plan is what one change of a payment does, applied in this order in one database
-// transaction: the quote's record, the executing agent, the hold, the ledger legs (all at
-// once), the status change, the counterpart's end, the refund changes. Every internal
-// account the hold or the legs touch is announced once with its balance afterwards.
+// transaction: the quote's record, the executing agent, the receiver's details, the hold,
+// the ledger legs (all at once), the status change, the counterpart's end, the refund
+// changes. Every internal account the hold or the legs touch is announced once with its
+// balance afterwards.
 type Plan struct {
-	Quote       *QuoteChange
-	Agent       ids.Optional
-	Hold        *Hold
-	Legs        []Leg
-	Status      *StatusChange
-	Counterpart *StatusChange
-	Refunds     []RefundChange
+	Quote *QuoteChange
+	Agent ids.Optional
+	// ReceiverInfo is what the receiving platform gave of its customer when it approved an
+	// incoming payment (nil: nothing to record).
+	ReceiverInfo map[string]string
+	Hold         *Hold
+	Legs         []Leg
+	Status       *StatusChange
+	Counterpart  *StatusChange
+	Refunds      []RefundChange
 }
 
 // Refund statuses (refundStatus).
