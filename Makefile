@@ -68,13 +68,14 @@ $(BIN)/helm:
 # minutes on 2 cores), and the Temporal UI server (its module carries the built UI).
 lightning-tools: $(LIGHTNING_BINS) ## build LND v0.20.0-beta, lncli, btcd and btcctl into bin/ (the regtest Lightning network)
 
-$(LIGHTNING_BINS) &:
+$(LIGHTNING_BINS) &: tools/lightning/go.mod tools/lightning/go.sum
 	@echo ">> building LND and btcd (tools/lightning) into bin/ (once; several minutes)"
 	cd tools/lightning && GOBIN=$(BIN) $(GO) install -v -tags "$(LND_TAGS)" \
 		github.com/lightningnetwork/lnd/cmd/lnd github.com/lightningnetwork/lnd/cmd/lncli \
 		github.com/btcsuite/btcd github.com/btcsuite/btcd/cmd/btcctl 2>&1 | \
 		awk '{ n++; if (n % 25 == 0) printf("   ... %d packages compiled\n", n); fflush() } END { if (n) printf("   %d packages compiled\n", n); else print "   (all packages cached)" }'
 	@for b in $(LIGHTNING_BINS); do test -x $$b || { echo "$$b was not built"; exit 1; }; done
+	@touch $(LIGHTNING_BINS) # newer than the module files, also when go install found them up to date
 
 test-lightning: $(LIGHTNING_BINS) ## the regtest Lightning network's tests: btcd and two LND nodes with channels, a payment across them
 	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m ./internal/infra/lnregtest/

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -37,7 +36,7 @@ type Config struct {
 // Network is a running regtest network.
 type Network struct {
 	cfg      Config
-	btcd     *exec.Cmd
+	btcd     *proc
 	Node     *Node // the deployment's node
 	Peer     *Node // the counterparty node, standing for the rest of the network
 	btcdRPC  string
@@ -54,7 +53,7 @@ type Node struct {
 	Macaroon string
 	PubKey   string
 	bin      string
-	cmd      *exec.Cmd
+	proc     *proc
 	args     []string
 }
 
@@ -100,8 +99,8 @@ func Start(ctx context.Context, cfg Config) (_ *Network, err error) {
 		return nil, err
 	}
 	cfg.Log("mining to the node's address %s", a.Address)
-	stop(n.Node.cmd)
-	n.Node.cmd = nil
+	n.Node.proc.stop()
+	n.Node.proc = nil
 	if err := n.stopBtcd(); err != nil {
 		return nil, err
 	}
@@ -184,7 +183,7 @@ func Start(ctx context.Context, cfg Config) (_ *Network, err error) {
 func (n *Network) Stop() {
 	for _, node := range []*Node{n.Peer, n.Node} {
 		if node != nil {
-			stop(node.cmd)
+			node.proc.stop()
 		}
 	}
 	_ = n.stopBtcd()
@@ -201,7 +200,7 @@ func (n *Network) Mine(ctx context.Context, blocks int) error {
 	}
 	height, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	for _, node := range []*Node{n.Node, n.Peer} {
-		if node == nil || node.cmd == nil {
+		if node == nil || node.proc == nil {
 			continue
 		}
 		if err := waitFor(ctx, node.Name+" at height "+strconv.Itoa(height), func() (bool, error) {
@@ -225,12 +224,13 @@ func (n *Network) startBtcd(ctx context.Context, miningAddr string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("btcd directory: %w", err)
 	}
-	n.btcd = exec.Command(filepath.Join(n.cfg.Bin, "btcd"), "--regtest", "--datadir="+filepath.Join(dir, "data"), "--logdir="+filepath.Join(dir, "logs"),
+	btcd, err := startLogged(filepath.Join(dir, "btcd.out"), filepath.Join(n.cfg.Bin, "btcd"), "--regtest", "--datadir="+filepath.Join(dir, "data"), "--logdir="+filepath.Join(dir, "logs"),
 		"--rpcuser="+rpcUser, "--rpcpass="+rpcPass, "--rpclisten="+n.btcdRPC, "--listen="+addr(n.cfg.BasePort+1),
 		"--rpccert="+n.btcdCert, "--rpckey="+filepath.Join(dir, "rpc.key"), "--txindex", "--miningaddr="+miningAddr)
-	if err := startLogged(n.btcd, filepath.Join(dir, "btcd.out")); err != nil {
+	if err != nil {
 		return fmt.Errorf("start btcd: %w", err)
 	}
+	n.btcd = btcd
 	n.cfg.Log("btcd started (rpc %s)", n.btcdRPC)
 	return waitFor(ctx, "btcd's RPC", func() (bool, error) {
 		_, err := n.btcctl(ctx, "getblockcount")
@@ -239,7 +239,7 @@ func (n *Network) startBtcd(ctx context.Context, miningAddr string) error {
 }
 
 func (n *Network) stopBtcd() error {
-	stop(n.btcd)
+	n.btcd.stop()
 	n.btcd = nil
 	return nil
 }
@@ -264,10 +264,11 @@ func (node *Node) start(ctx context.Context) error {
 	if err := os.MkdirAll(node.Dir, 0o700); err != nil {
 		return fmt.Errorf("%s directory: %w", node.Name, err)
 	}
-	node.cmd = exec.Command(filepath.Join(node.bin, "lnd"), node.args...)
-	if err := startLogged(node.cmd, filepath.Join(node.Dir, "lnd.out")); err != nil {
+	p, err := startLogged(filepath.Join(node.Dir, "lnd.out"), filepath.Join(node.bin, "lnd"), node.args...)
+	if err != nil {
 		return fmt.Errorf("start %s: %w", node.Name, err)
 	}
+	node.proc = p
 	return waitFor(ctx, node.Name+"'s RPC", func() (bool, error) {
 		var info struct {
 			PubKey string `json:"identity_pubkey"`
@@ -311,33 +312,40 @@ func run(ctx context.Context, bin string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-func startLogged(cmd *exec.Cmd, logPath string) error {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	go func() { _ = cmd.Wait(); _ = f.Close() }()
-	return nil
+// proc is a started process, and done, closed once it has exited.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
-func stop(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
+// startLogged starts bin with args, its output to a new file at logPath.
+func startLogged(logPath, bin string, args ...string) (*proc, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = f, f
+	if err := p.cmd.Start(); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	go func() { _ = p.cmd.Wait(); _ = f.Close(); close(p.done) }()
+	return p, nil
+}
+
+// stop interrupts the process and waits for it to exit, killing it after ten seconds.
+func (p *proc) stop() {
+	if p == nil {
 		return
 	}
-	_ = cmd.Process.Signal(os.Interrupt)
-	deadline := time.Now().Add(10 * time.Second) // elapsed time
-	for time.Now().Before(deadline) {            // elapsed time
-		if cmd.Process.Signal(syscall.Signal(0)) != nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
 	}
-	_ = cmd.Process.Kill()
 }
 
 // waitFor polls cond every 200 ms for up to a minute.
