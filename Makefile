@@ -22,6 +22,13 @@ K8S_SCHEMA_VERSION := v1.34.4
 # versions pinned by tools/lightning (which repeats lnd's replace directives).
 LND_TAGS := routerrpc invoicesrpc walletrpc signrpc chainrpc
 LIGHTNING_BINS := $(BIN)/lnd $(BIN)/lncli $(BIN)/btcd $(BIN)/btcctl
+# The gRPC stubs of the part of LND's API the Lightning rail calls (make generate): protoc
+# from Debian's protobuf-compiler, its Go plugins built into bin/ at the versions of the
+# protobuf and gRPC modules go.mod requires.
+PROTOC_GEN_GO_VERSION := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+LNDRPC := internal/infra/lnd/lndrpc
+PROTOC_PLUGINS := $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc
 PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
@@ -51,6 +58,18 @@ $(BIN)/sqlc:
 	@echo ">> building sqlc $(SQLC_VERSION) into bin/ (once)"
 	GOBIN=$(BIN) $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 
+$(BIN)/protoc-gen-go:
+	GOBIN=$(BIN) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+
+$(BIN)/protoc-gen-go-grpc:
+	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+
+# lndrpc generates the LND stubs under the folder $(1) (the repository's root, or a
+# temporary one that verify compares).
+lndrpc = command -v protoc >/dev/null || { echo "protoc not found: apt-get install protobuf-compiler"; exit 1; }; \
+	PATH=$(BIN):$$PATH protoc -I $(LNDRPC) --go_out=$(1) --go_opt=module=paycore \
+	--go-grpc_out=$(1) --go-grpc_opt=module=paycore $(LNDRPC)/lightning.proto $(LNDRPC)/router.proto
+
 $(BIN)/staticcheck:
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
@@ -78,7 +97,7 @@ $(LIGHTNING_BINS) &: tools/lightning/go.mod tools/lightning/go.sum
 	@touch $(LIGHTNING_BINS) # newer than the module files, also when go install found them up to date
 
 test-lightning: $(LIGHTNING_BINS) ## the regtest Lightning network's tests: btcd and two LND nodes with channels, a payment across them
-	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m ./internal/infra/lnregtest/
+	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m ./internal/infra/lnregtest/ ./internal/infra/lightningrail/
 
 run-lightning: $(LIGHTNING_BINS) ## start a fresh regtest Lightning network (btcd, two LND nodes, an active channel) under .data/lightning until Ctrl-C
 	$(GO) run ./cmd/lnregtest -bin $(BIN) -dir .data/lightning
@@ -197,15 +216,21 @@ $(CLIENT)/node_modules/.installed: $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-generate: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/internal/gen and its aliases in db/gen_types.go, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
+generate: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/internal/gen and its aliases in db/gen_types.go, the LND stubs, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
 	$(BIN)/sqlc generate
+	@$(call lndrpc,.)
 	$(GO) run ./db/internal/aliasgen
 	cd $(CLIENT) && npm run --silent generate
 	$(MAKE) --no-print-directory docs-renderer
 
-verify: $(BIN)/sqlc $(CLIENT)/node_modules/.installed ## generated code (sqlc and its db aliases, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
+verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## generated code (sqlc and its db aliases, the LND stubs, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(call lndrpc,$$tmp); \
+	if ! diff -ru -x '*.proto' $(LNDRPC) "$$tmp/$(LNDRPC)"; then \
+		echo "$(LNDRPC) is not what its .proto files generate: run make generate"; exit 1; \
+	fi
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(GO) run ./db/internal/aliasgen -out "$$tmp/gen_types.go"; \
 	if ! diff -u db/gen_types.go "$$tmp/gen_types.go"; then \

@@ -30,7 +30,6 @@ import (
 	"paycore/internal/kit/filecrypt"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
-	"paycore/internal/rail/adapters"
 	"paycore/internal/webhooksig"
 	"paycore/worker"
 	"paycore/workflows"
@@ -48,7 +47,9 @@ type app struct {
 	metrics  *metrics.Metrics
 	rates    *fx.Table
 	rails    *rail.Registry // which rail serves which payments (PAYCORE_RAILS)
-	dev      bool           // running under `paycore dev`
+	// closeRails closes the connected rails' connections (the Lightning node's).
+	closeRails func()
+	dev        bool // running under `paycore dev`
 	// clock is what agent usage windows are counted by: time.Now when nil (tests move it
 	// across days and months).
 	clock func() time.Time
@@ -83,9 +84,9 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	if err != nil {
 		return nil, err
 	}
-	rails, err := adapters.Registry(cfg.Rails)
+	rails, closeRails, err := railRegistry(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("PAYCORE_RAILS: %w", err)
+		return nil, err
 	}
 	// Every record logged with a context inside a trace carries its trace_id and span_id.
 	log = slog.New(telemetry.LogHandler(log.Handler()))
@@ -93,6 +94,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	tel, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: cfg.OTLPEndpoint, ServiceName: cfg.OTelServiceName,
 		Exporter: o.spanExporter, Registerer: m.Registry})
 	if err != nil {
+		closeRails()
 		return nil, err
 	}
 	popts := db.PoolOptions{MaxConns: cfg.DatabaseMaxConns}
@@ -102,9 +104,10 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	pool, err := db.ConnectWith(ctx, cfg.DatabaseURL, popts)
 	if err != nil {
 		_ = tel.Shutdown(ctx)
+		closeRails()
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, tel: tel}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, closeRails: closeRails, tel: tel}
 	if a.signer, err = loadSigningKey(ctx, pool, box); err != nil {
 		a.closeLocal()
 		return nil, err
@@ -179,6 +182,9 @@ func (a *app) close() {
 // closeLocal closes the pool, then flushes the spans not yet exported.
 func (a *app) closeLocal() {
 	a.pool.Close()
+	if a.closeRails != nil {
+		a.closeRails()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := a.tel.Shutdown(ctx); err != nil {

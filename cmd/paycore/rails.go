@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"paycore/internal/catalog"
 	"paycore/internal/infra/config"
+	"paycore/internal/infra/lightningrail"
+	"paycore/internal/infra/lnd"
+	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
 )
 
@@ -32,9 +36,33 @@ func railsCmd(cfg config.Config, args []string, stdout io.Writer) error {
 // railsList prints the rails configured, as /readyz lists them: it reads the
 // configuration only, so it answers without the database or Temporal.
 func railsList(cfg config.Config, stdout io.Writer) error {
-	reg, err := adapters.Registry(cfg.Rails)
+	reg, closeRails, err := railRegistry(cfg)
 	if err != nil {
-		return fmt.Errorf("PAYCORE_RAILS: %w", err)
+		return err
 	}
+	defer closeRails()
 	return printJSON(stdout, map[string]any{"rails": reg.Configured()})
+}
+
+// railRegistry is the registry configuration routes payments by: the rails every
+// deployment has, and the Lightning rail when a node is configured (PAYCORE_LND_*). The
+// connection to the node is made on its first call; closeRails closes it.
+func railRegistry(cfg config.Config) (reg *rail.Registry, closeRails func(), err error) {
+	closeRails = func() {}
+	var connected []rail.Rail
+	if cfg.LND.Configured() {
+		node, err := lnd.Dial(lnd.Config{Address: cfg.LND.Address, TLSCertPath: cfg.LND.TLSCertPath, MacaroonPath: cfg.LND.MacaroonPath})
+		if err != nil {
+			return nil, nil, fmt.Errorf("PAYCORE_LND_*: %w", err)
+		}
+		closeRails = func() { _ = node.Close() }
+		connected = append(connected, lightningrail.New(node, lightningrail.Options{
+			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout}))
+	}
+	reg, err = adapters.Registry(cfg.Rails, connected...)
+	if err != nil {
+		closeRails()
+		return nil, nil, fmt.Errorf("PAYCORE_RAILS: %w", err)
+	}
+	return reg, closeRails, nil
 }

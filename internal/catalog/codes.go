@@ -130,6 +130,15 @@ const (
 	FailPayoutRefundFailure Code = "PAYOUT_AND_REFUND_FAILED"
 	FailQuoteExpired        Code = "QUOTE_EXPIRED"
 	FailFundingMismatch     Code = "FUNDING_AMOUNT_MISMATCH"
+	// Lightning payouts: the invoice refused before any attempt, or why the network did
+	// not deliver the payment.
+	FailInvoiceInvalid        Code = "INVOICE_INVALID"
+	FailInvoiceExpired        Code = "INVOICE_EXPIRED"
+	FailInvoiceAmount         Code = "INVOICE_AMOUNT_MISMATCH"
+	FailNoRoute               Code = "NO_ROUTE"
+	FailInsufficientLiquidity Code = "INSUFFICIENT_LIQUIDITY"
+	FailRecipientRefused      Code = "RECIPIENT_REFUSED"
+	FailLightning             Code = "LIGHTNING_PAYMENT_FAILED"
 	// Incoming payments: the receiving platform's refusal, the sender's failed compliance
 	// check, missing receiver details.
 	FailRejectedByPlatform Code = "REJECTED_BY_PLATFORM"

@@ -57,6 +57,9 @@ type Instruction struct {
 	// UMA address).
 	Identifier string
 	Amount     int64 // in the currency's minor unit
+	// FeeLimit is the most the rail's network may charge on top of Amount (a Lightning
+	// route's fees), in the currency's minor unit; 0: the rail's default.
+	FeeLimit int64 `json:",omitempty"`
 }
 
 // Target is what routes a payment to a rail: its platform's environment, its currency,
@@ -101,6 +104,9 @@ type Outcome struct {
 	// or FAILED, with its failureReason).
 	CounterpartStatus catalog.TransactionStatus `json:",omitempty"`
 	CounterpartReason string                    `json:",omitempty"`
+	// FeeMsat is what the rail's network charged the deployment on top of the amount (a
+	// Lightning route's fees), in millisatoshis; 0 where the rail charges nothing.
+	FeeMsat int64 `json:",omitempty"`
 }
 
 // Unavailable is how a payment ends when no rail serves it by the time it reaches its

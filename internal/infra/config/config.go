@@ -156,6 +156,9 @@ type Config struct {
 	// Rails is which payment rail serves which payments, per environment, currency and
 	// kind of destination (PAYCORE_RAILS; see docs/rails.md).
 	Rails []rail.Route
+	// LND is the deployment's Lightning node (PAYCORE_LND_*); when one is configured and
+	// PAYCORE_RAILS is not set, production BTC payouts to LIGHTNING accounts go to it.
+	LND LND
 }
 
 // Defaults returns the configuration used when no variable is set.
@@ -395,12 +398,16 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 		c.TrustedProxies = prefixes
 	}
 
+	c.LND.PaymentTimeout = 30 * time.Second
+	errs = append(errs, loadLND(getenv, &c.LND)...)
 	if v, ok := lookup("PAYCORE_RAILS"); ok { // set but empty: no rail at all
 		routes, err := rail.ParseRoutes(v)
 		if err != nil {
 			errs = append(errs, "PAYCORE_RAILS: "+err.Error())
 		}
 		c.Rails = routes
+	} else if c.LND.Configured() {
+		c.Rails = append(c.Rails, lightningRoute)
 	}
 
 	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)

@@ -12,10 +12,11 @@ func All() []rail.Rail {
 	return []rail.Rail{sandboxrail.Rail{}}
 }
 
-// Registry routes payments by routes (PAYCORE_RAILS) to the rails of All; an error names
-// a route no rail of All serves.
-func Registry(routes []rail.Route) (*rail.Registry, error) {
-	return rail.NewRegistry(routes, All()...)
+// Registry routes payments by routes (PAYCORE_RAILS) to the rails of All and the
+// connected rails (those built from configuration, such as the Lightning rail over the
+// deployment's node); an error names a route none of them serves.
+func Registry(routes []rail.Route, connected ...rail.Rail) (*rail.Registry, error) {
+	return rail.NewRegistry(routes, append(All(), connected...)...)
 }
 
 // Default is the registry of rail.DefaultRoutes: the sandbox rail for sandbox platforms,

@@ -1,0 +1,160 @@
+package lightningrail_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"paycore/internal/catalog"
+	"paycore/internal/infra/lightningrail"
+	"paycore/internal/infra/lnd"
+	"paycore/internal/infra/lnregtest"
+	"paycore/internal/rail"
+)
+
+// network starts a regtest network (make test-lightning builds its binaries) and a client
+// of the deployment's node.
+func network(t *testing.T) (*lnregtest.Network, *lnd.Client) {
+	t.Helper()
+	bin := os.Getenv("PAYCORE_LIGHTNING_BIN")
+	if bin == "" {
+		t.Skip("PAYCORE_LIGHTNING_BIN is not set: make test-lightning builds the network's binaries and runs this test")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	n, err := lnregtest.Start(ctx, lnregtest.Config{Bin: bin, Dir: t.TempDir(), BasePort: 18630, Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Stop)
+	c, err := lnd.Dial(lnd.Config{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return n, c
+}
+
+type invoice struct {
+	PaymentRequest string `json:"payment_request"`
+	RHash          string `json:"r_hash"`
+}
+
+// peerInvoice is a new invoice of the counterparty node (sats 0: no amount).
+func peerInvoice(t *testing.T, n *lnregtest.Network, sats int64, args ...string) invoice {
+	t.Helper()
+	var inv invoice
+	args = append([]string{"addinvoice", "--amt", strconv.FormatInt(sats, 10)}, args...)
+	if err := n.Peer.CLIJSON(context.Background(), &inv, args...); err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// paidToPeer is what the counterparty's invoice was paid (state and satoshis).
+func paidToPeer(t *testing.T, n *lnregtest.Network, hash string) (string, string) {
+	t.Helper()
+	var got struct {
+		State   string `json:"state"`
+		AmtPaid string `json:"amt_paid_sat"`
+	}
+	if err := n.Peer.CLIJSON(context.Background(), &got, "lookupinvoice", hash); err != nil {
+		t.Fatal(err)
+	}
+	return got.State, got.AmtPaid
+}
+
+func payout(key, invoice string, sats int64) rail.Instruction {
+	return rail.Instruction{Key: key, Payment: rail.Payout, Environment: catalog.Production, Currency: "BTC",
+		Kind: rail.ExternalAccount, AccountType: "LIGHTNING", Identifier: invoice, Amount: sats}
+}
+
+// The rail pays invoices of the counterparty node: once per invoice however often it is
+// submitted, amountless invoices for the instruction's amount, and every invoice it must
+// not pay (malformed, another amount, expired, cancelled by its recipient, more than the
+// channel can carry) fails with its cause and nothing sent.
+func TestLightningRailPaysInvoices(t *testing.T) {
+	n, node := network(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r := lightningrail.New(node, lightningrail.Options{Timeout: 20 * time.Second})
+	if !r.Capabilities().Serves(rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}) {
+		t.Fatal("the rail does not serve BTC payouts to LIGHTNING accounts")
+	}
+	before, err := node.Balances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("paid once", func(t *testing.T) {
+		inv := peerInvoice(t, n, 12_000)
+		for i := range 3 { // a retried activity submits the same instruction again
+			out, err := r.Submit(ctx, payout("tx-once", inv.PaymentRequest, 12_000))
+			if err != nil || out.Status != catalog.TxCompleted {
+				t.Fatalf("submit %d: %+v, %v", i, out, err)
+			}
+		}
+		if state, paid := paidToPeer(t, n, inv.RHash); state != "SETTLED" || paid != "12000" {
+			t.Fatalf("the peer's invoice: %s, %s sat paid", state, paid)
+		}
+	})
+	t.Run("amountless invoice", func(t *testing.T) {
+		inv := peerInvoice(t, n, 0)
+		if out, err := r.Submit(ctx, payout("tx-amountless", inv.PaymentRequest, 3_456)); err != nil || out.Status != catalog.TxCompleted {
+			t.Fatalf("submit: %+v, %v", out, err)
+		}
+		if state, paid := paidToPeer(t, n, inv.RHash); state != "SETTLED" || paid != "3456" {
+			t.Fatalf("the peer's invoice: %s, %s sat paid", state, paid)
+		}
+	})
+	refused := func(t *testing.T, in rail.Instruction, opts lightningrail.Options, code catalog.Code) {
+		t.Helper()
+		out, err := lightningrail.New(node, opts).Submit(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Status != catalog.TxFailed || out.Code != code || out.FailureReason != string(catalog.FailLightning) || out.Message == "" {
+			t.Fatalf("outcome %+v, want FAILED %s", out, code)
+		}
+	}
+	t.Run("malformed", func(t *testing.T) {
+		refused(t, payout("tx-malformed", "lnbcrt1notaninvoice", 1_000), lightningrail.Options{}, catalog.FailInvoiceInvalid)
+	})
+	t.Run("another amount", func(t *testing.T) {
+		inv := peerInvoice(t, n, 1_000)
+		refused(t, payout("tx-amount", inv.PaymentRequest, 999), lightningrail.Options{}, catalog.FailInvoiceAmount)
+		if state, _ := paidToPeer(t, n, inv.RHash); state != "OPEN" {
+			t.Fatalf("the refused invoice is %s", state)
+		}
+	})
+	t.Run("expired", func(t *testing.T) {
+		inv := peerInvoice(t, n, 1_000, "--expiry", "600")
+		later := func() time.Time { return time.Now().Add(11 * time.Minute) }
+		refused(t, payout("tx-expired", inv.PaymentRequest, 1_000), lightningrail.Options{Now: later}, catalog.FailInvoiceExpired)
+		// An invoice about to expire is refused too: the payment needs its timeout.
+		refused(t, payout("tx-expiring", inv.PaymentRequest, 1_000), lightningrail.Options{Timeout: 20 * time.Minute}, catalog.FailInvoiceExpired)
+	})
+	t.Run("cancelled by its recipient", func(t *testing.T) {
+		inv := peerInvoice(t, n, 2_000)
+		if _, err := n.Peer.CLI(ctx, "cancelinvoice", inv.RHash); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, payout("tx-cancelled", inv.PaymentRequest, 2_000), lightningrail.Options{Timeout: 20 * time.Second}, catalog.FailRecipientRefused)
+	})
+	t.Run("more than the channel carries", func(t *testing.T) {
+		inv := peerInvoice(t, n, 900_000)
+		refused(t, payout("tx-too-much", inv.PaymentRequest, 900_000), lightningrail.Options{Timeout: 20 * time.Second}, catalog.FailInsufficientLiquidity)
+	})
+
+	// The node's channel side went down by what was paid, exactly once (a direct channel
+	// charges no routing fee).
+	after, err := node.Balances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := before.ChannelLocal-after.ChannelLocal, int64(12_000+3_456); got != want {
+		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
+	}
+}

@@ -1,0 +1,68 @@
+package lightning
+
+import (
+	"testing"
+	"time"
+
+	"paycore/internal/catalog"
+)
+
+// An invoice is paid only for its own amount (an amountless one for any positive amount),
+// and not once it expires or would expire before the payment's timeout.
+func TestCheck(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	inv := func(msat int64, created time.Time) Invoice {
+		return Invoice{Hash: "ab", AmountMsat: msat, Created: created, Expiry: time.Hour}
+	}
+	for _, tc := range []struct {
+		name string
+		inv  Invoice
+		sats int64
+		code catalog.Code // "" when payable
+	}{
+		{"its amount", inv(12_000_000, now), 12_000, ""},
+		{"amountless", inv(0, now), 1, ""},
+		{"another amount", inv(12_000_000, now), 11_999, catalog.FailInvoiceAmount},
+		{"a fraction of a satoshi more", inv(12_000_500, now), 12_000, catalog.FailInvoiceAmount},
+		{"nothing", inv(0, now), 0, catalog.FailInvoiceAmount},
+		{"expired", inv(1_000, now.Add(-2*time.Hour)), 1, catalog.FailInvoiceExpired},
+		{"expires within the timeout", inv(1_000, now.Add(-time.Hour+30*time.Second)), 1, catalog.FailInvoiceExpired},
+		{"expires after the timeout", inv(1_000, now.Add(-time.Hour+2*time.Minute)), 1, ""},
+	} {
+		out, ok := Check(tc.inv, tc.sats, now, time.Minute)
+		if ok != (tc.code == "") || out.Code != tc.code {
+			t.Errorf("%s: %+v %v, want %q", tc.name, out, ok, tc.code)
+		}
+		if !ok && (out.Status != catalog.TxFailed || out.FailureReason != string(catalog.FailLightning) || out.Message == "") {
+			t.Errorf("%s: refusal %+v", tc.name, out)
+		}
+	}
+}
+
+// The fee limit is the quote's when it names one, else 1%, and never below the minimum.
+func TestFeeLimit(t *testing.T) {
+	for _, tc := range []struct{ sats, quoted, want int64 }{
+		{100_000, 0, 1_000}, {100_000, 250, 250}, {500, 0, MinFeeLimit}, {100_000, 3, MinFeeLimit},
+	} {
+		if got := FeeLimit(tc.sats, tc.quoted); got != tc.want {
+			t.Errorf("FeeLimit(%d, %d) = %d, want %d", tc.sats, tc.quoted, got, tc.want)
+		}
+	}
+}
+
+// Every cause fails the payment with a code that names it; a settled one completes with
+// its fee.
+func TestOutcomes(t *testing.T) {
+	want := map[Cause]catalog.Code{CauseUnknown: catalog.FailLightning, CauseTimeout: catalog.FailTimedOut, CauseNoRoute: catalog.FailNoRoute,
+		CauseError: catalog.FailLightning, CauseIncorrectDetails: catalog.FailRecipientRefused,
+		CauseInsufficientFunds: catalog.FailInsufficientLiquidity, CauseCanceled: catalog.FailLightning}
+	for cause, code := range want {
+		out := Failed(cause)
+		if out.Status != catalog.TxFailed || out.Code != code || out.Message == "" || out.FailureReason != string(catalog.FailLightning) || out.PaidOut {
+			t.Errorf("cause %d: %+v", cause, out)
+		}
+	}
+	if out := Settled(1_234); out.Status != catalog.TxCompleted || out.FeeMsat != 1_234 || out.Code != "" {
+		t.Errorf("settled: %+v", out)
+	}
+}
