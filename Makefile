@@ -96,8 +96,9 @@ $(LIGHTNING_BINS) &: tools/lightning/go.mod tools/lightning/go.sum
 	@for b in $(LIGHTNING_BINS); do test -x $$b || { echo "$$b was not built"; exit 1; }; done
 	@touch $(LIGHTNING_BINS) # newer than the module files, also when go install found them up to date
 
-test-lightning: $(LIGHTNING_BINS) ## the regtest Lightning network's tests: btcd and two LND nodes with channels, a payment across them
+test-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## the Lightning rail's tests on a regtest network (btcd and two LND nodes with channels): the network, the rail, payments through the whole service
 	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m ./internal/infra/lnregtest/ ./internal/infra/lightningrail/
+	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -count=1 -timeout 10m -run '^TestLightning' ./cmd/paycore/
 
 run-lightning: $(LIGHTNING_BINS) ## start a fresh regtest Lightning network (btcd, two LND nodes, an active channel) under .data/lightning until Ctrl-C
 	$(GO) run ./cmd/lnregtest -bin $(BIN) -dir .data/lightning

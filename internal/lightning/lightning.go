@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"paycore/internal/catalog"
+	"paycore/internal/payment"
 	"paycore/internal/rail"
 )
 
@@ -88,9 +89,10 @@ const (
 	CauseCanceled                       // the payment was cancelled
 )
 
-// Settled is the outcome of a payment the recipient settled, whose route cost feeMsat.
+// Settled is the outcome of a payment the recipient settled, whose route cost feeMsat: the
+// money left the deployment's node (the LIGHTNING ledger account).
 func Settled(feeMsat int64) rail.Outcome {
-	return rail.Outcome{Status: catalog.TxCompleted, FeeMsat: feeMsat}
+	return rail.Outcome{Status: catalog.TxCompleted, FeeMsat: feeMsat, Funds: payment.Lightning}
 }
 
 // Failed is the outcome of a payment the network did not deliver: nothing left the node

@@ -62,7 +62,7 @@ func TestOutcomes(t *testing.T) {
 			t.Errorf("cause %d: %+v", cause, out)
 		}
 	}
-	if out := Settled(1_234); out.Status != catalog.TxCompleted || out.FeeMsat != 1_234 || out.Code != "" {
+	if out := Settled(1_234); out.Status != catalog.TxCompleted || out.FeeMsat != 1_234 || out.Code != "" || out.Funds != "LIGHTNING" {
 		t.Errorf("settled: %+v", out)
 	}
 }

@@ -41,10 +41,10 @@ func (s Snapshot) FinishTransfer(out rail.Outcome) (p Plan, ok bool, err error) 
 	completed := out.Status == catalog.TxCompleted
 	switch {
 	case completed && s.Type == catalog.Outgoing:
-		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Amount: -s.Amount, Held: -s.Amount},
-			{Account: System(Settlement), Amount: s.Amount}}}}
+		p.Legs = append([]Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Amount: -s.Amount, Held: -s.Amount},
+			{Account: funds(out), Amount: s.Amount}}}}, railFee(s.Currency, out)...)
 	case completed:
-		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: System(Settlement), Amount: -s.Amount},
+		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: funds(out), Amount: -s.Amount},
 			{Account: Internal(s.Destination.UUID), Amount: s.Amount}}}}
 	case s.Type == catalog.Outgoing:
 		p.Legs = []Leg{{Currency: s.Currency, Moves: []Move{{Account: Internal(s.Source.UUID), Held: -s.Amount}}}}
@@ -89,8 +89,11 @@ func (s Snapshot) FinishQuote(out rail.Outcome) (p Plan, ok bool, err error) {
 	p = Plan{Status: end}
 	switch {
 	case out.Status == catalog.TxCompleted || out.PaidOut:
-		if p.Legs, err = s.convert(false); err != nil {
+		if p.Legs, err = s.convert(false, funds(out)); err != nil {
 			return Plan{}, false, err
+		}
+		if c := s.Conversion; c != nil && !s.Destination.Valid {
+			p.Legs = append(p.Legs, railFee(c.ReceivingCurrency, out)...)
 		}
 	case out.Refund == "":
 		if p.Legs, err = s.release(); err != nil {
@@ -144,7 +147,7 @@ func (s Snapshot) Refund(paidOut, fails bool) (p Plan, ok bool, err error) {
 	}
 	p = Plan{Refunds: []RefundChange{{End: RefundCompleted, Webhook: events.OutgoingPaymentRefundCompleted}}}
 	if paidOut {
-		p.Legs, err = s.convert(true)
+		p.Legs, err = s.convert(true, System(Settlement))
 	} else {
 		p.Legs, err = s.release()
 	}
@@ -310,9 +313,10 @@ func (s Snapshot) release() ([]Leg, error) {
 // convert is a quote's conversion, or its exact reverse, in both currencies at once: the
 // sending total leaves the hold, its net part for the FX account and its fees for the fees
 // account of the sending currency, and the FX account of the receiving currency pays the
-// receiving amount to the destination (an internal account, or the settlement account
-// standing for the outside). The reverse gives a deposit back to the payer outside.
-func (s Snapshot) convert(reverse bool) ([]Leg, error) {
+// receiving amount to the destination (an internal account, or outside the account
+// standing for where the rail paid it from: out). The reverse gives a deposit back to the
+// payer outside.
+func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	c := s.Conversion
 	if c == nil {
 		return nil, fmt.Errorf("transaction %s is not a conversion", s.ID)
@@ -321,7 +325,7 @@ func (s Snapshot) convert(reverse bool) ([]Leg, error) {
 	if err != nil {
 		return nil, err
 	}
-	dest := System(Settlement)
+	dest := out
 	if s.Destination.Valid {
 		dest = Internal(s.Destination.UUID)
 	}

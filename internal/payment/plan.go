@@ -11,6 +11,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/rail"
 )
 
 // Kinds of a platform's system ledger accounts, one of each per currency, that plans name
@@ -28,7 +29,33 @@ const (
 	Fees = "FEES"
 	// Deposits holds the deposits that fund quotes until their payment ends.
 	Deposits = "DEPOSITS"
+	// Lightning stands for the deployment's Lightning node: what the Lightning rail paid
+	// out of it (fees included) less what it received into it.
+	Lightning = "LIGHTNING"
+	// RailFees is what the deployment paid rails' networks to carry its payments (a
+	// Lightning route's fees): a cost, so its balance is negative.
+	RailFees = "RAIL_FEES"
 )
+
+// funds is the system account standing for where the rail that ended a payment with out
+// holds its money: the rail's own (Outcome.Funds) or the settlement account.
+func funds(out rail.Outcome) Account {
+	if out.Funds != "" {
+		return System(out.Funds)
+	}
+	return System(Settlement)
+}
+
+// railFee is the leg of the fee a rail's network charged for a payment in currency, whole
+// units rounded up (a satoshi for a part of one): it left the rail's funds and is the
+// deployment's cost. None when the rail charged nothing.
+func railFee(currency string, out rail.Outcome) []Leg {
+	if out.FeeMsat <= 0 {
+		return nil
+	}
+	fee := (out.FeeMsat + 999) / 1000
+	return []Leg{{Currency: currency, Moves: []Move{{Account: funds(out), Amount: fee}, {Account: System(RailFees), Amount: -fee}}}}
+}
 
 // Account is a ledger account a plan moves money on: an internal account (its id), or the
 // payment's platform's system account of a kind in the leg's currency.

@@ -107,6 +107,10 @@ type Outcome struct {
 	// FeeMsat is what the rail's network charged the deployment on top of the amount (a
 	// Lightning route's fees), in millisatoshis; 0 where the rail charges nothing.
 	FeeMsat int64 `json:",omitempty"`
+	// Funds is the kind of system ledger account standing for where the rail holds the
+	// money it pays out and receives (LIGHTNING: the deployment's node), which the ledger
+	// reconciles with; "" is SETTLEMENT, the world outside.
+	Funds string `json:",omitempty"`
 }
 
 // Unavailable is how a payment ends when no rail serves it by the time it reaches its
