@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -9,6 +13,7 @@ import (
 
 	"paycore/db/view"
 	"paycore/internal/infra/config"
+	"paycore/internal/infra/devserver"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
 	"paycore/internal/rail"
@@ -155,5 +160,146 @@ func TestLightningQuotePayout(t *testing.T) {
 	}
 	if now, err := node.Balances(ctx); err != nil || now.ChannelLocal != after.ChannelLocal || ledgerLightning(t, s) != sats {
 		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d (%v)", now, after, ledgerLightning(t, s), err)
+	}
+}
+
+// holdInvoice is an invoice of the counterparty node that it settles or cancels only when
+// told: a payment to it stays in flight until then.
+type holdInvoice struct {
+	PaymentRequest string `json:"payment_request"`
+	preimage, hash string
+}
+
+func newHoldInvoice(t *testing.T, n *lnregtest.Network, sats int64) holdInvoice {
+	t.Helper()
+	pre := make([]byte, 32)
+	_, _ = rand.Read(pre)
+	h := sha256.Sum256(pre)
+	inv := holdInvoice{preimage: hex.EncodeToString(pre), hash: hex.EncodeToString(h[:])}
+	if err := n.Peer.CLIJSON(context.Background(), &inv, "addholdinvoice", inv.hash, "--amt", strconv.FormatInt(sats, 10)); err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// peerInvoiceState is the counterparty's invoice's state and what was paid to it.
+func peerInvoiceState(t *testing.T, n *lnregtest.Network, hash string) (state, paid string) {
+	t.Helper()
+	var got struct {
+		State   string `json:"state"`
+		AmtPaid string `json:"amt_paid_sat"`
+	}
+	if err := n.Peer.CLIJSON(context.Background(), &got, "lookupinvoice", hash); err != nil {
+		t.Fatal(err)
+	}
+	return got.State, got.AmtPaid
+}
+
+// kill -9 of the worker, and separately of the deployment's LND node, while a payout is in
+// flight (the counterparty holds its HTLC): after the restart the payment ends exactly
+// once. Settled by the counterparty: COMPLETED, the invoice paid once, the node down by
+// the amount once and the ledger's LIGHTNING account equal to it. Cancelled by it: FAILED
+// with the customer's money back and nothing left the node.
+func TestLightningCrashes(t *testing.T) {
+	s, n, node := lightningStack(t, 18670)
+	s.stopWorkerAndWait() // the worker runs as a separate process here
+	ctx := context.Background()
+	w := lightningWorld(t, s, 1_000_000)
+	workerPort, err := devserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"PAYCORE_DATABASE_URL=" + s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY=" + s.cfg.MasterKey, "PAYCORE_DATA_DIR=" + s.cfg.DataDir,
+		"PAYCORE_TEMPORAL_ADDRESS=" + s.cfg.TemporalAddress, "PAYCORE_TASK_QUEUE=" + s.cfg.TaskQueue, "PAYCORE_LOG_LEVEL=warn",
+		fmt.Sprintf("PAYCORE_WORKER_HTTP_ADDR=127.0.0.1:%d", workerPort),
+		"PAYCORE_LND_ADDRESS=" + n.Node.RPCAddr, "PAYCORE_LND_TLS_CERT=" + n.Node.TLSCert, "PAYCORE_LND_MACAROON=" + n.Node.Macaroon,
+		"PAYCORE_LND_PAYMENT_TIMEOUT=20s", "PAYCORE_RAILS=SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning",
+	}
+	worker := startProc(t, env, "worker")
+	before, err := node.Balances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// payout quotes sats to inv and waits until the counterparty holds its HTLC.
+	payout := func(inv holdInvoice, sats int64) (txID string, balance int64) {
+		t.Helper()
+		balance = w.balance()
+		r := w.quote(w.lightningAccount(inv.PaymentRequest), "RECEIVING", sats, map[string]any{"immediatelyExecute": true})
+		if r.Status != 201 && r.Status != 200 {
+			t.Fatalf("quote: %d %s", r.Status, r.Body)
+		}
+		var q view.Quote
+		r.Decode(t, &q)
+		eventually(t, time.Minute, "the counterparty to hold the payment's HTLC", func() bool {
+			state, _ := peerInvoiceState(t, n, inv.hash)
+			return state == "ACCEPTED"
+		})
+		return q.TransactionID, balance
+	}
+
+	// The worker dies with the payment in flight; a new worker finds it at the node.
+	const paid = 15_000
+	inv := newHoldInvoice(t, n, paid)
+	tx1, _ := payout(inv, paid)
+	worker.kill()
+	startProc(t, env, "worker")
+	if _, err := n.Peer.CLI(ctx, "settleinvoice", inv.preimage); err != nil {
+		t.Fatal(err)
+	}
+	if tx := w.waitFinal(tx1, 2*time.Minute); tx.Status != "COMPLETED" {
+		t.Fatalf("the payout in flight when the worker died: %s %+v", tx.Status, tx.FailureDetails)
+	}
+	if state, amt := peerInvoiceState(t, n, inv.hash); state != "SETTLED" || amt != strconv.Itoa(paid) {
+		t.Fatalf("the counterparty's invoice: %s, %s sat", state, amt)
+	}
+
+	// The node dies with the payment in flight; the counterparty cancels it while the
+	// node restarts: FAILED, the customer's money back.
+	inv = newHoldInvoice(t, n, 7_000)
+	tx2, start := payout(inv, 7_000)
+	n.Node.Kill()
+	if _, err := n.Peer.CLI(ctx, "cancelinvoice", inv.hash); err != nil {
+		t.Fatal(err)
+	}
+	restartCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := n.Node.Restart(restartCtx); err != nil {
+		t.Fatal(err)
+	}
+	tx := w.waitFinal(tx2, 2*time.Minute)
+	if tx.Status != "FAILED" || tx.FailureDetails == nil || tx.FailureDetails.Code != "RECIPIENT_REFUSED" {
+		t.Fatalf("the payout in flight when the node died, cancelled: %s %+v", tx.Status, tx.FailureDetails)
+	}
+	eventually(t, 30*time.Second, "the customer's money back", func() bool { return w.balance() == start })
+
+	// The node dies again with a payment in flight, which the counterparty settles once the
+	// node is back: COMPLETED once.
+	inv = newHoldInvoice(t, n, 3_000)
+	tx3, _ := payout(inv, 3_000)
+	n.Node.Kill()
+	if err := n.Node.Restart(restartCtx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Peer.CLI(ctx, "settleinvoice", inv.preimage); err != nil {
+		t.Fatal(err)
+	}
+	if tx := w.waitFinal(tx3, 2*time.Minute); tx.Status != "COMPLETED" {
+		t.Fatalf("the payout in flight when the node died, settled: %s %+v", tx.Status, tx.FailureDetails)
+	}
+
+	// Exactly once: what left the node is what the two settled payouts paid, and what the
+	// ledger posted; nothing is held.
+	var after lnd.Balances
+	eventually(t, 30*time.Second, "the node's channel to settle", func() bool {
+		after, err = node.Balances(ctx)
+		return err == nil && after.ChannelPending == 0
+	})
+	if left, posted := before.ChannelLocal-after.ChannelLocal, ledgerLightning(t, s); left != paid+3_000 || posted != left {
+		t.Fatalf("%d sat left the node, the ledger posted %d; want %d both", left, posted, paid+3_000)
+	}
+	var held int64
+	if err := s.app.pool.QueryRow(ctx, "SELECT coalesce(sum(held), 0) FROM ledger_accounts").Scan(&held); err != nil || held != 0 {
+		t.Fatalf("held %d (%v)", held, err)
 	}
 }

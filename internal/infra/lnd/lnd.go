@@ -94,16 +94,32 @@ func (c *Client) Info(ctx context.Context) (*lndrpc.GetInfoResponse, error) {
 
 // Decode decodes a BOLT11 invoice; the node refuses one that is malformed or for another
 // network (ErrInvalid).
+//
+// LND answers a malformed invoice with a plain error (code Unknown), as it answers every
+// call while it starts up. So an invoice is invalid only when the node, asked again once
+// it answers GetInfo (it is up), still refuses it; any other failure is an error to retry.
 func (c *Client) Decode(ctx context.Context, invoice string) (*lndrpc.PayReq, error) {
 	r, err := c.ln.DecodePayReq(ctx, &lndrpc.PayReqString{PayReq: invoice})
-	switch status.Code(err) {
-	case codes.OK:
-	case codes.Unknown, codes.InvalidArgument: // LND answers a malformed invoice with a plain error
-		return nil, fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
-	default:
+	if refusedInvoice(err) {
+		if _, up := c.ln.GetInfo(ctx, &lndrpc.GetInfoRequest{}); up != nil {
+			return nil, fmt.Errorf("lnd: decode invoice: %w (the node is not ready: %v)", err, up)
+		}
+		r, err = c.ln.DecodePayReq(ctx, &lndrpc.PayReqString{PayReq: invoice})
+		if refusedInvoice(err) {
+			return nil, fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("lnd: decode invoice: %w", err)
 	}
 	return r, nil
+}
+
+// refusedInvoice reports whether DecodePayReq answered with the kind of error a malformed
+// invoice gets.
+func refusedInvoice(err error) bool {
+	c := status.Code(err)
+	return c == codes.Unknown || c == codes.InvalidArgument
 }
 
 // ErrInvalid: the node refused an invoice as malformed or not for its network.

@@ -282,6 +282,29 @@ func (node *Node) start(ctx context.Context) error {
 	})
 }
 
+// Kill kills the node's process with SIGKILL, as a crash would, and waits for it to exit.
+func (node *Node) Kill() {
+	_ = node.proc.cmd.Process.Kill()
+	<-node.proc.done
+}
+
+// Restart starts a node that was stopped or killed again, on its data, and waits until it
+// is synced and its channels are active again.
+func (node *Node) Restart(ctx context.Context) error {
+	if err := node.start(ctx); err != nil {
+		return err
+	}
+	return waitFor(ctx, node.Name+"'s channels active", func() (bool, error) {
+		var chans struct {
+			Channels []json.RawMessage `json:"channels"`
+		}
+		if err := node.CLIJSON(ctx, &chans, "listchannels", "--active_only"); err != nil {
+			return false, err
+		}
+		return len(chans.Channels) > 0, nil
+	})
+}
+
 // CLI runs lncli against the node and returns its output.
 func (node *Node) CLI(ctx context.Context, args ...string) ([]byte, error) {
 	base := []string{"--network=regtest", "--rpcserver=" + node.RPCAddr, "--tlscertpath=" + node.TLSCert, "--macaroonpath=" + node.Macaroon}
@@ -318,9 +341,9 @@ type proc struct {
 	done chan struct{}
 }
 
-// startLogged starts bin with args, its output to a new file at logPath.
+// startLogged starts bin with args, its output appended to the file at logPath.
 func startLogged(logPath, bin string, args ...string) (*proc, error) {
-	f, err := os.Create(logPath)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
