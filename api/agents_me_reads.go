@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/agentpolicy"
+	"paycore/internal/catalog"
 	"paycore/internal/extaccount"
 )
 
@@ -37,7 +38,11 @@ func agentCustomer(r *http.Request) uuid.NullUUID {
 // listAgentInternalAccounts is GET /agents/me/internal-accounts: the customer's accounts
 // that are not closed, newest first (currency and type filters).
 func (s *Server) listAgentInternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	return serveList(s, w, r, customerInternalAccountList(agentCustomer(r)))
+	env := catalog.Production
+	if agentPrincipalFrom(r.Context()).Sandbox {
+		env = catalog.Sandbox
+	}
+	return serveList(s, w, r, s.customerInternalAccountList(r.Context(), env, agentCustomer(r)))
 }
 
 // listAgentTransactions is GET /agents/me/transactions: the customer's transactions,

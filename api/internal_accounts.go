@@ -23,13 +23,13 @@ const walletSealLabel = account.WalletSealLabel
 // listCustomerInternalAccounts is GET /customers/internal-accounts: the customers'
 // accounts that are not closed, newest first.
 func (s *Server) listCustomerInternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	return serveList(s, w, r, customerInternalAccountList(uuid.NullUUID{}))
+	return serveList(s, w, r, s.customerInternalAccountList(r.Context(), principalFrom(r.Context()).environment(), uuid.NullUUID{}))
 }
 
 // customerInternalAccountList is the list of the customers' internal accounts: of every
 // customer of the platform (filtered by customerId), or only of own (an agent's customer,
-// with no customerId parameter).
-func customerInternalAccountList(own uuid.NullUUID) listSpec[db.InternalAccountFilter, db.IDPos, db.InternalAccountWithBalance, view.InternalAccount] {
+// with no customerId parameter), rendered for the caller's environment env.
+func (s *Server) customerInternalAccountList(ctx context.Context, env catalog.Environment, own uuid.NullUUID) listSpec[db.InternalAccountFilter, db.IDPos, db.InternalAccountWithBalance, view.InternalAccount] {
 	name, params := "internal-accounts", []string{"currency", "customerId", "type", "limit", "cursor"}
 	if own.Valid {
 		name, params = "agent-internal-accounts", []string{"currency", "type", "limit", "cursor"}
@@ -46,7 +46,7 @@ func customerInternalAccountList(own uuid.NullUUID) listSpec[db.InternalAccountF
 		read: db.InternalAccountPage,
 		pos:  idPos(func(a db.InternalAccountWithBalance) uuid.UUID { return a.ID }),
 		view: func(a db.InternalAccountWithBalance) view.InternalAccount {
-			return view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held)
+			return s.internalAccountView(ctx, env, a.InternalAccount, a.Balance, a.Held)
 		},
 	}
 }
@@ -62,8 +62,9 @@ func (s *Server) listPlatformInternalAccounts(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return fmt.Errorf("list platform accounts: %w", err)
 	}
+	env := principalFrom(r.Context()).environment()
 	writeJSON(w, http.StatusOK, dataOf(rows, func(a db.InternalAccountListRow) view.InternalAccount {
-		return view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held)
+		return s.internalAccountView(r.Context(), env, a.InternalAccount, a.Balance, a.Held)
 	}))
 	return nil
 }
@@ -126,6 +127,6 @@ func (s *Server) fundSandboxAccount(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view.InternalAccountOf(a.InternalAccount, a.Balance, a.Held))
+	writeJSON(w, http.StatusOK, s.internalAccountView(r.Context(), principalFrom(r.Context()).environment(), a.InternalAccount, a.Balance, a.Held))
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 	"paycore/internal/fx"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
+	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/mailer"
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
@@ -77,6 +78,9 @@ type Deps struct {
 	// from Config.Rails and refuses to start on a bad value; adapters.Default when nil, as
 	// for the activities).
 	Rails *rail.Registry
+	// Lightning is the deployment's Lightning node, which creates the invoices shown in
+	// the funding instructions of BTC accounts whose payments go through it (none when nil).
+	Lightning *lnd.Client
 }
 
 // Server serves the API.

@@ -23,7 +23,7 @@ func (s *Server) updateWalletAccount(w http.ResponseWriter, r *http.Request, a d
 	if err != nil {
 		return fmt.Errorf("update wallet account: %w", err)
 	}
-	writeJSON(w, http.StatusOK, view.InternalAccountOf(updated, a.Balance, a.Held))
+	writeJSON(w, http.StatusOK, s.internalAccountView(r.Context(), principalFrom(r.Context()).environment(), updated, a.Balance, a.Held))
 	return nil
 }
 

@@ -135,6 +135,13 @@ type (
 	LedgerSumByCurrencyRow                = gen.LedgerSumByCurrencyRow
 	LedgerSystemAccountEnsureParams       = gen.LedgerSystemAccountEnsureParams
 	LedgerSystemAccountGetParams          = gen.LedgerSystemAccountGetParams
+	LightningInvoice                      = gen.LightningInvoice
+	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams
+	LightningInvoiceCreditedParams        = gen.LightningInvoiceCreditedParams
+	LightningInvoiceOpenParams            = gen.LightningInvoiceOpenParams
+	LightningInvoicesUncreditedParams     = gen.LightningInvoicesUncreditedParams
+	LightningSettleCursor                 = gen.LightningSettleCursor
+	LightningSettleCursorAdvanceParams    = gen.LightningSettleCursorAdvanceParams
 	ListCount                             = gen.ListCount
 	OwnerCreateParams                     = gen.OwnerCreateParams
 	OwnerDecideKycParams                  = gen.OwnerDecideKycParams

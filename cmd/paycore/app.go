@@ -21,9 +21,11 @@ import (
 	"paycore/activities"
 	"paycore/api"
 	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/fx"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
+	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/mailer"
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/telemetry"
@@ -47,7 +49,9 @@ type app struct {
 	metrics  *metrics.Metrics
 	rates    *fx.Table
 	rails    *rail.Registry // which rail serves which payments (PAYCORE_RAILS)
-	// closeRails closes the connected rails' connections (the Lightning node's).
+	// lightning is the deployment's Lightning node (PAYCORE_LND_*; nil: none), and
+	// closeRails closes the connected rails' connections (the node's).
+	lightning  *lnd.Client
 	closeRails func()
 	dev        bool // running under `paycore dev`
 	// clock is what agent usage windows are counted by: time.Now when nil (tests move it
@@ -84,7 +88,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	if err != nil {
 		return nil, err
 	}
-	rails, closeRails, err := railRegistry(cfg)
+	rails, node, closeRails, err := railRegistry(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +111,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		closeRails()
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, closeRails: closeRails, tel: tel}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel}
 	if a.signer, err = loadSigningKey(ctx, pool, box); err != nil {
 		a.closeLocal()
 		return nil, err
@@ -267,7 +271,7 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
-		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails}
+		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails, Lightning: a.lightning}
 	d.Mailer, d.DevMailbox = a.mail()
 	return api.New(d)
 }
@@ -384,6 +388,11 @@ func (a *app) runWorker(ctx context.Context) error {
 	go func() { defer wg.Done(); _ = relay.Run(ctx) }()
 	go func() { defer wg.Done(); janitor.Run(ctx) }()
 	go func() { defer wg.Done(); bulk.Run(ctx) }()
+	if a.lightning != nil {
+		watcher := &worker.LightningWatcher{Store: db.NewStore(a.pool, view.Resources{}), Node: a.lightning, Logger: a.log.With("component", "lightning"), Now: a.clock}
+		wg.Add(1)
+		go func() { defer wg.Done(); watcher.Run(ctx) }()
+	}
 	<-ctx.Done()
 	wg.Wait()
 	w.Stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -301,5 +302,107 @@ func TestLightningCrashes(t *testing.T) {
 	var held int64
 	if err := s.app.pool.QueryRow(ctx, "SELECT coalesce(sum(held), 0) FROM ledger_accounts").Scan(&held); err != nil || held != 0 {
 		t.Fatalf("held %d (%v)", held, err)
+	}
+}
+
+// btcAccount creates a customer of w's platform holding a BTC account and returns the
+// account's id.
+func (w *world) btcAccount() string {
+	w.t.Helper()
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "fullName": "Satoshi Customer", "currencies": []string{"BTC"}})
+	if r.Status != 201 {
+		w.t.Fatalf("create customer: %d %s", r.Status, r.Body)
+	}
+	var accts struct {
+		Data []view.InternalAccount `json:"data"`
+	}
+	w.c.Do("GET", "/customers/internal-accounts?currency=BTC&customerId="+r.JSON(w.t)["id"].(string), nil).Decode(w.t, &accts)
+	if len(accts.Data) != 1 {
+		w.t.Fatalf("want one BTC account, got %d", len(accts.Data))
+	}
+	return accts.Data[0].ID
+}
+
+// fundingInvoice reads the account's Lightning invoice from its funding instructions, and
+// its balance.
+func (w *world) fundingInvoice(account string) (string, int64) {
+	w.t.Helper()
+	var accts struct {
+		Data []view.InternalAccount `json:"data"`
+	}
+	w.c.Do("GET", "/customers/internal-accounts?currency=BTC", nil).Decode(w.t, &accts)
+	for _, a := range accts.Data {
+		if a.ID != account {
+			continue
+		}
+		var instructions []struct {
+			Info map[string]any `json:"accountOrWalletInfo"`
+		}
+		if err := json.Unmarshal(a.FundingPaymentInstructions, &instructions); err != nil {
+			w.t.Fatal(err)
+		}
+		for _, in := range instructions {
+			if in.Info["accountType"] == "LIGHTNING" {
+				return in.Info["invoice"].(string), a.Balance.Amount
+			}
+		}
+		w.t.Fatalf("account %s has no Lightning funding instruction: %s", account, a.FundingPaymentInstructions)
+	}
+	w.t.Fatalf("account %s not listed", account)
+	return "", 0
+}
+
+// A BTC account's funding instructions carry a Lightning invoice of the deployment's node,
+// shown again until it is paid; paying it from the counterparty node credits the account
+// once, with a COMPLETED INCOMING transaction, and the next read shows a new invoice. An
+// invoice paid while no worker runs is credited once the worker is back (its scan), and
+// the ledger's LIGHTNING account matches what the node received.
+func TestLightningFunding(t *testing.T) {
+	s, n, node := lightningStack(t, 18690)
+	ctx := context.Background()
+	w := lightningWorld(t, s, 1_000)
+	acct := w.btcAccount()
+	before, err := node.Balances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, balance := w.fundingInvoice(acct)
+	if again, _ := w.fundingInvoice(acct); again != inv || balance != 0 {
+		t.Fatalf("a second read shows another invoice (%v) or a balance of %d", again != inv, balance)
+	}
+	pay := func(invoice string, sats int) {
+		t.Helper()
+		if _, err := n.Peer.CLI(ctx, "payinvoice", "--force", "--amt", strconv.Itoa(sats), invoice); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pay(inv, 4_321)
+	eventually(t, 30*time.Second, "the account credited", func() bool { _, b := w.fundingInvoice(acct); return b == 4_321 })
+	next, _ := w.fundingInvoice(acct)
+	if next == inv {
+		t.Fatal("the paid invoice is still shown")
+	}
+
+	// The worker (and its watcher) is down while the next invoice is paid.
+	s.stopWorkerAndWait()
+	pay(next, 1_000)
+	s.startWorker()
+	eventually(t, 90*time.Second, "the account credited after the restart", func() bool { _, b := w.fundingInvoice(acct); return b == 5_321 })
+
+	var receipts int
+	var total int64
+	if err := s.app.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount), 0) FROM transactions
+		WHERE kind = 'LIGHTNING_IN' AND type = 'INCOMING' AND status = 'COMPLETED' AND destination_account_id = $1`, uuidOf(acct)).Scan(&receipts, &total); err != nil {
+		t.Fatal(err)
+	}
+	if receipts != 2 || total != 5_321 {
+		t.Fatalf("%d receipts for %d sat, want 2 for 5321", receipts, total)
+	}
+	after, err := node.Balances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ledger := after.ChannelLocal-before.ChannelLocal, ledgerLightning(t, s); got != 5_321 || ledger != -got {
+		t.Fatalf("the node received %d sat; the ledger's LIGHTNING account is %d", got, ledger)
 	}
 }

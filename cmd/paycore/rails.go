@@ -36,7 +36,7 @@ func railsCmd(cfg config.Config, args []string, stdout io.Writer) error {
 // railsList prints the rails configured, as /readyz lists them: it reads the
 // configuration only, so it answers without the database or Temporal.
 func railsList(cfg config.Config, stdout io.Writer) error {
-	reg, closeRails, err := railRegistry(cfg)
+	reg, _, closeRails, err := railRegistry(cfg)
 	if err != nil {
 		return err
 	}
@@ -45,15 +45,16 @@ func railsList(cfg config.Config, stdout io.Writer) error {
 }
 
 // railRegistry is the registry configuration routes payments by: the rails every
-// deployment has, and the Lightning rail when a node is configured (PAYCORE_LND_*). The
-// connection to the node is made on its first call; closeRails closes it.
-func railRegistry(cfg config.Config) (reg *rail.Registry, closeRails func(), err error) {
+// deployment has, and the Lightning rail when a node is configured (PAYCORE_LND_*), whose
+// client it returns too (nil without a node). The connection to the node is made on its
+// first call; closeRails closes it.
+func railRegistry(cfg config.Config) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
 	closeRails = func() {}
 	var connected []rail.Rail
 	if cfg.LND.Configured() {
-		node, err := lnd.Dial(lnd.Config{Address: cfg.LND.Address, TLSCertPath: cfg.LND.TLSCertPath, MacaroonPath: cfg.LND.MacaroonPath})
+		node, err = lnd.Dial(lnd.Config{Address: cfg.LND.Address, TLSCertPath: cfg.LND.TLSCertPath, MacaroonPath: cfg.LND.MacaroonPath})
 		if err != nil {
-			return nil, nil, fmt.Errorf("PAYCORE_LND_*: %w", err)
+			return nil, nil, nil, fmt.Errorf("PAYCORE_LND_*: %w", err)
 		}
 		closeRails = func() { _ = node.Close() }
 		connected = append(connected, lightningrail.New(node, lightningrail.Options{
@@ -62,7 +63,7 @@ func railRegistry(cfg config.Config) (reg *rail.Registry, closeRails func(), err
 	reg, err = adapters.Registry(cfg.Rails, connected...)
 	if err != nil {
 		closeRails()
-		return nil, nil, fmt.Errorf("PAYCORE_RAILS: %w", err)
+		return nil, nil, nil, fmt.Errorf("PAYCORE_RAILS: %w", err)
 	}
-	return reg, closeRails, nil
+	return reg, node, closeRails, nil
 }

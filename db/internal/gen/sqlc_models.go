@@ -308,6 +308,22 @@ type LedgerEntry struct {
 	CreatedAt     time.Time
 }
 
+type LightningInvoice struct {
+	PaymentHash    []byte
+	PlatformID     uuid.UUID
+	AccountID      uuid.UUID
+	PaymentRequest string
+	Amount         *int64
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+	TransactionID  uuid.NullUUID
+}
+
+type LightningSettleCursor struct {
+	NodePubkey  string
+	SettleIndex int64
+}
+
 type ListCount struct {
 	PlatformID uuid.UUID
 	List       string

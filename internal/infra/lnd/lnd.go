@@ -157,28 +157,6 @@ func (c *Client) LookupInvoice(ctx context.Context, hash []byte) (*lndrpc.Invoic
 	return r, nil
 }
 
-// SettledInvoices calls visit with each settled invoice whose add index is above after,
-// in order, a page at a time (the catch-up after a restart).
-func (c *Client) SettledInvoices(ctx context.Context, after uint64, visit func(*lndrpc.Invoice) error) error {
-	for {
-		r, err := c.ln.ListInvoices(ctx, &lndrpc.ListInvoiceRequest{IndexOffset: after, NumMaxInvoices: 500})
-		if err != nil {
-			return fmt.Errorf("lnd: list invoices: %w", err)
-		}
-		for _, inv := range r.Invoices {
-			if inv.State == lndrpc.Invoice_SETTLED {
-				if err := visit(inv); err != nil {
-					return err
-				}
-			}
-		}
-		if len(r.Invoices) == 0 || r.LastIndexOffset <= after {
-			return nil
-		}
-		after = r.LastIndexOffset
-	}
-}
-
 // SubscribeInvoices calls visit with every invoice the node adds or settles after the
 // given indexes (0, 0: from now on) until ctx ends or the stream breaks (its error).
 func (c *Client) SubscribeInvoices(ctx context.Context, addIndex, settleIndex uint64, visit func(*lndrpc.Invoice) error) error {

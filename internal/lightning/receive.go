@@ -1,0 +1,63 @@
+package lightning
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+)
+
+// ReceiptKind is the transaction kind of money received over Lightning into an internal
+// account (an INCOMING transaction, from REALTIME_FUNDING).
+const ReceiptKind = "LIGHTNING_IN"
+
+// ReceiptDescription is a receipt's transaction description.
+const ReceiptDescription = "Received over Lightning"
+
+// FundingInvoiceExpiry is how long a funding invoice the node creates for an account stays
+// payable, and FundingInvoiceReuse how much of it must be left for the funding
+// instructions to show it again rather than a new one.
+const (
+	FundingInvoiceExpiry = 24 * time.Hour
+	FundingInvoiceReuse  = time.Hour
+)
+
+// ErrReceiptRefused is why a settled invoice cannot credit its account: the account was
+// closed after the invoice was created, or is not a BTC account.
+var ErrReceiptRefused = errors.New("lightning: the invoice's account cannot be credited")
+
+// Funded says whether an account may show a Lightning funding invoice: an open BTC account.
+func Funded(currency string, status catalog.AccountStatus) bool {
+	return currency == "BTC" && status != catalog.AccountClosed
+}
+
+// CheckReceipt is the rule of crediting a settled invoice's payment of sats to an account.
+func CheckReceipt(currency string, status catalog.AccountStatus, sats int64) error {
+	if !Funded(currency, status) || sats <= 0 {
+		return ErrReceiptRefused
+	}
+	return nil
+}
+
+// FundingInvoice is an invoice the deployment's node created for an internal account.
+type FundingInvoice struct {
+	Hash           []byte // the payment hash, 32 bytes
+	PlatformID     uuid.UUID
+	AccountID      uuid.UUID
+	PaymentRequest string // BOLT11
+	Amount         *int64 // satoshis; nil: the payer chooses
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+}
+
+// FundingInstruction is the funding instruction (PaymentInstructions) that shows an
+// account's invoice, and the Lightning address that also reaches it when there is one.
+func FundingInstruction(invoice string, isPlatform bool) map[string]any {
+	return map[string]any{
+		"instructionsNotes":   "Pay this Lightning invoice, any amount, once, within 24 hours; read the account again for a new one.",
+		"isPlatformAccount":   isPlatform,
+		"accountOrWalletInfo": map[string]any{"accountType": "LIGHTNING", "invoice": invoice},
+	}
+}

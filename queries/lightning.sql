@@ -1,0 +1,31 @@
+-- name: LightningInvoiceOpen :one
+-- The account's newest amountless invoice not yet paid that is still open after valid_after.
+SELECT payment_request FROM lightning_invoices
+WHERE account_id = $1 AND transaction_id IS NULL AND amount IS NULL AND expires_at > sqlc.arg(valid_after)
+ORDER BY expires_at DESC
+LIMIT 1;
+
+-- name: LightningInvoiceAdd :exec
+INSERT INTO lightning_invoices (payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at)
+VALUES ($1, $2, $3, $4, sqlc.narg(amount), $5, $6);
+
+-- name: LightningInvoiceLock :one
+SELECT * FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE;
+
+-- name: LightningInvoiceCredited :exec
+UPDATE lightning_invoices SET transaction_id = $2 WHERE payment_hash = $1 AND transaction_id IS NULL;
+
+-- name: LightningSettleCursor :one
+SELECT coalesce((SELECT settle_index FROM lightning_settle_cursors WHERE node_pubkey = $1), 0)::bigint;
+
+-- name: LightningSettleCursorAdvance :exec
+INSERT INTO lightning_settle_cursors (node_pubkey, settle_index) VALUES ($1, $2)
+ON CONFLICT (node_pubkey) DO UPDATE SET settle_index = greatest(lightning_settle_cursors.settle_index, excluded.settle_index);
+
+-- name: LightningInvoicesUncredited :many
+-- The invoices not yet credited that were payable after since, oldest first: what the
+-- catch-up scan asks the node about.
+SELECT payment_hash FROM lightning_invoices
+WHERE transaction_id IS NULL AND expires_at > sqlc.arg(since)
+ORDER BY expires_at
+LIMIT sqlc.arg(row_limit);

@@ -1,0 +1,162 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"paycore/db"
+	"paycore/internal/infra/lnd"
+	"paycore/internal/infra/lnd/lndrpc"
+	"paycore/internal/lightning"
+)
+
+// LightningWatcher credits the internal accounts whose funding invoices the deployment's
+// node reports settled (db.Store.LightningReceive: once per invoice, whatever the number
+// of watchers or replays). It follows the node's settled invoices from the settle index it
+// recorded last (LND replays those settled since), and it scans: when it starts following
+// them, and every ScanInterval, it asks the node about each invoice not yet credited that
+// was payable in the last day, so that no settlement is missed while it was not listening.
+type LightningWatcher struct {
+	Store  db.Store
+	Node   *lnd.Client
+	Logger *slog.Logger
+	// Now is the clock receipts are dated by (time.Now when nil).
+	Now func() time.Time
+	// Retry is the wait before following again after the subscription broke (default 2 s);
+	// ScanInterval how often the scan runs (default a minute).
+	Retry, ScanInterval time.Duration
+}
+
+// Run watches until ctx ends.
+func (l *LightningWatcher) Run(ctx context.Context) {
+	if l.Retry <= 0 {
+		l.Retry = 2 * time.Second
+	}
+	if l.ScanInterval <= 0 {
+		l.ScanInterval = time.Minute
+	}
+	if l.Now == nil {
+		l.Now = time.Now
+	}
+	go func() {
+		t := time.NewTicker(l.ScanInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := l.Scan(ctx); err != nil && ctx.Err() == nil {
+					l.Logger.Warn("lightning: scan of uncredited invoices", "error", err)
+				}
+			}
+		}
+	}()
+	for {
+		err := l.watch(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		l.Logger.Warn("lightning: following settled invoices stopped; following them again", "error", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(l.Retry):
+		}
+	}
+}
+
+// watch subscribes from the recorded settle index, scans, then credits what the
+// subscription reports until it breaks.
+func (l *LightningWatcher) watch(ctx context.Context) error {
+	info, err := l.Node.Info(ctx)
+	if err != nil {
+		return err
+	}
+	node := info.IdentityPubkey
+	cursor, err := l.Store.LightningSettleCursor(ctx, node)
+	if err != nil {
+		return err
+	}
+	// The subscription is opened before the scan, so a settlement between the two is
+	// reported by one or the other (crediting is idempotent: seen twice, credited once).
+	settlements := make(chan *lndrpc.Invoice, 64)
+	subscription := make(chan error, 1)
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		subscription <- l.Node.SubscribeInvoices(subCtx, 0, cursor, func(inv *lndrpc.Invoice) error {
+			select {
+			case settlements <- inv:
+				return nil
+			case <-subCtx.Done():
+				return subCtx.Err()
+			}
+		})
+	}()
+	if err := l.Scan(ctx); err != nil {
+		return err
+	}
+	for {
+		select {
+		case err := <-subscription:
+			return err
+		case inv := <-settlements:
+			if inv.State != lndrpc.Invoice_SETTLED {
+				continue
+			}
+			if err := l.receive(ctx, inv.RHash, inv.AmtPaidSat); err != nil {
+				return err
+			}
+			if err := l.Store.LightningSettleCursorAdvance(ctx, node, inv.SettleIndex); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Scan asks the node about every invoice not yet credited that was payable in the last
+// day and credits those it settled.
+func (l *LightningWatcher) Scan(ctx context.Context) error {
+	hashes, err := l.Store.LightningInvoicesUncredited(ctx, l.Now().Add(-24*time.Hour), 10_000)
+	if err != nil {
+		return err
+	}
+	for _, h := range hashes {
+		inv, err := l.Node.LookupInvoice(ctx, h)
+		if errors.Is(err, lnd.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if inv.State == lndrpc.Invoice_SETTLED {
+			if err := l.receive(ctx, h, inv.AmtPaidSat); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// receive credits the account of a settled invoice with what was paid to it. An invoice
+// the service did not create for an account is none of its business; one whose account can
+// no longer be credited is logged for an operator (the money stays at the node, which
+// reconciliation shows).
+func (l *LightningWatcher) receive(ctx context.Context, hash []byte, sats int64) error {
+	t, err := l.Store.LightningReceive(ctx, hash, sats, l.Now())
+	switch {
+	case db.IsNotFound(err):
+		return nil
+	case errors.Is(err, lightning.ErrReceiptRefused):
+		l.Logger.Error("lightning: a settled invoice's account cannot be credited", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "error", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("credit invoice %x: %w", hash, err)
+	}
+	l.Logger.Info("lightning: received", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "transaction", t.ID)
+	return nil
+}
