@@ -135,11 +135,13 @@ type (
 	LedgerSumByCurrencyRow                = gen.LedgerSumByCurrencyRow
 	LedgerSystemAccountEnsureParams       = gen.LedgerSystemAccountEnsureParams
 	LedgerSystemAccountGetParams          = gen.LedgerSystemAccountGetParams
+	LightningBaselineSetParams            = gen.LightningBaselineSetParams
 	LightningInvoice                      = gen.LightningInvoice
 	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams
 	LightningInvoiceCreditedParams        = gen.LightningInvoiceCreditedParams
 	LightningInvoiceOpenParams            = gen.LightningInvoiceOpenParams
 	LightningInvoicesUncreditedParams     = gen.LightningInvoicesUncreditedParams
+	LightningReconciliationBaseline       = gen.LightningReconciliationBaseline
 	LightningSettleCursor                 = gen.LightningSettleCursor
 	LightningSettleCursorAdvanceParams    = gen.LightningSettleCursorAdvanceParams
 	ListCount                             = gen.ListCount

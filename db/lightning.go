@@ -137,3 +137,34 @@ func (s Store) LightningInvoicesUncredited(ctx context.Context, since time.Time,
 	}
 	return hashes, nil
 }
+
+// LightningLedger is what the ledger says of the node: the LIGHTNING accounts' sum now
+// (satoshis), the reconciliation baseline recorded for the node (false: none yet) and how
+// many route fees were posted since it.
+func (s Store) LightningLedger(ctx context.Context, nodePubkey string) (ledgerSats int64, b lightning.Baseline, ok bool, feesSince int64, err error) {
+	q := newQueries(s.pool)
+	if ledgerSats, err = q.LightningLedgerBalance(ctx); err != nil {
+		return 0, b, false, 0, fmt.Errorf("sum the LIGHTNING accounts: %w", err)
+	}
+	row, err := q.LightningBaseline(ctx, nodePubkey)
+	if IsNotFound(err) {
+		return ledgerSats, b, false, 0, nil
+	}
+	if err != nil {
+		return 0, b, false, 0, fmt.Errorf("read the reconciliation baseline: %w", err)
+	}
+	b = lightning.Baseline{NodeSats: row.NodeSats, LedgerSats: row.LedgerSats, RecordedAt: row.RecordedAt}
+	if feesSince, err = q.LightningFeePostingsSince(ctx, row.RecordedAt); err != nil {
+		return 0, b, false, 0, fmt.Errorf("count route fees: %w", err)
+	}
+	return ledgerSats, b, true, feesSince, nil
+}
+
+// LightningBaselineSet records the node's reconciliation baseline.
+func (s Store) LightningBaselineSet(ctx context.Context, nodePubkey string, b lightning.Baseline) error {
+	if err := newQueries(s.pool).LightningBaselineSet(ctx, LightningBaselineSetParams{NodePubkey: nodePubkey, NodeSats: b.NodeSats,
+		LedgerSats: b.LedgerSats, RecordedAt: b.RecordedAt}); err != nil {
+		return fmt.Errorf("record the reconciliation baseline: %w", err)
+	}
+	return nil
+}

@@ -29,3 +29,21 @@ SELECT payment_hash FROM lightning_invoices
 WHERE transaction_id IS NULL AND expires_at > sqlc.arg(since)
 ORDER BY expires_at
 LIMIT sqlc.arg(row_limit);
+
+-- name: LightningLedgerBalance :one
+-- What the LIGHTNING accounts of every platform say, in satoshis: what left the node less
+-- what came in.
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'LIGHTNING' AND currency = 'BTC';
+
+-- name: LightningBaseline :one
+SELECT * FROM lightning_reconciliation_baselines WHERE node_pubkey = $1;
+
+-- name: LightningBaselineSet :exec
+INSERT INTO lightning_reconciliation_baselines (node_pubkey, node_sats, ledger_sats, recorded_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (node_pubkey) DO UPDATE SET node_sats = excluded.node_sats, ledger_sats = excluded.ledger_sats, recorded_at = excluded.recorded_at;
+
+-- name: LightningFeePostingsSince :one
+-- How many route fees the ledger posted since a moment: each was rounded up to the
+-- satoshi, so the node may hold up to one satoshi more per fee than the ledger accounts for.
+SELECT count(*)::bigint FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.created_at >= sqlc.arg(since);

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"paycore/internal/infra/devserver"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
+	"paycore/internal/lightning"
 	"paycore/internal/rail"
 )
 
@@ -96,6 +99,9 @@ func TestLightningQuotePayout(t *testing.T) {
 	s, n, node := lightningStack(t, 18650)
 	ctx := context.Background()
 	w := lightningWorld(t, s, 1_000_000)
+	if got := reconcile(t, s, n); got["baselineRecorded"] != true {
+		t.Fatalf("the first reconciliation recorded no baseline: %v", got)
+	}
 	start := w.balance()
 	before, err := node.Balances(ctx)
 	if err != nil {
@@ -162,6 +168,10 @@ func TestLightningQuotePayout(t *testing.T) {
 	if now, err := node.Balances(ctx); err != nil || now.ChannelLocal != after.ChannelLocal || ledgerLightning(t, s) != sats {
 		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d (%v)", now, after, ledgerLightning(t, s), err)
 	}
+	rec := reconcile(t, s, n)
+	if r := rec["reconciliation"].(map[string]any); r["differenceSats"] != 0.0 || r["ledgerSats"] != float64(sats) || rec["baselineRecorded"] != false {
+		t.Fatalf("reconciliation after the payouts: %v", rec)
+	}
 }
 
 // holdInvoice is an invoice of the counterparty node that it settles or cancels only when
@@ -218,6 +228,7 @@ func TestLightningCrashes(t *testing.T) {
 		"PAYCORE_LND_PAYMENT_TIMEOUT=20s", "PAYCORE_RAILS=SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning",
 	}
 	worker := startProc(t, env, "worker")
+	reconcile(t, s, n, "-rebase")
 	before, err := node.Balances(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -303,6 +314,7 @@ func TestLightningCrashes(t *testing.T) {
 	if err := s.app.pool.QueryRow(ctx, "SELECT coalesce(sum(held), 0) FROM ledger_accounts").Scan(&held); err != nil || held != 0 {
 		t.Fatalf("held %d (%v)", held, err)
 	}
+	reconcile(t, s, n)
 }
 
 // btcAccount creates a customer of w's platform holding a BTC account and returns the
@@ -362,6 +374,7 @@ func TestLightningFunding(t *testing.T) {
 	ctx := context.Background()
 	w := lightningWorld(t, s, 1_000)
 	acct := w.btcAccount()
+	reconcile(t, s, n, "-rebase")
 	before, err := node.Balances(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -405,4 +418,47 @@ func TestLightningFunding(t *testing.T) {
 	if got, ledger := after.ChannelLocal-before.ChannelLocal, ledgerLightning(t, s); got != 5_321 || ledger != -got {
 		t.Fatalf("the node received %d sat; the ledger's LIGHTNING account is %d", got, ledger)
 	}
+	reconcile(t, s, n)
+
+	// Money the node receives outside the service (an invoice made at the node itself) is a
+	// difference the reconciliation reports, and exits non-zero for, until re-based.
+	var outside struct {
+		PaymentRequest string `json:"payment_request"`
+	}
+	if err := n.Node.CLIJSON(ctx, &outside, "addinvoice"); err != nil {
+		t.Fatal(err)
+	}
+	pay(outside.PaymentRequest, 777)
+	var out bytes.Buffer
+	err = run([]string{"rails", "reconcile"}, &out)
+	var rec struct {
+		Reconciliation lightning.Reconciliation `json:"reconciliation"`
+	}
+	if jerr := json.Unmarshal(out.Bytes(), &rec); !errors.Is(err, errUnreconciled) || jerr != nil ||
+		rec.Reconciliation.DifferenceSats != 777 || rec.Reconciliation.Agree {
+		t.Fatalf("reconciliation with 777 sat received outside the ledger: %v %s", err, out.String())
+	}
+	reconcile(t, s, n, "-rebase")
+	reconcile(t, s, n)
+}
+
+// reconcile runs `paycore rails reconcile` (with args) against the stack's database and the
+// deployment's node and returns what it printed; it fails the test when the node and the
+// ledger differ.
+func reconcile(t *testing.T, s *stack, n *lnregtest.Network, args ...string) map[string]any {
+	t.Helper()
+	for k, v := range map[string]string{"PAYCORE_DATABASE_URL": s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY": s.cfg.MasterKey,
+		"PAYCORE_LND_ADDRESS": n.Node.RPCAddr, "PAYCORE_LND_TLS_CERT": n.Node.TLSCert, "PAYCORE_LND_MACAROON": n.Node.Macaroon} {
+		t.Setenv(k, v)
+	}
+	var out bytes.Buffer
+	err := run(append([]string{"rails", "reconcile"}, args...), &out)
+	var got map[string]any
+	if jerr := json.Unmarshal(out.Bytes(), &got); jerr != nil {
+		t.Fatalf("rails reconcile: %v, printed %q", err, out.String())
+	}
+	if err != nil {
+		t.Fatalf("rails reconcile: %v: %s", err, out.String())
+	}
+	return got
 }

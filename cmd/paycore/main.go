@@ -58,6 +58,7 @@ commands:
   payments fail       fail a payment waiting at its rail, its hold released (operator only)
   webhooks redeliver  deliver a webhook event again (operator only)
   rails list          the payment rails configured and the payments each serves (operator only)
+  rails reconcile     the Lightning node's funds against the ledger (operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
@@ -101,7 +102,7 @@ func run(args []string, stdout io.Writer) error {
 	case "webhooks":
 		return webhooksCmd(ctx, cfg, args[1:], stdout)
 	case "rails":
-		return railsCmd(cfg, args[1:], stdout)
+		return railsCmd(ctx, cfg, args[1:], stdout)
 	case "verifications":
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
 	case "healthcheck":

@@ -12,6 +12,58 @@ import (
 	"github.com/google/uuid"
 )
 
+const lightningBaseline = `-- name: LightningBaseline :one
+SELECT node_pubkey, node_sats, ledger_sats, recorded_at FROM lightning_reconciliation_baselines WHERE node_pubkey = $1
+`
+
+func (q *Queries) LightningBaseline(ctx context.Context, nodePubkey string) (LightningReconciliationBaseline, error) {
+	row := q.db.QueryRow(ctx, lightningBaseline, nodePubkey)
+	var i LightningReconciliationBaseline
+	err := row.Scan(
+		&i.NodePubkey,
+		&i.NodeSats,
+		&i.LedgerSats,
+		&i.RecordedAt,
+	)
+	return i, err
+}
+
+const lightningBaselineSet = `-- name: LightningBaselineSet :exec
+INSERT INTO lightning_reconciliation_baselines (node_pubkey, node_sats, ledger_sats, recorded_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (node_pubkey) DO UPDATE SET node_sats = excluded.node_sats, ledger_sats = excluded.ledger_sats, recorded_at = excluded.recorded_at
+`
+
+type LightningBaselineSetParams struct {
+	NodePubkey string
+	NodeSats   int64
+	LedgerSats int64
+	RecordedAt time.Time
+}
+
+func (q *Queries) LightningBaselineSet(ctx context.Context, arg LightningBaselineSetParams) error {
+	_, err := q.db.Exec(ctx, lightningBaselineSet,
+		arg.NodePubkey,
+		arg.NodeSats,
+		arg.LedgerSats,
+		arg.RecordedAt,
+	)
+	return err
+}
+
+const lightningFeePostingsSince = `-- name: LightningFeePostingsSince :one
+SELECT count(*)::bigint FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.created_at >= $1
+`
+
+// How many route fees the ledger posted since a moment: each was rounded up to the
+// satoshi, so the node may hold up to one satoshi more per fee than the ledger accounts for.
+func (q *Queries) LightningFeePostingsSince(ctx context.Context, since time.Time) (int64, error) {
+	row := q.db.QueryRow(ctx, lightningFeePostingsSince, since)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const lightningInvoiceAdd = `-- name: LightningInvoiceAdd :exec
 INSERT INTO lightning_invoices (payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at)
 VALUES ($1, $2, $3, $4, $7, $5, $6)
@@ -126,6 +178,19 @@ func (q *Queries) LightningInvoicesUncredited(ctx context.Context, arg Lightning
 		return nil, err
 	}
 	return items, nil
+}
+
+const lightningLedgerBalance = `-- name: LightningLedgerBalance :one
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'LIGHTNING' AND currency = 'BTC'
+`
+
+// What the LIGHTNING accounts of every platform say, in satoshis: what left the node less
+// what came in.
+func (q *Queries) LightningLedgerBalance(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, lightningLedgerBalance)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const lightningSettleCursor = `-- name: LightningSettleCursor :one

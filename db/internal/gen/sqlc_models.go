@@ -319,6 +319,13 @@ type LightningInvoice struct {
 	TransactionID  uuid.NullUUID
 }
 
+type LightningReconciliationBaseline struct {
+	NodePubkey string
+	NodeSats   int64
+	LedgerSats int64
+	RecordedAt time.Time
+}
+
 type LightningSettleCursor struct {
 	NodePubkey  string
 	SettleIndex int64

@@ -258,12 +258,20 @@ func (c *Client) EstimateFee(ctx context.Context, invoice string, timeout time.D
 }
 
 // Balances are the node's funds in satoshis: its side of its channels (settled and in
-// flight), and its on-chain wallet (confirmed and not).
+// flight), the commitment fees of the channels it opened, and its on-chain wallet
+// (confirmed and not).
 type Balances struct {
 	ChannelLocal   int64
 	ChannelPending int64 // in flight (unsettled HTLCs) and opening
-	OnChain        int64
+	// CommitFees are what the commitment transactions of the channels the node opened set
+	// aside for miners: the opener's money, which a fee update moves from its side of the
+	// channel and back, so it counts with the node's funds.
+	CommitFees int64
+	OnChain    int64
 }
+
+// Total is everything the node holds.
+func (b Balances) Total() int64 { return b.ChannelLocal + b.ChannelPending + b.CommitFees + b.OnChain }
 
 // Balances reads the node's balances.
 func (c *Client) Balances(ctx context.Context) (Balances, error) {
@@ -275,7 +283,17 @@ func (c *Client) Balances(ctx context.Context) (Balances, error) {
 	if err != nil {
 		return Balances{}, fmt.Errorf("lnd: wallet balance: %w", err)
 	}
-	return Balances{ChannelLocal: int64(ch.GetLocalBalance().GetSat()),
+	chans, err := c.ln.ListChannels(ctx, &lndrpc.ListChannelsRequest{})
+	if err != nil {
+		return Balances{}, fmt.Errorf("lnd: list channels: %w", err)
+	}
+	b := Balances{ChannelLocal: int64(ch.GetLocalBalance().GetSat()),
 		ChannelPending: int64(ch.GetUnsettledLocalBalance().GetSat() + ch.GetPendingOpenLocalBalance().GetSat()),
-		OnChain:        w.TotalBalance}, nil
+		OnChain:        w.TotalBalance}
+	for _, c := range chans.Channels {
+		if c.Initiator {
+			b.CommitFees += c.CommitFee
+		}
+	}
+	return b, nil
 }

@@ -136,7 +136,7 @@ func (x Invoice_InvoiceState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Invoice_InvoiceState.Descriptor instead.
 func (Invoice_InvoiceState) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{7, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{10, 0}
 }
 
 type Payment_PaymentStatus int32
@@ -191,7 +191,7 @@ func (x Payment_PaymentStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Payment_PaymentStatus.Descriptor instead.
 func (Payment_PaymentStatus) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{15, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{18, 0}
 }
 
 type GetInfoRequest struct {
@@ -607,6 +607,218 @@ func (x *ChannelBalanceResponse) GetPendingOpenRemoteBalance() *Amount {
 	return nil
 }
 
+type ListChannelsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ActiveOnly    bool                   `protobuf:"varint,1,opt,name=active_only,json=activeOnly,proto3" json:"active_only,omitempty"`
+	InactiveOnly  bool                   `protobuf:"varint,2,opt,name=inactive_only,json=inactiveOnly,proto3" json:"inactive_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListChannelsRequest) Reset() {
+	*x = ListChannelsRequest{}
+	mi := &file_lightning_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListChannelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListChannelsRequest) ProtoMessage() {}
+
+func (x *ListChannelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListChannelsRequest.ProtoReflect.Descriptor instead.
+func (*ListChannelsRequest) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListChannelsRequest) GetActiveOnly() bool {
+	if x != nil {
+		return x.ActiveOnly
+	}
+	return false
+}
+
+func (x *ListChannelsRequest) GetInactiveOnly() bool {
+	if x != nil {
+		return x.InactiveOnly
+	}
+	return false
+}
+
+type ListChannelsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Channels      []*Channel             `protobuf:"bytes,11,rep,name=channels,proto3" json:"channels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListChannelsResponse) Reset() {
+	*x = ListChannelsResponse{}
+	mi := &file_lightning_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListChannelsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListChannelsResponse) ProtoMessage() {}
+
+func (x *ListChannelsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListChannelsResponse.ProtoReflect.Descriptor instead.
+func (*ListChannelsResponse) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListChannelsResponse) GetChannels() []*Channel {
+	if x != nil {
+		return x.Channels
+	}
+	return nil
+}
+
+type Channel struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Active           bool                   `protobuf:"varint,1,opt,name=active,proto3" json:"active,omitempty"`
+	RemotePubkey     string                 `protobuf:"bytes,2,opt,name=remote_pubkey,json=remotePubkey,proto3" json:"remote_pubkey,omitempty"`
+	ChannelPoint     string                 `protobuf:"bytes,3,opt,name=channel_point,json=channelPoint,proto3" json:"channel_point,omitempty"`
+	ChanId           uint64                 `protobuf:"varint,4,opt,name=chan_id,json=chanId,proto3" json:"chan_id,omitempty"`
+	Capacity         int64                  `protobuf:"varint,5,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	LocalBalance     int64                  `protobuf:"varint,6,opt,name=local_balance,json=localBalance,proto3" json:"local_balance,omitempty"`
+	RemoteBalance    int64                  `protobuf:"varint,7,opt,name=remote_balance,json=remoteBalance,proto3" json:"remote_balance,omitempty"`
+	CommitFee        int64                  `protobuf:"varint,8,opt,name=commit_fee,json=commitFee,proto3" json:"commit_fee,omitempty"`
+	UnsettledBalance int64                  `protobuf:"varint,11,opt,name=unsettled_balance,json=unsettledBalance,proto3" json:"unsettled_balance,omitempty"`
+	Initiator        bool                   `protobuf:"varint,18,opt,name=initiator,proto3" json:"initiator,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *Channel) Reset() {
+	*x = Channel{}
+	mi := &file_lightning_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Channel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Channel) ProtoMessage() {}
+
+func (x *Channel) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Channel.ProtoReflect.Descriptor instead.
+func (*Channel) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Channel) GetActive() bool {
+	if x != nil {
+		return x.Active
+	}
+	return false
+}
+
+func (x *Channel) GetRemotePubkey() string {
+	if x != nil {
+		return x.RemotePubkey
+	}
+	return ""
+}
+
+func (x *Channel) GetChannelPoint() string {
+	if x != nil {
+		return x.ChannelPoint
+	}
+	return ""
+}
+
+func (x *Channel) GetChanId() uint64 {
+	if x != nil {
+		return x.ChanId
+	}
+	return 0
+}
+
+func (x *Channel) GetCapacity() int64 {
+	if x != nil {
+		return x.Capacity
+	}
+	return 0
+}
+
+func (x *Channel) GetLocalBalance() int64 {
+	if x != nil {
+		return x.LocalBalance
+	}
+	return 0
+}
+
+func (x *Channel) GetRemoteBalance() int64 {
+	if x != nil {
+		return x.RemoteBalance
+	}
+	return 0
+}
+
+func (x *Channel) GetCommitFee() int64 {
+	if x != nil {
+		return x.CommitFee
+	}
+	return 0
+}
+
+func (x *Channel) GetUnsettledBalance() int64 {
+	if x != nil {
+		return x.UnsettledBalance
+	}
+	return 0
+}
+
+func (x *Channel) GetInitiator() bool {
+	if x != nil {
+		return x.Initiator
+	}
+	return false
+}
+
 type Invoice struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Memo            string                 `protobuf:"bytes,1,opt,name=memo,proto3" json:"memo,omitempty"`
@@ -631,7 +843,7 @@ type Invoice struct {
 
 func (x *Invoice) Reset() {
 	*x = Invoice{}
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +855,7 @@ func (x *Invoice) String() string {
 func (*Invoice) ProtoMessage() {}
 
 func (x *Invoice) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +868,7 @@ func (x *Invoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invoice.ProtoReflect.Descriptor instead.
 func (*Invoice) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{7}
+	return file_lightning_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Invoice) GetMemo() string {
@@ -783,7 +995,7 @@ type AddInvoiceResponse struct {
 
 func (x *AddInvoiceResponse) Reset() {
 	*x = AddInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +1007,7 @@ func (x *AddInvoiceResponse) String() string {
 func (*AddInvoiceResponse) ProtoMessage() {}
 
 func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +1020,7 @@ func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*AddInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{8}
+	return file_lightning_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AddInvoiceResponse) GetRHash() []byte {
@@ -848,7 +1060,7 @@ type PaymentHash struct {
 
 func (x *PaymentHash) Reset() {
 	*x = PaymentHash{}
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -860,7 +1072,7 @@ func (x *PaymentHash) String() string {
 func (*PaymentHash) ProtoMessage() {}
 
 func (x *PaymentHash) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -873,7 +1085,7 @@ func (x *PaymentHash) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentHash.ProtoReflect.Descriptor instead.
 func (*PaymentHash) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{9}
+	return file_lightning_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PaymentHash) GetRHash() []byte {
@@ -895,7 +1107,7 @@ type ListInvoiceRequest struct {
 
 func (x *ListInvoiceRequest) Reset() {
 	*x = ListInvoiceRequest{}
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +1119,7 @@ func (x *ListInvoiceRequest) String() string {
 func (*ListInvoiceRequest) ProtoMessage() {}
 
 func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +1132,7 @@ func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{10}
+	return file_lightning_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListInvoiceRequest) GetPendingOnly() bool {
@@ -962,7 +1174,7 @@ type ListInvoiceResponse struct {
 
 func (x *ListInvoiceResponse) Reset() {
 	*x = ListInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1186,7 @@ func (x *ListInvoiceResponse) String() string {
 func (*ListInvoiceResponse) ProtoMessage() {}
 
 func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1199,7 @@ func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{11}
+	return file_lightning_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListInvoiceResponse) GetInvoices() []*Invoice {
@@ -1021,7 +1233,7 @@ type InvoiceSubscription struct {
 
 func (x *InvoiceSubscription) Reset() {
 	*x = InvoiceSubscription{}
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1033,7 +1245,7 @@ func (x *InvoiceSubscription) String() string {
 func (*InvoiceSubscription) ProtoMessage() {}
 
 func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1046,7 +1258,7 @@ func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSubscription.ProtoReflect.Descriptor instead.
 func (*InvoiceSubscription) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{12}
+	return file_lightning_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *InvoiceSubscription) GetAddIndex() uint64 {
@@ -1072,7 +1284,7 @@ type PayReqString struct {
 
 func (x *PayReqString) Reset() {
 	*x = PayReqString{}
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1296,7 @@ func (x *PayReqString) String() string {
 func (*PayReqString) ProtoMessage() {}
 
 func (x *PayReqString) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1309,7 @@ func (x *PayReqString) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReqString.ProtoReflect.Descriptor instead.
 func (*PayReqString) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{13}
+	return file_lightning_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PayReqString) GetPayReq() string {
@@ -1124,7 +1336,7 @@ type PayReq struct {
 
 func (x *PayReq) Reset() {
 	*x = PayReq{}
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1348,7 @@ func (x *PayReq) String() string {
 func (*PayReq) ProtoMessage() {}
 
 func (x *PayReq) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1361,7 @@ func (x *PayReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReq.ProtoReflect.Descriptor instead.
 func (*PayReq) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{14}
+	return file_lightning_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PayReq) GetDestination() string {
@@ -1234,7 +1446,7 @@ type Payment struct {
 
 func (x *Payment) Reset() {
 	*x = Payment{}
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1246,7 +1458,7 @@ func (x *Payment) String() string {
 func (*Payment) ProtoMessage() {}
 
 func (x *Payment) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1259,7 +1471,7 @@ func (x *Payment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payment.ProtoReflect.Descriptor instead.
 func (*Payment) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{15}
+	return file_lightning_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Payment) GetPaymentHash() string {
@@ -1351,7 +1563,7 @@ type ListPaymentsRequest struct {
 
 func (x *ListPaymentsRequest) Reset() {
 	*x = ListPaymentsRequest{}
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1363,7 +1575,7 @@ func (x *ListPaymentsRequest) String() string {
 func (*ListPaymentsRequest) ProtoMessage() {}
 
 func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1376,7 +1588,7 @@ func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{16}
+	return file_lightning_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListPaymentsRequest) GetIncludeIncomplete() bool {
@@ -1418,7 +1630,7 @@ type ListPaymentsResponse struct {
 
 func (x *ListPaymentsResponse) Reset() {
 	*x = ListPaymentsResponse{}
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1642,7 @@ func (x *ListPaymentsResponse) String() string {
 func (*ListPaymentsResponse) ProtoMessage() {}
 
 func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1655,7 @@ func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{17}
+	return file_lightning_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListPaymentsResponse) GetPayments() []*Payment {
@@ -1498,7 +1710,25 @@ const file_lightning_proto_rawDesc = "" +
 	"\x17unsettled_local_balance\x18\x05 \x01(\v2\r.lnrpc.AmountR\x15unsettledLocalBalance\x12G\n" +
 	"\x18unsettled_remote_balance\x18\x06 \x01(\v2\r.lnrpc.AmountR\x16unsettledRemoteBalance\x12J\n" +
 	"\x1apending_open_local_balance\x18\a \x01(\v2\r.lnrpc.AmountR\x17pendingOpenLocalBalance\x12L\n" +
-	"\x1bpending_open_remote_balance\x18\b \x01(\v2\r.lnrpc.AmountR\x18pendingOpenRemoteBalance\"\xd0\x04\n" +
+	"\x1bpending_open_remote_balance\x18\b \x01(\v2\r.lnrpc.AmountR\x18pendingOpenRemoteBalance\"[\n" +
+	"\x13ListChannelsRequest\x12\x1f\n" +
+	"\vactive_only\x18\x01 \x01(\bR\n" +
+	"activeOnly\x12#\n" +
+	"\rinactive_only\x18\x02 \x01(\bR\finactiveOnly\"B\n" +
+	"\x14ListChannelsResponse\x12*\n" +
+	"\bchannels\x18\v \x03(\v2\x0e.lnrpc.ChannelR\bchannels\"\xd6\x02\n" +
+	"\aChannel\x12\x16\n" +
+	"\x06active\x18\x01 \x01(\bR\x06active\x12#\n" +
+	"\rremote_pubkey\x18\x02 \x01(\tR\fremotePubkey\x12#\n" +
+	"\rchannel_point\x18\x03 \x01(\tR\fchannelPoint\x12\x17\n" +
+	"\achan_id\x18\x04 \x01(\x04R\x06chanId\x12\x1a\n" +
+	"\bcapacity\x18\x05 \x01(\x03R\bcapacity\x12#\n" +
+	"\rlocal_balance\x18\x06 \x01(\x03R\flocalBalance\x12%\n" +
+	"\x0eremote_balance\x18\a \x01(\x03R\rremoteBalance\x12\x1d\n" +
+	"\n" +
+	"commit_fee\x18\b \x01(\x03R\tcommitFee\x12+\n" +
+	"\x11unsettled_balance\x18\v \x01(\x03R\x10unsettledBalance\x12\x1c\n" +
+	"\tinitiator\x18\x12 \x01(\bR\tinitiator\"\xd0\x04\n" +
 	"\aInvoice\x12\x12\n" +
 	"\x04memo\x18\x01 \x01(\tR\x04memo\x12\x1d\n" +
 	"\n" +
@@ -1595,11 +1825,12 @@ const file_lightning_proto_rawDesc = "" +
 	"\x14FAILURE_REASON_ERROR\x10\x03\x12,\n" +
 	"(FAILURE_REASON_INCORRECT_PAYMENT_DETAILS\x10\x04\x12'\n" +
 	"#FAILURE_REASON_INSUFFICIENT_BALANCE\x10\x05\x12\x1b\n" +
-	"\x17FAILURE_REASON_CANCELED\x10\x062\xd5\x04\n" +
+	"\x17FAILURE_REASON_CANCELED\x10\x062\x9e\x05\n" +
 	"\tLightning\x128\n" +
 	"\aGetInfo\x12\x15.lnrpc.GetInfoRequest\x1a\x16.lnrpc.GetInfoResponse\x12J\n" +
 	"\rWalletBalance\x12\x1b.lnrpc.WalletBalanceRequest\x1a\x1c.lnrpc.WalletBalanceResponse\x12M\n" +
-	"\x0eChannelBalance\x12\x1c.lnrpc.ChannelBalanceRequest\x1a\x1d.lnrpc.ChannelBalanceResponse\x127\n" +
+	"\x0eChannelBalance\x12\x1c.lnrpc.ChannelBalanceRequest\x1a\x1d.lnrpc.ChannelBalanceResponse\x12G\n" +
+	"\fListChannels\x12\x1a.lnrpc.ListChannelsRequest\x1a\x1b.lnrpc.ListChannelsResponse\x127\n" +
 	"\n" +
 	"AddInvoice\x12\x0e.lnrpc.Invoice\x1a\x19.lnrpc.AddInvoiceResponse\x123\n" +
 	"\rLookupInvoice\x12\x12.lnrpc.PaymentHash\x1a\x0e.lnrpc.Invoice\x12E\n" +
@@ -1621,7 +1852,7 @@ func file_lightning_proto_rawDescGZIP() []byte {
 }
 
 var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_lightning_proto_goTypes = []any{
 	(PaymentFailureReason)(0),      // 0: lnrpc.PaymentFailureReason
 	(Invoice_InvoiceState)(0),      // 1: lnrpc.Invoice.InvoiceState
@@ -1633,17 +1864,20 @@ var file_lightning_proto_goTypes = []any{
 	(*ChannelBalanceRequest)(nil),  // 7: lnrpc.ChannelBalanceRequest
 	(*Amount)(nil),                 // 8: lnrpc.Amount
 	(*ChannelBalanceResponse)(nil), // 9: lnrpc.ChannelBalanceResponse
-	(*Invoice)(nil),                // 10: lnrpc.Invoice
-	(*AddInvoiceResponse)(nil),     // 11: lnrpc.AddInvoiceResponse
-	(*PaymentHash)(nil),            // 12: lnrpc.PaymentHash
-	(*ListInvoiceRequest)(nil),     // 13: lnrpc.ListInvoiceRequest
-	(*ListInvoiceResponse)(nil),    // 14: lnrpc.ListInvoiceResponse
-	(*InvoiceSubscription)(nil),    // 15: lnrpc.InvoiceSubscription
-	(*PayReqString)(nil),           // 16: lnrpc.PayReqString
-	(*PayReq)(nil),                 // 17: lnrpc.PayReq
-	(*Payment)(nil),                // 18: lnrpc.Payment
-	(*ListPaymentsRequest)(nil),    // 19: lnrpc.ListPaymentsRequest
-	(*ListPaymentsResponse)(nil),   // 20: lnrpc.ListPaymentsResponse
+	(*ListChannelsRequest)(nil),    // 10: lnrpc.ListChannelsRequest
+	(*ListChannelsResponse)(nil),   // 11: lnrpc.ListChannelsResponse
+	(*Channel)(nil),                // 12: lnrpc.Channel
+	(*Invoice)(nil),                // 13: lnrpc.Invoice
+	(*AddInvoiceResponse)(nil),     // 14: lnrpc.AddInvoiceResponse
+	(*PaymentHash)(nil),            // 15: lnrpc.PaymentHash
+	(*ListInvoiceRequest)(nil),     // 16: lnrpc.ListInvoiceRequest
+	(*ListInvoiceResponse)(nil),    // 17: lnrpc.ListInvoiceResponse
+	(*InvoiceSubscription)(nil),    // 18: lnrpc.InvoiceSubscription
+	(*PayReqString)(nil),           // 19: lnrpc.PayReqString
+	(*PayReq)(nil),                 // 20: lnrpc.PayReq
+	(*Payment)(nil),                // 21: lnrpc.Payment
+	(*ListPaymentsRequest)(nil),    // 22: lnrpc.ListPaymentsRequest
+	(*ListPaymentsResponse)(nil),   // 23: lnrpc.ListPaymentsResponse
 }
 var file_lightning_proto_depIdxs = []int32{
 	8,  // 0: lnrpc.ChannelBalanceResponse.local_balance:type_name -> lnrpc.Amount
@@ -1652,34 +1886,37 @@ var file_lightning_proto_depIdxs = []int32{
 	8,  // 3: lnrpc.ChannelBalanceResponse.unsettled_remote_balance:type_name -> lnrpc.Amount
 	8,  // 4: lnrpc.ChannelBalanceResponse.pending_open_local_balance:type_name -> lnrpc.Amount
 	8,  // 5: lnrpc.ChannelBalanceResponse.pending_open_remote_balance:type_name -> lnrpc.Amount
-	1,  // 6: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
-	10, // 7: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
-	2,  // 8: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
-	0,  // 9: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
-	18, // 10: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
-	3,  // 11: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
-	5,  // 12: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
-	7,  // 13: lnrpc.Lightning.ChannelBalance:input_type -> lnrpc.ChannelBalanceRequest
-	10, // 14: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
-	12, // 15: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
-	13, // 16: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
-	15, // 17: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
-	16, // 18: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
-	19, // 19: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
-	4,  // 20: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
-	6,  // 21: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
-	9,  // 22: lnrpc.Lightning.ChannelBalance:output_type -> lnrpc.ChannelBalanceResponse
-	11, // 23: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
-	10, // 24: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
-	14, // 25: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
-	10, // 26: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
-	17, // 27: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
-	20, // 28: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
-	20, // [20:29] is the sub-list for method output_type
-	11, // [11:20] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	12, // 6: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
+	1,  // 7: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
+	13, // 8: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
+	2,  // 9: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
+	0,  // 10: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
+	21, // 11: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
+	3,  // 12: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
+	5,  // 13: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
+	7,  // 14: lnrpc.Lightning.ChannelBalance:input_type -> lnrpc.ChannelBalanceRequest
+	10, // 15: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
+	13, // 16: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
+	15, // 17: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
+	16, // 18: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
+	18, // 19: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
+	19, // 20: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
+	22, // 21: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
+	4,  // 22: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
+	6,  // 23: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
+	9,  // 24: lnrpc.Lightning.ChannelBalance:output_type -> lnrpc.ChannelBalanceResponse
+	11, // 25: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
+	14, // 26: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
+	13, // 27: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
+	17, // 28: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
+	13, // 29: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
+	20, // 30: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
+	23, // 31: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
+	22, // [22:32] is the sub-list for method output_type
+	12, // [12:22] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_lightning_proto_init() }
@@ -1693,7 +1930,7 @@ func file_lightning_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lightning_proto_rawDesc), len(file_lightning_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const (
 	Lightning_GetInfo_FullMethodName           = "/lnrpc.Lightning/GetInfo"
 	Lightning_WalletBalance_FullMethodName     = "/lnrpc.Lightning/WalletBalance"
 	Lightning_ChannelBalance_FullMethodName    = "/lnrpc.Lightning/ChannelBalance"
+	Lightning_ListChannels_FullMethodName      = "/lnrpc.Lightning/ListChannels"
 	Lightning_AddInvoice_FullMethodName        = "/lnrpc.Lightning/AddInvoice"
 	Lightning_LookupInvoice_FullMethodName     = "/lnrpc.Lightning/LookupInvoice"
 	Lightning_ListInvoices_FullMethodName      = "/lnrpc.Lightning/ListInvoices"
@@ -42,6 +43,7 @@ type LightningClient interface {
 	GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error)
 	WalletBalance(ctx context.Context, in *WalletBalanceRequest, opts ...grpc.CallOption) (*WalletBalanceResponse, error)
 	ChannelBalance(ctx context.Context, in *ChannelBalanceRequest, opts ...grpc.CallOption) (*ChannelBalanceResponse, error)
+	ListChannels(ctx context.Context, in *ListChannelsRequest, opts ...grpc.CallOption) (*ListChannelsResponse, error)
 	AddInvoice(ctx context.Context, in *Invoice, opts ...grpc.CallOption) (*AddInvoiceResponse, error)
 	LookupInvoice(ctx context.Context, in *PaymentHash, opts ...grpc.CallOption) (*Invoice, error)
 	ListInvoices(ctx context.Context, in *ListInvoiceRequest, opts ...grpc.CallOption) (*ListInvoiceResponse, error)
@@ -82,6 +84,16 @@ func (c *lightningClient) ChannelBalance(ctx context.Context, in *ChannelBalance
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ChannelBalanceResponse)
 	err := c.cc.Invoke(ctx, Lightning_ChannelBalance_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lightningClient) ListChannels(ctx context.Context, in *ListChannelsRequest, opts ...grpc.CallOption) (*ListChannelsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListChannelsResponse)
+	err := c.cc.Invoke(ctx, Lightning_ListChannels_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +176,7 @@ type LightningServer interface {
 	GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error)
 	WalletBalance(context.Context, *WalletBalanceRequest) (*WalletBalanceResponse, error)
 	ChannelBalance(context.Context, *ChannelBalanceRequest) (*ChannelBalanceResponse, error)
+	ListChannels(context.Context, *ListChannelsRequest) (*ListChannelsResponse, error)
 	AddInvoice(context.Context, *Invoice) (*AddInvoiceResponse, error)
 	LookupInvoice(context.Context, *PaymentHash) (*Invoice, error)
 	ListInvoices(context.Context, *ListInvoiceRequest) (*ListInvoiceResponse, error)
@@ -188,6 +201,9 @@ func (UnimplementedLightningServer) WalletBalance(context.Context, *WalletBalanc
 }
 func (UnimplementedLightningServer) ChannelBalance(context.Context, *ChannelBalanceRequest) (*ChannelBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ChannelBalance not implemented")
+}
+func (UnimplementedLightningServer) ListChannels(context.Context, *ListChannelsRequest) (*ListChannelsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListChannels not implemented")
 }
 func (UnimplementedLightningServer) AddInvoice(context.Context, *Invoice) (*AddInvoiceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddInvoice not implemented")
@@ -278,6 +294,24 @@ func _Lightning_ChannelBalance_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LightningServer).ChannelBalance(ctx, req.(*ChannelBalanceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Lightning_ListChannels_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListChannelsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LightningServer).ListChannels(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Lightning_ListChannels_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LightningServer).ListChannels(ctx, req.(*ListChannelsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -401,6 +435,10 @@ var Lightning_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ChannelBalance",
 			Handler:    _Lightning_ChannelBalance_Handler,
+		},
+		{
+			MethodName: "ListChannels",
+			Handler:    _Lightning_ListChannels_Handler,
 		},
 		{
 			MethodName: "AddInvoice",
