@@ -141,6 +141,8 @@ type (
 	LightningInvoiceCreditedParams        = gen.LightningInvoiceCreditedParams
 	LightningInvoiceOpenParams            = gen.LightningInvoiceOpenParams
 	LightningInvoicesUncreditedParams     = gen.LightningInvoicesUncreditedParams
+	LightningPayout                       = gen.LightningPayout
+	LightningPayoutInvoiceRecordParams    = gen.LightningPayoutInvoiceRecordParams
 	LightningReconciliationBaseline       = gen.LightningReconciliationBaseline
 	LightningSettleCursor                 = gen.LightningSettleCursor
 	LightningSettleCursorAdvanceParams    = gen.LightningSettleCursorAdvanceParams

@@ -168,3 +168,30 @@ func (s Store) LightningBaselineSet(ctx context.Context, nodePubkey string, b li
 	}
 	return nil
 }
+
+// LightningPayoutInvoice is the invoice recorded for the payout under key (a Lightning
+// address's, resolved once); false when none is.
+func (s Store) LightningPayoutInvoice(ctx context.Context, key string) (string, bool, error) {
+	pr, err := newQueries(s.pool).LightningPayoutInvoice(ctx, key)
+	if IsNotFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read the payout's invoice: %w", err)
+	}
+	return pr, true, nil
+}
+
+// LightningPayoutInvoiceRecord records invoice for the payout under key unless one is
+// recorded already, and returns the one recorded (the first).
+func (s Store) LightningPayoutInvoiceRecord(ctx context.Context, key, invoice string, now time.Time) (string, error) {
+	q := newQueries(s.pool)
+	if err := q.LightningPayoutInvoiceRecord(ctx, LightningPayoutInvoiceRecordParams{Key: key, PaymentRequest: invoice, CreatedAt: now}); err != nil {
+		return "", fmt.Errorf("record the payout's invoice: %w", err)
+	}
+	pr, err := q.LightningPayoutInvoice(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("read the payout's invoice: %w", err)
+	}
+	return pr, nil
+}

@@ -47,3 +47,9 @@ ON CONFLICT (node_pubkey) DO UPDATE SET node_sats = excluded.node_sats, ledger_s
 -- satoshi, so the node may hold up to one satoshi more per fee than the ledger accounts for.
 SELECT count(*)::bigint FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
 WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.created_at >= sqlc.arg(since);
+
+-- name: LightningPayoutInvoice :one
+SELECT payment_request FROM lightning_payouts WHERE key = $1;
+
+-- name: LightningPayoutInvoiceRecord :exec
+INSERT INTO lightning_payouts (key, payment_request, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING;

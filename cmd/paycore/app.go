@@ -88,17 +88,12 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	if err != nil {
 		return nil, err
 	}
-	rails, node, closeRails, err := railRegistry(cfg)
-	if err != nil {
-		return nil, err
-	}
 	// Every record logged with a context inside a trace carries its trace_id and span_id.
 	log = slog.New(telemetry.LogHandler(log.Handler()))
 	m := metrics.New()
 	tel, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: cfg.OTLPEndpoint, ServiceName: cfg.OTelServiceName,
 		Exporter: o.spanExporter, Registerer: m.Registry})
 	if err != nil {
-		closeRails()
 		return nil, err
 	}
 	popts := db.PoolOptions{MaxConns: cfg.DatabaseMaxConns}
@@ -108,7 +103,12 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	pool, err := db.ConnectWith(ctx, cfg.DatabaseURL, popts)
 	if err != nil {
 		_ = tel.Shutdown(ctx)
-		closeRails()
+		return nil, err
+	}
+	rails, node, closeRails, err := railRegistry(cfg, db.NewStore(pool, view.Resources{}))
+	if err != nil {
+		pool.Close()
+		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel}

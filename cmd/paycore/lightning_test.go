@@ -139,7 +139,7 @@ func TestLightningQuotePayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left, posted := before.ChannelLocal-after.ChannelLocal, ledgerLightning(t, s); left != sats || posted != left {
+	if left, posted := before.Total()-after.Total(), ledgerLightning(t, s); left != sats || posted != left {
 		t.Fatalf("%d sat left the node, the ledger posted %d to LIGHTNING; want %d both", left, posted, sats)
 	}
 	if paid := start - w.balance(); paid != tx.SentAmount.Amount || paid <= 0 {
@@ -165,7 +165,7 @@ func TestLightningQuotePayout(t *testing.T) {
 	if b := w.balance(); b != start {
 		t.Fatalf("the customer's balance is %d after the failed payout, was %d", b, start)
 	}
-	if now, err := node.Balances(ctx); err != nil || now.ChannelLocal != after.ChannelLocal || ledgerLightning(t, s) != sats {
+	if now, err := node.Balances(ctx); err != nil || now.Total() != after.Total() || ledgerLightning(t, s) != sats {
 		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d (%v)", now, after, ledgerLightning(t, s), err)
 	}
 	rec := reconcile(t, s, n)
@@ -305,9 +305,9 @@ func TestLightningCrashes(t *testing.T) {
 	var after lnd.Balances
 	eventually(t, 30*time.Second, "the node's channel to settle", func() bool {
 		after, err = node.Balances(ctx)
-		return err == nil && after.ChannelPending == 0
+		return err == nil && !after.InFlight()
 	})
-	if left, posted := before.ChannelLocal-after.ChannelLocal, ledgerLightning(t, s); left != paid+3_000 || posted != left {
+	if left, posted := before.Total()-after.Total(), ledgerLightning(t, s); left != paid+3_000 || posted != left {
 		t.Fatalf("%d sat left the node, the ledger posted %d; want %d both", left, posted, paid+3_000)
 	}
 	var held int64
@@ -415,7 +415,7 @@ func TestLightningFunding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ledger := after.ChannelLocal-before.ChannelLocal, ledgerLightning(t, s); got != 5_321 || ledger != -got {
+	if got, ledger := after.Total()-before.Total(), ledgerLightning(t, s); got != 5_321 || ledger != -got {
 		t.Fatalf("the node received %d sat; the ledger's LIGHTNING account is %d", got, ledger)
 	}
 	reconcile(t, s, n)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"paycore/db"
@@ -14,6 +15,7 @@ import (
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/lightningrail"
 	"paycore/internal/infra/lnd"
+	"paycore/internal/infra/netguard"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
@@ -114,7 +116,7 @@ func reconcileLightning(ctx context.Context, store db.Store, node *lnd.Client, r
 		if err != nil {
 			return lightning.Reconciliation{}, false, err
 		}
-		if (again != ledger || funds.ChannelPending != 0) && attempt < 50 {
+		if (again != ledger || funds.InFlight()) && attempt < 50 {
 			continue
 		}
 		if !ok || rebase {
@@ -131,7 +133,7 @@ func reconcileLightning(ctx context.Context, store db.Store, node *lnd.Client, r
 // railsList prints the rails configured, as /readyz lists them: it reads the
 // configuration only, so it answers without the database or Temporal.
 func railsList(cfg config.Config, stdout io.Writer) error {
-	reg, _, closeRails, err := railRegistry(cfg)
+	reg, _, closeRails, err := railRegistry(cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -141,9 +143,12 @@ func railsList(cfg config.Config, stdout io.Writer) error {
 
 // railRegistry is the registry configuration routes payments by: the rails every
 // deployment has, and the Lightning rail when a node is configured (PAYCORE_LND_*), whose
-// client it returns too (nil without a node). The connection to the node is made on its
-// first call; closeRails closes it.
-func railRegistry(cfg config.Config) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
+// client it returns too (nil without a node). The Lightning rail keeps the invoices of
+// payouts to Lightning addresses in invoices (nil: it refuses such payouts) and resolves
+// addresses through the outbound-address guard: for production never to a non-public
+// address, for sandbox platforms as PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE says. The connection to
+// the node is made on its first call; closeRails closes it.
+func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
 	closeRails = func() {}
 	var connected []rail.Rail
 	if cfg.LND.Configured() {
@@ -152,8 +157,16 @@ func railRegistry(cfg config.Config) (reg *rail.Registry, node *lnd.Client, clos
 			return nil, nil, nil, fmt.Errorf("PAYCORE_LND_*: %w", err)
 		}
 		closeRails = func() { _ = node.Close() }
+		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
+		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: cfg.SandboxPrivateOK})
 		connected = append(connected, lightningrail.New(node, lightningrail.Options{
-			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout}))
+			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout, Invoices: invoices,
+			HTTP: func(env catalog.Environment) *http.Client {
+				if env == catalog.Sandbox {
+					return sandbox
+				}
+				return production
+			}}))
 	}
 	reg, err = adapters.Registry(cfg.Rails, connected...)
 	if err != nil {

@@ -139,6 +139,7 @@ const (
 	FailInsufficientLiquidity Code = "INSUFFICIENT_LIQUIDITY"
 	FailRecipientRefused      Code = "RECIPIENT_REFUSED"
 	FailLightning             Code = "LIGHTNING_PAYMENT_FAILED"
+	FailLightningAddress      Code = "LIGHTNING_ADDRESS_FAILED"
 	// Incoming payments: the receiving platform's refusal, the sender's failed compliance
 	// check, missing receiver details.
 	FailRejectedByPlatform Code = "REJECTED_BY_PLATFORM"

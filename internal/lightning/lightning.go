@@ -21,6 +21,9 @@ type Invoice struct {
 	AmountMsat  int64  // 0: the payer chooses the amount
 	Created     time.Time
 	Expiry      time.Duration
+	// DescriptionHash is the hex SHA-256 the invoice commits to instead of a description
+	// ("" when it has a description).
+	DescriptionHash string
 }
 
 // Expires is when the invoice can no longer be paid.

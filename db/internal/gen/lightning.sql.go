@@ -193,6 +193,32 @@ func (q *Queries) LightningLedgerBalance(ctx context.Context) (int64, error) {
 	return column_1, err
 }
 
+const lightningPayoutInvoice = `-- name: LightningPayoutInvoice :one
+SELECT payment_request FROM lightning_payouts WHERE key = $1
+`
+
+func (q *Queries) LightningPayoutInvoice(ctx context.Context, key string) (string, error) {
+	row := q.db.QueryRow(ctx, lightningPayoutInvoice, key)
+	var payment_request string
+	err := row.Scan(&payment_request)
+	return payment_request, err
+}
+
+const lightningPayoutInvoiceRecord = `-- name: LightningPayoutInvoiceRecord :exec
+INSERT INTO lightning_payouts (key, payment_request, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING
+`
+
+type LightningPayoutInvoiceRecordParams struct {
+	Key            string
+	PaymentRequest string
+	CreatedAt      time.Time
+}
+
+func (q *Queries) LightningPayoutInvoiceRecord(ctx context.Context, arg LightningPayoutInvoiceRecordParams) error {
+	_, err := q.db.Exec(ctx, lightningPayoutInvoiceRecord, arg.Key, arg.PaymentRequest, arg.CreatedAt)
+	return err
+}
+
 const lightningSettleCursor = `-- name: LightningSettleCursor :one
 SELECT coalesce((SELECT settle_index FROM lightning_settle_cursors WHERE node_pubkey = $1), 0)::bigint
 `

@@ -319,6 +319,12 @@ type LightningInvoice struct {
 	TransactionID  uuid.NullUUID
 }
 
+type LightningPayout struct {
+	Key            string
+	PaymentRequest string
+	CreatedAt      time.Time
+}
+
 type LightningReconciliationBaseline struct {
 	NodePubkey string
 	NodeSats   int64

@@ -1,6 +1,8 @@
 // Package lightningrail is the Lightning rail, an adapter of the rail port
-// (internal/rail): it pays the BOLT11 invoices of LIGHTNING external accounts through the
-// deployment's LND node (internal/infra/lnd), by the rules of internal/lightning.
+// (internal/rail): it pays LIGHTNING external accounts through the deployment's LND node
+// (internal/infra/lnd), by the rules of internal/lightning: a BOLT11 invoice as it is, a
+// Lightning address (LUD-16) by the invoice its service answers (LNURL-pay through the
+// outbound-address guard), resolved once per payment.
 //
 // Sending is idempotent by payment hash: the node never pays one hash twice, so
 // submitting an instruction again (a retried activity, a restarted worker, a restarted
@@ -12,12 +14,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"paycore/internal/catalog"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnd/lndrpc"
+	"paycore/internal/infra/netguard"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
 )
@@ -34,6 +39,23 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock invoices' expiry is judged by (default time.Now).
 	Now func() time.Time
+	// Invoices records the invoice a payout to a Lightning address resolved to, so that it
+	// is resolved once (db.Store); without it such payouts fail before anything is sent.
+	Invoices PayoutInvoices
+	// HTTP is the client a Lightning address is resolved with, for payments of an
+	// environment: it must be the outbound-address guard's (netguard), following no
+	// redirect (default: the guard's, refusing every non-public address, 10 s a request).
+	HTTP func(catalog.Environment) *http.Client
+}
+
+// PayoutInvoices keeps the invoice each payout to a Lightning address resolved to, by the
+// payment's key.
+type PayoutInvoices interface {
+	// LightningPayoutInvoice is the invoice recorded under key; false when none is.
+	LightningPayoutInvoice(ctx context.Context, key string) (string, bool, error)
+	// LightningPayoutInvoiceRecord records invoice under key unless one is, and returns the
+	// one recorded.
+	LightningPayoutInvoiceRecord(ctx context.Context, key, invoice string, now time.Time) (string, error)
 }
 
 // Rail is the Lightning rail over one LND node.
@@ -52,6 +74,10 @@ func New(node *lnd.Client, opts Options) *Rail {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.HTTP == nil {
+		guarded := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
+		opts.HTTP = func(catalog.Environment) *http.Client { return guarded }
 	}
 	return &Rail{node: node, opts: opts}
 }
@@ -75,8 +101,18 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		return rail.Outcome{}, fmt.Errorf("lightning: cannot pay %s to a %s", in.Currency, in.Kind)
 	}
 	invoice := strings.TrimSpace(in.Identifier)
+	if strings.HasPrefix(strings.ToLower(invoice), "lno1") {
+		return lightning.Invalid("a BOLT12 offer, which this node does not pay"), nil
+	}
 	if strings.Contains(invoice, "@") {
-		return lightning.Refusal(catalog.FailInvoiceInvalid, "paying a Lightning address needs its invoice resolved first"), nil
+		pr, refused, err := r.addressInvoice(ctx, in)
+		if err != nil {
+			return rail.Outcome{}, err
+		}
+		if refused != nil {
+			return *refused, nil
+		}
+		invoice = pr
 	}
 	inv, err := r.decode(ctx, invoice)
 	if errors.Is(err, lnd.ErrInvalid) {
@@ -122,7 +158,96 @@ func (r *Rail) decode(ctx context.Context, invoice string) (lightning.Invoice, e
 		return lightning.Invoice{}, err
 	}
 	return lightning.Invoice{Hash: req.PaymentHash, Destination: req.Destination, AmountMsat: req.NumMsat,
-		Created: time.Unix(req.Timestamp, 0), Expiry: time.Duration(req.Expiry) * time.Second}, nil
+		Created: time.Unix(req.Timestamp, 0), Expiry: time.Duration(req.Expiry) * time.Second, DescriptionHash: req.DescriptionHash}, nil
+}
+
+// addressInvoice is the invoice a payout to a Lightning address pays: the one recorded for
+// its key, else the one the address's service answers now (LNURL-pay through the
+// outbound-address guard), checked (for the amount, committing to the pay request's
+// metadata) and recorded before anything is paid. refused is the outcome of an address
+// that cannot be paid (nothing was sent); err a failure to retry.
+func (r *Rail) addressInvoice(ctx context.Context, in rail.Instruction) (invoice string, refused *rail.Outcome, err error) {
+	refuse := func(why error) (string, *rail.Outcome, error) {
+		out := lightning.AddressFailed(why)
+		return "", &out, nil
+	}
+	if r.opts.Invoices == nil {
+		return refuse(errors.New("no store keeps the invoices of payouts to Lightning addresses"))
+	}
+	if pr, ok, err := r.opts.Invoices.LightningPayoutInvoice(ctx, in.Key); err != nil || ok {
+		return pr, nil, err
+	}
+	pay, pr, err := r.resolve(ctx, in)
+	if err != nil {
+		return refuse(err)
+	}
+	inv, err := r.decode(ctx, pr)
+	if errors.Is(err, lnd.ErrInvalid) {
+		return refuse(fmt.Errorf("its service answered an invalid invoice (%w)", err))
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if err := lightning.CheckAddressInvoice(pay, inv, inv.DescriptionHash, in.Amount); err != nil {
+		return refuse(err)
+	}
+	stored, err := r.opts.Invoices.LightningPayoutInvoiceRecord(ctx, in.Key, pr, r.opts.Now())
+	return stored, nil, err
+}
+
+// resolve asks the Lightning address's service for its pay request, then for an invoice
+// of the instruction's amount.
+func (r *Rail) resolve(ctx context.Context, in rail.Instruction) (lightning.PayRequest, string, error) {
+	u, err := lightning.AddressURL(in.Identifier)
+	if err != nil {
+		return lightning.PayRequest{}, "", err
+	}
+	body, err := r.get(ctx, in.Environment, u)
+	if err != nil {
+		return lightning.PayRequest{}, "", err
+	}
+	pay, err := lightning.ParsePayRequest(body)
+	if err != nil {
+		return lightning.PayRequest{}, "", err
+	}
+	cb, err := pay.CallbackURL(in.Amount)
+	if err != nil {
+		return lightning.PayRequest{}, "", err
+	}
+	if body, err = r.get(ctx, in.Environment, cb); err != nil {
+		return lightning.PayRequest{}, "", err
+	}
+	pr, err := lightning.ParseInvoiceAnswer(body)
+	return pay, pr, err
+}
+
+// maxAnswer is the largest answer of a Lightning address's service read.
+const maxAnswer = 64 << 10
+
+// get fetches u with the environment's guarded client: a 200 answer's body, or why not
+// (no answer, another status — a redirect is not followed —, too large).
+func (r *Rail) get(ctx context.Context, env catalog.Environment, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := r.opts.HTTP(env).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("no answer from %s (%v)", req.URL.Host, netguard.Cause(err))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered %d, not 200 (redirects are not followed)", req.URL.Host, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer of %s: %v", req.URL.Host, netguard.Cause(err))
+	}
+	if len(body) > maxAnswer {
+		return nil, fmt.Errorf("%s answered more than %d bytes", req.URL.Host, maxAnswer)
+	}
+	return body, nil
 }
 
 // outcome is the rail's outcome of a final payment.

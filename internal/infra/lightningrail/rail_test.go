@@ -14,9 +14,9 @@ import (
 	"paycore/internal/rail"
 )
 
-// network starts a regtest network (make test-lightning builds its binaries) and a client
-// of the deployment's node.
-func network(t *testing.T) (*lnregtest.Network, *lnd.Client) {
+// network starts a regtest network on ports from basePort (make test-lightning builds its
+// binaries) and a client of the deployment's node.
+func network(t *testing.T, basePort int) (*lnregtest.Network, *lnd.Client) {
 	t.Helper()
 	bin := os.Getenv("PAYCORE_LIGHTNING_BIN")
 	if bin == "" {
@@ -24,7 +24,7 @@ func network(t *testing.T) (*lnregtest.Network, *lnd.Client) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	n, err := lnregtest.Start(ctx, lnregtest.Config{Bin: bin, Dir: t.TempDir(), BasePort: 18630, Log: t.Logf})
+	n, err := lnregtest.Start(ctx, lnregtest.Config{Bin: bin, Dir: t.TempDir(), BasePort: basePort, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func payout(key, invoice string, sats int64) rail.Instruction {
 // not pay (malformed, another amount, expired, cancelled by its recipient, more than the
 // channel can carry) fails with its cause and nothing sent.
 func TestLightningRailPaysInvoices(t *testing.T) {
-	n, node := network(t)
+	n, node := network(t, 18630)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := lightningrail.New(node, lightningrail.Options{Timeout: 20 * time.Second})
@@ -154,7 +154,7 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := before.ChannelLocal-after.ChannelLocal, int64(12_000+3_456); got != want {
+	if got, want := before.Total()-after.Total(), int64(12_000+3_456); got != want {
 		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
 	}
 }

@@ -257,28 +257,28 @@ func (c *Client) EstimateFee(ctx context.Context, invoice string, timeout time.D
 	return RouteFee{FeeMsat: r.RoutingFeeMsat, Failure: r.FailureReason}, nil
 }
 
-// Balances are the node's funds in satoshis: its side of its channels (settled and in
-// flight), the commitment fees of the channels it opened, and its on-chain wallet
-// (confirmed and not).
+// Balances are the node's funds in satoshis, read from one snapshot of its channels: its
+// side of them, the payments it sends that are in flight (still its money until their
+// preimage comes back), the commitment fees of the channels it opened (the opener's money,
+// which an update of the fee rate, or an HTLC's weight, moves from its side and back), and
+// its on-chain wallet (confirmed and not). Payments it receives that are in flight are not
+// its money yet.
 type Balances struct {
-	ChannelLocal   int64
-	ChannelPending int64 // in flight (unsettled HTLCs) and opening
-	// CommitFees are what the commitment transactions of the channels the node opened set
-	// aside for miners: the opener's money, which a fee update moves from its side of the
-	// channel and back, so it counts with the node's funds.
-	CommitFees int64
-	OnChain    int64
+	ChannelLocal int64
+	OutgoingHTLC int64 // sent, in flight
+	IncomingHTLC int64 // received, in flight (not counted in Total)
+	CommitFees   int64
+	OnChain      int64
 }
 
 // Total is everything the node holds.
-func (b Balances) Total() int64 { return b.ChannelLocal + b.ChannelPending + b.CommitFees + b.OnChain }
+func (b Balances) Total() int64 { return b.ChannelLocal + b.OutgoingHTLC + b.CommitFees + b.OnChain }
+
+// InFlight reports whether payments are in flight in the node's channels.
+func (b Balances) InFlight() bool { return b.OutgoingHTLC != 0 || b.IncomingHTLC != 0 }
 
 // Balances reads the node's balances.
 func (c *Client) Balances(ctx context.Context) (Balances, error) {
-	ch, err := c.ln.ChannelBalance(ctx, &lndrpc.ChannelBalanceRequest{})
-	if err != nil {
-		return Balances{}, fmt.Errorf("lnd: channel balance: %w", err)
-	}
 	w, err := c.ln.WalletBalance(ctx, &lndrpc.WalletBalanceRequest{})
 	if err != nil {
 		return Balances{}, fmt.Errorf("lnd: wallet balance: %w", err)
@@ -287,12 +287,18 @@ func (c *Client) Balances(ctx context.Context) (Balances, error) {
 	if err != nil {
 		return Balances{}, fmt.Errorf("lnd: list channels: %w", err)
 	}
-	b := Balances{ChannelLocal: int64(ch.GetLocalBalance().GetSat()),
-		ChannelPending: int64(ch.GetUnsettledLocalBalance().GetSat() + ch.GetPendingOpenLocalBalance().GetSat()),
-		OnChain:        w.TotalBalance}
-	for _, c := range chans.Channels {
-		if c.Initiator {
-			b.CommitFees += c.CommitFee
+	b := Balances{OnChain: w.TotalBalance}
+	for _, ch := range chans.Channels {
+		b.ChannelLocal += ch.LocalBalance
+		if ch.Initiator {
+			b.CommitFees += ch.CommitFee
+		}
+		for _, h := range ch.PendingHtlcs {
+			if h.Incoming {
+				b.IncomingHTLC += h.Amount
+			} else {
+				b.OutgoingHTLC += h.Amount
+			}
 		}
 	}
 	return b, nil

@@ -136,7 +136,7 @@ func (x Invoice_InvoiceState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Invoice_InvoiceState.Descriptor instead.
 func (Invoice_InvoiceState) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{10, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type Payment_PaymentStatus int32
@@ -191,7 +191,7 @@ func (x Payment_PaymentStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Payment_PaymentStatus.Descriptor instead.
 func (Payment_PaymentStatus) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{18, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{16, 0}
 }
 
 type GetInfoRequest struct {
@@ -435,178 +435,6 @@ func (x *WalletBalanceResponse) GetLockedBalance() int64 {
 	return 0
 }
 
-type ChannelBalanceRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ChannelBalanceRequest) Reset() {
-	*x = ChannelBalanceRequest{}
-	mi := &file_lightning_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ChannelBalanceRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ChannelBalanceRequest) ProtoMessage() {}
-
-func (x *ChannelBalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ChannelBalanceRequest.ProtoReflect.Descriptor instead.
-func (*ChannelBalanceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{4}
-}
-
-type Amount struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Sat           uint64                 `protobuf:"varint,1,opt,name=sat,proto3" json:"sat,omitempty"`
-	Msat          uint64                 `protobuf:"varint,2,opt,name=msat,proto3" json:"msat,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Amount) Reset() {
-	*x = Amount{}
-	mi := &file_lightning_proto_msgTypes[5]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Amount) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Amount) ProtoMessage() {}
-
-func (x *Amount) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[5]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Amount.ProtoReflect.Descriptor instead.
-func (*Amount) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *Amount) GetSat() uint64 {
-	if x != nil {
-		return x.Sat
-	}
-	return 0
-}
-
-func (x *Amount) GetMsat() uint64 {
-	if x != nil {
-		return x.Msat
-	}
-	return 0
-}
-
-type ChannelBalanceResponse struct {
-	state                    protoimpl.MessageState `protogen:"open.v1"`
-	LocalBalance             *Amount                `protobuf:"bytes,3,opt,name=local_balance,json=localBalance,proto3" json:"local_balance,omitempty"`
-	RemoteBalance            *Amount                `protobuf:"bytes,4,opt,name=remote_balance,json=remoteBalance,proto3" json:"remote_balance,omitempty"`
-	UnsettledLocalBalance    *Amount                `protobuf:"bytes,5,opt,name=unsettled_local_balance,json=unsettledLocalBalance,proto3" json:"unsettled_local_balance,omitempty"`
-	UnsettledRemoteBalance   *Amount                `protobuf:"bytes,6,opt,name=unsettled_remote_balance,json=unsettledRemoteBalance,proto3" json:"unsettled_remote_balance,omitempty"`
-	PendingOpenLocalBalance  *Amount                `protobuf:"bytes,7,opt,name=pending_open_local_balance,json=pendingOpenLocalBalance,proto3" json:"pending_open_local_balance,omitempty"`
-	PendingOpenRemoteBalance *Amount                `protobuf:"bytes,8,opt,name=pending_open_remote_balance,json=pendingOpenRemoteBalance,proto3" json:"pending_open_remote_balance,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
-}
-
-func (x *ChannelBalanceResponse) Reset() {
-	*x = ChannelBalanceResponse{}
-	mi := &file_lightning_proto_msgTypes[6]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ChannelBalanceResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ChannelBalanceResponse) ProtoMessage() {}
-
-func (x *ChannelBalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[6]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ChannelBalanceResponse.ProtoReflect.Descriptor instead.
-func (*ChannelBalanceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{6}
-}
-
-func (x *ChannelBalanceResponse) GetLocalBalance() *Amount {
-	if x != nil {
-		return x.LocalBalance
-	}
-	return nil
-}
-
-func (x *ChannelBalanceResponse) GetRemoteBalance() *Amount {
-	if x != nil {
-		return x.RemoteBalance
-	}
-	return nil
-}
-
-func (x *ChannelBalanceResponse) GetUnsettledLocalBalance() *Amount {
-	if x != nil {
-		return x.UnsettledLocalBalance
-	}
-	return nil
-}
-
-func (x *ChannelBalanceResponse) GetUnsettledRemoteBalance() *Amount {
-	if x != nil {
-		return x.UnsettledRemoteBalance
-	}
-	return nil
-}
-
-func (x *ChannelBalanceResponse) GetPendingOpenLocalBalance() *Amount {
-	if x != nil {
-		return x.PendingOpenLocalBalance
-	}
-	return nil
-}
-
-func (x *ChannelBalanceResponse) GetPendingOpenRemoteBalance() *Amount {
-	if x != nil {
-		return x.PendingOpenRemoteBalance
-	}
-	return nil
-}
-
 type ListChannelsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ActiveOnly    bool                   `protobuf:"varint,1,opt,name=active_only,json=activeOnly,proto3" json:"active_only,omitempty"`
@@ -617,7 +445,7 @@ type ListChannelsRequest struct {
 
 func (x *ListChannelsRequest) Reset() {
 	*x = ListChannelsRequest{}
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +457,7 @@ func (x *ListChannelsRequest) String() string {
 func (*ListChannelsRequest) ProtoMessage() {}
 
 func (x *ListChannelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +470,7 @@ func (x *ListChannelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChannelsRequest.ProtoReflect.Descriptor instead.
 func (*ListChannelsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{7}
+	return file_lightning_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListChannelsRequest) GetActiveOnly() bool {
@@ -668,7 +496,7 @@ type ListChannelsResponse struct {
 
 func (x *ListChannelsResponse) Reset() {
 	*x = ListChannelsResponse{}
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -680,7 +508,7 @@ func (x *ListChannelsResponse) String() string {
 func (*ListChannelsResponse) ProtoMessage() {}
 
 func (x *ListChannelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -693,7 +521,7 @@ func (x *ListChannelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChannelsResponse.ProtoReflect.Descriptor instead.
 func (*ListChannelsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{8}
+	return file_lightning_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListChannelsResponse) GetChannels() []*Channel {
@@ -714,6 +542,7 @@ type Channel struct {
 	RemoteBalance    int64                  `protobuf:"varint,7,opt,name=remote_balance,json=remoteBalance,proto3" json:"remote_balance,omitempty"`
 	CommitFee        int64                  `protobuf:"varint,8,opt,name=commit_fee,json=commitFee,proto3" json:"commit_fee,omitempty"`
 	UnsettledBalance int64                  `protobuf:"varint,11,opt,name=unsettled_balance,json=unsettledBalance,proto3" json:"unsettled_balance,omitempty"`
+	PendingHtlcs     []*HTLC                `protobuf:"bytes,15,rep,name=pending_htlcs,json=pendingHtlcs,proto3" json:"pending_htlcs,omitempty"`
 	Initiator        bool                   `protobuf:"varint,18,opt,name=initiator,proto3" json:"initiator,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -721,7 +550,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -733,7 +562,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -746,7 +575,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{9}
+	return file_lightning_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Channel) GetActive() bool {
@@ -812,11 +641,78 @@ func (x *Channel) GetUnsettledBalance() int64 {
 	return 0
 }
 
+func (x *Channel) GetPendingHtlcs() []*HTLC {
+	if x != nil {
+		return x.PendingHtlcs
+	}
+	return nil
+}
+
 func (x *Channel) GetInitiator() bool {
 	if x != nil {
 		return x.Initiator
 	}
 	return false
+}
+
+type HTLC struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Incoming      bool                   `protobuf:"varint,1,opt,name=incoming,proto3" json:"incoming,omitempty"`
+	Amount        int64                  `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	HashLock      []byte                 `protobuf:"bytes,3,opt,name=hash_lock,json=hashLock,proto3" json:"hash_lock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTLC) Reset() {
+	*x = HTLC{}
+	mi := &file_lightning_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTLC) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTLC) ProtoMessage() {}
+
+func (x *HTLC) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTLC.ProtoReflect.Descriptor instead.
+func (*HTLC) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *HTLC) GetIncoming() bool {
+	if x != nil {
+		return x.Incoming
+	}
+	return false
+}
+
+func (x *HTLC) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *HTLC) GetHashLock() []byte {
+	if x != nil {
+		return x.HashLock
+	}
+	return nil
 }
 
 type Invoice struct {
@@ -843,7 +739,7 @@ type Invoice struct {
 
 func (x *Invoice) Reset() {
 	*x = Invoice{}
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +751,7 @@ func (x *Invoice) String() string {
 func (*Invoice) ProtoMessage() {}
 
 func (x *Invoice) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +764,7 @@ func (x *Invoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invoice.ProtoReflect.Descriptor instead.
 func (*Invoice) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{10}
+	return file_lightning_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Invoice) GetMemo() string {
@@ -995,7 +891,7 @@ type AddInvoiceResponse struct {
 
 func (x *AddInvoiceResponse) Reset() {
 	*x = AddInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +903,7 @@ func (x *AddInvoiceResponse) String() string {
 func (*AddInvoiceResponse) ProtoMessage() {}
 
 func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +916,7 @@ func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*AddInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{11}
+	return file_lightning_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AddInvoiceResponse) GetRHash() []byte {
@@ -1060,7 +956,7 @@ type PaymentHash struct {
 
 func (x *PaymentHash) Reset() {
 	*x = PaymentHash{}
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +968,7 @@ func (x *PaymentHash) String() string {
 func (*PaymentHash) ProtoMessage() {}
 
 func (x *PaymentHash) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +981,7 @@ func (x *PaymentHash) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentHash.ProtoReflect.Descriptor instead.
 func (*PaymentHash) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{12}
+	return file_lightning_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PaymentHash) GetRHash() []byte {
@@ -1107,7 +1003,7 @@ type ListInvoiceRequest struct {
 
 func (x *ListInvoiceRequest) Reset() {
 	*x = ListInvoiceRequest{}
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1015,7 @@ func (x *ListInvoiceRequest) String() string {
 func (*ListInvoiceRequest) ProtoMessage() {}
 
 func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1028,7 @@ func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{13}
+	return file_lightning_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListInvoiceRequest) GetPendingOnly() bool {
@@ -1174,7 +1070,7 @@ type ListInvoiceResponse struct {
 
 func (x *ListInvoiceResponse) Reset() {
 	*x = ListInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1186,7 +1082,7 @@ func (x *ListInvoiceResponse) String() string {
 func (*ListInvoiceResponse) ProtoMessage() {}
 
 func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1199,7 +1095,7 @@ func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{14}
+	return file_lightning_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListInvoiceResponse) GetInvoices() []*Invoice {
@@ -1233,7 +1129,7 @@ type InvoiceSubscription struct {
 
 func (x *InvoiceSubscription) Reset() {
 	*x = InvoiceSubscription{}
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1141,7 @@ func (x *InvoiceSubscription) String() string {
 func (*InvoiceSubscription) ProtoMessage() {}
 
 func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1154,7 @@ func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSubscription.ProtoReflect.Descriptor instead.
 func (*InvoiceSubscription) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{15}
+	return file_lightning_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InvoiceSubscription) GetAddIndex() uint64 {
@@ -1284,7 +1180,7 @@ type PayReqString struct {
 
 func (x *PayReqString) Reset() {
 	*x = PayReqString{}
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1192,7 @@ func (x *PayReqString) String() string {
 func (*PayReqString) ProtoMessage() {}
 
 func (x *PayReqString) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1205,7 @@ func (x *PayReqString) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReqString.ProtoReflect.Descriptor instead.
 func (*PayReqString) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{16}
+	return file_lightning_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PayReqString) GetPayReq() string {
@@ -1336,7 +1232,7 @@ type PayReq struct {
 
 func (x *PayReq) Reset() {
 	*x = PayReq{}
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1244,7 @@ func (x *PayReq) String() string {
 func (*PayReq) ProtoMessage() {}
 
 func (x *PayReq) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1257,7 @@ func (x *PayReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReq.ProtoReflect.Descriptor instead.
 func (*PayReq) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{17}
+	return file_lightning_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PayReq) GetDestination() string {
@@ -1446,7 +1342,7 @@ type Payment struct {
 
 func (x *Payment) Reset() {
 	*x = Payment{}
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1458,7 +1354,7 @@ func (x *Payment) String() string {
 func (*Payment) ProtoMessage() {}
 
 func (x *Payment) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1471,7 +1367,7 @@ func (x *Payment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payment.ProtoReflect.Descriptor instead.
 func (*Payment) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{18}
+	return file_lightning_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Payment) GetPaymentHash() string {
@@ -1563,7 +1459,7 @@ type ListPaymentsRequest struct {
 
 func (x *ListPaymentsRequest) Reset() {
 	*x = ListPaymentsRequest{}
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1471,7 @@ func (x *ListPaymentsRequest) String() string {
 func (*ListPaymentsRequest) ProtoMessage() {}
 
 func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1484,7 @@ func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{19}
+	return file_lightning_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListPaymentsRequest) GetIncludeIncomplete() bool {
@@ -1630,7 +1526,7 @@ type ListPaymentsResponse struct {
 
 func (x *ListPaymentsResponse) Reset() {
 	*x = ListPaymentsResponse{}
-	mi := &file_lightning_proto_msgTypes[20]
+	mi := &file_lightning_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +1538,7 @@ func (x *ListPaymentsResponse) String() string {
 func (*ListPaymentsResponse) ProtoMessage() {}
 
 func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[20]
+	mi := &file_lightning_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +1551,7 @@ func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{20}
+	return file_lightning_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListPaymentsResponse) GetPayments() []*Payment {
@@ -1699,24 +1595,13 @@ const file_lightning_proto_rawDesc = "" +
 	"\rtotal_balance\x18\x01 \x01(\x03R\ftotalBalance\x12+\n" +
 	"\x11confirmed_balance\x18\x02 \x01(\x03R\x10confirmedBalance\x12/\n" +
 	"\x13unconfirmed_balance\x18\x03 \x01(\x03R\x12unconfirmedBalance\x12%\n" +
-	"\x0elocked_balance\x18\x05 \x01(\x03R\rlockedBalance\"\x17\n" +
-	"\x15ChannelBalanceRequest\".\n" +
-	"\x06Amount\x12\x10\n" +
-	"\x03sat\x18\x01 \x01(\x04R\x03sat\x12\x12\n" +
-	"\x04msat\x18\x02 \x01(\x04R\x04msat\"\xac\x03\n" +
-	"\x16ChannelBalanceResponse\x122\n" +
-	"\rlocal_balance\x18\x03 \x01(\v2\r.lnrpc.AmountR\flocalBalance\x124\n" +
-	"\x0eremote_balance\x18\x04 \x01(\v2\r.lnrpc.AmountR\rremoteBalance\x12E\n" +
-	"\x17unsettled_local_balance\x18\x05 \x01(\v2\r.lnrpc.AmountR\x15unsettledLocalBalance\x12G\n" +
-	"\x18unsettled_remote_balance\x18\x06 \x01(\v2\r.lnrpc.AmountR\x16unsettledRemoteBalance\x12J\n" +
-	"\x1apending_open_local_balance\x18\a \x01(\v2\r.lnrpc.AmountR\x17pendingOpenLocalBalance\x12L\n" +
-	"\x1bpending_open_remote_balance\x18\b \x01(\v2\r.lnrpc.AmountR\x18pendingOpenRemoteBalance\"[\n" +
+	"\x0elocked_balance\x18\x05 \x01(\x03R\rlockedBalance\"[\n" +
 	"\x13ListChannelsRequest\x12\x1f\n" +
 	"\vactive_only\x18\x01 \x01(\bR\n" +
 	"activeOnly\x12#\n" +
 	"\rinactive_only\x18\x02 \x01(\bR\finactiveOnly\"B\n" +
 	"\x14ListChannelsResponse\x12*\n" +
-	"\bchannels\x18\v \x03(\v2\x0e.lnrpc.ChannelR\bchannels\"\xd6\x02\n" +
+	"\bchannels\x18\v \x03(\v2\x0e.lnrpc.ChannelR\bchannels\"\x88\x03\n" +
 	"\aChannel\x12\x16\n" +
 	"\x06active\x18\x01 \x01(\bR\x06active\x12#\n" +
 	"\rremote_pubkey\x18\x02 \x01(\tR\fremotePubkey\x12#\n" +
@@ -1727,8 +1612,13 @@ const file_lightning_proto_rawDesc = "" +
 	"\x0eremote_balance\x18\a \x01(\x03R\rremoteBalance\x12\x1d\n" +
 	"\n" +
 	"commit_fee\x18\b \x01(\x03R\tcommitFee\x12+\n" +
-	"\x11unsettled_balance\x18\v \x01(\x03R\x10unsettledBalance\x12\x1c\n" +
-	"\tinitiator\x18\x12 \x01(\bR\tinitiator\"\xd0\x04\n" +
+	"\x11unsettled_balance\x18\v \x01(\x03R\x10unsettledBalance\x120\n" +
+	"\rpending_htlcs\x18\x0f \x03(\v2\v.lnrpc.HTLCR\fpendingHtlcs\x12\x1c\n" +
+	"\tinitiator\x18\x12 \x01(\bR\tinitiator\"W\n" +
+	"\x04HTLC\x12\x1a\n" +
+	"\bincoming\x18\x01 \x01(\bR\bincoming\x12\x16\n" +
+	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1b\n" +
+	"\thash_lock\x18\x03 \x01(\fR\bhashLock\"\xd0\x04\n" +
 	"\aInvoice\x12\x12\n" +
 	"\x04memo\x18\x01 \x01(\tR\x04memo\x12\x1d\n" +
 	"\n" +
@@ -1825,11 +1715,10 @@ const file_lightning_proto_rawDesc = "" +
 	"\x14FAILURE_REASON_ERROR\x10\x03\x12,\n" +
 	"(FAILURE_REASON_INCORRECT_PAYMENT_DETAILS\x10\x04\x12'\n" +
 	"#FAILURE_REASON_INSUFFICIENT_BALANCE\x10\x05\x12\x1b\n" +
-	"\x17FAILURE_REASON_CANCELED\x10\x062\x9e\x05\n" +
+	"\x17FAILURE_REASON_CANCELED\x10\x062\xcf\x04\n" +
 	"\tLightning\x128\n" +
 	"\aGetInfo\x12\x15.lnrpc.GetInfoRequest\x1a\x16.lnrpc.GetInfoResponse\x12J\n" +
-	"\rWalletBalance\x12\x1b.lnrpc.WalletBalanceRequest\x1a\x1c.lnrpc.WalletBalanceResponse\x12M\n" +
-	"\x0eChannelBalance\x12\x1c.lnrpc.ChannelBalanceRequest\x1a\x1d.lnrpc.ChannelBalanceResponse\x12G\n" +
+	"\rWalletBalance\x12\x1b.lnrpc.WalletBalanceRequest\x1a\x1c.lnrpc.WalletBalanceResponse\x12G\n" +
 	"\fListChannels\x12\x1a.lnrpc.ListChannelsRequest\x1a\x1b.lnrpc.ListChannelsResponse\x127\n" +
 	"\n" +
 	"AddInvoice\x12\x0e.lnrpc.Invoice\x1a\x19.lnrpc.AddInvoiceResponse\x123\n" +
@@ -1852,71 +1741,62 @@ func file_lightning_proto_rawDescGZIP() []byte {
 }
 
 var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_lightning_proto_goTypes = []any{
-	(PaymentFailureReason)(0),      // 0: lnrpc.PaymentFailureReason
-	(Invoice_InvoiceState)(0),      // 1: lnrpc.Invoice.InvoiceState
-	(Payment_PaymentStatus)(0),     // 2: lnrpc.Payment.PaymentStatus
-	(*GetInfoRequest)(nil),         // 3: lnrpc.GetInfoRequest
-	(*GetInfoResponse)(nil),        // 4: lnrpc.GetInfoResponse
-	(*WalletBalanceRequest)(nil),   // 5: lnrpc.WalletBalanceRequest
-	(*WalletBalanceResponse)(nil),  // 6: lnrpc.WalletBalanceResponse
-	(*ChannelBalanceRequest)(nil),  // 7: lnrpc.ChannelBalanceRequest
-	(*Amount)(nil),                 // 8: lnrpc.Amount
-	(*ChannelBalanceResponse)(nil), // 9: lnrpc.ChannelBalanceResponse
-	(*ListChannelsRequest)(nil),    // 10: lnrpc.ListChannelsRequest
-	(*ListChannelsResponse)(nil),   // 11: lnrpc.ListChannelsResponse
-	(*Channel)(nil),                // 12: lnrpc.Channel
-	(*Invoice)(nil),                // 13: lnrpc.Invoice
-	(*AddInvoiceResponse)(nil),     // 14: lnrpc.AddInvoiceResponse
-	(*PaymentHash)(nil),            // 15: lnrpc.PaymentHash
-	(*ListInvoiceRequest)(nil),     // 16: lnrpc.ListInvoiceRequest
-	(*ListInvoiceResponse)(nil),    // 17: lnrpc.ListInvoiceResponse
-	(*InvoiceSubscription)(nil),    // 18: lnrpc.InvoiceSubscription
-	(*PayReqString)(nil),           // 19: lnrpc.PayReqString
-	(*PayReq)(nil),                 // 20: lnrpc.PayReq
-	(*Payment)(nil),                // 21: lnrpc.Payment
-	(*ListPaymentsRequest)(nil),    // 22: lnrpc.ListPaymentsRequest
-	(*ListPaymentsResponse)(nil),   // 23: lnrpc.ListPaymentsResponse
+	(PaymentFailureReason)(0),     // 0: lnrpc.PaymentFailureReason
+	(Invoice_InvoiceState)(0),     // 1: lnrpc.Invoice.InvoiceState
+	(Payment_PaymentStatus)(0),    // 2: lnrpc.Payment.PaymentStatus
+	(*GetInfoRequest)(nil),        // 3: lnrpc.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 4: lnrpc.GetInfoResponse
+	(*WalletBalanceRequest)(nil),  // 5: lnrpc.WalletBalanceRequest
+	(*WalletBalanceResponse)(nil), // 6: lnrpc.WalletBalanceResponse
+	(*ListChannelsRequest)(nil),   // 7: lnrpc.ListChannelsRequest
+	(*ListChannelsResponse)(nil),  // 8: lnrpc.ListChannelsResponse
+	(*Channel)(nil),               // 9: lnrpc.Channel
+	(*HTLC)(nil),                  // 10: lnrpc.HTLC
+	(*Invoice)(nil),               // 11: lnrpc.Invoice
+	(*AddInvoiceResponse)(nil),    // 12: lnrpc.AddInvoiceResponse
+	(*PaymentHash)(nil),           // 13: lnrpc.PaymentHash
+	(*ListInvoiceRequest)(nil),    // 14: lnrpc.ListInvoiceRequest
+	(*ListInvoiceResponse)(nil),   // 15: lnrpc.ListInvoiceResponse
+	(*InvoiceSubscription)(nil),   // 16: lnrpc.InvoiceSubscription
+	(*PayReqString)(nil),          // 17: lnrpc.PayReqString
+	(*PayReq)(nil),                // 18: lnrpc.PayReq
+	(*Payment)(nil),               // 19: lnrpc.Payment
+	(*ListPaymentsRequest)(nil),   // 20: lnrpc.ListPaymentsRequest
+	(*ListPaymentsResponse)(nil),  // 21: lnrpc.ListPaymentsResponse
 }
 var file_lightning_proto_depIdxs = []int32{
-	8,  // 0: lnrpc.ChannelBalanceResponse.local_balance:type_name -> lnrpc.Amount
-	8,  // 1: lnrpc.ChannelBalanceResponse.remote_balance:type_name -> lnrpc.Amount
-	8,  // 2: lnrpc.ChannelBalanceResponse.unsettled_local_balance:type_name -> lnrpc.Amount
-	8,  // 3: lnrpc.ChannelBalanceResponse.unsettled_remote_balance:type_name -> lnrpc.Amount
-	8,  // 4: lnrpc.ChannelBalanceResponse.pending_open_local_balance:type_name -> lnrpc.Amount
-	8,  // 5: lnrpc.ChannelBalanceResponse.pending_open_remote_balance:type_name -> lnrpc.Amount
-	12, // 6: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
-	1,  // 7: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
-	13, // 8: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
-	2,  // 9: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
-	0,  // 10: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
-	21, // 11: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
-	3,  // 12: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
-	5,  // 13: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
-	7,  // 14: lnrpc.Lightning.ChannelBalance:input_type -> lnrpc.ChannelBalanceRequest
-	10, // 15: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
-	13, // 16: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
-	15, // 17: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
-	16, // 18: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
-	18, // 19: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
-	19, // 20: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
-	22, // 21: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
-	4,  // 22: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
-	6,  // 23: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
-	9,  // 24: lnrpc.Lightning.ChannelBalance:output_type -> lnrpc.ChannelBalanceResponse
-	11, // 25: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
-	14, // 26: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
-	13, // 27: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
-	17, // 28: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
-	13, // 29: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
-	20, // 30: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
-	23, // 31: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
-	22, // [22:32] is the sub-list for method output_type
-	12, // [12:22] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	9,  // 0: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
+	10, // 1: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
+	1,  // 2: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
+	11, // 3: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
+	2,  // 4: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
+	0,  // 5: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
+	19, // 6: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
+	3,  // 7: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
+	5,  // 8: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
+	7,  // 9: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
+	11, // 10: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
+	13, // 11: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
+	14, // 12: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
+	16, // 13: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
+	17, // 14: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
+	20, // 15: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
+	4,  // 16: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
+	6,  // 17: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
+	8,  // 18: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
+	12, // 19: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
+	11, // 20: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
+	15, // 21: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
+	11, // 22: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
+	18, // 23: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
+	21, // 24: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
+	16, // [16:25] is the sub-list for method output_type
+	7,  // [7:16] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_lightning_proto_init() }
@@ -1930,7 +1810,7 @@ func file_lightning_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lightning_proto_rawDesc), len(file_lightning_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   21,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

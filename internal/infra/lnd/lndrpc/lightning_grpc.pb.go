@@ -26,7 +26,6 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Lightning_GetInfo_FullMethodName           = "/lnrpc.Lightning/GetInfo"
 	Lightning_WalletBalance_FullMethodName     = "/lnrpc.Lightning/WalletBalance"
-	Lightning_ChannelBalance_FullMethodName    = "/lnrpc.Lightning/ChannelBalance"
 	Lightning_ListChannels_FullMethodName      = "/lnrpc.Lightning/ListChannels"
 	Lightning_AddInvoice_FullMethodName        = "/lnrpc.Lightning/AddInvoice"
 	Lightning_LookupInvoice_FullMethodName     = "/lnrpc.Lightning/LookupInvoice"
@@ -42,7 +41,6 @@ const (
 type LightningClient interface {
 	GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error)
 	WalletBalance(ctx context.Context, in *WalletBalanceRequest, opts ...grpc.CallOption) (*WalletBalanceResponse, error)
-	ChannelBalance(ctx context.Context, in *ChannelBalanceRequest, opts ...grpc.CallOption) (*ChannelBalanceResponse, error)
 	ListChannels(ctx context.Context, in *ListChannelsRequest, opts ...grpc.CallOption) (*ListChannelsResponse, error)
 	AddInvoice(ctx context.Context, in *Invoice, opts ...grpc.CallOption) (*AddInvoiceResponse, error)
 	LookupInvoice(ctx context.Context, in *PaymentHash, opts ...grpc.CallOption) (*Invoice, error)
@@ -74,16 +72,6 @@ func (c *lightningClient) WalletBalance(ctx context.Context, in *WalletBalanceRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(WalletBalanceResponse)
 	err := c.cc.Invoke(ctx, Lightning_WalletBalance_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func (c *lightningClient) ChannelBalance(ctx context.Context, in *ChannelBalanceRequest, opts ...grpc.CallOption) (*ChannelBalanceResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ChannelBalanceResponse)
-	err := c.cc.Invoke(ctx, Lightning_ChannelBalance_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +163,6 @@ func (c *lightningClient) ListPayments(ctx context.Context, in *ListPaymentsRequ
 type LightningServer interface {
 	GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error)
 	WalletBalance(context.Context, *WalletBalanceRequest) (*WalletBalanceResponse, error)
-	ChannelBalance(context.Context, *ChannelBalanceRequest) (*ChannelBalanceResponse, error)
 	ListChannels(context.Context, *ListChannelsRequest) (*ListChannelsResponse, error)
 	AddInvoice(context.Context, *Invoice) (*AddInvoiceResponse, error)
 	LookupInvoice(context.Context, *PaymentHash) (*Invoice, error)
@@ -198,9 +185,6 @@ func (UnimplementedLightningServer) GetInfo(context.Context, *GetInfoRequest) (*
 }
 func (UnimplementedLightningServer) WalletBalance(context.Context, *WalletBalanceRequest) (*WalletBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WalletBalance not implemented")
-}
-func (UnimplementedLightningServer) ChannelBalance(context.Context, *ChannelBalanceRequest) (*ChannelBalanceResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method ChannelBalance not implemented")
 }
 func (UnimplementedLightningServer) ListChannels(context.Context, *ListChannelsRequest) (*ListChannelsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListChannels not implemented")
@@ -276,24 +260,6 @@ func _Lightning_WalletBalance_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LightningServer).WalletBalance(ctx, req.(*WalletBalanceRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
-func _Lightning_ChannelBalance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ChannelBalanceRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(LightningServer).ChannelBalance(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: Lightning_ChannelBalance_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(LightningServer).ChannelBalance(ctx, req.(*ChannelBalanceRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -431,10 +397,6 @@ var Lightning_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WalletBalance",
 			Handler:    _Lightning_WalletBalance_Handler,
-		},
-		{
-			MethodName: "ChannelBalance",
-			Handler:    _Lightning_ChannelBalance_Handler,
 		},
 		{
 			MethodName: "ListChannels",
