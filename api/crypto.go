@@ -1,13 +1,19 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
+	"paycore/internal/problem"
+	"paycore/internal/rail"
 )
 
 // estimateWithdrawalFee is POST /crypto/estimate-withdrawal-fee: what withdrawing an
@@ -30,10 +36,41 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return fmt.Errorf("get %s %s: %w", ids.InternalAccount, accountID, err)
 	}
+	if wd.ProbedFee, err = s.probeLightningFee(r.Context(), p.environment(), wd); err != nil {
+		return err
+	}
 	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, s.now())
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, view.WithdrawalEstimateOf(e))
 	return nil
+}
+
+// probeLightningFee is the network fee the rail that would pay a Lightning withdrawal
+// finds by probing its route (the Lightning rail: the routing fee to the invoice, in
+// satoshis); nil (the typical fee) where the rail does not probe. A probe that finds the
+// destination cannot be paid refuses the estimate.
+func (s *Server) probeLightningFee(ctx context.Context, env catalog.Environment, wd fx.Withdrawal) (*int64, error) {
+	if wd.Network != "LIGHTNING" {
+		return nil, nil
+	}
+	in := rail.Instruction{Environment: env, Currency: wd.Currency.Code, Kind: rail.ExternalAccount, AccountType: "LIGHTNING",
+		Identifier: wd.Destination, Amount: wd.Amount}
+	rl, ok := s.Rails.For(in.Target())
+	prober, can := rl.(rail.FeeProber)
+	if !ok || !can {
+		return nil, nil
+	}
+	fee, probed, err := prober.ProbeFee(ctx, in)
+	if errors.Is(err, rail.ErrUnpayable) {
+		return nil, problem.Field("destinationAddress", "destinationAddress cannot be paid: %s", strings.TrimPrefix(err.Error(), rail.ErrUnpayable.Error()+": "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("probe the fee of a Lightning withdrawal: %w", err)
+	}
+	if !probed {
+		return nil, nil
+	}
+	return &fee, nil
 }

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"paycore/api/apitest"
 	"paycore/db/view"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/devserver"
@@ -168,6 +170,27 @@ func TestLightningQuotePayout(t *testing.T) {
 	if now, err := node.Balances(ctx); err != nil || now.Total() != after.Total() || ledgerLightning(t, s) != sats {
 		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d (%v)", now, after, ledgerLightning(t, s), err)
 	}
+	// The withdrawal fee estimate probes the route to the invoice: a direct channel charges
+	// nothing (the typical Lightning fee would be 2 sat); an invoice no route can carry is
+	// refused.
+	btc := w.btcAccount()
+	estimate := func(sats int64) *apitest.Response {
+		var inv struct {
+			PaymentRequest string `json:"payment_request"`
+		}
+		if err := n.Peer.CLIJSON(ctx, &inv, "addinvoice", "--amt", strconv.FormatInt(sats, 10)); err != nil {
+			t.Fatal(err)
+		}
+		return w.c.Do("POST", "/crypto/estimate-withdrawal-fee", map[string]any{"internalAccountId": btc, "currency": "BTC",
+			"cryptoNetwork": "LIGHTNING", "amount": 10_000, "destinationAddress": inv.PaymentRequest})
+	}
+	if r := estimate(10_000); r.Status != 200 || r.JSON(t)["networkFee"] != 0.0 {
+		t.Fatalf("probed estimate: %d %s", r.Status, r.Body)
+	}
+	if r := estimate(900_000); r.Status != 400 || !strings.Contains(string(r.Body), "destinationAddress") {
+		t.Fatalf("estimate to an invoice no route carries: %d %s", r.Status, r.Body)
+	}
+
 	rec := reconcile(t, s, n)
 	if r := rec["reconciliation"].(map[string]any); r["differenceSats"] != 0.0 || r["ledgerSats"] != float64(sats) || rec["baselineRecorded"] != false {
 		t.Fatalf("reconciliation after the payouts: %v", rec)

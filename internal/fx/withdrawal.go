@@ -81,15 +81,20 @@ func (r WithdrawalRequest) Check() (Withdrawal, uuid.UUID, error) {
 	if msg := extaccount.CheckAddress(*r.CryptoNetwork, *r.DestinationAddress); msg != "" {
 		return Withdrawal{}, uuid.Nil, problem.Field("destinationAddress", "destinationAddress %s on %s", msg, *r.CryptoNetwork)
 	}
-	return Withdrawal{Currency: cur, Network: *r.CryptoNetwork, Amount: *r.Amount}, id, nil
+	return Withdrawal{Currency: cur, Network: *r.CryptoNetwork, Amount: *r.Amount, Destination: *r.DestinationAddress}, id, nil
 }
 
 // Withdrawal is a crypto withdrawal to estimate: an amount of a currency (smallest unit)
 // out on a network.
 type Withdrawal struct {
-	Currency money.Currency
-	Network  string
-	Amount   int64
+	Currency    money.Currency
+	Network     string
+	Amount      int64
+	Destination string
+	// ProbedFee, when set, is the network fee a probe of the route to the destination
+	// found, in the network's native minor unit (satoshis on Lightning): it replaces the
+	// network's typical fee.
+	ProbedFee *int64
 }
 
 // WithdrawalEstimate is what a withdrawal costs: the network fee in its own asset, the
@@ -127,11 +132,15 @@ func EstimateWithdrawal(rates Provider, p Pricing, w Withdrawal, accountCurrency
 			return WithdrawalEstimate{}, err
 		}
 	}
-	e := WithdrawalEstimate{NetworkFee: n.fee.Shift(n.nativeDecimals).IntPart(), NetworkFeeAsset: n.native}
+	fee := n.fee
+	if w.ProbedFee != nil {
+		fee = decimal.NewFromInt(*w.ProbedFee).Shift(-n.nativeDecimals)
+	}
+	e := WithdrawalEstimate{NetworkFee: fee.Shift(n.nativeDecimals).IntPart(), NetworkFeeAsset: n.native}
 	if e.ApplicationFee, err = minorUnitsUp(p.FixedFeeUSD, usdToCur, w.Currency.Decimals); err != nil {
 		return WithdrawalEstimate{}, fmt.Errorf("application fee in %s: %w", w.Currency.Code, err)
 	}
-	networkFee, err := minorUnitsUp(n.fee, curPerNative, w.Currency.Decimals)
+	networkFee, err := minorUnitsUp(fee, curPerNative, w.Currency.Decimals)
 	if err != nil || networkFee > math.MaxInt64-e.ApplicationFee {
 		return WithdrawalEstimate{}, fmt.Errorf("network fee of %s in %s: %w", w.Network, w.Currency.Code, ErrTooLarge)
 	}

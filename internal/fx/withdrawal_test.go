@@ -23,15 +23,15 @@ func TestEstimateWithdrawal(t *testing.T) {
 		want WithdrawalEstimate
 	}{
 		// 5,000 lamports (0.000005 SOL at 1/0.0065 = 153.85 USD) = 769.2 micro-USDC, rounded up.
-		{"USDC on Solana", Withdrawal{cur(t, "USDC"), "SOLANA", 1_000_000},
+		{"USDC on Solana", Withdrawal{Currency: cur(t, "USDC"), Network: "SOLANA", Amount: 1_000_000},
 			WithdrawalEstimate{NetworkFee: 5000, NetworkFeeAsset: "SOL", ApplicationFee: 100_000, TotalFee: 100_770, NetAmount: 899_230}},
 		// 0.0004 ETH at 3,000 USD = 1.20 USDC.
-		{"USDC on Ethereum", Withdrawal{cur(t, "USDC"), "ETHEREUM", 5_000_000},
+		{"USDC on Ethereum", Withdrawal{Currency: cur(t, "USDC"), Network: "ETHEREUM", Amount: 5_000_000},
 			WithdrawalEstimate{NetworkFee: 400_000_000_000_000, NetworkFeeAsset: "ETH", ApplicationFee: 100_000, TotalFee: 1_300_000, NetAmount: 3_700_000}},
 		// 1,500 sats plus 10 cents in BTC (0.00000105 BTC = 105 sats).
-		{"BTC on Bitcoin", Withdrawal{cur(t, "BTC"), "BITCOIN", 100_000},
+		{"BTC on Bitcoin", Withdrawal{Currency: cur(t, "BTC"), Network: "BITCOIN", Amount: 100_000},
 			WithdrawalEstimate{NetworkFee: 1500, NetworkFeeAsset: "BTC", ApplicationFee: 105, TotalFee: 1605, NetAmount: 98_395}},
-		{"USDB on Spark (no network fee)", Withdrawal{cur(t, "USDB"), "SPARK", 1_000_000},
+		{"USDB on Spark (no network fee)", Withdrawal{Currency: cur(t, "USDB"), Network: "SPARK", Amount: 1_000_000},
 			WithdrawalEstimate{NetworkFee: 0, NetworkFeeAsset: "BTC", ApplicationFee: 100_000, TotalFee: 100_000, NetAmount: 900_000}},
 	}
 	for _, tc := range cases {
@@ -44,12 +44,12 @@ func TestEstimateWithdrawal(t *testing.T) {
 		w     Withdrawal
 		field string
 	}{
-		"USDC on Bitcoin":     {Withdrawal{cur(t, "USDC"), "BITCOIN", 1_000_000}, "currency"},
-		"unknown network":     {Withdrawal{cur(t, "USDC"), "TRON", 1_000_000}, "cryptoNetwork"},
-		"below the fees":      {Withdrawal{cur(t, "BTC"), "BITCOIN", 1605}, "amount"},
-		"fiat on any network": {Withdrawal{cur(t, "USD"), "SOLANA", 1_000}, "currency"},
+		"USDC on Bitcoin":     {Withdrawal{Currency: cur(t, "USDC"), Network: "BITCOIN", Amount: 1_000_000}, "currency"},
+		"unknown network":     {Withdrawal{Currency: cur(t, "USDC"), Network: "TRON", Amount: 1_000_000}, "cryptoNetwork"},
+		"below the fees":      {Withdrawal{Currency: cur(t, "BTC"), Network: "BITCOIN", Amount: 1605}, "amount"},
+		"fiat on any network": {Withdrawal{Currency: cur(t, "USD"), Network: "SOLANA", Amount: 1_000}, "currency"},
 		// USDT is withdrawn on Solana, but the account holds USDC.
-		"another currency": {Withdrawal{cur(t, "USDT"), "SOLANA", 1_000_000}, "currency"},
+		"another currency": {Withdrawal{Currency: cur(t, "USDT"), Network: "SOLANA", Amount: 1_000_000}, "currency"},
 	} {
 		held := tc.w.Currency.Code
 		if name == "another currency" {
@@ -61,7 +61,7 @@ func TestEstimateWithdrawal(t *testing.T) {
 		}
 	}
 	// The same USDT withdrawal from a USDT account is priced.
-	if _, err := EstimateWithdrawal(tb, p, Withdrawal{cur(t, "USDT"), "SOLANA", 1_000_000}, "USDT", t0); err != nil {
+	if _, err := EstimateWithdrawal(tb, p, Withdrawal{Currency: cur(t, "USDT"), Network: "SOLANA", Amount: 1_000_000}, "USDT", t0); err != nil {
 		t.Errorf("USDT from a USDT account: %v", err)
 	}
 }
@@ -81,7 +81,7 @@ func TestEstimateWithdrawalTooLarge(t *testing.T) {
 		"application fee": {DefaultPricing(), "SOLANA"},
 		"network fee":     {noFee, "ETHEREUM"},
 	} {
-		e, err := EstimateWithdrawal(tb, tc.p, Withdrawal{cur(t, "USDC"), tc.network, math.MaxInt64}, "USDC", t0)
+		e, err := EstimateWithdrawal(tb, tc.p, Withdrawal{Currency: cur(t, "USDC"), Network: tc.network, Amount: math.MaxInt64}, "USDC", t0)
 		if !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s: %+v %v", name, e, err)
 		}
@@ -118,6 +118,24 @@ func TestWithdrawalRequestCheck(t *testing.T) {
 			t.Errorf("%s: accepted", field)
 		} else if w, _ := problem.ToWire(err); w.Field != field {
 			t.Errorf("%s: refused on %s", field, w.Field)
+		}
+	}
+}
+
+// A probed route's fee replaces the network's typical one (a Lightning withdrawal probed
+// on its route), in the total and what arrives.
+func TestEstimateWithdrawalProbedFee(t *testing.T) {
+	tb := table(t, false)
+	w := Withdrawal{Currency: cur(t, "BTC"), Network: "LIGHTNING", Amount: 100_000}
+	typical, err := EstimateWithdrawal(tb, DefaultPricing(), w, "BTC", t0)
+	if err != nil || typical.NetworkFee != 2 {
+		t.Fatalf("typical: %+v %v", typical, err)
+	}
+	for _, fee := range []int64{0, 7} {
+		w.ProbedFee = &fee
+		e, err := EstimateWithdrawal(tb, DefaultPricing(), w, "BTC", t0)
+		if err != nil || e.NetworkFee != fee || e.TotalFee != e.ApplicationFee+fee || e.NetAmount != 100_000-e.TotalFee {
+			t.Errorf("probed %d: %+v %v", fee, e, err)
 		}
 	}
 }

@@ -168,6 +168,19 @@ var (
 	ErrNotCancellable = errors.New("rail: the payment cannot be cancelled")
 )
 
+// ErrUnpayable: a probe found the destination cannot be paid (no route, an invalid
+// invoice); the error says why.
+var ErrUnpayable = errors.New("rail: the destination cannot be paid")
+
+// FeeProber is implemented by rails that can find what paying a destination would cost
+// without paying it (a Lightning route probe).
+type FeeProber interface {
+	// ProbeFee is the network fee paying in would cost now, in the currency's minor unit;
+	// probed is false when the rail does not probe such a destination, and an error wrapping
+	// ErrUnpayable says it cannot be paid.
+	ProbeFee(ctx context.Context, in Instruction) (fee int64, probed bool, err error)
+}
+
 // Rail is a payment rail: the port every adapter implements.
 type Rail interface {
 	// Name is the rail's name in configuration (PAYCORE_RAILS) and in listings.

@@ -277,6 +277,27 @@ func cause(r lndrpc.PaymentFailureReason) lightning.Cause {
 	return lightning.CauseUnknown
 }
 
+// ProbeFee probes the route to the instruction's invoice (a probe payment its recipient
+// cannot settle) and answers its routing fee in satoshis, rounded up. A Lightning address
+// is not probed: only paying it asks its service for an invoice.
+func (r *Rail) ProbeFee(ctx context.Context, in rail.Instruction) (int64, bool, error) {
+	invoice := strings.TrimSpace(in.Identifier)
+	if strings.Contains(invoice, "@") {
+		return 0, false, nil
+	}
+	probe, err := r.node.EstimateFee(ctx, invoice, r.opts.Timeout)
+	if errors.Is(err, lnd.ErrInvalid) {
+		return 0, false, fmt.Errorf("%w: not an invoice this node can pay", rail.ErrUnpayable)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if c := cause(probe.Failure); probe.Failure != lndrpc.PaymentFailureReason_FAILURE_REASON_NONE {
+		return 0, false, fmt.Errorf("%w: %s", rail.ErrUnpayable, lightning.Failed(c).Message)
+	}
+	return (probe.FeeMsat + 999) / 1000, true, nil
+}
+
 // Track is rail.ErrNotFound: the node knows payments by hash, not by key, and submitting
 // the instruction again under its key finds the node's payment for its hash.
 func (*Rail) Track(context.Context, string) (rail.Outcome, error) {

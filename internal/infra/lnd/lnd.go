@@ -251,6 +251,11 @@ type RouteFee struct {
 // cannot settle) and reports its fee.
 func (c *Client) EstimateFee(ctx context.Context, invoice string, timeout time.Duration) (RouteFee, error) {
 	r, err := c.router.EstimateRouteFee(ctx, &lndrpc.RouteFeeRequest{PaymentRequest: invoice, Timeout: uint32(timeout / time.Second)})
+	if refusedInvoice(err) {
+		if _, up := c.ln.GetInfo(ctx, &lndrpc.GetInfoRequest{}); up == nil {
+			return RouteFee{}, fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
+		}
+	}
 	if err != nil {
 		return RouteFee{}, fmt.Errorf("lnd: estimate route fee: %w", err)
 	}
