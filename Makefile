@@ -33,7 +33,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help lightning-tools test-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -203,6 +203,9 @@ test-short: $(BIN)/temporal ## the quick tests only (-short), without the race d
 bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkListTransactions$$' -benchtime 3s -timeout 20m ./cmd/paycore ./api ./internal/...
 	$(MAKE) --no-print-directory bench-lists
+
+bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it
+	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayouts$$' -benchtime 120x -timeout 20m ./cmd/paycore
 
 # The seed takes a minute or two.
 bench-lists: ## GET /transactions on 1,000,000 seeded transactions: p50/p99 per filter, one at a time and at 20 req/s

@@ -45,12 +45,12 @@ func (s Store) LightningInvoiceAdd(ctx context.Context, inv lightning.FundingInv
 // INCOMING transaction (LIGHTNING_IN, from REALTIME_FUNDING) moves the amount from the
 // platform's LIGHTNING account (the node) to the account, announced with
 // INCOMING_PAYMENT_COMPLETED and INTERNAL_ACCOUNT_BALANCE_UPDATED, and the invoice records
-// it. An invoice credited already answers its transaction and changes nothing; an invoice
-// the deployment did not create is ErrNotFound; an account that can no longer be credited
-// (closed) is lightning.ErrReceiptRefused, with nothing written.
-func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, now time.Time) (Transaction, error) {
-	var out Transaction
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+// it; credited is true. An invoice credited already answers its transaction and changes
+// nothing; an invoice the deployment did not create is ErrNotFound; an account that can no
+// longer be credited (closed) is lightning.ErrReceiptRefused, with nothing written.
+func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, now time.Time) (out Transaction, credited bool, err error) {
+	err = withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		credited = false
 		inv, err := q.LightningInvoiceLock(ctx, hash)
 		if err != nil {
 			return fmt.Errorf("lock Lightning invoice: %w", err)
@@ -104,9 +104,10 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 		if err := recordTransaction(ctx, q, s.views, out, events.IncomingPaymentCompleted); err != nil {
 			return err
 		}
+		credited = true
 		return recordBalanceOf(ctx, q, s.views, inv.PlatformID, acct, after)
 	})
-	return out, err
+	return out, credited && err == nil, err
 }
 
 // LightningSettleCursor is how far the watcher of the node (its public key) has read its

@@ -10,6 +10,7 @@ import (
 	"paycore/db"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnd/lndrpc"
+	"paycore/internal/infra/metrics"
 	"paycore/internal/lightning"
 )
 
@@ -25,6 +26,8 @@ type LightningWatcher struct {
 	Logger *slog.Logger
 	// Now is the clock receipts are dated by (time.Now when nil).
 	Now func() time.Time
+	// Metrics counts what was received (none when nil).
+	Metrics *metrics.Metrics
 	// Retry is the wait before following again after the subscription broke (default 2 s);
 	// ScanInterval how often the scan runs (default a minute).
 	Retry, ScanInterval time.Duration
@@ -147,7 +150,7 @@ func (l *LightningWatcher) Scan(ctx context.Context) error {
 // no longer be credited is logged for an operator (the money stays at the node, which
 // reconciliation shows).
 func (l *LightningWatcher) receive(ctx context.Context, hash []byte, sats int64) error {
-	t, err := l.Store.LightningReceive(ctx, hash, sats, l.Now())
+	t, credited, err := l.Store.LightningReceive(ctx, hash, sats, l.Now())
 	switch {
 	case db.IsNotFound(err):
 		return nil
@@ -156,6 +159,12 @@ func (l *LightningWatcher) receive(ctx context.Context, hash []byte, sats int64)
 		return nil
 	case err != nil:
 		return fmt.Errorf("credit invoice %x: %w", hash, err)
+	}
+	if !credited {
+		return nil // credited before
+	}
+	if l.Metrics != nil {
+		l.Metrics.LightningReceivedSats.Add(float64(sats))
 	}
 	l.Logger.Info("lightning: received", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "transaction", t.ID)
 	return nil

@@ -227,6 +227,9 @@ func settle(ctx workflow.Context, steps RailSteps, slowDelay time.Duration) (san
 		}
 		outcome = sandbox.Unsettled(code)
 	}
+	if outcome.PaymentHash != "" { // a Lightning payment: operators find it by its hash
+		_ = workflow.UpsertTypedSearchAttributes(ctx, AttrPaymentHash.ValueSet(outcome.PaymentHash))
+	}
 	// Finish answers with the status the payment ended with (a transfer in to an account
 	// closed meanwhile fails whatever the rail said). Histories recorded before it answered
 	// carry no result; their status is the outcome's, as it was then, so replaying them

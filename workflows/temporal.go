@@ -22,12 +22,15 @@ var (
 	AttrTransactionStatus = temporal.NewSearchAttributeKeyKeyword("TransactionStatus")
 	AttrWebhookEventType  = temporal.NewSearchAttributeKeyKeyword("WebhookEventType")
 	AttrQuoteID           = temporal.NewSearchAttributeKeyKeyword("QuoteId")
+	// AttrPaymentHash is the payment hash of a payment a Lightning rail paid (hex), set
+	// once its rail answered.
+	AttrPaymentHash = temporal.NewSearchAttributeKeyKeyword("PaymentHash")
 )
 
 // SearchAttributeNames lists the Keyword attributes the Temporal namespace must register.
 var SearchAttributeNames = []string{
 	AttrPlatformID.GetName(), AttrCustomerID.GetName(), AttrTransactionID.GetName(),
-	AttrTransactionStatus.GetName(), AttrWebhookEventType.GetName(), AttrQuoteID.GetName(),
+	AttrTransactionStatus.GetName(), AttrWebhookEventType.GetName(), AttrQuoteID.GetName(), AttrPaymentHash.GetName(),
 }
 
 // WebhookDeliveryWorkflowID is the id of the delivery workflow of one webhook event

@@ -105,7 +105,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
-	rails, node, closeRails, err := railRegistry(cfg, db.NewStore(pool, view.Resources{}))
+	rails, node, closeRails, err := railRegistry(cfg, db.NewStore(pool, view.Resources{}), m)
 	if err != nil {
 		pool.Close()
 		_ = tel.Shutdown(ctx)
@@ -389,7 +389,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	go func() { defer wg.Done(); janitor.Run(ctx) }()
 	go func() { defer wg.Done(); bulk.Run(ctx) }()
 	if a.lightning != nil {
-		watcher := &worker.LightningWatcher{Store: db.NewStore(a.pool, view.Resources{}), Node: a.lightning, Logger: a.log.With("component", "lightning"), Now: a.clock}
+		watcher := &worker.LightningWatcher{Store: db.NewStore(a.pool, view.Resources{}), Node: a.lightning, Logger: a.log.With("component", "lightning"), Now: a.clock, Metrics: a.metrics}
 		wg.Add(1)
 		go func() { defer wg.Done(); watcher.Run(ctx) }()
 	}

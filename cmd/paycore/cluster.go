@@ -182,8 +182,20 @@ func registerNamespace(ctx context.Context, address string, attrs []string) erro
 	for _, a := range attrs {
 		want[a] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 	}
+	// Only the missing ones are added: a namespace from an earlier version has some, and a
+	// request naming one it has fails whole.
 	for {
-		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: "default", SearchAttributes: want})
+		var list *operatorservice.ListSearchAttributesResponse
+		list, err = c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
+		if err == nil {
+			for name := range list.GetCustomAttributes() {
+				delete(want, name)
+			}
+			if len(want) == 0 {
+				break
+			}
+			_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: "default", SearchAttributes: want})
+		}
 		var exists *serviceerror.AlreadyExists
 		if err == nil || errors.As(err, &exists) {
 			break

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -29,7 +31,7 @@ import (
 // fresh regtest network (make test-lightning builds its binaries), with sandbox BTC payouts
 // to LIGHTNING accounts routed to it (a sandbox platform's opt-in to the real network) and
 // everything else to the sandbox rail. basePort must differ between tests.
-func lightningStack(t *testing.T, basePort int) (*stack, *lnregtest.Network, *lnd.Client) {
+func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *lnd.Client) {
 	t.Helper()
 	bin := os.Getenv("PAYCORE_LIGHTNING_BIN")
 	if bin == "" {
@@ -60,7 +62,7 @@ func lightningStack(t *testing.T, basePort int) (*stack, *lnregtest.Network, *ln
 
 // lightningWorld is a sandbox platform supporting USD and BTC with one customer whose USD
 // account holds funded.
-func lightningWorld(t *testing.T, s *stack, funded int64) *world {
+func lightningWorld(t testing.TB, s *stack, funded int64) *world {
 	t.Helper()
 	w := newWorld(t, s)
 	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC")}}); r.Status != 200 {
@@ -148,6 +150,15 @@ func TestLightningQuotePayout(t *testing.T) {
 		t.Fatalf("the customer paid %d, the transaction sent %d", paid, tx.SentAmount.Amount)
 	}
 	t.Logf("paid %d sat for %d USD cents; transaction %s", sats, tx.SentAmount.Amount, tx.ID)
+	// Operators find the payment by its hash in the Temporal UI, and its count in metrics.
+	eventually(t, 30*time.Second, "the payment's workflow found by its PaymentHash", func() bool {
+		runs, err := s.app.temporal.ListWorkflow(ctx, listRequest(fmt.Sprintf(`PaymentHash = %q`, inv.RHash)))
+		return err == nil && len(runs.Executions) == 1
+	})
+	if m := metricLines(t, s.metricsURL, "paycore_lightning_"); !strings.Contains(m, `paycore_lightning_payments_total{code="",result="completed"} 1`) ||
+		!strings.Contains(m, "paycore_lightning_payments_in_flight 0") {
+		t.Fatalf("Lightning metrics after one payout:\n%s", m)
+	}
 
 	// An invoice for another amount than the quote's: FAILED with the cause, nothing left
 	// the node, and the customer's money is back.
@@ -468,7 +479,7 @@ func TestLightningFunding(t *testing.T) {
 // reconcile runs `paycore rails reconcile` (with args) against the stack's database and the
 // deployment's node and returns what it printed; it fails the test when the node and the
 // ledger differ.
-func reconcile(t *testing.T, s *stack, n *lnregtest.Network, args ...string) map[string]any {
+func reconcile(t testing.TB, s *stack, n *lnregtest.Network, args ...string) map[string]any {
 	t.Helper()
 	for k, v := range map[string]string{"PAYCORE_DATABASE_URL": s.cfg.DatabaseURL, "PAYCORE_MASTER_KEY": s.cfg.MasterKey,
 		"PAYCORE_LND_ADDRESS": n.Node.RPCAddr, "PAYCORE_LND_TLS_CERT": n.Node.TLSCert, "PAYCORE_LND_MACAROON": n.Node.Macaroon} {
@@ -484,4 +495,25 @@ func reconcile(t *testing.T, s *stack, n *lnregtest.Network, args ...string) map
 		t.Fatalf("rails reconcile: %v: %s", err, out.String())
 	}
 	return got
+}
+
+// metricLines is the lines of /metrics whose sample names start with prefix.
+func metricLines(t *testing.T, url, prefix string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }

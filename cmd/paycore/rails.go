@@ -15,6 +15,7 @@ import (
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/lightningrail"
 	"paycore/internal/infra/lnd"
+	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
@@ -133,7 +134,7 @@ func reconcileLightning(ctx context.Context, store db.Store, node *lnd.Client, r
 // railsList prints the rails configured, as /readyz lists them: it reads the
 // configuration only, so it answers without the database or Temporal.
 func railsList(cfg config.Config, stdout io.Writer) error {
-	reg, _, closeRails, err := railRegistry(cfg, nil)
+	reg, _, closeRails, err := railRegistry(cfg, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -147,8 +148,9 @@ func railsList(cfg config.Config, stdout io.Writer) error {
 // payouts to Lightning addresses in invoices (nil: it refuses such payouts) and resolves
 // addresses through the outbound-address guard: for production never to a non-public
 // address, for sandbox platforms as PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE says. The connection to
-// the node is made on its first call; closeRails closes it.
-func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
+// the node is made on its first call; closeRails closes it. m counts the Lightning
+// payments (nil: not counted).
+func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices, m *metrics.Metrics) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
 	closeRails = func() {}
 	var connected []rail.Rail
 	if cfg.LND.Configured() {
@@ -160,7 +162,7 @@ func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices) (reg
 		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
 		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: cfg.SandboxPrivateOK})
 		connected = append(connected, lightningrail.New(node, lightningrail.Options{
-			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout, Invoices: invoices,
+			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout, Invoices: invoices, Metrics: m,
 			HTTP: func(env catalog.Environment) *http.Client {
 				if env == catalog.Sandbox {
 					return sandbox

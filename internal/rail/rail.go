@@ -111,6 +111,9 @@ type Outcome struct {
 	// money it pays out and receives (LIGHTNING: the deployment's node), which the ledger
 	// reconciles with; "" is SETTLEMENT, the world outside.
 	Funds string `json:",omitempty"`
+	// PaymentHash is the hex payment hash of a Lightning payment, the key operators find it
+	// by (the PaymentHash search attribute).
+	PaymentHash string `json:",omitempty"`
 }
 
 // Unavailable is how a payment ends when no rail serves it by the time it reaches its

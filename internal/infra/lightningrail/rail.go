@@ -22,6 +22,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnd/lndrpc"
+	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
@@ -42,6 +43,8 @@ type Options struct {
 	// Invoices records the invoice a payout to a Lightning address resolved to, so that it
 	// is resolved once (db.Store); without it such payouts fail before anything is sent.
 	Invoices PayoutInvoices
+	// Metrics counts the payments in flight, how they end and their fees (none when nil).
+	Metrics *metrics.Metrics
 	// HTTP is the client a Lightning address is resolved with, for payments of an
 	// environment: it must be the outbound-address guard's (netguard), following no
 	// redirect (default: the guard's, refusing every non-public address, 10 s a request).
@@ -102,7 +105,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	}
 	invoice := strings.TrimSpace(in.Identifier)
 	if strings.HasPrefix(strings.ToLower(invoice), "lno1") {
-		return lightning.Invalid("a BOLT12 offer, which this node does not pay"), nil
+		return r.sent(lightning.Invalid("a BOLT12 offer, which this node does not pay")), nil
 	}
 	if strings.Contains(invoice, "@") {
 		pr, refused, err := r.addressInvoice(ctx, in)
@@ -110,13 +113,13 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 			return rail.Outcome{}, err
 		}
 		if refused != nil {
-			return *refused, nil
+			return r.sent(*refused), nil
 		}
 		invoice = pr
 	}
 	inv, err := r.decode(ctx, invoice)
 	if errors.Is(err, lnd.ErrInvalid) {
-		return lightning.Invalid(err.Error()), nil
+		return r.sent(lightning.Invalid(err.Error())), nil
 	}
 	if err != nil {
 		return rail.Outcome{}, err
@@ -127,6 +130,8 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	}
 	// A payment the node already has (sent before a crash) ends as it ends, whatever the
 	// invoice's expiry says now.
+	done := r.inFlight()
+	defer done()
 	switch p, err := r.node.Track(ctx, hash); {
 	case err == nil:
 		return outcome(p), nil
@@ -134,7 +139,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		return rail.Outcome{}, err
 	}
 	if out, ok := lightning.Check(inv, in.Amount, r.opts.Now(), r.opts.Timeout); !ok {
-		return out, nil
+		return r.sent(out), nil
 	}
 	amount := int64(0)
 	if inv.AmountMsat == 0 {
@@ -148,7 +153,25 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	if err != nil {
 		return rail.Outcome{}, err
 	}
-	return outcome(p), nil
+	return r.sent(outcome(p)), nil
+}
+
+// inFlight counts a payment waited on at the node until done is called.
+func (r *Rail) inFlight() (done func()) {
+	if r.opts.Metrics == nil {
+		return func() {}
+	}
+	r.opts.Metrics.LightningInFlight.Inc()
+	return r.opts.Metrics.LightningInFlight.Dec
+}
+
+// sent counts how a payment this call sent (or refused) ended, and its fee.
+func (r *Rail) sent(out rail.Outcome) rail.Outcome {
+	if m := r.opts.Metrics; m != nil {
+		m.LightningPayments.WithLabelValues(strings.ToLower(string(out.Status)), string(out.Code)).Inc()
+		m.LightningFeesMsat.Add(float64(out.FeeMsat))
+	}
+	return out
 }
 
 // decode asks the node what the invoice says.
@@ -252,10 +275,12 @@ func (r *Rail) get(ctx context.Context, env catalog.Environment, u string) ([]by
 
 // outcome is the rail's outcome of a final payment.
 func outcome(p *lndrpc.Payment) rail.Outcome {
+	out := lightning.Failed(cause(p.FailureReason))
 	if p.Status == lndrpc.Payment_SUCCEEDED {
-		return lightning.Settled(p.FeeMsat)
+		out = lightning.Settled(p.FeeMsat)
 	}
-	return lightning.Failed(cause(p.FailureReason))
+	out.PaymentHash = p.PaymentHash
+	return out
 }
 
 // cause is the domain's cause of LND's failure reason.

@@ -29,6 +29,13 @@ type Metrics struct {
 	// and new status: one per payment event of the webhook outbox, counted by the relay as
 	// it dispatches the event (each is dispatched once).
 	PaymentTransitions *prometheus.CounterVec
+	// Lightning payments this process sends: how many wait on the node now (sent or
+	// tracked), how each it sent ended (result completed or failed, and the failure code),
+	// and the route fees paid; and what the node received into accounts.
+	LightningInFlight     prometheus.Gauge
+	LightningPayments     *prometheus.CounterVec
+	LightningFeesMsat     prometheus.Counter
+	LightningReceivedSats prometheus.Counter
 }
 
 // New registers the collectors on a fresh registry, with Go runtime and process metrics.
@@ -57,9 +64,21 @@ func New() *Metrics {
 		PaymentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "paycore_payment_transitions_total", Help: "Payment status changes by direction (outgoing, incoming) and new status, counted from the webhook outbox.",
 		}, []string{"direction", "status"}),
+		LightningInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "paycore_lightning_payments_in_flight", Help: "Lightning payments this process waits on at the node (sent or tracked).",
+		}),
+		LightningPayments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paycore_lightning_payments_total", Help: "Lightning payments this process sent, by result (completed, failed) and failure code.",
+		}, []string{"result", "code"}),
+		LightningFeesMsat: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paycore_lightning_fees_msat_total", Help: "Route fees of the Lightning payments this process sent, in millisatoshis.",
+		}),
+		LightningReceivedSats: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "paycore_lightning_received_sats_total", Help: "Satoshis received over Lightning and credited to accounts by this process.",
+		}),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.WorkflowStarts, m.WebhookBacklog, m.WebhookOldestPending, m.StuckPayments,
-		m.PaymentTransitions,
+		m.PaymentTransitions, m.LightningInFlight, m.LightningPayments, m.LightningFeesMsat, m.LightningReceivedSats,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
