@@ -185,6 +185,8 @@ func (s *Server) routes() chi.Router {
 	r.Get(kycPagePath+"{token}", pageHandler(s.serveKycPage))
 	r.Post(kycPagePath+"{token}", pageHandler(s.submitKycPage))
 	r.Get(invitePagePath+"{invitationCode}", pageHandler(s.serveInvitePage))
+	r.Get(lightningAddressPath+"{user}", s.payRequest)
+	r.Get(lightningAddressPath+"{user}/callback", s.payRequestCallback)
 	if s.DevMailbox != nil {
 		// Only sandbox platforms' mail: a production platform's one-time codes are never
 		// shown here, even on a development stack.

@@ -135,6 +135,8 @@ type (
 	LedgerSumByCurrencyRow                = gen.LedgerSumByCurrencyRow
 	LedgerSystemAccountEnsureParams       = gen.LedgerSystemAccountEnsureParams
 	LedgerSystemAccountGetParams          = gen.LedgerSystemAccountGetParams
+	LightningAddressAccountParams         = gen.LightningAddressAccountParams
+	LightningAddressAccountRow            = gen.LightningAddressAccountRow
 	LightningBaselineSetParams            = gen.LightningBaselineSetParams
 	LightningInvoice                      = gen.LightningInvoice
 	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams

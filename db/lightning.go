@@ -196,3 +196,14 @@ func (s Store) LightningPayoutInvoiceRecord(ctx context.Context, key, invoice st
 	}
 	return pr, nil
 }
+
+// LightningAddressAccount is the platform, its environment and the open BTC account of the
+// customer whose UMA address is umaAddress on the platform whose UMA domain is domain;
+// ErrNotFound when there is none.
+func (s Store) LightningAddressAccount(ctx context.Context, domain, umaAddress string) (LightningAddressAccountRow, error) {
+	row, err := newQueries(s.pool).LightningAddressAccount(ctx, LightningAddressAccountParams{Domain: domain, UmaAddress: umaAddress})
+	if err != nil {
+		return row, fmt.Errorf("find the Lightning address's account: %w", err)
+	}
+	return row, nil
+}

@@ -53,3 +53,14 @@ SELECT payment_request FROM lightning_payouts WHERE key = $1;
 
 -- name: LightningPayoutInvoiceRecord :exec
 INSERT INTO lightning_payouts (key, payment_request, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING;
+
+-- name: LightningAddressAccount :one
+-- The open BTC account of the customer whose UMA address is uma_address on the platform
+-- whose UMA domain is domain: where its Lightning address receives.
+SELECT p.id AS platform_id, p.environment, a.id AS account_id
+FROM platforms p
+JOIN customers c ON c.platform_id = p.id AND c.uma_address = sqlc.arg(uma_address)::text AND NOT c.is_deleted
+JOIN internal_accounts a ON a.customer_id = c.id AND a.currency = 'BTC' AND a.status <> 'CLOSED'
+WHERE p.uma_domain = sqlc.arg(domain)::text
+ORDER BY a.created_at
+LIMIT 1;

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -474,6 +475,70 @@ func TestLightningFunding(t *testing.T) {
 	}
 	reconcile(t, s, n, "-rebase")
 	reconcile(t, s, n)
+
+	// A customer's Lightning address (its UMA address without the "$"), on the platform's
+	// UMA domain: its pay request, an invoice of its callback committing to the metadata,
+	// paid by the counterparty, credits the customer's BTC account once.
+	const domain = "ln.acme.example"
+	if r := w.c.Do("PATCH", "/config", map[string]any{"umaDomain": domain}); r.Status != 200 {
+		t.Fatalf("umaDomain: %d %s", r.Status, r.Body)
+	}
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
+		"fullName": "Hal Finney", "currencies": []string{"BTC"}, "umaAddress": "$hal@" + domain})
+	if r.Status != 201 {
+		t.Fatalf("customer: %d %s", r.Status, r.Body)
+	}
+	var halAccounts struct {
+		Data []view.InternalAccount `json:"data"`
+	}
+	w.c.Do("GET", "/customers/internal-accounts?currency=BTC&customerId="+r.JSON(t)["id"].(string), nil).Decode(t, &halAccounts)
+	hal := halAccounts.Data[0].ID
+	lnurl := func(path string) (int, []byte) {
+		t.Helper()
+		base, err := url.Parse(s.baseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := http.NewRequest("GET", "http://"+base.Host+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = domain
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, body
+	}
+	status, body := lnurl("/.well-known/lnurlp/hal")
+	payReq, err := lightning.ParsePayRequest(body)
+	if status != 200 || err != nil || payReq.Callback != "https://"+domain+"/.well-known/lnurlp/hal/callback" {
+		t.Fatalf("pay request: %d %s (%v)", status, body, err)
+	}
+	status, body = lnurl("/.well-known/lnurlp/hal/callback?amount=2500000")
+	pr, err := lightning.ParseInvoiceAnswer(body)
+	if status != 200 || err != nil {
+		t.Fatalf("callback: %d %s (%v)", status, body, err)
+	}
+	var decoded struct {
+		Sats            string `json:"num_satoshis"`
+		DescriptionHash string `json:"description_hash"`
+	}
+	if err := n.Peer.CLIJSON(ctx, &decoded, "decodepayreq", pr); err != nil || decoded.Sats != "2500" || decoded.DescriptionHash != payReq.DescriptionHash() {
+		t.Fatalf("the address's invoice: %+v %v (want the metadata's hash %s)", decoded, err, payReq.DescriptionHash())
+	}
+	if _, err := n.Peer.CLI(ctx, "payinvoice", "--force", pr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the address's payment credited", func() bool { _, b := w.fundingInvoice(hal); return b == 2_500 })
+	for path, want := range map[string]int{"/.well-known/lnurlp/nobody": 404, "/.well-known/lnurlp/hal/callback?amount=1500": 400} {
+		if status, body := lnurl(path); status != want || !strings.Contains(string(body), `"status":"ERROR"`) {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+	}
+	reconcile(t, s, n, "-rebase")
 }
 
 // reconcile runs `paycore rails reconcile` (with args) against the stack's database and the

@@ -1,6 +1,7 @@
 package lightning
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -68,4 +69,31 @@ func TestParsePayRequest(t *testing.T) {
 	if err := CheckAddressInvoice(p, Invoice{AmountMsat: 21_000_000}, strings.Repeat("0", 64), 21_000); err == nil {
 		t.Error("an invoice committing to other metadata was taken")
 	}
+}
+
+// A customer's address answers a pay request committing to its identifier, and takes
+// whole satoshis within its bounds.
+func TestAddressPayRequest(t *testing.T) {
+	p := AddressPayRequest("https://pay.example/.well-known/lnurlp/alice/callback", "Alice", "Pay.Example")
+	if _, err := ParsePayRequest(mustJSON(t, p)); err != nil || !strings.Contains(p.Metadata, `"text/identifier","alice@pay.example"`) {
+		t.Fatalf("pay request %+v: %v", p, err)
+	}
+	if UmaAddressOf("Alice", "Pay.Example") != "$alice@pay.example" {
+		t.Fatal(UmaAddressOf("Alice", "Pay.Example"))
+	}
+	for msat, want := range map[string]int64{"2000000": 2000, "1000": 1, "999": -1, "1500": -1, "x": -1, "10000000001000": -1} {
+		got, err := ReceiveAmount(msat)
+		if (err != nil) != (want < 0) || (want >= 0 && got != want) {
+			t.Errorf("ReceiveAmount(%s) = %d, %v", msat, got, err)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -10,7 +10,38 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
+
+const lightningAddressAccount = `-- name: LightningAddressAccount :one
+SELECT p.id AS platform_id, p.environment, a.id AS account_id
+FROM platforms p
+JOIN customers c ON c.platform_id = p.id AND c.uma_address = $1::text AND NOT c.is_deleted
+JOIN internal_accounts a ON a.customer_id = c.id AND a.currency = 'BTC' AND a.status <> 'CLOSED'
+WHERE p.uma_domain = $2::text
+ORDER BY a.created_at
+LIMIT 1
+`
+
+type LightningAddressAccountParams struct {
+	UmaAddress string
+	Domain     string
+}
+
+type LightningAddressAccountRow struct {
+	PlatformID  uuid.UUID
+	Environment catalog.Environment
+	AccountID   uuid.UUID
+}
+
+// The open BTC account of the customer whose UMA address is uma_address on the platform
+// whose UMA domain is domain: where its Lightning address receives.
+func (q *Queries) LightningAddressAccount(ctx context.Context, arg LightningAddressAccountParams) (LightningAddressAccountRow, error) {
+	row := q.db.QueryRow(ctx, lightningAddressAccount, arg.UmaAddress, arg.Domain)
+	var i LightningAddressAccountRow
+	err := row.Scan(&i.PlatformID, &i.Environment, &i.AccountID)
+	return i, err
+}
 
 const lightningBaseline = `-- name: LightningBaseline :one
 SELECT node_pubkey, node_sats, ledger_sats, recorded_at FROM lightning_reconciliation_baselines WHERE node_pubkey = $1

@@ -2508,6 +2508,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/lnurlp/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Lightning address's user, the customer's UMA address without its leading `$` and domain. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A customer's Lightning address (pay request)
+         * @description The LNURL-pay request (LUD-06, LUD-16) of the customer whose UMA address is `$<user>@<host>` on the platform
+         *     whose `umaDomain` is the request's host, where the platform's BTC payments go through the deployment's
+         *     Lightning node: paid, it credits the customer's BTC account. Unknown addresses, and platforms whose BTC
+         *     payments do not go through the node, answer 404 in LNURL's error format.
+         */
+        get: operations["lightningAddressPayRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/lnurlp/{user}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Lightning address's user. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An invoice for a customer's Lightning address
+         * @description The pay request's callback: an invoice of the deployment's node for `amount`, committing to the pay request's
+         *     metadata (its description hash), payable for 10 minutes. Paying it credits the customer's BTC account once
+         *     (an INCOMING transaction and its webhooks).
+         */
+        get: operations["lightningAddressCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/kyc/{token}": {
         parameters: {
             query?: never;
@@ -2760,6 +2811,30 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description An LNURL-pay request (LUD-06). Amounts in millisatoshis. */
+        LnurlPayRequest: {
+            /** @enum {string} */
+            tag: "payRequest";
+            /** @description Where to ask for an invoice (with `amount`). */
+            callback: string;
+            /** Format: int64 */
+            minSendable: number;
+            /** Format: int64 */
+            maxSendable: number;
+            /** @description A JSON array of entries (`text/plain`, `text/identifier`); the invoice's description hash is its SHA-256. */
+            metadata: string;
+        };
+        LnurlInvoice: {
+            /** @description The BOLT11 invoice. */
+            pr: string;
+            routes: unknown[];
+        };
+        /** @description An LNURL refusal (LUD-06). */
+        LnurlError: {
+            /** @enum {string} */
+            status: "ERROR";
+            reason: string;
+        };
         /** @description The error envelope of every error response. */
         Error: {
             /** @description The HTTP status code. */
@@ -10294,6 +10369,100 @@ export interface operations {
             404: components["responses"]["AgentActionNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    lightningAddressPayRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Lightning address's user, the customer's UMA address without its leading `$` and domain. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pay request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlPayRequest"];
+                };
+            };
+            /** @description No such Lightning address. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+            /** @description The service cannot answer now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+        };
+    };
+    lightningAddressCallback: {
+        parameters: {
+            query: {
+                /** @description The amount in millisatoshis, whole satoshis from `minSendable` to `maxSendable`. */
+                amount: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Lightning address's user. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlInvoice"];
+                };
+            };
+            /** @description The amount is not one the address takes. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+            /** @description No such Lightning address. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+            /** @description No invoice can be made now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
         };
     };
     kycPage: {
