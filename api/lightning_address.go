@@ -79,6 +79,17 @@ func (s *Server) payRequestCallback(w http.ResponseWriter, r *http.Request) {
 		lnurlError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	now := s.now()
+	open, err := s.store.LightningAddressInvoicesOpen(r.Context(), row.AccountID, now)
+	if err != nil {
+		s.Logger.WarnContext(r.Context(), "lightning address: count open invoices", "error", err)
+		lnurlError(w, http.StatusServiceUnavailable, "no invoice can be made now")
+		return
+	}
+	if open >= lightning.MaxOpenAddressInvoices {
+		lnurlError(w, http.StatusTooManyRequests, "too many unpaid invoices for this address: pay one, or try again once they expire")
+		return
+	}
 	meta := lightning.AddressPayRequest("", user, domain).Metadata
 	hash := sha256.Sum256([]byte(meta))
 	inv, err := s.Lightning.AddInvoice(r.Context(), lnd.NewInvoice{Sats: sats, DescriptionHash: hash[:], Expiry: lightning.AddressInvoiceExpiry})
@@ -87,7 +98,6 @@ func (s *Server) payRequestCallback(w http.ResponseWriter, r *http.Request) {
 		lnurlError(w, http.StatusServiceUnavailable, "no invoice can be made now")
 		return
 	}
-	now := s.now()
 	if err := s.store.LightningInvoiceAdd(r.Context(), lightning.FundingInvoice{Hash: inv.RHash, PlatformID: row.PlatformID, AccountID: row.AccountID,
 		PaymentRequest: inv.PaymentRequest, Amount: &sats, ExpiresAt: now.Add(lightning.AddressInvoiceExpiry), CreatedAt: now}); err != nil {
 		s.Logger.WarnContext(r.Context(), "lightning address: record an invoice", "error", err)

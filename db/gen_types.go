@@ -137,6 +137,7 @@ type (
 	LedgerSystemAccountGetParams          = gen.LedgerSystemAccountGetParams
 	LightningAddressAccountParams         = gen.LightningAddressAccountParams
 	LightningAddressAccountRow            = gen.LightningAddressAccountRow
+	LightningAddressInvoicesOpenParams    = gen.LightningAddressInvoicesOpenParams
 	LightningBaselineSetParams            = gen.LightningBaselineSetParams
 	LightningInvoice                      = gen.LightningInvoice
 	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams

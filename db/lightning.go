@@ -207,3 +207,13 @@ func (s Store) LightningAddressAccount(ctx context.Context, domain, umaAddress s
 	}
 	return row, nil
 }
+
+// LightningAddressInvoicesOpen is how many invoices the account's Lightning address made
+// that are unpaid and still payable at now.
+func (s Store) LightningAddressInvoicesOpen(ctx context.Context, accountID uuid.UUID, now time.Time) (int64, error) {
+	n, err := newQueries(s.pool).LightningAddressInvoicesOpen(ctx, LightningAddressInvoicesOpenParams{AccountID: accountID, Now: now})
+	if err != nil {
+		return 0, fmt.Errorf("count the Lightning address's open invoices: %w", err)
+	}
+	return n, nil
+}

@@ -64,3 +64,8 @@ JOIN internal_accounts a ON a.customer_id = c.id AND a.currency = 'BTC' AND a.st
 WHERE p.uma_domain = sqlc.arg(domain)::text
 ORDER BY a.created_at
 LIMIT 1;
+
+-- name: LightningAddressInvoicesOpen :one
+-- How many invoices the account's Lightning address made that are unpaid and still payable.
+SELECT count(*)::bigint FROM lightning_invoices
+WHERE account_id = $1 AND amount IS NOT NULL AND transaction_id IS NULL AND expires_at > sqlc.arg(now);

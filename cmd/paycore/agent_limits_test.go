@@ -249,7 +249,6 @@ func TestAgentLimitsConcurrentTransfers(t *testing.T) {
 // again, a new day within the month only the daily counters.
 func TestAgentLimitsDayAndMonthBoundaries(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, fast)
 	var clock atomic.Pointer[time.Time]
 	set := func(v string) {
 		at, err := time.Parse(time.RFC3339, v)
@@ -259,9 +258,8 @@ func TestAgentLimitsDayAndMonthBoundaries(t *testing.T) {
 		clock.Store(&at)
 	}
 	set("2031-01-30T12:00:00Z")
-	s.stopWorkerAndWait()
-	s.app.clock = func() time.Time { return *clock.Load() }
-	s.startWorker()
+	// The clock is the app's from its start: the API and the worker read it as they start.
+	s := newStackWith(t, appOptions{clock: func() time.Time { return *clock.Load() }}, fast)
 
 	w := newAgentWorld(t, s, 100_000, usdPolicy(5_000, map[string]any{
 		"spendingLimits": map[string]any{"currency": "USD", "perTransactionLimit": 5_000, "dailyLimit": 1_000, "monthlyLimit": 1_500, "dailyTransactionLimit": 3}}))

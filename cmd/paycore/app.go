@@ -66,6 +66,9 @@ type app struct {
 type appOptions struct {
 	// spanExporter, when set, receives every span (in place of the OTLP exporter).
 	spanExporter sdktrace.SpanExporter
+	// clock, when set, is the app's clock (time.Now otherwise): set before the API and the
+	// worker start, which read it.
+	clock func() time.Time
 }
 
 func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
@@ -111,7 +114,7 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel, clock: o.clock}
 	if a.signer, err = loadSigningKey(ctx, pool, box); err != nil {
 		a.closeLocal()
 		return nil, err

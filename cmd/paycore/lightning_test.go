@@ -533,7 +533,14 @@ func TestLightningFunding(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "the address's payment credited", func() bool { _, b := w.fundingInvoice(hal); return b == 2_500 })
-	for path, want := range map[string]int{"/.well-known/lnurlp/nobody": 404, "/.well-known/lnurlp/hal/callback?amount=1500": 400} {
+	// The callback needs no credential: an address with 100 unpaid invoices makes no more.
+	if _, err := s.app.pool.Exec(ctx, `INSERT INTO lightning_invoices (payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at)
+		SELECT sha256(('flood' || i)::bytea), platform_id, account_id, 'lnbcrt1flood', 1, now() + interval '10 minutes', now()
+		FROM lightning_invoices, generate_series(1, 100) i WHERE transaction_id IS NOT NULL AND account_id = $1 LIMIT 100`, uuidOf(hal)); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/.well-known/lnurlp/nobody": 404, "/.well-known/lnurlp/hal/callback?amount=1500": 400,
+		"/.well-known/lnurlp/hal/callback?amount=2000000": 429} {
 		if status, body := lnurl(path); status != want || !strings.Contains(string(body), `"status":"ERROR"`) {
 			t.Errorf("%s: %d %s", path, status, body)
 		}

@@ -17,6 +17,9 @@ const (
 	MinReceivableMsat    = 1_000
 	MaxReceivableMsat    = 10_000_000_000 // 0.1 BTC
 	AddressInvoiceExpiry = 10 * time.Minute
+	// MaxOpenAddressInvoices bounds the unpaid, payable invoices one Lightning address has
+	// made: the callback needs no credential, so anyone can ask it for invoices.
+	MaxOpenAddressInvoices = 100
 )
 
 // UmaAddressOf is the UMA address whose Lightning address is user@domain.

@@ -43,6 +43,24 @@ func (q *Queries) LightningAddressAccount(ctx context.Context, arg LightningAddr
 	return i, err
 }
 
+const lightningAddressInvoicesOpen = `-- name: LightningAddressInvoicesOpen :one
+SELECT count(*)::bigint FROM lightning_invoices
+WHERE account_id = $1 AND amount IS NOT NULL AND transaction_id IS NULL AND expires_at > $2
+`
+
+type LightningAddressInvoicesOpenParams struct {
+	AccountID uuid.UUID
+	Now       time.Time
+}
+
+// How many invoices the account's Lightning address made that are unpaid and still payable.
+func (q *Queries) LightningAddressInvoicesOpen(ctx context.Context, arg LightningAddressInvoicesOpenParams) (int64, error) {
+	row := q.db.QueryRow(ctx, lightningAddressInvoicesOpen, arg.AccountID, arg.Now)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const lightningBaseline = `-- name: LightningBaseline :one
 SELECT node_pubkey, node_sats, ledger_sats, recorded_at FROM lightning_reconciliation_baselines WHERE node_pubkey = $1
 `

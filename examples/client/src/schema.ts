@@ -10454,6 +10454,15 @@ export interface operations {
                     "application/json": components["schemas"]["LnurlError"];
                 };
             };
+            /** @description The address has 100 unpaid invoices still payable; pay one or wait for them to expire. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
             /** @description No invoice can be made now. */
             503: {
                 headers: {

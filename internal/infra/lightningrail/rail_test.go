@@ -2,6 +2,7 @@ package lightningrail_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
@@ -156,5 +157,31 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 	}
 	if got, want := before.Total()-after.Total(), int64(12_000+3_456); got != want {
 		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
+	}
+
+	// The counterparty goes offline: its channel, the only route, is inactive, so the node
+	// has no usable outbound liquidity (LND's INSUFFICIENT_BALANCE) and an invoice of it
+	// fails at once with nothing sent, rather than waiting.
+	inv := peerInvoice(t, n, 1_500)
+	n.Peer.Kill()
+	eventually(t, "the channel to the counterparty inactive", func() bool {
+		var chans struct {
+			Channels []json.RawMessage `json:"channels"`
+		}
+		return n.Node.CLIJSON(ctx, &chans, "listchannels", "--active_only") == nil && len(chans.Channels) == 0
+	})
+	refused(t, payout("tx-offline", inv.PaymentRequest, 1_500), lightningrail.Options{Timeout: 20 * time.Second}, catalog.FailInsufficientLiquidity)
+	if now, err := node.Balances(ctx); err != nil || now.Total() != after.Total() {
+		t.Fatalf("a payment with no route moved money: %+v (was %+v) %v", now, after, err)
+	}
+}
+
+// eventually polls cond every 100 ms for up to 30 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
