@@ -51,6 +51,10 @@ func run(bin, dir string, port int) error {
 		fmt.Printf("%s: pubkey %s, p2p %s\n  rpc %s\n  tls cert %s\n  macaroon %s\n  lncli: %s/lncli --network=regtest --rpcserver=%s --tlscertpath=%s --macaroonpath=%s getinfo\n",
 			node.Name, node.PubKey, node.P2PAddr, node.RPCAddr, node.TLSCert, node.Macaroon, bin, node.RPCAddr, node.TLSCert, node.Macaroon)
 	}
+	// The service on this network: the deployment's node pays and receives for sandbox
+	// platforms' BTC payments to LIGHTNING accounts; everything else stays on the sandbox.
+	fmt.Printf("the service on this network's node (in another terminal):\n  PAYCORE_LND_ADDRESS=%s PAYCORE_LND_TLS_CERT=%s PAYCORE_LND_MACAROON=%s \\\n  PAYCORE_RAILS='SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning' make run\n",
+		n.Node.RPCAddr, n.Node.TLSCert, n.Node.Macaroon)
 	fmt.Println("running; Ctrl-C stops the network")
 	<-ctx.Done()
 	fmt.Println("stopping")
