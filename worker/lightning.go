@@ -16,10 +16,12 @@ import (
 
 // LightningWatcher credits the internal accounts whose funding invoices the deployment's
 // node reports settled (db.Store.LightningReceive: once per invoice, whatever the number
-// of watchers or replays). It follows the node's settled invoices from the settle index it
-// recorded last (LND replays those settled since), and it scans: when it starts following
-// them, and every ScanInterval, it asks the node about each invoice not yet credited that
-// was payable in the last day, so that no settlement is missed while it was not listening.
+// of watchers or replays). Each time it starts following the node's settled invoices (at
+// start, and again after the subscription broke) it subscribes from the settle index it
+// recorded last (LND replays those settled since), then asks the node about each invoice
+// not yet credited that was payable in the last day: together they miss no settlement made
+// while no watcher listened, nor one made between the subscription and the scan. While the
+// subscription holds it reports every settlement, so nothing is scanned meanwhile.
 type LightningWatcher struct {
 	Store  db.Store
 	Node   *lnd.Client
@@ -28,9 +30,8 @@ type LightningWatcher struct {
 	Now func() time.Time
 	// Metrics counts what was received (none when nil).
 	Metrics *metrics.Metrics
-	// Retry is the wait before following again after the subscription broke (default 2 s);
-	// ScanInterval how often the scan runs (default a minute).
-	Retry, ScanInterval time.Duration
+	// Retry is the wait before following again after the subscription broke (default 2 s).
+	Retry time.Duration
 }
 
 // Run watches until ctx ends.
@@ -38,26 +39,9 @@ func (l *LightningWatcher) Run(ctx context.Context) {
 	if l.Retry <= 0 {
 		l.Retry = 2 * time.Second
 	}
-	if l.ScanInterval <= 0 {
-		l.ScanInterval = time.Minute
-	}
 	if l.Now == nil {
 		l.Now = time.Now
 	}
-	go func() {
-		t := time.NewTicker(l.ScanInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := l.Scan(ctx); err != nil && ctx.Err() == nil {
-					l.Logger.Warn("lightning: scan of uncredited invoices", "error", err)
-				}
-			}
-		}
-	}()
 	for {
 		err := l.watch(ctx)
 		if ctx.Err() != nil {
@@ -100,7 +84,7 @@ func (l *LightningWatcher) watch(ctx context.Context) error {
 			}
 		})
 	}()
-	if err := l.Scan(ctx); err != nil {
+	if err := l.scan(ctx); err != nil {
 		return err
 	}
 	for {
@@ -121,9 +105,9 @@ func (l *LightningWatcher) watch(ctx context.Context) error {
 	}
 }
 
-// Scan asks the node about every invoice not yet credited that was payable in the last
+// scan asks the node about every invoice not yet credited that was payable in the last
 // day and credits those it settled.
-func (l *LightningWatcher) Scan(ctx context.Context) error {
+func (l *LightningWatcher) scan(ctx context.Context) error {
 	hashes, err := l.Store.LightningInvoicesUncredited(ctx, l.Now().Add(-24*time.Hour), 10_000)
 	if err != nil {
 		return err
