@@ -94,29 +94,39 @@ func (c *Client) Info(ctx context.Context) (*lndrpc.GetInfoResponse, error) {
 
 // Decode decodes a BOLT11 invoice; the node refuses one that is malformed or for another
 // network (ErrInvalid).
-//
-// LND answers a malformed invoice with a plain error (code Unknown), as it answers every
-// call while it starts up. So an invoice is invalid only when the node, asked again once
-// it answers GetInfo (it is up), still refuses it; any other failure is an error to retry.
 func (c *Client) Decode(ctx context.Context, invoice string) (*lndrpc.PayReq, error) {
-	r, err := c.ln.DecodePayReq(ctx, &lndrpc.PayReqString{PayReq: invoice})
-	if refusedInvoice(err) {
-		if _, up := c.ln.GetInfo(ctx, &lndrpc.GetInfoRequest{}); up != nil {
-			return nil, fmt.Errorf("lnd: decode invoice: %w (the node is not ready: %v)", err, up)
-		}
+	var r *lndrpc.PayReq
+	err := c.withInvoice(ctx, func() (err error) {
 		r, err = c.ln.DecodePayReq(ctx, &lndrpc.PayReqString{PayReq: invoice})
-		if refusedInvoice(err) {
-			return nil, fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
-		}
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrInvalid) {
+		err = fmt.Errorf("lnd: decode invoice: %w", err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("lnd: decode invoice: %w", err)
-	}
-	return r, nil
+	return r, err
 }
 
-// refusedInvoice reports whether DecodePayReq answered with the kind of error a malformed
-// invoice gets.
+// withInvoice runs call, a call given an invoice, and tells the node's refusal of the
+// invoice (ErrInvalid) from any other failure. LND answers a malformed invoice with a plain
+// error (code Unknown, or InvalidArgument), as it answers every call while it starts up: so
+// the invoice is invalid only when the node, once it answers GetInfo (it is up), refuses
+// it again; any other failure is an error to retry.
+func (c *Client) withInvoice(ctx context.Context, call func() error) error {
+	err := call()
+	if !refusedInvoice(err) {
+		return err
+	}
+	if _, up := c.ln.GetInfo(ctx, &lndrpc.GetInfoRequest{}); up != nil {
+		return fmt.Errorf("%w (the node is not ready: %v)", err, up)
+	}
+	if err = call(); refusedInvoice(err) {
+		return fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
+	}
+	return err
+}
+
+// refusedInvoice reports whether a call given an invoice answered with the kind of error
+// a malformed invoice gets.
 func refusedInvoice(err error) bool {
 	c := status.Code(err)
 	return c == codes.Unknown || c == codes.InvalidArgument
@@ -250,11 +260,13 @@ type RouteFee struct {
 // EstimateFee probes a route for paying the invoice (a real probe payment the recipient
 // cannot settle) and reports its fee.
 func (c *Client) EstimateFee(ctx context.Context, invoice string, timeout time.Duration) (RouteFee, error) {
-	r, err := c.router.EstimateRouteFee(ctx, &lndrpc.RouteFeeRequest{PaymentRequest: invoice, Timeout: uint32(timeout / time.Second)})
-	if refusedInvoice(err) {
-		if _, up := c.ln.GetInfo(ctx, &lndrpc.GetInfoRequest{}); up == nil {
-			return RouteFee{}, fmt.Errorf("%w: %s", ErrInvalid, status.Convert(err).Message())
-		}
+	var r *lndrpc.RouteFeeResponse
+	err := c.withInvoice(ctx, func() (err error) {
+		r, err = c.router.EstimateRouteFee(ctx, &lndrpc.RouteFeeRequest{PaymentRequest: invoice, Timeout: uint32(timeout / time.Second)})
+		return err
+	})
+	if errors.Is(err, ErrInvalid) {
+		return RouteFee{}, err
 	}
 	if err != nil {
 		return RouteFee{}, fmt.Errorf("lnd: estimate route fee: %w", err)
