@@ -9,10 +9,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"paycore/db"
-	"paycore/internal/infra/lightningrail"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/lightning"
-	"paycore/internal/rail"
 )
 
 // Customers' Lightning addresses (LUD-16): a customer whose UMA address is
@@ -46,11 +44,7 @@ func (s *Server) lightningAddressAccount(w http.ResponseWriter, r *http.Request)
 		lnurlError(w, http.StatusNotFound, "no such Lightning address")
 		return row, "", "", false
 	}
-	if s.Lightning == nil {
-		lnurlError(w, http.StatusNotFound, "no such Lightning address")
-		return row, "", "", false
-	}
-	if rl, routed := s.Rails.For(rail.Target{Environment: row.Environment, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}); !routed || rl.Name() != lightningrail.Name {
+	if !s.receivesOverLightning(row.Environment) {
 		lnurlError(w, http.StatusNotFound, "no such Lightning address")
 		return row, "", "", false
 	}

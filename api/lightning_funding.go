@@ -33,10 +33,7 @@ func (s *Server) internalAccountView(ctx context.Context, env catalog.Environmen
 // Lightning rail, or when the node cannot be reached (logged: the instructions are shown
 // without it).
 func (s *Server) lightningInvoice(ctx context.Context, env catalog.Environment, a db.InternalAccount) (string, bool) {
-	if s.Lightning == nil || !lightning.Funded(a.Currency, a.Status) {
-		return "", false
-	}
-	if rl, ok := s.Rails.For(rail.Target{Environment: env, Currency: a.Currency, Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}); !ok || rl.Name() != lightningrail.Name {
+	if !lightning.Funded(a.Currency, a.Status) || !s.receivesOverLightning(env) {
 		return "", false
 	}
 	now := s.now()
@@ -57,6 +54,17 @@ func (s *Server) lightningInvoice(ctx context.Context, env catalog.Environment, 
 		return "", false
 	}
 	return inv.PaymentRequest, true
+}
+
+// receivesOverLightning reports whether the deployment's Lightning node receives the BTC
+// payments of the platforms of env: a node is configured, and their BTC payments go to the
+// Lightning rail.
+func (s *Server) receivesOverLightning(env catalog.Environment) bool {
+	if s.Lightning == nil {
+		return false
+	}
+	rl, ok := s.Rails.For(rail.Target{Environment: env, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"})
+	return ok && rl.Name() == lightningrail.Name
 }
 
 // appendInstruction adds one PaymentInstructions item to a JSON array of them.
