@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -63,8 +62,8 @@ func (s *Server) probeLightningFee(ctx context.Context, env catalog.Environment,
 		return nil, nil
 	}
 	fee, probed, err := prober.ProbeFee(ctx, in)
-	if errors.Is(err, rail.ErrUnpayable) {
-		return nil, problem.Field("destinationAddress", "destinationAddress cannot be paid: %s", strings.TrimPrefix(err.Error(), rail.ErrUnpayable.Error()+": "))
+	if unpayable := (*rail.Unpayable)(nil); errors.As(err, &unpayable) {
+		return nil, problem.Field("destinationAddress", "destinationAddress cannot be paid: %s", unpayable.Reason)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("probe the fee of a Lightning withdrawal: %w", err)

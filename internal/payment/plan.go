@@ -53,7 +53,7 @@ func railFee(currency string, out rail.Outcome) []Leg {
 	if out.FeeMsat <= 0 {
 		return nil
 	}
-	fee := (out.FeeMsat + 999) / 1000
+	fee := rail.SatsUp(out.FeeMsat)
 	return []Leg{{Currency: currency, Moves: []Move{{Account: funds(out), Amount: fee}, {Account: System(RailFees), Amount: -fee}}}}
 }
 

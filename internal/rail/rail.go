@@ -116,6 +116,10 @@ type Outcome struct {
 	PaymentHash string `json:",omitempty"`
 }
 
+// SatsUp is an amount of millisatoshis in whole satoshis, rounded up: how a network's
+// fee in millisatoshis is charged and estimated in the ledger's unit.
+func SatsUp(msat int64) int64 { return (msat + 999) / 1000 }
+
 // Unavailable is how a payment ends when no rail serves it by the time it reaches its
 // rail step: one created before the configuration changed, or recorded before payments
 // were refused up front. It is FAILED with RAIL_UNAVAILABLE; nothing left.
@@ -171,16 +175,18 @@ var (
 	ErrNotCancellable = errors.New("rail: the payment cannot be cancelled")
 )
 
-// ErrUnpayable: a probe found the destination cannot be paid (no route, an invalid
-// invoice); the error says why.
-var ErrUnpayable = errors.New("rail: the destination cannot be paid")
+// Unpayable is a probe's finding that the destination cannot be paid (no route, an
+// invalid invoice); Reason says why, for the caller.
+type Unpayable struct{ Reason string }
+
+func (e *Unpayable) Error() string { return "rail: the destination cannot be paid: " + e.Reason }
 
 // FeeProber is implemented by rails that can find what paying a destination would cost
 // without paying it (a Lightning route probe).
 type FeeProber interface {
 	// ProbeFee is the network fee paying in would cost now, in the currency's minor unit;
 	// probed is false when the rail does not probe such a destination, and an error wrapping
-	// ErrUnpayable says it cannot be paid.
+	// *Unpayable says it cannot be paid.
 	ProbeFee(ctx context.Context, in Instruction) (fee int64, probed bool, err error)
 }
 

@@ -312,15 +312,15 @@ func (r *Rail) ProbeFee(ctx context.Context, in rail.Instruction) (int64, bool, 
 	}
 	probe, err := r.node.EstimateFee(ctx, invoice, r.opts.Timeout)
 	if errors.Is(err, lnd.ErrInvalid) {
-		return 0, false, fmt.Errorf("%w: not an invoice this node can pay", rail.ErrUnpayable)
+		return 0, false, &rail.Unpayable{Reason: "not an invoice this node can pay"}
 	}
 	if err != nil {
 		return 0, false, err
 	}
 	if c := cause(probe.Failure); probe.Failure != lndrpc.PaymentFailureReason_FAILURE_REASON_NONE {
-		return 0, false, fmt.Errorf("%w: %s", rail.ErrUnpayable, lightning.Failed(c).Message)
+		return 0, false, &rail.Unpayable{Reason: lightning.Failed(c).Message}
 	}
-	return (probe.FeeMsat + 999) / 1000, true, nil
+	return rail.SatsUp(probe.FeeMsat), true, nil
 }
 
 // Track is rail.ErrNotFound: the node knows payments by hash, not by key, and submitting
