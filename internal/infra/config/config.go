@@ -223,6 +223,7 @@ func Defaults() Config {
 		KycLinkSubmissionWindow: time.Hour,
 
 		Rails: defaultRails(),
+		LND:   LND{PaymentTimeout: 30 * time.Second},
 	}
 }
 
@@ -398,7 +399,6 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 		c.TrustedProxies = prefixes
 	}
 
-	c.LND.PaymentTimeout = 30 * time.Second
 	errs = append(errs, loadLND(getenv, &c.LND)...)
 	if v, ok := lookup("PAYCORE_RAILS"); ok { // set but empty: no rail at all
 		routes, err := rail.ParseRoutes(v)
