@@ -9,6 +9,7 @@ import (
 
 	"paycore/db/view"
 	"paycore/internal/infra/lnd"
+	"paycore/internal/infra/lnregtest/lntest"
 )
 
 // BenchmarkLightningPayouts measures USD payouts through the whole service (POST /quotes
@@ -26,11 +27,7 @@ func BenchmarkLightningPayouts(b *testing.B) {
 		b.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	w.c.SkipValidation = true // the client's own checks would compete for the CPU
-	peer, err := lnd.Dial(lnd.Config{Address: n.Peer.RPCAddr, TLSCertPath: n.Peer.TLSCert, MacaroonPath: n.Peer.Macaroon})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = peer.Close() }()
+	peer := lntest.Dial(b, n.Peer)
 	euro := w.euroAccount("001")
 	rails := []struct {
 		name string

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"paycore/internal/infra/devserver"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
+	"paycore/internal/infra/lnregtest/lntest"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
 )
@@ -34,17 +34,7 @@ import (
 // everything else to the sandbox rail. basePort must differ between tests.
 func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *lnd.Client) {
 	t.Helper()
-	bin := os.Getenv("PAYCORE_LIGHTNING_BIN")
-	if bin == "" {
-		t.Skip("PAYCORE_LIGHTNING_BIN is not set: make test-lightning builds the network's binaries and runs this test")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	n, err := lnregtest.Start(ctx, lnregtest.Config{Bin: bin, Dir: t.TempDir(), BasePort: basePort, Log: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Stop)
+	n, node := lntest.Start(t, basePort)
 	routes, err := rail.ParseRoutes("SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning")
 	if err != nil {
 		t.Fatal(err)
@@ -53,11 +43,6 @@ func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *ln
 		c.LND = config.LND{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon, PaymentTimeout: 20 * time.Second}
 		c.Rails = routes
 	})
-	node, err := lnd.Dial(lnd.Config{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = node.Close() })
 	return s, n, node
 }
 
@@ -112,14 +97,8 @@ func TestLightningQuotePayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inv struct {
-		PaymentRequest string `json:"payment_request"`
-		RHash          string `json:"r_hash"`
-	}
 	const sats = 21_000
-	if err := n.Peer.CLIJSON(ctx, &inv, "addinvoice", "--amt", strconv.Itoa(sats), "--memo", "quote payout"); err != nil {
-		t.Fatal(err)
-	}
+	inv := lntest.NewInvoice(t, n.Peer, sats, "--memo", "quote payout")
 	r := w.quote(w.lightningAccount(inv.PaymentRequest), "RECEIVING", sats, map[string]any{"immediatelyExecute": true})
 	if r.Status != 201 && r.Status != 200 {
 		t.Fatalf("quote: %d %s", r.Status, r.Body)
@@ -130,15 +109,8 @@ func TestLightningQuotePayout(t *testing.T) {
 	if tx.Status != "COMPLETED" {
 		t.Fatalf("the payout: %s %+v", tx.Status, tx.FailureDetails)
 	}
-	var got struct {
-		State   string `json:"state"`
-		AmtPaid string `json:"amt_paid_sat"`
-	}
-	if err := n.Peer.CLIJSON(ctx, &got, "lookupinvoice", inv.RHash); err != nil {
-		t.Fatal(err)
-	}
-	if got.State != "SETTLED" || got.AmtPaid != strconv.Itoa(sats) {
-		t.Fatalf("the counterparty's invoice: %+v", got)
+	if state, paid := lntest.InvoiceState(t, n.Peer, inv.RHash); state != "SETTLED" || paid != strconv.Itoa(sats) {
+		t.Fatalf("the counterparty's invoice: %s, %s sat paid", state, paid)
 	}
 	after, err := node.Balances(ctx)
 	if err != nil {
@@ -163,9 +135,7 @@ func TestLightningQuotePayout(t *testing.T) {
 
 	// An invoice for another amount than the quote's: FAILED with the cause, nothing left
 	// the node, and the customer's money is back.
-	if err := n.Peer.CLIJSON(ctx, &inv, "addinvoice", "--amt", "6000"); err != nil {
-		t.Fatal(err)
-	}
+	inv = lntest.NewInvoice(t, n.Peer, 6_000)
 	start = w.balance()
 	r = w.quote(w.lightningAccount(inv.PaymentRequest), "RECEIVING", 5_000, map[string]any{"immediatelyExecute": true})
 	if r.Status != 201 && r.Status != 200 {
@@ -187,12 +157,7 @@ func TestLightningQuotePayout(t *testing.T) {
 	// refused.
 	btc := w.btcAccount()
 	estimate := func(sats int64) *apitest.Response {
-		var inv struct {
-			PaymentRequest string `json:"payment_request"`
-		}
-		if err := n.Peer.CLIJSON(ctx, &inv, "addinvoice", "--amt", strconv.FormatInt(sats, 10)); err != nil {
-			t.Fatal(err)
-		}
+		inv := lntest.NewInvoice(t, n.Peer, sats)
 		return w.c.Do("POST", "/crypto/estimate-withdrawal-fee", map[string]any{"internalAccountId": btc, "currency": "BTC",
 			"cryptoNetwork": "LIGHTNING", "amount": 10_000, "destinationAddress": inv.PaymentRequest})
 	}
@@ -226,19 +191,6 @@ func newHoldInvoice(t *testing.T, n *lnregtest.Network, sats int64) holdInvoice 
 		t.Fatal(err)
 	}
 	return inv
-}
-
-// peerInvoiceState is the counterparty's invoice's state and what was paid to it.
-func peerInvoiceState(t *testing.T, n *lnregtest.Network, hash string) (state, paid string) {
-	t.Helper()
-	var got struct {
-		State   string `json:"state"`
-		AmtPaid string `json:"amt_paid_sat"`
-	}
-	if err := n.Peer.CLIJSON(context.Background(), &got, "lookupinvoice", hash); err != nil {
-		t.Fatal(err)
-	}
-	return got.State, got.AmtPaid
 }
 
 // kill -9 of the worker, and separately of the deployment's LND node, while a payout is in
@@ -279,7 +231,7 @@ func TestLightningCrashes(t *testing.T) {
 		var q view.Quote
 		r.Decode(t, &q)
 		eventually(t, time.Minute, "the counterparty to hold the payment's HTLC", func() bool {
-			state, _ := peerInvoiceState(t, n, inv.hash)
+			state, _ := lntest.InvoiceState(t, n.Peer, inv.hash)
 			return state == "ACCEPTED"
 		})
 		return q.TransactionID, balance
@@ -297,7 +249,7 @@ func TestLightningCrashes(t *testing.T) {
 	if tx := w.waitFinal(tx1, 2*time.Minute); tx.Status != "COMPLETED" {
 		t.Fatalf("the payout in flight when the worker died: %s %+v", tx.Status, tx.FailureDetails)
 	}
-	if state, amt := peerInvoiceState(t, n, inv.hash); state != "SETTLED" || amt != strconv.Itoa(paid) {
+	if state, amt := lntest.InvoiceState(t, n.Peer, inv.hash); state != "SETTLED" || amt != strconv.Itoa(paid) {
 		t.Fatalf("the counterparty's invoice: %s, %s sat", state, amt)
 	}
 
@@ -457,13 +409,7 @@ func TestLightningFunding(t *testing.T) {
 
 	// Money the node receives outside the service (an invoice made at the node itself) is a
 	// difference the reconciliation reports, and exits non-zero for, until re-based.
-	var outside struct {
-		PaymentRequest string `json:"payment_request"`
-	}
-	if err := n.Node.CLIJSON(ctx, &outside, "addinvoice"); err != nil {
-		t.Fatal(err)
-	}
-	pay(outside.PaymentRequest, 777)
+	pay(lntest.NewInvoice(t, n.Node, 0).PaymentRequest, 777)
 	var out bytes.Buffer
 	err = run([]string{"rails", "reconcile"}, &out)
 	var rec struct {

@@ -17,6 +17,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/infra/lightningrail"
 	"paycore/internal/infra/lnregtest"
+	"paycore/internal/infra/lnregtest/lntest"
 	"paycore/internal/lightning"
 )
 
@@ -100,7 +101,7 @@ func (a *addressService) address(user string) string {
 // invoice for another amount or not committing to its metadata, and a private address
 // under the outbound-address guard.
 func TestLightningRailPaysAddresses(t *testing.T) {
-	n, node := network(t, 18640)
+	n, node := lntest.Start(t, 18640)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pool, _ := dbtest.NewPool(t)

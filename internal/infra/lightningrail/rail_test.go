@@ -3,68 +3,26 @@ package lightningrail_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
 	"paycore/internal/catalog"
 	"paycore/internal/infra/lightningrail"
-	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
+	"paycore/internal/infra/lnregtest/lntest"
 	"paycore/internal/rail"
 )
 
-// network starts a regtest network on ports from basePort (make test-lightning builds its
-// binaries) and a client of the deployment's node.
-func network(t *testing.T, basePort int) (*lnregtest.Network, *lnd.Client) {
-	t.Helper()
-	bin := os.Getenv("PAYCORE_LIGHTNING_BIN")
-	if bin == "" {
-		t.Skip("PAYCORE_LIGHTNING_BIN is not set: make test-lightning builds the network's binaries and runs this test")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	n, err := lnregtest.Start(ctx, lnregtest.Config{Bin: bin, Dir: t.TempDir(), BasePort: basePort, Log: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Stop)
-	c, err := lnd.Dial(lnd.Config{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return n, c
-}
-
-type invoice struct {
-	PaymentRequest string `json:"payment_request"`
-	RHash          string `json:"r_hash"`
-}
-
 // peerInvoice is a new invoice of the counterparty node (sats 0: no amount).
-func peerInvoice(t *testing.T, n *lnregtest.Network, sats int64, args ...string) invoice {
+func peerInvoice(t *testing.T, n *lnregtest.Network, sats int64, args ...string) lntest.Invoice {
 	t.Helper()
-	var inv invoice
-	args = append([]string{"addinvoice", "--amt", strconv.FormatInt(sats, 10)}, args...)
-	if err := n.Peer.CLIJSON(context.Background(), &inv, args...); err != nil {
-		t.Fatal(err)
-	}
-	return inv
+	return lntest.NewInvoice(t, n.Peer, sats, args...)
 }
 
 // paidToPeer is what the counterparty's invoice was paid (state and satoshis).
 func paidToPeer(t *testing.T, n *lnregtest.Network, hash string) (string, string) {
 	t.Helper()
-	var got struct {
-		State   string `json:"state"`
-		AmtPaid string `json:"amt_paid_sat"`
-	}
-	if err := n.Peer.CLIJSON(context.Background(), &got, "lookupinvoice", hash); err != nil {
-		t.Fatal(err)
-	}
-	return got.State, got.AmtPaid
+	return lntest.InvoiceState(t, n.Peer, hash)
 }
 
 func payout(key, invoice string, sats int64) rail.Instruction {
@@ -77,7 +35,7 @@ func payout(key, invoice string, sats int64) rail.Instruction {
 // not pay (malformed, another amount, expired, cancelled by its recipient, more than the
 // channel can carry) fails with its cause and nothing sent.
 func TestLightningRailPaysInvoices(t *testing.T) {
-	n, node := network(t, 18630)
+	n, node := lntest.Start(t, 18630)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := lightningrail.New(node, lightningrail.Options{Timeout: 20 * time.Second})

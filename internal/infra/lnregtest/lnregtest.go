@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"paycore/internal/infra/lnd"
 )
 
 // Config is where the network's binaries are, where it keeps its data and which loopback
@@ -280,6 +282,11 @@ func (node *Node) start(ctx context.Context) error {
 		node.PubKey = info.PubKey
 		return info.Synced, nil
 	})
+}
+
+// LNDConfig is how a client reaches the node.
+func (node *Node) LNDConfig() lnd.Config {
+	return lnd.Config{Address: node.RPCAddr, TLSCertPath: node.TLSCert, MacaroonPath: node.Macaroon}
 }
 
 // Kill kills the node's process with SIGKILL, as a crash would, and waits for it to exit.
