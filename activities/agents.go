@@ -79,7 +79,7 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 		if in.Type != agent.ExecuteQuote { // a transfer no configured rail serves is refused now, not once approved
 			// Whether its external account's type is served is the transfer's own rule, when
 			// it is made (transfer.CheckServed); here, whether any type is.
-			if err := a.rails.Require(rail.Target{Environment: p.Environment, Currency: currency, Kind: rail.ExternalAccount, AccountType: rail.Any}); err != nil {
+			if err := a.rails.Require(rail.Target{Environment: p.Environment, Platform: p.ID, Currency: currency, Kind: rail.ExternalAccount, AccountType: rail.Any}); err != nil {
 				return 0, agentpolicy.Decision{}, err
 			}
 		}

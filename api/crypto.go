@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
@@ -35,7 +37,7 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return fmt.Errorf("get %s %s: %w", ids.InternalAccount, accountID, err)
 	}
-	if wd.ProbedFee, err = s.probeLightningFee(r.Context(), p.environment(), wd); err != nil {
+	if wd.ProbedFee, err = s.probeLightningFee(r.Context(), p.environment(), p.PlatformID, wd); err != nil {
 		return err
 	}
 	e, err := fx.EstimateWithdrawal(s.rates(p.Sandbox), s.Config.FXPricing, wd, acct.InternalAccount.Currency, s.now())
@@ -50,11 +52,11 @@ func (s *Server) estimateWithdrawalFee(w http.ResponseWriter, r *http.Request) e
 // finds by probing its route (the Lightning rail: the routing fee to the invoice, in
 // satoshis); nil (the typical fee) where the rail does not probe. A probe that finds the
 // destination cannot be paid refuses the estimate.
-func (s *Server) probeLightningFee(ctx context.Context, env catalog.Environment, wd fx.Withdrawal) (*int64, error) {
+func (s *Server) probeLightningFee(ctx context.Context, env catalog.Environment, platform uuid.UUID, wd fx.Withdrawal) (*int64, error) {
 	if wd.Network != "LIGHTNING" {
 		return nil, nil
 	}
-	in := rail.Instruction{Environment: env, Currency: wd.Currency.Code, Kind: rail.ExternalAccount, AccountType: "LIGHTNING",
+	in := rail.Instruction{Environment: env, Platform: platform, Currency: wd.Currency.Code, Kind: rail.ExternalAccount, AccountType: "LIGHTNING",
 		Identifier: wd.Destination, Amount: wd.Amount}
 	rl, ok := s.Rails.For(in.Target())
 	prober, can := rl.(rail.FeeProber)

@@ -44,7 +44,7 @@ func (s *Server) lightningAddressAccount(w http.ResponseWriter, r *http.Request)
 		lnurlError(w, http.StatusNotFound, "no such Lightning address")
 		return row, "", "", false
 	}
-	if !s.receivesOverLightning(row.Environment) {
+	if !s.receivesOverLightning(row.Environment, row.PlatformID) {
 		lnurlError(w, http.StatusNotFound, "no such Lightning address")
 		return row, "", "", false
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
@@ -33,7 +35,7 @@ func (s *Server) internalAccountView(ctx context.Context, env catalog.Environmen
 // Lightning rail, or when the node cannot be reached (logged: the instructions are shown
 // without it).
 func (s *Server) lightningInvoice(ctx context.Context, env catalog.Environment, a db.InternalAccount) (string, bool) {
-	if !lightning.Funded(a.Currency, a.Status) || !s.receivesOverLightning(env) {
+	if !lightning.Funded(a.Currency, a.Status) || !s.receivesOverLightning(env, a.PlatformID) {
 		return "", false
 	}
 	now := s.now()
@@ -57,13 +59,13 @@ func (s *Server) lightningInvoice(ctx context.Context, env catalog.Environment, 
 }
 
 // receivesOverLightning reports whether the deployment's Lightning node receives the BTC
-// payments of the platforms of env: a node is configured, and their BTC payments go to the
-// Lightning rail.
-func (s *Server) receivesOverLightning(env catalog.Environment) bool {
+// payments of a platform (of env): a node is configured, and the platform's BTC payments go
+// to the Lightning rail.
+func (s *Server) receivesOverLightning(env catalog.Environment, platform uuid.UUID) bool {
 	if s.Lightning == nil {
 		return false
 	}
-	rl, ok := s.Rails.For(rail.Target{Environment: env, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"})
+	rl, ok := s.Rails.For(rail.Target{Environment: env, Platform: platform, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"})
 	return ok && rl.Name() == lightningrail.Name
 }
 

@@ -365,12 +365,13 @@ func agentActionsFull(ctx context.Context, q *queries, actions []AgentAction) ([
 	return out, nil
 }
 
-// Deref is *s, or "" for nil (a nullable text column).
-func Deref(s *string) string {
-	if s == nil {
-		return ""
+// Deref is *p, or the zero value for nil (a nullable column: "" for text, 0 for a number).
+func Deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return *s
+	return *p
 }
 
 // AgentActionFilter selects agent actions of one platform; zero fields do not filter.

@@ -343,7 +343,8 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 		s.Destination = t.DestinationAccountID // an internal account, here or on another platform
 	}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil && t.Fees != nil {
-		s.Conversion = &payment.Conversion{ReceivingCurrency: *t.ReceivingCurrency, ReceivingAmount: *t.ReceivingAmount, Fees: *t.Fees}
+		s.Conversion = &payment.Conversion{ReceivingCurrency: *t.ReceivingCurrency, ReceivingAmount: *t.ReceivingAmount, Fees: *t.Fees,
+			NetworkFee: Deref(t.NetworkFee)}
 	}
 	if t.SourceKind == string(catalog.EndpointRealtimeFunding) {
 		s.Deposit = &payment.Deposit{}

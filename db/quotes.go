@@ -137,7 +137,8 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		}
 		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier,
 			AccountType: acc.Destination.AccountType, Environment: acc.Environment,
-			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving}
+			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
+			Platform: r.PlatformID, FeeLimit: terms.NetworkFee}
 		if acc.Destination.Uma && acc.Destination.Internal {
 			rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(r.TransactionID), PlatformID: acc.Destination.Platform,
 				CustomerID: acc.Destination.CustomerID.UUID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
@@ -229,6 +230,10 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		sourceKind, source = catalog.EndpointInternal, uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
 	}
 	receiving, fees := terms.Receiving, terms.Fees
+	var networkFee *int64
+	if terms.NetworkFee > 0 {
+		networkFee = &terms.NetworkFee
+	}
 	rate := decimal.NullDecimal{Decimal: terms.ExchangeRate, Valid: true}
 	t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
 		PlatformCustomerID: acc.PlatformCustomerID, Kind: quote.Kind, Type: catalog.Outgoing, Status: catalog.TxPending,
@@ -236,7 +241,7 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		DestinationKind: string(destKind), DestinationAccountID: dest, DestinationUmaAddress: optional(r.Destination.UmaAddress), Currency: acc.SendingCurrency(r), Amount: terms.Total,
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &acc.Destination.Currency, ReceivingAmount: &receiving, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
-		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty})
+		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee})
 	if err != nil {
 		return fmt.Errorf("create transaction: %w", err)
 	}
@@ -251,9 +256,9 @@ func quoteRail(ctx context.Context, q *queries, qt Quote, t Transaction) (quote.
 	}
 	uma := qt.DestinationKind == string(quote.DestinationUMA)
 	rail := quote.Rail{Internal: qt.DestinationInternal || (uma && t.DestinationAccountID.Valid), Uma: uma, Identifier: qt.DestinationIdentifier,
-		Environment: p.Environment, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID}
+		Environment: p.Environment, Platform: t.PlatformID, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil {
-		rail.Currency, rail.Amount = *t.ReceivingCurrency, *t.ReceivingAmount
+		rail.Currency, rail.Amount, rail.FeeLimit = *t.ReceivingCurrency, *t.ReceivingAmount, Deref(t.NetworkFee)
 	}
 	if !rail.Internal && !uma && t.DestinationAccountID.Valid {
 		ext, err := q.ExternalAccountGetByID(ctx, t.DestinationAccountID.UUID)

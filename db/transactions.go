@@ -110,7 +110,7 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, check fun
 		if acc.Internal == nil || acc.External == nil {
 			return fmt.Errorf("transfer accounts: %w", ErrNotFound) // a check that let missing accounts through
 		}
-		rail = acc.Rail()
+		rail = acc.Rail(r.PlatformID)
 		p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Internal.CustomerID, PlatformCustomerID: acc.PlatformCustomerID,
 			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: s.views.Reference(r.TransactionID),
 			AgentID: r.AgentID.Null()}
@@ -168,7 +168,7 @@ func railOf(ctx context.Context, q *queries, t Transaction) (transfer.Rail, erro
 	if err != nil {
 		return transfer.Rail{}, fmt.Errorf("load external account: %w", err)
 	}
-	return transfer.Rail{ExternalIdentifier: ext.Identifier, AccountType: ext.AccountType, Environment: p.Environment, Currency: t.Currency,
+	return transfer.Rail{ExternalIdentifier: ext.Identifier, AccountType: ext.AccountType, Environment: p.Environment, Platform: t.PlatformID, Currency: t.Currency,
 		Kind: transfer.Kind(t.Kind), Amount: t.Amount}, nil
 }
 

@@ -45,8 +45,9 @@ ON CONFLICT (node_pubkey) DO UPDATE SET node_sats = excluded.node_sats, ledger_s
 -- name: LightningFeePostingsSince :one
 -- How many route fees the ledger posted since a moment: each was rounded up to the
 -- satoshi, so the node may hold up to one satoshi more per fee than the ledger accounts for.
+-- A fee paid is a debit of RAIL_FEES; what quotes reserved for fees are its credits.
 SELECT count(*)::bigint FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.created_at >= sqlc.arg(since);
+WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.amount < 0 AND e.created_at >= sqlc.arg(since);
 
 -- name: LightningPayoutInvoice :one
 SELECT payment_request FROM lightning_payouts WHERE key = $1;

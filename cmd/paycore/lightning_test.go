@@ -71,11 +71,14 @@ func (w *world) lightningAccount(invoice string) string {
 
 // ledgerLightning is what the ledger's LIGHTNING accounts (every platform's, in BTC) say
 // left the deployment's node, fees included, less what came in.
-func ledgerLightning(t *testing.T, s *stack) int64 {
+func ledgerLightning(t *testing.T, s *stack) int64 { return ledgerBTC(t, s, "LIGHTNING") }
+
+// ledgerBTC is the sum of every platform's system ledger account of kind in BTC.
+func ledgerBTC(t *testing.T, s *stack, kind string) int64 {
 	t.Helper()
 	var sum int64
 	if err := s.app.pool.QueryRow(context.Background(),
-		`SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind = 'LIGHTNING' AND currency = 'BTC'`).Scan(&sum); err != nil {
+		`SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind = $1 AND currency = 'BTC'`, kind).Scan(&sum); err != nil {
 		t.Fatal(err)
 	}
 	return sum
@@ -123,6 +126,25 @@ func TestLightningQuotePayout(t *testing.T) {
 		t.Fatalf("the customer paid %d, the transaction sent %d", paid, tx.SentAmount.Amount)
 	}
 	t.Logf("paid %d sat for %d USD cents; transaction %s", sats, tx.SentAmount.Amount, tx.ID)
+	// The quote reserved the route's fee (1%) beside the amount and charged the payer for it;
+	// what the route did not spend of it stays in RAIL_FEES.
+	const reserve = sats / 100
+	var details struct{ CounterpartyFixedFee int64 }
+	if err := json.Unmarshal(q.RateDetails, &details); err != nil || details.CounterpartyFixedFee != reserve {
+		t.Fatalf("the quote's rate details %s: want the network fee reserve %d as counterpartyFixedFee (%v)", q.RateDetails, reserve, err)
+	}
+	hash, err := hex.DecodeString(inv.RHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid, err := node.Track(ctx, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee := rail.SatsUp(paid.GetFeeMsat())
+	if got := ledgerBTC(t, s, "RAIL_FEES"); got != reserve-fee {
+		t.Fatalf("RAIL_FEES holds %d sat: want the reserve %d less the route's fee %d", got, reserve, fee)
+	}
 	// Operators find the payment by its hash in the Temporal UI, and its count in metrics.
 	eventually(t, 30*time.Second, "the payment's workflow found by its PaymentHash", func() bool {
 		runs, err := s.app.temporal.ListWorkflow(ctx, listRequest(fmt.Sprintf(`PaymentHash = %q`, inv.RHash)))

@@ -314,8 +314,9 @@ func (s Snapshot) release() ([]Leg, error) {
 // sending total leaves the hold, its net part for the FX account and its fees for the fees
 // account of the sending currency, and the FX account of the receiving currency pays the
 // receiving amount to the destination (an internal account, or outside the account
-// standing for where the rail paid it from: out). The reverse gives a deposit back to the
-// payer outside.
+// standing for where the rail paid it from: out) and the network fee the quote reserved to
+// RAIL_FEES, which pays the network's actual fee (railFee). The reverse gives a deposit
+// back to the payer outside.
 func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	c := s.Conversion
 	if c == nil {
@@ -332,7 +333,10 @@ func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	total := s.Amount
 	legs := []Leg{
 		{Currency: s.Currency, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: System(FX), Amount: total - c.Fees}, {Account: System(Fees), Amount: c.Fees}}},
-		{Currency: c.ReceivingCurrency, Moves: []Move{{Account: System(FX), Amount: -c.ReceivingAmount}, {Account: dest, Amount: c.ReceivingAmount}}},
+		{Currency: c.ReceivingCurrency, Moves: []Move{{Account: System(FX), Amount: -c.ReceivingAmount - c.NetworkFee}, {Account: dest, Amount: c.ReceivingAmount}}},
+	}
+	if c.NetworkFee > 0 {
+		legs[1].Moves = append(legs[1].Moves, Move{Account: System(RailFees), Amount: c.NetworkFee})
 	}
 	if !reverse {
 		return legs, nil

@@ -90,6 +90,8 @@ func TestFinishQuote(t *testing.T) {
 		Deposit: &Deposit{Received: true, Amount: 1030}}
 	between := toAccount
 	between.Counterpart, between.CounterpartStatus = out(dst), catalog.TxPending
+	reserved := fromAccount // the quote reserved 12 for the network's fee
+	reserved.Conversion = &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30, NetworkFee: 12}
 	convertOut := []Leg{
 		{"USD", []Move{{Internal(src), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 30, 0}}},
 		{"EUR", []Move{{System(FX), -900, 0}, {System(Settlement), 900, 0}}},
@@ -113,6 +115,9 @@ func TestFinishQuote(t *testing.T) {
 		"completed to an account":  {s: toAccount, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertIn},
 		"paid out through the node, with a route fee": {s: fromAccount, out: rail.Outcome{Status: catalog.TxCompleted, Funds: Lightning, FeeMsat: 3_000},
 			legs: []Leg{convertOut[0], {"EUR", []Move{{System(FX), -900, 0}, {System(Lightning), 900, 0}}},
+				{"EUR", []Move{{System(Lightning), 3, 0}, {System(RailFees), -3, 0}}}}},
+		"paid out through the node, with a reserved network fee": {s: reserved, out: rail.Outcome{Status: catalog.TxCompleted, Funds: Lightning, FeeMsat: 3_000},
+			legs: []Leg{convertOut[0], {"EUR", []Move{{System(FX), -912, 0}, {System(Lightning), 900, 0}, {System(RailFees), 12, 0}}},
 				{"EUR", []Move{{System(Lightning), 3, 0}, {System(RailFees), -3, 0}}}}},
 		"completed from a deposit": {s: deposit, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertDeposit},
 		"failed before the money left": {s: fromAccount, out: rail.Outcome{Status: catalog.TxFailed, Code: "X"},
@@ -169,6 +174,14 @@ func TestRefund(t *testing.T) {
 		t.Errorf("refund of paid-out money:\n %+v\n %+v", p.Legs, want)
 	}
 	balanced(t, "paid out", p)
+	r := s
+	r.Conversion = &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30, NetworkFee: 12}
+	p, _, _ = r.Refund(true, false)
+	want[1] = Leg{"EUR", []Move{{System(FX), 912, 0}, {System(Settlement), -900, 0}, {System(RailFees), -12, 0}}}
+	if !reflect.DeepEqual(p.Legs, want) {
+		t.Errorf("refund of paid-out money with a reserved network fee:\n %+v\n %+v", p.Legs, want)
+	}
+	balanced(t, "paid out, network fee", p)
 	d := s
 	d.Source, d.Deposit = uuid.NullUUID{}, &Deposit{Received: true, Amount: 1030}
 	p, _, _ = d.Refund(true, false)

@@ -33,7 +33,8 @@ const (
 	// out of it (fees included) less what it received into it.
 	Lightning = "LIGHTNING"
 	// RailFees is what the deployment paid rails' networks to carry its payments (a
-	// Lightning route's fees): a cost, so its balance is negative.
+	// Lightning route's fees) less what quotes reserved for those fees and charged their
+	// payers (Conversion.NetworkFee): negative where the deployment bore a fee itself.
 	RailFees = "RAIL_FEES"
 )
 
@@ -180,12 +181,14 @@ type Snapshot struct {
 	CounterpartStatus catalog.TransactionStatus
 }
 
-// Conversion is what a quote's destination receives, in ReceivingCurrency, and the fees
-// it charges in the sending currency.
+// Conversion is what a quote's destination receives, in ReceivingCurrency, the fees it
+// charges in the sending currency, and the network fee it reserved for its payout in the
+// receiving currency (bought beside the receiving amount, for the rail's network).
 type Conversion struct {
 	ReceivingCurrency string
 	ReceivingAmount   int64
 	Fees              int64
+	NetworkFee        int64
 }
 
 // Deposit is the deposit of a quote funded by one: Received once it came, with its

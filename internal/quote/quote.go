@@ -6,6 +6,7 @@ package quote
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -351,6 +352,11 @@ func (a Accounts) Payer() uuid.NullUUID {
 type Priced struct {
 	Rate fx.Rate
 	fx.Conversion
+	// NetworkFee is what the quote reserves, in receiving minor units, for the fee the
+	// payout rail's network charges on top of the receiving amount (a Lightning route's
+	// fees; rail.FeeReserver): the conversion buys Receiving + NetworkFee, and the payout
+	// may spend at most NetworkFee on the network. 0 when the rail charges nothing.
+	NetworkFee int64
 	// ExchangeRate is sending units (major) per receiving unit, as the API shows it.
 	ExchangeRate decimal.Decimal
 	// SenderInfo is the sender's information the receiver requires, as the quote
@@ -359,10 +365,12 @@ type Priced struct {
 }
 
 // Price prices r on accounts a (checked by Check) at the moment at: the locked amount
-// converted at the service's rate, then checked against the platform's configuration
-// (both currencies supported with outgoing payments enabled, the sending total and the
-// receiving amount within their limits) and the counterparty fields it requires.
-func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time) (Priced, error) {
+// converted at the service's rate, less the network fee reserve of the payout's rail
+// (reserve, nil when its network charges nothing on top; see NetworkFee), then checked
+// against the platform's configuration (both currencies supported with outgoing payments
+// enabled, the sending total and the receiving amount within their limits) and the
+// counterparty fields it requires.
+func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time, reserve func(int64) int64) (Priced, error) {
 	from, okFrom := money.Lookup(a.SendingCurrency(r))
 	to, okTo := money.Lookup(a.Destination.Currency)
 	if !okFrom || !okTo {
@@ -373,14 +381,32 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time)
 		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "%s → %s cannot be priced: %v", from.Code, to.Code, err)
 	}
 	var conv fx.Conversion
+	var networkFee int64
 	if r.LockedSide == Sending {
 		conv, err = rate.Sending(r.LockedAmount)
+		if err == nil && reserve != nil {
+			conv.Receiving, networkFee = splitReserve(conv.Receiving, reserve)
+		}
 	} else {
-		conv, err = rate.Receiving(r.LockedAmount)
+		locked := r.LockedAmount
+		if reserve != nil && locked > 0 {
+			if networkFee = reserve(locked); networkFee > math.MaxInt64-locked {
+				networkFee = 0
+				err = fx.ErrTooLarge
+			}
+		}
+		if err == nil {
+			conv, err = rate.Receiving(locked + networkFee)
+			conv.Receiving = locked
+		}
 	}
 	switch {
 	case err != nil:
 		return Priced{}, problem.FieldCode(catalog.AmountOutOfRange, fieldAmount, "%d %s cannot be quoted: %v", r.LockedAmount, lockedCurrency(r, from, to), err)
+	case (conv.Receiving <= 0 || conv.Net <= 0) && networkFee > 0:
+		return Priced{}, problem.FieldCode(catalog.AmountOutOfRange, fieldAmount,
+			"%d %s is too small: after fees of %d %s and the network's fee of %d %s nothing would be received",
+			r.LockedAmount, lockedCurrency(r, from, to), rate.FixedFee, from.Code, networkFee, to.Code)
 	case conv.Receiving <= 0 || conv.Net <= 0:
 		return Priced{}, problem.FieldCode(catalog.AmountOutOfRange, fieldAmount,
 			"%d %s is too small: after fees of %d %s nothing would be received", r.LockedAmount, lockedCurrency(r, from, to), rate.FixedFee, from.Code)
@@ -399,7 +425,28 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time)
 	if err != nil {
 		return Priced{}, err
 	}
-	return Priced{Rate: rate, Conversion: conv, ExchangeRate: rate.ExchangeRate(), SenderInfo: info}, nil
+	return Priced{Rate: rate, Conversion: conv, NetworkFee: networkFee, ExchangeRate: rate.ExchangeRate(), SenderInfo: info}, nil
+}
+
+// splitReserve splits gross receiving minor units into the most a payout can receive and
+// the network fee reserved for paying it: the largest amount whose reserve fits beside it
+// in gross (reserve never decreases as the amount grows), the fee being what gross leaves
+// over. An amount of 0 or less means gross does not cover the reserve.
+func splitReserve(gross int64, reserve func(int64) int64) (amount, fee int64) {
+	fits := func(a int64) bool { r := reserve(a); return r >= 0 && r <= gross-a }
+	lo, hi := int64(0), gross // fits(lo) or lo == 0; the answer is in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return 0, gross
+	}
+	return lo, gross - lo
 }
 
 // receivingType is the direction the receiving currency must allow: a payment into an
@@ -484,6 +531,12 @@ type Rail struct {
 	Currency string `json:",omitempty"`
 	// Amount is the receiving amount.
 	Amount int64 `json:",omitempty"`
+	// Platform is the quote's platform, for the routes that name one (absent from rails
+	// recorded before it existed).
+	Platform uuid.UUID `json:",omitzero"`
+	// FeeLimit is the network fee the quote reserved (Priced.NetworkFee): the most the
+	// payout's network may charge on top of Amount; 0 none (the rail's default limit).
+	FeeLimit int64 `json:",omitempty"`
 }
 
 // Instruction is the payout as its rail is given it; false for a payment into an internal
@@ -492,8 +545,8 @@ func (r Rail) Instruction() (rail.Instruction, bool) {
 	if r.Internal {
 		return rail.Instruction{}, false
 	}
-	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Currency: r.Currency,
-		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Amount: r.Amount}, true
+	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency,
+		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Amount: r.Amount, FeeLimit: r.FeeLimit}, true
 }
 
 // Kind is the kind of destination the payout goes to.
@@ -526,9 +579,11 @@ func (r Rail) Settle(out rail.Outcome) rail.Outcome {
 	return out
 }
 
-// Rails answers whether a configured rail serves payments (rail.Registry).
+// Rails answers whether a configured rail serves payments, and what the serving rail
+// reserves for its network's fee (rail.Registry).
 type Rails interface {
 	Require(t rail.Target) error
+	FeeReserve(t rail.Target) func(amount int64) int64
 }
 
 // CheckRail is the rail rule, applied with Decide under the same transaction: a quote
@@ -536,15 +591,34 @@ type Rails interface {
 // platform's environment, the receiving currency, the kind of destination) is refused
 // with RAIL_NOT_CONFIGURED before anything is created. A payment into an internal
 // account needs no rail.
-func CheckRail(a Accounts, rails Rails) error {
-	if a.Destination == nil || a.Destination.Internal {
+func CheckRail(r Request, a Accounts, rails Rails) error {
+	t, ok := payoutTarget(r, a)
+	if !ok {
 		return nil
+	}
+	return rails.Require(t)
+}
+
+// payoutTarget is where the quote's payout goes, for routing it to its rail; false for a
+// payment into an internal account, which no rail carries.
+func payoutTarget(r Request, a Accounts) (rail.Target, bool) {
+	if a.Destination == nil || a.Destination.Internal {
+		return rail.Target{}, false
 	}
 	kind := rail.ExternalAccount
 	if a.Destination.Uma {
 		kind = rail.UMA
 	}
-	return rails.Require(rail.Target{Environment: a.Environment, Currency: a.Destination.Currency, Kind: kind, AccountType: a.Destination.AccountType})
+	return rail.Target{Environment: a.Environment, Platform: r.PlatformID, Currency: a.Destination.Currency, Kind: kind, AccountType: a.Destination.AccountType}, true
+}
+
+// feeReserve is the network fee reservation of the rail that pays the quote r on a out
+// (nil: none, or the payment goes into an internal account).
+func feeReserve(r Request, a Accounts, rails Rails) func(int64) int64 {
+	if t, ok := payoutTarget(r, a); ok {
+		return rails.FeeReserve(t)
+	}
+	return nil
 }
 
 // Counterpart is the incoming payment a payment to a UMA address of a customer on this

@@ -378,3 +378,73 @@ func TestDecideServed(t *testing.T) {
 		}
 	}
 }
+
+// reserveRails serves every payout with a rail whose network fee reservation is 1% of the
+// amount, at least 10 (the Lightning rail's rule).
+type reserveRails struct{}
+
+func (reserveRails) Require(rail.Target) error { return nil }
+func (reserveRails) FeeReserve(rail.Target) func(int64) int64 {
+	return func(a int64) int64 { return max(a/100, 10) }
+}
+
+// A payout over a rail whose network charges a fee on top reserves that fee in the quote:
+// the payer buys the receiving amount plus the reserve (counterpartyFixedFee), the receiving
+// amount is what the recipient gets, and the payout's fee limit is the reserve. Locking
+// either side gives the recipient the most the total pays for; a total that does not cover
+// the reserve is refused.
+func TestNetworkFeeReserved(t *testing.T) {
+	rates := fx.BuiltIn(at)
+	a := accounts("USD", "BTC")
+	plain, err := DecideServed(request(Receiving, 100_000), a, rates, fx.DefaultPricing(), at, noReserve{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecideServed(request(Receiving, 100_000), a, rates, fx.DefaultPricing(), at, reserveRails{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Receiving != 100_000 || got.NetworkFee != 1_000 || got.Details.CounterpartyFixedFee != 1_000 {
+		t.Errorf("receiving locked: receiving %d, network fee %d, counterpartyFixedFee %d; want 100000, 1000, 1000",
+			got.Receiving, got.NetworkFee, got.Details.CounterpartyFixedFee)
+	}
+	if got.Total <= plain.Total {
+		t.Errorf("the reserve costs the payer nothing: total %d, without it %d", got.Total, plain.Total)
+	}
+	if plain.NetworkFee != 0 || plain.Details.CounterpartyFixedFee != 0 {
+		t.Errorf("a rail without a network fee reserved %d", plain.NetworkFee)
+	}
+	// The same total, locked on the sending side, buys the same: the recipient's amount
+	// plus its reserve within what the total converts to.
+	sent, err := DecideServed(request(Sending, got.Total), a, rates, fx.DefaultPricing(), at, reserveRails{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gross := sent.Receiving + sent.NetworkFee
+	if sent.Receiving < 100_000 || sent.NetworkFee < max(sent.Receiving/100, 10) || sent.Receiving+1+max((sent.Receiving+1)/100, 10) <= gross {
+		t.Errorf("sending locked: receiving %d with a network fee of %d of %d bought: not the most the total pays for", sent.Receiving, sent.NetworkFee, gross)
+	}
+	r := Rail{Currency: "BTC", Amount: sent.Receiving, FeeLimit: sent.NetworkFee, TransactionID: ids.New()}
+	if in, _ := r.Instruction(); in.FeeLimit != sent.NetworkFee || in.Amount != sent.Receiving {
+		t.Errorf("the payout's instruction %+v does not carry the reserve as its fee limit", in)
+	}
+	// A total that converts to no more than the reserve pays nothing out.
+	small := request(Sending, plain.Rate.FixedFee+1)
+	if bare, err := DecideServed(small, a, rates, fx.DefaultPricing(), at, noReserve{}); err != nil || bare.Receiving > 10 {
+		t.Fatalf("%d cents should convert to at most 10 sats: %+v %v", small.LockedAmount, bare.Conversion, err)
+	}
+	if _, err := DecideServed(small, a, rates, fx.DefaultPricing(), at, reserveRails{}); codeOf(err) != catalog.AmountOutOfRange {
+		t.Errorf("a total below the reserve: %v", err)
+	}
+	for _, tc := range []struct{ gross, amount, fee int64 }{{0, 0, 0}, {10, 0, 10}, {11, 1, 10}, {1_010, 1_000, 10}, {1_011, 1_001, 10}, {101_000, 100_000, 1_000}, {101_001, 100_001, 1_000}} {
+		if amount, fee := splitReserve(tc.gross, func(a int64) int64 { return max(a/100, 10) }); amount != tc.amount || fee != tc.fee {
+			t.Errorf("split %d: %d + %d, want %d + %d", tc.gross, amount, fee, tc.amount, tc.fee)
+		}
+	}
+}
+
+// noReserve serves every payout with a rail whose network charges nothing on top.
+type noReserve struct{}
+
+func (noReserve) Require(rail.Target) error                { return nil }
+func (noReserve) FeeReserve(rail.Target) func(int64) int64 { return nil }

@@ -24,7 +24,7 @@ func Decide(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Tim
 	if err := Check(r, a); err != nil {
 		return Terms{}, err
 	}
-	return terms(r, a, rates, p, now)
+	return terms(r, a, rates, p, now, nil)
 }
 
 // DecideServed is Decide with the rail rule (CheckRail) between Check and Price, as the
@@ -34,15 +34,16 @@ func DecideServed(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now ti
 	if err := Check(r, a); err != nil {
 		return Terms{}, err
 	}
-	if err := CheckRail(a, rails); err != nil {
+	if err := CheckRail(r, a, rails); err != nil {
 		return Terms{}, err
 	}
-	return terms(r, a, rates, p, now)
+	return terms(r, a, rates, p, now, feeReserve(r, a, rails))
 }
 
-// terms prices a checked request and gives its rate details and expiry.
-func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time) (Terms, error) {
-	priced, err := Price(r, a, rates, p, now)
+// terms prices a checked request, reserving the payout's network fee (reserve, nil none),
+// and gives its rate details and expiry.
+func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time, reserve func(int64) int64) (Terms, error) {
+	priced, err := Price(r, a, rates, p, now, reserve)
 	if err != nil {
 		return Terms{}, err
 	}
@@ -57,7 +58,9 @@ func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time
 // relative to milli-satoshis, the unit conversions are quoted through: the service's
 // multiplier converts one sending minor unit into mSATs (the spread included), the
 // counterparty's converts one mSAT into receiving minor units, and their product is the
-// quote's multiplier. Fees are in sending minor units; the counterparty charges none.
+// quote's multiplier. The service's fees are in sending minor units; the counterparty's
+// fixed fee, in receiving minor units, is the network fee the quote reserves for the payout
+// (Priced.NetworkFee; 0 where its rail's network charges nothing on top).
 type RateDetails struct {
 	CounterpartyMultiplier      json.Number `json:"counterpartyMultiplier"`
 	CounterpartyFixedFee        int64       `json:"counterpartyFixedFee"`
@@ -87,6 +90,7 @@ func (p Priced) Details(rates fx.Provider, at time.Time) (RateDetails, error) {
 	service := p.Rate.Multiplier.DivRound(counterparty, 30)
 	return RateDetails{
 		CounterpartyMultiplier:      number(counterparty),
+		CounterpartyFixedFee:        p.NetworkFee,
 		ServiceAPIMultiplier:        number(service),
 		ServiceAPIFixedFee:          p.Rate.FixedFee,
 		ServiceAPIVariableFeeRate:   json.Number(p.Rate.VariableRate.String()),

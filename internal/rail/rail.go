@@ -12,6 +12,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
 )
 
@@ -48,8 +50,11 @@ type Instruction struct {
 	Key         string
 	Payment     Payment
 	Environment catalog.Environment
-	Currency    string
-	Kind        Kind
+	// Platform is the paying platform, for the routes that name one (absent from
+	// instructions recorded before it existed).
+	Platform uuid.UUID `json:",omitzero"`
+	Currency string
+	Kind     Kind
 	// AccountType is an external account's type (US_ACCOUNT, IBAN, LIGHTNING, ...); ""
 	// for a UMA address, and in instructions recorded before it existed.
 	AccountType string `json:",omitempty"`
@@ -65,9 +70,11 @@ type Instruction struct {
 // Target is what routes a payment to a rail: its platform's environment, its currency,
 // the kind of destination and, for an external account, its type ("" when not known,
 // matched by the routes and rails that take any type; Any asks whether some type is
-// served).
+// served), and its platform (the zero id when not known: matched by the routes of every
+// platform only).
 type Target struct {
 	Environment catalog.Environment
+	Platform    uuid.UUID
 	Currency    string
 	Kind        Kind
 	AccountType string
@@ -75,7 +82,7 @@ type Target struct {
 
 // Target is where in goes, for routing it.
 func (in Instruction) Target() Target {
-	return Target{Environment: in.Environment, Currency: in.Currency, Kind: in.Kind, AccountType: in.AccountType}
+	return Target{Environment: in.Environment, Platform: in.Platform, Currency: in.Currency, Kind: in.Kind, AccountType: in.AccountType}
 }
 
 // Outcome is how a payment at its rail ends. Its JSON form is the one workflow histories
@@ -188,6 +195,17 @@ type FeeProber interface {
 	// probed is false when the rail does not probe such a destination, and an error wrapping
 	// *Unpayable says it cannot be paid.
 	ProbeFee(ctx context.Context, in Instruction) (fee int64, probed bool, err error)
+}
+
+// FeeReserver is implemented by rails whose network charges a fee on top of the amount it
+// carries (a Lightning route's fees). A quote paying out over such a rail reserves
+// FeeReserve(amount) of the receiving currency for it, charged to the payer as the
+// counterparty's fixed fee, and hands it to the rail as the instruction's FeeLimit: the
+// network is never let charge more than the payer paid for it.
+type FeeReserver interface {
+	// FeeReserve is the network fee reserved for paying amount, in the currency's minor
+	// unit; it never decreases as amount grows.
+	FeeReserve(amount int64) int64
 }
 
 // Rail is a payment rail: the port every adapter implements.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 	"paycore/internal/rail"
@@ -231,5 +233,79 @@ func TestRegistryForAccountType(t *testing.T) {
 	}
 	if got := reg.Configured(); len(got) != 1 || len(got[0].AccountTypes) != 1 || got[0].Routes[0] != "PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING" {
 		t.Fatalf("configured %+v", got)
+	}
+}
+
+// reserving is a rail whose network charges a fee on top: it reserves a tenth.
+type reserving struct{ fake }
+
+func (reserving) FeeReserve(amount int64) int64 { return amount / 10 }
+
+// The registry answers the network fee reservation of the rail that serves a target: none
+// for a rail whose network charges nothing on top, or where no rail serves.
+func TestRegistryFeeReserve(t *testing.T) {
+	routes, err := rail.ParseRoutes("PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=ln,PRODUCTION:*:EXTERNAL_ACCOUNT=bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rail.NewRegistry(routes, reserving{ln}, fake{"bank", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Kinds: []rail.Kind{rail.ExternalAccount}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lightning := rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}
+	if reserve := reg.FeeReserve(lightning); reserve == nil || reserve(1_000) != 100 {
+		t.Errorf("the Lightning rail's reserve is not answered")
+	}
+	if reserve := reg.FeeReserve(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, AccountType: "US_ACCOUNT"}); reserve != nil {
+		t.Error("a rail without a network fee reserved one")
+	}
+	if reserve := reg.FeeReserve(rail.Target{Environment: catalog.Sandbox, Currency: "BTC", Kind: rail.UMA}); reserve != nil {
+		t.Error("an unserved target reserved a fee")
+	}
+}
+
+// A route may name one platform of its environment: that platform's payments go to its
+// rail before the environment's routes, every other platform's keep theirs, and a target
+// whose platform is not known matches the environment's routes only.
+func TestPlatformRoutes(t *testing.T) {
+	opted := uuid.MustParse("0190a000-0000-7000-8000-0000000000f1")
+	routes, err := rail.ParseRoutes("SANDBOX:*:*=sim,SANDBOX/Platform:" + opted.String() + ":BTC:EXTERNAL_ACCOUNT:LIGHTNING=lnsand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if routes[1].Platform != opted || routes[1].String() != "SANDBOX/"+opted.String()+":BTC:EXTERNAL_ACCOUNT:LIGHTNING=lnsand" {
+		t.Fatalf("parsed %+v as %s", routes[1], routes[1])
+	}
+	lnsand := fake{"lnsand", rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox, catalog.Production}, Currencies: []string{"BTC"},
+		Kinds: []rail.Kind{rail.ExternalAccount}, AccountTypes: []string{"LIGHTNING"}}}
+	reg, err := rail.NewRegistry(routes, sim, lnsand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lightning := rail.Target{Environment: catalog.Sandbox, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}
+	for _, tc := range []struct {
+		platform uuid.UUID
+		want     string
+	}{{opted, "lnsand"}, {uuid.MustParse("0190a000-0000-7000-8000-0000000000f2"), "sim"}, {uuid.Nil, "sim"}} {
+		target := lightning
+		target.Platform = tc.platform
+		if got, ok := reg.For(target); !ok || got.Name() != tc.want {
+			t.Errorf("platform %s: routed to %v, want %s", tc.platform, got, tc.want)
+		}
+		in := rail.Instruction{Key: "k", Environment: catalog.Sandbox, Platform: tc.platform, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}
+		if out, err := reg.Submit(context.Background(), in, rail.Unavailable()); err != nil || out.Message != tc.want {
+			t.Errorf("platform %s: submitted to %q (%v), want %s", tc.platform, out.Message, err, tc.want)
+		}
+	}
+	other := lightning
+	other.Platform, other.AccountType = opted, "IBAN"
+	if got, ok := reg.For(other); !ok || got.Name() != "sim" {
+		t.Errorf("the opted-in platform's other payments went to %v", got)
+	}
+	for _, bad := range []string{"SANDBOX/nope:BTC:UMA=sim", "SANDBOX/:BTC:UMA=sim", "SANDBOX/" + uuid.Nil.String() + ":BTC:UMA=sim",
+		"SANDBOX/" + opted.String() + ":BTC:UMA=sim,SANDBOX/Platform:" + opted.String() + ":BTC:UMA=sim"} {
+		if _, err := rail.ParseRoutes(bad); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -21,9 +23,12 @@ const DefaultRoutes = "SANDBOX:*:*=sandbox"
 
 // Route says which rail serves the payments of an environment in a currency to a kind of
 // destination and, for external accounts, optionally to one type of them. Currency and
-// Kind may be Any; AccountType "" stands for every type.
+// Kind may be Any; AccountType "" stands for every type. A route may name one platform of
+// its environment (Platform): it serves that platform's payments only, before the routes
+// of every platform (a sandbox platform that opts in to a real rail).
 type Route struct {
 	Environment catalog.Environment `json:"environment"`
+	Platform    uuid.UUID           `json:"platform,omitzero"`
 	Currency    string              `json:"currency"`
 	Kind        Kind                `json:"kind"`
 	AccountType string              `json:"accountType,omitempty"`
@@ -35,9 +40,13 @@ func (r Route) String() string {
 	return r.key() + "=" + r.Rail
 }
 
-// key is the route's payments: ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE].
+// key is the route's payments: ENVIRONMENT[/PLATFORM]:CURRENCY:KIND[:ACCOUNT_TYPE].
 func (r Route) key() string {
-	k := fmt.Sprintf("%s:%s:%s", r.Environment, r.Currency, r.Kind)
+	env := string(r.Environment)
+	if r.Platform != uuid.Nil {
+		env += "/" + r.Platform.String()
+	}
+	k := fmt.Sprintf("%s:%s:%s", env, r.Currency, r.Kind)
 	if r.AccountType != "" {
 		k += ":" + r.AccountType
 	}
@@ -58,7 +67,9 @@ var (
 // ParseRoutes reads PAYCORE_RAILS: routes separated by commas, each
 // ENVIRONMENT:CURRENCY:KIND=RAIL or ENVIRONMENT:CURRENCY:EXTERNAL_ACCOUNT:ACCOUNT_TYPE=RAIL
 // (external accounts of one type, e.g. PRODUCTION:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lnd);
-// CURRENCY, KIND and ACCOUNT_TYPE may be * (every value). An empty value configures no rail
+// CURRENCY, KIND and ACCOUNT_TYPE may be * (every value). ENVIRONMENT/PLATFORM_ID names one
+// platform of the environment (its id, with or without the Platform: prefix), e.g.
+// SANDBOX/0190…:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning. An empty value configures no rail
 // at all.
 func ParseRoutes(s string) ([]Route, error) {
 	var out []Route
@@ -68,12 +79,20 @@ func ParseRoutes(s string) ([]Route, error) {
 			continue
 		}
 		key, name, ok := strings.Cut(item, "=")
-		parts := strings.Split(key, ":")
+		parts := strings.Split(strings.Replace(key, "/Platform:", "/", 1), ":")
 		if !ok || len(parts) < 3 || len(parts) > 4 {
 			return nil, fmt.Errorf("route %q is not ENVIRONMENT:CURRENCY:KIND[:ACCOUNT_TYPE]=RAIL", item)
 		}
-		r := Route{Environment: catalog.Environment(strings.TrimSpace(parts[0])), Currency: strings.TrimSpace(parts[1]),
+		env, platform, named := strings.Cut(strings.TrimSpace(parts[0]), "/")
+		r := Route{Environment: catalog.Environment(env), Currency: strings.TrimSpace(parts[1]),
 			Kind: Kind(strings.TrimSpace(parts[2])), Rail: strings.TrimSpace(name)}
+		if named {
+			id, err := uuid.Parse(platform)
+			if err != nil || id == uuid.Nil {
+				return nil, fmt.Errorf("route %q: %q is not a platform id", item, platform)
+			}
+			r.Platform = id
+		}
 		if len(parts) == 4 && strings.TrimSpace(parts[3]) != Any {
 			r.AccountType = strings.TrimSpace(parts[3])
 		}
@@ -139,10 +158,14 @@ func (r *Registry) For(t Target) (Rail, bool) {
 	best, score := "", -1
 	for _, rt := range r.routes {
 		if rt.Environment != t.Environment || (rt.Currency != Any && rt.Currency != t.Currency) || (rt.Kind != Any && rt.Kind != t.Kind) ||
-			(rt.AccountType != "" && t.AccountType != Any && rt.AccountType != t.AccountType) {
+			(rt.AccountType != "" && t.AccountType != Any && rt.AccountType != t.AccountType) ||
+			(rt.Platform != uuid.Nil && rt.Platform != t.Platform) {
 			continue
 		}
 		s := 0
+		if rt.Platform != uuid.Nil {
+			s += 8
+		}
 		if rt.Currency != Any {
 			s += 4
 		}
@@ -176,6 +199,19 @@ func (r *Registry) Require(t Target) error {
 	}
 	return problem.Refuse(catalog.RailNotConfigured, "no payment rail is configured for %s payments in %s to %s", strings.ToLower(string(t.Environment)), t.Currency, to).
 		With(details)
+}
+
+// FeeReserve is the network fee reservation of the rail that serves payments to t (see
+// FeeReserver), nil when that rail's network charges nothing on top, or no rail serves t.
+func (r *Registry) FeeReserve(t Target) func(amount int64) int64 {
+	rl, ok := r.For(t)
+	if !ok {
+		return nil
+	}
+	if fr, ok := rl.(FeeReserver); ok {
+		return fr.FeeReserve
+	}
+	return nil
 }
 
 func kindNoun(k Kind) string {

@@ -100,9 +100,10 @@ func checkBalance(r Request, a Accounts) error {
 	return nil
 }
 
-// Rail is what the rail step of a transfer on these accounts needs.
-func (a Accounts) Rail() Rail {
-	return Rail{ExternalIdentifier: a.External.Identifier, AccountType: a.External.Type, Environment: a.Environment, Currency: a.Internal.Currency}
+// Rail is what the rail step of a transfer on these accounts, of platform, needs.
+func (a Accounts) Rail(platform uuid.UUID) Rail {
+	return Rail{ExternalIdentifier: a.External.Identifier, AccountType: a.External.Type, Environment: a.Environment, Platform: platform,
+		Currency: a.Internal.Currency}
 }
 
 // Rails answers whether a configured rail serves payments (rail.Registry).
@@ -120,7 +121,7 @@ func CheckServed(r Request, a Accounts, rails Rails) error {
 	if err := checkAccounts(r, a); err != nil {
 		return err
 	}
-	if err := rails.Require(rail.Target{Environment: a.Environment, Currency: a.Internal.Currency, Kind: rail.ExternalAccount, AccountType: a.External.Type}); err != nil {
+	if err := rails.Require(rail.Target{Environment: a.Environment, Platform: r.PlatformID, Currency: a.Internal.Currency, Kind: rail.ExternalAccount, AccountType: a.External.Type}); err != nil {
 		return err
 	}
 	return checkBalance(r, a)

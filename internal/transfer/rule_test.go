@@ -134,7 +134,9 @@ func TestNeedsSignature(t *testing.T) {
 }
 
 func TestAccountsRail(t *testing.T) {
-	if r := accounts().Rail(); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox, Currency: "USD"}) || !r.Known() {
+	platform := uuid.MustParse("0190a000-0000-7000-8000-0000000000f1")
+	if r := accounts().Rail(platform); r != (Rail{ExternalIdentifier: "123456789001", Environment: catalog.Sandbox, Platform: platform, Currency: "USD"}) || !r.Known() ||
+		r.Instruction("k").Platform != platform {
 		t.Fatalf("rail %+v", r)
 	}
 }

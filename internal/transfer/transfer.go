@@ -109,9 +109,12 @@ type Rail struct {
 	// AccountType is the external account's type ("" in rails recorded before it existed).
 	AccountType string `json:",omitempty"`
 	Environment catalog.Environment
-	Currency    string `json:",omitempty"`
-	Kind        Kind   `json:",omitempty"`
-	Amount      int64  `json:",omitempty"`
+	// Platform is the transfer's platform, for the routes that name one (absent from rails
+	// recorded before it existed).
+	Platform uuid.UUID `json:",omitzero"`
+	Currency string    `json:",omitempty"`
+	Kind     Kind      `json:",omitempty"`
+	Amount   int64     `json:",omitempty"`
 }
 
 // Known reports whether r is filled in (requests recorded before Rail existed are not).
@@ -125,7 +128,7 @@ func (r Rail) Instruction(key string) rail.Instruction {
 	if r.Kind == In {
 		p = rail.TransferIn
 	}
-	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Currency: r.Currency, Kind: rail.ExternalAccount,
+	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency, Kind: rail.ExternalAccount,
 		AccountType: r.AccountType, Identifier: r.ExternalIdentifier, Amount: r.Amount}
 }
 

@@ -101,11 +101,12 @@ func (q *Queries) LightningBaselineSet(ctx context.Context, arg LightningBaselin
 
 const lightningFeePostingsSince = `-- name: LightningFeePostingsSince :one
 SELECT count(*)::bigint FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.created_at >= $1
+WHERE a.kind = 'RAIL_FEES' AND a.currency = 'BTC' AND e.amount < 0 AND e.created_at >= $1
 `
 
 // How many route fees the ledger posted since a moment: each was rounded up to the
 // satoshi, so the node may hold up to one satoshi more per fee than the ledger accounts for.
+// A fee paid is a debit of RAIL_FEES; what quotes reserved for fees are its credits.
 func (q *Queries) LightningFeePostingsSince(ctx context.Context, since time.Time) (int64, error) {
 	row := q.db.QueryRow(ctx, lightningFeePostingsSince, since)
 	var column_1 int64

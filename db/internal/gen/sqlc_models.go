@@ -466,6 +466,7 @@ type Transaction struct {
 	DestinationUmaAddress    *string
 	CounterpartTransactionID uuid.NullUUID
 	AgentID                  uuid.NullUUID
+	NetworkFee               *int64
 }
 
 type UmaProvider struct {

@@ -4130,7 +4130,11 @@ export interface components {
         /**
          * @description The rate's parts, relative to milli-satoshis: `serviceApiMultiplier` converts one
          *     sending minor unit into mSATs (the spread included), `counterpartyMultiplier` one
-         *     mSAT into receiving minor units. Fees are in the sending currency's smallest unit.
+         *     mSAT into receiving minor units. The service's fees are in the sending currency's
+         *     smallest unit. `counterpartyFixedFee`, in the receiving currency's smallest unit, is
+         *     the network fee the quote reserves for its payout where the payout's network charges
+         *     one on top of the amount (a Lightning route's fees): the payer buys the receiving
+         *     amount plus it, and the payout may spend at most it on the network; 0 elsewhere.
          */
         OutgoingRateDetails: {
             counterpartyMultiplier: number;

@@ -103,6 +103,18 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	if in.Currency != "BTC" || in.Kind != rail.ExternalAccount {
 		return rail.Outcome{}, fmt.Errorf("lightning: cannot pay %s to a %s", in.Currency, in.Kind)
 	}
+	if in.Environment == catalog.Sandbox {
+		// A sandbox platform's money is simulated: it may be paid out over a test network
+		// (a platform opted in to this rail), never from a node moving real bitcoin.
+		mainnet, err := r.node.Mainnet(ctx)
+		if err != nil {
+			return rail.Outcome{}, fmt.Errorf("lightning: %w", err)
+		}
+		if mainnet {
+			return r.sent(rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, FailureReason: string(catalog.FailLightning),
+				Message: "a sandbox payment is never paid from a node on Bitcoin's main network"}), nil
+		}
+	}
 	invoice := strings.TrimSpace(in.Identifier)
 	if strings.HasPrefix(strings.ToLower(invoice), "lno1") {
 		return r.sent(lightning.Invalid("a BOLT12 offer, which this node does not pay")), nil
@@ -301,6 +313,11 @@ func cause(r lndrpc.PaymentFailureReason) lightning.Cause {
 	}
 	return lightning.CauseUnknown
 }
+
+// FeeReserve is what a quote paying amount satoshis out over Lightning reserves for the
+// route's fees: the rail's default fee limit (lightning.FeeLimit), which the payment is then
+// given as its limit.
+func (r *Rail) FeeReserve(amount int64) int64 { return lightning.FeeLimit(amount, 0) }
 
 // ProbeFee probes the route to the instruction's invoice (a probe payment its recipient
 // cannot settle) and answers its routing fee in satoshis, rounded up. A Lightning address

@@ -59,6 +59,17 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 			t.Fatalf("the peer's invoice: %s, %s sat paid", state, paid)
 		}
 	})
+	t.Run("a sandbox platform's payout on a test network", func(t *testing.T) {
+		if mainnet, err := node.Mainnet(ctx); err != nil || mainnet {
+			t.Fatalf("the regtest node on mainnet: %v %v", mainnet, err)
+		}
+		inv := peerInvoice(t, n, 1_500)
+		in := payout("tx-sandbox", inv.PaymentRequest, 1_500)
+		in.Environment = catalog.Sandbox
+		if out, err := r.Submit(ctx, in); err != nil || out.Status != catalog.TxCompleted {
+			t.Fatalf("submit: %+v, %v", out, err)
+		}
+	})
 	t.Run("amountless invoice", func(t *testing.T) {
 		inv := peerInvoice(t, n, 0)
 		if out, err := r.Submit(ctx, payout("tx-amountless", inv.PaymentRequest, 3_456)); err != nil || out.Status != catalog.TxCompleted {
@@ -113,7 +124,7 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := before.Total()-after.Total(), int64(12_000+3_456); got != want {
+	if got, want := before.Total()-after.Total(), int64(12_000+1_500+3_456); got != want {
 		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
 	}
 

@@ -92,6 +92,21 @@ func (c *Client) Info(ctx context.Context) (*lndrpc.GetInfoResponse, error) {
 	return r, nil
 }
 
+// Mainnet reports whether the node is on Bitcoin's main network, where its payments move
+// real money.
+func (c *Client) Mainnet(ctx context.Context) (bool, error) {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range info.GetChains() {
+		if ch.GetNetwork() == "mainnet" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Decode decodes a BOLT11 invoice; the node refuses one that is malformed or for another
 // network (ErrInvalid).
 func (c *Client) Decode(ctx context.Context, invoice string) (*lndrpc.PayReq, error) {

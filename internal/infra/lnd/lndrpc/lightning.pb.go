@@ -136,7 +136,7 @@ func (x Invoice_InvoiceState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Invoice_InvoiceState.Descriptor instead.
 func (Invoice_InvoiceState) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{8, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type Payment_PaymentStatus int32
@@ -191,7 +191,7 @@ func (x Payment_PaymentStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Payment_PaymentStatus.Descriptor instead.
 func (Payment_PaymentStatus) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{16, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{17, 0}
 }
 
 type GetInfoRequest struct {
@@ -239,6 +239,7 @@ type GetInfoResponse struct {
 	BlockHeight       uint32                 `protobuf:"varint,6,opt,name=block_height,json=blockHeight,proto3" json:"block_height,omitempty"`
 	SyncedToChain     bool                   `protobuf:"varint,9,opt,name=synced_to_chain,json=syncedToChain,proto3" json:"synced_to_chain,omitempty"`
 	Version           string                 `protobuf:"bytes,14,opt,name=version,proto3" json:"version,omitempty"`
+	Chains            []*Chain               `protobuf:"bytes,16,rep,name=chains,proto3" json:"chains,omitempty"`
 	SyncedToGraph     bool                   `protobuf:"varint,18,opt,name=synced_to_graph,json=syncedToGraph,proto3" json:"synced_to_graph,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -323,11 +324,62 @@ func (x *GetInfoResponse) GetVersion() string {
 	return ""
 }
 
+func (x *GetInfoResponse) GetChains() []*Chain {
+	if x != nil {
+		return x.Chains
+	}
+	return nil
+}
+
 func (x *GetInfoResponse) GetSyncedToGraph() bool {
 	if x != nil {
 		return x.SyncedToGraph
 	}
 	return false
+}
+
+type Chain struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Network       string                 `protobuf:"bytes,2,opt,name=network,proto3" json:"network,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Chain) Reset() {
+	*x = Chain{}
+	mi := &file_lightning_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Chain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Chain) ProtoMessage() {}
+
+func (x *Chain) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Chain.ProtoReflect.Descriptor instead.
+func (*Chain) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Chain) GetNetwork() string {
+	if x != nil {
+		return x.Network
+	}
+	return ""
 }
 
 type WalletBalanceRequest struct {
@@ -338,7 +390,7 @@ type WalletBalanceRequest struct {
 
 func (x *WalletBalanceRequest) Reset() {
 	*x = WalletBalanceRequest{}
-	mi := &file_lightning_proto_msgTypes[2]
+	mi := &file_lightning_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +402,7 @@ func (x *WalletBalanceRequest) String() string {
 func (*WalletBalanceRequest) ProtoMessage() {}
 
 func (x *WalletBalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[2]
+	mi := &file_lightning_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +415,7 @@ func (x *WalletBalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WalletBalanceRequest.ProtoReflect.Descriptor instead.
 func (*WalletBalanceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{2}
+	return file_lightning_proto_rawDescGZIP(), []int{3}
 }
 
 // Amounts in satoshis.
@@ -379,7 +431,7 @@ type WalletBalanceResponse struct {
 
 func (x *WalletBalanceResponse) Reset() {
 	*x = WalletBalanceResponse{}
-	mi := &file_lightning_proto_msgTypes[3]
+	mi := &file_lightning_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -391,7 +443,7 @@ func (x *WalletBalanceResponse) String() string {
 func (*WalletBalanceResponse) ProtoMessage() {}
 
 func (x *WalletBalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[3]
+	mi := &file_lightning_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -404,7 +456,7 @@ func (x *WalletBalanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WalletBalanceResponse.ProtoReflect.Descriptor instead.
 func (*WalletBalanceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{3}
+	return file_lightning_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *WalletBalanceResponse) GetTotalBalance() int64 {
@@ -445,7 +497,7 @@ type ListChannelsRequest struct {
 
 func (x *ListChannelsRequest) Reset() {
 	*x = ListChannelsRequest{}
-	mi := &file_lightning_proto_msgTypes[4]
+	mi := &file_lightning_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +509,7 @@ func (x *ListChannelsRequest) String() string {
 func (*ListChannelsRequest) ProtoMessage() {}
 
 func (x *ListChannelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[4]
+	mi := &file_lightning_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +522,7 @@ func (x *ListChannelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChannelsRequest.ProtoReflect.Descriptor instead.
 func (*ListChannelsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{4}
+	return file_lightning_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListChannelsRequest) GetActiveOnly() bool {
@@ -496,7 +548,7 @@ type ListChannelsResponse struct {
 
 func (x *ListChannelsResponse) Reset() {
 	*x = ListChannelsResponse{}
-	mi := &file_lightning_proto_msgTypes[5]
+	mi := &file_lightning_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +560,7 @@ func (x *ListChannelsResponse) String() string {
 func (*ListChannelsResponse) ProtoMessage() {}
 
 func (x *ListChannelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[5]
+	mi := &file_lightning_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +573,7 @@ func (x *ListChannelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChannelsResponse.ProtoReflect.Descriptor instead.
 func (*ListChannelsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{5}
+	return file_lightning_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListChannelsResponse) GetChannels() []*Channel {
@@ -550,7 +602,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lightning_proto_msgTypes[6]
+	mi := &file_lightning_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -562,7 +614,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[6]
+	mi := &file_lightning_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -575,7 +627,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{6}
+	return file_lightning_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Channel) GetActive() bool {
@@ -666,7 +718,7 @@ type HTLC struct {
 
 func (x *HTLC) Reset() {
 	*x = HTLC{}
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -678,7 +730,7 @@ func (x *HTLC) String() string {
 func (*HTLC) ProtoMessage() {}
 
 func (x *HTLC) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[7]
+	mi := &file_lightning_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -691,7 +743,7 @@ func (x *HTLC) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTLC.ProtoReflect.Descriptor instead.
 func (*HTLC) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{7}
+	return file_lightning_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HTLC) GetIncoming() bool {
@@ -739,7 +791,7 @@ type Invoice struct {
 
 func (x *Invoice) Reset() {
 	*x = Invoice{}
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +803,7 @@ func (x *Invoice) String() string {
 func (*Invoice) ProtoMessage() {}
 
 func (x *Invoice) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[8]
+	mi := &file_lightning_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +816,7 @@ func (x *Invoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invoice.ProtoReflect.Descriptor instead.
 func (*Invoice) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{8}
+	return file_lightning_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Invoice) GetMemo() string {
@@ -891,7 +943,7 @@ type AddInvoiceResponse struct {
 
 func (x *AddInvoiceResponse) Reset() {
 	*x = AddInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +955,7 @@ func (x *AddInvoiceResponse) String() string {
 func (*AddInvoiceResponse) ProtoMessage() {}
 
 func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[9]
+	mi := &file_lightning_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +968,7 @@ func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*AddInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{9}
+	return file_lightning_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AddInvoiceResponse) GetRHash() []byte {
@@ -956,7 +1008,7 @@ type PaymentHash struct {
 
 func (x *PaymentHash) Reset() {
 	*x = PaymentHash{}
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1020,7 @@ func (x *PaymentHash) String() string {
 func (*PaymentHash) ProtoMessage() {}
 
 func (x *PaymentHash) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1033,7 @@ func (x *PaymentHash) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentHash.ProtoReflect.Descriptor instead.
 func (*PaymentHash) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{10}
+	return file_lightning_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PaymentHash) GetRHash() []byte {
@@ -1003,7 +1055,7 @@ type ListInvoiceRequest struct {
 
 func (x *ListInvoiceRequest) Reset() {
 	*x = ListInvoiceRequest{}
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1067,7 @@ func (x *ListInvoiceRequest) String() string {
 func (*ListInvoiceRequest) ProtoMessage() {}
 
 func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1080,7 @@ func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{11}
+	return file_lightning_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListInvoiceRequest) GetPendingOnly() bool {
@@ -1070,7 +1122,7 @@ type ListInvoiceResponse struct {
 
 func (x *ListInvoiceResponse) Reset() {
 	*x = ListInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1134,7 @@ func (x *ListInvoiceResponse) String() string {
 func (*ListInvoiceResponse) ProtoMessage() {}
 
 func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1147,7 @@ func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{12}
+	return file_lightning_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListInvoiceResponse) GetInvoices() []*Invoice {
@@ -1129,7 +1181,7 @@ type InvoiceSubscription struct {
 
 func (x *InvoiceSubscription) Reset() {
 	*x = InvoiceSubscription{}
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1193,7 @@ func (x *InvoiceSubscription) String() string {
 func (*InvoiceSubscription) ProtoMessage() {}
 
 func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1206,7 @@ func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSubscription.ProtoReflect.Descriptor instead.
 func (*InvoiceSubscription) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{13}
+	return file_lightning_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *InvoiceSubscription) GetAddIndex() uint64 {
@@ -1180,7 +1232,7 @@ type PayReqString struct {
 
 func (x *PayReqString) Reset() {
 	*x = PayReqString{}
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1244,7 @@ func (x *PayReqString) String() string {
 func (*PayReqString) ProtoMessage() {}
 
 func (x *PayReqString) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1257,7 @@ func (x *PayReqString) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReqString.ProtoReflect.Descriptor instead.
 func (*PayReqString) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{14}
+	return file_lightning_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PayReqString) GetPayReq() string {
@@ -1232,7 +1284,7 @@ type PayReq struct {
 
 func (x *PayReq) Reset() {
 	*x = PayReq{}
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1296,7 @@ func (x *PayReq) String() string {
 func (*PayReq) ProtoMessage() {}
 
 func (x *PayReq) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1309,7 @@ func (x *PayReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReq.ProtoReflect.Descriptor instead.
 func (*PayReq) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{15}
+	return file_lightning_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PayReq) GetDestination() string {
@@ -1342,7 +1394,7 @@ type Payment struct {
 
 func (x *Payment) Reset() {
 	*x = Payment{}
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1406,7 @@ func (x *Payment) String() string {
 func (*Payment) ProtoMessage() {}
 
 func (x *Payment) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1419,7 @@ func (x *Payment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payment.ProtoReflect.Descriptor instead.
 func (*Payment) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{16}
+	return file_lightning_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Payment) GetPaymentHash() string {
@@ -1459,7 +1511,7 @@ type ListPaymentsRequest struct {
 
 func (x *ListPaymentsRequest) Reset() {
 	*x = ListPaymentsRequest{}
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1471,7 +1523,7 @@ func (x *ListPaymentsRequest) String() string {
 func (*ListPaymentsRequest) ProtoMessage() {}
 
 func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1484,7 +1536,7 @@ func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{17}
+	return file_lightning_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListPaymentsRequest) GetIncludeIncomplete() bool {
@@ -1526,7 +1578,7 @@ type ListPaymentsResponse struct {
 
 func (x *ListPaymentsResponse) Reset() {
 	*x = ListPaymentsResponse{}
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1538,7 +1590,7 @@ func (x *ListPaymentsResponse) String() string {
 func (*ListPaymentsResponse) ProtoMessage() {}
 
 func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1551,7 +1603,7 @@ func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{18}
+	return file_lightning_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListPaymentsResponse) GetPayments() []*Payment {
@@ -1580,7 +1632,7 @@ var File_lightning_proto protoreflect.FileDescriptor
 const file_lightning_proto_rawDesc = "" +
 	"\n" +
 	"\x0flightning.proto\x12\x05lnrpc\"\x10\n" +
-	"\x0eGetInfoRequest\"\xaa\x02\n" +
+	"\x0eGetInfoRequest\"\xd0\x02\n" +
 	"\x0fGetInfoResponse\x12'\n" +
 	"\x0fidentity_pubkey\x18\x01 \x01(\tR\x0eidentityPubkey\x12\x14\n" +
 	"\x05alias\x18\x02 \x01(\tR\x05alias\x12.\n" +
@@ -1588,8 +1640,11 @@ const file_lightning_proto_rawDesc = "" +
 	"\tnum_peers\x18\x05 \x01(\rR\bnumPeers\x12!\n" +
 	"\fblock_height\x18\x06 \x01(\rR\vblockHeight\x12&\n" +
 	"\x0fsynced_to_chain\x18\t \x01(\bR\rsyncedToChain\x12\x18\n" +
-	"\aversion\x18\x0e \x01(\tR\aversion\x12&\n" +
-	"\x0fsynced_to_graph\x18\x12 \x01(\bR\rsyncedToGraph\"\x16\n" +
+	"\aversion\x18\x0e \x01(\tR\aversion\x12$\n" +
+	"\x06chains\x18\x10 \x03(\v2\f.lnrpc.ChainR\x06chains\x12&\n" +
+	"\x0fsynced_to_graph\x18\x12 \x01(\bR\rsyncedToGraph\"!\n" +
+	"\x05Chain\x12\x18\n" +
+	"\anetwork\x18\x02 \x01(\tR\anetwork\"\x16\n" +
 	"\x14WalletBalanceRequest\"\xc1\x01\n" +
 	"\x15WalletBalanceResponse\x12#\n" +
 	"\rtotal_balance\x18\x01 \x01(\x03R\ftotalBalance\x12+\n" +
@@ -1741,62 +1796,64 @@ func file_lightning_proto_rawDescGZIP() []byte {
 }
 
 var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_lightning_proto_goTypes = []any{
 	(PaymentFailureReason)(0),     // 0: lnrpc.PaymentFailureReason
 	(Invoice_InvoiceState)(0),     // 1: lnrpc.Invoice.InvoiceState
 	(Payment_PaymentStatus)(0),    // 2: lnrpc.Payment.PaymentStatus
 	(*GetInfoRequest)(nil),        // 3: lnrpc.GetInfoRequest
 	(*GetInfoResponse)(nil),       // 4: lnrpc.GetInfoResponse
-	(*WalletBalanceRequest)(nil),  // 5: lnrpc.WalletBalanceRequest
-	(*WalletBalanceResponse)(nil), // 6: lnrpc.WalletBalanceResponse
-	(*ListChannelsRequest)(nil),   // 7: lnrpc.ListChannelsRequest
-	(*ListChannelsResponse)(nil),  // 8: lnrpc.ListChannelsResponse
-	(*Channel)(nil),               // 9: lnrpc.Channel
-	(*HTLC)(nil),                  // 10: lnrpc.HTLC
-	(*Invoice)(nil),               // 11: lnrpc.Invoice
-	(*AddInvoiceResponse)(nil),    // 12: lnrpc.AddInvoiceResponse
-	(*PaymentHash)(nil),           // 13: lnrpc.PaymentHash
-	(*ListInvoiceRequest)(nil),    // 14: lnrpc.ListInvoiceRequest
-	(*ListInvoiceResponse)(nil),   // 15: lnrpc.ListInvoiceResponse
-	(*InvoiceSubscription)(nil),   // 16: lnrpc.InvoiceSubscription
-	(*PayReqString)(nil),          // 17: lnrpc.PayReqString
-	(*PayReq)(nil),                // 18: lnrpc.PayReq
-	(*Payment)(nil),               // 19: lnrpc.Payment
-	(*ListPaymentsRequest)(nil),   // 20: lnrpc.ListPaymentsRequest
-	(*ListPaymentsResponse)(nil),  // 21: lnrpc.ListPaymentsResponse
+	(*Chain)(nil),                 // 5: lnrpc.Chain
+	(*WalletBalanceRequest)(nil),  // 6: lnrpc.WalletBalanceRequest
+	(*WalletBalanceResponse)(nil), // 7: lnrpc.WalletBalanceResponse
+	(*ListChannelsRequest)(nil),   // 8: lnrpc.ListChannelsRequest
+	(*ListChannelsResponse)(nil),  // 9: lnrpc.ListChannelsResponse
+	(*Channel)(nil),               // 10: lnrpc.Channel
+	(*HTLC)(nil),                  // 11: lnrpc.HTLC
+	(*Invoice)(nil),               // 12: lnrpc.Invoice
+	(*AddInvoiceResponse)(nil),    // 13: lnrpc.AddInvoiceResponse
+	(*PaymentHash)(nil),           // 14: lnrpc.PaymentHash
+	(*ListInvoiceRequest)(nil),    // 15: lnrpc.ListInvoiceRequest
+	(*ListInvoiceResponse)(nil),   // 16: lnrpc.ListInvoiceResponse
+	(*InvoiceSubscription)(nil),   // 17: lnrpc.InvoiceSubscription
+	(*PayReqString)(nil),          // 18: lnrpc.PayReqString
+	(*PayReq)(nil),                // 19: lnrpc.PayReq
+	(*Payment)(nil),               // 20: lnrpc.Payment
+	(*ListPaymentsRequest)(nil),   // 21: lnrpc.ListPaymentsRequest
+	(*ListPaymentsResponse)(nil),  // 22: lnrpc.ListPaymentsResponse
 }
 var file_lightning_proto_depIdxs = []int32{
-	9,  // 0: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
-	10, // 1: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
-	1,  // 2: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
-	11, // 3: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
-	2,  // 4: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
-	0,  // 5: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
-	19, // 6: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
-	3,  // 7: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
-	5,  // 8: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
-	7,  // 9: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
-	11, // 10: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
-	13, // 11: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
-	14, // 12: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
-	16, // 13: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
-	17, // 14: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
-	20, // 15: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
-	4,  // 16: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
-	6,  // 17: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
-	8,  // 18: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
-	12, // 19: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
-	11, // 20: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
-	15, // 21: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
-	11, // 22: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
-	18, // 23: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
-	21, // 24: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
-	16, // [16:25] is the sub-list for method output_type
-	7,  // [7:16] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	5,  // 0: lnrpc.GetInfoResponse.chains:type_name -> lnrpc.Chain
+	10, // 1: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
+	11, // 2: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
+	1,  // 3: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
+	12, // 4: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
+	2,  // 5: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
+	0,  // 6: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
+	20, // 7: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
+	3,  // 8: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
+	6,  // 9: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
+	8,  // 10: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
+	12, // 11: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
+	14, // 12: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
+	15, // 13: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
+	17, // 14: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
+	18, // 15: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
+	21, // 16: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
+	4,  // 17: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
+	7,  // 18: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
+	9,  // 19: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
+	13, // 20: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
+	12, // 21: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
+	16, // 22: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
+	12, // 23: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
+	19, // 24: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
+	22, // 25: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
+	17, // [17:26] is the sub-list for method output_type
+	8,  // [8:17] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_lightning_proto_init() }
@@ -1810,7 +1867,7 @@ func file_lightning_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lightning_proto_rawDesc), len(file_lightning_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
