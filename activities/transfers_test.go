@@ -303,7 +303,7 @@ func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if created.Rail != (transfer.Rail{ExternalIdentifier: created.Rail.ExternalIdentifier, AccountType: "USD_ACCOUNT", Environment: catalog.Sandbox, Currency: "USD", Kind: transfer.Out, Amount: 1_000}) ||
+		if created.Rail != (transfer.Rail{ExternalIdentifier: created.Rail.ExternalIdentifier, AccountType: "USD_ACCOUNT", Environment: catalog.Sandbox, Platform: req.PlatformID, Currency: "USD", Kind: transfer.Out, Amount: 1_000}) ||
 			!strings.HasSuffix(created.Rail.ExternalIdentifier, "004") {
 			t.Fatalf("%s: the create step found rail %+v", tc.name, created.Rail)
 		}

@@ -17,13 +17,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/devserver"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
 	"paycore/internal/infra/lnregtest/lntest"
+	"paycore/internal/kit/sealbox"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
 )
@@ -35,22 +41,65 @@ import (
 func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *lnd.Client) {
 	t.Helper()
 	n, node := lntest.Start(t, basePort)
-	routes, err := rail.ParseRoutes("SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var opted optedIn
 	s := newStack(t, func(c *config.Config) {
+		opted = createOptedIn(t, c)
+		routes, err := rail.ParseRoutes(lightningRoutes(opted.p.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.LND = config.LND{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon, PaymentTimeout: 20 * time.Second}
 		c.Rails = routes
 	})
+	opted.c.BaseURL, opted.c.T = s.baseURL, t
+	s.optedIn = &opted
 	return s, n, node
 }
 
-// lightningWorld is a sandbox platform supporting USD and BTC with one customer whose USD
-// account holds funded.
+// lightningRoutes is the routing of the Lightning tests' stacks (PAYCORE_RAILS): every
+// sandbox payment on the sandbox rail, but for the one sandbox platform that opted in to the
+// Lightning rail (platform), whose BTC payments to LIGHTNING accounts go to the node.
+func lightningRoutes(platform uuid.UUID) string {
+	return "SANDBOX:*:*=sandbox,SANDBOX/Platform:" + platform.String() + ":BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning"
+}
+
+// optedIn is the sandbox platform of a Lightning test's stack that opted in to the
+// Lightning rail, and its client.
+type optedIn struct {
+	c *apitest.Client
+	p db.Platform
+}
+
+// createOptedIn creates the platform that opts in, in the stack's database before the stack
+// starts, so that the stack's routes can name it.
+func createOptedIn(t testing.TB, c *config.Config) optedIn {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, c.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	key, err := sealbox.ParseKey(c.MasterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := sealbox.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, tok, err := api.CreatePlatform(ctx, pool, box, api.PlatformParams{Name: "Lightning", Sandbox: true, IsRegulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return optedIn{c: &apitest.Client{User: tok.Token.ID.String(), Password: tok.Secret}, p: p}
+}
+
+// lightningWorld is the sandbox platform that opted in to the Lightning rail, supporting USD
+// and BTC, with one customer whose USD account holds funded.
 func lightningWorld(t testing.TB, s *stack, funded int64) *world {
 	t.Helper()
-	w := newWorld(t, s)
+	w := newWorldOn(t, s, s.optedIn.c, s.optedIn.p)
 	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC")}}); r.Status != 200 {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
@@ -190,6 +239,33 @@ func TestLightningQuotePayout(t *testing.T) {
 		t.Fatalf("estimate to an invoice no route carries: %d %s", r.Status, r.Body)
 	}
 
+	// Another sandbox platform, not named by a route, keeps the sandbox rail: its payout to
+	// an invoice of the counterparty completes without paying it, reserves no network fee,
+	// and its BTC accounts get no invoice of the node.
+	other := newWorld(t, s)
+	if r := other.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC")}}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	other.fund(100_000)
+	inv = lntest.NewInvoice(t, n.Peer, 4_000)
+	r = other.quote(other.lightningAccount(inv.PaymentRequest), "RECEIVING", 4_000, map[string]any{"immediatelyExecute": true})
+	if r.Status != 201 && r.Status != 200 {
+		t.Fatalf("quote: %d %s", r.Status, r.Body)
+	}
+	r.Decode(t, &q)
+	if err := json.Unmarshal(q.RateDetails, &details); err != nil || details.CounterpartyFixedFee != 0 {
+		t.Fatalf("a sandbox-rail quote reserved a network fee: %s (%v)", q.RateDetails, err)
+	}
+	if tx = other.waitFinal(q.TransactionID, time.Minute); tx.Status != "COMPLETED" {
+		t.Fatalf("the other platform's sandbox payout: %s %+v", tx.Status, tx.FailureDetails)
+	}
+	if state, _ := lntest.InvoiceState(t, n.Peer, inv.RHash); state != "OPEN" || ledgerLightning(t, s) != sats {
+		t.Fatalf("the other platform's payout reached the node: invoice %s, ledger %d", state, ledgerLightning(t, s))
+	}
+	if invoice, _, instructions := other.lightningInstruction(other.btcAccount()); invoice != "" {
+		t.Fatalf("the other platform's BTC account has a Lightning invoice: %s", instructions)
+	}
+
 	rec := reconcile(t, s, n)
 	if r := rec["reconciliation"].(map[string]any); r["differenceSats"] != 0.0 || r["ledgerSats"] != float64(sats) || rec["baselineRecorded"] != false {
 		t.Fatalf("reconciliation after the payouts: %v", rec)
@@ -234,7 +310,7 @@ func TestLightningCrashes(t *testing.T) {
 		"PAYCORE_TEMPORAL_ADDRESS=" + s.cfg.TemporalAddress, "PAYCORE_TASK_QUEUE=" + s.cfg.TaskQueue, "PAYCORE_LOG_LEVEL=warn",
 		fmt.Sprintf("PAYCORE_WORKER_HTTP_ADDR=127.0.0.1:%d", workerPort),
 		"PAYCORE_LND_ADDRESS=" + n.Node.RPCAddr, "PAYCORE_LND_TLS_CERT=" + n.Node.TLSCert, "PAYCORE_LND_MACAROON=" + n.Node.Macaroon,
-		"PAYCORE_LND_PAYMENT_TIMEOUT=20s", "PAYCORE_RAILS=SANDBOX:*:*=sandbox,SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning",
+		"PAYCORE_LND_PAYMENT_TIMEOUT=20s", "PAYCORE_RAILS=" + lightningRoutes(w.platform.ID),
 	}
 	worker := startProc(t, env, "worker")
 	reconcile(t, s, n, "-rebase")
@@ -348,6 +424,17 @@ func (w *world) btcAccount() string {
 // its balance.
 func (w *world) fundingInvoice(account string) (string, int64) {
 	w.t.Helper()
+	invoice, balance, instructions := w.lightningInstruction(account)
+	if invoice == "" {
+		w.t.Fatalf("account %s has no Lightning funding instruction: %s", account, instructions)
+	}
+	return invoice, balance
+}
+
+// lightningInstruction is the account's Lightning invoice in its funding instructions (""
+// none), its balance, and the instructions.
+func (w *world) lightningInstruction(account string) (string, int64, json.RawMessage) {
+	w.t.Helper()
 	var accts struct {
 		Data []view.InternalAccount `json:"data"`
 	}
@@ -364,13 +451,13 @@ func (w *world) fundingInvoice(account string) (string, int64) {
 		}
 		for _, in := range instructions {
 			if in.Info["accountType"] == "LIGHTNING" {
-				return in.Info["invoice"].(string), a.Balance.Amount
+				return in.Info["invoice"].(string), a.Balance.Amount, a.FundingPaymentInstructions
 			}
 		}
-		w.t.Fatalf("account %s has no Lightning funding instruction: %s", account, a.FundingPaymentInstructions)
+		return "", a.Balance.Amount, a.FundingPaymentInstructions
 	}
 	w.t.Fatalf("account %s not listed", account)
-	return "", 0
+	return "", 0, nil
 }
 
 // A BTC account's funding instructions carry a Lightning invoice of the deployment's node,

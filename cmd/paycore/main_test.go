@@ -131,6 +131,9 @@ type stack struct {
 	baseURL string
 	// metricsURL is /metrics on the stack's own metrics listener.
 	metricsURL string
+	// optedIn is, in a Lightning test's stack, the sandbox platform its routes send to the
+	// Lightning rail (lightningStack).
+	optedIn *optedIn
 
 	mu         sync.Mutex
 	stopWorker context.CancelFunc

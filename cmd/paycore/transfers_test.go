@@ -33,6 +33,12 @@ type world struct {
 func newWorld(t testing.TB, s *stack) *world {
 	t.Helper()
 	c, p := s.platform(true)
+	return newWorldOn(t, s, c, p)
+}
+
+// newWorldOn is newWorld on the platform p, reached with c.
+func newWorldOn(t testing.TB, s *stack, c *apitest.Client, p db.Platform) *world {
+	t.Helper()
 	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US", "fullName": "Ada Lovelace", "currencies": []string{"USD"}})
 	if r.Status != 201 {
 		t.Fatalf("create customer: %d %s", r.Status, r.Body)
