@@ -143,6 +143,7 @@ type (
 	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams
 	LightningInvoiceCreditedParams        = gen.LightningInvoiceCreditedParams
 	LightningInvoiceOpenParams            = gen.LightningInvoiceOpenParams
+	LightningInvoiceUnappliedParams       = gen.LightningInvoiceUnappliedParams
 	LightningInvoicesUncreditedParams     = gen.LightningInvoicesUncreditedParams
 	LightningPayout                       = gen.LightningPayout
 	LightningPayoutInvoiceRecordParams    = gen.LightningPayoutInvoiceRecordParams

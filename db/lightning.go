@@ -18,6 +18,21 @@ import (
 // KindLightning accounts stand for the deployment's Lightning node (see payment.Lightning).
 const KindLightning = payment.Lightning
 
+// KindUnapplied accounts hold, per platform and currency, money received for an internal
+// account that could no longer take it (closed after its Lightning invoice was created),
+// until an operator returns it.
+const KindUnapplied = "UNAPPLIED"
+
+// LightningReceipt is what receiving a settled invoice's payment did: Credited, the
+// account's INCOMING transaction (Transaction) created now; Unapplied, the payment held on
+// the platform's UNAPPLIED account now, its account being closed; neither, it was received
+// before (Transaction is its credit, if it had one).
+type LightningReceipt struct {
+	Transaction Transaction
+	Credited    bool
+	Unapplied   bool
+}
+
 // LightningFundingInvoice is the account's amountless invoice not yet paid that stays open
 // after validAfter; false when it has none.
 func (s Store) LightningFundingInvoice(ctx context.Context, accountID uuid.UUID, validAfter time.Time) (string, bool, error) {
@@ -40,26 +55,30 @@ func (s Store) LightningInvoiceAdd(ctx context.Context, inv lightning.FundingInv
 	return nil
 }
 
-// LightningReceive credits the account of a settled invoice with what was paid to it
-// (sats), once: in one database transaction, under the invoice's lock, a COMPLETED
-// INCOMING transaction (LIGHTNING_IN, from REALTIME_FUNDING) moves the amount from the
-// platform's LIGHTNING account (the node) to the account, announced with
-// INCOMING_PAYMENT_COMPLETED and INTERNAL_ACCOUNT_BALANCE_UPDATED, and the invoice records
-// it; credited is true. An invoice credited already answers its transaction and changes
-// nothing; an invoice the deployment did not create is ErrNotFound; an account that can no
-// longer be credited (closed) is lightning.ErrReceiptRefused, with nothing written.
-func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, now time.Time) (out Transaction, credited bool, err error) {
+// LightningReceive receives the payment of a settled invoice (sats), once, as
+// lightning.DecideReceipt decides, in one database transaction under the invoice's lock.
+// Credited: a COMPLETED INCOMING transaction (LIGHTNING_IN, from REALTIME_FUNDING) moves
+// the amount from the platform's LIGHTNING account (the node) to the account, announced
+// with INCOMING_PAYMENT_COMPLETED and INTERNAL_ACCOUNT_BALANCE_UPDATED, and the invoice
+// records it. Unapplied (the account was closed since): the amount moves from LIGHTNING to
+// the platform's UNAPPLIED account, and the invoice records when. An invoice received
+// already answers its transaction, if any, and changes nothing; an invoice the deployment
+// did not create is ErrNotFound; a payment of nothing is lightning.ErrReceiptRefused.
+func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, now time.Time) (out LightningReceipt, err error) {
 	err = withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		credited = false
+		out = LightningReceipt{}
 		inv, err := q.LightningInvoiceLock(ctx, hash)
 		if err != nil {
 			return fmt.Errorf("lock Lightning invoice: %w", err)
 		}
 		if inv.TransactionID.Valid {
-			out, err = q.TransactionGetByID(ctx, inv.TransactionID.UUID)
+			out.Transaction, err = q.TransactionGetByID(ctx, inv.TransactionID.UUID)
 			if err != nil {
 				return fmt.Errorf("read the invoice's transaction: %w", err)
 			}
+			return nil
+		}
+		if inv.UnappliedAt != nil {
 			return nil
 		}
 		a, err := internalAccountLock(ctx, q, inv.PlatformID, inv.AccountID)
@@ -67,8 +86,13 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 			return err
 		}
 		acct := a.InternalAccount
-		if err := lightning.CheckReceipt(acct.Currency, acct.Status, sats); err != nil {
-			return fmt.Errorf("credit account %s: %w", acct.ID, err)
+		receipt, err := lightning.DecideReceipt(acct.Currency, acct.Status, sats)
+		if err != nil {
+			return fmt.Errorf("receive into account %s: %w", acct.ID, err)
+		}
+		if receipt == lightning.Unapplied {
+			out.Unapplied = true
+			return lightningHoldUnapplied(ctx, q, inv, acct.Currency, sats, now)
 		}
 		platformCustomerID := ""
 		if acct.CustomerID.Valid {
@@ -88,7 +112,7 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 			return fmt.Errorf("post Lightning receipt: %w", err)
 		}
 		description := lightning.ReceiptDescription
-		out, err = q.TransactionCreate(ctx, TransactionCreateParams{
+		t, err := q.TransactionCreate(ctx, TransactionCreateParams{
 			ID: txID, PlatformID: inv.PlatformID, CustomerID: acct.CustomerID, PlatformCustomerID: platformCustomerID,
 			Kind: lightning.ReceiptKind, Type: catalog.Incoming, Status: catalog.TxCompleted,
 			SourceKind: string(catalog.EndpointRealtimeFunding), DestinationKind: string(catalog.EndpointInternal),
@@ -101,13 +125,49 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 		if err := q.LightningInvoiceCredited(ctx, LightningInvoiceCreditedParams{PaymentHash: hash, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}}); err != nil {
 			return fmt.Errorf("mark Lightning invoice credited: %w", err)
 		}
-		if err := recordTransaction(ctx, q, s.views, out, events.IncomingPaymentCompleted); err != nil {
+		if err := recordTransaction(ctx, q, s.views, t, events.IncomingPaymentCompleted); err != nil {
 			return err
 		}
-		credited = true
+		out = LightningReceipt{Transaction: t, Credited: true}
 		return recordBalanceOf(ctx, q, s.views, inv.PlatformID, acct, after)
 	})
-	return out, credited && err == nil, err
+	if err != nil {
+		return LightningReceipt{}, err
+	}
+	return out, nil
+}
+
+// lightningHoldUnapplied moves a settled invoice's payment that its closed account cannot
+// take from the platform's LIGHTNING account to its UNAPPLIED account, under a ledger
+// transaction id derived from the payment hash, and records it on the invoice.
+func lightningHoldUnapplied(ctx context.Context, q *queries, inv LightningInvoice, currency string, sats int64, now time.Time) error {
+	node, err := ledgerSystemAccount(ctx, q, inv.PlatformID, currency, KindLightning)
+	if err != nil {
+		return err
+	}
+	held, err := ledgerSystemAccount(ctx, q, inv.PlatformID, currency, KindUnapplied)
+	if err != nil {
+		return err
+	}
+	if _, err := ledgerPost(ctx, q, uuid.NewSHA1(unappliedSpace, inv.PaymentHash), currency, node.ID, held.ID, sats); err != nil {
+		return fmt.Errorf("hold unapplied Lightning receipt: %w", err)
+	}
+	if err := q.LightningInvoiceUnapplied(ctx, LightningInvoiceUnappliedParams{PaymentHash: inv.PaymentHash, UnappliedAt: &now}); err != nil {
+		return fmt.Errorf("mark Lightning invoice unapplied: %w", err)
+	}
+	return nil
+}
+
+// unappliedSpace names the ledger transactions of unapplied Lightning receipts.
+var unappliedSpace = uuid.MustParse("6f1e9a52-3c1d-4b8e-9f5a-2d7c0b4e8a61")
+
+// LightningUnappliedSats is what every platform's UNAPPLIED accounts hold in BTC.
+func (s Store) LightningUnappliedSats(ctx context.Context) (int64, error) {
+	n, err := newQueries(s.pool).LightningUnappliedSats(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read unapplied Lightning receipts: %w", err)
+	}
+	return n, nil
 }
 
 // LightningSettleCursor is how far the watcher of the node (its public key) has read its

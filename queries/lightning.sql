@@ -12,6 +12,14 @@ VALUES ($1, $2, $3, $4, sqlc.narg(amount), $5, $6);
 -- name: LightningInvoiceLock :one
 SELECT * FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE;
 
+-- name: LightningInvoiceUnapplied :exec
+UPDATE lightning_invoices SET unapplied_at = $2 WHERE payment_hash = $1 AND transaction_id IS NULL AND unapplied_at IS NULL;
+
+-- name: LightningUnappliedSats :one
+-- What every platform's UNAPPLIED accounts hold in BTC: payments received for accounts that
+-- were closed, waiting for an operator.
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'UNAPPLIED' AND currency = 'BTC';
+
 -- name: LightningInvoiceCredited :exec
 UPDATE lightning_invoices SET transaction_id = $2 WHERE payment_hash = $1 AND transaction_id IS NULL;
 
@@ -26,7 +34,7 @@ ON CONFLICT (node_pubkey) DO UPDATE SET settle_index = greatest(lightning_settle
 -- The invoices not yet credited that were payable after since, oldest first: what the
 -- catch-up scan asks the node about.
 SELECT payment_hash FROM lightning_invoices
-WHERE transaction_id IS NULL AND expires_at > sqlc.arg(since)
+WHERE transaction_id IS NULL AND unapplied_at IS NULL AND expires_at > sqlc.arg(since)
 ORDER BY expires_at
 LIMIT sqlc.arg(row_limit);
 

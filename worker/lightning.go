@@ -130,23 +130,27 @@ func (l *LightningWatcher) scan(ctx context.Context) error {
 }
 
 // receive credits the account of a settled invoice with what was paid to it. An invoice
-// the service did not create for an account is none of its business; one whose account can
-// no longer be credited is logged for an operator (the money stays at the node, which
-// reconciliation shows).
+// the service did not create for an account is none of its business; the payment of one
+// whose account was closed since is held on the platform's UNAPPLIED account and logged for
+// an operator (reconciliation shows what is held).
 func (l *LightningWatcher) receive(ctx context.Context, hash []byte, sats int64) error {
-	t, credited, err := l.Store.LightningReceive(ctx, hash, sats, l.Now())
+	r, err := l.Store.LightningReceive(ctx, hash, sats, l.Now())
 	switch {
 	case db.IsNotFound(err):
 		return nil
 	case errors.Is(err, lightning.ErrReceiptRefused):
-		l.Logger.Error("lightning: a settled invoice's account cannot be credited", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "error", err)
+		l.Logger.Error("lightning: a settled invoice paid nothing", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "error", err)
 		return nil
 	case err != nil:
 		return fmt.Errorf("credit invoice %x: %w", hash, err)
+	case r.Unapplied:
+		l.Logger.Warn("lightning: a settled invoice's account is closed: its payment is held as unapplied for an operator to return",
+			"payment_hash", fmt.Sprintf("%x", hash), "sats", sats)
+		return nil
+	case !r.Credited:
+		return nil // received before
 	}
-	if !credited {
-		return nil // credited before
-	}
+	t := r.Transaction
 	if l.Metrics != nil {
 		l.Metrics.LightningReceivedSats.Add(float64(sats))
 	}

@@ -516,6 +516,38 @@ func TestLightningFunding(t *testing.T) {
 	}
 	reconcile(t, s, n)
 
+	// An account closed after its invoice was shown (its customer's currencies changed): the
+	// invoice's payment cannot credit it, so it is held on the platform's UNAPPLIED account,
+	// and the node and the ledger still agree, the reconciliation showing what is held.
+	cr := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
+		"fullName": "Closing Customer", "currencies": []string{"BTC", "USD"}})
+	if cr.Status != 201 {
+		t.Fatalf("create customer: %d %s", cr.Status, cr.Body)
+	}
+	closing := cr.JSON(t)["id"].(string)
+	var closingAccounts struct {
+		Data []view.InternalAccount `json:"data"`
+	}
+	w.c.Do("GET", "/customers/internal-accounts?currency=BTC&customerId="+closing, nil).Decode(t, &closingAccounts)
+	closedInv, _ := w.fundingInvoice(closingAccounts.Data[0].ID)
+	if pr := w.c.Do("PATCH", "/customers/"+closing, map[string]any{"customerType": "INDIVIDUAL", "currencies": []string{"USD"}}); pr.Status != 200 {
+		t.Fatalf("drop BTC: %d %s", pr.Status, pr.Body)
+	}
+	pay(closedInv, 600)
+	eventually(t, 30*time.Second, "the closed account's receipt held as unapplied", func() bool {
+		var held bool
+		err := s.app.pool.QueryRow(ctx, `SELECT unapplied_at IS NOT NULL FROM lightning_invoices WHERE payment_request = $1`, closedInv).Scan(&held)
+		return err == nil && held
+	})
+	held := reconcile(t, s, n)["reconciliation"].(map[string]any)
+	if held["unappliedSats"] != 600.0 || held["differenceSats"] != 0.0 || ledgerLightning(t, s) != -5_921 {
+		t.Fatalf("reconciliation with 600 sat held for a closed account: %v (LIGHTNING %d)", held, ledgerLightning(t, s))
+	}
+	if err := s.app.pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE kind = 'LIGHTNING_IN' AND destination_account_id = $1`,
+		uuidOf(closingAccounts.Data[0].ID)).Scan(&receipts); err != nil || receipts != 0 {
+		t.Fatalf("the closed account got %d receipts (%v)", receipts, err)
+	}
+
 	// Money the node receives outside the service (an invoice made at the node itself) is a
 	// difference the reconciliation reports, and exits non-zero for, until re-based.
 	pay(lntest.NewInvoice(t, n.Node, 0).PaymentRequest, 777)

@@ -73,8 +73,12 @@ func railsReconcile(ctx context.Context, cfg config.Config, args []string, stdou
 		return fmt.Errorf("PAYCORE_LND_*: %w", err)
 	}
 	defer func() { _ = node.Close() }()
-	r, recorded, err := reconcileLightning(ctx, db.NewStore(pool, view.Resources{}), node, *rebase, time.Now())
+	store := db.NewStore(pool, view.Resources{})
+	r, recorded, err := reconcileLightning(ctx, store, node, *rebase, time.Now())
 	if err != nil {
+		return err
+	}
+	if r.UnappliedSats, err = store.LightningUnappliedSats(ctx); err != nil {
 		return err
 	}
 	if err := printJSON(stdout, map[string]any{"reconciliation": r, "baselineRecorded": recorded}); err != nil {

@@ -24,21 +24,38 @@ const (
 	FundingInvoiceReuse  = time.Hour
 )
 
-// ErrReceiptRefused is why a settled invoice cannot credit its account: the account was
-// closed after the invoice was created, or is not a BTC account.
-var ErrReceiptRefused = errors.New("lightning: the invoice's account cannot be credited")
+// ErrReceiptRefused is why a settled invoice's payment moves nothing: it paid nothing.
+var ErrReceiptRefused = errors.New("lightning: the invoice's payment cannot be received")
 
 // Funded says whether an account may show a Lightning funding invoice: an open BTC account.
 func Funded(currency string, status catalog.AccountStatus) bool {
 	return currency == "BTC" && status != catalog.AccountClosed
 }
 
-// CheckReceipt is the rule of crediting a settled invoice's payment of sats to an account.
-func CheckReceipt(currency string, status catalog.AccountStatus, sats int64) error {
-	if !Funded(currency, status) || sats <= 0 {
-		return ErrReceiptRefused
+// Receipt is what a settled invoice's payment does.
+type Receipt int
+
+// What a settled invoice's payment does.
+const (
+	// Credit: it credits the account the invoice was created for.
+	Credit Receipt = iota
+	// Unapplied: the account can no longer be credited (closed after the invoice was
+	// created): the payment is held on the platform's UNAPPLIED account, for an operator
+	// to return to its payer (the node has no way back to the payer).
+	Unapplied
+)
+
+// DecideReceipt is the rule of a settled invoice's payment of sats to an account: credited
+// while the account is an open BTC account, else held as unapplied; ErrReceiptRefused when
+// it paid nothing.
+func DecideReceipt(currency string, status catalog.AccountStatus, sats int64) (Receipt, error) {
+	switch {
+	case sats <= 0:
+		return 0, ErrReceiptRefused
+	case Funded(currency, status):
+		return Credit, nil
 	}
-	return nil
+	return Unapplied, nil
 }
 
 // FundingInvoice is an invoice the deployment's node created for an internal account.

@@ -30,6 +30,10 @@ type Reconciliation struct {
 	RoundingSats int64 `json:"roundingSats"`
 	// Agree is whether the difference is nothing but that rounding.
 	Agree bool `json:"agree"`
+	// UnappliedSats is what the ledger holds of what the node received for accounts closed
+	// after their invoices were created (the UNAPPLIED accounts): accounted for, waiting for
+	// an operator to return it to its payers.
+	UnappliedSats int64 `json:"unappliedSats"`
 }
 
 // Reconcile compares the node's funds now with what the ledger says now, from the

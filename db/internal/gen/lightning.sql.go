@@ -157,7 +157,7 @@ func (q *Queries) LightningInvoiceCredited(ctx context.Context, arg LightningInv
 }
 
 const lightningInvoiceLock = `-- name: LightningInvoiceLock :one
-SELECT payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, transaction_id FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE
+SELECT payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, transaction_id, unapplied_at FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE
 `
 
 func (q *Queries) LightningInvoiceLock(ctx context.Context, paymentHash []byte) (LightningInvoice, error) {
@@ -172,6 +172,7 @@ func (q *Queries) LightningInvoiceLock(ctx context.Context, paymentHash []byte) 
 		&i.ExpiresAt,
 		&i.CreatedAt,
 		&i.TransactionID,
+		&i.UnappliedAt,
 	)
 	return i, err
 }
@@ -196,9 +197,23 @@ func (q *Queries) LightningInvoiceOpen(ctx context.Context, arg LightningInvoice
 	return payment_request, err
 }
 
+const lightningInvoiceUnapplied = `-- name: LightningInvoiceUnapplied :exec
+UPDATE lightning_invoices SET unapplied_at = $2 WHERE payment_hash = $1 AND transaction_id IS NULL AND unapplied_at IS NULL
+`
+
+type LightningInvoiceUnappliedParams struct {
+	PaymentHash []byte
+	UnappliedAt *time.Time
+}
+
+func (q *Queries) LightningInvoiceUnapplied(ctx context.Context, arg LightningInvoiceUnappliedParams) error {
+	_, err := q.db.Exec(ctx, lightningInvoiceUnapplied, arg.PaymentHash, arg.UnappliedAt)
+	return err
+}
+
 const lightningInvoicesUncredited = `-- name: LightningInvoicesUncredited :many
 SELECT payment_hash FROM lightning_invoices
-WHERE transaction_id IS NULL AND expires_at > $1
+WHERE transaction_id IS NULL AND unapplied_at IS NULL AND expires_at > $1
 ORDER BY expires_at
 LIMIT $2
 `
@@ -293,4 +308,17 @@ type LightningSettleCursorAdvanceParams struct {
 func (q *Queries) LightningSettleCursorAdvance(ctx context.Context, arg LightningSettleCursorAdvanceParams) error {
 	_, err := q.db.Exec(ctx, lightningSettleCursorAdvance, arg.NodePubkey, arg.SettleIndex)
 	return err
+}
+
+const lightningUnappliedSats = `-- name: LightningUnappliedSats :one
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'UNAPPLIED' AND currency = 'BTC'
+`
+
+// What every platform's UNAPPLIED accounts hold in BTC: payments received for accounts that
+// were closed, waiting for an operator.
+func (q *Queries) LightningUnappliedSats(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, lightningUnappliedSats)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
 }

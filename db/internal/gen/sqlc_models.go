@@ -317,6 +317,7 @@ type LightningInvoice struct {
 	ExpiresAt      time.Time
 	CreatedAt      time.Time
 	TransactionID  uuid.NullUUID
+	UnappliedAt    *time.Time
 }
 
 type LightningPayout struct {
