@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 )
 
@@ -19,19 +20,26 @@ import (
 // of a new customer of platform p.
 func internalAccount(t *testing.T, pool *pgxpool.Pool, p uuid.UUID) uuid.UUID {
 	t.Helper()
+	return internalAccountIn(t, pool, p, "USD", "INTERNAL_FIAT")
+}
+
+// internalAccountIn opens an internal account of type typ in currency of a new customer
+// of platform p.
+func internalAccountIn(t *testing.T, pool *pgxpool.Pool, p uuid.UUID, currency string, typ catalog.AccountType) uuid.UUID {
+	t.Helper()
 	ctx := context.Background()
 	q := db.New(pool)
 	c, err := q.CustomerCreate(ctx, db.CustomerCreateParams{ID: ids.New(), PlatformID: p, PlatformCustomerID: ids.New().String(), CustomerType: "INDIVIDUAL",
-		Region: "US", Currencies: []string{"USD"}, UmaAddress: "$" + ids.New().String() + "@p.example.com", KycStatus: "UNVERIFIED"})
+		Region: "US", Currencies: []string{currency}, UmaAddress: "$" + ids.New().String() + "@p.example.com", KycStatus: "UNVERIFIED"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := ids.New()
-	if _, err := q.LedgerAccountCreate(ctx, db.LedgerAccountCreateParams{ID: id, PlatformID: p, Currency: "USD", Kind: db.KindInternal}); err != nil {
+	if _, err := q.LedgerAccountCreate(ctx, db.LedgerAccountCreateParams{ID: id, PlatformID: p, Currency: currency, Kind: db.KindInternal}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := q.InternalAccountCreate(ctx, db.InternalAccountCreateParams{ID: id, PlatformID: p, CustomerID: uuid.NullUUID{UUID: c.ID, Valid: true},
-		Type: "INTERNAL_FIAT", Currency: "USD"}); err != nil {
+		Type: typ, Currency: currency}); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -19,22 +19,7 @@ import (
 // btcAccount opens a BTC internal account of a new customer of platform p.
 func btcAccount(t *testing.T, pool *pgxpool.Pool, p uuid.UUID) uuid.UUID {
 	t.Helper()
-	ctx := context.Background()
-	q := db.New(pool)
-	c, err := q.CustomerCreate(ctx, db.CustomerCreateParams{ID: ids.New(), PlatformID: p, PlatformCustomerID: ids.New().String(), CustomerType: "INDIVIDUAL",
-		Region: "US", Currencies: []string{"BTC"}, UmaAddress: "$" + ids.New().String() + "@p.example.com", KycStatus: "APPROVED"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := ids.New()
-	if _, err := q.LedgerAccountCreate(ctx, db.LedgerAccountCreateParams{ID: id, PlatformID: p, Currency: "BTC", Kind: db.KindInternal}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.InternalAccountCreate(ctx, db.InternalAccountCreateParams{ID: id, PlatformID: p, CustomerID: uuid.NullUUID{UUID: c.ID, Valid: true},
-		Type: "INTERNAL_CRYPTO", Currency: "BTC"}); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return internalAccountIn(t, pool, p, "BTC", "INTERNAL_CRYPTO")
 }
 
 // systemBalance is the platform's system account of kind in BTC (0 before its first use).
