@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/coreos/go-oidc/v3 v3.21.0
+	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
 	github.com/emersion/go-smtp v0.25.1
 	github.com/exaring/otelpgx v0.13.0
 	github.com/fxamacker/cbor/v2 v2.9.4

@@ -59,10 +59,10 @@ var rules = []rule{
 	{pkg: "paycore/internal", skip: []string{"paycore/internal/infra"},
 		forbid: []string{"paycore/api", "paycore/db", "paycore/workflows", "paycore/activities", "paycore/worker", "paycore/cmd",
 			"paycore/internal/infra", "net/http", "github.com/jackc/", "go.temporal.io/"},
-		allow: []string{"github.com/google/uuid", "github.com/mr-tron/base58",
+		allow: []string{"github.com/google/uuid", "github.com/mr-tron/base58", "github.com/decred/dcrd/dcrec/secp256k1/v4",
 			"github.com/go-json-experiment/json", "github.com/shopspring/decimal", "filippo.io/age", "paycore/internal/"},
-		except: []exception{{pkg: "paycore/internal/walletcrypto/jsinterop", imports: []string{"paycore/internal/infra/npmci"},
-			why: "test support only: it runs the official JavaScript wallet libraries, which npmci installs, against the Go wire formats"}},
+		except: []exception{{pkg: "paycore/internal/walletcrypto/jsinterop", imports: []string{"paycore/internal/infra/nodescript"},
+			why: "test support only: it runs the official JavaScript wallet libraries, which nodescript installs and starts, against the Go wire formats"}},
 		why: "domain packages (internal/<domain>) and pure helpers (internal/kit) are pure Go over the standard library and small leaf dependencies: no HTTP, no database, no Temporal, no infrastructure"},
 	{pkg: "paycore/internal/kit", forbid: []string{"paycore/internal/"}, except: []exception{
 		{pkg: "paycore/internal/kit/filecrypt", imports: []string{"paycore/internal/kit/sealbox"},
