@@ -186,3 +186,117 @@ func TestInteropLnurlp(t *testing.T) {
 		t.Fatalf("request URL %s", u)
 	}
 }
+
+// The pay request, its response and the post-transaction callback (UMAD-05 to UMAD-07)
+// pass both ways, travel-rule data included: each side verifies the other's signatures and
+// decrypts what was encrypted to it, and refuses a signature under a third provider's keys.
+func TestInteropPayRequest(t *testing.T) {
+	js := sdk(t)
+	sender, receiver, stranger := newProvider(t, "vasp1.example"), newProvider(t, "vasp2.example"), newProvider(t, "vasp3.example")
+	const payer, payee, trInfo = "$alice@vasp1.example", "$bob@vasp2.example", `{"originator":{"name":"Alice Sender","country":"US"}}`
+	now := time.Now()
+
+	// The SDK sends 1,000 centavos; the service receives.
+	var signed struct{ JSON string }
+	js.Call(map[string]any{"op": "payRequest", "privateKey": hex.EncodeToString(sender.signing.Bytes()), "receiverKeys": receiver.pubKeys,
+		"amount": 1000, "inReceiving": true, "currency": "MXN", "payer": payer, "trInfo": trInfo}, &signed)
+	var req uma.PayRequest
+	if err := json.Unmarshal([]byte(signed.JSON), &req); err != nil {
+		t.Fatal(err)
+	}
+	amount, currency, err := req.Amount.Parse()
+	if err != nil || amount != 1000 || currency != "MXN" || req.Convert != "MXN" || req.PayerData.Identifier != payer || req.PayerData.Compliance == nil ||
+		req.PayerData.Compliance.KycStatus != uma.KycVerified || !req.PayeeData["identifier"].Mandatory {
+		t.Fatalf("the SDK's pay request as the service reads it (%d %s %v): %s", amount, currency, err, signed.JSON)
+	}
+	payload, err := req.SignablePayload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sender.signing.Public().Verify(payload, req.PayerData.Compliance.Signature); err != nil {
+		t.Fatalf("the service on the SDK's pay request: %v", err)
+	}
+	if got, err := req.TravelRuleInfo(receiver.encryption); err != nil || got != trInfo {
+		t.Fatalf("the SDK's travel-rule data decrypted to %q, %v", got, err)
+	}
+	if _, err := req.TravelRuleInfo(stranger.encryption); err == nil {
+		t.Fatal("another provider's key decrypted the travel-rule data")
+	}
+	// The service answers; the SDK verifies.
+	mine := uma.PayReqResponse{PR: "lnbcrt565020n1example", Routes: []struct{}{}, UmaVersion: uma.Version,
+		Converted: &uma.Converted{Amount: 1000, CurrencyCode: "MXN", Decimals: 2, Multiplier: 56.5, Fee: 2000},
+		PayeeData: uma.PayeeData{Identifier: payee, Name: "Bob Receiver", Compliance: uma.SignedPayeeCompliance(receiver.signing, payer, payee, "", "", now)}}
+	b, err := json.Marshal(mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok struct{ Valid bool }
+	js.Call(map[string]string{"op": "verifyPayReqResponse", "json": string(b), "payer": payer, "payee": payee, "pubKeys": receiver.pubKeys}, &ok)
+	if !ok.Valid {
+		t.Fatalf("the SDK refused the service's pay request response: %s", b)
+	}
+	js.Call(map[string]string{"op": "verifyPayReqResponse", "json": string(b), "payer": payer, "payee": payee, "pubKeys": stranger.pubKeys}, &ok)
+	if ok.Valid {
+		t.Fatal("the SDK verified the service's response with another provider's keys")
+	}
+
+	// The service sends 150,000 msats; the SDK receives and answers.
+	mineReq, err := uma.NewPayRequest(sender.signing, receiver.encryption.Public(), "150000", "MXN",
+		uma.Payer{Identifier: payer, Name: "Alice Sender", KycStatus: uma.KycVerified, TravelRuleInfo: trInfo, UtxoCallback: "https://vasp1.example/cb"},
+		map[string]uma.CounterpartyField{"identifier": {Mandatory: true}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = json.Marshal(mineReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked struct {
+		Valid                     bool
+		Amount                    int64
+		Currency, Convert, TrInfo string
+	}
+	js.Call(map[string]string{"op": "verifyPayRequest", "json": string(b), "pubKeys": sender.pubKeys, "privateKey": hex.EncodeToString(receiver.encryption.Bytes())}, &checked)
+	if !checked.Valid || checked.Amount != 150_000 || checked.Currency != "" || checked.Convert != "MXN" || checked.TrInfo != trInfo {
+		t.Fatalf("the SDK on the service's pay request: %+v", checked)
+	}
+	js.Call(map[string]string{"op": "verifyPayRequest", "json": string(b), "pubKeys": stranger.pubKeys, "privateKey": hex.EncodeToString(receiver.encryption.Bytes())}, &checked)
+	if checked.Valid {
+		t.Fatal("the SDK verified the service's pay request with another provider's keys")
+	}
+	var answered struct {
+		JSON  string
+		Msats int64
+	}
+	js.Call(map[string]string{"op": "payReqResponse", "request": string(b), "privateKey": hex.EncodeToString(receiver.signing.Bytes()),
+		"invoice": "lnbcrt1500n1example", "payee": payee}, &answered)
+	var resp uma.PayReqResponse
+	if err := json.Unmarshal([]byte(answered.JSON), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if answered.Msats != 150_000 || resp.PR != "lnbcrt1500n1example" || resp.Converted == nil || resp.Converted.CurrencyCode != "MXN" ||
+		resp.Converted.Fee != 2000 || resp.Converted.Amount != 2619 || resp.PayeeData.Compliance == nil || resp.PayeeData.Identifier != payee {
+		t.Fatalf("the SDK's response as the service reads it (invoice of %d msat): %s", answered.Msats, answered.JSON)
+	}
+	if err := receiver.signing.Public().Verify(resp.PayeeData.Compliance.SignablePayload(payer, payee), resp.PayeeData.Compliance.Signature); err != nil {
+		t.Fatalf("the service on the SDK's response: %v", err)
+	}
+
+	// Post-transaction callbacks, both ways.
+	js.Call(map[string]string{"op": "postTxCallback", "privateKey": hex.EncodeToString(receiver.signing.Bytes()), "domain": "vasp2.example"}, &signed)
+	var cb uma.PostTransactionCallback
+	if err := json.Unmarshal([]byte(signed.JSON), &cb); err != nil || cb.VaspDomain != "vasp2.example" || len(cb.Utxos) != 1 || cb.Utxos[0].AmountMsats != 1000 {
+		t.Fatalf("the SDK's callback: %s (%v)", signed.JSON, err)
+	}
+	if err := receiver.signing.Public().Verify(cb.SignablePayload(), cb.Signature); err != nil {
+		t.Fatalf("the service on the SDK's callback: %v", err)
+	}
+	b, err = json.Marshal(uma.NewPostTransactionCallback(sender.signing, "vasp1.example", nil, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js.Call(map[string]string{"op": "verifyPostTxCallback", "json": string(b), "pubKeys": sender.pubKeys}, &ok)
+	if !ok.Valid {
+		t.Fatalf("the SDK refused the service's callback: %s", b)
+	}
+}

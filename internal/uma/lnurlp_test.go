@@ -60,7 +60,6 @@ func with(q url.Values, k, v string) url.Values {
 	return c
 }
 
-
 // Addresses are "$user@domain"; local domains are reached over http, others over https.
 func TestAddressesAndSchemes(t *testing.T) {
 	if u, d, err := SplitAddress("$bob@vasp2.example"); err != nil || u != "$bob" || d != "vasp2.example" {

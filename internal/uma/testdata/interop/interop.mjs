@@ -5,6 +5,12 @@
 //   {"op":"verifyLnurlpRequest","url":"...","pubKeys":"<JSON>"}        -> {"receiver":"...","valid":bool}
 //   {"op":"lnurlpResponse","url":"...","privateKey":"<hex>","callback":"...","metadata":"..."} -> {"json":"..."}
 //   {"op":"verifyLnurlpResponse","json":"...","pubKeys":"<JSON>"}      -> {"valid":bool}
+//   {"op":"payRequest","privateKey":"<hex>","receiverKeys":"<JSON>","amount":n,"inReceiving":bool,"currency":"MXN","payer":"$alice@host","trInfo":"..."} -> {"json":"..."}
+//   {"op":"verifyPayRequest","json":"...","pubKeys":"<JSON>","privateKey":"<hex>"} -> {"valid":bool,"amount":n,"currency":"...","trInfo":"..."}
+//   {"op":"payReqResponse","request":"<JSON>","privateKey":"<hex>","invoice":"...","payee":"$bob@host"} -> {"json":"...","msats":n}
+//   {"op":"verifyPayReqResponse","json":"...","payer":"...","payee":"...","pubKeys":"<JSON>"} -> {"valid":bool}
+//   {"op":"postTxCallback","privateKey":"<hex>","domain":"host"}     -> {"json":"..."}
+//   {"op":"verifyPostTxCallback","json":"...","pubKeys":"<JSON>"}     -> {"valid":bool}
 //   {"op":"encrypt","publicKey":"<hex>","plaintext":"..."}             -> {"payload":"<hex>"}
 //   {"op":"decrypt","privateKey":"<hex>","payload":"<hex>"}            -> {"plaintext":"..."}
 import { createInterface } from "node:readline";
@@ -13,10 +19,19 @@ import {
   InMemoryNonceValidator,
   KycStatus,
   LnurlpResponse,
+  PayReqResponse,
+  PayRequest,
   PubKeyResponse,
   getLnurlpResponse,
+  getPayReqResponse,
+  getPayRequest,
+  getPostTransactionCallback,
   getSignedLnurlpRequestUrl,
   parseLnurlpRequest,
+  parsePostTransactionCallback,
+  verifyPayReqResponseSignature,
+  verifyPayReqSignature,
+  verifyPostTransactionCallbackSignature,
   verifyUmaLnurlpQuerySignature,
   verifyUmaLnurlpResponseSignature,
 } from "@uma-sdk/core";
@@ -65,6 +80,60 @@ const ops = {
   },
   verifyLnurlpResponse: async ({ json, pubKeys }) => {
     const valid = await verifyUmaLnurlpResponseSignature(LnurlpResponse.fromJson(json), PubKeyResponse.fromJson(pubKeys), nonces());
+    return { valid };
+  },
+  payRequest: async ({ privateKey, receiverKeys, amount, inReceiving, currency, payer, trInfo }) => {
+    const r = await getPayRequest({
+      receiverEncryptionPubKey: PubKeyResponse.fromJson(receiverKeys).getEncryptionPubKey(),
+      sendingVaspPrivateKey: hex(privateKey),
+      receivingCurrencyCode: currency,
+      amount,
+      isAmountInReceivingCurrency: inReceiving,
+      payerIdentifier: payer,
+      payerName: "Alice Sender",
+      trInfo,
+      payerKycStatus: KycStatus.Verified,
+      utxoCallback: "https://vasp1.example/api/uma/utxoCallback",
+      requestedPayeeData: { identifier: { mandatory: true }, compliance: { mandatory: true } },
+      umaMajorVersion: 1,
+    });
+    return { json: r.toJsonString() };
+  },
+  verifyPayRequest: async ({ json, pubKeys, privateKey }) => {
+    const r = PayRequest.fromJson(json);
+    const valid = await verifyPayReqSignature(r, PubKeyResponse.fromJson(pubKeys), nonces());
+    const enc = r.payerData?.compliance?.encryptedTravelRuleInfo;
+    const trInfo = enc ? Buffer.from(decrypt(privateKey, hex(enc))).toString() : "";
+    return { valid, amount: r.amount, currency: r.sendingAmountCurrencyCode ?? "", convert: r.receivingCurrencyCode, trInfo };
+  },
+  payReqResponse: async ({ request, privateKey, invoice, payee }) => {
+    let msats = 0;
+    const r = await getPayReqResponse({
+      request: PayRequest.fromJson(request),
+      metadata: `[["text/plain","Pay ${payee}"]]`,
+      invoiceCreator: { createUmaInvoice: async (amountMsats) => { msats = amountMsats; return invoice; } },
+      conversionRate: 56.5,
+      receivingCurrencyCode: "MXN",
+      receivingCurrencyDecimals: 2,
+      receiverChannelUtxos: [],
+      receiverFeesMillisats: 2000,
+      utxoCallback: "https://vasp2.example/api/uma/utxoCallback",
+      payeeData: { identifier: payee, name: "Bob Receiver" },
+      receivingVaspPrivateKey: hex(privateKey),
+      payeeIdentifier: payee,
+    });
+    return { json: r.toJsonString(), msats };
+  },
+  verifyPayReqResponse: async ({ json, payer, payee, pubKeys }) => {
+    const valid = await verifyPayReqResponseSignature(PayReqResponse.fromJson(json), payer, payee, PubKeyResponse.fromJson(pubKeys), nonces());
+    return { valid };
+  },
+  postTxCallback: async ({ privateKey, domain }) => {
+    const c = await getPostTransactionCallback({ utxos: [{ utxo: "abcd:0", amountMsats: 1000 }], vaspDomain: domain, signingPrivateKey: hex(privateKey) });
+    return { json: JSON.stringify(c) };
+  },
+  verifyPostTxCallback: async ({ json, pubKeys }) => {
+    const valid = await verifyPostTransactionCallbackSignature(parsePostTransactionCallback(json), PubKeyResponse.fromJson(pubKeys), nonces());
     return { valid };
   },
   encrypt: ({ publicKey, plaintext }) => ({ payload: Buffer.from(encrypt(publicKey, Buffer.from(plaintext))).toString("hex") }),
