@@ -207,6 +207,8 @@ type (
 	UmaAddressHomeRow                     = gen.UmaAddressHomeRow
 	UmaDomainHoldersParams                = gen.UmaDomainHoldersParams
 	UmaDomainHoldersRow                   = gen.UmaDomainHoldersRow
+	UmaKey                                = gen.UmaKey
+	UmaKeysInsertParams                   = gen.UmaKeysInsertParams
 	UmaProvider                           = gen.UmaProvider
 	Verification                          = gen.Verification
 	VerificationCreateParams              = gen.VerificationCreateParams

@@ -59,6 +59,8 @@ commands:
   webhooks redeliver  deliver a webhook event again (operator only)
   rails list          the payment rails configured and the payments each serves (operator only)
   rails reconcile     the Lightning node's funds against the ledger (operator only)
+  uma keys            the deployment's UMA keys, as /.well-known/lnurlpubkey publishes them (operator only)
+  uma rotate-keys     new UMA signing and encryption keys (operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
@@ -103,6 +105,8 @@ func run(args []string, stdout io.Writer) error {
 		return webhooksCmd(ctx, cfg, args[1:], stdout)
 	case "rails":
 		return railsCmd(ctx, cfg, args[1:], stdout)
+	case "uma":
+		return umaCmd(ctx, cfg, args[1:], stdout)
 	case "verifications":
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
 	case "healthcheck":

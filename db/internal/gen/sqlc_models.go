@@ -470,6 +470,17 @@ type Transaction struct {
 	NetworkFee               *int64
 }
 
+type UmaKey struct {
+	ID               uuid.UUID
+	SigningSealed    []byte
+	SigningCert      []byte
+	EncryptionSealed []byte
+	EncryptionCert   []byte
+	NotAfter         time.Time
+	CreatedAt        time.Time
+	RetiredAt        *time.Time
+}
+
 type UmaProvider struct {
 	ID                  uuid.UUID
 	Name                string

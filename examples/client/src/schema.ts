@@ -2559,6 +2559,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/lnurlpubkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deployment's UMA keys
+         * @description The deployment's signing and encryption keys as X.509 certificate chains of secp256k1 keys (hex DER, leaf
+         *     first; UMAD-02), with the leaves' keys and the moment (seconds since the epoch) other providers must fetch
+         *     them again: an hour ahead, never past the certificates' expiry. Other providers verify the service's
+         *     signatures and encrypt travel-rule data with them.
+         */
+        get: operations["umaPublicKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/kyc/{token}": {
         parameters: {
             query?: never;
@@ -2828,6 +2851,22 @@ export interface components {
             /** @description The BOLT11 invoice. */
             pr: string;
             routes: unknown[];
+        };
+        /** @description A UMA provider's published keys (UMAD-02). */
+        UmaPubKeyResponse: {
+            /** @description Hex DER X.509 certificates, leaf first; the leaf's secp256k1 key verifies the provider's signatures. */
+            signingCertChain: string[];
+            /** @description Hex DER X.509 certificates, leaf first; the leaf's secp256k1 key is what travel-rule data is encrypted to. */
+            encryptionCertChain: string[];
+            /** @description The signing chain's leaf key, hex, uncompressed. */
+            signingPubKey?: string;
+            /** @description The encryption chain's leaf key, hex, uncompressed. */
+            encryptionPubKey?: string;
+            /**
+             * Format: int64
+             * @description Seconds since the epoch at which the keys must be fetched again.
+             */
+            expirationTimestamp?: number;
         };
         /** @description An LNURL refusal (LUD-06). */
         LnurlError: {
@@ -10468,6 +10507,35 @@ export interface operations {
                 };
             };
             /** @description No invoice can be made now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+        };
+    };
+    umaPublicKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaPubKeyResponse"];
+                };
+            };
+            /** @description The keys cannot be read now. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/infra/config"
+	"paycore/internal/kit/sealbox"
+	"paycore/internal/uma"
+)
+
+// The operator's commands for the deployment's UMA keys (docs/uma.md): what is published,
+// and a rotation.
+
+const umaUsage = `usage:
+  paycore uma keys          (the keys /.well-known/lnurlpubkey publishes; made on first use)
+  paycore uma rotate-keys   (new signing and encryption keys, published from now on; the
+                             previous ones still decrypt for an hour what providers encrypted
+                             to them from their caches)`
+
+func umaCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) != 1 || (args[0] != "keys" && args[0] != "rotate-keys") {
+		return errors.New(umaUsage)
+	}
+	// Only the database and the master key: it answers while Temporal is away.
+	key, err := sealbox.ParseKey(cfg.MasterKey)
+	if err != nil {
+		return fmt.Errorf("PAYCORE_MASTER_KEY: %w", err)
+	}
+	box, err := sealbox.New(key)
+	if err != nil {
+		return err
+	}
+	pool, err := db.ConnectWith(ctx, cfg.DatabaseURL, db.PoolOptions{MaxConns: 2})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store, now := db.NewStore(pool, view.Resources{}), time.Now()
+	fresh, err := uma.NewKeySet(uma.CertificateName, now)
+	if err != nil {
+		return err
+	}
+	if args[0] == "rotate-keys" {
+		err = store.UmaKeysRotate(ctx, fresh.Seal(box), now)
+	} else {
+		_, err = store.UmaKeysEnsure(ctx, fresh.Seal(box), now)
+	}
+	if err != nil {
+		return err
+	}
+	sealed, err := store.UmaKeysCurrent(ctx)
+	if err != nil {
+		return err
+	}
+	ks, err := sealed.Open(box)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"keys": ks.Published(now), "notAfter": ks.NotAfter})
+}

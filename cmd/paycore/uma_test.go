@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/uma"
+)
+
+// The deployment publishes its UMA keys at /.well-known/lnurlpubkey on every host, made on
+// first use and the same on every read, cacheable for an hour; `paycore uma keys` prints
+// them, and `paycore uma rotate-keys` replaces them, the previous set still decrypting for
+// the hour providers may have cached it.
+func TestUmaKeysPublishedAndRotated(t *testing.T) {
+	s := newStack(t)
+	base, err := url.Parse(s.baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func(host string) (uma.PubKeyResponse, uma.ProviderKeys) {
+		t.Helper()
+		req, err := http.NewRequest("GET", "http://"+base.Host+"/.well-known/lnurlpubkey", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p uma.PubKeyResponse
+		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=3600" {
+			t.Fatalf("lnurlpubkey: %d %v (%s)", resp.StatusCode, err, resp.Header.Get("Cache-Control"))
+		}
+		keys, err := p.Keys(time.Now())
+		if err != nil {
+			t.Fatalf("the published keys do not check: %v", err)
+		}
+		if until := time.Until(keys.Expires); until < 55*time.Minute || until > time.Hour+time.Minute {
+			t.Fatalf("the keys may be cached until %s", keys.Expires)
+		}
+		return p, keys
+	}
+	first, keys := published("pay.acme.example")
+	if again, _ := published("other.example"); again.SigningPubKey != first.SigningPubKey || again.EncryptionPubKey != first.EncryptionPubKey {
+		t.Fatal("a second read published other keys")
+	}
+	if keys.Signing.Equal(keys.Encryption) {
+		t.Fatal("one key signs and encrypts")
+	}
+
+	t.Setenv("PAYCORE_DATABASE_URL", s.cfg.DatabaseURL)
+	t.Setenv("PAYCORE_MASTER_KEY", s.cfg.MasterKey)
+	var out bytes.Buffer
+	if err := run([]string{"uma", "keys"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var printed struct{ Keys uma.PubKeyResponse }
+	if err := json.Unmarshal(out.Bytes(), &printed); err != nil || printed.Keys.SigningPubKey != first.SigningPubKey {
+		t.Fatalf("uma keys printed %s (%v)", out.String(), err)
+	}
+	out.Reset()
+	if err := run([]string{"uma", "rotate-keys"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	rotated, _ := published("pay.acme.example")
+	if rotated.SigningPubKey == first.SigningPubKey || rotated.EncryptionPubKey == first.EncryptionPubKey {
+		t.Fatal("rotating published the same keys")
+	}
+	sets, err := db.NewStore(s.app.pool, view.Resources{}).UmaKeysDecrypting(t.Context(), time.Now().Add(-uma.PublishedKeysTTL))
+	if err != nil || len(sets) != 2 {
+		t.Fatalf("%d key sets decrypt after a rotation (%v), want the new and the previous", len(sets), err)
+	}
+	if err := run([]string{"uma", "frobnicate"}, &out); err == nil {
+		t.Fatal("an unknown uma command was accepted")
+	}
+}
