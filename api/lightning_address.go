@@ -11,6 +11,7 @@ import (
 	"paycore/db"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/lightning"
+	"paycore/internal/uma"
 )
 
 // Customers' Lightning addresses (LUD-16): a customer whose UMA address is
@@ -51,8 +52,13 @@ func (s *Server) lightningAddressAccount(w http.ResponseWriter, r *http.Request)
 	return row, user, domain, true
 }
 
-// payRequest is GET /.well-known/lnurlp/{user}: the Lightning address's pay request.
+// payRequest is GET /.well-known/lnurlp/{user}: the Lightning address's pay request, or,
+// with the UMA parameters, the UMA LNURLP response (umaLnurlp).
 func (s *Server) payRequest(w http.ResponseWriter, r *http.Request) {
+	if req, isUma, err := uma.ParseLnurlpRequest(r.Host, chi.URLParam(r, "user"), r.URL.Query()); isUma {
+		s.umaLnurlp(w, r, req, err)
+		return
+	}
 	_, user, domain, ok := s.lightningAddressAccount(w, r)
 	if !ok {
 		return

@@ -36,6 +36,7 @@ import (
 	"paycore/internal/infra/mailer"
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
+	"paycore/internal/infra/umaclient"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
@@ -81,6 +82,10 @@ type Deps struct {
 	// Lightning is the deployment's Lightning node, which creates the invoices shown in
 	// the funding instructions of BTC accounts whose payments go through it (none when nil).
 	Lightning *lnd.Client
+	// UMA talks to other UMA providers (their published keys); when nil, one through the
+	// outbound-address guard (production: public addresses only; sandbox platforms as
+	// Config.SandboxPrivateOK says), caching keys in the database.
+	UMA *umaclient.Client
 }
 
 // Server serves the API.
@@ -132,6 +137,16 @@ func New(d Deps) *Server {
 	}
 	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
+	if s.UMA == nil {
+		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
+		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: d.Config.SandboxPrivateOK})
+		s.UMA = &umaclient.Client{Cache: s.store, Now: s.now, HTTP: func(env catalog.Environment) *http.Client {
+			if env == catalog.Sandbox {
+				return sandbox
+			}
+			return production
+		}}
+	}
 	s.router = s.routes()
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so
 	// no client chooses the service's trace ids or sampling. The span is renamed to the

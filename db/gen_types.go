@@ -209,7 +209,15 @@ type (
 	UmaDomainHoldersRow                   = gen.UmaDomainHoldersRow
 	UmaKey                                = gen.UmaKey
 	UmaKeysInsertParams                   = gen.UmaKeysInsertParams
+	UmaNonce                              = gen.UmaNonce
+	UmaNonceTakeParams                    = gen.UmaNonceTakeParams
 	UmaProvider                           = gen.UmaProvider
+	UmaProviderKey                        = gen.UmaProviderKey
+	UmaProviderKeysGetParams              = gen.UmaProviderKeysGetParams
+	UmaProviderKeysGetRow                 = gen.UmaProviderKeysGetRow
+	UmaProviderKeysPutParams              = gen.UmaProviderKeysPutParams
+	UmaReceiverParams                     = gen.UmaReceiverParams
+	UmaReceiverRow                        = gen.UmaReceiverRow
 	Verification                          = gen.Verification
 	VerificationCreateParams              = gen.VerificationCreateParams
 	VerificationGetParams                 = gen.VerificationGetParams

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -66,4 +67,48 @@ func (s Store) UmaKeysDecrypting(ctx context.Context, since time.Time) ([]uma.Se
 		out[i] = umaSealed(r)
 	}
 	return out, nil
+}
+
+// UmaNonceTake takes the nonce of a message the provider of domain signed at signedAt, once:
+// uma.ErrNonceUsed when it took it before. Nonces of messages signed before the timestamp
+// window (uma.MaxMessageAge before now) are forgotten, since such messages are refused by
+// their timestamp.
+func (s Store) UmaNonceTake(ctx context.Context, domain, nonce string, signedAt, now time.Time) error {
+	_, err := newQueries(s.pool).UmaNonceTake(ctx, UmaNonceTakeParams{Domain: domain, Nonce: nonce, SignedAt: signedAt,
+		ForgetBefore: now.Add(-uma.MaxMessageAge - uma.MaxClockSkew)})
+	if IsNotFound(err) {
+		return fmt.Errorf("%w: %s from %s", uma.ErrNonceUsed, nonce, domain)
+	}
+	if err != nil {
+		return fmt.Errorf("take the UMA nonce: %w", err)
+	}
+	return nil
+}
+
+// UmaProviderKeys is the cached key response of the provider of domain while it is fresh at
+// now; ErrNotFound when none is.
+func (s Store) UmaProviderKeys(ctx context.Context, domain string, now time.Time) (json.RawMessage, time.Time, error) {
+	row, err := newQueries(s.pool).UmaProviderKeysGet(ctx, UmaProviderKeysGetParams{Domain: domain, Now: now})
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the keys of %s: %w", domain, err)
+	}
+	return row.Response, row.ExpiresAt, nil
+}
+
+// UmaProviderKeysPut caches the key response of the provider of domain until expires.
+func (s Store) UmaProviderKeysPut(ctx context.Context, domain string, response json.RawMessage, now, expires time.Time) error {
+	if err := newQueries(s.pool).UmaProviderKeysPut(ctx, UmaProviderKeysPutParams{Domain: domain, Response: response, FetchedAt: now, ExpiresAt: expires}); err != nil {
+		return fmt.Errorf("cache the keys of %s: %w", domain, err)
+	}
+	return nil
+}
+
+// UmaReceiver is who an LNURLP request for umaAddress at domain reaches; ErrNotFound when no
+// customer of the platform holding domain has the address.
+func (s Store) UmaReceiver(ctx context.Context, domain, umaAddress string) (UmaReceiverRow, error) {
+	r, err := newQueries(s.pool).UmaReceiver(ctx, UmaReceiverParams{Domain: domain, UmaAddress: umaAddress})
+	if err != nil {
+		return r, fmt.Errorf("find the UMA receiver %s: %w", umaAddress, err)
+	}
+	return r, nil
 }

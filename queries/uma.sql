@@ -14,3 +14,31 @@ UPDATE uma_keys SET retired_at = $1 WHERE retired_at IS NULL;
 -- The key sets that may still receive payloads: the current one, and those retired after
 -- since, newest first.
 SELECT * FROM uma_keys WHERE retired_at IS NULL OR retired_at > sqlc.arg(since) ORDER BY created_at DESC;
+
+-- name: UmaNonceTake :one
+-- Takes a nonce of a provider's signed message, forgetting those signed before forget_before;
+-- no row when the provider used it before.
+WITH forgotten AS (
+    DELETE FROM uma_nonces old WHERE old.signed_at < sqlc.arg(forget_before)::timestamptz
+)
+INSERT INTO uma_nonces (domain, nonce, signed_at) VALUES (sqlc.arg(domain), sqlc.arg(nonce), sqlc.arg(signed_at))
+ON CONFLICT (domain, nonce) DO NOTHING
+RETURNING nonce;
+
+-- name: UmaProviderKeysGet :one
+SELECT response, expires_at FROM uma_provider_keys WHERE domain = $1 AND expires_at > sqlc.arg(now);
+
+-- name: UmaProviderKeysPut :exec
+INSERT INTO uma_provider_keys (domain, response, fetched_at, expires_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (domain) DO UPDATE SET response = excluded.response, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at;
+
+-- name: UmaReceiver :one
+-- The customer whose UMA address is uma_address on the platform whose UMA domain is domain,
+-- with the currencies of its open accounts: who an LNURLP request for that address reaches.
+SELECT p.id AS platform_id, p.environment, p.is_regulated_financial_institution, p.supported_currencies,
+       c.id AS customer_id, c.kyc_status,
+       coalesce((SELECT array_agg(DISTINCT a.currency ORDER BY a.currency) FROM internal_accounts a
+                 WHERE a.customer_id = c.id AND a.status <> 'CLOSED'), '{}')::text[] AS currencies
+FROM platforms p
+JOIN customers c ON c.platform_id = p.id AND c.uma_address = sqlc.arg(uma_address)::text AND NOT c.is_deleted
+WHERE p.uma_domain = sqlc.arg(domain)::text;

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -580,25 +579,7 @@ func TestLightningFunding(t *testing.T) {
 	}
 	w.c.Do("GET", "/customers/internal-accounts?currency=BTC&customerId="+r.JSON(t)["id"].(string), nil).Decode(t, &halAccounts)
 	hal := halAccounts.Data[0].ID
-	lnurl := func(path string) (int, []byte) {
-		t.Helper()
-		base, err := url.Parse(s.baseURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := http.NewRequest("GET", "http://"+base.Host+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = domain
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, body
-	}
+	lnurl := func(path string) (int, []byte) { return s.hostGet(domain, path) }
 	status, body := lnurl("/.well-known/lnurlp/hal")
 	payReq, err := lightning.ParsePayRequest(body)
 	if status != 200 || err != nil || payReq.Callback != "https://"+domain+"/.well-known/lnurlp/hal/callback" {

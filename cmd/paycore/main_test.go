@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,6 +226,28 @@ func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
 		s.t.Fatal(err)
 	}
 	return &apitest.Client{T: s.t, BaseURL: s.baseURL, User: tok.Token.ID.String(), Password: tok.Secret}, p
+}
+
+// hostGet GETs path (with its query) at the root of the stack's API as the host named host
+// (the Host header: a platform's UMA domain), and answers the status and the body.
+func (s *stack) hostGet(host, path string) (int, []byte) {
+	s.t.Helper()
+	base, err := url.Parse(s.baseURL)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req, err := http.NewRequest("GET", "http://"+base.Host+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
 }
 
 // eventually polls cond until it holds or the timeout passes; seen, when given, says what

@@ -481,6 +481,12 @@ type UmaKey struct {
 	RetiredAt        *time.Time
 }
 
+type UmaNonce struct {
+	Domain   string
+	Nonce    string
+	SignedAt time.Time
+}
+
 type UmaProvider struct {
 	ID                  uuid.UUID
 	Name                string
@@ -490,6 +496,13 @@ type UmaProvider struct {
 	SupportedCurrencies []string
 	Lei                 string
 	AllowListStatus     bool
+}
+
+type UmaProviderKey struct {
+	Domain    string
+	Response  json.RawMessage
+	FetchedAt time.Time
+	ExpiresAt time.Time
 }
 
 type Verification struct {

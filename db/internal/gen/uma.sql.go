@@ -7,9 +7,11 @@ package gen
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
+	"paycore/internal/catalog"
 )
 
 const umaKeysCurrent = `-- name: UmaKeysCurrent :one
@@ -104,4 +106,119 @@ UPDATE uma_keys SET retired_at = $1 WHERE retired_at IS NULL
 func (q *Queries) UmaKeysRetire(ctx context.Context, retiredAt *time.Time) error {
 	_, err := q.db.Exec(ctx, umaKeysRetire, retiredAt)
 	return err
+}
+
+const umaNonceTake = `-- name: UmaNonceTake :one
+WITH forgotten AS (
+    DELETE FROM uma_nonces old WHERE old.signed_at < $4::timestamptz
+)
+INSERT INTO uma_nonces (domain, nonce, signed_at) VALUES ($1, $2, $3)
+ON CONFLICT (domain, nonce) DO NOTHING
+RETURNING nonce
+`
+
+type UmaNonceTakeParams struct {
+	Domain       string
+	Nonce        string
+	SignedAt     time.Time
+	ForgetBefore time.Time
+}
+
+// Takes a nonce of a provider's signed message, forgetting those signed before forget_before;
+// no row when the provider used it before.
+func (q *Queries) UmaNonceTake(ctx context.Context, arg UmaNonceTakeParams) (string, error) {
+	row := q.db.QueryRow(ctx, umaNonceTake,
+		arg.Domain,
+		arg.Nonce,
+		arg.SignedAt,
+		arg.ForgetBefore,
+	)
+	var nonce string
+	err := row.Scan(&nonce)
+	return nonce, err
+}
+
+const umaProviderKeysGet = `-- name: UmaProviderKeysGet :one
+SELECT response, expires_at FROM uma_provider_keys WHERE domain = $1 AND expires_at > $2
+`
+
+type UmaProviderKeysGetParams struct {
+	Domain string
+	Now    time.Time
+}
+
+type UmaProviderKeysGetRow struct {
+	Response  json.RawMessage
+	ExpiresAt time.Time
+}
+
+func (q *Queries) UmaProviderKeysGet(ctx context.Context, arg UmaProviderKeysGetParams) (UmaProviderKeysGetRow, error) {
+	row := q.db.QueryRow(ctx, umaProviderKeysGet, arg.Domain, arg.Now)
+	var i UmaProviderKeysGetRow
+	err := row.Scan(&i.Response, &i.ExpiresAt)
+	return i, err
+}
+
+const umaProviderKeysPut = `-- name: UmaProviderKeysPut :exec
+INSERT INTO uma_provider_keys (domain, response, fetched_at, expires_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (domain) DO UPDATE SET response = excluded.response, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at
+`
+
+type UmaProviderKeysPutParams struct {
+	Domain    string
+	Response  json.RawMessage
+	FetchedAt time.Time
+	ExpiresAt time.Time
+}
+
+func (q *Queries) UmaProviderKeysPut(ctx context.Context, arg UmaProviderKeysPutParams) error {
+	_, err := q.db.Exec(ctx, umaProviderKeysPut,
+		arg.Domain,
+		arg.Response,
+		arg.FetchedAt,
+		arg.ExpiresAt,
+	)
+	return err
+}
+
+const umaReceiver = `-- name: UmaReceiver :one
+SELECT p.id AS platform_id, p.environment, p.is_regulated_financial_institution, p.supported_currencies,
+       c.id AS customer_id, c.kyc_status,
+       coalesce((SELECT array_agg(DISTINCT a.currency ORDER BY a.currency) FROM internal_accounts a
+                 WHERE a.customer_id = c.id AND a.status <> 'CLOSED'), '{}')::text[] AS currencies
+FROM platforms p
+JOIN customers c ON c.platform_id = p.id AND c.uma_address = $1::text AND NOT c.is_deleted
+WHERE p.uma_domain = $2::text
+`
+
+type UmaReceiverParams struct {
+	UmaAddress string
+	Domain     string
+}
+
+type UmaReceiverRow struct {
+	PlatformID                      uuid.UUID
+	Environment                     catalog.Environment
+	IsRegulatedFinancialInstitution bool
+	SupportedCurrencies             json.RawMessage
+	CustomerID                      uuid.UUID
+	KycStatus                       catalog.KycStatus
+	Currencies                      []string
+}
+
+// The customer whose UMA address is uma_address on the platform whose UMA domain is domain,
+// with the currencies of its open accounts: who an LNURLP request for that address reaches.
+func (q *Queries) UmaReceiver(ctx context.Context, arg UmaReceiverParams) (UmaReceiverRow, error) {
+	row := q.db.QueryRow(ctx, umaReceiver, arg.UmaAddress, arg.Domain)
+	var i UmaReceiverRow
+	err := row.Scan(
+		&i.PlatformID,
+		&i.Environment,
+		&i.IsRegulatedFinancialInstitution,
+		&i.SupportedCurrencies,
+		&i.CustomerID,
+		&i.KycStatus,
+		&i.Currencies,
+	)
+	return i, err
 }

@@ -2519,11 +2519,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A customer's Lightning address (pay request)
-         * @description The LNURL-pay request (LUD-06, LUD-16) of the customer whose UMA address is `$<user>@<host>` on the platform
-         *     whose `umaDomain` is the request's host, where the platform's BTC payments go through the deployment's
-         *     Lightning node: paid, it credits the customer's BTC account. Unknown addresses, and platforms whose BTC
-         *     payments do not go through the node, answer 404 in LNURL's error format.
+         * A customer's Lightning address (pay request), or its UMA LNURLP response
+         * @description Without UMA parameters: the LNURL-pay request (LUD-06, LUD-16) of the customer whose UMA address is
+         *     `$<user>@<host>` on the platform whose `umaDomain` is the request's host, where the platform's BTC payments
+         *     go through the deployment's Lightning node: paid, it credits the customer's BTC account. Unknown addresses,
+         *     and platforms whose BTC payments do not go through the node, answer 404 in LNURL's error format.
+         *
+         *     With them (`user` is then `$<name>`): another UMA provider's LNURLP request (UMAD-03), answered with the
+         *     receiver's currencies, the payer data required and the deployment's signed compliance data (UMAD-04). The
+         *     sender's signature is verified with the keys it publishes at `https://<vaspDomain>/.well-known/lnurlpubkey`,
+         *     its timestamp must be within the last hour (5 minutes ahead at most) and its nonce is taken once. Refusals
+         *     are the protocol's: `{"status":"ERROR","reason":…,"code":…}` with the code's status (`INVALID_SIGNATURE`
+         *     401, `INVALID_NONCE`, `INVALID_TIMESTAMP`, `CERT_CHAIN_INVALID`, `CERT_CHAIN_EXPIRED`,
+         *     `INVALID_PUBKEY_FORMAT`, `MISSING_REQUIRED_UMA_PARAMETERS` 400, `USER_NOT_FOUND` 404,
+         *     `UNSUPPORTED_UMA_VERSION` 412 with `supportedMajorVersions`, `COUNTERPARTY_PUBKEY_FETCH_ERROR` 424).
          */
         get: operations["lightningAddressPayRequest"];
         put?: never;
@@ -2851,6 +2860,62 @@ export interface components {
             /** @description The BOLT11 invoice. */
             pr: string;
             routes: unknown[];
+        };
+        /** @description A refusal in the UMA protocol's format (its error catalogue's codes). */
+        UmaError: {
+            /** @enum {string} */
+            status: "ERROR";
+            reason: string;
+            code: string;
+            supportedMajorVersions?: number[];
+        };
+        /** @description The receiver's answer to an UMA LNURLP request (UMAD-04). */
+        UmaLnurlpResponse: {
+            /** @enum {string} */
+            tag: "payRequest";
+            /** @description Where the pay request is POSTed (UMAD-05). */
+            callback: string;
+            /**
+             * Format: int64
+             * @description Millisatoshis.
+             */
+            minSendable: number;
+            /**
+             * Format: int64
+             * @description Millisatoshis.
+             */
+            maxSendable: number;
+            metadata: string;
+            currencies: {
+                code: string;
+                name: string;
+                symbol: string;
+                /** @description Estimated millisatoshis per smallest unit. */
+                multiplier: number;
+                decimals: number;
+                convertible: {
+                    /** Format: int64 */
+                    min: number;
+                    /** Format: int64 */
+                    max: number;
+                };
+            }[];
+            payerData: {
+                [key: string]: {
+                    mandatory: boolean;
+                };
+            };
+            compliance: {
+                /** @enum {string} */
+                kycStatus: "UNKNOWN" | "NOT_VERIFIED" | "PENDING" | "VERIFIED";
+                signature: string;
+                signatureNonce: string;
+                /** Format: int64 */
+                signatureTimestamp: number;
+                isSubjectToTravelRule: boolean;
+                receiverIdentifier: string;
+            };
+            umaVersion: string;
         };
         /** @description A UMA provider's published keys (UMAD-02). */
         UmaPubKeyResponse: {
@@ -10416,7 +10481,20 @@ export interface operations {
     };
     lightningAddressPayRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The sender's signature (hex DER) of `receiver|nonce|timestamp`. */
+                signature?: string;
+                /** @description The sending provider's domain */
+                vaspDomain?: string;
+                nonce?: string;
+                /** @description Seconds since the epoch. */
+                timestamp?: string;
+                isSubjectToTravelRule?: string;
+                /** @description The highest UMA version the sender speaks. */
+                umaVersion?: string;
+                /** @description Backing providers' signatures (read and not required). */
+                backingSignatures?: string;
+            };
             header?: never;
             path: {
                 /** @description The Lightning address's user, the customer's UMA address without its leading `$` and domain. */
@@ -10426,13 +10504,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The pay request. */
+            /** @description The pay request (with the UMA parameters, the UMA LNURLP response). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LnurlPayRequest"];
+                    "application/json": components["schemas"]["LnurlPayRequest"] | components["schemas"]["UmaLnurlpResponse"];
+                };
+            };
+            /** @description A refused UMA request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The sender's signature does not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
                 };
             };
             /** @description No such Lightning address. */
@@ -10442,6 +10538,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+            /** @description The sender's UMA major version is not spoken. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The sender's keys cannot be fetched. */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
                 };
             };
             /** @description The service cannot answer now. */

@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -259,30 +258,9 @@ func (r *Rail) resolve(ctx context.Context, in rail.Instruction) (lightning.PayR
 // maxAnswer is the largest answer of a Lightning address's service read.
 const maxAnswer = 64 << 10
 
-// get fetches u with the environment's guarded client: a 200 answer's body, or why not
-// (no answer, another status — a redirect is not followed —, too large).
+// get fetches u with the environment's guarded client (netguard.Fetch).
 func (r *Rail) get(ctx context.Context, env catalog.Environment, u string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := r.opts.HTTP(env).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("no answer from %s (%v)", req.URL.Host, netguard.Cause(err))
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %d, not 200 (redirects are not followed)", req.URL.Host, resp.StatusCode)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer of %s: %v", req.URL.Host, netguard.Cause(err))
-	}
-	if len(body) > maxAnswer {
-		return nil, fmt.Errorf("%s answered more than %d bytes", req.URL.Host, maxAnswer)
-	}
-	return body, nil
+	return netguard.Fetch(ctx, r.opts.HTTP(env), u, maxAnswer)
 }
 
 // outcome is the rail's outcome of a final payment.

@@ -1,0 +1,77 @@
+package uma
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"paycore/internal/catalog"
+	"paycore/internal/money"
+	"paycore/internal/platformconfig"
+)
+
+// Each refusal carries the protocol's code and status; an error it has no code for is an
+// internal error that says nothing of itself.
+func TestRefusal(t *testing.T) {
+	for err, want := range map[error]string{
+		fmt.Errorf("x: %w", ErrBadSignature):           "INVALID_SIGNATURE 401",
+		fmt.Errorf("x: %w", ErrNonceUsed):              "INVALID_NONCE 400",
+		fmt.Errorf("x: %w", ErrCertChainExpired):       "CERT_CHAIN_EXPIRED 400",
+		fmt.Errorf("x: %w", ErrKeysUnavailable):        "COUNTERPARTY_PUBKEY_FETCH_ERROR 424",
+		&UnsupportedVersionError{Version: "2.0"}:       "UNSUPPORTED_UMA_VERSION 412",
+		ErrUserNotFound:                                "USER_NOT_FOUND 404",
+		errors.New("the database is down at 10.0.0.3"): "INTERNAL_ERROR 500",
+	} {
+		e := Refusal(err)
+		if got := fmt.Sprintf("%s %d", e.Code, e.Status); got != want {
+			t.Errorf("%v: %s, want %s", err, got, want)
+		}
+		if e.Code == "INTERNAL_ERROR" && e.Reason != "an unexpected error occurred" {
+			t.Errorf("an internal error shows %q", e.Reason)
+		}
+	}
+	if b := Refusal(&UnsupportedVersionError{Version: "2.0"}).Body(); fmt.Sprint(b["supportedMajorVersions"]) != "[1]" {
+		t.Errorf("412 body %v", b)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	for ts, ok := range map[int64]bool{now.Unix(): true, now.Add(-59 * time.Minute).Unix(): true, now.Add(-61 * time.Minute).Unix(): false,
+		now.Add(4 * time.Minute).Unix(): true, now.Add(6 * time.Minute).Unix(): false} {
+		if err := CheckTimestamp(ts, now); (err == nil) != ok {
+			t.Errorf("timestamp %d: %v", ts-now.Unix(), err)
+		}
+	}
+}
+
+// A receiver is offered in the currencies of its open accounts that its platform takes in,
+// at the price of bitcoin in each, within the platform's limits.
+func TestReceivingCurrencies(t *testing.T) {
+	supported := platformconfig.Currencies{
+		{CurrencyCode: "USD", MinAmount: 100, MaxAmount: 1_000_000, EnabledTransactionTypes: []string{"INCOMING", "OUTGOING"}},
+		{CurrencyCode: "EUR", MinAmount: 1, MaxAmount: 5, EnabledTransactionTypes: []string{"OUTGOING"}},
+		{CurrencyCode: "MXN", MinAmount: 1, MaxAmount: 10, EnabledTransactionTypes: []string{"INCOMING"}},
+	}
+	price := func(code string) (decimal.Decimal, bool) {
+		if code == "USD" {
+			return decimal.NewFromInt(100_000), true
+		}
+		return decimal.Decimal{}, false
+	}
+	got := ReceivingCurrencies([]string{"USD", "EUR", "MXN", "BRL"}, supported, price)
+	if len(got) != 1 || got[0].Code != "USD" || got[0].Multiplier != 10_000 || got[0].Decimals != 2 || got[0].Convertible != (Convertible{100, 1_000_000}) {
+		t.Fatalf("currencies %+v", got)
+	}
+	if lo, hi := Sendable(got); lo != 1000 || hi != 10_000_000_000 {
+		t.Errorf("sendable %d..%d", lo, hi)
+	}
+	if btc, _ := money.Lookup("BTC"); Multiplier(btc, decimal.NewFromInt(1)) != 1000 {
+		t.Errorf("BTC's multiplier is %v, want 1000 msats a satoshi", Multiplier(btc, decimal.NewFromInt(1)))
+	}
+	for s, want := range map[catalog.KycStatus]string{catalog.KycApproved: KycVerified, catalog.KycPending: KycPending, catalog.KycRejected: KycNotVerified, "": KycUnknown} {
+		if got := KycStatusOf(s); got != want {
+			t.Errorf("%s: %s", s, got)
+		}
+	}
+}
