@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -27,15 +28,21 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("load platform: %w", err)
 	}
-	return writeConfig(w, p)
+	return s.writeConfig(r.Context(), w, p)
 }
 
-// writeConfig renders a platform's configuration.
-func writeConfig(w http.ResponseWriter, p db.Platform) error {
+// writeConfig renders a platform's configuration, with the proof of its umaDomain (its
+// token made on first use).
+func (s *Server) writeConfig(ctx context.Context, w http.ResponseWriter, p db.Platform) error {
 	c, err := view.PlatformConfigOf(p)
 	if err != nil {
 		return err
 	}
+	proof, err := s.store.UmaDomainProof(ctx, p.ID, p.UmaDomain, platformconfig.NewProofToken, s.now())
+	if err != nil {
+		return err
+	}
+	c.UmaDomainProof = view.UmaDomainProofOf(proof, umaDomainProofURL(p.UmaDomain))
 	writeJSON(w, http.StatusOK, c)
 	return nil
 }
@@ -67,5 +74,5 @@ func (s *Server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeConfig(w, updated)
+	return s.writeConfig(r.Context(), w, updated)
 }

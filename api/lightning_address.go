@@ -2,7 +2,6 @@ package api
 
 import (
 	"crypto/sha256"
-	"net"
 	"net/http"
 	"strings"
 
@@ -31,11 +30,15 @@ func lnurlError(w http.ResponseWriter, status int, reason string) {
 // lightningAddressAccount is the account a Lightning address of the request's host
 // receives into, with the user and domain; ok false when it answered the refusal itself.
 func (s *Server) lightningAddressAccount(w http.ResponseWriter, r *http.Request) (row db.LightningAddressAccountRow, user, domain string, ok bool) {
-	user, domain = strings.ToLower(chi.URLParam(r, "user")), strings.ToLower(r.Host)
-	if h, _, err := net.SplitHostPort(domain); err == nil {
-		domain = h
+	user = strings.ToLower(chi.URLParam(r, "user"))
+	domain, served, err := s.domainServed(r.Context(), r.Host)
+	if err == nil && !served {
+		lnurlError(w, http.StatusNotFound, "no such Lightning address")
+		return row, "", "", false
 	}
-	row, err := s.store.LightningAddressAccount(r.Context(), domain, lightning.UmaAddressOf(user, domain))
+	if err == nil {
+		row, err = s.store.LightningAddressAccount(r.Context(), domain, lightning.UmaAddressOf(user, domain))
+	}
 	if err != nil {
 		if !db.IsNotFound(err) {
 			s.Logger.WarnContext(r.Context(), "lightning address", "error", err)

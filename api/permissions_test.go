@@ -177,7 +177,7 @@ func permissionRules() map[string]routeRule {
 		"GET /webhooks/events", "GET /webhooks/events/{eventId}", "GET /webhooks/signing-key", "GET /agents",
 		"GET /agents/approvals", "GET /agents/device-codes/{code}/status", "GET /agents/{agentId}")
 	// Configuration that cannot move money.
-	set(manageOnly, "PATCH /config", "DELETE /tokens/{tokenId}", "POST /customers", "PATCH /customers/{customerId}",
+	set(manageOnly, "PATCH /config", "POST /config/uma-domain/verify", "DELETE /tokens/{tokenId}", "POST /customers", "PATCH /customers/{customerId}",
 		"DELETE /customers/{customerId}", "POST /customers/{customerId}/kyc-link", "POST /beneficial-owners",
 		"PATCH /beneficial-owners/{beneficialOwnerId}", "POST /verifications", "PATCH /internal-accounts/{id}",
 		"DELETE /customers/external-accounts/{externalAccountId}", "DELETE /platform/external-accounts/{externalAccountId}",

@@ -138,8 +138,8 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	if s.UMA == nil {
-		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
-		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: d.Config.SandboxPrivateOK})
+		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, Resolve: d.Config.Resolve})
+		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: d.Config.SandboxPrivateOK, Resolve: d.Config.Resolve})
 		s.UMA = &umaclient.Client{Cache: s.store, Now: s.now, HTTP: func(env catalog.Environment) *http.Client {
 			if env == catalog.Sandbox {
 				return sandbox
@@ -224,6 +224,7 @@ func (s *Server) routes() chi.Router {
 
 		r.Get("/config", handler(s.getConfig))
 		r.With(manage).Patch("/config", handler(s.patchConfig))
+		r.With(manage).Post("/config/uma-domain/verify", handler(s.verifyUmaDomain))
 
 		r.With(manage, s.idempotent).Post("/tokens", handler(s.createToken))
 		r.Get("/tokens", handler(s.listTokens))

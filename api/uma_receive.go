@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -48,14 +47,15 @@ func (s *Server) umaLnurlp(w http.ResponseWriter, r *http.Request, req uma.Lnurl
 		s.umaRefuse(w, r, err)
 		return
 	}
-	domain := strings.ToLower(r.Host)
-	if h, _, err := net.SplitHostPort(domain); err == nil {
-		domain = h
+	domain, served, err := s.domainServed(ctx, r.Host)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
 	}
 	user, _, _ := strings.Cut(req.ReceiverAddress, "@")
 	rcv, err := s.store.UmaReceiver(ctx, domain, strings.ToLower(user)+"@"+domain)
 	switch {
-	case db.IsNotFound(err):
+	case !served || db.IsNotFound(err):
 		s.umaRefuse(w, r, uma.ErrUserNotFound)
 		return
 	case err != nil:

@@ -207,6 +207,9 @@ type (
 	UmaAddressHomeRow                     = gen.UmaAddressHomeRow
 	UmaDomainHoldersParams                = gen.UmaDomainHoldersParams
 	UmaDomainHoldersRow                   = gen.UmaDomainHoldersRow
+	UmaDomainProof                        = gen.UmaDomainProof
+	UmaDomainProofEnsureParams            = gen.UmaDomainProofEnsureParams
+	UmaDomainProofVerifiedParams          = gen.UmaDomainProofVerifiedParams
 	UmaKey                                = gen.UmaKey
 	UmaKeysInsertParams                   = gen.UmaKeysInsertParams
 	UmaNonce                              = gen.UmaNonce

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"paycore/internal/ids"
@@ -111,4 +112,31 @@ func (s Store) UmaReceiver(ctx context.Context, domain, umaAddress string) (UmaR
 		return r, fmt.Errorf("find the UMA receiver %s: %w", umaAddress, err)
 	}
 	return r, nil
+}
+
+// UmaDomainProof is the proof record of the platform's domain, made with a new token
+// (newToken) when there is none.
+func (s Store) UmaDomainProof(ctx context.Context, platformID uuid.UUID, domain string, newToken func() string, now time.Time) (UmaDomainProof, error) {
+	p, err := newQueries(s.pool).UmaDomainProofEnsure(ctx, UmaDomainProofEnsureParams{PlatformID: platformID, Domain: domain, Token: newToken(), CreatedAt: now})
+	if err != nil {
+		return p, fmt.Errorf("the proof of %s: %w", domain, err)
+	}
+	return p, nil
+}
+
+// UmaDomainProofVerified records that the platform proved its domain at now.
+func (s Store) UmaDomainProofVerified(ctx context.Context, platformID uuid.UUID, domain string, now time.Time) error {
+	if err := newQueries(s.pool).UmaDomainProofVerified(ctx, UmaDomainProofVerifiedParams{PlatformID: platformID, Domain: domain, VerifiedAt: &now}); err != nil {
+		return fmt.Errorf("record the proof of %s: %w", domain, err)
+	}
+	return nil
+}
+
+// UmaDomainProven reports whether the platform holding domain proved it.
+func (s Store) UmaDomainProven(ctx context.Context, domain string) (bool, error) {
+	ok, err := newQueries(s.pool).UmaDomainProven(ctx, domain)
+	if err != nil {
+		return false, fmt.Errorf("whether %s is proven: %w", domain, err)
+	}
+	return ok, nil
 }

@@ -42,3 +42,21 @@ SELECT p.id AS platform_id, p.environment, p.is_regulated_financial_institution,
 FROM platforms p
 JOIN customers c ON c.platform_id = p.id AND c.uma_address = sqlc.arg(uma_address)::text AND NOT c.is_deleted
 WHERE p.uma_domain = sqlc.arg(domain)::text;
+
+-- name: UmaDomainProofEnsure :one
+-- The token of the platform's domain, made now when it has none.
+INSERT INTO uma_domain_proofs (platform_id, domain, token, created_at)
+VALUES (sqlc.arg(platform_id), lower(sqlc.arg(domain)::text), sqlc.arg(token), sqlc.arg(created_at))
+ON CONFLICT (platform_id, domain) DO UPDATE SET token = uma_domain_proofs.token
+RETURNING *;
+
+-- name: UmaDomainProofVerified :exec
+UPDATE uma_domain_proofs SET verified_at = sqlc.arg(verified_at)
+WHERE platform_id = sqlc.arg(platform_id) AND domain = lower(sqlc.arg(domain)::text) AND verified_at IS NULL;
+
+-- name: UmaDomainProven :one
+-- Whether the platform holding domain proved it.
+SELECT EXISTS (
+    SELECT 1 FROM platforms p JOIN uma_domain_proofs d ON d.platform_id = p.id AND d.domain = lower(p.uma_domain)
+    WHERE lower(p.uma_domain) = lower(sqlc.arg(domain)::text) AND d.verified_at IS NOT NULL
+) AS proven;

@@ -37,11 +37,11 @@ import (
 // fresh regtest network (make test-lightning builds its binaries), with sandbox BTC payouts
 // to LIGHTNING accounts routed to it (a sandbox platform's opt-in to the real network) and
 // everything else to the sandbox rail. basePort must differ between tests.
-func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *lnd.Client) {
+func lightningStack(t testing.TB, basePort int, tweak ...func(*config.Config)) (*stack, *lnregtest.Network, *lnd.Client) {
 	t.Helper()
 	n, node := lntest.Start(t, basePort)
 	var opted optedIn
-	s := newStack(t, func(c *config.Config) {
+	s := newStack(t, append(tweak, func(c *config.Config) {
 		opted = createOptedIn(t, c)
 		routes, err := rail.ParseRoutes(lightningRoutes(opted.p.ID))
 		if err != nil {
@@ -49,7 +49,7 @@ func lightningStack(t testing.TB, basePort int) (*stack, *lnregtest.Network, *ln
 		}
 		c.LND = config.LND{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon, PaymentTimeout: 20 * time.Second}
 		c.Rails = routes
-	})
+	})...)
 	opted.c.BaseURL, opted.c.T = s.baseURL, t
 	s.optedIn = &opted
 	return s, n, node
@@ -465,7 +465,9 @@ func (w *world) lightningInstruction(account string) (string, int64, json.RawMes
 // invoice paid while no worker runs is credited once the worker is back (its scan), and
 // the ledger's LIGHTNING account matches what the node received.
 func TestLightningFunding(t *testing.T) {
-	s, n, node := lightningStack(t, 18690)
+	const domain = "ln.acme.internal"
+	prover, resolve := newDomainProver(t, domain)
+	s, n, node := lightningStack(t, 18690, resolve)
 	ctx := context.Background()
 	w := lightningWorld(t, s, 1_000)
 	acct := w.btcAccount()
@@ -565,10 +567,10 @@ func TestLightningFunding(t *testing.T) {
 	// A customer's Lightning address (its UMA address without the "$"), on the platform's
 	// UMA domain: its pay request, an invoice of its callback committing to the metadata,
 	// paid by the counterparty, credits the customer's BTC account once.
-	const domain = "ln.acme.example"
 	if r := w.c.Do("PATCH", "/config", map[string]any{"umaDomain": domain}); r.Status != 200 {
 		t.Fatalf("umaDomain: %d %s", r.Status, r.Body)
 	}
+	prover.prove(t, w.c, domain)
 	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
 		"fullName": "Hal Finney", "currencies": []string{"BTC"}, "umaAddress": "$hal@" + domain})
 	if r.Status != 201 {

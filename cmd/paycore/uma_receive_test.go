@@ -68,9 +68,10 @@ func newSenderProvider(t *testing.T, notAfter time.Time, answer func(w http.Resp
 // window. Every refusal is the protocol's code and status, nothing held, no 5xx.
 func TestUmaLnurlpReceived(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	const domain = "pay.acme.internal"
+	prover, resolve := newDomainProver(t, domain)
+	s := newStack(t, resolve)
 	c, _ := s.platform(true)
-	const domain = "pay.acme.example"
 	if r := c.Do("PATCH", "/config", map[string]any{"umaDomain": domain}); r.Status != 200 {
 		t.Fatalf("umaDomain: %d %s", r.Status, r.Body)
 	}
@@ -88,6 +89,16 @@ func TestUmaLnurlpReceived(t *testing.T) {
 		return parsed.Query()
 	}
 	sender := newSenderProvider(t, time.Now().Add(24*time.Hour), nil)
+	// Until the platform proves its domain, the deployment does not serve it.
+	unproven := uma.NewLnurlpRequest(sender.signing, "$bob@"+domain, sender.domain, true, time.Now())
+	if status, body := get("/.well-known/lnurlp/$bob", query(unproven)); status != 404 || !strings.Contains(string(body), "USER_NOT_FOUND") {
+		t.Fatalf("an unproven domain served: %d %s", status, body)
+	}
+	prover.publish(domain, "another token")
+	if r := c.Do("POST", "/config/uma-domain/verify", nil); r.Status != 400 || !strings.Contains(string(r.Body), "UMA_DOMAIN_NOT_PROVEN") {
+		t.Fatalf("a domain publishing another token: %d %s", r.Status, r.Body)
+	}
+	prover.prove(t, c, domain)
 	req := uma.NewLnurlpRequest(sender.signing, "$bob@"+domain, sender.domain, true, time.Now())
 	status, body := get("/.well-known/lnurlp/$bob", query(req))
 	if status != 200 {
@@ -99,7 +110,7 @@ func TestUmaLnurlpReceived(t *testing.T) {
 	}
 	if resp.Tag != "payRequest" || resp.UmaVersion != "1.0" || resp.Compliance == nil || resp.Compliance.ReceiverIdentifier != "$bob@"+domain ||
 		resp.Compliance.KycStatus != uma.KycVerified || len(resp.Currencies) != 1 || resp.Currencies[0].Code != "USD" || resp.Currencies[0].Multiplier <= 0 ||
-		!resp.PayerData["compliance"].Mandatory || resp.Callback != "https://"+domain+"/.well-known/lnurlp/$bob/callback" || resp.MinSendable != 1000 {
+		!resp.PayerData["compliance"].Mandatory || resp.Callback != "http://"+domain+"/.well-known/lnurlp/$bob/callback" || resp.MinSendable != 1000 {
 		t.Fatalf("LNURLP response: %s", body)
 	}
 	// The official SDK verifies the response with the keys the deployment publishes.

@@ -20,8 +20,11 @@ type PlatformConfig struct {
 	SupportedCurrencies             []platformconfig.Currency `json:"supportedCurrencies"`
 	IsRegulatedFinancialInstitution bool                      `json:"isRegulatedFinancialInstitution"`
 	EmbeddedWalletConfig            *platformconfig.Wallet    `json:"embeddedWalletConfig,omitempty"`
-	CreatedAt                       time.Time                 `json:"createdAt"`
-	UpdatedAt                       time.Time                 `json:"updatedAt"`
+	// UmaDomainProof is how the platform proves it controls umaDomain, which is served only
+	// once proven (platformconfig.ProofPath).
+	UmaDomainProof *UmaDomainProof `json:"umaDomainProof,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
 }
 
 // PlatformConfigOf renders a platform's configuration: the supported currencies with the
@@ -38,6 +41,25 @@ func PlatformConfigOf(p db.Platform) (PlatformConfig, error) {
 		SupportedCurrencies: s.Currencies.WithProviderFields(), IsRegulatedFinancialInstitution: p.IsRegulatedFinancialInstitution,
 		EmbeddedWalletConfig: s.Wallet, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}, nil
+}
+
+// UmaDomainProof is the proof of a platform's umaDomain: PENDING until the domain publishes
+// Token at URL and the platform asks the service to check (POST /config/uma-domain/verify),
+// then VERIFIED.
+type UmaDomainProof struct {
+	Status     string     `json:"status"`
+	Token      string     `json:"token"`
+	URL        string     `json:"url"`
+	VerifiedAt *time.Time `json:"verifiedAt,omitempty"`
+}
+
+// UmaDomainProofOf renders the proof of domain d.
+func UmaDomainProofOf(p db.UmaDomainProof, url string) *UmaDomainProof {
+	out := &UmaDomainProof{Status: "PENDING", Token: p.Token, URL: url, VerifiedAt: p.VerifiedAt}
+	if p.VerifiedAt != nil {
+		out.Status = "VERIFIED"
+	}
+	return out
 }
 
 // UmaProvider is one UMA provider a platform can discover.

@@ -32,6 +32,9 @@ const (
 	// UmaSenderNotCustomer refuses an incoming payment from an address on a domain a
 	// platform of this deployment holds that is not one of that platform's customers.
 	UmaSenderNotCustomer Code = "UMA_SENDER_NOT_CUSTOMER"
+	// UmaDomainNotProven refuses a proof of a platform's umaDomain that the domain does
+	// not publish (platformconfig.ProofPath).
+	UmaDomainNotProven Code = "UMA_DOMAIN_NOT_PROVEN"
 )
 
 // Invitations: claiming or cancelling one that is no longer pending, and a platform that

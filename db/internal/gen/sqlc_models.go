@@ -470,6 +470,14 @@ type Transaction struct {
 	NetworkFee               *int64
 }
 
+type UmaDomainProof struct {
+	PlatformID uuid.UUID
+	Domain     string
+	Token      string
+	CreatedAt  time.Time
+	VerifiedAt *time.Time
+}
+
 type UmaKey struct {
 	ID               uuid.UUID
 	SigningSealed    []byte

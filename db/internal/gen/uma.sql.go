@@ -14,6 +14,70 @@ import (
 	"paycore/internal/catalog"
 )
 
+const umaDomainProofEnsure = `-- name: UmaDomainProofEnsure :one
+INSERT INTO uma_domain_proofs (platform_id, domain, token, created_at)
+VALUES ($1, lower($2::text), $3, $4)
+ON CONFLICT (platform_id, domain) DO UPDATE SET token = uma_domain_proofs.token
+RETURNING platform_id, domain, token, created_at, verified_at
+`
+
+type UmaDomainProofEnsureParams struct {
+	PlatformID uuid.UUID
+	Domain     string
+	Token      string
+	CreatedAt  time.Time
+}
+
+// The token of the platform's domain, made now when it has none.
+func (q *Queries) UmaDomainProofEnsure(ctx context.Context, arg UmaDomainProofEnsureParams) (UmaDomainProof, error) {
+	row := q.db.QueryRow(ctx, umaDomainProofEnsure,
+		arg.PlatformID,
+		arg.Domain,
+		arg.Token,
+		arg.CreatedAt,
+	)
+	var i UmaDomainProof
+	err := row.Scan(
+		&i.PlatformID,
+		&i.Domain,
+		&i.Token,
+		&i.CreatedAt,
+		&i.VerifiedAt,
+	)
+	return i, err
+}
+
+const umaDomainProofVerified = `-- name: UmaDomainProofVerified :exec
+UPDATE uma_domain_proofs SET verified_at = $1
+WHERE platform_id = $2 AND domain = lower($3::text) AND verified_at IS NULL
+`
+
+type UmaDomainProofVerifiedParams struct {
+	VerifiedAt *time.Time
+	PlatformID uuid.UUID
+	Domain     string
+}
+
+func (q *Queries) UmaDomainProofVerified(ctx context.Context, arg UmaDomainProofVerifiedParams) error {
+	_, err := q.db.Exec(ctx, umaDomainProofVerified, arg.VerifiedAt, arg.PlatformID, arg.Domain)
+	return err
+}
+
+const umaDomainProven = `-- name: UmaDomainProven :one
+SELECT EXISTS (
+    SELECT 1 FROM platforms p JOIN uma_domain_proofs d ON d.platform_id = p.id AND d.domain = lower(p.uma_domain)
+    WHERE lower(p.uma_domain) = lower($1::text) AND d.verified_at IS NOT NULL
+) AS proven
+`
+
+// Whether the platform holding domain proved it.
+func (q *Queries) UmaDomainProven(ctx context.Context, domain string) (bool, error) {
+	row := q.db.QueryRow(ctx, umaDomainProven, domain)
+	var proven bool
+	err := row.Scan(&proven)
+	return proven, err
+}
+
 const umaKeysCurrent = `-- name: UmaKeysCurrent :one
 SELECT id, signing_sealed, signing_cert, encryption_sealed, encryption_cert, not_after, created_at, retired_at FROM uma_keys WHERE retired_at IS NULL
 `

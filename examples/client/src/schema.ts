@@ -37,6 +37,31 @@ export interface paths {
         patch: operations["updatePlatformConfig"];
         trace?: never;
     };
+    "/config/uma-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the platform's UMA domain
+         * @description The deployment serves a platform's `umaDomain` (its customers' Lightning addresses and the UMA LNURLP
+         *     requests of other providers, chosen by `Host`) only once the platform proved it controls the domain: it
+         *     publishes `umaDomainProof.token`, as plain text, at `umaDomainProof.url`
+         *     (`https://<umaDomain>/.well-known/uma-domain-proof`), then calls this. The service fetches it (through the
+         *     outbound-address guard, no redirect followed) and records the domain proven. A new `umaDomain` needs a new
+         *     proof. Requires the `MANAGE` permission.
+         */
+        post: operations["verifyUmaDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens": {
         parameters: {
             query?: never;
@@ -2962,7 +2987,7 @@ export interface components {
              *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
-             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER.
+             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN.
              * @example INVALID_INPUT
              */
             code: string;
@@ -3112,6 +3137,15 @@ export interface components {
         /** @description The platform configuration. */
         PlatformConfig: {
             readonly id: string;
+            /** @description How the platform proves it controls `umaDomain`, which the deployment serves only once proven: publish `token` at `url`, then call `POST /config/uma-domain/verify`. */
+            readonly umaDomainProof?: {
+                /** @enum {string} */
+                status: "PENDING" | "VERIFIED";
+                token: string;
+                url: string;
+                /** Format: date-time */
+                verifiedAt?: string;
+            };
             /** @description The platform's own id. Use it where an id stands for the platform itself, e.g. `GET /transactions?customerId=Platform:…` for the platform's own transactions. */
             readonly platformId: string;
             /**
@@ -6236,6 +6270,40 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyUmaDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration, its `umaDomainProof.status` VERIFIED. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformConfig"];
+                };
+            };
+            /** @description `UMA_DOMAIN_NOT_PROVEN`: the domain did not answer the token (the message says what it answered). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -39,7 +39,12 @@ type Config struct {
 	WebhookRetryMax   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL
 	WebhookRetryAge   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_AGE
 	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
-	SandboxSlowDelay  time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
+	// Resolve maps host:port to the address the service dials instead when it reaches
+	// other UMA providers and platforms' domains (PAYCORE_RESOLVE, "host:port=ip:port,…",
+	// as curl --resolve): for tests and staging networks without DNS. The outbound-address
+	// guard still checks the address dialed.
+	Resolve          map[string]string
+	SandboxSlowDelay time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
 	// QuoteLifetime is how long a quote can be executed (PAYCORE_QUOTE_LIFETIME).
 	QuoteLifetime time.Duration
 	// QuoteSlowDelay is how long the sandbox's slow quote (suffix 003) stays pending
@@ -337,6 +342,12 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL", &c.WebhookRetryMax)
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
 	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
+	if v := getenv("PAYCORE_RESOLVE"); v != "" {
+		var bad []string
+		if c.Resolve, bad = parseResolve(v); len(bad) > 0 {
+			errs = append(errs, fmt.Sprintf("PAYCORE_RESOLVE: %q are not host:port=ip:port", bad))
+		}
+	}
 	dur("PAYCORE_SANDBOX_SLOW_DELAY", &c.SandboxSlowDelay)
 	dur("PAYCORE_QUOTE_LIFETIME", &c.QuoteLifetime)
 	dur("PAYCORE_SANDBOX_QUOTE_SLOW_DELAY", &c.QuoteSlowDelay)
@@ -507,3 +518,21 @@ func (c Config) InvitationBase() string {
 
 // BaseURL is the full base URL of the versioned API.
 func (c Config) BaseURL() string { return c.PublicBaseURL + c.BasePath() }
+
+// parseResolve reads PAYCORE_RESOLVE: host:port=ip:port items separated by commas, and the
+// items that are not.
+func parseResolve(v string) (map[string]string, []string) {
+	out, bad := map[string]string{}, []string(nil)
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		from, to, ok := strings.Cut(item, "=")
+		_, fromPort, ferr := net.SplitHostPort(from)
+		ap, terr := netip.ParseAddrPort(to)
+		if !ok || ferr != nil || fromPort == "" || terr != nil || !ap.IsValid() {
+			bad = append(bad, item)
+			continue
+		}
+		out[strings.ToLower(from)] = ap.String()
+	}
+	return out, bad
+}

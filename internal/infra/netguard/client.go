@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -46,6 +48,9 @@ type ClientOptions struct {
 	// MaxRedirects is how many redirects are followed; 0 follows none (the 3xx answer is
 	// returned as it is).
 	MaxRedirects int
+	// Resolve maps host:port to the address dialed instead (config.Resolve); the address
+	// dialed is checked as any other.
+	Resolve map[string]string
 }
 
 // NewClient builds the HTTP client for requests to URLs that platforms choose: the guarded
@@ -56,7 +61,7 @@ func NewClient(o ClientOptions) *http.Client {
 		o.Timeout = 10 * time.Second
 	}
 	t := &http.Transport{
-		DialContext:         Dialer(o.AllowPrivate, o.Timeout).DialContext,
+		DialContext:         resolving(Dialer(o.AllowPrivate, o.Timeout), o.Resolve),
 		Proxy:               nil,
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     90 * time.Second,
@@ -74,6 +79,19 @@ func NewClient(o ClientOptions) *http.Client {
 		c.Timeout = o.Timeout
 	}
 	return c
+}
+
+// resolving dials with d, the addresses of resolve replaced first.
+func resolving(d *net.Dialer, resolve map[string]string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if len(resolve) == 0 {
+		return d.DialContext
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if to, ok := resolve[strings.ToLower(addr)]; ok {
+			addr = to
+		}
+		return d.DialContext(ctx, network, addr)
+	}
 }
 
 // opaqueTransport bounds each request with its own deadline and turns every failure to get
