@@ -45,6 +45,9 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 		if currencies = found[0].Currencies; len(currencies) == 0 {
 			return refusal(catalog.InvalidCurrency, "the receiver takes no currency", map[string]any{"field": "receiverUmaAddress"})
 		}
+	case len(found) == 0 && !quote.IsSandboxUma(address):
+		// A customer of another UMA provider: its provider answers (UMAD-03, UMAD-04).
+		return s.lookupRemoteUma(w, r, env, address, customer)
 	default:
 		dest, err := quote.UmaDestination("receiverUmaAddress", address, env)
 		if err != nil {

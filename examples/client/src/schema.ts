@@ -1090,9 +1090,16 @@ export interface paths {
          *     A customer's address on a platform of the same environment on this deployment answers
          *     that customer's currencies (it is paid internally). Sandbox platforms also reach the
          *     sandbox's counterparties (`$success.usd|eur|mxn`, `$pending.long.usd`,
-         *     `$fail.compliance.usd` at `sandbox.uma.paycore.dev`). Other addresses (no UMA
-         *     network is connected), and an address several customers share, are 400
-         *     `INVALID_UMA_ADDRESS`.
+         *     `$fail.compliance.usd` at `sandbox.uma.paycore.dev`). An address of another UMA
+         *     provider is looked up over the UMA protocol: the LNURLP request (UMAD-03), signed with
+         *     the deployment's key for the platform's `umaDomain`, goes to the receiver's provider
+         *     through the outbound-address guard, and its response, checked (the provider's
+         *     signature under its published keys, the timestamp, the nonce, the address), gives the
+         *     currencies (their `min` and `max` within the receiver's convertible range too) and the
+         *     payer data it requires. An address whose provider does not answer so is 400
+         *     `INVALID_UMA_ADDRESS` with `details.failure` `LNURLP_FAILED` (and `details.umaCode`,
+         *     the protocol's cause, where there is one), as are a malformed address and an address
+         *     several customers share.
          */
         get: operations["lookupUmaReceiver"];
         put?: never;

@@ -1,13 +1,15 @@
 // Package umaclient is the service's side of the UMA protocol that talks to other providers
 // over HTTP, always through the outbound-address guard: their published keys, fetched and
-// cached for as long as they allow.
+// cached for as long as they allow, and the LNURLP request of a payment's sender.
 package umaclient
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"paycore/internal/catalog"
@@ -74,4 +76,66 @@ func parseKeys(raw json.RawMessage, now time.Time) (uma.ProviderKeys, error) {
 		return uma.ProviderKeys{}, fmt.Errorf("%w: %v", uma.ErrInvalidPubKeyResponse, err)
 	}
 	return p.Keys(now)
+}
+
+// Nonces takes the nonces of signed messages received (db.Store).
+type Nonces interface {
+	UmaNonceTake(ctx context.Context, domain, nonce string, signedAt, now time.Time) error
+}
+
+// ErrLnurlpFailed is an LNURLP request that got no usable answer: the provider did not
+// answer, answered another status, or answered something that is not an UMA response for
+// the address (LNURLP_REQUEST_FAILED).
+var ErrLnurlpFailed = errors.New("uma: the LNURLP request failed")
+
+// Lnurlp sends the LNURLP request for receiverAddress (UMAD-03), signed with key for the
+// provider of senderDomain, and answers the receiver's response once checked (UMAD-04): in
+// version 1, for that address, with currencies, its compliance data signed by the
+// receiver's provider (its keys fetched as ProviderKeys does), timestamped in the window,
+// and its nonce taken once.
+func (c *Client) Lnurlp(ctx context.Context, env catalog.Environment, nonces Nonces, key uma.PrivateKey, senderDomain, receiverAddress string, travelRule bool) (uma.LnurlpResponse, error) {
+	_, domain, err := uma.SplitAddress(receiverAddress)
+	if err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	now := c.Now()
+	req := uma.NewLnurlpRequest(key, receiverAddress, senderDomain, travelRule, now)
+	u, err := req.URL()
+	if err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	body, err := netguard.Fetch(ctx, c.HTTP(env), u, maxAnswer)
+	if err != nil {
+		return uma.LnurlpResponse{}, fmt.Errorf("%w: %v", ErrLnurlpFailed, err)
+	}
+	var resp uma.LnurlpResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return uma.LnurlpResponse{}, fmt.Errorf("%w: %s answered something else than an LNURLP response", ErrLnurlpFailed, domain)
+	}
+	cmp := resp.Compliance
+	switch {
+	case resp.Tag != "payRequest" || cmp == nil:
+		return uma.LnurlpResponse{}, fmt.Errorf("%w: %s answered no UMA response", ErrLnurlpFailed, domain)
+	case !strings.EqualFold(cmp.ReceiverIdentifier, receiverAddress):
+		return uma.LnurlpResponse{}, fmt.Errorf("%w: %s answered for %q", ErrLnurlpFailed, domain, cmp.ReceiverIdentifier)
+	case len(resp.Currencies) == 0:
+		return uma.LnurlpResponse{}, fmt.Errorf("%w: %s offers no currency", ErrLnurlpFailed, domain)
+	}
+	if _, err := uma.NegotiateVersion(resp.UmaVersion); err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	if err := uma.CheckTimestamp(cmp.SignatureTimestamp, now); err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	keys, err := c.ProviderKeys(ctx, env, domain)
+	if err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	if err := keys.Signing.Verify(cmp.SignablePayload(), cmp.Signature); err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	if err := nonces.UmaNonceTake(ctx, domain, cmp.SignatureNonce, time.Unix(cmp.SignatureTimestamp, 0), now); err != nil {
+		return uma.LnurlpResponse{}, err
+	}
+	return resp, nil
 }

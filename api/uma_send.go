@@ -1,0 +1,87 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"paycore/db"
+	"paycore/db/view"
+	"paycore/internal/catalog"
+	"paycore/internal/infra/umaclient"
+	"paycore/internal/uma"
+)
+
+// The sending side of UMA: a platform's customer pays a customer of another UMA provider.
+
+// umaPayerFields are the payer data an LNURLP response may require, as the service's
+// senderCustomerInfo names them.
+var umaPayerFields = map[string]string{"name": "FULL_NAME", "email": "EMAIL"}
+
+// lookupRemoteUma answers GET /receiver/uma/{address} for an address of another provider:
+// the LNURLP request to its provider, signed with the deployment's key for the platform's
+// umaDomain, and its checked response's currencies (within the receiver's convertible
+// ranges) and required payer data, stored as the lookup. An address whose provider does not
+// answer as UMA is 400 INVALID_UMA_ADDRESS with details.failure LNURLP_FAILED; nothing is
+// held.
+func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env catalog.Environment, address string, customer uuid.NullUUID) error {
+	if _, _, err := uma.SplitAddress(address); err != nil {
+		return refusal(catalog.InvalidUmaAddress, address+" is not a UMA address ($name@domain)", map[string]any{"field": "receiverUmaAddress"})
+	}
+	p := principalFrom(r.Context())
+	platform, err := db.PlatformGet(r.Context(), s.Pool, p.PlatformID)
+	if err != nil {
+		return fmt.Errorf("load platform: %w", err)
+	}
+	keys, err := s.umaKeys(r.Context())
+	if err != nil {
+		return err
+	}
+	resp, err := s.UMA.Lnurlp(r.Context(), env, s.store, keys.Signing, platform.UmaDomain, address, platform.IsRegulatedFinancialInstitution)
+	if err != nil {
+		return lnurlpRefusal(address, err)
+	}
+	codes := make([]string, 0, len(resp.Currencies))
+	ranges := map[string]uma.Convertible{}
+	for _, c := range resp.Currencies {
+		codes = append(codes, c.Code)
+		ranges[c.Code] = c.Convertible
+	}
+	fields := []view.PayerField{}
+	for key, f := range resp.PayerData {
+		if name, ok := umaPayerFields[key]; ok {
+			fields = append(fields, view.PayerField{Name: name, Mandatory: f.Mandatory})
+		}
+	}
+	set, err := db.PlatformSettingsGet(r.Context(), s.Pool, p.PlatformID)
+	if err != nil {
+		return err
+	}
+	out, err := s.lookup(r.Context(), set, customer, codes, fields, db.ReceiverLookupCreateParams{ReceiverUma: &address})
+	if err != nil {
+		return err
+	}
+	for i, pref := range out.SupportedCurrencies {
+		if rg, ok := ranges[pref.Currency.Code]; ok {
+			out.SupportedCurrencies[i].Min, out.SupportedCurrencies[i].Max = max(pref.Min, rg.Min), min(pref.Max, rg.Max)
+		}
+	}
+	out.ReceiverUmaAddress = address
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// lnurlpRefusal is the API's refusal of a failed LNURLP request to address's provider:
+// INVALID_UMA_ADDRESS (its provider does not answer as UMA), failure LNURLP_FAILED, and
+// the protocol's code of the cause where there is one.
+func lnurlpRefusal(address string, err error) error {
+	details := map[string]any{"field": "receiverUmaAddress", "failure": "LNURLP_FAILED"}
+	if pe := uma.Refusal(err); pe.Code != "INTERNAL_ERROR" {
+		details["umaCode"] = pe.Code
+	} else if !errors.Is(err, umaclient.ErrLnurlpFailed) {
+		return err // the service's own failure (its database), not the provider's
+	}
+	return refusal(catalog.InvalidUmaAddress, fmt.Sprintf("the UMA provider of %s did not answer the LNURLP request as UMA requires: %v", address, err), details)
+}
