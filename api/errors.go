@@ -47,6 +47,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.PlatformCustomerIDExists:      http.StatusConflict,
 	catalog.UmaAddressExists:              http.StatusConflict,
 	catalog.UmaDomainTaken:                http.StatusConflict,
+	catalog.CounterpartyNotAllowed:        http.StatusForbidden,
 	catalog.IdempotencyInProgress:         http.StatusConflict,
 	catalog.WebhookDeliveryInProgress:     http.StatusConflict,
 	catalog.CustomerDeleted:               http.StatusGone,

@@ -90,8 +90,19 @@ func (s *Server) umaLnurlp(w http.ResponseWriter, r *http.Request, req uma.Lnurl
 		Compliance: uma.SignedCompliance(keys.Signing, req, uma.KycStatusOf(rcv.KycStatus), rcv.IsRegulatedFinancialInstitution, now)})
 }
 
-// umaVerifySender checks a request signed by the provider of req.VaspDomain: its timestamp
-// in the window, its signature under the provider's published signing key (fetched through
+// umaCounterpartyAllowed refuses a provider the deployment does not transact with
+// (uma.CheckCounterparty: blocked by the operator, or not listed under
+// PAYCORE_UMA_ALLOWLIST_ONLY).
+func (s *Server) umaCounterpartyAllowed(ctx context.Context, domain string) error {
+	listed, allowed, err := s.store.UmaProviderListed(ctx, domain)
+	if err != nil {
+		return err
+	}
+	return uma.CheckCounterparty(domain, listed, allowed, s.Config.UmaAllowlistOnly)
+}
+
+// umaVerifySender checks a request signed by the provider of req.VaspDomain (one the
+// deployment transacts with): its timestamp in the window, its signature under the provider's published signing key (fetched through
 // the guard for the receiving platform's environment, or from the cache), then its nonce,
 // taken once (only after the signature verified, so that a forged request burns none).
 func (s *Server) umaVerifySender(ctx context.Context, env catalog.Environment, req uma.LnurlpRequest, now time.Time) error {
@@ -100,6 +111,9 @@ func (s *Server) umaVerifySender(ctx context.Context, env catalog.Environment, r
 	}
 	if req.VaspDomain == "" || strings.ContainsAny(req.VaspDomain, "/?#@ ") {
 		return errors.Join(uma.ErrMissingParameters, errors.New("vaspDomain is not a domain"))
+	}
+	if err := s.umaCounterpartyAllowed(ctx, req.VaspDomain); err != nil {
+		return err
 	}
 	keys, err := s.UMA.ProviderKeys(ctx, env, req.VaspDomain)
 	if err != nil {

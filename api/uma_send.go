@@ -27,8 +27,14 @@ var umaPayerFields = map[string]string{"name": "FULL_NAME", "email": "EMAIL"}
 // answer as UMA is 400 INVALID_UMA_ADDRESS with details.failure LNURLP_FAILED; nothing is
 // held.
 func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env catalog.Environment, address string, customer uuid.NullUUID) error {
-	if _, _, err := uma.SplitAddress(address); err != nil {
+	_, domain, err := uma.SplitAddress(address)
+	if err != nil {
 		return refusal(catalog.InvalidUmaAddress, address+" is not a UMA address ($name@domain)", map[string]any{"field": "receiverUmaAddress"})
+	}
+	if err := s.umaCounterpartyAllowed(r.Context(), domain); errors.Is(err, uma.ErrCounterpartyNotAllowed) {
+		return refusal(catalog.CounterpartyNotAllowed, err.Error(), map[string]any{"field": "receiverUmaAddress"})
+	} else if err != nil {
+		return err
 	}
 	p := principalFrom(r.Context())
 	platform, err := db.PlatformGet(r.Context(), s.Pool, p.PlatformID)

@@ -219,6 +219,8 @@ type (
 	UmaProviderKeysGetParams              = gen.UmaProviderKeysGetParams
 	UmaProviderKeysGetRow                 = gen.UmaProviderKeysGetRow
 	UmaProviderKeysPutParams              = gen.UmaProviderKeysPutParams
+	UmaProviderListedRow                  = gen.UmaProviderListedRow
+	UmaProviderSetAllowedParams           = gen.UmaProviderSetAllowedParams
 	UmaReceiverParams                     = gen.UmaReceiverParams
 	UmaReceiverRow                        = gen.UmaReceiverRow
 	Verification                          = gen.Verification

@@ -140,3 +140,21 @@ func (s Store) UmaDomainProven(ctx context.Context, domain string) (bool, error)
 	}
 	return ok, nil
 }
+
+// UmaProviderListed is whether the operator listed the provider of domain (uma_providers),
+// and whether as allowed.
+func (s Store) UmaProviderListed(ctx context.Context, domain string) (listed, allowed bool, err error) {
+	r, err := newQueries(s.pool).UmaProviderListed(ctx, domain)
+	if err != nil {
+		return false, false, fmt.Errorf("whether %s is listed: %w", domain, err)
+	}
+	return r.Listed, r.Allowed, nil
+}
+
+// UmaProviderSetAllowed lists the provider of domain as allowed or blocked.
+func (s Store) UmaProviderSetAllowed(ctx context.Context, domain string, allowed bool) error {
+	if err := newQueries(s.pool).UmaProviderSetAllowed(ctx, UmaProviderSetAllowedParams{ID: ids.New(), Domain: domain, Allowed: allowed}); err != nil {
+		return fmt.Errorf("list %s: %w", domain, err)
+	}
+	return nil
+}

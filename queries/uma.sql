@@ -60,3 +60,15 @@ SELECT EXISTS (
     SELECT 1 FROM platforms p JOIN uma_domain_proofs d ON d.platform_id = p.id AND d.domain = lower(p.uma_domain)
     WHERE lower(p.uma_domain) = lower(sqlc.arg(domain)::text) AND d.verified_at IS NOT NULL
 ) AS proven;
+
+-- name: UmaProviderListed :one
+-- Whether the operator listed the provider of domain, and whether it is allowed.
+SELECT EXISTS (SELECT 1 FROM uma_providers WHERE lower(domain) = lower(sqlc.arg(domain)::text)) AS listed,
+       coalesce((SELECT allow_list_status FROM uma_providers WHERE lower(domain) = lower(sqlc.arg(domain)::text)), false)::boolean AS allowed;
+
+-- name: UmaProviderSetAllowed :exec
+-- Lists the provider of domain as allowed or blocked (named by its domain until the operator
+-- gives more).
+INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
+VALUES (sqlc.arg(id), lower(sqlc.arg(domain)::text), lower(sqlc.arg(domain)::text), '', '{}', '{}', '', sqlc.arg(allowed))
+ON CONFLICT (domain) DO UPDATE SET allow_list_status = excluded.allow_list_status;

@@ -61,6 +61,7 @@ commands:
   rails reconcile     the Lightning node's funds against the ledger (operator only)
   uma keys            the deployment's UMA keys, as /.well-known/lnurlpubkey publishes them (operator only)
   uma rotate-keys     new UMA signing and encryption keys (operator only)
+  uma allow|block D   list the UMA provider of domain D as allowed or blocked (operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 

@@ -11,6 +11,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/infra/config"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/platformconfig"
 	"paycore/internal/uma"
 )
 
@@ -21,9 +22,14 @@ const umaUsage = `usage:
   paycore uma keys          (the keys /.well-known/lnurlpubkey publishes; made on first use)
   paycore uma rotate-keys   (new signing and encryption keys, published from now on; the
                              previous ones still decrypt for an hour what providers encrypted
-                             to them from their caches)`
+                             to them from their caches)
+  paycore uma allow DOMAIN  (list the UMA provider of DOMAIN as one the deployment transacts with)
+  paycore uma block DOMAIN  (refuse payments with it: COUNTERPARTY_NOT_ALLOWED)`
 
 func umaCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 2 && (args[0] == "allow" || args[0] == "block") {
+		return umaListProvider(ctx, cfg, args[1], args[0] == "allow", stdout)
+	}
 	if len(args) != 1 || (args[0] != "keys" && args[0] != "rotate-keys") {
 		return errors.New(umaUsage)
 	}
@@ -63,4 +69,21 @@ func umaCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 		return err
 	}
 	return printJSON(stdout, map[string]any{"keys": ks.Published(now), "notAfter": ks.NotAfter})
+}
+
+// umaListProvider lists the provider of domain as allowed or blocked (uma_providers, which
+// GET /uma-providers shows).
+func umaListProvider(ctx context.Context, cfg config.Config, domain string, allowed bool, stdout io.Writer) error {
+	if err := platformconfig.CheckDomain(domain); err != nil {
+		return fmt.Errorf("%q: %w", domain, err)
+	}
+	pool, err := db.ConnectWith(ctx, cfg.DatabaseURL, db.PoolOptions{MaxConns: 2})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := db.NewStore(pool, view.Resources{}).UmaProviderSetAllowed(ctx, domain, allowed); err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"domain": domain, "allowListStatus": allowed})
 }

@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"paycore/api/apitest"
+	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/infra/config"
 )
 
@@ -83,9 +86,12 @@ func TestUmaLookupAcrossDeployments(t *testing.T) {
 	customer := r.JSON(t)["id"].(string)
 
 	var lookup struct {
-		LookupID                string
-		ReceiverUmaAddress      string
-		SupportedCurrencies     []struct{ Currency struct{ Code string }; Min, Max int64 }
+		LookupID            string
+		ReceiverUmaAddress  string
+		SupportedCurrencies []struct {
+			Currency struct{ Code string }
+			Min, Max int64
+		}
 		RequiredPayerDataFields []struct {
 			Name      string
 			Mandatory bool
@@ -96,6 +102,33 @@ func TestUmaLookupAcrossDeployments(t *testing.T) {
 	if r.Status != 200 || lookup.LookupID == "" || lookup.ReceiverUmaAddress != "$bob@"+bob || len(lookup.SupportedCurrencies) != 1 ||
 		lookup.SupportedCurrencies[0].Currency.Code != "EUR" || lookup.SupportedCurrencies[0].Min < 1 {
 		t.Fatalf("lookup across deployments: %d %s", r.Status, r.Body)
+	}
+	// Providers the operator blocked are refused both ways: the sender's own list refuses
+	// the receiver's provider before any request; the receiver's list refuses the sender.
+	lookupBob := func() *apitest.Response {
+		return sc.Do("GET", "/receiver/uma/"+url.PathEscape("$bob@"+bob)+"?customerId="+customer, nil)
+	}
+	sendingStore, receivingStore := db.NewStore(sending.app.pool, view.Resources{}), db.NewStore(receiving.app.pool, view.Resources{})
+	if err := sendingStore.UmaProviderSetAllowed(t.Context(), bob, false); err != nil {
+		t.Fatal(err)
+	}
+	if r := lookupBob(); r.Status != http.StatusForbidden || r.Code(t) != "COUNTERPARTY_NOT_ALLOWED" {
+		t.Fatalf("a blocked receiver's provider: %d %s", r.Status, r.Body)
+	}
+	if err := sendingStore.UmaProviderSetAllowed(t.Context(), bob, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := receivingStore.UmaProviderSetAllowed(t.Context(), alice, false); err != nil {
+		t.Fatal(err)
+	}
+	if r := lookupBob(); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "answered 403") {
+		t.Fatalf("a sender the receiving deployment blocked: %d %s", r.Status, r.Body)
+	}
+	if err := receivingStore.UmaProviderSetAllowed(t.Context(), alice, true); err != nil {
+		t.Fatal(err)
+	}
+	if r := lookupBob(); r.Status != http.StatusOK {
+		t.Fatalf("allowed again both ways: %d %s", r.Status, r.Body)
 	}
 	for name, address := range map[string]string{"an unknown receiver": "$nobody@" + bob, "no provider there": "$bob@nowhere.internal"} {
 		r := sc.Do("GET", "/receiver/uma/"+url.PathEscape(address)+"?customerId="+customer, nil)

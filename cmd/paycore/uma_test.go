@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,16 @@ func TestUmaKeysPublishedAndRotated(t *testing.T) {
 	sets, err := db.NewStore(s.app.pool, view.Resources{}).UmaKeysDecrypting(t.Context(), time.Now().Add(-uma.PublishedKeysTTL))
 	if err != nil || len(sets) != 2 {
 		t.Fatalf("%d key sets decrypt after a rotation (%v), want the new and the previous", len(sets), err)
+	}
+	out.Reset()
+	if err := run([]string{"uma", "block", "rogue.example"}, &out); err != nil || !strings.Contains(out.String(), `"allowListStatus": false`) {
+		t.Fatalf("uma block: %v %s", err, out.String())
+	}
+	if listed, allowed, err := db.NewStore(s.app.pool, view.Resources{}).UmaProviderListed(t.Context(), "rogue.example"); err != nil || !listed || allowed {
+		t.Fatalf("blocked provider listed %v allowed %v (%v)", listed, allowed, err)
+	}
+	if err := run([]string{"uma", "allow", "not a domain"}, &out); err == nil {
+		t.Fatal("a malformed domain was listed")
 	}
 	if err := run([]string{"uma", "frobnicate"}, &out); err == nil {
 		t.Fatal("an unknown uma command was accepted")

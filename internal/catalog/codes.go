@@ -35,6 +35,10 @@ const (
 	// UmaDomainNotProven refuses a proof of a platform's umaDomain that the domain does
 	// not publish (platformconfig.ProofPath).
 	UmaDomainNotProven Code = "UMA_DOMAIN_NOT_PROVEN"
+	// CounterpartyNotAllowed refuses a payment with a UMA provider the deployment does not
+	// transact with (blocked by the operator, or not listed when only listed ones are
+	// allowed).
+	CounterpartyNotAllowed Code = "COUNTERPARTY_NOT_ALLOWED"
 )
 
 // Invitations: claiming or cancelling one that is no longer pending, and a platform that

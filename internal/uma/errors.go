@@ -16,7 +16,23 @@ var (
 	ErrInvalidPubKeyResponse = errors.New("uma: the provider's key response is invalid")
 	// ErrUserNotFound: no receiver has the address (USER_NOT_FOUND).
 	ErrUserNotFound = errors.New("uma: no such user")
+	// ErrCounterpartyNotAllowed: the deployment does not transact with that provider
+	// (COUNTERPARTY_NOT_ALLOWED).
+	ErrCounterpartyNotAllowed = errors.New("uma: payments with this provider are not allowed")
 )
+
+// CheckCounterparty is the rule of whom the deployment transacts with: a provider the
+// operator blocked (listed, not allowed) never; one not listed only unless the deployment
+// transacts with listed providers only (allowlistOnly).
+func CheckCounterparty(domain string, listed, allowed, allowlistOnly bool) error {
+	switch {
+	case listed && !allowed:
+		return fmt.Errorf("%w: %s is blocked", ErrCounterpartyNotAllowed, domain)
+	case !listed && allowlistOnly:
+		return fmt.Errorf("%w: %s is not on the deployment's list of UMA providers", ErrCounterpartyNotAllowed, domain)
+	}
+	return nil
+}
 
 // Timestamp window: a signed message is taken from MaxMessageAge before now to MaxClockSkew
 // after, and its nonce is remembered for as long.
@@ -83,6 +99,7 @@ func Refusal(err error) *Error {
 		{ErrKeysUnavailable, "COUNTERPARTY_PUBKEY_FETCH_ERROR", 424},
 		{ErrInvalidPubKeyResponse, "INVALID_PUBKEY_FORMAT", 400},
 		{ErrUserNotFound, "USER_NOT_FOUND", 404},
+		{ErrCounterpartyNotAllowed, "COUNTERPARTY_NOT_ALLOWED", 403},
 		{ErrInvalidAmount, "AMOUNT_OUT_OF_RANGE", 400},
 		{ErrDecrypt, "INVALID_INPUT", 400},
 	} {

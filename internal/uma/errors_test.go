@@ -33,6 +33,14 @@ func TestRefusal(t *testing.T) {
 			t.Errorf("an internal error shows %q", e.Reason)
 		}
 	}
+	for _, tc := range []struct {
+		listed, allowed, only, ok bool
+	}{{false, false, false, true}, {true, true, false, true}, {true, false, false, false}, {false, false, true, false}, {true, true, true, true}, {true, false, true, false}} {
+		err := CheckCounterparty("p.example", tc.listed, tc.allowed, tc.only)
+		if (err == nil) != tc.ok || (err != nil && Refusal(err).Code != "COUNTERPARTY_NOT_ALLOWED") {
+			t.Errorf("listed %v allowed %v allowlist-only %v: %v", tc.listed, tc.allowed, tc.only, err)
+		}
+	}
 	if b := Refusal(&UnsupportedVersionError{Version: "2.0"}).Body(); fmt.Sprint(b["supportedMajorVersions"]) != "[1]" {
 		t.Errorf("412 body %v", b)
 	}

@@ -245,6 +245,43 @@ func (q *Queries) UmaProviderKeysPut(ctx context.Context, arg UmaProviderKeysPut
 	return err
 }
 
+const umaProviderListed = `-- name: UmaProviderListed :one
+SELECT EXISTS (SELECT 1 FROM uma_providers WHERE lower(domain) = lower($1::text)) AS listed,
+       coalesce((SELECT allow_list_status FROM uma_providers WHERE lower(domain) = lower($1::text)), false)::boolean AS allowed
+`
+
+type UmaProviderListedRow struct {
+	Listed  bool
+	Allowed bool
+}
+
+// Whether the operator listed the provider of domain, and whether it is allowed.
+func (q *Queries) UmaProviderListed(ctx context.Context, domain string) (UmaProviderListedRow, error) {
+	row := q.db.QueryRow(ctx, umaProviderListed, domain)
+	var i UmaProviderListedRow
+	err := row.Scan(&i.Listed, &i.Allowed)
+	return i, err
+}
+
+const umaProviderSetAllowed = `-- name: UmaProviderSetAllowed :exec
+INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
+VALUES ($1, lower($2::text), lower($2::text), '', '{}', '{}', '', $3)
+ON CONFLICT (domain) DO UPDATE SET allow_list_status = excluded.allow_list_status
+`
+
+type UmaProviderSetAllowedParams struct {
+	ID      uuid.UUID
+	Domain  string
+	Allowed bool
+}
+
+// Lists the provider of domain as allowed or blocked (named by its domain until the operator
+// gives more).
+func (q *Queries) UmaProviderSetAllowed(ctx context.Context, arg UmaProviderSetAllowedParams) error {
+	_, err := q.db.Exec(ctx, umaProviderSetAllowed, arg.ID, arg.Domain, arg.Allowed)
+	return err
+}
+
 const umaReceiver = `-- name: UmaReceiver :one
 SELECT p.id AS platform_id, p.environment, p.is_regulated_financial_institution, p.supported_currencies,
        c.id AS customer_id, c.kyc_status,

@@ -1099,7 +1099,9 @@ export interface paths {
          *     payer data it requires. An address whose provider does not answer so is 400
          *     `INVALID_UMA_ADDRESS` with `details.failure` `LNURLP_FAILED` (and `details.umaCode`,
          *     the protocol's cause, where there is one), as are a malformed address and an address
-         *     several customers share.
+         *     several customers share. A provider the deployment does not transact with (blocked by
+         *     the operator, or not listed when the deployment allows listed providers only) is 403
+         *     `COUNTERPARTY_NOT_ALLOWED`, before any request.
          */
         get: operations["lookupUmaReceiver"];
         put?: never;
@@ -2564,7 +2566,8 @@ export interface paths {
          *     are the protocol's: `{"status":"ERROR","reason":…,"code":…}` with the code's status (`INVALID_SIGNATURE`
          *     401, `INVALID_NONCE`, `INVALID_TIMESTAMP`, `CERT_CHAIN_INVALID`, `CERT_CHAIN_EXPIRED`,
          *     `INVALID_PUBKEY_FORMAT`, `MISSING_REQUIRED_UMA_PARAMETERS` 400, `USER_NOT_FOUND` 404,
-         *     `UNSUPPORTED_UMA_VERSION` 412 with `supportedMajorVersions`, `COUNTERPARTY_PUBKEY_FETCH_ERROR` 424).
+         *     `UNSUPPORTED_UMA_VERSION` 412 with `supportedMajorVersions`, `COUNTERPARTY_NOT_ALLOWED` 403,
+         *     `COUNTERPARTY_PUBKEY_FETCH_ERROR` 424).
          */
         get: operations["lightningAddressPayRequest"];
         put?: never;
@@ -2994,7 +2997,7 @@ export interface components {
              *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
-             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN.
+             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN, COUNTERPARTY_NOT_ALLOWED.
              * @example INVALID_INPUT
              */
             code: string;
@@ -8302,6 +8305,15 @@ export interface operations {
             200: components["responses"]["ReceiverLookup"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `COUNTERPARTY_NOT_ALLOWED`: the deployment does not transact with the receiver's UMA provider. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["UserNotFoundReplayable"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
@@ -10599,6 +10611,15 @@ export interface operations {
             };
             /** @description The sender's signature does not verify. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description `COUNTERPARTY_NOT_ALLOWED`: the deployment does not transact with the sender's provider. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -43,7 +43,11 @@ type Config struct {
 	// other UMA providers and platforms' domains (PAYCORE_RESOLVE, "host:port=ip:port,…",
 	// as curl --resolve): for tests and staging networks without DNS. The outbound-address
 	// guard still checks the address dialed.
-	Resolve          map[string]string
+	Resolve map[string]string
+	// UmaAllowlistOnly makes the deployment transact over UMA only with the providers the
+	// operator listed as allowed (PAYCORE_UMA_ALLOWLIST_ONLY); otherwise with any but those
+	// it blocked.
+	UmaAllowlistOnly bool
 	SandboxSlowDelay time.Duration // PAYCORE_SANDBOX_SLOW_DELAY: how long the sandbox's "pending, then fails" scenario waits
 	// QuoteLifetime is how long a quote can be executed (PAYCORE_QUOTE_LIFETIME).
 	QuoteLifetime time.Duration
@@ -342,6 +346,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_INTERVAL", &c.WebhookRetryMax)
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
 	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
+	boolean("PAYCORE_UMA_ALLOWLIST_ONLY", &c.UmaAllowlistOnly)
 	if v := getenv("PAYCORE_RESOLVE"); v != "" {
 		var bad []string
 		if c.Resolve, bad = parseResolve(v); len(bad) > 0 {
