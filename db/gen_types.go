@@ -208,7 +208,8 @@ type (
 	UmaDomainHoldersParams                = gen.UmaDomainHoldersParams
 	UmaDomainHoldersRow                   = gen.UmaDomainHoldersRow
 	UmaDomainProof                        = gen.UmaDomainProof
-	UmaDomainProofEnsureParams            = gen.UmaDomainProofEnsureParams
+	UmaDomainProofGetParams               = gen.UmaDomainProofGetParams
+	UmaDomainProofInsertParams            = gen.UmaDomainProofInsertParams
 	UmaDomainProofVerifiedParams          = gen.UmaDomainProofVerifiedParams
 	UmaKey                                = gen.UmaKey
 	UmaKeysInsertParams                   = gen.UmaKeysInsertParams

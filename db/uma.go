@@ -115,9 +115,17 @@ func (s Store) UmaReceiver(ctx context.Context, domain, umaAddress string) (UmaR
 }
 
 // UmaDomainProof is the proof record of the platform's domain, made with a new token
-// (newToken) when there is none.
+// (newToken) when there is none; a read once it exists.
 func (s Store) UmaDomainProof(ctx context.Context, platformID uuid.UUID, domain string, newToken func() string, now time.Time) (UmaDomainProof, error) {
-	p, err := newQueries(s.pool).UmaDomainProofEnsure(ctx, UmaDomainProofEnsureParams{PlatformID: platformID, Domain: domain, Token: newToken(), CreatedAt: now})
+	q := newQueries(s.pool)
+	key := UmaDomainProofGetParams{PlatformID: platformID, Domain: domain}
+	p, err := q.UmaDomainProofGet(ctx, key)
+	if IsNotFound(err) {
+		if err := q.UmaDomainProofInsert(ctx, UmaDomainProofInsertParams{PlatformID: platformID, Domain: domain, Token: newToken(), CreatedAt: now}); err != nil {
+			return p, fmt.Errorf("make the proof of %s: %w", domain, err)
+		}
+		p, err = q.UmaDomainProofGet(ctx, key)
+	}
 	if err != nil {
 		return p, fmt.Errorf("the proof of %s: %w", domain, err)
 	}

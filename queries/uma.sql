@@ -43,12 +43,14 @@ FROM platforms p
 JOIN customers c ON c.platform_id = p.id AND c.uma_address = sqlc.arg(uma_address)::text AND NOT c.is_deleted
 WHERE p.uma_domain = sqlc.arg(domain)::text;
 
--- name: UmaDomainProofEnsure :one
--- The token of the platform's domain, made now when it has none.
+-- name: UmaDomainProofGet :one
+SELECT * FROM uma_domain_proofs WHERE platform_id = sqlc.arg(platform_id) AND domain = lower(sqlc.arg(domain)::text);
+
+-- name: UmaDomainProofInsert :exec
+-- The token of the platform's domain; nothing when it has one (a concurrent first read).
 INSERT INTO uma_domain_proofs (platform_id, domain, token, created_at)
 VALUES (sqlc.arg(platform_id), lower(sqlc.arg(domain)::text), sqlc.arg(token), sqlc.arg(created_at))
-ON CONFLICT (platform_id, domain) DO UPDATE SET token = uma_domain_proofs.token
-RETURNING *;
+ON CONFLICT (platform_id, domain) DO NOTHING;
 
 -- name: UmaDomainProofVerified :exec
 UPDATE uma_domain_proofs SET verified_at = sqlc.arg(verified_at)

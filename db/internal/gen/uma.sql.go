@@ -14,28 +14,17 @@ import (
 	"paycore/internal/catalog"
 )
 
-const umaDomainProofEnsure = `-- name: UmaDomainProofEnsure :one
-INSERT INTO uma_domain_proofs (platform_id, domain, token, created_at)
-VALUES ($1, lower($2::text), $3, $4)
-ON CONFLICT (platform_id, domain) DO UPDATE SET token = uma_domain_proofs.token
-RETURNING platform_id, domain, token, created_at, verified_at
+const umaDomainProofGet = `-- name: UmaDomainProofGet :one
+SELECT platform_id, domain, token, created_at, verified_at FROM uma_domain_proofs WHERE platform_id = $1 AND domain = lower($2::text)
 `
 
-type UmaDomainProofEnsureParams struct {
+type UmaDomainProofGetParams struct {
 	PlatformID uuid.UUID
 	Domain     string
-	Token      string
-	CreatedAt  time.Time
 }
 
-// The token of the platform's domain, made now when it has none.
-func (q *Queries) UmaDomainProofEnsure(ctx context.Context, arg UmaDomainProofEnsureParams) (UmaDomainProof, error) {
-	row := q.db.QueryRow(ctx, umaDomainProofEnsure,
-		arg.PlatformID,
-		arg.Domain,
-		arg.Token,
-		arg.CreatedAt,
-	)
+func (q *Queries) UmaDomainProofGet(ctx context.Context, arg UmaDomainProofGetParams) (UmaDomainProof, error) {
+	row := q.db.QueryRow(ctx, umaDomainProofGet, arg.PlatformID, arg.Domain)
 	var i UmaDomainProof
 	err := row.Scan(
 		&i.PlatformID,
@@ -45,6 +34,30 @@ func (q *Queries) UmaDomainProofEnsure(ctx context.Context, arg UmaDomainProofEn
 		&i.VerifiedAt,
 	)
 	return i, err
+}
+
+const umaDomainProofInsert = `-- name: UmaDomainProofInsert :exec
+INSERT INTO uma_domain_proofs (platform_id, domain, token, created_at)
+VALUES ($1, lower($2::text), $3, $4)
+ON CONFLICT (platform_id, domain) DO NOTHING
+`
+
+type UmaDomainProofInsertParams struct {
+	PlatformID uuid.UUID
+	Domain     string
+	Token      string
+	CreatedAt  time.Time
+}
+
+// The token of the platform's domain; nothing when it has one (a concurrent first read).
+func (q *Queries) UmaDomainProofInsert(ctx context.Context, arg UmaDomainProofInsertParams) error {
+	_, err := q.db.Exec(ctx, umaDomainProofInsert,
+		arg.PlatformID,
+		arg.Domain,
+		arg.Token,
+		arg.CreatedAt,
+	)
+	return err
 }
 
 const umaDomainProofVerified = `-- name: UmaDomainProofVerified :exec
