@@ -26,6 +26,9 @@ type listSpec[F, P, R, T any] struct {
 	params []string
 	// sortable lists take sortOrder=asc|desc, descending by default.
 	sortable bool
+	// ascending lists that are not sortable are in ascending order (a directory);
+	// otherwise descending.
+	ascending bool
 	// filter reads and checks the filters of the caller's platform; q keeps the first error.
 	filter func(q *query, platform uuid.UUID) F
 	// read reads one page and its count.
@@ -41,7 +44,7 @@ func serveList[F, P, R, T any](s *Server, w http.ResponseWriter, r *http.Request
 	q := newQuery(r, l.params...)
 	f := l.filter(q, callerPlatformID(r.Context()))
 	name := l.name
-	var p db.Page[P]
+	p := db.Page[P]{Asc: l.ascending}
 	if l.sortable {
 		order := q.enum("sortOrder", "asc", "desc")
 		p.Asc = order != nil && *order == "asc"

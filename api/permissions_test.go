@@ -165,7 +165,7 @@ func permissionRules() map[string]routeRule {
 		"POST /agents/me/quotes/{quoteId}/execute", "GET /agents/me/transactions", "GET /agents/me/transactions/{transactionId}",
 		"POST /agents/me/transfer-in", "POST /agents/me/transfer-out")
 	// Reads: any token.
-	set(anyToken, "GET /config", "GET /tokens", "GET /tokens/{tokenId}", "GET /uma-providers", "GET /exchange-rates",
+	set(anyToken, "GET /config", "GET /tokens", "GET /tokens/{tokenId}", "GET /uma-providers", "GET /vasps", "GET /exchange-rates",
 		"GET /discoveries", "POST /crypto/estimate-withdrawal-fee", "GET /customers", "GET /customers/internal-accounts",
 		"GET /customers/{customerId}", "GET /beneficial-owners", "GET /beneficial-owners/{beneficialOwnerId}",
 		"GET /verifications", "GET /verifications/{verificationId}", "GET /platform/internal-accounts",

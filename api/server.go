@@ -232,6 +232,7 @@ func (s *Server) routes() chi.Router {
 		r.With(manage).Delete("/tokens/{tokenId}", handler(s.deleteToken))
 
 		r.Get("/uma-providers", handler(s.listUmaProviders))
+		r.Get("/vasps", handler(s.listVasps))
 		r.Get("/exchange-rates", handler(s.listExchangeRates))
 		r.Get("/discoveries", handler(s.listDiscoveries))
 		r.Post("/crypto/estimate-withdrawal-fee", handler(s.estimateWithdrawalFee))

@@ -14,6 +14,16 @@ import (
 // UmaProvider is one UMA provider a platform can discover (rendered by db/view).
 type UmaProvider = view.UmaProvider
 
+// listVasps is GET /vasps: the providers the deployment transacts with (allowed), by name
+// in ascending order.
+func (s *Server) listVasps(w http.ResponseWriter, r *http.Request) error {
+	return serveList(s, w, r, listSpec[db.UmaProviderFilter, db.NamePos, db.UmaProvider, view.Vasp]{
+		name: "vasps", params: []string{"limit", "cursor"}, ascending: true,
+		filter: func(*query, uuid.UUID) db.UmaProviderFilter { return db.UmaProviderFilter{} },
+		read:   db.UmaProviderPage, pos: db.UmaProviderPosOf, view: view.VaspOf,
+	})
+}
+
 // listUmaProviders is GET /uma-providers, by name (descending unless sortOrder=asc).
 func (s *Server) listUmaProviders(w http.ResponseWriter, r *http.Request) error {
 	return serveList(s, w, r, listSpec[db.UmaProviderFilter, db.NamePos, db.UmaProvider, UmaProvider]{

@@ -8,6 +8,7 @@ import (
 
 	"paycore/api"
 	"paycore/api/apitest"
+	"paycore/db/view"
 	"paycore/internal/money"
 )
 
@@ -82,4 +83,42 @@ func fetchAllProviders(t *testing.T, do func(string, string, any, ...string) *ap
 		u.RawQuery = q.Encode()
 		path = u.String()
 	}
+}
+
+// GET /vasps is the directory of the providers the deployment transacts with: the allowed
+// ones, by name, each with its site, in pages.
+func TestVasps(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(true)
+	var allowed api.List[api.UmaProvider]
+	c.Do("GET", "/uma-providers?hasBlockedProviders=false&limit=100", nil).Decode(t, &allowed)
+	var vasps []view.Vasp
+	cursor := ""
+	for {
+		var page api.List[view.Vasp]
+		r := c.Do("GET", "/vasps?limit=4"+cursor, nil)
+		if r.Status != 200 {
+			t.Fatalf("vasps: %d %s", r.Status, r.Body)
+		}
+		r.Decode(t, &page)
+		vasps = append(vasps, page.Data...)
+		if !page.HasMore {
+			break
+		}
+		cursor = "&cursor=" + url.QueryEscape(page.NextCursor)
+	}
+	if len(vasps) == 0 || len(vasps) != len(allowed.Data) {
+		t.Fatalf("%d VASPs, %d allowed providers", len(vasps), len(allowed.Data))
+	}
+	byName := map[string]string{}
+	for _, p := range allowed.Data {
+		byName[p.Name] = "https://" + p.Domain
+	}
+	for i, v := range vasps {
+		if byName[v.VaspName] != v.URL || (i > 0 && vasps[i-1].VaspName > v.VaspName) {
+			t.Fatalf("VASP %d %+v: not an allowed provider in name order", i, v)
+		}
+	}
+	expectError(t, c.Do("GET", "/vasps?countryCode=MX", nil), 400, "INVALID_INPUT")
 }

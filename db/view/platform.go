@@ -73,6 +73,17 @@ type UmaProvider struct {
 	AllowListStatus     bool             `json:"allowListStatus"`
 }
 
+// Vasp is one VASP of the directory (GET /vasps).
+type Vasp struct {
+	VaspName string `json:"vaspName"`
+	URL      string `json:"url,omitempty"`
+}
+
+// VaspOf renders a provider as a VASP of the directory: its name and its domain's site.
+func VaspOf(p db.UmaProvider) Vasp {
+	return Vasp{VaspName: p.Name, URL: "https://" + p.Domain}
+}
+
 // UmaProviderOf renders a provider; currency codes the service does not know are left out.
 func UmaProviderOf(p db.UmaProvider) UmaProvider {
 	cur := make([]money.Currency, 0, len(p.SupportedCurrencies))

@@ -142,6 +142,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/vasps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List VASPs
+         * @description The directory of Virtual Asset Service Providers the deployment knows and transacts
+         *     with: the UMA providers its operator listed as allowed (`paycore uma allow`), by name
+         *     (ascending).
+         *     `vaspName` is the value to pass where a counterparty hosted at one is declared.
+         */
+        get: operations["listVasps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exchange-rates": {
         parameters: {
             query?: never;
@@ -3362,6 +3385,24 @@ export interface components {
             /** Format: int64 */
             totalCount: number;
         };
+        /** @description A Virtual Asset Service Provider of the directory. */
+        Vasp: {
+            /** @description Its name, to pass as `vaspName` where a counterparty hosted at it is declared. */
+            vaspName: string;
+            /**
+             * Format: uri
+             * @description Its website.
+             */
+            url?: string;
+        };
+        VaspListResponse: {
+            data: components["schemas"]["Vasp"][];
+            hasMore: boolean;
+            /** @description Cursor of the next page; present exactly when `hasMore` is true. */
+            nextCursor?: string;
+            /** Format: int64 */
+            totalCount: number;
+        };
         /** @description What the webhook endpoint answered to the test event (snake_case names, as in the catalogue). */
         TestWebhookResponse: {
             /**
@@ -6524,6 +6565,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UmaProviderListResponse"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listVasps: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor; pass `nextCursor` from the previous page unchanged (with the same filters). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of VASPs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaspListResponse"];
                 };
             };
             400: components["responses"]["BadQuery"];
