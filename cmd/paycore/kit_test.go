@@ -487,7 +487,8 @@ func (p *kitPage) pay(amount string) string {
 // quote asks the page for a quote of amount USDC and waits until it shows it.
 func (p *kitPage) quote(amount string) {
 	p.t.Helper()
-	p.eval(fmt.Sprintf(`document.getElementById('send-amount').value = %q; document.getElementById('quote-button').click()`, amount))
+	p.eval(fmt.Sprintf(`document.getElementById('send-amount').value = %q`, amount))
+	p.click("quote-button") // once the page is done with what it was doing (a refresh), or the click is lost
 	p.waitStatus("info", "Check the quote")
 	p.waitJS(fmt.Sprintf(`!document.getElementById('quote').hidden && document.getElementById('quote-text').textContent.includes('You send %s0000 USDC')`, amount), "the quote of "+amount)
 }
