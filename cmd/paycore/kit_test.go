@@ -177,10 +177,12 @@ func TestKitWalletPage(t *testing.T) {
 	if len(active.Data) != 0 {
 		t.Fatalf("sessions after signing out: %+v", active.Data)
 	}
-	p.eval(`document.getElementById('otp-code').value = '123456'; document.getElementById('otp-signin-button').click()`)
+	p.eval(`document.getElementById('otp-code').value = '123456'`)
+	p.click("otp-signin-button")
 	p.waitStatus("error", "That code is wrong")
 	p.shot("14-wrong-code")
-	p.eval(`document.getElementById('otp-code').value = '000000'; document.getElementById('otp-signin-button').click()`)
+	p.eval(`document.getElementById('otp-code').value = '000000'`)
+	p.click("otp-signin-button")
 	p.waitStatus("ok", "Signed in (e-mail code)")
 	p.waitJS(`document.querySelectorAll('#balances li').length > 0`, "the balances")
 	p.shot("15-signed-in-with-code")
