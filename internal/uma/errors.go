@@ -102,6 +102,7 @@ func Refusal(err error) *Error {
 		{ErrCounterpartyNotAllowed, "COUNTERPARTY_NOT_ALLOWED", 403},
 		{ErrInvalidAmount, "AMOUNT_OUT_OF_RANGE", 400},
 		{ErrDecrypt, "INVALID_INPUT", 400},
+		{ErrInvoiceMismatch, "INVALID_INVOICE", 400},
 	} {
 		if errors.Is(err, c.err) {
 			return &Error{Code: c.code, Status: c.status, Reason: err.Error()}

@@ -281,6 +281,31 @@ func TestInteropPayRequest(t *testing.T) {
 	if err := receiver.signing.Public().Verify(resp.PayeeData.Compliance.SignablePayload(payer, payee), resp.PayeeData.Compliance.Signature); err != nil {
 		t.Fatalf("the service on the SDK's response: %v", err)
 	}
+	soon := now.Add(10 * time.Minute)
+	if err := resp.CheckInvoice(mineReq, answered.Msats, now.Add(time.Hour), soon, 1_000_000); err != nil {
+		t.Fatalf("the SDK's invoice for the service's msat request: %v", err)
+	}
+	// Asked in the receiving currency: the SDK's invoice is the amount at its rate plus its fee.
+	inMXN, err := uma.NewPayRequest(sender.signing, receiver.encryption.Public(), "1000.MXN", "MXN", uma.Payer{Identifier: payer, KycStatus: uma.KycVerified}, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = json.Marshal(inMXN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js.Call(map[string]string{"op": "payReqResponse", "request": string(b), "privateKey": hex.EncodeToString(receiver.signing.Bytes()),
+		"invoice": "lnbcrt585n1example", "payee": payee}, &answered)
+	var mxn uma.PayReqResponse
+	if err := json.Unmarshal([]byte(answered.JSON), &mxn); err != nil {
+		t.Fatal(err)
+	}
+	if err := mxn.CheckInvoice(inMXN, answered.Msats, now.Add(time.Hour), soon, 1_000_000); err != nil || answered.Msats != 58_500 {
+		t.Fatalf("the SDK's invoice of %d msat for 1000 MXN: %v", answered.Msats, err)
+	}
+	if err := mxn.CheckInvoice(inMXN, answered.Msats+1_000, now.Add(time.Hour), soon, 1_000_000); err == nil {
+		t.Fatal("an invoice for more than the response states was accepted")
+	}
 
 	// Post-transaction callbacks, both ways.
 	js.Call(map[string]string{"op": "postTxCallback", "privateKey": hex.EncodeToString(receiver.signing.Bytes()), "domain": "vasp2.example"}, &signed)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -225,4 +226,51 @@ func NewPostTransactionCallback(key PrivateKey, domain string, utxos []UtxoWithA
 	c := PostTransactionCallback{Utxos: utxos, VaspDomain: domain, SignatureNonce: NewNonce(), SignatureTimestamp: now.Unix()}
 	c.Signature = key.Sign(c.SignablePayload())
 	return c
+}
+
+// ErrInvoiceMismatch is an invoice the sender must not pay: it does not carry what the pay
+// request's response says, asks for more than the sender may pay, or expires too soon
+// (INVALID_INVOICE). No signature covers the invoice's amount, so the sender checks it.
+var ErrInvoiceMismatch = errors.New("uma: the invoice does not match the pay request's response")
+
+// CheckInvoice is the sending side's check of the invoice of a response to req before
+// paying it: for invoiceMsats, expiring at expiresAt, when the sender may pay at most
+// maxMsats and needs the invoice payable until payableUntil. The response must convert into
+// the currency asked; an amount asked in that currency must be delivered whole
+// (converted.amount) and the invoice must be that amount at the response's multiplier plus
+// its fee, to the millisatoshi after rounding; an amount asked in millisatoshis must be the
+// invoice's.
+func (r PayReqResponse) CheckInvoice(req PayRequest, invoiceMsats int64, expiresAt, payableUntil time.Time, maxMsats int64) error {
+	amount, currency, err := req.Amount.Parse()
+	if err != nil {
+		return err
+	}
+	c := r.Converted
+	switch {
+	case c == nil || c.CurrencyCode != req.Convert:
+		return fmt.Errorf("%w: it converts into %v, not %s", ErrInvoiceMismatch, currencyOf(c), req.Convert)
+	case invoiceMsats <= 0:
+		return fmt.Errorf("%w: the invoice names no amount", ErrInvoiceMismatch)
+	case invoiceMsats > maxMsats:
+		return fmt.Errorf("%w: the invoice asks %d msat, more than the %d the payment may spend", ErrInvoiceMismatch, invoiceMsats, maxMsats)
+	case !expiresAt.After(payableUntil):
+		return fmt.Errorf("%w: the invoice expires at %s, before %s", ErrInvoiceMismatch, expiresAt.UTC().Format(time.RFC3339), payableUntil.UTC().Format(time.RFC3339))
+	case currency == "" && invoiceMsats != amount:
+		return fmt.Errorf("%w: the invoice asks %d msat, not the %d sent", ErrInvoiceMismatch, invoiceMsats, amount)
+	case currency != "" && c.Amount != amount:
+		return fmt.Errorf("%w: the receiver gets %d, not the %d asked", ErrInvoiceMismatch, c.Amount, amount)
+	case currency != "":
+		want := math.Round(float64(c.Amount)*c.Multiplier) + float64(c.Fee)
+		if math.Abs(float64(invoiceMsats)-want) > 1 {
+			return fmt.Errorf("%w: the invoice asks %d msat, not %d × %v + %d", ErrInvoiceMismatch, invoiceMsats, c.Amount, c.Multiplier, c.Fee)
+		}
+	}
+	return nil
+}
+
+func currencyOf(c *Converted) string {
+	if c == nil {
+		return "nothing"
+	}
+	return c.CurrencyCode
 }

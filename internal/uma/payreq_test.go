@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 )
 
 // A pay request's amount is millisatoshis ("n") or smallest units of a currency ("n.CODE"),
@@ -32,5 +33,42 @@ func TestPayRequestAmount(t *testing.T) {
 	}
 	if _, err := (PayRequest{}).SignablePayload(); !errors.Is(err, ErrNotUma) {
 		t.Errorf("a pay request without compliance data: %v", err)
+	}
+}
+
+// The sender pays an invoice only when it carries what the response states: the amount
+// asked (in millisatoshis, or delivered whole in the receiving currency at the stated rate
+// plus fee), no more than the payment may spend, payable long enough.
+func TestCheckInvoice(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	mxn := PayRequest{Amount: "1000.MXN", Convert: "MXN"}
+	msat := PayRequest{Amount: "150000", Convert: "MXN"}
+	resp := PayReqResponse{Converted: &Converted{Amount: 1000, CurrencyCode: "MXN", Decimals: 2, Multiplier: 56.5, Fee: 2000}}
+	ok := func(req PayRequest, r PayReqResponse, invoice int64, expires time.Time, limit int64) error {
+		return r.CheckInvoice(req, invoice, expires, now.Add(time.Minute), limit)
+	}
+	if err := ok(mxn, resp, 58_500, now.Add(time.Hour), 100_000); err != nil {
+		t.Fatalf("a matching invoice: %v", err)
+	}
+	if err := ok(msat, resp, 150_000, now.Add(time.Hour), 200_000); err != nil {
+		t.Fatalf("a matching msat invoice: %v", err)
+	}
+	short := resp
+	short.Converted = &Converted{Amount: 999, CurrencyCode: "MXN", Multiplier: 56.5, Fee: 2000}
+	other := resp
+	other.Converted = &Converted{Amount: 1000, CurrencyCode: "USD", Multiplier: 56.5, Fee: 2000}
+	for name, err := range map[string]error{
+		"more than the rate and fee":   ok(mxn, resp, 58_502, now.Add(time.Hour), 100_000),
+		"less delivered than asked":    ok(mxn, short, 58_443, now.Add(time.Hour), 100_000),
+		"another currency":             ok(mxn, other, 58_500, now.Add(time.Hour), 100_000),
+		"no conversion":                ok(mxn, PayReqResponse{}, 58_500, now.Add(time.Hour), 100_000),
+		"more than the payment spends": ok(mxn, resp, 58_500, now.Add(time.Hour), 58_499),
+		"expiring too soon":            ok(mxn, resp, 58_500, now.Add(time.Minute), 100_000),
+		"amountless":                   ok(msat, resp, 0, now.Add(time.Hour), 200_000),
+		"another msat amount":          ok(msat, resp, 150_001, now.Add(time.Hour), 200_000),
+	} {
+		if !errors.Is(err, ErrInvoiceMismatch) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
