@@ -138,14 +138,7 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	if s.UMA == nil {
-		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, Resolve: d.Config.Resolve})
-		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: d.Config.SandboxPrivateOK, Resolve: d.Config.Resolve})
-		s.UMA = &umaclient.Client{Cache: s.store, Now: s.now, HTTP: func(env catalog.Environment) *http.Client {
-			if env == catalog.Sandbox {
-				return sandbox
-			}
-			return production
-		}}
+		s.UMA = &umaclient.Client{Cache: s.store, Nonces: s.store, Now: s.now, HTTP: netguard.PerEnvironment(d.Config.SandboxPrivateOK, d.Config.Resolve)}
 	}
 	s.router = s.routes()
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so

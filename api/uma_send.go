@@ -45,7 +45,7 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 	if err != nil {
 		return err
 	}
-	resp, err := s.UMA.Lnurlp(r.Context(), env, s.store, keys.Signing, platform.UmaDomain, address, platform.IsRegulatedFinancialInstitution)
+	resp, err := s.UMA.Lnurlp(r.Context(), env, keys.Signing, platform.UmaDomain, address, platform.IsRegulatedFinancialInstitution)
 	if err != nil {
 		return lnurlpRefusal(address, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"paycore/db"
@@ -163,16 +162,9 @@ func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices, m *m
 			return nil, nil, nil, fmt.Errorf("PAYCORE_LND_*: %w", err)
 		}
 		closeRails = func() { _ = node.Close() }
-		production := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
-		sandbox := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second, AllowPrivate: cfg.SandboxPrivateOK})
 		connected = append(connected, lightningrail.New(node, lightningrail.Options{
 			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout, Invoices: invoices, Metrics: m,
-			HTTP: func(env catalog.Environment) *http.Client {
-				if env == catalog.Sandbox {
-					return sandbox
-				}
-				return production
-			}}))
+			HTTP: netguard.PerEnvironment(cfg.SandboxPrivateOK, cfg.Resolve)}))
 	}
 	reg, err = adapters.Registry(cfg.Rails, connected...)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"paycore/internal/catalog"
 )
 
 // NoAnswer is the only text an opaque client gives for a request that got no HTTP answer.
@@ -131,4 +133,20 @@ func (b *opaqueBody) Close() error {
 	err := b.rc.Close()
 	b.cancel()
 	return err
+}
+
+// PerEnvironment is the guarded client for the outbound requests a platform's environment
+// makes to domains it names (other UMA providers, Lightning address services, platforms'
+// domains): production never reaches a non-public address; sandbox platforms do when
+// sandboxPrivate says so (a development stack). Both follow no redirect, give up after 10 s
+// and dial resolve's addresses instead of the names it maps (config.Resolve).
+func PerEnvironment(sandboxPrivate bool, resolve map[string]string) func(catalog.Environment) *http.Client {
+	production := NewClient(ClientOptions{Timeout: 10 * time.Second, Resolve: resolve})
+	sandbox := NewClient(ClientOptions{Timeout: 10 * time.Second, AllowPrivate: sandboxPrivate, Resolve: resolve})
+	return func(env catalog.Environment) *http.Client {
+		if env == catalog.Sandbox {
+			return sandbox
+		}
+		return production
+	}
 }

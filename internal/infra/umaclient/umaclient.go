@@ -26,6 +26,8 @@ type KeyCache interface {
 // Client talks to other providers.
 type Client struct {
 	Cache KeyCache
+	// Nonces takes the nonces of the responses received, once.
+	Nonces Nonces
 	// HTTP is the guarded client for a platform environment's requests (production: public
 	// addresses only), following no redirect.
 	HTTP func(env catalog.Environment) *http.Client
@@ -93,7 +95,7 @@ var ErrLnurlpFailed = errors.New("uma: the LNURLP request failed")
 // version 1, for that address, with currencies, its compliance data signed by the
 // receiver's provider (its keys fetched as ProviderKeys does), timestamped in the window,
 // and its nonce taken once.
-func (c *Client) Lnurlp(ctx context.Context, env catalog.Environment, nonces Nonces, key uma.PrivateKey, senderDomain, receiverAddress string, travelRule bool) (uma.LnurlpResponse, error) {
+func (c *Client) Lnurlp(ctx context.Context, env catalog.Environment, key uma.PrivateKey, senderDomain, receiverAddress string, travelRule bool) (uma.LnurlpResponse, error) {
 	_, domain, err := uma.SplitAddress(receiverAddress)
 	if err != nil {
 		return uma.LnurlpResponse{}, err
@@ -134,7 +136,7 @@ func (c *Client) Lnurlp(ctx context.Context, env catalog.Environment, nonces Non
 	if err := keys.Signing.Verify(cmp.SignablePayload(), cmp.Signature); err != nil {
 		return uma.LnurlpResponse{}, err
 	}
-	if err := nonces.UmaNonceTake(ctx, domain, cmp.SignatureNonce, time.Unix(cmp.SignatureTimestamp, 0), now); err != nil {
+	if err := c.Nonces.UmaNonceTake(ctx, domain, cmp.SignatureNonce, time.Unix(cmp.SignatureTimestamp, 0), now); err != nil {
 		return uma.LnurlpResponse{}, err
 	}
 	return resp, nil
