@@ -34,6 +34,24 @@ func Refusal(code catalog.Code, message string) rail.Outcome {
 	return rail.Outcome{Status: catalog.TxFailed, Code: code, Message: message, FailureReason: string(catalog.FailLightning)}
 }
 
+// A sandbox platform's money is simulated: it may be paid out over a test network (a
+// platform opted in to the Lightning rail), never from a node moving real bitcoin.
+
+// AsksNetwork reports whether paying for a platform of env needs to know the node's
+// network (SimulatedOnMainnet): only sandbox payments do.
+func AsksNetwork(env catalog.Environment) bool { return env == catalog.Sandbox }
+
+// SimulatedOnMainnet is how a payment for a platform of env ends before anything is sent
+// when the node is on Bitcoin's main network (mainnet): a sandbox payment fails
+// RAIL_UNAVAILABLE; ok is false when the payment may be paid.
+func SimulatedOnMainnet(env catalog.Environment, mainnet bool) (rail.Outcome, bool) {
+	if env != catalog.Sandbox || !mainnet {
+		return rail.Outcome{}, false
+	}
+	return rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, FailureReason: string(catalog.FailLightning),
+		Message: "a sandbox payment is never paid from a node on Bitcoin's main network"}, true
+}
+
 // Invalid is the outcome of an invoice the node could not decode.
 func Invalid(why string) rail.Outcome {
 	return Refusal(catalog.FailInvoiceInvalid, "the Lightning invoice is not valid: "+why)

@@ -66,3 +66,24 @@ func TestOutcomes(t *testing.T) {
 		t.Errorf("settled: %+v", out)
 	}
 }
+
+// A sandbox platform's simulated money never leaves a node on Bitcoin's main network; a
+// production payment, or a sandbox one on a test network, is paid.
+func TestSimulatedOnMainnet(t *testing.T) {
+	for _, tc := range []struct {
+		env     catalog.Environment
+		mainnet bool
+		refused bool
+	}{{catalog.Sandbox, true, true}, {catalog.Sandbox, false, false}, {catalog.Production, true, false}, {catalog.Production, false, false}} {
+		out, refused := SimulatedOnMainnet(tc.env, tc.mainnet)
+		if refused != tc.refused || (refused && (out.Status != catalog.TxFailed || out.Code != catalog.FailRailUnavailable)) {
+			t.Errorf("%s on mainnet %v: %+v refused %v", tc.env, tc.mainnet, out, refused)
+		}
+		if tc.refused && !AsksNetwork(tc.env) {
+			t.Errorf("a %s payment does not ask the node's network", tc.env)
+		}
+	}
+	if AsksNetwork(catalog.Production) {
+		t.Error("every production payment asks the node's network")
+	}
+}

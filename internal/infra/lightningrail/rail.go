@@ -78,8 +78,7 @@ func New(node *lnd.Client, opts Options) *Rail {
 		opts.Now = time.Now
 	}
 	if opts.HTTP == nil {
-		guarded := netguard.NewClient(netguard.ClientOptions{Timeout: 10 * time.Second})
-		opts.HTTP = func(catalog.Environment) *http.Client { return guarded }
+		opts.HTTP = netguard.PerEnvironment(false, nil) // public addresses only
 	}
 	return &Rail{node: node, opts: opts}
 }
@@ -102,16 +101,13 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	if in.Currency != "BTC" || in.Kind != rail.ExternalAccount {
 		return rail.Outcome{}, fmt.Errorf("lightning: cannot pay %s to a %s", in.Currency, in.Kind)
 	}
-	if in.Environment == catalog.Sandbox {
-		// A sandbox platform's money is simulated: it may be paid out over a test network
-		// (a platform opted in to this rail), never from a node moving real bitcoin.
+	if lightning.AsksNetwork(in.Environment) {
 		mainnet, err := r.node.Mainnet(ctx)
 		if err != nil {
 			return rail.Outcome{}, fmt.Errorf("lightning: %w", err)
 		}
-		if mainnet {
-			return r.sent(rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailRailUnavailable, FailureReason: string(catalog.FailLightning),
-				Message: "a sandbox payment is never paid from a node on Bitcoin's main network"}), nil
+		if refused, ok := lightning.SimulatedOnMainnet(in.Environment, mainnet); ok {
+			return r.sent(refused), nil
 		}
 	}
 	invoice := strings.TrimSpace(in.Identifier)
