@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"paycore/db"
 	"paycore/internal/uma"
 )
 
@@ -18,14 +17,8 @@ const umaPubKeyPath = "/.well-known/lnurlpubkey"
 
 // umaKeys is the deployment's current UMA key set, made and stored on first use.
 func (s *Server) umaKeys(ctx context.Context) (uma.KeySet, error) {
-	sealed, err := s.store.UmaKeysCurrent(ctx)
-	if db.IsNotFound(err) {
-		ks, kerr := uma.NewKeySet(uma.CertificateName, s.now())
-		if kerr != nil {
-			return uma.KeySet{}, kerr
-		}
-		sealed, err = s.store.UmaKeysEnsure(ctx, ks.Seal(s.Box), s.now())
-	}
+	now := s.now()
+	sealed, err := s.store.UmaKeysCurrentOrNew(ctx, func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(s.Box, now) }, now)
 	if err != nil {
 		return uma.KeySet{}, err
 	}

@@ -28,6 +28,19 @@ func (s Store) UmaKeysCurrent(ctx context.Context) (uma.SealedKeySet, error) {
 	return umaSealed(k), nil
 }
 
+// UmaKeysCurrentOrNew is the current key set, or, before the first, the one newSet makes,
+// stored (UmaKeysEnsure: concurrent first uses all end with the first stored).
+func (s Store) UmaKeysCurrentOrNew(ctx context.Context, newSet func() (uma.SealedKeySet, error), now time.Time) (uma.SealedKeySet, error) {
+	k, err := s.UmaKeysCurrent(ctx)
+	if !IsNotFound(err) {
+		return k, err
+	}
+	if k, err = newSet(); err != nil {
+		return k, err
+	}
+	return s.UmaKeysEnsure(ctx, k, now)
+}
+
 // UmaKeysEnsure stores k as the current key set unless one is current (concurrent first
 // uses all end with the first), and returns the current one.
 func (s Store) UmaKeysEnsure(ctx context.Context, k uma.SealedKeySet, now time.Time) (uma.SealedKeySet, error) {

@@ -48,19 +48,17 @@ func umaCmd(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 	}
 	defer pool.Close()
 	store, now := db.NewStore(pool, view.Resources{}), time.Now()
-	fresh, err := uma.NewKeySet(uma.CertificateName, now)
-	if err != nil {
-		return err
-	}
+	newSet := func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(box, now) }
 	if args[0] == "rotate-keys" {
-		err = store.UmaKeysRotate(ctx, fresh.Seal(box), now)
-	} else {
-		_, err = store.UmaKeysEnsure(ctx, fresh.Seal(box), now)
+		fresh, err := newSet()
+		if err != nil {
+			return err
+		}
+		if err := store.UmaKeysRotate(ctx, fresh, now); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return err
-	}
-	sealed, err := store.UmaKeysCurrent(ctx)
+	sealed, err := store.UmaKeysCurrentOrNew(ctx, newSet, now)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,16 @@ func NewKeySet(commonName string, now time.Time) (KeySet, error) {
 	return ks, nil
 }
 
+// NewSealedKeySet is a new key set (NewKeySet, with the deployment's CertificateName) sealed
+// with s, as it is stored.
+func NewSealedKeySet(s Sealer, now time.Time) (SealedKeySet, error) {
+	ks, err := NewKeySet(CertificateName, now)
+	if err != nil {
+		return SealedKeySet{}, err
+	}
+	return ks.Seal(s), nil
+}
+
 // Published is what /.well-known/lnurlpubkey answers for ks at now: both chains (one
 // self-signed certificate each), the leaves' keys, and when to fetch them again.
 func (ks KeySet) Published(now time.Time) PubKeyResponse {
