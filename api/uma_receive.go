@@ -109,7 +109,7 @@ func (s *Server) umaVerifySender(ctx context.Context, env catalog.Environment, r
 	if err := uma.CheckTimestamp(req.Timestamp, now); err != nil {
 		return err
 	}
-	if req.VaspDomain == "" || strings.ContainsAny(req.VaspDomain, "/?#@ ") {
+	if !uma.ValidDomain(req.VaspDomain) {
 		return errors.Join(uma.ErrMissingParameters, errors.New("vaspDomain is not a domain"))
 	}
 	if err := s.umaCounterpartyAllowed(ctx, req.VaspDomain); err != nil {

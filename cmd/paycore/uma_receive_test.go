@@ -147,6 +147,7 @@ func TestUmaLnurlpReceived(t *testing.T) {
 		t.Errorf("412 without the supported versions: %s", body)
 	}
 	refused("an unknown user", query(uma.NewLnurlpRequest(sender.signing, "$nobody@"+domain, sender.domain, true, time.Now())), "$nobody", 404, "USER_NOT_FOUND")
+	refused("a sender domain that is not one", query(uma.NewLnurlpRequest(sender.signing, "$bob@"+domain, "vasp1.example/../x", true, time.Now())), "$bob", 400, "MISSING_REQUIRED_UMA_PARAMETERS")
 	partial := url.Values{"nonce": {"1"}, "umaVersion": {"1.0"}}
 	refused("some UMA parameters", partial, "$bob", 400, "MISSING_REQUIRED_UMA_PARAMETERS")
 

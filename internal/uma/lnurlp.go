@@ -154,11 +154,19 @@ func ParseLnurlpRequest(host, user string, q url.Values) (r LnurlpRequest, isUma
 // SplitAddress splits a UMA address "$user@domain" into its user (with its "$") and domain.
 func SplitAddress(address string) (user, domain string, err error) {
 	user, domain, ok := strings.Cut(address, "@")
-	if !ok || !strings.HasPrefix(user, "$") || len(user) < 2 || domain == "" || !userPattern.MatchString(user) || strings.ContainsAny(domain, "/?#@ ") {
+	if !ok || !strings.HasPrefix(user, "$") || len(user) < 2 || !userPattern.MatchString(user) || !ValidDomain(domain) {
 		return "", "", fmt.Errorf("%w: %q", ErrInvalidAddress, address)
 	}
 	return user, domain, nil
 }
+
+// domainPattern is a provider's domain as messages name it: a host name, and a port for
+// local domains (Scheme).
+var domainPattern = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,252})(:[0-9]{1,5})?$`)
+
+// ValidDomain reports whether d can name a provider's domain (an address's, a request's
+// vaspDomain): a host name with an optional port, nothing a URL would read otherwise.
+func ValidDomain(d string) bool { return domainPattern.MatchString(d) }
 
 // KYC statuses of a receiver, as LNURLP responses state them.
 const (

@@ -62,10 +62,11 @@ func with(q url.Values, k, v string) url.Values {
 
 // Addresses are "$user@domain"; local domains are reached over http, others over https.
 func TestAddressesAndSchemes(t *testing.T) {
-	if u, d, err := SplitAddress("$bob@vasp2.example"); err != nil || u != "$bob" || d != "vasp2.example" {
+	if u, d, err := SplitAddress("$bob@vasp2.example"); err != nil || u != "$bob" || d != "vasp2.example" || !ValidDomain("localhost:8080") {
 		t.Errorf("split: %q %q %v", u, d, err)
 	}
-	for _, bad := range []string{"bob@vasp2.example", "$@vasp2.example", "$bob@", "$bob", "$b/ob@x", "$bob@x/y", "$bob@a@b"} {
+	for _, bad := range []string{"bob@vasp2.example", "$@vasp2.example", "$bob@", "$bob", "$b/ob@x", "$bob@x/y", "$bob@a@b", "$bob@x\x00y",
+		"$bob@x\xffy", "$bob@x y", "$bob@-x", "$bob@x:port"} {
 		if _, _, err := SplitAddress(bad); !errors.Is(err, ErrInvalidAddress) {
 			t.Errorf("%q: %v", bad, err)
 		}
