@@ -40,7 +40,7 @@ type Config struct {
 	WebhookRetryAge   time.Duration // PAYCORE_WEBHOOK_RETRY_MAX_AGE
 	SandboxPrivateOK  bool          // PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
 	// Resolve maps host:port to the address the service dials instead when it reaches
-	// other UMA providers and platforms' domains (PAYCORE_RESOLVE, "host:port=ip:port,…",
+	// other UMA providers, platforms' domains and Lightning address services (PAYCORE_RESOLVE, "host:port=ip:port,…",
 	// as curl --resolve): for tests and staging networks without DNS. The outbound-address
 	// guard still checks the address dialed.
 	Resolve map[string]string
