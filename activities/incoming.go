@@ -14,6 +14,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/rail"
 )
 
 // CreatedIncoming is what the create step of an incoming payment answers: the
@@ -80,7 +81,11 @@ type FinishedIncoming struct {
 // (incoming.ApproveWith).
 func (a *Activities) FinishIncoming(ctx context.Context, transactionID uuid.UUID, d incoming.Decision, known map[string]string) (FinishedIncoming, error) {
 	if d.Approved {
+		// (A collected payment's required details were checked before its money came:
+		// the approval stands, with what its rail received.)
+		funds, collected := d.Funds, d.Collected
 		d = incoming.ApproveWith(d.ReceiverInfo, known)
+		d.Funds, d.Collected = funds, collected
 	}
 	t, err := a.store.IncomingFinish(ctx, transactionID, d, a.now())
 	if err != nil {
@@ -111,4 +116,47 @@ func (a *Activities) recordedAnswer(ctx context.Context, eventID uuid.UUID, know
 		answer.Error = *last.Error
 	}
 	return incoming.Decide(answer, known), nil
+}
+
+// collector is the collecting rail serving in's platform's BTC payments (the Lightning
+// rail), or a non-retryable error when there is none.
+func (a *Activities) collector(in incoming.Request) (rail.Collector, error) {
+	c, ok := a.rails.Collector(rail.Target{Environment: in.Collect.Environment, Platform: in.PlatformID, Currency: "BTC",
+		Kind: rail.ExternalAccount, AccountType: "LIGHTNING"})
+	if !ok {
+		return nil, temporal.NewNonRetryableApplicationError("no rail collects the platform's BTC payments", "NoCollector", nil)
+	}
+	return c, nil
+}
+
+// CollectIncoming is the payment request the payer of an approved payment from another UMA
+// provider pays (in.Collect): the one recorded for the payment, else a new one of the rail,
+// recorded. (A request the rail made whose record was lost to a crash is never shown to
+// anyone, so never paid.)
+func (a *Activities) CollectIncoming(ctx context.Context, in incoming.Request) (rail.PaymentRequest, error) {
+	if pr, ok, err := a.store.IncomingPaymentRequest(ctx, in.TransactionID); err != nil || ok {
+		return pr, err
+	}
+	c, err := a.collector(in)
+	if err != nil {
+		return rail.PaymentRequest{}, err
+	}
+	pr, err := c.Collect(ctx, rail.Collection{Currency: "BTC", Amount: in.Collect.Sats, Description: in.Collect.Description, Expiry: in.Collect.Expiry})
+	if err != nil {
+		return rail.PaymentRequest{}, fmt.Errorf("make the payment request: %w", err)
+	}
+	if err := a.store.IncomingPaymentRequestRecord(ctx, in.TransactionID, pr, in.Collect.Sats, a.now()); err != nil {
+		return rail.PaymentRequest{}, err
+	}
+	return pr, nil
+}
+
+// IncomingCollected is what became of the payment request (by its hash) of a payment from
+// another UMA provider, as its rail says.
+func (a *Activities) IncomingCollected(ctx context.Context, in incoming.Request, hash string) (rail.Collected, error) {
+	c, err := a.collector(in)
+	if err != nil {
+		return rail.Collected{}, err
+	}
+	return c.Collected(ctx, hash)
 }

@@ -47,35 +47,22 @@ func (s *Server) umaLnurlp(w http.ResponseWriter, r *http.Request, req uma.Lnurl
 		s.umaRefuse(w, r, err)
 		return
 	}
-	domain, served, err := s.domainServed(ctx, r.Host)
-	if err != nil {
-		s.umaRefuse(w, r, err)
-		return
-	}
 	user, _, _ := strings.Cut(req.ReceiverAddress, "@")
-	rcv, err := s.store.UmaReceiver(ctx, domain, strings.ToLower(user)+"@"+domain)
-	switch {
-	case !served || db.IsNotFound(err):
-		s.umaRefuse(w, r, uma.ErrUserNotFound)
-		return
-	case err != nil:
-		s.umaRefuse(w, r, err)
-		return
-	}
-	if err := s.umaVerifySender(ctx, rcv.Environment, req, now); err != nil {
-		s.umaRefuse(w, r, err)
-		return
-	}
-	supported, err := platformconfig.DecodeCurrencies(rcv.SupportedCurrencies)
+	rcv, _, err := s.umaReceiverOf(ctx, r.Host, user)
 	if err != nil {
 		s.umaRefuse(w, r, err)
 		return
 	}
-	rates := s.rates(rcv.Environment == catalog.Sandbox)
-	currencies := uma.ReceivingCurrencies(rcv.Currencies, supported, func(code string) (decimal.Decimal, bool) {
-		p, _, err := rates.Mid("BTC", code, now)
-		return p, err == nil
-	})
+	if err := s.umaVerifySender(ctx, rcv.Environment, umaSigned{domain: req.VaspDomain, payload: req.SignablePayload(), signature: req.Signature,
+		nonce: req.Nonce, timestamp: req.Timestamp}, now); err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	currencies, err := s.umaCurrencies(rcv, now)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
 	keys, err := s.umaKeys(ctx)
 	if err != nil {
 		s.umaRefuse(w, r, err)
@@ -90,6 +77,42 @@ func (s *Server) umaLnurlp(w http.ResponseWriter, r *http.Request, req uma.Lnurl
 		Compliance: uma.SignedCompliance(keys.Signing, req, uma.KycStatusOf(rcv.KycStatus), rcv.IsRegulatedFinancialInstitution, now)})
 }
 
+// umaReceiverOf is the customer holding the UMA address user@<host> ($name) on the platform
+// whose proven UMA domain host is, with that address; uma.ErrUserNotFound when there is
+// none.
+func (s *Server) umaReceiverOf(ctx context.Context, host, user string) (db.UmaReceiverRow, string, error) {
+	domain, served, err := s.domainServed(ctx, host)
+	if err != nil {
+		return db.UmaReceiverRow{}, "", err
+	}
+	address := strings.ToLower(user) + "@" + domain
+	rcv, err := s.store.UmaReceiver(ctx, domain, address)
+	switch {
+	case !served || db.IsNotFound(err):
+		return rcv, "", uma.ErrUserNotFound
+	case err != nil:
+		return rcv, "", err
+	}
+	return rcv, address, nil
+}
+
+// umaCurrencies are the currencies the receiver rcv is paid in over UMA at now (see
+// uma.ReceivingCurrencies), each at bitcoin's mid-market price in it.
+func (s *Server) umaCurrencies(rcv db.UmaReceiverRow, now time.Time) ([]uma.Currency, error) {
+	supported, err := platformconfig.DecodeCurrencies(rcv.SupportedCurrencies)
+	if err != nil {
+		return nil, err
+	}
+	rates := s.rates(rcv.Environment == catalog.Sandbox)
+	return uma.ReceivingCurrencies(rcv.Currencies, supported, func(code string) (decimal.Decimal, bool) {
+		if code == "BTC" {
+			return decimal.NewFromInt(1), true
+		}
+		p, _, err := rates.Mid("BTC", code, now)
+		return p, err == nil
+	}), nil
+}
+
 // umaCounterpartyAllowed refuses a provider the deployment does not transact with
 // (uma.CheckCounterparty: blocked by the operator, or not listed under
 // PAYCORE_UMA_ALLOWLIST_ONLY).
@@ -101,26 +124,34 @@ func (s *Server) umaCounterpartyAllowed(ctx context.Context, domain string) erro
 	return uma.CheckCounterparty(domain, listed, allowed, s.Config.UmaAllowlistOnly)
 }
 
-// umaVerifySender checks a request signed by the provider of req.VaspDomain (one the
-// deployment transacts with): its timestamp in the window, its signature under the provider's published signing key (fetched through
-// the guard for the receiving platform's environment, or from the cache), then its nonce,
-// taken once (only after the signature verified, so that a forged request burns none).
-func (s *Server) umaVerifySender(ctx context.Context, env catalog.Environment, req uma.LnurlpRequest, now time.Time) error {
-	if err := uma.CheckTimestamp(req.Timestamp, now); err != nil {
+// umaSigned is a message another provider signed: its domain (where its keys are
+// published), what its signature covers, the signature, and its nonce and timestamp.
+type umaSigned struct {
+	domain, payload, signature, nonce string
+	timestamp                         int64
+}
+
+// umaVerifySender checks a message m signed by the provider of m.domain (one the deployment
+// transacts with): its timestamp in the window, its signature under the provider's published
+// signing key (fetched through the guard for the receiving platform's environment, or from
+// the cache), then its nonce, taken once (only after the signature verified, so that a
+// forged message burns none).
+func (s *Server) umaVerifySender(ctx context.Context, env catalog.Environment, m umaSigned, now time.Time) error {
+	if err := uma.CheckTimestamp(m.timestamp, now); err != nil {
 		return err
 	}
-	if !uma.ValidDomain(req.VaspDomain) {
+	if !uma.ValidDomain(m.domain) {
 		return errors.Join(uma.ErrMissingParameters, errors.New("vaspDomain is not a domain"))
 	}
-	if err := s.umaCounterpartyAllowed(ctx, req.VaspDomain); err != nil {
+	if err := s.umaCounterpartyAllowed(ctx, m.domain); err != nil {
 		return err
 	}
-	keys, err := s.UMA.ProviderKeys(ctx, env, req.VaspDomain)
+	keys, err := s.UMA.ProviderKeys(ctx, env, m.domain)
 	if err != nil {
 		return err
 	}
-	if err := keys.Signing.Verify(req.SignablePayload(), req.Signature); err != nil {
+	if err := keys.Signing.Verify(m.payload, m.signature); err != nil {
 		return err
 	}
-	return s.store.UmaNonceTake(ctx, req.VaspDomain, req.Nonce, time.Unix(req.Timestamp, 0), now)
+	return s.store.UmaNonceTake(ctx, m.domain, m.nonce, time.Unix(m.timestamp, 0), now)
 }

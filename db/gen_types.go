@@ -140,6 +140,7 @@ type (
 	LightningAddressInvoicesOpenParams    = gen.LightningAddressInvoicesOpenParams
 	LightningBaselineSetParams            = gen.LightningBaselineSetParams
 	LightningInvoice                      = gen.LightningInvoice
+	LightningInvoiceAddForParams          = gen.LightningInvoiceAddForParams
 	LightningInvoiceAddParams             = gen.LightningInvoiceAddParams
 	LightningInvoiceCreditedParams        = gen.LightningInvoiceCreditedParams
 	LightningInvoiceOpenParams            = gen.LightningInvoiceOpenParams

@@ -57,16 +57,32 @@ func (s Store) IncomingCreate(ctx context.Context, r incoming.Request, now time.
 		if err := incoming.CheckCreate(r, incoming.SenderHome{Held: home.Held, Customer: home.Customer}, receiver); err != nil {
 			return err
 		}
-		counterparty, err := json.Marshal(map[string]string{"FULL_NAME": r.Sender.Name()})
+		info := map[string]string{}
+		for k, v := range r.Sender.Information {
+			info[k] = v
+		}
+		info["FULL_NAME"] = r.Sender.Name()
+		counterparty, err := json.Marshal(info)
 		if err != nil {
 			return fmt.Errorf("encode counterparty: %w", err)
 		}
 		sender := r.Sender.Address
-		t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
+		params := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: uuid.NullUUID{UUID: rc.ID, Valid: true},
 			PlatformCustomerID: rc.PlatformCustomerID, Kind: incoming.Kind, Type: catalog.Incoming, Status: catalog.TxPending,
 			SourceKind: string(catalog.EndpointUma), DestinationKind: string(catalog.EndpointInternal), DestinationAccountID: uuid.NullUUID{UUID: rc.AccountID, Valid: true},
 			Currency: r.Currency, Amount: r.Amount, Reference: s.views.Reference(r.TransactionID), CounterpartyInformation: counterparty,
-			SourceUmaAddress: &sender})
+			SourceUmaAddress: &sender}
+		if c := r.Collect; c != nil {
+			// Collected in satoshis: what the payer sends, at the conversion the receiver
+			// locked (serviceApiMultiplier: millisatoshis per smallest unit received).
+			btc := "BTC"
+			params.SentCurrency, params.SentAmount = &btc, &c.Sats
+			if params.RateDetails, err = json.Marshal(map[string]any{"serviceApiMultiplier": c.Multiplier, "serviceApiFixedFee": 0,
+				"serviceApiVariableFeeRate": 0, "serviceApiVariableFeeAmount": 0}); err != nil {
+				return fmt.Errorf("encode rate details: %w", err)
+			}
+		}
+		t, err := q.TransactionCreate(ctx, params)
 		if err != nil {
 			return fmt.Errorf("create transaction: %w", err)
 		}

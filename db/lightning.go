@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/lightning"
 	"paycore/internal/payment"
+	"paycore/internal/rail"
 )
 
 // KindLightning accounts stand for the deployment's Lightning node (see payment.Lightning).
@@ -21,7 +23,7 @@ const KindLightning = payment.Lightning
 // KindUnapplied accounts hold, per platform and currency, money received for an internal
 // account that could no longer take it (closed after its Lightning invoice was created),
 // until an operator returns it.
-const KindUnapplied = "UNAPPLIED"
+const KindUnapplied = payment.Unapplied
 
 // LightningReceipt is what receiving a settled invoice's payment did: Credited, the
 // account's INCOMING transaction (Transaction) created now; Unapplied, the payment held on
@@ -31,6 +33,9 @@ type LightningReceipt struct {
 	Transaction Transaction
 	Credited    bool
 	Unapplied   bool
+	// Collects is the pending incoming payment from another UMA provider the invoice
+	// collects: its workflow finishes it (the caller tells it); nothing was written.
+	Collects uuid.NullUUID
 }
 
 // LightningFundingInvoice is the account's amountless invoice not yet paid that stays open
@@ -80,6 +85,9 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 		}
 		if inv.UnappliedAt != nil {
 			return nil
+		}
+		if inv.ForTransaction.Valid {
+			return lightningCollected(ctx, q, inv, sats, now, &out)
 		}
 		a, err := internalAccountLock(ctx, q, inv.PlatformID, inv.AccountID)
 		if err != nil {
@@ -154,6 +162,56 @@ func lightningHoldUnapplied(ctx context.Context, q *queries, inv LightningInvoic
 	}
 	if err := q.LightningInvoiceUnapplied(ctx, LightningInvoiceUnappliedParams{PaymentHash: inv.PaymentHash, UnappliedAt: &now}); err != nil {
 		return fmt.Errorf("mark Lightning invoice unapplied: %w", err)
+	}
+	return nil
+}
+
+// lightningCollected receives the settled invoice inv that collects an incoming payment from
+// another UMA provider: a pending payment is its workflow's to finish (out.Collects); one
+// that failed unpaid before its payment came (which the node's expiry prevents) cannot take
+// it: it is held as unapplied, once.
+func lightningCollected(ctx context.Context, q *queries, inv LightningInvoice, sats int64, now time.Time, out *LightningReceipt) error {
+	t, err := q.TransactionGetByID(ctx, inv.ForTransaction.UUID)
+	if err != nil {
+		return fmt.Errorf("read the invoice's payment: %w", err)
+	}
+	switch t.Status {
+	case catalog.TxPending:
+		out.Collects = inv.ForTransaction
+		return nil
+	case catalog.TxCompleted:
+		return nil
+	}
+	if sats <= 0 {
+		return fmt.Errorf("receive for payment %s: %w", t.ID, lightning.ErrReceiptRefused)
+	}
+	out.Unapplied = true
+	return lightningHoldUnapplied(ctx, q, inv, "BTC", sats, now)
+}
+
+// IncomingPaymentRequest is the payment request recorded for the incoming payment id from
+// another UMA provider; false when none is.
+func (s Store) IncomingPaymentRequest(ctx context.Context, id uuid.UUID) (rail.PaymentRequest, bool, error) {
+	inv, err := newQueries(s.pool).LightningInvoiceFor(ctx, uuid.NullUUID{UUID: id, Valid: true})
+	if IsNotFound(err) {
+		return rail.PaymentRequest{}, false, nil
+	}
+	if err != nil {
+		return rail.PaymentRequest{}, false, fmt.Errorf("read the payment's invoice: %w", err)
+	}
+	return rail.PaymentRequest{Request: inv.PaymentRequest, Hash: hex.EncodeToString(inv.PaymentHash), ExpiresAt: inv.ExpiresAt}, true, nil
+}
+
+// IncomingPaymentRequestRecord records pr, for sats, as the payment request of the
+// incoming payment id, for its destination account.
+func (s Store) IncomingPaymentRequestRecord(ctx context.Context, id uuid.UUID, pr rail.PaymentRequest, sats int64, now time.Time) error {
+	hash, err := hex.DecodeString(pr.Hash)
+	if err != nil {
+		return fmt.Errorf("payment hash %q: %w", pr.Hash, err)
+	}
+	if err := newQueries(s.pool).LightningInvoiceAddFor(ctx, LightningInvoiceAddForParams{PaymentHash: hash, PaymentRequest: pr.Request,
+		Amount: &sats, ExpiresAt: pr.ExpiresAt, CreatedAt: now, ForTransaction: id}); err != nil {
+		return fmt.Errorf("record the payment's invoice: %w", err)
 	}
 	return nil
 }

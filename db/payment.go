@@ -52,7 +52,7 @@ func (s Store) TransactionFinish(ctx context.Context, id uuid.UUID, out sandbox.
 	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
 		return p.Snapshot().FinishTransfer(out)
 	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.CreditRefused(nil)
+		return snap.CreditRefused(out, nil)
 	}, nil)
 }
 
@@ -82,8 +82,17 @@ func (s Store) IncomingFinish(ctx context.Context, id uuid.UUID, d incoming.Deci
 	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
 		return p.Snapshot().FinishIncoming(d.Outcome(), receiver)
 	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
-		return snap.CreditRefused(receiver)
-	}, nil)
+		return snap.CreditRefused(d.Outcome(), receiver)
+	}, func(q *queries) error {
+		if d.Funds == "" {
+			return nil
+		}
+		// A collected payment's invoice records the payment its money went to.
+		if err := q.LightningInvoiceCollected(ctx, uuid.NullUUID{UUID: id, Valid: true}); err != nil {
+			return fmt.Errorf("mark the payment's invoice collected: %w", err)
+		}
+		return nil
+	})
 }
 
 // QuoteExecute executes a quote in one database transaction: under the quote's lock
@@ -354,6 +363,9 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 	}
 	if p.Counterpart != nil {
 		s.CounterpartStatus = p.Counterpart.Status
+	}
+	if t.SentCurrency != nil && t.SentAmount != nil {
+		s.Sent = &payment.Sent{Currency: *t.SentCurrency, Amount: *t.SentAmount}
 	}
 	return s
 }

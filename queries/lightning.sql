@@ -35,6 +35,7 @@ ON CONFLICT (node_pubkey) DO UPDATE SET settle_index = greatest(lightning_settle
 -- catch-up scan asks the node about.
 SELECT payment_hash FROM lightning_invoices
 WHERE transaction_id IS NULL AND unapplied_at IS NULL AND expires_at > sqlc.arg(since)
+  AND (for_transaction IS NULL OR EXISTS (SELECT 1 FROM transactions t WHERE t.id = for_transaction AND t.status = 'PENDING'))
 ORDER BY expires_at
 LIMIT sqlc.arg(row_limit);
 
@@ -78,3 +79,18 @@ LIMIT 1;
 -- How many invoices the account's Lightning address made that are unpaid and still payable.
 SELECT count(*)::bigint FROM lightning_invoices
 WHERE account_id = $1 AND amount IS NOT NULL AND transaction_id IS NULL AND expires_at > sqlc.arg(now);
+
+-- name: LightningInvoiceFor :one
+-- The invoice collecting a payment received over UMA.
+SELECT * FROM lightning_invoices WHERE for_transaction = $1;
+
+-- name: LightningInvoiceAddFor :exec
+-- Records the invoice collecting the incoming payment for_transaction, for its destination
+-- account.
+INSERT INTO lightning_invoices (payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, for_transaction)
+SELECT @payment_hash, t.platform_id, t.destination_account_id, @payment_request, @amount, @expires_at, @created_at, t.id
+FROM transactions t WHERE t.id = @for_transaction;
+
+-- name: LightningInvoiceCollected :exec
+-- Records that the incoming payment an invoice collects credited its account.
+UPDATE lightning_invoices SET transaction_id = for_transaction WHERE for_transaction = $1 AND transaction_id IS NULL;

@@ -2,11 +2,11 @@
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
-                          source_uma_address, destination_uma_address, agent_id, network_fee)
+                          source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         sqlc.narg(receiving_currency), sqlc.narg(receiving_amount), sqlc.narg(quote_id), sqlc.narg(fees), sqlc.narg(exchange_rate),
         sqlc.narg(rate_details), sqlc.narg(counterparty_information), sqlc.narg(source_uma_address), sqlc.narg(destination_uma_address),
-        sqlc.narg(agent_id), sqlc.narg(network_fee))
+        sqlc.narg(agent_id), sqlc.narg(network_fee), sqlc.narg(sent_currency), sqlc.narg(sent_amount))
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
 	"paycore/db"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnd/lndrpc"
@@ -32,6 +34,10 @@ type LightningWatcher struct {
 	Metrics *metrics.Metrics
 	// Retry is the wait before following again after the subscription broke (default 2 s).
 	Retry time.Duration
+	// Collected tells the workflow of a pending incoming payment from another UMA provider
+	// that the invoice collecting it settled (start.Starter.Collected); without it such an
+	// invoice is found when it expires.
+	Collected func(ctx context.Context, transactionID uuid.UUID) error
 }
 
 // Run watches until ctx ends.
@@ -143,6 +149,17 @@ func (l *LightningWatcher) receive(ctx context.Context, hash []byte, sats int64)
 		return nil
 	case err != nil:
 		return fmt.Errorf("credit invoice %x: %w", hash, err)
+	case r.Collects.Valid:
+		if l.Collected == nil {
+			return nil
+		}
+		// Not told, the payment's workflow finds the settlement when the invoice expires;
+		// an error follows the settlements again from the same cursor, telling it again.
+		if err := l.Collected(ctx, r.Collects.UUID); err != nil {
+			return fmt.Errorf("tell payment %s its invoice %x settled: %w", r.Collects.UUID, hash, err)
+		}
+		l.Logger.Info("lightning: an incoming UMA payment's invoice settled", "payment_hash", fmt.Sprintf("%x", hash), "sats", sats, "transaction", r.Collects.UUID)
+		return nil
 	case r.Unapplied:
 		l.Logger.Warn("lightning: a settled invoice's account is closed: its payment is held as unapplied for an operator to return",
 			"payment_hash", fmt.Sprintf("%x", hash), "sats", sats)

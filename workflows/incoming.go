@@ -11,12 +11,24 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/problem"
+	"paycore/internal/rail"
 )
 
 // UpdateDecide is the update that carries the platform's approve or reject call (an
 // incoming.Decision) to a payment awaiting its decision, and answers with the
 // Transaction as it ended.
 const UpdateDecide = "decide"
+
+// UpdateCollection is the update that answers a pay request from another UMA provider with
+// the payment request (rail.PaymentRequest) its payer pays, once the platform approved the
+// payment; a payment refused or failed before is the update's refusal.
+const UpdateCollection = "collection"
+
+// SignalCollected tells a payment collecting its money that its payment request was paid
+// (the Lightning watcher sends it when the node settles the invoice); the workflow asks the
+// rail before it believes it.
+const SignalCollected = "collected"
 
 // IncomingWorkflowID is the id of an incoming payment's workflow.
 func IncomingWorkflowID(transactionID uuid.UUID) string {
@@ -66,6 +78,9 @@ type incomingSteps struct {
 	decision incoming.Decision
 	// final is the Transaction as it ended, the decide update's answer.
 	final json.RawMessage
+	// request is the payment request a payment from another provider is collected by,
+	// once made (the collection update's answer).
+	request *rail.PaymentRequest
 }
 
 // CreatedByParent: the counterpart of a quote's payment is created by the quote's workflow
@@ -88,6 +103,11 @@ func (s *incomingSteps) AwaitTrigger(ctx workflow.Context) (bool, *incoming.Deci
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, s.decide, workflow.UpdateHandlerOptions{Validator: s.validateDecide})
 	if err != nil {
 		return false, nil, err
+	}
+	if s.in.Collect != nil {
+		if err := workflow.SetUpdateHandler(ctx, UpdateCollection, s.collection); err != nil {
+			return false, nil, err
+		}
 	}
 	switch s.in.Sender.Scenario {
 	case incoming.ScenarioFailCompliance:
@@ -115,6 +135,16 @@ func (s *incomingSteps) AwaitTrigger(ctx workflow.Context) (bool, *incoming.Deci
 		}
 		if next, d, ok := incoming.Timeout(s.stage); ok {
 			s.decision, s.stage = d, next
+		}
+	}
+	if s.in.Collect != nil {
+		// Checked before any money comes: an approval lacking the receiver's details fails
+		// the payment here, not once it is paid.
+		s.decision = incoming.CheckPayee(s.decision, s.created.Receiver)
+	}
+	if incoming.Collects(s.in, s.decision) {
+		if err := s.collect(ctx); err != nil {
+			return false, nil, err
 		}
 	}
 	if s.in.ForQuote.Valid {
@@ -155,6 +185,60 @@ func (s *incomingSteps) decide(ctx workflow.Context, d incoming.Decision) (json.
 func (s *incomingSteps) validateDecide(_ workflow.Context, _ incoming.Decision) error {
 	_, _, err := incoming.Call(s.stage)
 	return coded(err)
+}
+
+// collection is the collection update: it waits until the payment request is made and
+// answers it, or answers the refusal of a payment that will not collect (rejected, failed,
+// or its request could not be made).
+func (s *incomingSteps) collection(ctx workflow.Context) (rail.PaymentRequest, error) {
+	if err := workflow.Await(ctx, func() bool {
+		return s.request != nil || s.stage == incoming.StageFinished || (s.stage == incoming.StageDecided && !incoming.Collects(s.in, s.decision))
+	}); err != nil {
+		return rail.PaymentRequest{}, err
+	}
+	if s.request != nil {
+		return *s.request, nil
+	}
+	d := s.decision
+	return rail.PaymentRequest{}, coded(problem.Refuse(d.Code, "%s", d.Message).With(map[string]any{"failureReason": d.Reason, "status": d.Status}))
+}
+
+// collect collects the money of an approved payment from another provider: the rail's
+// payment request (an invoice of the deployment's node; one that cannot be made in time
+// fails the payment), then the payer's payment, reported by SignalCollected or found when
+// the request expired, each confirmed by asking the rail. It leaves the payment Decided:
+// approved with what the rail received, or failed unpaid.
+func (s *incomingSteps) collect(ctx workflow.Context) error {
+	var a *activities.Activities
+	s.stage = incoming.StageCollecting
+	makeCtx := OutboundCall(ctx, 500*time.Millisecond, 2*time.Second, 10*time.Second, 0)
+	pr, err := result[rail.PaymentRequest](ctx, workflow.ExecuteActivity(makeCtx, a.CollectIncoming, s.in))
+	if err != nil {
+		s.decision, s.stage = incoming.NotCollectable(err.Error()), incoming.StageDecided
+		return nil
+	}
+	s.request = &pr
+	paid := workflow.GetSignalChannel(ctx, SignalCollected)
+	for {
+		wait := pr.ExpiresAt.Add(incoming.CollectGrace).Sub(workflow.Now(ctx))
+		if wait < incoming.CollectGrace {
+			wait = incoming.CollectGrace
+		}
+		timer, cancel := workflow.WithCancel(ctx)
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(workflow.NewTimer(timer, wait), func(workflow.Future) {})
+		sel.AddReceive(paid, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+		sel.Select(ctx)
+		cancel()
+		c, err := result[rail.Collected](ctx, workflow.ExecuteActivity(RailCall(ctx), a.IncomingCollected, s.in, pr.Hash))
+		if err != nil {
+			return err
+		}
+		if d, ok := incoming.Collected(s.decision, c); ok {
+			s.decision, s.stage = d, incoming.StageDecided
+			return nil
+		}
+	}
 }
 
 // Finish ends the payment with the decision: an approved one credited, any other with

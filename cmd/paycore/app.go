@@ -392,7 +392,8 @@ func (a *app) runWorker(ctx context.Context) error {
 	go func() { defer wg.Done(); janitor.Run(ctx) }()
 	go func() { defer wg.Done(); bulk.Run(ctx) }()
 	if a.lightning != nil {
-		watcher := &worker.LightningWatcher{Store: db.NewStore(a.pool, view.Resources{}), Node: a.lightning, Logger: a.log.With("component", "lightning"), Now: a.clock, Metrics: a.metrics}
+		watcher := &worker.LightningWatcher{Store: db.NewStore(a.pool, view.Resources{}), Node: a.lightning, Logger: a.log.With("component", "lightning"), Now: a.clock, Metrics: a.metrics,
+			Collected: relay.Starter.Collected}
 		wg.Add(1)
 		go func() { defer wg.Done(); watcher.Run(ctx) }()
 	}

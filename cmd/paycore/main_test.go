@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -230,24 +231,31 @@ func (s *stack) platform(sandbox bool) (*apitest.Client, db.Platform) {
 
 // hostGet GETs path (with its query) at the root of the stack's API as the host named host
 // (the Host header: a platform's UMA domain), and answers the status and the body.
-func (s *stack) hostGet(host, path string) (int, []byte) {
+func (s *stack) hostGet(host, path string) (int, []byte) { return s.hostDo("GET", host, path, nil) }
+
+// hostDo sends method to path on the stack's API as if to host (its Host header), with
+// body (nil: none), and answers the status and body.
+func (s *stack) hostDo(method, host, path string, body []byte) (int, []byte) {
 	s.t.Helper()
 	base, err := url.Parse(s.baseURL)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	req, err := http.NewRequest("GET", "http://"+base.Host+path, nil)
+	req, err := http.NewRequest(method, "http://"+base.Host+path, bytes.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	req.Host = host
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, body
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
 }
 
 // eventually polls cond until it holds or the timeout passes; seen, when given, says what

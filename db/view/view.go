@@ -173,6 +173,10 @@ func TransactionOf(t db.Transaction) Transaction {
 	if t.Type == catalog.Outgoing {
 		sent := AmountOf(t.Amount, t.Currency)
 		out.SentAmount = &sent
+	} else if t.SentCurrency != nil && t.SentAmount != nil {
+		// What the payer sent a collecting rail (a UMA payment's satoshis).
+		sent := AmountOf(*t.SentAmount, *t.SentCurrency)
+		out.SentAmount = &sent
 	}
 	if t.Status != "CREATED" {
 		out.ReconciliationInstructions = &Reconciliation{Reference: t.Reference}

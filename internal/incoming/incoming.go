@@ -48,8 +48,13 @@ type Counterparty struct {
 	Address  string
 	Scenario string `json:",omitempty"` // the sandbox's scenario; "" for a customer on this deployment
 	Currency string
-	// DisplayName is the sender's name when known (a customer on this deployment).
+	// DisplayName is the sender's name when known (a customer on this deployment, or what
+	// another provider's pay request says of its payer).
 	DisplayName string `json:",omitempty"`
+	// Information is what another UMA provider's pay request tells of its payer, as
+	// counterpartyInformation names it (EMAIL, KYC_STATUS, TRAVEL_RULE_INFO, …), beside
+	// FULL_NAME (Name).
+	Information map[string]string `json:",omitempty"`
 }
 
 // SandboxCounterparty parses a sandbox UMA address ($<scenario>.<currency>@<sandbox
@@ -96,6 +101,9 @@ func (c Counterparty) Name() string {
 	if c.DisplayName != "" {
 		return c.DisplayName
 	}
+	if c.Scenario == "" {
+		return c.Address // another provider's payer that gave no name
+	}
 	return "Sandbox " + strings.ReplaceAll(c.Scenario, ".", " ") + " sender"
 }
 
@@ -126,6 +134,10 @@ type Request struct {
 	// then only asks the receiving platform and returns its decision, and the quote's
 	// finish moves the money and ends both transactions at once.
 	ForQuote ids.Optional `json:",omitzero"`
+	// Collect, for a payment from another UMA provider, is how its money is collected once
+	// the platform approved it (nil: the sandbox's senders and customers of this
+	// deployment, whose money needs no collecting).
+	Collect *Collection `json:",omitempty"`
 }
 
 // Decision is how a payment awaiting the platform's approval ends: approved (with what the
@@ -139,12 +151,17 @@ type Decision struct {
 	Code         catalog.Code              `json:",omitempty"`
 	Message      string                    `json:",omitempty"`
 	ReceiverInfo map[string]string         `json:",omitempty"`
+	// Funds and Collected are, for a collected payment (Request.Collect), the system
+	// account kind standing for where the rail holds what it received, and how much it
+	// received (see Paid).
+	Funds     string `json:",omitempty"`
+	Collected int64  `json:",omitempty"`
 }
 
 // Outcome is the decision as the payment's finish takes it.
 func (d Decision) Outcome() sandbox.Outcome {
 	if d.Approved {
-		return sandbox.Outcome{Status: catalog.TxCompleted}
+		return sandbox.Outcome{Status: catalog.TxCompleted, Funds: d.Funds, Collected: d.Collected}
 	}
 	return sandbox.Outcome{Status: d.Status, Code: d.Code, Message: d.Message, FailureReason: d.Reason}
 }
@@ -240,16 +257,35 @@ func ApproveWith(info, known map[string]string) Decision {
 	for k, v := range info {
 		merged[k] = v
 	}
-	var missing []string
-	for _, f := range RequiredPayeeFields {
-		if strings.TrimSpace(merged[f]) == "" {
-			missing = append(missing, f)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := MissingPayeeFields(merged, nil); len(missing) > 0 {
 		return missingPayee(missing)
 	}
 	return Approve(merged)
+}
+
+// MissingPayeeFields are the required payee fields (RequiredPayeeFields) that neither info
+// (what the platform gave) nor known (what the service knows) holds.
+func MissingPayeeFields(info, known map[string]string) []string {
+	var missing []string
+	for _, f := range RequiredPayeeFields {
+		if strings.TrimSpace(info[f]) == "" && strings.TrimSpace(known[f]) == "" {
+			missing = append(missing, f)
+		}
+	}
+	return missing
+}
+
+// CheckPayee is an approval d as it stands once the required payee fields are checked
+// against info and known (MissingPayeeFields): failed with MISSING_MANDATORY_PAYEE_DATA when
+// one is missing, else d. Other decisions are left as they are.
+func CheckPayee(d Decision, known map[string]string) Decision {
+	if !d.Approved {
+		return d
+	}
+	if missing := MissingPayeeFields(d.ReceiverInfo, known); len(missing) > 0 {
+		return missingPayee(missing)
+	}
+	return d
 }
 
 func missingPayee(fields []string) Decision {

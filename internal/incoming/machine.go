@@ -48,6 +48,7 @@ func CheckCreate(r Request, home SenderHome, rc *Receiver) error {
 //
 //	Created --ask--> Asking --Answered(202)--> Awaiting --Call / Timeout--> Decided --finish--> Finished
 //	Created --sandbox sender decides--> Decided;  Asking --Answered(other)--> Decided
+//	Decided(approved, from another provider) --collect--> Collecting --Collected--> Decided
 type Stage int
 
 // The stages of an incoming payment.
@@ -65,9 +66,12 @@ const (
 	// StageFinished: the finish ended the transaction (or, for the counterpart of a
 	// payment between customers of this deployment, handed the decision to the quote).
 	StageFinished
+	// StageCollecting: approved, the payment from another UMA provider waits for its payer
+	// to pay the payment request (Collects); its collection decides it again (Collected).
+	StageCollecting
 )
 
-var stageNames = [...]string{"CREATED", "ASKING", "AWAITING", "DECIDED", "FINISHED"}
+var stageNames = [...]string{"CREATED", "ASKING", "AWAITING", "DECIDED", "FINISHED", "COLLECTING"}
 
 func (s Stage) String() string {
 	if s < 0 || int(s) >= len(stageNames) {

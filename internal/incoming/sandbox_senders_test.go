@@ -1,6 +1,7 @@
 package incoming
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestSandboxAddresses(t *testing.T) {
 	}
 	for _, c := range got {
 		parsed, err := SandboxCounterparty("address", c.Address)
-		if err != nil || parsed != c {
+		if err != nil || !reflect.DeepEqual(parsed, c) {
 			t.Errorf("%s: %+v %v", c.Address, parsed, err)
 		}
 	}

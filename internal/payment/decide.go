@@ -55,23 +55,56 @@ func (s Snapshot) FinishTransfer(out rail.Outcome) (p Plan, ok bool, err error) 
 // FinishIncoming ends a payment received over UMA as its receiving platform decided (out),
 // as FinishTransfer ends a transfer in, recording the receiver's details the platform gave
 // with its approval (nil: none).
+//
+// A payment a rail collected (s.Sent: a UMA payment paid by an invoice of the deployment's
+// node) takes what the rail received (out.Collected, at least what was asked) from the
+// rail's funds; when it was sent in another currency, the FX account buys it and pays the
+// amount received to the destination (the conversion the receiver locked), else the FX
+// account keeps what was paid above the amount.
 func (s Snapshot) FinishIncoming(out rail.Outcome, receiver map[string]string) (Plan, bool, error) {
 	p, ok, err := s.FinishTransfer(out)
+	if ok && s.Sent != nil && out.Status == catalog.TxCompleted {
+		p.Legs = s.collected(out)
+	}
 	if ok && len(receiver) > 0 {
 		p.ReceiverInfo = receiver
 	}
 	return p, ok, err
 }
 
-// CreditRefused decides again a finish the ledger refused because the account to credit
-// was closed since (it refuses before anything is written): an incoming payment fails
-// (ACCOUNT_CLOSED), crediting nothing, still recording the receiver's details (nil: none).
-// For an outgoing payment ok is false: the refusal stands.
-func (s Snapshot) CreditRefused(receiver map[string]string) (Plan, bool, error) {
+// collected is the legs of an incoming payment a rail collected (see FinishIncoming).
+func (s Snapshot) collected(out rail.Outcome) []Leg {
+	paid := max(out.Collected, s.Sent.Amount)
+	dest := Internal(s.Destination.UUID)
+	if s.Sent.Currency != s.Currency {
+		return []Leg{
+			{Currency: s.Sent.Currency, Moves: []Move{{Account: funds(out), Amount: -paid}, {Account: System(FX), Amount: paid}}},
+			{Currency: s.Currency, Moves: []Move{{Account: System(FX), Amount: -s.Amount}, {Account: dest, Amount: s.Amount}}},
+		}
+	}
+	leg := Leg{Currency: s.Currency, Moves: []Move{{Account: funds(out), Amount: -paid}, {Account: dest, Amount: s.Amount}}}
+	if paid > s.Amount {
+		leg.Moves = append(leg.Moves, Move{Account: System(FX), Amount: paid - s.Amount})
+	}
+	return []Leg{leg}
+}
+
+// CreditRefused decides again a finish (with out) the ledger refused because the account
+// to credit was closed since (it refuses before anything is written): an incoming payment
+// fails (ACCOUNT_CLOSED), crediting nothing, still recording the receiver's details (nil:
+// none). The money a rail collected for it (s.Sent) cannot go back through the rail: it is
+// held on the platform's UNAPPLIED account, for an operator to return. For an outgoing
+// payment ok is false: the refusal stands.
+func (s Snapshot) CreditRefused(out rail.Outcome, receiver map[string]string) (Plan, bool, error) {
 	if s.Type != catalog.Incoming {
 		return Plan{}, false, nil
 	}
-	return s.FinishIncoming(transfer.ClosedBeforeSettlement(), receiver)
+	p, ok, err := s.FinishIncoming(transfer.ClosedBeforeSettlement(), receiver)
+	if ok && s.Sent != nil && out.Status == catalog.TxCompleted {
+		paid := max(out.Collected, s.Sent.Amount)
+		p.Legs = []Leg{{Currency: s.Sent.Currency, Moves: []Move{{Account: funds(out), Amount: -paid}, {Account: System(Unapplied), Amount: paid}}}}
+	}
+	return p, ok, err
 }
 
 // FinishQuote ends an executed quote's payment with its payout's outcome out. When the

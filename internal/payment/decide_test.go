@@ -260,12 +260,12 @@ func TestRefusedByAClosedAccount(t *testing.T) {
 	if err != nil || !ok || !reflect.DeepEqual(p.ReceiverInfo, who) || len(p.Legs) != 1 {
 		t.Errorf("approved: %+v %v %v", p, ok, err)
 	}
-	p, ok, err = in.CreditRefused(who)
+	p, ok, err = in.CreditRefused(rail.Outcome{Status: catalog.TxCompleted}, who)
 	if err != nil || !ok || len(p.Legs) != 0 || p.Status.To != catalog.TxFailed || p.Status.FailureDetail[:len(catalog.FailAccountClosed)] != string(catalog.FailAccountClosed) ||
 		!reflect.DeepEqual(p.ReceiverInfo, who) {
 		t.Errorf("incoming to a closed account: %+v %v %v", p, ok, err)
 	}
-	if _, ok, _ := (Snapshot{Type: catalog.Outgoing, Status: catalog.TxProcessing}).CreditRefused(nil); ok {
+	if _, ok, _ := (Snapshot{Type: catalog.Outgoing, Status: catalog.TxProcessing}).CreditRefused(rail.Outcome{}, nil); ok {
 		t.Error("an outgoing payment's refusal was decided again")
 	}
 	refund := Snapshot{Type: catalog.Outgoing, Status: catalog.TxFailed, Currency: "USD", Amount: 10, Source: out(src), RefundStatus: RefundPending,
@@ -275,5 +275,45 @@ func TestRefusedByAClosedAccount(t *testing.T) {
 	}
 	if _, ok, _ := refund.RefundRefused(false); ok {
 		t.Error("a held refund's refusal was decided again")
+	}
+}
+
+// A payment a rail collected in another currency (a UMA payment received in USD, paid in
+// satoshis by an invoice of the deployment's node) takes what the rail received from its
+// funds to FX, and FX pays the locked amount to the destination; in the same currency, FX
+// keeps what was paid above the amount. One whose account was closed since holds what was
+// received on UNAPPLIED, crediting nothing; one that failed unpaid moves nothing.
+func TestCollectedIncoming(t *testing.T) {
+	usd := Snapshot{Type: catalog.Incoming, Status: catalog.TxPending, Currency: "USD", Amount: 1000, Destination: out(dst), Sent: &Sent{Currency: "BTC", Amount: 10_005}}
+	btc := Snapshot{Type: catalog.Incoming, Status: catalog.TxPending, Currency: "BTC", Amount: 600, Destination: out(dst), Sent: &Sent{Currency: "BTC", Amount: 600}}
+	paid := func(sats int64) rail.Outcome {
+		return rail.Outcome{Status: catalog.TxCompleted, Funds: Lightning, Collected: sats}
+	}
+	for name, tc := range map[string]struct {
+		s    Snapshot
+		out  rail.Outcome
+		want []Leg
+	}{
+		"converted": {usd, paid(10_005), []Leg{
+			{Currency: "BTC", Moves: []Move{{Account: System(Lightning), Amount: -10_005}, {Account: System(FX), Amount: 10_005}}},
+			{Currency: "USD", Moves: []Move{{Account: System(FX), Amount: -1000}, {Account: Internal(dst), Amount: 1000}}}}},
+		"converted, overpaid": {usd, paid(11_000), []Leg{
+			{Currency: "BTC", Moves: []Move{{Account: System(Lightning), Amount: -11_000}, {Account: System(FX), Amount: 11_000}}},
+			{Currency: "USD", Moves: []Move{{Account: System(FX), Amount: -1000}, {Account: Internal(dst), Amount: 1000}}}}},
+		"in bitcoin": {btc, paid(600), []Leg{{Currency: "BTC", Moves: []Move{{Account: System(Lightning), Amount: -600}, {Account: Internal(dst), Amount: 600}}}}},
+		"in bitcoin, overpaid": {btc, paid(650), []Leg{{Currency: "BTC", Moves: []Move{{Account: System(Lightning), Amount: -650}, {Account: Internal(dst), Amount: 600},
+			{Account: System(FX), Amount: 50}}}}},
+		"unpaid": {usd, rail.Outcome{Status: catalog.TxFailed, Code: catalog.FailQuoteExpired, FailureReason: "QUOTE_EXPIRED"}, nil},
+	} {
+		p, ok, err := tc.s.FinishIncoming(tc.out, nil)
+		if err != nil || !ok || !reflect.DeepEqual(p.Legs, tc.want) {
+			t.Errorf("%s: %+v %v %v, want legs %+v", name, p.Legs, ok, err, tc.want)
+		}
+		balanced(t, name, p)
+	}
+	p, ok, err := usd.CreditRefused(paid(10_005), nil)
+	want := []Leg{{Currency: "BTC", Moves: []Move{{Account: System(Lightning), Amount: -10_005}, {Account: System(Unapplied), Amount: 10_005}}}}
+	if err != nil || !ok || p.Status.To != catalog.TxFailed || !reflect.DeepEqual(p.Legs, want) {
+		t.Errorf("collected for a closed account: %+v %v %v", p, ok, err)
 	}
 }

@@ -36,6 +36,9 @@ const (
 	// Lightning route's fees) less what quotes reserved for those fees and charged their
 	// payers (Conversion.NetworkFee): negative where the deployment bore a fee itself.
 	RailFees = "RAIL_FEES"
+	// Unapplied holds money a rail received for an internal account that could no longer
+	// take it (closed since), until an operator returns it.
+	Unapplied = "UNAPPLIED"
 )
 
 // funds is the system account standing for where the rail that ended a payment with out
@@ -179,6 +182,16 @@ type Snapshot struct {
 	Counterpart uuid.NullUUID
 	// CounterpartStatus is its status, when there is one.
 	CounterpartStatus catalog.TransactionStatus
+	// Sent is what the payer of an incoming payment sent, in the currency it was sent in,
+	// when a rail collected it in another one than the payment's (a UMA payment received
+	// in USD, collected in satoshis by an invoice); nil otherwise.
+	Sent *Sent
+}
+
+// Sent is what the payer sent to a collecting rail: Amount of Currency's minor unit.
+type Sent struct {
+	Currency string
+	Amount   int64
 }
 
 // Conversion is what a quote's destination receives, in ReceivingCurrency, the fees it

@@ -118,6 +118,9 @@ type Outcome struct {
 	// money it pays out and receives (LIGHTNING: the deployment's node), which the ledger
 	// reconciles with; "" is SETTLEMENT, the world outside.
 	Funds string `json:",omitempty"`
+	// Collected is what a collecting rail received for an incoming payment (Collector), in
+	// the minor unit of the currency it was sent in; 0 for every other payment.
+	Collected int64 `json:",omitempty"`
 	// PaymentHash is the hex payment hash of a Lightning payment, the key operators find it
 	// by (the PaymentHash search attribute).
 	PaymentHash string `json:",omitempty"`

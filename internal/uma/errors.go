@@ -103,6 +103,11 @@ func Refusal(err error) *Error {
 		{ErrInvalidAmount, "AMOUNT_OUT_OF_RANGE", 400},
 		{ErrDecrypt, "INVALID_INPUT", 400},
 		{ErrInvoiceMismatch, "INVALID_INVOICE", 400},
+		{ErrInvalidCurrency, "INVALID_CURRENCY", 400},
+		{ErrSenderNotAccepted, "SENDER_NOT_ACCEPTED", 400},
+		{ErrMissingPayerData, "MISSING_MANDATORY_PAYER_DATA", 400},
+		{ErrParsePayRequest, "PARSE_PAYREQ_REQUEST_ERROR", 400},
+		{ErrUserNotReady, "USER_NOT_READY", 403},
 	} {
 		if errors.Is(err, c.err) {
 			return &Error{Code: c.code, Status: c.status, Reason: err.Error()}

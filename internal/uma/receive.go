@@ -1,6 +1,9 @@
 package uma
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/shopspring/decimal"
 
 	"paycore/internal/catalog"
@@ -93,4 +96,96 @@ func KycStatusOf(s catalog.KycStatus) string {
 // identifier (LUD-16 "text/identifier").
 func Metadata(address string) string {
 	return `[["text/plain","Pay ` + address + ` on UMA"],["text/identifier","` + address + `"]]`
+}
+
+// More refusals of a pay request (UMAD-05) by its receiver.
+var (
+	// ErrInvalidCurrency: the pay request converts into a currency the receiver does not
+	// offer (INVALID_CURRENCY).
+	ErrInvalidCurrency = errors.New("uma: the receiver does not receive that currency")
+	// ErrSenderNotAccepted: the receiver's platform does not accept the payment
+	// (SENDER_NOT_ACCEPTED).
+	ErrSenderNotAccepted = errors.New("uma: the receiver does not accept this payment")
+	// ErrMissingPayerData: the pay request lacks payer data the receiver requires
+	// (MISSING_MANDATORY_PAYER_DATA).
+	ErrMissingPayerData = errors.New("uma: mandatory payer data is missing")
+	// ErrParsePayRequest: the pay request cannot be read (PARSE_PAYREQ_REQUEST_ERROR).
+	ErrParsePayRequest = errors.New("uma: the pay request cannot be read")
+	// ErrUserNotReady: the receiver cannot receive now (USER_NOT_READY).
+	ErrUserNotReady = errors.New("uma: the receiver cannot receive now")
+)
+
+// Received is what the receiver of a pay request locks: Amount smallest units of the
+// currency for an invoice of InvoiceSats, stated as Converted (InvoiceSats × 1000 =
+// round(Amount × Multiplier) + Fee, the fee being what rounding the invoice up to a whole
+// satoshi adds).
+type Received struct {
+	Amount      int64
+	InvoiceSats int64
+	Converted   Converted
+}
+
+// Convert is the receiving side's rule of a pay request's amount converting into convert,
+// one of the currencies the receiver offered (its multiplier and convertible range): an
+// amount in that currency ("<n>.<CODE>") is received whole, the invoice rounded up to a
+// whole satoshi; an amount in millisatoshis ("<n>", whole satoshis only: the ledger counts
+// satoshis) is the invoice, and the receiver gets what it converts to, rounded down. The
+// received amount must be within the currency's convertible range.
+func Convert(amount Amount, convert string, offered []Currency) (Received, error) {
+	var c *Currency
+	for i := range offered {
+		if offered[i].Code == convert {
+			c = &offered[i]
+		}
+	}
+	if c == nil || c.Multiplier <= 0 {
+		return Received{}, fmt.Errorf("%w: %q", ErrInvalidCurrency, convert)
+	}
+	n, code, err := amount.Parse()
+	if err != nil {
+		return Received{}, err
+	}
+	m := decimal.NewFromFloat(c.Multiplier)
+	var r Received
+	switch {
+	case code != "" && code != c.Code:
+		return Received{}, fmt.Errorf("%w: the amount is in %s, the payment converts into %s", ErrInvalidCurrency, code, c.Code)
+	case code != "":
+		r.Amount = n
+		r.InvoiceSats = decimal.NewFromInt(n).Mul(m).Div(decimal.NewFromInt(1000)).Ceil().IntPart()
+	case n%1000 != 0:
+		return Received{}, fmt.Errorf("%w: %d msat is not a whole number of satoshis", ErrInvalidAmount, n)
+	default:
+		r.Amount = decimal.NewFromInt(n).Div(m).Floor().IntPart()
+		r.InvoiceSats = n / 1000
+	}
+	if r.Amount < max(c.Convertible.Min, 1) || (c.Convertible.Max > 0 && r.Amount > c.Convertible.Max) || r.InvoiceSats <= 0 {
+		return Received{}, fmt.Errorf("%w: %d %s is outside %d to %d", ErrInvalidAmount, r.Amount, c.Code, c.Convertible.Min, c.Convertible.Max)
+	}
+	fee := r.InvoiceSats*1000 - decimal.NewFromInt(r.Amount).Mul(m).Round(0).IntPart()
+	r.Converted = Converted{Amount: r.Amount, CurrencyCode: c.Code, Decimals: c.Decimals, Multiplier: c.Multiplier, Fee: max(fee, 0)}
+	return r, nil
+}
+
+// PayerInformation is what a pay request tells of its payer, as the receiving platform
+// sees its counterparty (counterpartyInformation): the payer's e-mail, UMA address, KYC
+// status as its provider states it, and the travel-rule data decrypted (travelRule, "" none)
+// with its format. The name is the counterparty's FULL_NAME, beside these.
+func PayerInformation(p PayerData, travelRule string) map[string]string {
+	info := map[string]string{"UMA_ADDRESS": p.Identifier}
+	if p.Email != "" {
+		info["EMAIL"] = p.Email
+	}
+	if c := p.Compliance; c != nil {
+		if c.KycStatus != "" {
+			info["KYC_STATUS"] = c.KycStatus
+		}
+		if travelRule != "" {
+			info["TRAVEL_RULE_INFO"] = travelRule
+			if c.TravelRuleFormat != "" {
+				info["TRAVEL_RULE_FORMAT"] = c.TravelRuleFormat
+			}
+		}
+	}
+	return info
 }

@@ -22,6 +22,7 @@ import (
 	"paycore/internal/operator"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
+	"paycore/internal/rail"
 	"paycore/internal/transfer"
 	"paycore/workflows"
 )
@@ -163,6 +164,33 @@ func (s Starter) Decide(ctx context.Context, t IncomingTarget, d incoming.Decisi
 	return out, err
 }
 
+// Collected tells the workflow of the incoming payment transactionID, collecting its money
+// from another UMA provider's payer, that its payment request was paid. A workflow that has
+// ended needs nothing more.
+func (s Starter) Collected(ctx context.Context, transactionID uuid.UUID) error {
+	err := s.Client.SignalWorkflow(ctx, workflows.IncomingWorkflowID(transactionID), "", workflows.SignalCollected, nil)
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	return err
+}
+
+// Collection waits, for a payment from another UMA provider just created, for the payment
+// request its payer pays: made once the platform approved it. A payment the platform
+// refused, or that failed before, is its refusal (a coded application error).
+func (s Starter) Collection(ctx context.Context, transactionID uuid.UUID) (rail.PaymentRequest, error) {
+	raw, err := s.update(ctx, workflows.IncomingWorkflowID(transactionID), workflows.UpdateCollection, nil)
+	if err != nil {
+		return rail.PaymentRequest{}, err
+	}
+	var pr rail.PaymentRequest
+	if err := json.Unmarshal(raw, &pr); err != nil {
+		return rail.PaymentRequest{}, fmt.Errorf("read the payment request: %w", err)
+	}
+	return pr, nil
+}
+
 // IncomingTarget is the stored transaction an approve or reject call names: its id, kind
 // and status.
 type IncomingTarget struct {
@@ -302,8 +330,12 @@ func (s Starter) Verification(ctx context.Context, in workflows.VerificationInpu
 // update sends an update to a payment's workflow and waits for its result. A workflow
 // that does not run (ended, or never started) is ErrWorkflowClosed.
 func (s Starter) update(ctx context.Context, workflowID, name string, arg any) (json.RawMessage, error) {
+	var args []any // an update without argument is sent none
+	if arg != nil {
+		args = []any{arg}
+	}
 	h, err := s.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflowID,
-		UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted})
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return nil, ErrWorkflowClosed

@@ -142,6 +142,45 @@ func (q *Queries) LightningInvoiceAdd(ctx context.Context, arg LightningInvoiceA
 	return err
 }
 
+const lightningInvoiceAddFor = `-- name: LightningInvoiceAddFor :exec
+INSERT INTO lightning_invoices (payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, for_transaction)
+SELECT $1, t.platform_id, t.destination_account_id, $2, $3, $4, $5, t.id
+FROM transactions t WHERE t.id = $6
+`
+
+type LightningInvoiceAddForParams struct {
+	PaymentHash    []byte
+	PaymentRequest string
+	Amount         *int64
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+	ForTransaction uuid.UUID
+}
+
+// Records the invoice collecting the incoming payment for_transaction, for its destination
+// account.
+func (q *Queries) LightningInvoiceAddFor(ctx context.Context, arg LightningInvoiceAddForParams) error {
+	_, err := q.db.Exec(ctx, lightningInvoiceAddFor,
+		arg.PaymentHash,
+		arg.PaymentRequest,
+		arg.Amount,
+		arg.ExpiresAt,
+		arg.CreatedAt,
+		arg.ForTransaction,
+	)
+	return err
+}
+
+const lightningInvoiceCollected = `-- name: LightningInvoiceCollected :exec
+UPDATE lightning_invoices SET transaction_id = for_transaction WHERE for_transaction = $1 AND transaction_id IS NULL
+`
+
+// Records that the incoming payment an invoice collects credited its account.
+func (q *Queries) LightningInvoiceCollected(ctx context.Context, forTransaction uuid.NullUUID) error {
+	_, err := q.db.Exec(ctx, lightningInvoiceCollected, forTransaction)
+	return err
+}
+
 const lightningInvoiceCredited = `-- name: LightningInvoiceCredited :exec
 UPDATE lightning_invoices SET transaction_id = $2 WHERE payment_hash = $1 AND transaction_id IS NULL
 `
@@ -156,8 +195,31 @@ func (q *Queries) LightningInvoiceCredited(ctx context.Context, arg LightningInv
 	return err
 }
 
+const lightningInvoiceFor = `-- name: LightningInvoiceFor :one
+SELECT payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, transaction_id, unapplied_at, for_transaction FROM lightning_invoices WHERE for_transaction = $1
+`
+
+// The invoice collecting a payment received over UMA.
+func (q *Queries) LightningInvoiceFor(ctx context.Context, forTransaction uuid.NullUUID) (LightningInvoice, error) {
+	row := q.db.QueryRow(ctx, lightningInvoiceFor, forTransaction)
+	var i LightningInvoice
+	err := row.Scan(
+		&i.PaymentHash,
+		&i.PlatformID,
+		&i.AccountID,
+		&i.PaymentRequest,
+		&i.Amount,
+		&i.ExpiresAt,
+		&i.CreatedAt,
+		&i.TransactionID,
+		&i.UnappliedAt,
+		&i.ForTransaction,
+	)
+	return i, err
+}
+
 const lightningInvoiceLock = `-- name: LightningInvoiceLock :one
-SELECT payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, transaction_id, unapplied_at FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE
+SELECT payment_hash, platform_id, account_id, payment_request, amount, expires_at, created_at, transaction_id, unapplied_at, for_transaction FROM lightning_invoices WHERE payment_hash = $1 FOR UPDATE
 `
 
 func (q *Queries) LightningInvoiceLock(ctx context.Context, paymentHash []byte) (LightningInvoice, error) {
@@ -173,6 +235,7 @@ func (q *Queries) LightningInvoiceLock(ctx context.Context, paymentHash []byte) 
 		&i.CreatedAt,
 		&i.TransactionID,
 		&i.UnappliedAt,
+		&i.ForTransaction,
 	)
 	return i, err
 }
@@ -214,6 +277,7 @@ func (q *Queries) LightningInvoiceUnapplied(ctx context.Context, arg LightningIn
 const lightningInvoicesUncredited = `-- name: LightningInvoicesUncredited :many
 SELECT payment_hash FROM lightning_invoices
 WHERE transaction_id IS NULL AND unapplied_at IS NULL AND expires_at > $1
+  AND (for_transaction IS NULL OR EXISTS (SELECT 1 FROM transactions t WHERE t.id = for_transaction AND t.status = 'PENDING'))
 ORDER BY expires_at
 LIMIT $2
 `

@@ -318,6 +318,7 @@ type LightningInvoice struct {
 	CreatedAt      time.Time
 	TransactionID  uuid.NullUUID
 	UnappliedAt    *time.Time
+	ForTransaction uuid.NullUUID
 }
 
 type LightningPayout struct {
@@ -468,6 +469,8 @@ type Transaction struct {
 	CounterpartTransactionID uuid.NullUUID
 	AgentID                  uuid.NullUUID
 	NetworkFee               *int64
+	SentCurrency             *string
+	SentAmount               *int64
 }
 
 type UmaDomainProof struct {

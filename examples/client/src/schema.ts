@@ -2619,7 +2619,23 @@ export interface paths {
          */
         get: operations["lightningAddressCallback"];
         put?: never;
-        post?: never;
+        /**
+         * Another UMA provider's pay request for a customer's UMA address
+         * @description The UMA pay request (UMAD-05) at the callback the LNURLP response named (`user` is `$<name>`). The payer's
+         *     compliance data is verified as the LNURLP request is (its `identifier`'s domain publishes the keys; signature
+         *     of `identifier|signatureNonce|signatureTimestamp`, timestamp window, nonce taken once), the amount converted
+         *     into `convert` (`<n>.<CODE>`: received whole, the invoice rounded up to a whole satoshi; `<n>`:
+         *     millisatoshis, whole satoshis), the travel-rule data decrypted. The payment is created PENDING and the
+         *     platform asked to approve it (its INCOMING_PAYMENT_PENDING webhook, within the approval deadline); approved,
+         *     the answer (UMAD-06) carries an invoice of the deployment's node for the conversion locked, payable for
+         *     `PAYCORE_UMA_INVOICE_EXPIRY`, and the deployment's signed payee compliance data. Paying the invoice completes
+         *     the INCOMING transaction once; unpaid, it fails `QUOTE_EXPIRED`. Refusals are the protocol's
+         *     (`PARSE_PAYREQ_REQUEST_ERROR`, `MISSING_REQUIRED_UMA_PARAMETERS`, `INVALID_TIMESTAMP`, `INVALID_NONCE`,
+         *     `INVALID_CURRENCY`, `AMOUNT_OUT_OF_RANGE`, `SENDER_NOT_ACCEPTED` 400, `INVALID_SIGNATURE` 401,
+         *     `COUNTERPARTY_NOT_ALLOWED`, `USER_NOT_READY` 403, `USER_NOT_FOUND` 404, `UNSUPPORTED_UMA_VERSION` 412,
+         *     `COUNTERPARTY_PUBKEY_FETCH_ERROR` 424).
+         */
+        post: operations["umaPayRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2918,6 +2934,45 @@ export interface components {
             /** @description The BOLT11 invoice. */
             pr: string;
             routes: unknown[];
+        };
+        /** @description A UMA pay request (UMAD-05). */
+        UmaPayRequest: {
+            /** @description The receiving currency. */
+            convert?: string;
+            /** @description Millisatoshis (`"<n>"`), or smallest units of the receiving currency (`"<n>.<CODE>"`). */
+            amount: string | number;
+            /** @description The payer's identifier (UMA address), name, e-mail and signed compliance data. */
+            payerData: {
+                [key: string]: unknown;
+            };
+            payeeData?: {
+                [key: string]: unknown;
+            };
+            comment?: string;
+            umaVersion?: string;
+        };
+        /** @description The receiver's answer to a pay request (UMAD-06). */
+        UmaPayReqResponse: {
+            /** @description The BOLT11 invoice. */
+            pr: string;
+            routes: unknown[];
+            converted?: {
+                /** Format: int64 */
+                amount: number;
+                currencyCode: string;
+                decimals: number;
+                multiplier: number;
+                /**
+                 * Format: int64
+                 * @description Millisatoshis the invoice adds to the conversion.
+                 */
+                fee: number;
+            };
+            payeeData: {
+                [key: string]: unknown;
+            };
+            disposable?: boolean;
+            umaVersion?: string;
         };
         /** @description A refusal in the UMA protocol's format (its error catalogue's codes). */
         UmaError: {
@@ -4144,10 +4199,29 @@ export interface components {
             failureDetails?: components["schemas"]["TransactionFailureDetails"];
             /** @description The agent that initiated the transaction (an agent's transfer or quote execution); present only then. */
             agentId?: string;
-            /** @description What is known of the sender, by customer information field name (FULL_NAME …). */
+            /**
+             * @description What is known of the sender, by customer information field name (FULL_NAME …). A payment from another
+             *     UMA provider adds what its pay request tells: EMAIL, UMA_ADDRESS, KYC_STATUS (as the sender's provider
+             *     states it), and the travel-rule data decrypted (TRAVEL_RULE_INFO, with TRAVEL_RULE_FORMAT when given).
+             */
             counterpartyInformation?: {
                 [key: string]: string;
             };
+            /** @description What the payer sent, when it was sent in another currency than the one received (a payment from another UMA provider, paid in satoshis). */
+            sentAmount?: components["schemas"]["CurrencyAmount"];
+            rateDetails?: components["schemas"]["IncomingRateDetails"];
+        };
+        /**
+         * @description The conversion of a payment received from another UMA provider: `serviceApiMultiplier` is the millisatoshis
+         *     per smallest unit received that the receiver locked (the UMA `multiplier`); the receiver charges no fee.
+         */
+        IncomingRateDetails: {
+            serviceApiMultiplier: number;
+            /** Format: int64 */
+            serviceApiFixedFee: number;
+            serviceApiVariableFeeRate: number;
+            /** Format: int64 */
+            serviceApiVariableFeeAmount: number;
         };
         /**
          * @description Money sent from an internal account (transfer out). Its `status` and
@@ -10794,6 +10868,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LnurlError"];
+                };
+            };
+        };
+    };
+    umaPayRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Lightning address's user. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UmaPayRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice, the conversion and the payee's compliance data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaPayReqResponse"];
+                };
+            };
+            /** @description A refused pay request (unreadable, unsigned, replayed, another currency or amount, or not accepted by the receiving platform). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The sender's signature does not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The deployment does not transact with the sender's provider, or the receiver cannot receive over Lightning. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description No such UMA address. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The sender's UMA major version is not spoken. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The sender's keys cannot be fetched. */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The service failed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
                 };
             };
         };

@@ -62,6 +62,9 @@ type Config struct {
 	// ApprovalDeadline is how long a platform that answered 202 to an incoming payment's
 	// approval webhook has to approve or reject it (PAYCORE_APPROVAL_DEADLINE).
 	ApprovalDeadline time.Duration
+	// UmaInvoiceExpiry is how long the invoice answering another UMA provider's pay request
+	// stays payable: how long the conversion it locks holds (PAYCORE_UMA_INVOICE_EXPIRY).
+	UmaInvoiceExpiry time.Duration
 	// KycReviewDelay is how long the sandbox verification provider takes to review a
 	// customer or a beneficial owner (PAYCORE_SANDBOX_KYC_REVIEW_DELAY).
 	KycReviewDelay time.Duration
@@ -193,6 +196,7 @@ func Defaults() Config {
 		QuoteReturnDelay:  30 * time.Second,
 		QuoteLateDeposits: 24 * time.Hour,
 		ApprovalDeadline:  5 * time.Second,
+		UmaInvoiceExpiry:  10 * time.Minute,
 		KycReviewDelay:    3 * time.Second,
 		KycLinkLifetime:   24 * time.Hour,
 		WorkerPollers:     16,
@@ -359,6 +363,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_SANDBOX_QUOTE_RETURN_DELAY", &c.QuoteReturnDelay)
 	dur("PAYCORE_QUOTE_LATE_DEPOSIT_WINDOW", &c.QuoteLateDeposits)
 	dur("PAYCORE_APPROVAL_DEADLINE", &c.ApprovalDeadline)
+	dur("PAYCORE_UMA_INVOICE_EXPIRY", &c.UmaInvoiceExpiry)
 	str("PAYCORE_INVITATION_BASE_URL", &c.InvitationBaseURL)
 	dur("PAYCORE_SANDBOX_KYC_REVIEW_DELAY", &c.KycReviewDelay)
 	dur("PAYCORE_KYC_LINK_LIFETIME", &c.KycLinkLifetime)

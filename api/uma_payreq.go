@@ -1,0 +1,186 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"paycore/internal/catalog"
+	"paycore/internal/ids"
+	"paycore/internal/incoming"
+	"paycore/internal/uma"
+)
+
+// The receiving side of a UMA payment (UMAD-05, UMAD-06): another provider's pay request
+// for a customer's UMA address, POSTed to the callback its LNURLP response named. The
+// payment is the incoming payment's workflow: created PENDING with what the sender says of
+// its payer (its travel-rule data decrypted), approved by the platform as every incoming
+// payment is (its INCOMING_PAYMENT_PENDING webhook, within the approval deadline), then
+// collected by an invoice of the deployment's Lightning node at the conversion locked here;
+// paying the invoice completes it, once.
+
+// maxPayRequest bounds a pay request's body.
+const maxPayRequest = 64 << 10
+
+// umaPayRequest is POST /.well-known/lnurlp/{user}/callback: the sender's signature, nonce
+// and timestamp checked as for its LNURLP request, the amount converted into the currency
+// asked (uma.Convert), then the payment started and, once approved, answered with its
+// invoice, the conversion and the deployment's signed compliance data. Every refusal is the
+// protocol's code and status.
+func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
+	ctx, now := r.Context(), s.now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPayRequest))
+	if err != nil {
+		s.umaRefuse(w, r, fmt.Errorf("%w: %v", uma.ErrParsePayRequest, err))
+		return
+	}
+	var req uma.PayRequest
+	var raw struct {
+		PayerData json.RawMessage `json:"payerData"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.umaRefuse(w, r, fmt.Errorf("%w: %v", uma.ErrParsePayRequest, err))
+		return
+	}
+	_ = json.Unmarshal(body, &raw) // read above
+	version := uma.Version
+	if req.UmaVersion != "" {
+		if version, err = uma.NegotiateVersion(req.UmaVersion); err != nil {
+			s.umaRefuse(w, r, err)
+			return
+		}
+	}
+	payload, err := req.SignablePayload()
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	payer, c := req.PayerData.Identifier, req.PayerData.Compliance
+	_, senderDomain, err := uma.SplitAddress(payer)
+	if err != nil {
+		s.umaRefuse(w, r, fmt.Errorf("%w: the payer's identifier %q is not a UMA address", uma.ErrParsePayRequest, payer))
+		return
+	}
+	rcv, address, err := s.umaReceiverOf(ctx, r.Host, chi.URLParam(r, "user"))
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	if err := s.umaVerifySender(ctx, rcv.Environment, umaSigned{domain: senderDomain, payload: payload, signature: c.Signature,
+		nonce: c.SignatureNonce, timestamp: c.SignatureTimestamp}, now); err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	if !s.receivesOverLightning(rcv.Environment, rcv.PlatformID) {
+		s.umaRefuse(w, r, fmt.Errorf("%w: the receiver's platform receives no payments over Lightning", uma.ErrUserNotReady))
+		return
+	}
+	currencies, err := s.umaCurrencies(rcv, now)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	received, err := uma.Convert(req.Amount, req.Convert, currencies)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	travelRule, err := s.umaTravelRuleInfo(r, req)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	in := incoming.Request{TransactionID: ids.New(), PlatformID: rcv.PlatformID, ReceiverUma: address,
+		CustomerID: ids.Some(rcv.CustomerID), Currency: received.Converted.CurrencyCode, Amount: received.Amount,
+		Sender: incoming.Counterparty{Address: payer, Currency: received.Converted.CurrencyCode, DisplayName: req.PayerData.Name,
+			Information: uma.PayerInformation(req.PayerData, travelRule)},
+		ApprovalDeadline: s.Config.ApprovalDeadline,
+		Collect: &incoming.Collection{Environment: rcv.Environment, Sats: received.InvoiceSats, Multiplier: received.Converted.Multiplier,
+			Description: uma.Metadata(address) + string(compact(raw.PayerData)), Expiry: s.Config.UmaInvoiceExpiry}}
+	if _, err := s.start.IncomingPayment(ctx, in); err != nil {
+		s.umaRefuse(w, r, umaPaymentRefusal(err))
+		return
+	}
+	pr, err := s.start.Collection(ctx, in.TransactionID)
+	if err != nil {
+		s.umaRefuse(w, r, umaPaymentRefusal(err))
+		return
+	}
+	keys, err := s.umaKeys(ctx)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	payee := in.ReceiverUma
+	writeJSON(w, http.StatusOK, uma.PayReqResponse{PR: pr.Request, Routes: []struct{}{}, Converted: &received.Converted, UmaVersion: version,
+		PayeeData: uma.PayeeData{Identifier: payee, Compliance: uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r), "", now)}})
+}
+
+// compact is JSON without insignificant space (the payer data as the invoice's description
+// hash commits to it, after the metadata); nil stays nil.
+func compact(b json.RawMessage) []byte {
+	var out bytes.Buffer
+	if len(b) == 0 || json.Compact(&out, b) != nil {
+		return nil
+	}
+	return out.Bytes()
+}
+
+// umaTravelRuleInfo is the pay request's travel-rule data decrypted with the deployment's
+// encryption key it was encrypted to: the current one or one retired within the time
+// senders may still hold it (uma.PublishedKeysTTL, twice).
+func (s *Server) umaTravelRuleInfo(r *http.Request, req uma.PayRequest) (string, error) {
+	if req.PayerData.Compliance.EncryptedTravelRuleInfo == "" {
+		return "", nil
+	}
+	sets, err := s.store.UmaKeysDecrypting(r.Context(), s.now().Add(-2*uma.PublishedKeysTTL))
+	if err != nil {
+		return "", err
+	}
+	err = uma.ErrDecrypt
+	for _, sealed := range sets {
+		ks, oerr := sealed.Open(s.Box)
+		if oerr != nil {
+			return "", fmt.Errorf("open the UMA keys: %w", oerr)
+		}
+		var info string
+		if info, err = req.TravelRuleInfo(ks.Encryption); err == nil {
+			return info, nil
+		}
+	}
+	return "", err
+}
+
+// umaPaymentRefusal is the protocol's refusal of a pay request whose payment was refused
+// when created (its receiver gone, its amount outside the platform's limits) or by its
+// platform (rejected, not decided in time, or its invoice not made); the service's own
+// failures stay what they are.
+func umaPaymentRefusal(err error) error {
+	e := errorOf(err)
+	switch {
+	case e == nil || e.Status >= http.StatusInternalServerError:
+		return err
+	case e.Code == catalog.UserNotFound || e.Code == catalog.CustomerDeleted:
+		return fmt.Errorf("%w: %s", uma.ErrUserNotFound, e.Message)
+	case e.Code == catalog.AmountOutOfRange:
+		return fmt.Errorf("%w: %s", uma.ErrInvalidAmount, e.Message)
+	}
+	return fmt.Errorf("%w: %s", uma.ErrSenderNotAccepted, e.Message)
+}
+
+// lightningNodePubKey is the deployment's node's public key, which the payee's compliance
+// data names ("" when the node cannot tell now: the field is optional).
+func (s *Server) lightningNodePubKey(r *http.Request) string {
+	if s.Lightning == nil {
+		return ""
+	}
+	info, err := s.Lightning.Info(r.Context())
+	if err != nil {
+		return ""
+	}
+	return info.IdentityPubkey
+}

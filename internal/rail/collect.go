@@ -1,0 +1,53 @@
+package rail
+
+import (
+	"context"
+	"time"
+)
+
+// Collection asks a rail for a payment request a payer outside pays to the deployment:
+// Amount of Currency's minor unit, committing to Description (a Lightning invoice's
+// description hash), payable for Expiry.
+type Collection struct {
+	Currency    string
+	Amount      int64
+	Description string
+	Expiry      time.Duration
+}
+
+// PaymentRequest is what the payer is given: the rail's request (a BOLT11 invoice), the
+// key the rail finds it by (a payment hash, hex), and when it stops being payable.
+type PaymentRequest struct {
+	Request   string
+	Hash      string
+	ExpiresAt time.Time
+}
+
+// Collected is what became of a payment request: Paid with the Amount received (Funds is
+// the system ledger account kind standing for where the rail holds it), or not (yet).
+type Collected struct {
+	Paid   bool
+	Amount int64
+	Funds  string
+	// Payable reports that an unpaid request can still be paid (it has not expired).
+	Payable bool
+}
+
+// Collector is implemented by rails that collect payments from payers outside by a payment
+// request (the Lightning rail's invoices). Collect makes one; Collected asks what became of
+// it by its hash. A request that expired unpaid can no longer be paid.
+type Collector interface {
+	Collect(ctx context.Context, c Collection) (PaymentRequest, error)
+	Collected(ctx context.Context, hash string) (Collected, error)
+}
+
+// Collector is the collecting rail that serves payments to t (see For), false when that
+// rail collects nothing or no rail serves t.
+func (r *Registry) Collector(t Target) (Collector, bool) {
+	rl, ok := r.For(t)
+	if !ok {
+		return nil, false
+	}
+	c, ok := rl.(Collector)
+	return c, ok
+}
