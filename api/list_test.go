@@ -490,6 +490,7 @@ func TestTokenAndUmaProviderListCounts(t *testing.T) {
 		{query: "updatedAfter=" + qtime(base.Add(150*time.Hour)), where: "updated_at >= $2", args: []any{base.Add(150 * time.Hour)}},
 		{query: "updatedBefore=" + qtime(base.Add(150*time.Hour)) + "&name=t0", where: "updated_at <= $2 AND name = 't0'", args: []any{base.Add(150 * time.Hour)}},
 	})
+	e.listProviders()
 	uma := &listRig{t: t, e: e, c: c, path: "/uma-providers", from: "uma_providers WHERE $1::uuid IS NOT NULL", platform: p.ID, limit: 4}
 	uma.check([]listCheck{
 		{query: "", all: true},

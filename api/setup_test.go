@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,10 +15,12 @@ import (
 	"paycore/api/apitest"
 	"paycore/db"
 	"paycore/db/dbtest"
+	"paycore/db/view"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
 	"paycore/internal/kit/filecrypt"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/uma"
 	"paycore/internal/webhooksig"
 )
 
@@ -119,4 +122,21 @@ func expectError(t *testing.T, r *apitest.Response, status int, code string) map
 		t.Fatalf("empty message: %s", r.Body)
 	}
 	return m
+}
+
+// listProviders lists the example UMA providers of testdata/uma-providers.json in e's
+// database, as an operator's `paycore uma providers` does (nothing is seeded).
+func (e *env) listProviders() {
+	e.t.Helper()
+	b, err := os.ReadFile("testdata/uma-providers.json")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	list, err := uma.ParseProviders(b)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := db.NewStore(e.pool, view.Resources{}).UmaProvidersPut(context.Background(), list); err != nil {
+		e.t.Fatal(err)
+	}
 }

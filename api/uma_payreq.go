@@ -8,7 +8,9 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
+	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
@@ -117,7 +119,8 @@ func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
 	}
 	payee := in.ReceiverUma
 	writeJSON(w, http.StatusOK, uma.PayReqResponse{PR: pr.Request, Routes: []struct{}{}, Converted: &received.Converted, UmaVersion: version,
-		PayeeData: uma.PayeeData{Identifier: payee, Compliance: uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r), "", now)}})
+		PayeeData: uma.PayeeData{Identifier: payee, Compliance: uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r),
+			umaUtxoCallbackURL(r.Host, in.TransactionID), now)}})
 }
 
 // compact is JSON without insignificant space (the payer data as the invoice's description
@@ -183,4 +186,63 @@ func (s *Server) lightningNodePubKey(r *http.Request) string {
 		return ""
 	}
 	return info.IdentityPubkey
+}
+
+// umaUtxoCallbackPath is the root of the post-transaction callbacks the deployment names in
+// its pay request answers (utxoCallback), one per payment.
+const umaUtxoCallbackPath = "/uma/utxo-callback/"
+
+// umaUtxoCallbackURL is the post-transaction callback of payment id, at the receiving
+// domain host.
+func umaUtxoCallbackURL(host string, id uuid.UUID) string {
+	return uma.Scheme(host) + "://" + host + umaUtxoCallbackPath + ids.Format(ids.Transaction, id)
+}
+
+// umaUtxoCallback is POST /uma/utxo-callback/{transactionId}: the sending provider's
+// post-transaction callback (UMAD-07) for a payment it made to a customer of the platform
+// whose proven domain the host is (uma.CheckCallbackTarget), signed with its published key
+// (nonce once, timestamp in the window). The channels it reports are kept, the first
+// callback only; the answer is 200 {} (or the protocol's refusal).
+func (s *Server) umaUtxoCallback(w http.ResponseWriter, r *http.Request) {
+	ctx, now := r.Context(), s.now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPayRequest))
+	var cb uma.PostTransactionCallback
+	if err == nil {
+		err = json.Unmarshal(body, &cb)
+	}
+	if err != nil {
+		s.umaRefuse(w, r, fmt.Errorf("%w: %v", uma.ErrParseUtxoCallback, err))
+		return
+	}
+	id, err := ids.Parse(ids.Transaction, chi.URLParam(r, "transactionId"))
+	if err != nil {
+		s.umaRefuse(w, r, uma.ErrRequestNotFound)
+		return
+	}
+	domain, served, err := s.domainServed(ctx, r.Host)
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	if !served {
+		domain = ""
+	}
+	t, err := s.store.UmaUtxoCallbackTarget(ctx, id)
+	if db.IsNotFound(err) {
+		err = uma.ErrRequestNotFound
+	} else if err == nil {
+		err = uma.CheckCallbackTarget(domain, t.UmaDomain, db.Deref(t.SourceUmaAddress), cb.VaspDomain, t.Kind == incoming.Kind)
+	}
+	if err == nil {
+		err = s.umaVerifySender(ctx, t.Environment, umaSigned{domain: cb.VaspDomain, payload: cb.SignablePayload(), signature: cb.Signature,
+			nonce: cb.SignatureNonce, timestamp: cb.SignatureTimestamp}, now)
+	}
+	if err == nil {
+		err = s.store.UmaUtxoCallbackPut(ctx, id, cb.VaspDomain, cb.Utxos, now)
+	}
+	if err != nil {
+		s.umaRefuse(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
 }

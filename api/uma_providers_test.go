@@ -16,9 +16,14 @@ func TestUmaProviders(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, _ := e.platform(true)
+	var none api.List[api.UmaProvider]
+	if c.Do("GET", "/uma-providers", nil).Decode(t, &none); len(none.Data) != 0 {
+		t.Fatalf("providers before the operator listed any: %+v", none.Data)
+	}
+	e.listProviders()
 	all := fetchAllProviders(t, c.Do, "/uma-providers?limit=5")
 	if len(all) < 20 {
-		t.Fatalf("seeded providers missing: %d", len(all))
+		t.Fatalf("listed providers missing: %d", len(all))
 	}
 	names := make([]string, len(all))
 	for i, p := range all {
@@ -91,6 +96,7 @@ func TestVasps(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, _ := e.platform(true)
+	e.listProviders()
 	var allowed api.List[api.UmaProvider]
 	c.Do("GET", "/uma-providers?hasBlockedProviders=false&limit=100", nil).Decode(t, &allowed)
 	var vasps []view.Vasp

@@ -222,9 +222,13 @@ type (
 	UmaProviderKeysGetRow                 = gen.UmaProviderKeysGetRow
 	UmaProviderKeysPutParams              = gen.UmaProviderKeysPutParams
 	UmaProviderListedRow                  = gen.UmaProviderListedRow
+	UmaProviderPutParams                  = gen.UmaProviderPutParams
 	UmaProviderSetAllowedParams           = gen.UmaProviderSetAllowedParams
 	UmaReceiverParams                     = gen.UmaReceiverParams
 	UmaReceiverRow                        = gen.UmaReceiverRow
+	UmaUtxoCallback                       = gen.UmaUtxoCallback
+	UmaUtxoCallbackPutParams              = gen.UmaUtxoCallbackPutParams
+	UmaUtxoCallbackTargetRow              = gen.UmaUtxoCallbackTargetRow
 	Verification                          = gen.Verification
 	VerificationCreateParams              = gen.VerificationCreateParams
 	VerificationGetParams                 = gen.VerificationGetParams

@@ -179,3 +179,40 @@ func (s Store) UmaProviderSetAllowed(ctx context.Context, domain string, allowed
 	}
 	return nil
 }
+
+// UmaProvidersPut lists the operator's providers, in one database transaction: each
+// replaces what was listed for its domain; providers not in the list stay as they are.
+func (s Store) UmaProvidersPut(ctx context.Context, list []uma.Provider) error {
+	return withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		for _, p := range list {
+			if err := q.UmaProviderPut(ctx, UmaProviderPutParams{ID: ids.New(), Name: p.Name, Domain: p.Domain, LogoUrl: p.LogoURL,
+				SupportedRegions: p.SupportedRegions, SupportedCurrencies: p.SupportedCurrencies, Lei: p.Lei, AllowListStatus: p.AllowListStatus}); err != nil {
+				return fmt.Errorf("list %s: %w", p.Domain, err)
+			}
+		}
+		return nil
+	})
+}
+
+// UmaUtxoCallbackTarget is the payment a post-transaction callback names, with its
+// platform's UMA domain and environment; ErrNotFound when there is none.
+func (s Store) UmaUtxoCallbackTarget(ctx context.Context, id uuid.UUID) (UmaUtxoCallbackTargetRow, error) {
+	r, err := newQueries(s.pool).UmaUtxoCallbackTarget(ctx, id)
+	if err != nil {
+		return r, fmt.Errorf("read the callback's payment: %w", err)
+	}
+	return r, nil
+}
+
+// UmaUtxoCallbackPut keeps the first post-transaction callback of payment id: the channels
+// vaspDomain reported.
+func (s Store) UmaUtxoCallbackPut(ctx context.Context, id uuid.UUID, vaspDomain string, utxos []uma.UtxoWithAmount, now time.Time) error {
+	b, err := json.Marshal(utxos)
+	if err != nil {
+		return fmt.Errorf("encode the callback's utxos: %w", err)
+	}
+	if err := newQueries(s.pool).UmaUtxoCallbackPut(ctx, UmaUtxoCallbackPutParams{TransactionID: id, VaspDomain: vaspDomain, Utxos: b, ReceivedAt: now}); err != nil {
+		return fmt.Errorf("record the post-transaction callback: %w", err)
+	}
+	return nil
+}

@@ -74,3 +74,27 @@ SELECT EXISTS (SELECT 1 FROM uma_providers WHERE lower(domain) = lower(sqlc.arg(
 INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
 VALUES (sqlc.arg(id), lower(sqlc.arg(domain)::text), lower(sqlc.arg(domain)::text), '', '{}', '{}', '', sqlc.arg(allowed))
 ON CONFLICT (domain) DO UPDATE SET allow_list_status = excluded.allow_list_status;
+
+-- name: UmaProviderPut :exec
+-- Lists a provider as the operator describes it, replacing what was listed for its domain.
+INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
+VALUES (sqlc.arg(id), sqlc.arg(name), lower(sqlc.arg(domain)::text), sqlc.arg(logo_url), sqlc.arg(supported_regions)::text[],
+        sqlc.arg(supported_currencies)::text[], sqlc.arg(lei), sqlc.arg(allow_list_status))
+ON CONFLICT (domain) DO UPDATE SET name = excluded.name, logo_url = excluded.logo_url, supported_regions = excluded.supported_regions,
+    supported_currencies = excluded.supported_currencies, lei = excluded.lei, allow_list_status = excluded.allow_list_status;
+
+-- name: UmaUtxoCallbackTarget :one
+-- The payment received over UMA a post-transaction callback names: its sender's address,
+-- its platform's UMA domain and environment.
+SELECT t.id, t.kind, t.source_uma_address, p.uma_domain, p.environment
+FROM transactions t JOIN platforms p ON p.id = t.platform_id
+WHERE t.id = $1;
+
+-- name: UmaUtxoCallbackPut :exec
+-- Keeps the first post-transaction callback of a payment.
+INSERT INTO uma_utxo_callbacks (transaction_id, vasp_domain, utxos, received_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (transaction_id) DO NOTHING;
+
+-- name: UmaUtxoCallbackGet :one
+SELECT * FROM uma_utxo_callbacks WHERE transaction_id = $1;

@@ -62,6 +62,7 @@ commands:
   uma keys            the deployment's UMA keys, as /.well-known/lnurlpubkey publishes them (operator only)
   uma rotate-keys     new UMA signing and encryption keys (operator only)
   uma allow|block D   list the UMA provider of domain D as allowed or blocked (operator only)
+  uma providers FILE  list the UMA providers of a JSON file (GET /uma-providers shows them; operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
@@ -107,7 +108,7 @@ func run(args []string, stdout io.Writer) error {
 	case "rails":
 		return railsCmd(ctx, cfg, args[1:], stdout)
 	case "uma":
-		return umaCmd(ctx, cfg, args[1:], stdout)
+		return umaCmd(ctx, cfg, args[1:], os.Stdin, stdout)
 	case "verifications":
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
 	case "healthcheck":

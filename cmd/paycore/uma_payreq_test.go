@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -186,11 +187,34 @@ func TestLightningUmaPayRequest(t *testing.T) {
 	if got := ledgerBefore - ledgerLightning(t, s); got != -sats && got != sats {
 		t.Errorf("the node's ledger account moved %d, want %d", got, sats)
 	}
+	// The sender's post-transaction callback (made by the SDK) at the URL the answer named is
+	// kept once; one signed by another key, or for another provider's payment, is refused.
+	cbURL, err := neturl.Parse(resp.PayeeData.Compliance.UtxoCallback)
+	if err != nil || cbURL.Host != domain {
+		t.Fatalf("utxoCallback %q", resp.PayeeData.Compliance.UtxoCallback)
+	}
+	callback := func(key uma.PrivateKey, vasp string) string {
+		var out struct{ JSON string }
+		sdk.Call(map[string]string{"op": "postTxCallback", "privateKey": hex.EncodeToString(key.Bytes()), "domain": vasp}, &out)
+		return out.JSON
+	}
+	stranger, _ := uma.NewPrivateKey()
+	st, b := s.hostDo("POST", domain, cbURL.Path, []byte(callback(stranger, sender.domain)))
+	refused("a callback signed by another key", st, b, 401, "INVALID_SIGNATURE")
+	st, b = s.hostDo("POST", domain, cbURL.Path, []byte(callback(sender.signing, "127.0.0.1:1")))
+	refused("a callback from another provider", st, b, 404, "REQUEST_NOT_FOUND")
+	if st, b := s.hostDo("POST", domain, cbURL.Path, []byte(callback(sender.signing, sender.domain))); st != 200 {
+		t.Fatalf("post-transaction callback: %d %s", st, b)
+	}
+	var kept string
+	if err := s.app.pool.QueryRow(ctx, `SELECT vasp_domain FROM uma_utxo_callbacks WHERE transaction_id = $1`, uuidOf(pending.ID)).Scan(&kept); err != nil || kept != sender.domain {
+		t.Fatalf("the callback kept: %q %v", kept, err)
+	}
 	// Paying the invoice again moves nothing.
 	if _, err := n.Peer.CLI(ctx, "payinvoice", "--force", resp.PR); err == nil {
 		t.Error("an invoice paid twice")
 	}
-	st, b := post("$carol", body)
+	st, b = post("$carol", body)
 	refused("the same pay request again", st, b, 400, "INVALID_NONCE")
 
 	// The platform rejects 7.77: no invoice, the payment REJECTED.

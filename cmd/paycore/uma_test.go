@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +90,37 @@ func TestUmaKeysPublishedAndRotated(t *testing.T) {
 	}
 	if err := run([]string{"uma", "allow", "not a domain"}, &out); err == nil {
 		t.Fatal("a malformed domain was listed")
+	}
+	// The operator's list: what GET /uma-providers shows, with nothing seeded before it.
+	c, _ := s.platform(true)
+	var before struct {
+		Data []view.UmaProvider `json:"data"`
+	}
+	c.Do("GET", "/uma-providers?limit=100", nil).Decode(t, &before)
+	if len(before.Data) != 1 || before.Data[0].Domain != "rogue.example" {
+		t.Fatalf("providers before the list: %+v", before.Data)
+	}
+	list := filepath.Join(t.TempDir(), "providers.json")
+	if err := os.WriteFile(list, []byte(`[{"name":"Rogue Pay","domain":"rogue.example","supportedRegions":["US"],"supportedCurrencies":["USD"],"lei":"5493001KJTIIGC8Y1R12","allowListStatus":true},
+		{"name":"Banco Puente","domain":"bancopuente.example","logoUrl":"https://bancopuente.example/logo.png","supportedRegions":["MX"],"supportedCurrencies":["MXN","USD"],"allowListStatus":true}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"uma", "providers", list}, &out); err != nil || !strings.Contains(out.String(), `"listed": 2`) {
+		t.Fatalf("uma providers: %v %s", err, out.String())
+	}
+	var after struct {
+		Data []view.UmaProvider `json:"data"`
+	}
+	c.Do("GET", "/uma-providers?limit=100&sortOrder=asc", nil).Decode(t, &after)
+	if len(after.Data) != 2 || after.Data[0].Name != "Banco Puente" || after.Data[1].Name != "Rogue Pay" || !after.Data[1].AllowListStatus || after.Data[1].Lei != "5493001KJTIIGC8Y1R12" {
+		t.Fatalf("providers after the list: %+v", after.Data)
+	}
+	if err := os.WriteFile(list, []byte(`[{"name":"Bad","domain":"bad.example","supportedRegions":["XX"]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"uma", "providers", list}, &out); err == nil {
+		t.Fatal("a list with an unknown region was taken")
 	}
 	if err := run([]string{"uma", "frobnicate"}, &out); err == nil {
 		t.Fatal("an unknown uma command was accepted")

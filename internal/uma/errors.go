@@ -108,6 +108,8 @@ func Refusal(err error) *Error {
 		{ErrMissingPayerData, "MISSING_MANDATORY_PAYER_DATA", 400},
 		{ErrParsePayRequest, "PARSE_PAYREQ_REQUEST_ERROR", 400},
 		{ErrUserNotReady, "USER_NOT_READY", 403},
+		{ErrParseUtxoCallback, "PARSE_UTXO_CALLBACK_ERROR", 400},
+		{ErrRequestNotFound, "REQUEST_NOT_FOUND", 404},
 	} {
 		if errors.Is(err, c.err) {
 			return &Error{Code: c.code, Status: c.status, Reason: err.Error()}

@@ -274,3 +274,23 @@ func currencyOf(c *Converted) string {
 	}
 	return c.CurrencyCode
 }
+
+// More refusals of a post-transaction callback (UMAD-07).
+var (
+	// ErrParseUtxoCallback: the callback cannot be read (PARSE_UTXO_CALLBACK_ERROR).
+	ErrParseUtxoCallback = errors.New("uma: the post-transaction callback cannot be read")
+	// ErrRequestNotFound: the callback names no payment of its sender here (REQUEST_NOT_FOUND).
+	ErrRequestNotFound = errors.New("uma: no such payment")
+)
+
+// CheckCallbackTarget is the rule of whose post-transaction callback a payment received
+// over UMA takes: one sent to its platform's domain (domain, the proven domain the callback
+// was sent to; "" none) by the provider of its sender's address (vaspDomain); any other is
+// ErrRequestNotFound, so that no provider learns of another's payments.
+func CheckCallbackTarget(domain, platformDomain, sender, vaspDomain string, receivedOverUma bool) error {
+	_, senderDomain, err := SplitAddress(sender)
+	if !receivedOverUma || err != nil || domain == "" || !strings.EqualFold(domain, platformDomain) || !strings.EqualFold(senderDomain, vaspDomain) {
+		return ErrRequestNotFound
+	}
+	return nil
+}

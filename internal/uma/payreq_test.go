@@ -72,3 +72,28 @@ func TestCheckInvoice(t *testing.T) {
 		}
 	}
 }
+
+// A post-transaction callback is heard only from the provider of the payment's sender, at
+// the receiving platform's own domain, for a payment received over UMA.
+func TestCheckCallbackTarget(t *testing.T) {
+	for name, tc := range map[string]struct {
+		domain, platform, sender, vasp string
+		overUma                        bool
+		ok                             bool
+	}{
+		"its sender's provider":           {"pay.acme.example", "pay.acme.example", "$alice@vasp1.example", "VASP1.example", true, true},
+		"another provider":                {"pay.acme.example", "pay.acme.example", "$alice@vasp1.example", "vasp3.example", true, false},
+		"at another platform's domain":    {"pay.other.example", "pay.acme.example", "$alice@vasp1.example", "vasp1.example", true, false},
+		"at a domain not served":          {"", "pay.acme.example", "$alice@vasp1.example", "vasp1.example", true, false},
+		"a payment not received over UMA": {"pay.acme.example", "pay.acme.example", "$alice@vasp1.example", "vasp1.example", false, false},
+		"a sender that is no address":     {"pay.acme.example", "pay.acme.example", "", "vasp1.example", true, false},
+	} {
+		err := CheckCallbackTarget(tc.domain, tc.platform, tc.sender, tc.vasp, tc.overUma)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrRequestNotFound)) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if e := Refusal(ErrRequestNotFound); e.Status != 404 || e.Code != "REQUEST_NOT_FOUND" {
+		t.Errorf("refusal %+v", e)
+	}
+}

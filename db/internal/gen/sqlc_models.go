@@ -516,6 +516,13 @@ type UmaProviderKey struct {
 	ExpiresAt time.Time
 }
 
+type UmaUtxoCallback struct {
+	TransactionID uuid.UUID
+	VaspDomain    string
+	Utxos         json.RawMessage
+	ReceivedAt    time.Time
+}
+
 type Verification struct {
 	ID         uuid.UUID
 	PlatformID uuid.UUID

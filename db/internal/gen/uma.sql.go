@@ -276,6 +276,40 @@ func (q *Queries) UmaProviderListed(ctx context.Context, domain string) (UmaProv
 	return i, err
 }
 
+const umaProviderPut = `-- name: UmaProviderPut :exec
+INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
+VALUES ($1, $2, lower($3::text), $4, $5::text[],
+        $6::text[], $7, $8)
+ON CONFLICT (domain) DO UPDATE SET name = excluded.name, logo_url = excluded.logo_url, supported_regions = excluded.supported_regions,
+    supported_currencies = excluded.supported_currencies, lei = excluded.lei, allow_list_status = excluded.allow_list_status
+`
+
+type UmaProviderPutParams struct {
+	ID                  uuid.UUID
+	Name                string
+	Domain              string
+	LogoUrl             string
+	SupportedRegions    []string
+	SupportedCurrencies []string
+	Lei                 string
+	AllowListStatus     bool
+}
+
+// Lists a provider as the operator describes it, replacing what was listed for its domain.
+func (q *Queries) UmaProviderPut(ctx context.Context, arg UmaProviderPutParams) error {
+	_, err := q.db.Exec(ctx, umaProviderPut,
+		arg.ID,
+		arg.Name,
+		arg.Domain,
+		arg.LogoUrl,
+		arg.SupportedRegions,
+		arg.SupportedCurrencies,
+		arg.Lei,
+		arg.AllowListStatus,
+	)
+	return err
+}
+
 const umaProviderSetAllowed = `-- name: UmaProviderSetAllowed :exec
 INSERT INTO uma_providers (id, name, domain, logo_url, supported_regions, supported_currencies, lei, allow_list_status)
 VALUES ($1, lower($2::text), lower($2::text), '', '{}', '{}', '', $3)
@@ -333,6 +367,75 @@ func (q *Queries) UmaReceiver(ctx context.Context, arg UmaReceiverParams) (UmaRe
 		&i.CustomerID,
 		&i.KycStatus,
 		&i.Currencies,
+	)
+	return i, err
+}
+
+const umaUtxoCallbackGet = `-- name: UmaUtxoCallbackGet :one
+SELECT transaction_id, vasp_domain, utxos, received_at FROM uma_utxo_callbacks WHERE transaction_id = $1
+`
+
+func (q *Queries) UmaUtxoCallbackGet(ctx context.Context, transactionID uuid.UUID) (UmaUtxoCallback, error) {
+	row := q.db.QueryRow(ctx, umaUtxoCallbackGet, transactionID)
+	var i UmaUtxoCallback
+	err := row.Scan(
+		&i.TransactionID,
+		&i.VaspDomain,
+		&i.Utxos,
+		&i.ReceivedAt,
+	)
+	return i, err
+}
+
+const umaUtxoCallbackPut = `-- name: UmaUtxoCallbackPut :exec
+INSERT INTO uma_utxo_callbacks (transaction_id, vasp_domain, utxos, received_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (transaction_id) DO NOTHING
+`
+
+type UmaUtxoCallbackPutParams struct {
+	TransactionID uuid.UUID
+	VaspDomain    string
+	Utxos         json.RawMessage
+	ReceivedAt    time.Time
+}
+
+// Keeps the first post-transaction callback of a payment.
+func (q *Queries) UmaUtxoCallbackPut(ctx context.Context, arg UmaUtxoCallbackPutParams) error {
+	_, err := q.db.Exec(ctx, umaUtxoCallbackPut,
+		arg.TransactionID,
+		arg.VaspDomain,
+		arg.Utxos,
+		arg.ReceivedAt,
+	)
+	return err
+}
+
+const umaUtxoCallbackTarget = `-- name: UmaUtxoCallbackTarget :one
+SELECT t.id, t.kind, t.source_uma_address, p.uma_domain, p.environment
+FROM transactions t JOIN platforms p ON p.id = t.platform_id
+WHERE t.id = $1
+`
+
+type UmaUtxoCallbackTargetRow struct {
+	ID               uuid.UUID
+	Kind             string
+	SourceUmaAddress *string
+	UmaDomain        string
+	Environment      catalog.Environment
+}
+
+// The payment received over UMA a post-transaction callback names: its sender's address,
+// its platform's UMA domain and environment.
+func (q *Queries) UmaUtxoCallbackTarget(ctx context.Context, id uuid.UUID) (UmaUtxoCallbackTargetRow, error) {
+	row := q.db.QueryRow(ctx, umaUtxoCallbackTarget, id)
+	var i UmaUtxoCallbackTargetRow
+	err := row.Scan(
+		&i.ID,
+		&i.Kind,
+		&i.SourceUmaAddress,
+		&i.UmaDomain,
+		&i.Environment,
 	)
 	return i, err
 }

@@ -129,9 +129,10 @@ export interface paths {
         };
         /**
          * List UMA providers
-         * @description Lists the UMA providers a platform can discover, sorted by name (descending by
-         *     default). Blocked providers (`allowListStatus` false) are included unless
-         *     `hasBlockedProviders=false`.
+         * @description Lists the UMA providers a platform can discover: the deployment operator's list
+         *     (`paycore uma providers FILE`, `paycore uma allow|block DOMAIN`), sorted by name
+         *     (descending by default). Blocked providers (`allowListStatus` false) are included
+         *     unless `hasBlockedProviders=false`.
          */
         get: operations["getAvailableUmaProviders"];
         put?: never;
@@ -2642,6 +2643,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/uma/utxo-callback/{transactionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment received over UMA (`Transaction:<uuid>`), as the pay request's answer named it. */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sending provider's post-transaction callback
+         * @description UMAD-07: once a payment received over UMA settled, its sending provider reports the channels that carried it
+         *     (`utxos`), signed with its published key (`signatureNonce|signatureTimestamp`, nonce once, timestamp in the
+         *     window). Only the provider of the payment's sender, at the receiving platform's domain, is heard (any other
+         *     is `404 REQUEST_NOT_FOUND`); the first callback is kept for the platform's compliance records.
+         */
+        post: operations["umaUtxoCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/lnurlpubkey": {
         parameters: {
             query?: never;
@@ -3336,12 +3363,12 @@ export interface components {
         UmaProvider: {
             name: string;
             domain: string;
-            /** Format: uri */
+            /** @description An https URL of the provider's logo; empty when the operator gave none. */
             logoUrl: string;
             /** @description ISO 3166-1 alpha-2 country codes. */
             supportedRegions: string[];
             supportedCurrencies: components["schemas"]["Currency"][];
-            /** @description Legal Entity Identifier. */
+            /** @description Legal Entity Identifier (ISO 17442); empty when the operator gave none. */
             lei: string;
             /** @description Whether the provider is on the allow list (false = blocked). */
             allowListStatus: boolean;
@@ -10943,6 +10970,98 @@ export interface operations {
                 };
             };
             /** @description The sender's keys cannot be fetched. */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The service failed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+        };
+    };
+    umaUtxoCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment received over UMA (`Transaction:<uuid>`), as the pay request's answer named it. */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    utxos: {
+                        utxo?: string;
+                        /** Format: int64 */
+                        amountMsats?: number;
+                    }[];
+                    vaspDomain: string;
+                    signature: string;
+                    signatureNonce: string;
+                    /** Format: int64 */
+                    signatureTimestamp: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description Unreadable, or its timestamp or nonce refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The signature does not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The deployment does not transact with the provider. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description No payment of that provider's sender at this domain. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
+            /** @description The provider's keys cannot be fetched. */
             424: {
                 headers: {
                     [name: string]: unknown;
