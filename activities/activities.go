@@ -17,6 +17,7 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/kit/sealbox"
@@ -46,6 +47,8 @@ type Activities struct {
 	tracer   trace.TracerProvider
 	// rails routes payments to their rails (see internal/rail).
 	rails *rail.Registry
+	// uma is the outbound-address guard's client for other UMA providers, by environment.
+	uma func(catalog.Environment) *http.Client
 }
 
 // Options configures New.
@@ -72,6 +75,10 @@ type Options struct {
 	Tracer trace.TracerProvider
 	// Rails routes payments to their rails (adapters.Default when nil).
 	Rails *rail.Registry
+	// UMA is the client other UMA providers are called with, for an environment: the
+	// outbound-address guard's (netguard.PerEnvironment; the default refuses every
+	// non-public address).
+	UMA func(catalog.Environment) *http.Client
 }
 
 // New builds the activities.
@@ -97,6 +104,9 @@ func New(o Options) *Activities {
 	if o.Pricing == (fx.Pricing{}) {
 		o.Pricing = fx.DefaultPricing()
 	}
+	if o.UMA == nil {
+		o.UMA = netguard.PerEnvironment(false, nil)
+	}
 	return &Activities{
 		pool:    o.Pool,
 		store:   db.NewStore(o.Pool, view.Resources{}),
@@ -106,7 +116,7 @@ func New(o Options) *Activities {
 		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout, o.Tracer),
 		log:     o.Logger,
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
-		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails,
+		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails, uma: o.UMA,
 	}
 }
 

@@ -1,10 +1,13 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
@@ -15,6 +18,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/rail"
+	"paycore/internal/uma"
 )
 
 // CreatedIncoming is what the create step of an incoming payment answers: the
@@ -159,4 +163,43 @@ func (a *Activities) IncomingCollected(ctx context.Context, in incoming.Request,
 		return rail.Collected{}, err
 	}
 	return c.Collected(ctx, hash)
+}
+
+// NotifyUmaSender sends the post-transaction callback (UMAD-07) of a payment collected from
+// another UMA provider to the URL its pay request named: the channels that carried it,
+// signed with the deployment's key for the receiving platform's domain, through the
+// outbound-address guard for the platform's environment, no redirect followed. An answer
+// other than 2xx is an error (the workflow retries it a while).
+func (a *Activities) NotifyUmaSender(ctx context.Context, in incoming.Request, channels []rail.ChannelUse) error {
+	sealed, err := a.store.UmaKeysCurrent(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := sealed.Open(a.box)
+	if err != nil {
+		return fmt.Errorf("open the UMA keys: %w", err)
+	}
+	utxos := make([]uma.UtxoWithAmount, 0, len(channels))
+	for _, c := range channels {
+		utxos = append(utxos, uma.UtxoWithAmount{Utxo: c.Outpoint, AmountMsats: c.AmountMsat})
+	}
+	body, err := json.Marshal(uma.NewPostTransactionCallback(keys.Signing, in.Collect.Domain, utxos, a.now()))
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.Collect.SenderCallback, bytes.NewReader(body))
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError("the sender's utxoCallback is not a URL", "BadCallback", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.uma(in.Collect.Environment).Do(req)
+	if err != nil {
+		return fmt.Errorf("post-transaction callback: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("post-transaction callback: the sender's provider answered %d", resp.StatusCode)
+	}
+	return nil
 }

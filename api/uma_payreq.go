@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -87,6 +88,9 @@ func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	received, err := uma.Convert(req.Amount, req.Convert, currencies)
+	if err == nil {
+		err = uma.CheckPayeeData(req.PayeeData)
+	}
 	if err != nil {
 		s.umaRefuse(w, r, err)
 		return
@@ -102,12 +106,13 @@ func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
 			Information: uma.PayerInformation(req.PayerData, travelRule)},
 		ApprovalDeadline: s.Config.ApprovalDeadline,
 		Collect: &incoming.Collection{Environment: rcv.Environment, Sats: received.InvoiceSats, Multiplier: received.Converted.Multiplier,
-			Description: uma.Metadata(address) + string(compact(raw.PayerData)), Expiry: s.Config.UmaInvoiceExpiry}}
+			Description: uma.Metadata(address) + string(compact(raw.PayerData)), Expiry: s.Config.UmaInvoiceExpiry,
+			Domain: address[strings.LastIndexByte(address, '@')+1:], SenderCallback: c.UtxoCallback}}
 	if _, err := s.start.IncomingPayment(ctx, in); err != nil {
 		s.umaRefuse(w, r, umaPaymentRefusal(err))
 		return
 	}
-	pr, err := s.start.Collection(ctx, in.TransactionID)
+	collecting, err := s.start.Collection(ctx, in.TransactionID)
 	if err != nil {
 		s.umaRefuse(w, r, umaPaymentRefusal(err))
 		return
@@ -118,9 +123,9 @@ func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payee := in.ReceiverUma
-	writeJSON(w, http.StatusOK, uma.PayReqResponse{PR: pr.Request, Routes: []struct{}{}, Converted: &received.Converted, UmaVersion: version,
-		PayeeData: uma.PayeeData{Identifier: payee, Compliance: uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r),
-			umaUtxoCallbackURL(r.Host, in.TransactionID), now)}})
+	compliance := uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r), umaUtxoCallbackURL(r.Host, in.TransactionID), now)
+	writeJSON(w, http.StatusOK, uma.PayReqResponse{PR: collecting.Request.Request, Routes: []struct{}{}, Converted: &received.Converted, UmaVersion: version,
+		PayeeData: uma.PayeeDataFor(req.PayeeData, payee, collecting.Payee(), compliance)})
 }
 
 // compact is JSON without insignificant space (the payer data as the invoice's description

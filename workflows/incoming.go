@@ -79,8 +79,10 @@ type incomingSteps struct {
 	// final is the Transaction as it ended, the decide update's answer.
 	final json.RawMessage
 	// request is the payment request a payment from another provider is collected by,
-	// once made (the collection update's answer).
-	request *rail.PaymentRequest
+	// once made (the collection update's answer), and collected what the rail said of its
+	// payment.
+	request   *rail.PaymentRequest
+	collected rail.Collected
 }
 
 // CreatedByParent: the counterpart of a quote's payment is created by the quote's workflow
@@ -188,19 +190,19 @@ func (s *incomingSteps) validateDecide(_ workflow.Context, _ incoming.Decision) 
 }
 
 // collection is the collection update: it waits until the payment request is made and
-// answers it, or answers the refusal of a payment that will not collect (rejected, failed,
+// answers it with what is said of the payee, or answers the refusal of a payment that will not collect (rejected, failed,
 // or its request could not be made).
-func (s *incomingSteps) collection(ctx workflow.Context) (rail.PaymentRequest, error) {
+func (s *incomingSteps) collection(ctx workflow.Context) (incoming.Collecting, error) {
 	if err := workflow.Await(ctx, func() bool {
 		return s.request != nil || s.stage == incoming.StageFinished || (s.stage == incoming.StageDecided && !incoming.Collects(s.in, s.decision))
 	}); err != nil {
-		return rail.PaymentRequest{}, err
+		return incoming.Collecting{}, err
 	}
 	if s.request != nil {
-		return *s.request, nil
+		return incoming.Collecting{Request: *s.request, Receiver: s.decision.ReceiverInfo, Known: s.created.Receiver}, nil
 	}
 	d := s.decision
-	return rail.PaymentRequest{}, coded(problem.Refuse(d.Code, "%s", d.Message).With(map[string]any{"failureReason": d.Reason, "status": d.Status}))
+	return incoming.Collecting{}, coded(problem.Refuse(d.Code, "%s", d.Message).With(map[string]any{"failureReason": d.Reason, "status": d.Status}))
 }
 
 // collect collects the money of an approved payment from another provider: the rail's
@@ -235,7 +237,7 @@ func (s *incomingSteps) collect(ctx workflow.Context) error {
 			return err
 		}
 		if d, ok := incoming.Collected(s.decision, c); ok {
-			s.decision, s.stage = d, incoming.StageDecided
+			s.decision, s.stage, s.collected = d, incoming.StageDecided, c
 			return nil
 		}
 	}
@@ -251,6 +253,22 @@ func (s *incomingSteps) Finish(ctx workflow.Context, d incoming.Decision) (catal
 	}
 	s.decision, s.final, s.stage = d, ended.Resource, incoming.StageFinished
 	return ended.Status, nil
+}
+
+// Aftermath: a payment collected from another UMA provider whose sender named a
+// utxoCallback is reported to it once completed (UMAD-07: the channels that carried it),
+// retried for an hour; a callback that fails for good is logged and changes nothing of the
+// payment. Other incoming payments have no aftermath.
+func (s *incomingSteps) Aftermath(ctx workflow.Context, _ incoming.Decision, final catalog.TransactionStatus) error {
+	if s.in.Collect == nil || s.in.Collect.SenderCallback == "" || final != catalog.TxCompleted {
+		return nil
+	}
+	var a *activities.Activities
+	callCtx := OutboundCall(ctx, time.Second, time.Minute, time.Hour, 0, "BadCallback")
+	if err := workflow.ExecuteActivity(callCtx, a.NotifyUmaSender, s.in, s.collected.Channels).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("the sender's post-transaction callback failed", "error", err)
+	}
+	return nil
 }
 
 // Unsettled: an incoming payment whose finish is refused for good fails, nothing credited.

@@ -103,10 +103,18 @@ func TestLightningUmaPayRequest(t *testing.T) {
 	sdk := umaSDK(t)
 	payer := "$alice@" + sender.domain
 	const travelRule = `{"originator":{"name":"Alice Sender","account":"1234"}}`
+	// The sender's provider asks to be told which channels carried its payments (UMAD-07).
+	told := make(chan []byte, 4)
+	utxoCallback := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		told <- b
+	}))
+	t.Cleanup(utxoCallback.Close)
 	payRequest := func(amount int64, currency string) string {
 		var out struct{ JSON string }
 		sdk.Call(map[string]any{"op": "payRequest", "privateKey": hex.EncodeToString(sender.signing.Bytes()), "receiverKeys": string(published),
-			"amount": amount, "inReceiving": true, "currency": currency, "payer": payer, "trInfo": travelRule}, &out)
+			"amount": amount, "inReceiving": true, "currency": currency, "payer": payer, "trInfo": travelRule,
+			"utxoCallback": utxoCallback.URL + "/utxo"}, &out)
 		return out.JSON
 	}
 	post := func(user, body string) (int, []byte) {
@@ -152,7 +160,8 @@ func TestLightningUmaPayRequest(t *testing.T) {
 	}
 	var ok struct{ Valid bool }
 	sdk.Call(map[string]string{"op": "verifyPayReqResponse", "json": string(answer), "payer": payer, "payee": "$carol@" + domain, "pubKeys": string(published)}, &ok)
-	if !ok.Valid || resp.Converted == nil || resp.Converted.Amount != 1000 || resp.Converted.CurrencyCode != "USD" || resp.PayeeData.Identifier != "$carol@"+domain {
+	if !ok.Valid || resp.Converted == nil || resp.Converted.Amount != 1000 || resp.Converted.CurrencyCode != "USD" || resp.PayeeData.Identifier != "$carol@"+domain ||
+		resp.PayeeData.Name != "" {
 		t.Fatalf("pay request's response (SDK verified %v): %s", ok.Valid, answer)
 	}
 	var decoded struct {
@@ -186,6 +195,19 @@ func TestLightningUmaPayRequest(t *testing.T) {
 	}
 	if got := ledgerBefore - ledgerLightning(t, s); got != -sats && got != sats {
 		t.Errorf("the node's ledger account moved %d, want %d", got, sats)
+	}
+	// The deployment tells the sender's provider which channel carried the payment, signed
+	// with its key for the platform's domain (the SDK verifies it with the published keys).
+	select {
+	case b := <-told:
+		var cb uma.PostTransactionCallback
+		sdk.Call(map[string]string{"op": "verifyPostTxCallback", "json": string(b), "pubKeys": string(published)}, &ok)
+		if err := json.Unmarshal(b, &cb); err != nil || !ok.Valid || cb.VaspDomain != domain || len(cb.Utxos) != 1 || cb.Utxos[0].AmountMsats != sats*1000 ||
+			!strings.Contains(cb.Utxos[0].Utxo, ":") {
+			t.Fatalf("the post-transaction callback to the sender (SDK verified %v): %s", ok.Valid, b)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no post-transaction callback to the sender")
 	}
 	// The sender's post-transaction callback (made by the SDK) at the URL the answer named is
 	// kept once; one signed by another key, or for another provider's payment, is refused.
@@ -233,6 +255,21 @@ func TestLightningUmaPayRequest(t *testing.T) {
 	fb, _ := json.Marshal(forged)
 	st, b = post("$carol", string(fb))
 	refused("a forged signature", st, b, 401, "INVALID_SIGNATURE")
+	// Payee data: the name when asked (the platform's customer's), a requirement it cannot meet refused.
+	withPayee := func(payee string) string {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(payRequest(1200, "USD")), &m)
+		m["payeeData"] = json.RawMessage(payee)
+		out, _ := json.Marshal(m)
+		return string(out)
+	}
+	st, b = post("$carol", withPayee(`{"identifier":{"mandatory":true},"compliance":{"mandatory":true},"name":{"mandatory":true}}`))
+	var named uma.PayReqResponse
+	if err := json.Unmarshal(b, &named); st != 200 || err != nil || named.PayeeData.Name != "Carol Receiver" {
+		t.Errorf("the payee's name asked: %d %s", st, b)
+	}
+	st, b = post("$carol", withPayee(`{"countryCode":{"mandatory":true}}`))
+	refused("a payee field it does not give, required", st, b, 501, "UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY")
 	st, b = post("$carol", "{not json")
 	refused("not JSON", st, b, 400, "PARSE_PAYREQ_REQUEST_ERROR")
 

@@ -18,6 +18,11 @@ type Collection struct {
 	Multiplier  float64
 	Description string
 	Expiry      time.Duration
+	// Domain is the receiving platform's UMA domain; SenderCallback the URL the sender's
+	// provider asked to be told, once paid, which channels carried the payment (UMAD-07;
+	// "" none).
+	Domain         string `json:",omitempty"`
+	SenderCallback string `json:",omitempty"`
 }
 
 // CollectGrace is how long after its payment request expired a payment's collection is
@@ -53,4 +58,25 @@ func Unpaid() Decision {
 func NotCollectable(cause string) Decision {
 	return Decision{Status: catalog.TxFailed, Reason: ReasonPayRequestFail, Code: catalog.FailRailUnavailable,
 		Message: "no invoice could be made for the payment: " + cause}
+}
+
+// Collecting is what a payment from another UMA provider answers its pay request with, once
+// approved: the payment request its payer pays, and what the receiving platform's approval
+// (Receiver) and the service (Known) say of the payee.
+type Collecting struct {
+	Request  rail.PaymentRequest
+	Receiver map[string]string `json:",omitempty"`
+	Known    map[string]string `json:",omitempty"`
+}
+
+// Payee is what is said of the payee: the platform's approval over what the service knows.
+func (c Collecting) Payee() map[string]string {
+	out := map[string]string{}
+	for k, v := range c.Known {
+		out[k] = v
+	}
+	for k, v := range c.Receiver {
+		out[k] = v
+	}
+	return out
 }

@@ -31,6 +31,16 @@ type Collected struct {
 	Funds  string
 	// Payable reports that an unpaid request can still be paid (it has not expired).
 	Payable bool
+	// Channels are, for a paid request, the channels that carried the payment (UMA's
+	// post-transaction callback reports them to the payer's provider).
+	Channels []ChannelUse `json:",omitempty"`
+}
+
+// ChannelUse is what went through one channel: its funding outpoint ("txid:index") and
+// the millisatoshis.
+type ChannelUse struct {
+	Outpoint   string
+	AmountMsat int64
 }
 
 // Collector is implemented by rails that collect payments from payers outside by a payment

@@ -110,6 +110,7 @@ func Refusal(err error) *Error {
 		{ErrUserNotReady, "USER_NOT_READY", 403},
 		{ErrParseUtxoCallback, "PARSE_UTXO_CALLBACK_ERROR", 400},
 		{ErrRequestNotFound, "REQUEST_NOT_FOUND", 404},
+		{ErrUnrecognizedPayeeKey, "UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY", 501},
 	} {
 		if errors.Is(err, c.err) {
 			return &Error{Code: c.code, Status: c.status, Reason: err.Error()}

@@ -189,3 +189,38 @@ func PayerInformation(p PayerData, travelRule string) map[string]string {
 	}
 	return info
 }
+
+// ErrUnrecognizedPayeeKey: the pay request requires payee data the receiver does not give
+// (UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY).
+var ErrUnrecognizedPayeeKey = errors.New("uma: the sender requires payee data the receiver does not give")
+
+// payeeMandatory are the payee data a sender may require: the identifier and compliance
+// data (always sent) and the name (the receiving platform's approval gives it). The e-mail
+// is sent when asked and known, so it cannot be required.
+var payeeMandatory = map[string]bool{"identifier": true, "compliance": true, "name": true}
+
+// CheckPayeeData refuses a pay request whose sender requires payee data (mandatory) the
+// receiver does not give; optional keys it does not know are left out of the answer.
+func CheckPayeeData(requested map[string]CounterpartyField) error {
+	for key, f := range requested {
+		if f.Mandatory && !payeeMandatory[key] {
+			return fmt.Errorf("%w: %q", ErrUnrecognizedPayeeKey, key)
+		}
+	}
+	return nil
+}
+
+// PayeeDataFor is the payee data answering a pay request that asked for requested: the
+// identifier and compliance always, the name and e-mail (from info, what the receiving
+// platform says of its customer: FULL_NAME, EMAIL) when asked and known (UMAD-06: nothing
+// the sender did not ask for).
+func PayeeDataFor(requested map[string]CounterpartyField, identifier string, info map[string]string, c *PayeeCompliance) PayeeData {
+	d := PayeeData{Identifier: identifier, Compliance: c}
+	if _, ok := requested["name"]; ok {
+		d.Name = info["FULL_NAME"]
+	}
+	if _, ok := requested["email"]; ok {
+		d.Email = info["EMAIL"]
+	}
+	return d
+}

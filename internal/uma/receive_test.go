@@ -59,3 +59,26 @@ func TestConvert(t *testing.T) {
 		})
 	}
 }
+
+// The payee data a receiver gives: what a sender may require (identifier, compliance, name),
+// and only what it asked for beside the identifier and compliance data.
+func TestPayeeData(t *testing.T) {
+	if err := CheckPayeeData(map[string]CounterpartyField{"identifier": {Mandatory: true}, "name": {Mandatory: true}, "countryCode": {}}); err != nil {
+		t.Errorf("requirements it meets: %v", err)
+	}
+	for _, key := range []string{"countryCode", "email", "accountNumber"} {
+		err := CheckPayeeData(map[string]CounterpartyField{key: {Mandatory: true}})
+		if !errors.Is(err, ErrUnrecognizedPayeeKey) || Refusal(err).Status != 501 {
+			t.Errorf("%s required: %v", key, err)
+		}
+	}
+	info := map[string]string{"FULL_NAME": "Carol Receiver", "EMAIL": "carol@example.com"}
+	c := &PayeeCompliance{Signature: "30"}
+	if d := PayeeDataFor(nil, "$carol@pay.example", info, c); d.Identifier != "$carol@pay.example" || d.Compliance != c || d.Name != "" || d.Email != "" {
+		t.Errorf("nothing asked: %+v", d)
+	}
+	d := PayeeDataFor(map[string]CounterpartyField{"name": {Mandatory: true}, "email": {}}, "$carol@pay.example", info, c)
+	if d.Name != "Carol Receiver" || d.Email != "carol@example.com" {
+		t.Errorf("name and e-mail asked: %+v", d)
+	}
+}

@@ -22,7 +22,6 @@ import (
 	"paycore/internal/operator"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
-	"paycore/internal/rail"
 	"paycore/internal/transfer"
 	"paycore/workflows"
 )
@@ -177,18 +176,18 @@ func (s Starter) Collected(ctx context.Context, transactionID uuid.UUID) error {
 }
 
 // Collection waits, for a payment from another UMA provider just created, for the payment
-// request its payer pays: made once the platform approved it. A payment the platform
+// request its payer pays (made once the platform approved it) and what is said of the payee. A payment the platform
 // refused, or that failed before, is its refusal (a coded application error).
-func (s Starter) Collection(ctx context.Context, transactionID uuid.UUID) (rail.PaymentRequest, error) {
+func (s Starter) Collection(ctx context.Context, transactionID uuid.UUID) (incoming.Collecting, error) {
 	raw, err := s.update(ctx, workflows.IncomingWorkflowID(transactionID), workflows.UpdateCollection, nil)
 	if err != nil {
-		return rail.PaymentRequest{}, err
+		return incoming.Collecting{}, err
 	}
-	var pr rail.PaymentRequest
-	if err := json.Unmarshal(raw, &pr); err != nil {
-		return rail.PaymentRequest{}, fmt.Errorf("read the payment request: %w", err)
+	var c incoming.Collecting
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return incoming.Collecting{}, fmt.Errorf("read the payment request: %w", err)
 	}
-	return pr, nil
+	return c, nil
 }
 
 // IncomingTarget is the stored transaction an approve or reject call names: its id, kind

@@ -10987,6 +10987,15 @@ export interface operations {
                     "application/json": components["schemas"]["UmaError"];
                 };
             };
+            /** @description `UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY`: the sender requires payee data the receiver does not give (it gives the identifier, compliance data and name; the e-mail when asked and known). */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmaError"];
+                };
+            };
         };
     };
     umaUtxoCallback: {

@@ -47,7 +47,11 @@ func (r *Rail) Collected(ctx context.Context, hash string) (rail.Collected, erro
 	}
 	switch inv.State {
 	case lndrpc.Invoice_SETTLED:
-		return rail.Collected{Paid: true, Amount: inv.AmtPaidSat, Funds: payment.Lightning}, nil
+		channels, err := r.channels(ctx, inv.Htlcs)
+		if err != nil {
+			return rail.Collected{}, err
+		}
+		return rail.Collected{Paid: true, Amount: inv.AmtPaidSat, Funds: payment.Lightning, Channels: channels}, nil
 	case lndrpc.Invoice_ACCEPTED:
 		// Held by a payment not yet settled (a hold invoice): not final.
 		return rail.Collected{Payable: true}, nil
@@ -56,4 +60,23 @@ func (r *Rail) Collected(ctx context.Context, hash string) (rail.Collected, erro
 		return rail.Collected{Payable: r.opts.Now().Before(expires)}, nil
 	}
 	return rail.Collected{}, nil
+}
+
+// channels are the channels the settled HTLCs of an invoice came through, with what each
+// carried; a channel closed since is left out (its outpoint is no longer known).
+func (r *Rail) channels(ctx context.Context, htlcs []*lndrpc.InvoiceHTLC) ([]rail.ChannelUse, error) {
+	if len(htlcs) == 0 {
+		return nil, nil
+	}
+	points, err := r.node.ChannelPoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []rail.ChannelUse
+	for _, h := range htlcs {
+		if p, ok := points[h.ChanId]; ok && h.State == lndrpc.InvoiceHTLCState_SETTLED {
+			out = append(out, rail.ChannelUse{Outpoint: p, AmountMsat: int64(h.AmtMsat)})
+		}
+	}
+	return out, nil
 }

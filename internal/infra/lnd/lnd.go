@@ -335,3 +335,17 @@ func (c *Client) Balances(ctx context.Context) (Balances, error) {
 	}
 	return b, nil
 }
+
+// ChannelPoints are the funding outpoints ("txid:index") of the node's channels, by
+// channel id (closed channels are not among them).
+func (c *Client) ChannelPoints(ctx context.Context) (map[uint64]string, error) {
+	chans, err := c.ln.ListChannels(ctx, &lndrpc.ListChannelsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("lnd: list channels: %w", err)
+	}
+	out := make(map[uint64]string, len(chans.Channels))
+	for _, ch := range chans.Channels {
+		out[ch.ChanId] = ch.ChannelPoint
+	}
+	return out, nil
+}

@@ -26,6 +26,55 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type InvoiceHTLCState int32
+
+const (
+	InvoiceHTLCState_ACCEPTED InvoiceHTLCState = 0
+	InvoiceHTLCState_SETTLED  InvoiceHTLCState = 1
+	InvoiceHTLCState_CANCELED InvoiceHTLCState = 2
+)
+
+// Enum value maps for InvoiceHTLCState.
+var (
+	InvoiceHTLCState_name = map[int32]string{
+		0: "ACCEPTED",
+		1: "SETTLED",
+		2: "CANCELED",
+	}
+	InvoiceHTLCState_value = map[string]int32{
+		"ACCEPTED": 0,
+		"SETTLED":  1,
+		"CANCELED": 2,
+	}
+)
+
+func (x InvoiceHTLCState) Enum() *InvoiceHTLCState {
+	p := new(InvoiceHTLCState)
+	*p = x
+	return p
+}
+
+func (x InvoiceHTLCState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (InvoiceHTLCState) Descriptor() protoreflect.EnumDescriptor {
+	return file_lightning_proto_enumTypes[0].Descriptor()
+}
+
+func (InvoiceHTLCState) Type() protoreflect.EnumType {
+	return &file_lightning_proto_enumTypes[0]
+}
+
+func (x InvoiceHTLCState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use InvoiceHTLCState.Descriptor instead.
+func (InvoiceHTLCState) EnumDescriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{0}
+}
+
 type PaymentFailureReason int32
 
 const (
@@ -71,11 +120,11 @@ func (x PaymentFailureReason) String() string {
 }
 
 func (PaymentFailureReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_lightning_proto_enumTypes[0].Descriptor()
+	return file_lightning_proto_enumTypes[1].Descriptor()
 }
 
 func (PaymentFailureReason) Type() protoreflect.EnumType {
-	return &file_lightning_proto_enumTypes[0]
+	return &file_lightning_proto_enumTypes[1]
 }
 
 func (x PaymentFailureReason) Number() protoreflect.EnumNumber {
@@ -84,7 +133,7 @@ func (x PaymentFailureReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PaymentFailureReason.Descriptor instead.
 func (PaymentFailureReason) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{0}
+	return file_lightning_proto_rawDescGZIP(), []int{1}
 }
 
 type Invoice_InvoiceState int32
@@ -123,11 +172,11 @@ func (x Invoice_InvoiceState) String() string {
 }
 
 func (Invoice_InvoiceState) Descriptor() protoreflect.EnumDescriptor {
-	return file_lightning_proto_enumTypes[1].Descriptor()
+	return file_lightning_proto_enumTypes[2].Descriptor()
 }
 
 func (Invoice_InvoiceState) Type() protoreflect.EnumType {
-	return &file_lightning_proto_enumTypes[1]
+	return &file_lightning_proto_enumTypes[2]
 }
 
 func (x Invoice_InvoiceState) Number() protoreflect.EnumNumber {
@@ -178,11 +227,11 @@ func (x Payment_PaymentStatus) String() string {
 }
 
 func (Payment_PaymentStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_lightning_proto_enumTypes[2].Descriptor()
+	return file_lightning_proto_enumTypes[3].Descriptor()
 }
 
 func (Payment_PaymentStatus) Type() protoreflect.EnumType {
-	return &file_lightning_proto_enumTypes[2]
+	return &file_lightning_proto_enumTypes[3]
 }
 
 func (x Payment_PaymentStatus) Number() protoreflect.EnumNumber {
@@ -191,7 +240,7 @@ func (x Payment_PaymentStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Payment_PaymentStatus.Descriptor instead.
 func (Payment_PaymentStatus) EnumDescriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{17, 0}
+	return file_lightning_proto_rawDescGZIP(), []int{18, 0}
 }
 
 type GetInfoRequest struct {
@@ -784,6 +833,7 @@ type Invoice struct {
 	AmtPaidSat      int64                  `protobuf:"varint,19,opt,name=amt_paid_sat,json=amtPaidSat,proto3" json:"amt_paid_sat,omitempty"`
 	AmtPaidMsat     int64                  `protobuf:"varint,20,opt,name=amt_paid_msat,json=amtPaidMsat,proto3" json:"amt_paid_msat,omitempty"`
 	State           Invoice_InvoiceState   `protobuf:"varint,21,opt,name=state,proto3,enum=lnrpc.Invoice_InvoiceState" json:"state,omitempty"`
+	Htlcs           []*InvoiceHTLC         `protobuf:"bytes,22,rep,name=htlcs,proto3" json:"htlcs,omitempty"`
 	ValueMsat       int64                  `protobuf:"varint,23,opt,name=value_msat,json=valueMsat,proto3" json:"value_msat,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -924,11 +974,78 @@ func (x *Invoice) GetState() Invoice_InvoiceState {
 	return Invoice_OPEN
 }
 
+func (x *Invoice) GetHtlcs() []*InvoiceHTLC {
+	if x != nil {
+		return x.Htlcs
+	}
+	return nil
+}
+
 func (x *Invoice) GetValueMsat() int64 {
 	if x != nil {
 		return x.ValueMsat
 	}
 	return 0
+}
+
+type InvoiceHTLC struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ChanId        uint64                 `protobuf:"varint,1,opt,name=chan_id,json=chanId,proto3" json:"chan_id,omitempty"`
+	AmtMsat       uint64                 `protobuf:"varint,3,opt,name=amt_msat,json=amtMsat,proto3" json:"amt_msat,omitempty"`
+	State         InvoiceHTLCState       `protobuf:"varint,8,opt,name=state,proto3,enum=lnrpc.InvoiceHTLCState" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvoiceHTLC) Reset() {
+	*x = InvoiceHTLC{}
+	mi := &file_lightning_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvoiceHTLC) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvoiceHTLC) ProtoMessage() {}
+
+func (x *InvoiceHTLC) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvoiceHTLC.ProtoReflect.Descriptor instead.
+func (*InvoiceHTLC) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *InvoiceHTLC) GetChanId() uint64 {
+	if x != nil {
+		return x.ChanId
+	}
+	return 0
+}
+
+func (x *InvoiceHTLC) GetAmtMsat() uint64 {
+	if x != nil {
+		return x.AmtMsat
+	}
+	return 0
+}
+
+func (x *InvoiceHTLC) GetState() InvoiceHTLCState {
+	if x != nil {
+		return x.State
+	}
+	return InvoiceHTLCState_ACCEPTED
 }
 
 type AddInvoiceResponse struct {
@@ -943,7 +1060,7 @@ type AddInvoiceResponse struct {
 
 func (x *AddInvoiceResponse) Reset() {
 	*x = AddInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -955,7 +1072,7 @@ func (x *AddInvoiceResponse) String() string {
 func (*AddInvoiceResponse) ProtoMessage() {}
 
 func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[10]
+	mi := &file_lightning_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -968,7 +1085,7 @@ func (x *AddInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*AddInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{10}
+	return file_lightning_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AddInvoiceResponse) GetRHash() []byte {
@@ -1008,7 +1125,7 @@ type PaymentHash struct {
 
 func (x *PaymentHash) Reset() {
 	*x = PaymentHash{}
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1020,7 +1137,7 @@ func (x *PaymentHash) String() string {
 func (*PaymentHash) ProtoMessage() {}
 
 func (x *PaymentHash) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[11]
+	mi := &file_lightning_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1033,7 +1150,7 @@ func (x *PaymentHash) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentHash.ProtoReflect.Descriptor instead.
 func (*PaymentHash) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{11}
+	return file_lightning_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PaymentHash) GetRHash() []byte {
@@ -1055,7 +1172,7 @@ type ListInvoiceRequest struct {
 
 func (x *ListInvoiceRequest) Reset() {
 	*x = ListInvoiceRequest{}
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1184,7 @@ func (x *ListInvoiceRequest) String() string {
 func (*ListInvoiceRequest) ProtoMessage() {}
 
 func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[12]
+	mi := &file_lightning_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1197,7 @@ func (x *ListInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{12}
+	return file_lightning_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListInvoiceRequest) GetPendingOnly() bool {
@@ -1122,7 +1239,7 @@ type ListInvoiceResponse struct {
 
 func (x *ListInvoiceResponse) Reset() {
 	*x = ListInvoiceResponse{}
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1251,7 @@ func (x *ListInvoiceResponse) String() string {
 func (*ListInvoiceResponse) ProtoMessage() {}
 
 func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[13]
+	mi := &file_lightning_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1264,7 @@ func (x *ListInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{13}
+	return file_lightning_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListInvoiceResponse) GetInvoices() []*Invoice {
@@ -1181,7 +1298,7 @@ type InvoiceSubscription struct {
 
 func (x *InvoiceSubscription) Reset() {
 	*x = InvoiceSubscription{}
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1193,7 +1310,7 @@ func (x *InvoiceSubscription) String() string {
 func (*InvoiceSubscription) ProtoMessage() {}
 
 func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[14]
+	mi := &file_lightning_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1206,7 +1323,7 @@ func (x *InvoiceSubscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSubscription.ProtoReflect.Descriptor instead.
 func (*InvoiceSubscription) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{14}
+	return file_lightning_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *InvoiceSubscription) GetAddIndex() uint64 {
@@ -1232,7 +1349,7 @@ type PayReqString struct {
 
 func (x *PayReqString) Reset() {
 	*x = PayReqString{}
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1361,7 @@ func (x *PayReqString) String() string {
 func (*PayReqString) ProtoMessage() {}
 
 func (x *PayReqString) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[15]
+	mi := &file_lightning_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1374,7 @@ func (x *PayReqString) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReqString.ProtoReflect.Descriptor instead.
 func (*PayReqString) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{15}
+	return file_lightning_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PayReqString) GetPayReq() string {
@@ -1284,7 +1401,7 @@ type PayReq struct {
 
 func (x *PayReq) Reset() {
 	*x = PayReq{}
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1413,7 @@ func (x *PayReq) String() string {
 func (*PayReq) ProtoMessage() {}
 
 func (x *PayReq) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[16]
+	mi := &file_lightning_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1426,7 @@ func (x *PayReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayReq.ProtoReflect.Descriptor instead.
 func (*PayReq) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{16}
+	return file_lightning_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PayReq) GetDestination() string {
@@ -1394,7 +1511,7 @@ type Payment struct {
 
 func (x *Payment) Reset() {
 	*x = Payment{}
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1523,7 @@ func (x *Payment) String() string {
 func (*Payment) ProtoMessage() {}
 
 func (x *Payment) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[17]
+	mi := &file_lightning_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1536,7 @@ func (x *Payment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payment.ProtoReflect.Descriptor instead.
 func (*Payment) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{17}
+	return file_lightning_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Payment) GetPaymentHash() string {
@@ -1511,7 +1628,7 @@ type ListPaymentsRequest struct {
 
 func (x *ListPaymentsRequest) Reset() {
 	*x = ListPaymentsRequest{}
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1640,7 @@ func (x *ListPaymentsRequest) String() string {
 func (*ListPaymentsRequest) ProtoMessage() {}
 
 func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[18]
+	mi := &file_lightning_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1653,7 @@ func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{18}
+	return file_lightning_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListPaymentsRequest) GetIncludeIncomplete() bool {
@@ -1578,7 +1695,7 @@ type ListPaymentsResponse struct {
 
 func (x *ListPaymentsResponse) Reset() {
 	*x = ListPaymentsResponse{}
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1707,7 @@ func (x *ListPaymentsResponse) String() string {
 func (*ListPaymentsResponse) ProtoMessage() {}
 
 func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1720,7 @@ func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{19}
+	return file_lightning_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListPaymentsResponse) GetPayments() []*Payment {
@@ -1673,7 +1790,7 @@ const file_lightning_proto_rawDesc = "" +
 	"\x04HTLC\x12\x1a\n" +
 	"\bincoming\x18\x01 \x01(\bR\bincoming\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1b\n" +
-	"\thash_lock\x18\x03 \x01(\fR\bhashLock\"\xd0\x04\n" +
+	"\thash_lock\x18\x03 \x01(\fR\bhashLock\"\xfa\x04\n" +
 	"\aInvoice\x12\x12\n" +
 	"\x04memo\x18\x01 \x01(\tR\x04memo\x12\x1d\n" +
 	"\n" +
@@ -1693,14 +1810,19 @@ const file_lightning_proto_rawDesc = "" +
 	"\famt_paid_sat\x18\x13 \x01(\x03R\n" +
 	"amtPaidSat\x12\"\n" +
 	"\ramt_paid_msat\x18\x14 \x01(\x03R\vamtPaidMsat\x121\n" +
-	"\x05state\x18\x15 \x01(\x0e2\x1b.lnrpc.Invoice.InvoiceStateR\x05state\x12\x1d\n" +
+	"\x05state\x18\x15 \x01(\x0e2\x1b.lnrpc.Invoice.InvoiceStateR\x05state\x12(\n" +
+	"\x05htlcs\x18\x16 \x03(\v2\x12.lnrpc.InvoiceHTLCR\x05htlcs\x12\x1d\n" +
 	"\n" +
 	"value_msat\x18\x17 \x01(\x03R\tvalueMsat\"A\n" +
 	"\fInvoiceState\x12\b\n" +
 	"\x04OPEN\x10\x00\x12\v\n" +
 	"\aSETTLED\x10\x01\x12\f\n" +
 	"\bCANCELED\x10\x02\x12\f\n" +
-	"\bACCEPTED\x10\x03\"\x94\x01\n" +
+	"\bACCEPTED\x10\x03\"p\n" +
+	"\vInvoiceHTLC\x12\x17\n" +
+	"\achan_id\x18\x01 \x01(\x04R\x06chanId\x12\x19\n" +
+	"\bamt_msat\x18\x03 \x01(\x04R\aamtMsat\x12-\n" +
+	"\x05state\x18\b \x01(\x0e2\x17.lnrpc.InvoiceHTLCStateR\x05state\"\x94\x01\n" +
 	"\x12AddInvoiceResponse\x12\x15\n" +
 	"\x06r_hash\x18\x01 \x01(\fR\x05rHash\x12'\n" +
 	"\x0fpayment_request\x18\x02 \x01(\tR\x0epaymentRequest\x12\x1b\n" +
@@ -1762,7 +1884,11 @@ const file_lightning_proto_rawDesc = "" +
 	"\x14ListPaymentsResponse\x12*\n" +
 	"\bpayments\x18\x01 \x03(\v2\x0e.lnrpc.PaymentR\bpayments\x12,\n" +
 	"\x12first_index_offset\x18\x02 \x01(\x04R\x10firstIndexOffset\x12*\n" +
-	"\x11last_index_offset\x18\x03 \x01(\x04R\x0flastIndexOffset*\xf6\x01\n" +
+	"\x11last_index_offset\x18\x03 \x01(\x04R\x0flastIndexOffset*;\n" +
+	"\x10InvoiceHTLCState\x12\f\n" +
+	"\bACCEPTED\x10\x00\x12\v\n" +
+	"\aSETTLED\x10\x01\x12\f\n" +
+	"\bCANCELED\x10\x02*\xf6\x01\n" +
 	"\x14PaymentFailureReason\x12\x17\n" +
 	"\x13FAILURE_REASON_NONE\x10\x00\x12\x1a\n" +
 	"\x16FAILURE_REASON_TIMEOUT\x10\x01\x12\x1b\n" +
@@ -1795,65 +1921,69 @@ func file_lightning_proto_rawDescGZIP() []byte {
 	return file_lightning_proto_rawDescData
 }
 
-var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_lightning_proto_goTypes = []any{
-	(PaymentFailureReason)(0),     // 0: lnrpc.PaymentFailureReason
-	(Invoice_InvoiceState)(0),     // 1: lnrpc.Invoice.InvoiceState
-	(Payment_PaymentStatus)(0),    // 2: lnrpc.Payment.PaymentStatus
-	(*GetInfoRequest)(nil),        // 3: lnrpc.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 4: lnrpc.GetInfoResponse
-	(*Chain)(nil),                 // 5: lnrpc.Chain
-	(*WalletBalanceRequest)(nil),  // 6: lnrpc.WalletBalanceRequest
-	(*WalletBalanceResponse)(nil), // 7: lnrpc.WalletBalanceResponse
-	(*ListChannelsRequest)(nil),   // 8: lnrpc.ListChannelsRequest
-	(*ListChannelsResponse)(nil),  // 9: lnrpc.ListChannelsResponse
-	(*Channel)(nil),               // 10: lnrpc.Channel
-	(*HTLC)(nil),                  // 11: lnrpc.HTLC
-	(*Invoice)(nil),               // 12: lnrpc.Invoice
-	(*AddInvoiceResponse)(nil),    // 13: lnrpc.AddInvoiceResponse
-	(*PaymentHash)(nil),           // 14: lnrpc.PaymentHash
-	(*ListInvoiceRequest)(nil),    // 15: lnrpc.ListInvoiceRequest
-	(*ListInvoiceResponse)(nil),   // 16: lnrpc.ListInvoiceResponse
-	(*InvoiceSubscription)(nil),   // 17: lnrpc.InvoiceSubscription
-	(*PayReqString)(nil),          // 18: lnrpc.PayReqString
-	(*PayReq)(nil),                // 19: lnrpc.PayReq
-	(*Payment)(nil),               // 20: lnrpc.Payment
-	(*ListPaymentsRequest)(nil),   // 21: lnrpc.ListPaymentsRequest
-	(*ListPaymentsResponse)(nil),  // 22: lnrpc.ListPaymentsResponse
+	(InvoiceHTLCState)(0),         // 0: lnrpc.InvoiceHTLCState
+	(PaymentFailureReason)(0),     // 1: lnrpc.PaymentFailureReason
+	(Invoice_InvoiceState)(0),     // 2: lnrpc.Invoice.InvoiceState
+	(Payment_PaymentStatus)(0),    // 3: lnrpc.Payment.PaymentStatus
+	(*GetInfoRequest)(nil),        // 4: lnrpc.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 5: lnrpc.GetInfoResponse
+	(*Chain)(nil),                 // 6: lnrpc.Chain
+	(*WalletBalanceRequest)(nil),  // 7: lnrpc.WalletBalanceRequest
+	(*WalletBalanceResponse)(nil), // 8: lnrpc.WalletBalanceResponse
+	(*ListChannelsRequest)(nil),   // 9: lnrpc.ListChannelsRequest
+	(*ListChannelsResponse)(nil),  // 10: lnrpc.ListChannelsResponse
+	(*Channel)(nil),               // 11: lnrpc.Channel
+	(*HTLC)(nil),                  // 12: lnrpc.HTLC
+	(*Invoice)(nil),               // 13: lnrpc.Invoice
+	(*InvoiceHTLC)(nil),           // 14: lnrpc.InvoiceHTLC
+	(*AddInvoiceResponse)(nil),    // 15: lnrpc.AddInvoiceResponse
+	(*PaymentHash)(nil),           // 16: lnrpc.PaymentHash
+	(*ListInvoiceRequest)(nil),    // 17: lnrpc.ListInvoiceRequest
+	(*ListInvoiceResponse)(nil),   // 18: lnrpc.ListInvoiceResponse
+	(*InvoiceSubscription)(nil),   // 19: lnrpc.InvoiceSubscription
+	(*PayReqString)(nil),          // 20: lnrpc.PayReqString
+	(*PayReq)(nil),                // 21: lnrpc.PayReq
+	(*Payment)(nil),               // 22: lnrpc.Payment
+	(*ListPaymentsRequest)(nil),   // 23: lnrpc.ListPaymentsRequest
+	(*ListPaymentsResponse)(nil),  // 24: lnrpc.ListPaymentsResponse
 }
 var file_lightning_proto_depIdxs = []int32{
-	5,  // 0: lnrpc.GetInfoResponse.chains:type_name -> lnrpc.Chain
-	10, // 1: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
-	11, // 2: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
-	1,  // 3: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
-	12, // 4: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
-	2,  // 5: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
-	0,  // 6: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
-	20, // 7: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
-	3,  // 8: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
-	6,  // 9: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
-	8,  // 10: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
-	12, // 11: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
-	14, // 12: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
-	15, // 13: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
-	17, // 14: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
-	18, // 15: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
-	21, // 16: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
-	4,  // 17: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
-	7,  // 18: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
-	9,  // 19: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
-	13, // 20: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
-	12, // 21: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
-	16, // 22: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
-	12, // 23: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
-	19, // 24: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
-	22, // 25: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
-	17, // [17:26] is the sub-list for method output_type
-	8,  // [8:17] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	6,  // 0: lnrpc.GetInfoResponse.chains:type_name -> lnrpc.Chain
+	11, // 1: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
+	12, // 2: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
+	2,  // 3: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
+	14, // 4: lnrpc.Invoice.htlcs:type_name -> lnrpc.InvoiceHTLC
+	0,  // 5: lnrpc.InvoiceHTLC.state:type_name -> lnrpc.InvoiceHTLCState
+	13, // 6: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
+	3,  // 7: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
+	1,  // 8: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
+	22, // 9: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
+	4,  // 10: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
+	7,  // 11: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
+	9,  // 12: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
+	13, // 13: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
+	16, // 14: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
+	17, // 15: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
+	19, // 16: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
+	20, // 17: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
+	23, // 18: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
+	5,  // 19: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
+	8,  // 20: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
+	10, // 21: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
+	15, // 22: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
+	13, // 23: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
+	18, // 24: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
+	13, // 25: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
+	21, // 26: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
+	24, // 27: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
+	19, // [19:28] is the sub-list for method output_type
+	10, // [10:19] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_lightning_proto_init() }
@@ -1866,8 +1996,8 @@ func file_lightning_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lightning_proto_rawDesc), len(file_lightning_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   20,
+			NumEnums:      4,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -5,7 +5,7 @@
 //   {"op":"verifyLnurlpRequest","url":"...","pubKeys":"<JSON>"}        -> {"receiver":"...","valid":bool}
 //   {"op":"lnurlpResponse","url":"...","privateKey":"<hex>","callback":"...","metadata":"..."} -> {"json":"..."}
 //   {"op":"verifyLnurlpResponse","json":"...","pubKeys":"<JSON>"}      -> {"valid":bool}
-//   {"op":"payRequest","privateKey":"<hex>","receiverKeys":"<JSON>","amount":n,"inReceiving":bool,"currency":"MXN","payer":"$alice@host","trInfo":"..."} -> {"json":"..."}
+//   {"op":"payRequest","privateKey":"<hex>","receiverKeys":"<JSON>","amount":n,"inReceiving":bool,"currency":"MXN","payer":"$alice@host","trInfo":"...","utxoCallback":"<URL, optional>"} -> {"json":"..."}
 //   {"op":"verifyPayRequest","json":"...","pubKeys":"<JSON>","privateKey":"<hex>"} -> {"valid":bool,"amount":n,"currency":"...","trInfo":"..."}
 //   {"op":"payReqResponse","request":"<JSON>","privateKey":"<hex>","invoice":"...","payee":"$bob@host"} -> {"json":"...","msats":n}
 //   {"op":"verifyPayReqResponse","json":"...","payer":"...","payee":"...","pubKeys":"<JSON>"} -> {"valid":bool}
@@ -82,7 +82,7 @@ const ops = {
     const valid = await verifyUmaLnurlpResponseSignature(LnurlpResponse.fromJson(json), PubKeyResponse.fromJson(pubKeys), nonces());
     return { valid };
   },
-  payRequest: async ({ privateKey, receiverKeys, amount, inReceiving, currency, payer, trInfo }) => {
+  payRequest: async ({ privateKey, receiverKeys, amount, inReceiving, currency, payer, trInfo, utxoCallback }) => {
     const r = await getPayRequest({
       receiverEncryptionPubKey: PubKeyResponse.fromJson(receiverKeys).getEncryptionPubKey(),
       sendingVaspPrivateKey: hex(privateKey),
@@ -93,7 +93,7 @@ const ops = {
       payerName: "Alice Sender",
       trInfo,
       payerKycStatus: KycStatus.Verified,
-      utxoCallback: "https://vasp1.example/api/uma/utxoCallback",
+      utxoCallback: utxoCallback || "https://vasp1.example/api/uma/utxoCallback",
       requestedPayeeData: { identifier: { mandatory: true }, compliance: { mandatory: true } },
       umaMajorVersion: 1,
     });
