@@ -40,6 +40,7 @@ import (
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
+	"paycore/internal/uma"
 	"paycore/internal/webhooksig"
 	"paycore/workflows"
 	"paycore/workflows/start"
@@ -93,10 +94,12 @@ type Server struct {
 	Deps
 	// store runs the db operations that record webhook events on Pool, rendered by
 	// view.Resources.
-	store  db.Store
-	start  start.Starter
-	oidc   *oidcProviders
-	router chi.Router
+	store db.Store
+	start start.Starter
+	// umaOpened keeps the deployment's UMA keys last opened (uma.OpenedKeys).
+	umaOpened uma.OpenedKeys
+	oidc      *oidcProviders
+	router    chi.Router
 	// handler is router inside the tracing middleware.
 	handler http.Handler
 

@@ -15,14 +15,16 @@ import (
 // umaPubKeyPath is where a provider publishes its keys.
 const umaPubKeyPath = "/.well-known/lnurlpubkey"
 
-// umaKeys is the deployment's current UMA key set, made and stored on first use.
+// umaKeys is the deployment's current UMA key set, made and stored on first use, read from
+// the database each time (a rotation by another process is seen at once) but unsealed only
+// when it changed.
 func (s *Server) umaKeys(ctx context.Context) (uma.KeySet, error) {
 	now := s.now()
 	sealed, err := s.store.UmaKeysCurrentOrNew(ctx, func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(s.Box, now) }, now)
 	if err != nil {
 		return uma.KeySet{}, err
 	}
-	ks, err := sealed.Open(s.Box)
+	ks, err := s.umaOpened.Open(sealed, s.Box)
 	if err != nil {
 		return uma.KeySet{}, fmt.Errorf("open the UMA keys: %w", err)
 	}

@@ -1,8 +1,10 @@
 package uma
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -113,4 +115,30 @@ func (sk SealedKeySet) Open(s Sealer) (KeySet, error) {
 		return KeySet{}, err
 	}
 	return KeySet{Signing: signing, Encryption: encryption, SigningCert: sk.SigningCert, EncryptionCert: sk.EncryptionCert, NotAfter: sk.NotAfter}, nil
+}
+
+// OpenedKeys keeps the last key set opened, so that serving the same stored set again
+// (every LNURLP answer, every published-keys request) does not unseal it again; a
+// different stored set (a rotation) is opened anew. Safe for concurrent use.
+type OpenedKeys struct {
+	mu     sync.Mutex
+	sealed SealedKeySet
+	keys   KeySet
+	ok     bool
+}
+
+// Open is sk opened with s, from the last one opened when sk is the same stored set.
+func (o *OpenedKeys) Open(sk SealedKeySet, s Sealer) (KeySet, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ok && bytes.Equal(o.sealed.SigningSealed, sk.SigningSealed) && bytes.Equal(o.sealed.EncryptionSealed, sk.EncryptionSealed) &&
+		bytes.Equal(o.sealed.SigningCert, sk.SigningCert) && bytes.Equal(o.sealed.EncryptionCert, sk.EncryptionCert) && o.sealed.NotAfter.Equal(sk.NotAfter) {
+		return o.keys, nil
+	}
+	ks, err := sk.Open(s)
+	if err != nil {
+		return KeySet{}, err
+	}
+	o.sealed, o.keys, o.ok = sk, ks, true
+	return ks, nil
 }

@@ -45,3 +45,46 @@ func TestKeySet(t *testing.T) {
 		t.Fatal("keys sealed under each other's label opened")
 	}
 }
+
+// countingSealer counts what it opens.
+type countingSealer struct {
+	sealer
+	opened *int
+}
+
+func (c countingSealer) Open(label string, b []byte) ([]byte, error) {
+	*c.opened++
+	return c.sealer.Open(label, b)
+}
+
+// The last key set opened is kept: the same stored set is not unsealed again, another one
+// (a rotation) is, and one that does not open is not kept.
+func TestOpenedKeys(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	first, _ := NewKeySet(CertificateName, now)
+	second, _ := NewKeySet(CertificateName, now)
+	n := 0
+	s := countingSealer{opened: &n}
+	var o OpenedKeys
+	for range 3 {
+		ks, err := o.Open(first.Seal(sealer{}), s)
+		if err != nil || !ks.Signing.Public().Equal(first.Signing.Public()) {
+			t.Fatalf("opened %v", err)
+		}
+	}
+	if n != 2 { // its two keys, once
+		t.Fatalf("the same set unsealed %d times", n/2)
+	}
+	ks, err := o.Open(second.Seal(sealer{}), s)
+	if err != nil || !ks.Signing.Public().Equal(second.Signing.Public()) || n != 4 {
+		t.Fatalf("a rotated set: %v, %d unsealed", err, n)
+	}
+	bad := first.Seal(sealer{})
+	bad.SigningSealed = []byte("garbage")
+	if _, err := o.Open(bad, s); err == nil {
+		t.Fatal("a set that does not open opened")
+	}
+	if ks, err := o.Open(second.Seal(sealer{}), s); err != nil || !ks.Signing.Public().Equal(second.Signing.Public()) {
+		t.Fatalf("after a failure: %v", err)
+	}
+}
