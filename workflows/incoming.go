@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/activities"
@@ -233,8 +234,15 @@ func (s *incomingSteps) collect(ctx workflow.Context) error {
 		sel.Select(ctx)
 		cancel()
 		c, err := result[rail.Collected](ctx, workflow.ExecuteActivity(RailCall(ctx), a.IncomingCollected, s.in, pr.Hash))
-		if err != nil {
+		if temporal.IsCanceledError(err) {
 			return err
+		}
+		if err != nil {
+			// Only a refusal ends the rail call (no rail collects for the platform any more:
+			// its routes changed). Whether the payer paid is unknown, so the payment stays
+			// PENDING with its workflow, asking again each CollectGrace until the rail is back.
+			workflow.GetLogger(ctx).Error("the rail cannot say what became of the payment request; asking again", "error", err)
+			continue
 		}
 		if d, ok := incoming.Collected(s.decision, c); ok {
 			s.decision, s.stage, s.collected = d, incoming.StageDecided, c
