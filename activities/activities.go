@@ -49,6 +49,8 @@ type Activities struct {
 	rails *rail.Registry
 	// uma is the outbound-address guard's client for other UMA providers, by environment.
 	uma func(catalog.Environment) *http.Client
+	// umaAllowlistOnly transacts over UMA with listed providers only.
+	umaAllowlistOnly bool
 }
 
 // Options configures New.
@@ -79,6 +81,9 @@ type Options struct {
 	// outbound-address guard's (netguard.PerEnvironment; the default refuses every
 	// non-public address).
 	UMA func(catalog.Environment) *http.Client
+	// UmaAllowlistOnly makes payments to other UMA providers go only to the providers the
+	// operator listed (PAYCORE_UMA_ALLOWLIST_ONLY).
+	UmaAllowlistOnly bool
 }
 
 // New builds the activities.
@@ -116,7 +121,7 @@ func New(o Options) *Activities {
 		sandbox: webhookClient(o.SandboxAllowPrivate, false, o.WebhookTimeout, o.Tracer),
 		log:     o.Logger,
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
-		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails, uma: o.UMA,
+		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails, uma: o.UMA, umaAllowlistOnly: o.UmaAllowlistOnly,
 	}
 }
 

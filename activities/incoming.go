@@ -17,6 +17,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
+	"paycore/internal/quote"
 	"paycore/internal/rail"
 	"paycore/internal/uma"
 )
@@ -167,10 +168,37 @@ func (a *Activities) IncomingCollected(ctx context.Context, in incoming.Request,
 
 // NotifyUmaSender sends the post-transaction callback (UMAD-07) of a payment collected from
 // another UMA provider to the URL its pay request named: the channels that carried it,
-// signed with the deployment's key for the receiving platform's domain, through the
-// outbound-address guard for the platform's environment, no redirect followed. An answer
-// other than 2xx is an error (the workflow retries it a while).
+// signed with the deployment's key for the receiving platform's domain (see
+// postUtxoCallback).
 func (a *Activities) NotifyUmaSender(ctx context.Context, in incoming.Request, channels []rail.ChannelUse) error {
+	return a.postUtxoCallback(ctx, in.Collect.Environment, in.Collect.Domain, in.Collect.SenderCallback, channels)
+}
+
+// NotifyUmaReceiver sends the post-transaction callback (UMAD-07) of a payment to a
+// receiver of another UMA provider, completed with the payment hash hash at its rail, to
+// the URL its pay request's answer named: the channels that carried it as the rail tells
+// (rail.Carrier), signed with the deployment's key for the paying platform's domain (see
+// postUtxoCallback).
+func (a *Activities) NotifyUmaReceiver(ctx context.Context, r quote.Rail, hash string) error {
+	in, ok := r.Instruction()
+	if !ok {
+		return nil
+	}
+	var channels []rail.ChannelUse
+	if c, ok := a.rails.Carrier(in.Target()); ok && hash != "" {
+		var err error
+		if channels, err = c.Carried(ctx, hash); err != nil {
+			return err
+		}
+	}
+	return a.postUtxoCallback(ctx, r.Environment, r.Domain, r.Callback, channels)
+}
+
+// postUtxoCallback POSTs the post-transaction callback of a payment to the other provider's
+// callback URL: the channels, signed with the deployment's key for domain, through the
+// outbound-address guard for the platform's environment env, no redirect followed. An
+// answer other than 2xx is an error (the workflow retries it a while).
+func (a *Activities) postUtxoCallback(ctx context.Context, env catalog.Environment, domain, callback string, channels []rail.ChannelUse) error {
 	sealed, err := a.store.UmaKeysCurrent(ctx)
 	if err != nil {
 		return err
@@ -183,23 +211,23 @@ func (a *Activities) NotifyUmaSender(ctx context.Context, in incoming.Request, c
 	for _, c := range channels {
 		utxos = append(utxos, uma.UtxoWithAmount{Utxo: c.Outpoint, AmountMsats: c.AmountMsat})
 	}
-	body, err := json.Marshal(uma.NewPostTransactionCallback(keys.Signing, in.Collect.Domain, utxos, a.now()))
+	body, err := json.Marshal(uma.NewPostTransactionCallback(keys.Signing, domain, utxos, a.now()))
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.Collect.SenderCallback, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callback, bytes.NewReader(body))
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError("the sender's utxoCallback is not a URL", "BadCallback", err)
+		return temporal.NewNonRetryableApplicationError("the other provider's utxoCallback is not a URL", "BadCallback", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.uma(in.Collect.Environment).Do(req)
+	resp, err := a.uma(env).Do(req)
 	if err != nil {
 		return fmt.Errorf("post-transaction callback: %w", err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("post-transaction callback: the sender's provider answered %d", resp.StatusCode)
+		return fmt.Errorf("post-transaction callback: the other provider answered %d", resp.StatusCode)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -35,10 +36,23 @@ type CreatedQuote struct {
 // request whose payloadToSign authorises executing it. Running it again for the same
 // quote changes nothing. A refusal is a non-retryable application error and nothing is
 // written.
+//
+// A quote to a UMA address of another provider first asks that provider for the invoice it
+// pays (askElsewhere), unless the quote exists already (a retried step asks nothing).
 func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (CreatedQuote, error) {
 	now := a.now()
+	remote, err := a.remoteTerms(ctx, in, now)
+	if err != nil {
+		return CreatedQuote{}, refusal(err)
+	}
 	ch := walletauth.NewRetryChallengeUntil(walletauth.KindExecuteQuote, in.Source.AccountID, http.MethodPost, in.ExecutePath, nil, now.Add(in.Lifetime))
 	q, rail, err := a.store.QuoteCreate(ctx, in, func(acc quote.Accounts) (quote.Terms, error) {
+		if acc.Destination != nil && acc.Destination.Elsewhere {
+			if remote == nil {
+				return quote.Terms{}, errElsewhereSince
+			}
+			acc.Destination.Answered(remote)
+		}
 		return quote.DecideServed(in, acc, a.ratesFor(acc.Environment), a.pricing, now, a.rails)
 	}, ch)
 	if err != nil {
@@ -49,6 +63,26 @@ func (a *Activities) CreateQuote(ctx context.Context, in quote.Request) (Created
 		return CreatedQuote{}, fmt.Errorf("render quote: %w", err)
 	}
 	return CreatedQuote{Resource: res, Rail: rail, ExpiresAt: q.Quote.ExpiresAt}, nil
+}
+
+// errElsewhereSince is a quote whose receiver's domain became one of this deployment's
+// between the two reads: the step is retried, and decides on what it then finds.
+var errElsewhereSince = errors.New("the receiver's domain changed hands while the quote was created")
+
+// remoteTerms is, for a quote to a receiver elsewhere that does not exist yet, its
+// provider's answer to the quote's pay request (askElsewhere); nil for every other quote.
+func (a *Activities) remoteTerms(ctx context.Context, in quote.Request, now time.Time) (*quote.Remote, error) {
+	if in.Destination.Kind != quote.DestinationUMA {
+		return nil, nil
+	}
+	if exists, err := a.store.QuoteExists(ctx, in.QuoteID); err != nil || exists {
+		return nil, err
+	}
+	acc, err := a.store.QuoteAccounts(ctx, in)
+	if err != nil || acc.Destination == nil || !acc.Destination.Elsewhere {
+		return nil, err
+	}
+	return a.askElsewhere(ctx, in, acc, now)
 }
 
 // ratesFor is the rate table of a platform's environment: sandbox rates move.

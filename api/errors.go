@@ -48,6 +48,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.UmaAddressExists:              http.StatusConflict,
 	catalog.UmaDomainTaken:                http.StatusConflict,
 	catalog.CounterpartyNotAllowed:        http.StatusForbidden,
+	catalog.PayreqRequestFailed:           http.StatusFailedDependency,
 	catalog.IdempotencyInProgress:         http.StatusConflict,
 	catalog.WebhookDeliveryInProgress:     http.StatusConflict,
 	catalog.CustomerDeleted:               http.StatusGone,

@@ -199,7 +199,7 @@ func (s *Server) routes() chi.Router {
 	r.Get(lightningAddressPath+"{user}", s.payRequest)
 	r.Get(lightningAddressPath+"{user}/callback", s.payRequestCallback)
 	r.Post(lightningAddressPath+"{user}/callback", s.umaPayRequest)
-	r.Post(umaUtxoCallbackPath+"{transactionId}", s.umaUtxoCallback)
+	r.Post(uma.UtxoCallbackPath+"{transactionId}", s.umaUtxoCallback)
 	r.Get(umaPubKeyPath, s.umaPubKeys)
 	if s.DevMailbox != nil {
 		// Only sandbox platforms' mail: a production platform's one-time codes are never

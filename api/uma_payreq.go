@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/google/uuid"
 
 	"paycore/db"
 	"paycore/internal/catalog"
@@ -123,7 +122,7 @@ func (s *Server) umaPayRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payee := in.ReceiverUma
-	compliance := uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r), umaUtxoCallbackURL(r.Host, in.TransactionID), now)
+	compliance := uma.SignedPayeeCompliance(keys.Signing, payer, payee, s.lightningNodePubKey(r), uma.UtxoCallbackURL(r.Host, in.TransactionID), now)
 	writeJSON(w, http.StatusOK, uma.PayReqResponse{PR: collecting.Request.Request, Routes: []struct{}{}, Converted: &received.Converted, UmaVersion: version,
 		PayeeData: uma.PayeeDataFor(req.PayeeData, payee, collecting.Payee(), compliance)})
 }
@@ -193,19 +192,10 @@ func (s *Server) lightningNodePubKey(r *http.Request) string {
 	return info.IdentityPubkey
 }
 
-// umaUtxoCallbackPath is the root of the post-transaction callbacks the deployment names in
-// its pay request answers (utxoCallback), one per payment.
-const umaUtxoCallbackPath = "/uma/utxo-callback/"
-
-// umaUtxoCallbackURL is the post-transaction callback of payment id, at the receiving
-// domain host.
-func umaUtxoCallbackURL(host string, id uuid.UUID) string {
-	return uma.Scheme(host) + "://" + host + umaUtxoCallbackPath + ids.Format(ids.Transaction, id)
-}
-
-// umaUtxoCallback is POST /uma/utxo-callback/{transactionId}: the sending provider's
+// umaUtxoCallback is POST /uma/utxo-callback/{transactionId}: the other provider's
 // post-transaction callback (UMAD-07) for a payment it made to a customer of the platform
-// whose proven domain the host is (uma.CheckCallbackTarget), signed with its published key
+// whose proven domain the host is, or received from one (uma.CheckCallbackTarget), signed
+// with its published key
 // (nonce once, timestamp in the window). The channels it reports are kept, the first
 // callback only; the answer is 200 {} (or the protocol's refusal).
 func (s *Server) umaUtxoCallback(w http.ResponseWriter, r *http.Request) {
@@ -236,7 +226,11 @@ func (s *Server) umaUtxoCallback(w http.ResponseWriter, r *http.Request) {
 	if db.IsNotFound(err) {
 		err = uma.ErrRequestNotFound
 	} else if err == nil {
-		err = uma.CheckCallbackTarget(domain, t.UmaDomain, db.Deref(t.SourceUmaAddress), cb.VaspDomain, t.Kind == incoming.Kind)
+		counterparty := db.Deref(t.SourceUmaAddress) // a payment received from another provider's sender
+		if t.SentElsewhere {
+			counterparty = db.Deref(t.DestinationUmaAddress) // one sent to another provider's receiver
+		}
+		err = uma.CheckCallbackTarget(domain, t.UmaDomain, counterparty, cb.VaspDomain, t.Kind == incoming.Kind || t.SentElsewhere)
 	}
 	if err == nil {
 		err = s.umaVerifySender(ctx, t.Environment, umaSigned{domain: cb.VaspDomain, payload: cb.SignablePayload(), signature: cb.Signature,

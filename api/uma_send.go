@@ -16,10 +16,6 @@ import (
 
 // The sending side of UMA: a platform's customer pays a customer of another UMA provider.
 
-// umaPayerFields are the payer data an LNURLP response may require, as the service's
-// senderCustomerInfo names them.
-var umaPayerFields = map[string]string{"name": "FULL_NAME", "email": "EMAIL"}
-
 // lookupRemoteUma answers GET /receiver/uma/{address} for an address of another provider:
 // the LNURLP request to its provider, signed with the deployment's key for the platform's
 // umaDomain, and its checked response's currencies (within the receiver's convertible
@@ -57,7 +53,7 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 	}
 	fields := []view.PayerField{}
 	for key, f := range resp.PayerData {
-		if name, ok := umaPayerFields[key]; ok {
+		if name, ok := uma.PayerFieldNames[key]; ok {
 			fields = append(fields, view.PayerField{Name: name, Mandatory: f.Mandatory})
 		}
 	}

@@ -226,6 +226,8 @@ type (
 	UmaProviderSetAllowedParams           = gen.UmaProviderSetAllowedParams
 	UmaReceiverParams                     = gen.UmaReceiverParams
 	UmaReceiverRow                        = gen.UmaReceiverRow
+	UmaSend                               = gen.UmaSend
+	UmaSendInsertParams                   = gen.UmaSendInsertParams
 	UmaUtxoCallback                       = gen.UmaUtxoCallback
 	UmaUtxoCallbackPutParams              = gen.UmaUtxoCallbackPutParams
 	UmaUtxoCallbackTargetRow              = gen.UmaUtxoCallbackTargetRow

@@ -53,7 +53,7 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
-	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
+	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, UmaDomain: row.PlatformUmaDomain, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
 		PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),
@@ -94,6 +94,10 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 		if row.UmaAccountID != uuid.Nil {
 			a.Destination.Status = row.UmaAccountStatus
 		}
+	case r.Destination.Kind == quote.DestinationUMA && !row.UmaDomainHere && quote.ValidElsewhere(r.Destination.UmaAddress):
+		// Another provider's receiver: its provider is asked before the quote is priced.
+		a.Destination = &quote.DestinationState{Uma: true, Elsewhere: true, Active: true, Status: "ACTIVE", Currency: r.Destination.Currency,
+			Identifier: r.Destination.UmaAddress}
 	case r.Destination.Kind == quote.DestinationUMA:
 		a.Destination, _ = quote.UmaDestination("destination.umaAddress", r.Destination.UmaAddress, row.Environment) // the rule reports why not
 	case r.Destination.Internal && row.DestInternalID.Valid:
@@ -105,6 +109,25 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 			Identifier: row.DestExternalIdentifier, AccountType: row.DestExternalAccountType, HolderName: row.DestExternalHolder}
 	}
 	return a, nil
+}
+
+// QuoteAccounts is everything the quote rule reads of r, as one read finds it now (outside
+// any transaction): what a quote to another provider's receiver is checked against before
+// that provider is asked.
+func (s Store) QuoteAccounts(ctx context.Context, r quote.Request) (quote.Accounts, error) {
+	return quoteAccountsGet(ctx, newQueries(s.pool), r)
+}
+
+// QuoteExists reports whether the quote id was created.
+func (s Store) QuoteExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	_, err := newQueries(s.pool).QuoteGetByID(ctx, id)
+	if IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read quote: %w", err)
+	}
+	return true, nil
 }
 
 // QuoteCreate creates a quote in one database transaction: it loads the accounts
@@ -139,6 +162,9 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 			AccountType: acc.Destination.AccountType, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
 			Platform: r.PlatformID, FeeLimit: terms.NetworkFee}
+		if x := terms.Remote; x != nil {
+			rail.Currency, rail.Invoice, rail.Callback, rail.Domain = quote.PayoutCurrency, x.Invoice, x.UtxoCallback, x.PayerDomain
+		}
 		if acc.Destination.Uma && acc.Destination.Internal {
 			rail.Counterpart = &quote.Counterpart{TransactionID: quote.CounterpartID(r.TransactionID), PlatformID: acc.Destination.Platform,
 				CustomerID: acc.Destination.CustomerID.UUID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
@@ -146,6 +172,15 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		}
 		if err := createQuoteTransaction(ctx, q, r, acc, terms, s.views); err != nil {
 			return err
+		}
+		if x := terms.Remote; x != nil {
+			b, err := json.Marshal(x)
+			if err != nil {
+				return fmt.Errorf("encode the pay request's answer: %w", err)
+			}
+			if err := q.UmaSendInsert(ctx, UmaSendInsertParams{TransactionID: r.TransactionID, Domain: x.Domain, Invoice: x.Invoice, Terms: b, CreatedAt: x.AnsweredAt}); err != nil {
+				return fmt.Errorf("record the pay request's answer: %w", err)
+			}
 		}
 		signed, source, dest := uuid.NullUUID{}, uuid.NullUUID{}, uuid.NullUUID{UUID: acc.Destination.ID, Valid: !acc.Destination.Uma && acc.Destination.ID != uuid.Nil}
 		var deposit json.RawMessage
@@ -229,7 +264,15 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 	if acc.Source != nil {
 		sourceKind, source = catalog.EndpointInternal, uuid.NullUUID{UUID: acc.Source.ID, Valid: true}
 	}
-	receiving, fees := terms.Receiving, terms.Fees
+	receiving, fees, receivingCurrency := terms.Receiving, terms.Fees, acc.Destination.Currency
+	var sentCurrency *string
+	var sent *int64
+	if x := terms.Remote; x != nil {
+		// The receiver gets what its provider converted; the payout sends the invoice's
+		// satoshis, which the ledger moves.
+		btc, sats := quote.PayoutCurrency, terms.Receiving
+		sentCurrency, sent, receiving, receivingCurrency = &btc, &sats, x.Amount, x.Currency
+	}
 	var networkFee *int64
 	if terms.NetworkFee > 0 {
 		networkFee = &terms.NetworkFee
@@ -240,7 +283,7 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		SourceKind: string(sourceKind), SourceAccountID: source,
 		DestinationKind: string(destKind), DestinationAccountID: dest, DestinationUmaAddress: optional(r.Destination.UmaAddress), Currency: acc.SendingCurrency(r), Amount: terms.Total,
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
-		ReceivingCurrency: &acc.Destination.Currency, ReceivingAmount: &receiving, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
+		ReceivingCurrency: &receivingCurrency, ReceivingAmount: &receiving, SentCurrency: sentCurrency, SentAmount: sent, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
 		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee})
 	if err != nil {
 		return fmt.Errorf("create transaction: %w", err)
@@ -266,6 +309,18 @@ func quoteRail(ctx context.Context, q *queries, qt Quote, t Transaction) (quote.
 			return rail, fmt.Errorf("load external account: %w", err)
 		}
 		rail.AccountType = ext.AccountType
+	}
+	if uma && !rail.Internal && t.SentCurrency != nil && t.SentAmount != nil {
+		// A receiver elsewhere: the payout sends the invoice its provider answered.
+		send, err := q.UmaSendGet(ctx, t.ID)
+		if err != nil {
+			return rail, fmt.Errorf("load the pay request's answer: %w", err)
+		}
+		var x quote.Remote
+		if err := json.Unmarshal(send.Terms, &x); err != nil {
+			return rail, fmt.Errorf("read the pay request's answer: %w", err)
+		}
+		rail.Currency, rail.Amount, rail.Invoice, rail.Callback, rail.Domain = *t.SentCurrency, *t.SentAmount, send.Invoice, x.UtxoCallback, x.PayerDomain
 	}
 	if uma && t.DestinationAccountID.Valid {
 		c, err := q.QuoteCounterpartContext(ctx, QuoteCounterpartContextParams{ReceiverAccountID: t.DestinationAccountID.UUID, PayerID: t.CustomerID})

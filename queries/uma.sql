@@ -84,9 +84,12 @@ ON CONFLICT (domain) DO UPDATE SET name = excluded.name, logo_url = excluded.log
     supported_currencies = excluded.supported_currencies, lei = excluded.lei, allow_list_status = excluded.allow_list_status;
 
 -- name: UmaUtxoCallbackTarget :one
--- The payment received over UMA a post-transaction callback names: its sender's address,
--- its platform's UMA domain and environment.
-SELECT t.id, t.kind, t.source_uma_address, p.uma_domain, p.environment
+-- The payment a post-transaction callback names: its sender's and receiver's addresses,
+-- whether it was sent to another provider's receiver, its platform's UMA domain and
+-- environment.
+SELECT t.id, t.kind, t.source_uma_address, t.destination_uma_address,
+       EXISTS (SELECT 1 FROM uma_sends s WHERE s.transaction_id = t.id)::boolean AS sent_elsewhere,
+       p.uma_domain, p.environment
 FROM transactions t JOIN platforms p ON p.id = t.platform_id
 WHERE t.id = $1;
 
@@ -98,3 +101,9 @@ ON CONFLICT (transaction_id) DO NOTHING;
 
 -- name: UmaUtxoCallbackGet :one
 SELECT * FROM uma_utxo_callbacks WHERE transaction_id = $1;
+
+-- name: UmaSendInsert :exec
+INSERT INTO uma_sends (transaction_id, domain, invoice, terms, created_at) VALUES ($1, $2, $3, $4, $5);
+
+-- name: UmaSendGet :one
+SELECT * FROM uma_sends WHERE transaction_id = $1;

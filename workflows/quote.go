@@ -268,8 +268,9 @@ func (s *quoteSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catalog.
 func (s *quoteSteps) Unsettled(code catalog.Code) sandbox.Outcome { return sandbox.Unsettled(code) }
 
 // Aftermath is what follows a quote's finish: the receiving bank's return of a completed
-// payment (after ReturnDelay on a durable timer), and the refund of a failed payment whose
-// money was taken.
+// payment (after ReturnDelay on a durable timer), the refund of a failed payment whose
+// money was taken, and the post-transaction callback of a completed payment to a UMA
+// receiver elsewhere whose provider asked for one.
 func (s *quoteSteps) Aftermath(ctx workflow.Context, out sandbox.Outcome, final catalog.TransactionStatus) error {
 	var a *activities.Activities
 	local := LocalStep(ctx)
@@ -286,6 +287,14 @@ func (s *quoteSteps) Aftermath(ctx workflow.Context, out sandbox.Outcome, final 
 		}
 		setStatus(ctx, status)
 	case final == catalog.TxFailed && out.Refund != "":
+	case final == catalog.TxCompleted && s.rail.Callback != "":
+		// Tell the receiver's provider which channels carried the payment (UMAD-07); a
+		// callback that fails for good changes nothing of the payment.
+		callCtx := OutboundCall(ctx, time.Second, time.Minute, time.Hour, 0, "BadCallback")
+		if err := workflow.ExecuteActivity(callCtx, a.NotifyUmaReceiver, s.rail, out.PaymentHash).Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("the receiver's post-transaction callback failed", "error", err)
+		}
+		return nil
 	default:
 		return nil
 	}

@@ -365,7 +365,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
-		Tracer: a.tel.Tracer, Rails: a.rails, UMA: netguard.PerEnvironment(a.cfg.SandboxPrivateOK, a.cfg.Resolve),
+		Tracer: a.tel.Tracer, Rails: a.rails, UMA: netguard.PerEnvironment(a.cfg.SandboxPrivateOK, a.cfg.Resolve), UmaAllowlistOnly: a.cfg.UmaAllowlistOnly,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue,
 		BuildID: a.cfg.WorkerBuildID, Deployment: a.cfg.WorkerDeployment})

@@ -40,6 +40,12 @@ import (
 func lightningStack(t testing.TB, basePort int, tweak ...func(*config.Config)) (*stack, *lnregtest.Network, *lnd.Client) {
 	t.Helper()
 	n, node := lntest.Start(t, basePort)
+	return lightningStackOn(t, n.Node, tweak...), n, node
+}
+
+// lightningStackOn is a stack whose Lightning rail pays through node, one of a network's.
+func lightningStackOn(t testing.TB, node *lnregtest.Node, tweak ...func(*config.Config)) *stack {
+	t.Helper()
 	var opted optedIn
 	s := newStack(t, append(tweak, func(c *config.Config) {
 		opted = createOptedIn(t, c)
@@ -47,19 +53,21 @@ func lightningStack(t testing.TB, basePort int, tweak ...func(*config.Config)) (
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.LND = config.LND{Address: n.Node.RPCAddr, TLSCertPath: n.Node.TLSCert, MacaroonPath: n.Node.Macaroon, PaymentTimeout: 20 * time.Second}
+		c.LND = config.LND{Address: node.RPCAddr, TLSCertPath: node.TLSCert, MacaroonPath: node.Macaroon, PaymentTimeout: 20 * time.Second}
 		c.Rails = routes
 	})...)
 	opted.c.BaseURL, opted.c.T = s.baseURL, t
 	s.optedIn = &opted
-	return s, n, node
+	return s
 }
 
 // lightningRoutes is the routing of the Lightning tests' stacks (PAYCORE_RAILS): every
 // sandbox payment on the sandbox rail, but for the one sandbox platform that opted in to the
-// Lightning rail (platform), whose BTC payments to LIGHTNING accounts go to the node.
+// Lightning rail (platform), whose BTC payments to LIGHTNING accounts and UMA addresses of
+// other providers go to the node.
 func lightningRoutes(platform uuid.UUID) string {
-	return "SANDBOX:*:*=sandbox,SANDBOX/Platform:" + platform.String() + ":BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning"
+	return "SANDBOX:*:*=sandbox,SANDBOX/Platform:" + platform.String() + ":BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning," +
+		"SANDBOX/Platform:" + platform.String() + ":BTC:UMA=lightning"
 }
 
 // optedIn is the sandbox platform of a Lightning test's stack that opted in to the

@@ -330,7 +330,7 @@ func TestQuoteRefusals(t *testing.T) {
 		{"wrong destination currency", w.quote(ext, "SENDING", 1000, map[string]any{"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ext, "currency": "MXN"}}), 400, "INVALID_CURRENCY"},
 		{"immediately, too little money", w.quote(ext, "SENDING", 6000, map[string]any{"immediatelyExecute": true}), 400, "INSUFFICIENT_FUNDS"},
 		{"uma", w.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
-			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com"}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 400, "INVALID_UMA_ADDRESS"},
+			"destination": map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@example.com"}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}), 400, "RAIL_NOT_CONFIGURED"},
 		{"bad side", w.quote(ext, "BOTH", 1000), 400, "INVALID_INPUT"},
 		{"too large", w.quote(ext, "SENDING", 9_000_000_000_000_001), 400, "INVALID_INPUT"},
 	}

@@ -39,6 +39,10 @@ const (
 	// transact with (blocked by the operator, or not listed when only listed ones are
 	// allowed).
 	CounterpartyNotAllowed Code = "COUNTERPARTY_NOT_ALLOWED"
+	// PayreqRequestFailed refuses a quote to another UMA provider's receiver whose provider
+	// did not answer its pay request with an invoice the service may pay (424): nothing is
+	// created or held.
+	PayreqRequestFailed Code = "PAYREQ_REQUEST_FAILED"
 )
 
 // Invitations: claiming or cancelling one that is no longer pending, and a platform that

@@ -74,6 +74,18 @@ func Check(inv Invoice, sats int64, now time.Time, margin time.Duration) (rail.O
 	return rail.Outcome{}, true
 }
 
+// CheckUma is Check for the invoice a UMA receiver's provider answered: it must name an
+// amount, which the payment's whole satoshis cover to the satoshi (the receiver's
+// conversion may ask for a part of one; the ledger counts it whole).
+func CheckUma(inv Invoice, sats int64, now time.Time, margin time.Duration) (rail.Outcome, bool) {
+	if inv.AmountMsat <= 0 || rail.SatsUp(inv.AmountMsat) != sats {
+		return Refusal(catalog.FailInvoiceAmount, fmt.Sprintf("the invoice asks for %s sat, the payment is %d sat",
+			msatString(inv.AmountMsat), sats)), false
+	}
+	inv.AmountMsat = 0
+	return Check(inv, sats, now, margin)
+}
+
 // msatString writes millisatoshis as satoshis, with the fraction when there is one.
 func msatString(msat int64) string {
 	if msat%1000 == 0 {

@@ -126,7 +126,8 @@ func (s Snapshot) FinishQuote(out rail.Outcome) (p Plan, ok bool, err error) {
 			return Plan{}, false, err
 		}
 		if c := s.Conversion; c != nil && !s.Destination.Valid {
-			p.Legs = append(p.Legs, railFee(c.ReceivingCurrency, out)...)
+			currency, _ := s.payout()
+			p.Legs = append(p.Legs, railFee(currency, out)...)
 		}
 	case out.Refund == "":
 		if p.Legs, err = s.release(); err != nil {
@@ -343,6 +344,16 @@ func (s Snapshot) release() ([]Leg, error) {
 	return []Leg{{Currency: s.Currency, Moves: []Move{{Account: acc, Amount: -amount, Held: -amount}, {Account: System(SandboxFunding), Amount: amount}}}}, nil
 }
 
+// payout is what a quote's conversion pays out: what its payout sent over its rail, for a
+// payment whose receiver got it in another currency (s.Sent: a UMA receiver elsewhere,
+// paid in satoshis it converted), else the receiving amount.
+func (s Snapshot) payout() (currency string, amount int64) {
+	if s.Type == catalog.Outgoing && s.Sent != nil {
+		return s.Sent.Currency, s.Sent.Amount
+	}
+	return s.Conversion.ReceivingCurrency, s.Conversion.ReceivingAmount
+}
+
 // convert is a quote's conversion, or its exact reverse, in both currencies at once: the
 // sending total leaves the hold, its net part for the FX account and its fees for the fees
 // account of the sending currency, and the FX account of the receiving currency pays the
@@ -364,9 +375,10 @@ func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 		dest = Internal(s.Destination.UUID)
 	}
 	total := s.Amount
+	currency, amount := s.payout()
 	legs := []Leg{
 		{Currency: s.Currency, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: System(FX), Amount: total - c.Fees}, {Account: System(Fees), Amount: c.Fees}}},
-		{Currency: c.ReceivingCurrency, Moves: []Move{{Account: System(FX), Amount: -c.ReceivingAmount - c.NetworkFee}, {Account: dest, Amount: c.ReceivingAmount}}},
+		{Currency: currency, Moves: []Move{{Account: System(FX), Amount: -amount - c.NetworkFee}, {Account: dest, Amount: amount}}},
 	}
 	if c.NetworkFee > 0 {
 		legs[1].Moves = append(legs[1].Moves, Move{Account: System(RailFees), Amount: c.NetworkFee})

@@ -92,6 +92,9 @@ func TestFinishQuote(t *testing.T) {
 	between.Counterpart, between.CounterpartStatus = out(dst), catalog.TxPending
 	reserved := fromAccount // the quote reserved 12 for the network's fee
 	reserved.Conversion = &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30, NetworkFee: 12}
+	elsewhere := fromAccount
+	elsewhere.Conversion = &Conversion{ReceivingCurrency: "MXN", ReceivingAmount: 900, Fees: 30, NetworkFee: 70}
+	elsewhere.Sent = &Sent{Currency: "BTC", Amount: 7000}
 	convertOut := []Leg{
 		{"USD", []Move{{Internal(src), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 30, 0}}},
 		{"EUR", []Move{{System(FX), -900, 0}, {System(Settlement), 900, 0}}},
@@ -120,6 +123,11 @@ func TestFinishQuote(t *testing.T) {
 			legs: []Leg{convertOut[0], {"EUR", []Move{{System(FX), -912, 0}, {System(Lightning), 900, 0}, {System(RailFees), 12, 0}}},
 				{"EUR", []Move{{System(Lightning), 3, 0}, {System(RailFees), -3, 0}}}}},
 		"completed from a deposit": {s: deposit, out: rail.Outcome{Status: catalog.TxCompleted}, legs: convertDeposit},
+		// A UMA receiver elsewhere got 900 MXN for 7000 sat its provider converted: the
+		// ledger pays out the satoshis the invoice asked, never the receiver's pesos.
+		"paid out in satoshis to a receiver elsewhere": {s: elsewhere, out: rail.Outcome{Status: catalog.TxCompleted, Funds: Lightning, FeeMsat: 1_500},
+			legs: []Leg{convertOut[0], {"BTC", []Move{{System(FX), -7070, 0}, {System(Lightning), 7000, 0}, {System(RailFees), 70, 0}}},
+				{"BTC", []Move{{System(Lightning), 2, 0}, {System(RailFees), -2, 0}}}}},
 		"failed before the money left": {s: fromAccount, out: rail.Outcome{Status: catalog.TxFailed, Code: "X"},
 			legs: []Leg{{"USD", []Move{{Internal(src), 0, -1030}}}}},
 		"a deposit's failure gives it back": {s: deposit, out: rail.Outcome{Status: catalog.TxFailed, Code: "X"},

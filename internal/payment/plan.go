@@ -184,7 +184,9 @@ type Snapshot struct {
 	CounterpartStatus catalog.TransactionStatus
 	// Sent is what the payer of an incoming payment sent, in the currency it was sent in,
 	// when a rail collected it in another one than the payment's (a UMA payment received
-	// in USD, collected in satoshis by an invoice); nil otherwise.
+	// in USD, collected in satoshis by an invoice); for an outgoing one, what its payout
+	// sent over its rail when the receiver got it converted by another provider (satoshis
+	// paying a UMA receiver elsewhere in MXN); nil otherwise.
 	Sent *Sent
 }
 

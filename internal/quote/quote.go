@@ -170,6 +170,9 @@ type Accounts struct {
 	UmaAmbiguous bool
 	// SenderUma is the paying customer's UMA address ("" for the platform).
 	SenderUma string
+	// UmaDomain is the platform's UMA domain ("" none): the identity a payment to another
+	// provider is signed for.
+	UmaDomain string
 	// Sender is what the service knows of the source account's customer, by
 	// CustomerInfoFieldName (FULL_NAME, BIRTH_DATE, NATIONALITY, EMAIL).
 	Sender      map[string]string
@@ -239,6 +242,11 @@ type DestinationState struct {
 	// Platform is the receiving customer's platform, for a UMA address of a customer on
 	// this deployment (Internal is set then, and ID is its account).
 	Platform uuid.UUID
+	// Elsewhere is set for a UMA address of another provider (no platform of this
+	// deployment holds its domain); Remote is then its provider's answer to the quote's pay
+	// request, once asked (nil before).
+	Elsewhere bool
+	Remote    *Remote
 }
 
 // Check is the quote rule before pricing: nil when r may be quoted on these accounts,
@@ -252,7 +260,7 @@ func Check(r Request, a Accounts) error {
 	if r.Destination.Kind == DestinationUMA && a.UmaAmbiguous {
 		return problem.FieldCode(catalog.InvalidUmaAddress, "destination.umaAddress", "%s names more than one receiver on this deployment", r.Destination.UmaAddress)
 	}
-	if r.Destination.Kind == DestinationUMA && (a.Destination == nil || !a.Destination.Internal) {
+	if r.Destination.Kind == DestinationUMA && (a.Destination == nil || (!a.Destination.Internal && !a.Destination.Elsewhere)) {
 		if _, err := UmaDestination("destination.umaAddress", r.Destination.UmaAddress, a.Environment); err != nil {
 			return err
 		}
@@ -277,7 +285,7 @@ func Check(r Request, a Accounts) error {
 		return problem.Refuse(catalog.SelfPayment, "the source and the destination are the same account")
 	case !a.Destination.Internal && !a.Destination.Uma && a.Destination.CustomerID != a.Payer():
 		return problem.Field(fieldDestination, "the external account belongs to another owner than the payer")
-	case sending == a.Destination.Currency:
+	case sending == a.Destination.Currency && !a.Destination.Elsewhere:
 		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
 			"both sides are in %s: a same-currency payment is a transfer (POST /transfer-out, POST /transfer-in), not a quote", sending)
 	}
@@ -362,6 +370,9 @@ type Priced struct {
 	// SenderInfo is the sender's information the receiver requires, as the quote
 	// records it.
 	SenderInfo map[string]string
+	// Remote is, for a receiver elsewhere, what its provider answered the pay request
+	// with: Receiving is then the invoice's satoshis, and the receiver gets Remote.Amount.
+	Remote *Remote `json:",omitempty"`
 }
 
 // Price prices r on accounts a (checked by Check) at the moment at: the locked amount
@@ -371,6 +382,12 @@ type Priced struct {
 // enabled, the sending total and the receiving amount within their limits) and the
 // counterparty fields it requires.
 func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time, reserve func(int64) int64) (Priced, error) {
+	if a.Destination.Elsewhere {
+		if a.Destination.Remote == nil {
+			return Priced{}, errNotAsked
+		}
+		return priceRemote(r, a, rates, p, at, reserve)
+	}
 	from, okFrom := money.Lookup(a.SendingCurrency(r))
 	to, okTo := money.Lookup(a.Destination.Currency)
 	if !okFrom || !okTo {
@@ -525,6 +542,13 @@ type Rail struct {
 	// recorded before it existed).
 	AccountType string `json:",omitempty"`
 	Environment catalog.Environment
+	// Invoice is, for a receiver elsewhere, the invoice its provider answered the pay
+	// request with, which the payout pays ("" for every other destination); Callback is
+	// where that provider asked to be told which channels carried the payment ("" none),
+	// and Domain the platform's UMA domain the callback is signed for.
+	Invoice  string `json:",omitempty"`
+	Callback string `json:",omitempty"`
+	Domain   string `json:",omitempty"`
 	// TransactionID is the quote's transaction, the payout's idempotency key at its rail.
 	TransactionID uuid.UUID `json:",omitzero"`
 	// Currency is the receiving currency, what the payout moves.
@@ -546,7 +570,7 @@ func (r Rail) Instruction() (rail.Instruction, bool) {
 		return rail.Instruction{}, false
 	}
 	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency,
-		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Amount: r.Amount, FeeLimit: r.FeeLimit}, true
+		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Invoice: r.Invoice, Amount: r.Amount, FeeLimit: r.FeeLimit}, true
 }
 
 // Kind is the kind of destination the payout goes to.
@@ -605,12 +629,23 @@ func payoutTarget(r Request, a Accounts) (rail.Target, bool) {
 	if a.Destination == nil || a.Destination.Internal {
 		return rail.Target{}, false
 	}
-	kind := rail.ExternalAccount
+	kind, currency := rail.ExternalAccount, a.Destination.Currency
 	if a.Destination.Uma {
 		kind = rail.UMA
 	}
-	return rail.Target{Environment: a.Environment, Platform: r.PlatformID, Currency: a.Destination.Currency, Kind: kind, AccountType: a.Destination.AccountType}, true
+	if a.Destination.Elsewhere {
+		currency = PayoutCurrency
+	}
+	return rail.Target{Environment: a.Environment, Platform: r.PlatformID, Currency: currency, Kind: kind, AccountType: a.Destination.AccountType}, true
 }
+
+// PayoutTarget is where the quote r on a pays out, for routing it to its rail; false for a
+// payment into an internal account, which no rail carries.
+func PayoutTarget(r Request, a Accounts) (rail.Target, bool) { return payoutTarget(r, a) }
+
+// FeeReserve is the network fee reservation of the rail that pays the quote r on a out
+// (nil: none, or the payment goes into an internal account).
+func FeeReserve(r Request, a Accounts, rails Rails) func(int64) int64 { return feeReserve(r, a, rails) }
 
 // feeReserve is the network fee reservation of the rail that pays the quote r on a out
 // (nil: none, or the payment goes into an internal account).

@@ -47,6 +47,9 @@ func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time
 	if err != nil {
 		return Terms{}, err
 	}
+	if priced.Remote != nil {
+		return Terms{Priced: priced, Details: priced.remoteDetails(), ExpiresAt: RemoteExpiry(now, r.Lifetime, *priced.Remote)}, nil
+	}
 	details, err := priced.Details(rates, now)
 	if err != nil {
 		return Terms{}, err

@@ -61,3 +61,48 @@ func (r *Registry) Collector(t Target) (Collector, bool) {
 	c, ok := rl.(Collector)
 	return c, ok
 }
+
+// Invoice is what a payment request (a BOLT11 invoice) asks: AmountMsat millisatoshis (0:
+// the payer chooses) to the payment Hash (hex), payable until ExpiresAt.
+type Invoice struct {
+	Hash       string
+	AmountMsat int64
+	ExpiresAt  time.Time
+}
+
+// InvoicePayer is implemented by rails that pay the payment requests other providers
+// answer (the Lightning rail pays a UMA receiver's invoice: an Instruction of Kind UMA with
+// its Invoice). ReadInvoice says what a request asks before anything is paid; an error
+// wrapping *Unpayable says the rail cannot pay it at all.
+type InvoicePayer interface {
+	ReadInvoice(ctx context.Context, request string) (Invoice, error)
+}
+
+// InvoicePayer is the rail that serves payments to t when it pays payment requests (see
+// InvoicePayer), false otherwise.
+func (r *Registry) InvoicePayer(t Target) (InvoicePayer, bool) {
+	rl, ok := r.For(t)
+	if !ok {
+		return nil, false
+	}
+	p, ok := rl.(InvoicePayer)
+	return p, ok
+}
+
+// Carrier is implemented by rails that can tell which of the deployment's channels carried
+// a completed payment, by its key at the rail (a Lightning payment's hash): UMA's
+// post-transaction callback reports them to the receiver's provider.
+type Carrier interface {
+	Carried(ctx context.Context, hash string) ([]ChannelUse, error)
+}
+
+// Carrier is the rail that serves payments to t when it tells which channels carried them,
+// false otherwise.
+func (r *Registry) Carrier(t Target) (Carrier, bool) {
+	rl, ok := r.For(t)
+	if !ok {
+		return nil, false
+	}
+	c, ok := rl.(Carrier)
+	return c, ok
+}

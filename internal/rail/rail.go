@@ -61,7 +61,11 @@ type Instruction struct {
 	// Identifier is the destination's primary identifier (an account number, an IBAN, a
 	// UMA address).
 	Identifier string
-	Amount     int64 // in the currency's minor unit
+	// Invoice, for a payment to a UMA address of another provider, is the payment request its
+	// provider answered the pay request with (a BOLT11 invoice), which the rail pays; "" for
+	// every other payment.
+	Invoice string `json:",omitempty"`
+	Amount  int64  // in the currency's minor unit
 	// FeeLimit is the most the rail's network may charge on top of Amount (a Lightning
 	// route's fees), in the currency's minor unit; 0: the rail's default.
 	FeeLimit int64 `json:",omitempty"`

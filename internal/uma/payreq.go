@@ -1,6 +1,10 @@
 package uma
 
 import (
+	"github.com/google/uuid"
+
+	"paycore/internal/ids"
+
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -283,14 +287,30 @@ var (
 	ErrRequestNotFound = errors.New("uma: no such payment")
 )
 
-// CheckCallbackTarget is the rule of whose post-transaction callback a payment received
-// over UMA takes: one sent to its platform's domain (domain, the proven domain the callback
-// was sent to; "" none) by the provider of its sender's address (vaspDomain); any other is
-// ErrRequestNotFound, so that no provider learns of another's payments.
-func CheckCallbackTarget(domain, platformDomain, sender, vaspDomain string, receivedOverUma bool) error {
-	_, senderDomain, err := SplitAddress(sender)
-	if !receivedOverUma || err != nil || domain == "" || !strings.EqualFold(domain, platformDomain) || !strings.EqualFold(senderDomain, vaspDomain) {
+// CheckCallbackTarget is the rule of whose post-transaction callback a payment over UMA
+// takes: one sent to its platform's domain (domain, the proven domain the callback was sent
+// to; "" none) by the provider of its counterparty's address (vaspDomain), the counterparty
+// being the sender of a payment received over UMA or the receiver of one sent to another
+// provider (overUma: the payment is either). Any other is ErrRequestNotFound, so that no
+// provider learns of another's payments.
+func CheckCallbackTarget(domain, platformDomain, counterparty, vaspDomain string, overUma bool) error {
+	_, theirs, err := SplitAddress(counterparty)
+	if !overUma || err != nil || domain == "" || !strings.EqualFold(domain, platformDomain) || !strings.EqualFold(theirs, vaspDomain) {
 		return ErrRequestNotFound
 	}
 	return nil
 }
+
+// UtxoCallbackPath is the root of the post-transaction callbacks the deployment names in
+// its pay requests and their answers (utxoCallback), one per payment.
+const UtxoCallbackPath = "/uma/utxo-callback/"
+
+// UtxoCallbackURL is the post-transaction callback of payment id at the deployment's
+// domain host.
+func UtxoCallbackURL(host string, id uuid.UUID) string {
+	return Scheme(host) + "://" + host + UtxoCallbackPath + ids.Format(ids.Transaction, id)
+}
+
+// PayerFieldNames are the payer data an LNURLP response may require (LUD-18's keys), by
+// the name the service's senderCustomerInfo gives them.
+var PayerFieldNames = map[string]string{"name": "FULL_NAME", "email": "EMAIL"}

@@ -28,7 +28,8 @@ func (q *Queries) AccountNumberNext(ctx context.Context) (int64, error) {
 }
 
 const quoteContext = `-- name: QuoteContext :one
-SELECT p.environment, p.supported_currencies,
+SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain,
+       EXISTS (SELECT 1 FROM platforms hp WHERE hp.uma_domain <> '' AND lower(hp.uma_domain) = lower(split_part($1::text, '@', 2)))::boolean AS uma_domain_here,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
        c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
@@ -77,6 +78,8 @@ type QuoteContextParams struct {
 type QuoteContextRow struct {
 	Environment             catalog.Environment
 	SupportedCurrencies     json.RawMessage
+	PlatformUmaDomain       string
+	UmaDomainHere           bool
 	SourceID                uuid.NullUUID
 	SourceCurrency          string
 	SourceStatus            string
@@ -133,6 +136,8 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 	err := row.Scan(
 		&i.Environment,
 		&i.SupportedCurrencies,
+		&i.PlatformUmaDomain,
+		&i.UmaDomainHere,
 		&i.SourceID,
 		&i.SourceCurrency,
 		&i.SourceStatus,

@@ -516,6 +516,14 @@ type UmaProviderKey struct {
 	ExpiresAt time.Time
 }
 
+type UmaSend struct {
+	TransactionID uuid.UUID
+	Domain        string
+	Invoice       string
+	Terms         json.RawMessage
+	CreatedAt     time.Time
+}
+
 type UmaUtxoCallback struct {
 	TransactionID uuid.UUID
 	VaspDomain    string

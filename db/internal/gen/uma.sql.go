@@ -371,6 +371,46 @@ func (q *Queries) UmaReceiver(ctx context.Context, arg UmaReceiverParams) (UmaRe
 	return i, err
 }
 
+const umaSendGet = `-- name: UmaSendGet :one
+SELECT transaction_id, domain, invoice, terms, created_at FROM uma_sends WHERE transaction_id = $1
+`
+
+func (q *Queries) UmaSendGet(ctx context.Context, transactionID uuid.UUID) (UmaSend, error) {
+	row := q.db.QueryRow(ctx, umaSendGet, transactionID)
+	var i UmaSend
+	err := row.Scan(
+		&i.TransactionID,
+		&i.Domain,
+		&i.Invoice,
+		&i.Terms,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const umaSendInsert = `-- name: UmaSendInsert :exec
+INSERT INTO uma_sends (transaction_id, domain, invoice, terms, created_at) VALUES ($1, $2, $3, $4, $5)
+`
+
+type UmaSendInsertParams struct {
+	TransactionID uuid.UUID
+	Domain        string
+	Invoice       string
+	Terms         json.RawMessage
+	CreatedAt     time.Time
+}
+
+func (q *Queries) UmaSendInsert(ctx context.Context, arg UmaSendInsertParams) error {
+	_, err := q.db.Exec(ctx, umaSendInsert,
+		arg.TransactionID,
+		arg.Domain,
+		arg.Invoice,
+		arg.Terms,
+		arg.CreatedAt,
+	)
+	return err
+}
+
 const umaUtxoCallbackGet = `-- name: UmaUtxoCallbackGet :one
 SELECT transaction_id, vasp_domain, utxos, received_at FROM uma_utxo_callbacks WHERE transaction_id = $1
 `
@@ -412,21 +452,26 @@ func (q *Queries) UmaUtxoCallbackPut(ctx context.Context, arg UmaUtxoCallbackPut
 }
 
 const umaUtxoCallbackTarget = `-- name: UmaUtxoCallbackTarget :one
-SELECT t.id, t.kind, t.source_uma_address, p.uma_domain, p.environment
+SELECT t.id, t.kind, t.source_uma_address, t.destination_uma_address,
+       EXISTS (SELECT 1 FROM uma_sends s WHERE s.transaction_id = t.id)::boolean AS sent_elsewhere,
+       p.uma_domain, p.environment
 FROM transactions t JOIN platforms p ON p.id = t.platform_id
 WHERE t.id = $1
 `
 
 type UmaUtxoCallbackTargetRow struct {
-	ID               uuid.UUID
-	Kind             string
-	SourceUmaAddress *string
-	UmaDomain        string
-	Environment      catalog.Environment
+	ID                    uuid.UUID
+	Kind                  string
+	SourceUmaAddress      *string
+	DestinationUmaAddress *string
+	SentElsewhere         bool
+	UmaDomain             string
+	Environment           catalog.Environment
 }
 
-// The payment received over UMA a post-transaction callback names: its sender's address,
-// its platform's UMA domain and environment.
+// The payment a post-transaction callback names: its sender's and receiver's addresses,
+// whether it was sent to another provider's receiver, its platform's UMA domain and
+// environment.
 func (q *Queries) UmaUtxoCallbackTarget(ctx context.Context, id uuid.UUID) (UmaUtxoCallbackTargetRow, error) {
 	row := q.db.QueryRow(ctx, umaUtxoCallbackTarget, id)
 	var i UmaUtxoCallbackTargetRow
@@ -434,6 +479,8 @@ func (q *Queries) UmaUtxoCallbackTarget(ctx context.Context, id uuid.UUID) (UmaU
 		&i.ID,
 		&i.Kind,
 		&i.SourceUmaAddress,
+		&i.DestinationUmaAddress,
+		&i.SentElsewhere,
 		&i.UmaDomain,
 		&i.Environment,
 	)

@@ -918,7 +918,22 @@ export interface paths {
          *     (internally, once the receiving platform approved the INCOMING payment it sees), or
          *     one of the sandbox's UMA counterparties (see `GET /receiver/uma/{address}`;
          *     `$pending.long.usd` completes after the slow delay, `$fail.compliance.usd` fails
-         *     before any money leaves; they require the sender's `FULL_NAME`). 404 answers
+         *     before any money leaves; they require the sender's `FULL_NAME`), or a receiver of
+         *     another UMA provider (a domain no platform of this deployment holds). For the latter
+         *     the service asks the receiver's provider, before answering, for its currencies (the
+         *     UMA LNURLP request) and for an invoice (the pay request, with the paying customer's
+         *     compliance data encrypted to the receiver): the receiver gets what its provider
+         *     converts (the locked RECEIVING amount in its `currency`, or what the satoshis the
+         *     locked SENDING amount buys convert to), `totalReceivingAmount`; the quote expires at
+         *     the latest a minute before the invoice does, and executing it pays that invoice over
+         *     the Lightning rail. The paying customer's `umaAddress` must be on the platform's
+         *     `umaDomain`, and a rail that pays Lightning invoices must serve the platform's BTC
+         *     payments to UMA addresses (`RAIL_NOT_CONFIGURED` otherwise). A provider that does not
+         *     answer as UMA is 400 `INVALID_UMA_ADDRESS` (`details.failure` `LNURLP_FAILED`); one
+         *     the deployment does not transact with is 403 `COUNTERPARTY_NOT_ALLOWED`; a pay request
+         *     refused or answered with an invoice the service may not pay is 424
+         *     `PAYREQ_REQUEST_FAILED` (`details.failure` `PAY_REQUEST_FAILED`, `details.umaCode`
+         *     the protocol's code when there is one). Nothing is created or held then. 404 answers
          *     `ACCOUNT_NOT_FOUND`, `EXTERNAL_ACCOUNT_NOT_FOUND`, `USER_NOT_FOUND` (a
          *     `REALTIME_FUNDING` `customerId`) or `LOOKUP_REQUEST_NOT_FOUND`.
          *     `lookupId` (from `GET /receiver/...`) must name a lookup of the same receiver.
@@ -3102,7 +3117,8 @@ export interface components {
              *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
-             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN, COUNTERPARTY_NOT_ALLOWED.
+             *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN, COUNTERPARTY_NOT_ALLOWED,
+             *     PAYREQ_REQUEST_FAILED.
              * @example INVALID_INPUT
              */
             code: string;
@@ -5610,6 +5626,17 @@ export interface components {
          *     being answered.
          */
         QuoteNotPending: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `PAYREQ_REQUEST_FAILED`: the receiver's UMA provider refused the pay request, did not answer it, or answered it with an invoice the service may not pay; nothing is created or held. */
+        PayRequestFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8256,6 +8283,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaTypeReplayable"];
             422: components["responses"]["IdempotencyKeyReused"];
+            424: components["responses"]["PayRequestFailed"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["QuoteNotImplemented"];
         };

@@ -428,7 +428,7 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.Rails = routes
 	} else if c.LND.Configured() {
-		c.Rails = append(c.Rails, lightningRoute)
+		c.Rails = append(c.Rails, lightningRoutes...)
 	}
 
 	str("PAYCORE_FX_RATES_FILE", &c.FXRatesFile)

@@ -23,10 +23,14 @@ type LND struct {
 // Configured reports whether a node is configured.
 func (l LND) Configured() bool { return l.Address != "" }
 
-// lightningRoute is the route added to the default routing when a node is configured:
-// production BTC payouts to LIGHTNING accounts go to the Lightning rail. A sandbox platform
-// reaches the real network only where PAYCORE_RAILS routes it there.
-var lightningRoute = rail.Route{Environment: "PRODUCTION", Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING", Rail: "lightning"}
+// lightningRoutes are the routes added to the default routing when a node is configured:
+// production BTC payouts to LIGHTNING accounts, and to UMA addresses of other providers
+// (their receivers' invoices), go to the Lightning rail. A sandbox platform reaches the
+// real network only where PAYCORE_RAILS routes it there.
+var lightningRoutes = []rail.Route{
+	{Environment: "PRODUCTION", Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING", Rail: "lightning"},
+	{Environment: "PRODUCTION", Currency: "BTC", Kind: rail.UMA, Rail: "lightning"},
+}
 
 // loadLND reads PAYCORE_LND_*; every error is one message.
 func loadLND(getenv func(string) string, c *LND) []string {

@@ -36,7 +36,7 @@ func TestRails(t *testing.T) {
 			want: append(sandboxOnly, rail.Route{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, Rail: "bank"})},
 		{name: "empty", env: map[string]string{"PAYCORE_RAILS": ""}},
 		{name: "malformed", env: map[string]string{"PAYCORE_RAILS": "PRODUCTION=bank"}, err: "PAYCORE_RAILS: route"},
-		{name: "node, default routes", env: node, want: append(sandboxOnly, lightningRoute)},
+		{name: "node, default routes", env: node, want: append(sandboxOnly, lightningRoutes...)},
 		{name: "node, routes set", env: with(node, "PAYCORE_RAILS", "SANDBOX:BTC:EXTERNAL_ACCOUNT:LIGHTNING=lightning"),
 			want: []rail.Route{{Environment: catalog.Sandbox, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING", Rail: "lightning"}}},
 		{name: "node without macaroon", env: with(node, "PAYCORE_LND_MACAROON", ""), err: "set together"},

@@ -86,19 +86,21 @@ func New(node *lnd.Client, opts Options) *Rail {
 // Name is "lightning".
 func (*Rail) Name() string { return Name }
 
-// Capabilities: BTC to LIGHTNING external accounts; a payment cannot be cancelled once
-// sent; it settles in seconds.
+// Capabilities: BTC to LIGHTNING external accounts and to UMA addresses of other
+// providers (their receivers' invoices); a payment cannot be cancelled once sent; it
+// settles in seconds.
 func (r *Rail) Capabilities() rail.Capabilities {
 	return rail.Capabilities{Environments: r.opts.Environments, Currencies: []string{"BTC"},
-		Kinds: []rail.Kind{rail.ExternalAccount}, AccountTypes: []string{"LIGHTNING"}, Settlement: 10 * time.Second}
+		Kinds: []rail.Kind{rail.ExternalAccount, rail.UMA}, AccountTypes: []string{"LIGHTNING"}, Settlement: 10 * time.Second}
 }
 
-// Submit pays the instruction's invoice (its identifier) and reports how the payment
-// ended. An invoice that cannot be paid for the amount (malformed, another amount,
-// expired) fails before anything is sent. Submitting again finds the node's payment for
-// the invoice's hash and reports its end: never a second payment.
+// Submit pays the instruction's invoice (its identifier; for a UMA address, the invoice
+// its provider answered) and reports how the payment ended. An invoice that cannot be paid
+// for the amount (malformed, another amount, expired) fails before anything is sent.
+// Submitting again finds the node's payment for the invoice's hash and reports its end:
+// never a second payment.
 func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, error) {
-	if in.Currency != "BTC" || in.Kind != rail.ExternalAccount {
+	if in.Currency != "BTC" || (in.Kind != rail.ExternalAccount && in.Kind != rail.UMA) {
 		return rail.Outcome{}, fmt.Errorf("lightning: cannot pay %s to a %s", in.Currency, in.Kind)
 	}
 	if lightning.AsksNetwork(in.Environment) {
@@ -111,10 +113,13 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		}
 	}
 	invoice := strings.TrimSpace(in.Identifier)
+	if in.Kind == rail.UMA {
+		invoice = strings.TrimSpace(in.Invoice)
+	}
 	if strings.HasPrefix(strings.ToLower(invoice), "lno1") {
 		return r.sent(lightning.Invalid("a BOLT12 offer, which this node does not pay")), nil
 	}
-	if strings.Contains(invoice, "@") {
+	if strings.Contains(invoice, "@") && in.Kind == rail.ExternalAccount {
 		pr, refused, err := r.addressInvoice(ctx, in)
 		if err != nil {
 			return rail.Outcome{}, err
@@ -145,7 +150,11 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	case !errors.Is(err, lnd.ErrNotFound):
 		return rail.Outcome{}, err
 	}
-	if out, ok := lightning.Check(inv, in.Amount, r.opts.Now(), r.opts.Timeout); !ok {
+	check := lightning.Check
+	if in.Kind == rail.UMA {
+		check = lightning.CheckUma
+	}
+	if out, ok := check(inv, in.Amount, r.opts.Now(), r.opts.Timeout); !ok {
 		return r.sent(out), nil
 	}
 	amount := int64(0)
@@ -161,6 +170,47 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		return rail.Outcome{}, err
 	}
 	return r.sent(outcome(p)), nil
+}
+
+// Carried is which of the node's channels carried the completed payment of the hex hash
+// (rail.Carrier): the first hop of each settled HTLC, with what left the node through it.
+func (r *Rail) Carried(ctx context.Context, hash string) ([]rail.ChannelUse, error) {
+	h, err := hex.DecodeString(hash)
+	if err != nil {
+		return nil, fmt.Errorf("lightning: payment hash %q: %w", hash, err)
+	}
+	p, err := r.node.Track(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	points, err := r.node.ChannelPoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []rail.ChannelUse
+	for _, a := range p.GetHtlcs() {
+		hops := a.GetRoute().GetHops()
+		if a.GetStatus() != lndrpc.HTLCAttempt_SUCCEEDED || len(hops) == 0 {
+			continue
+		}
+		if point, ok := points[hops[0].GetChanId()]; ok {
+			out = append(out, rail.ChannelUse{Outpoint: point, AmountMsat: a.GetRoute().GetTotalAmtMsat()})
+		}
+	}
+	return out, nil
+}
+
+// ReadInvoice is what the invoice request asks, as the node decodes it (rail.InvoicePayer);
+// a request the node cannot decode is *rail.Unpayable.
+func (r *Rail) ReadInvoice(ctx context.Context, request string) (rail.Invoice, error) {
+	inv, err := r.decode(ctx, strings.TrimSpace(request))
+	if errors.Is(err, lnd.ErrInvalid) {
+		return rail.Invoice{}, &rail.Unpayable{Reason: "not an invoice this node can pay: " + err.Error()}
+	}
+	if err != nil {
+		return rail.Invoice{}, err
+	}
+	return rail.Invoice{Hash: inv.Hash, AmountMsat: inv.AmountMsat, ExpiresAt: inv.Expires()}, nil
 }
 
 // inFlight counts a payment waited on at the node until done is called.

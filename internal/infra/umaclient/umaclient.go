@@ -141,3 +141,68 @@ func (c *Client) Lnurlp(ctx context.Context, env catalog.Environment, key uma.Pr
 	}
 	return resp, nil
 }
+
+// ErrPayRequestFailed is a pay request that got no usable answer: the provider did not
+// answer, refused it (its code, when it gave one, is in the error's text), or answered
+// something that is not an UMA pay request response (PAYREQ_REQUEST_FAILED).
+var ErrPayRequestFailed = errors.New("uma: the pay request failed")
+
+// PayRequest sends req, the pay request of payer to receiverAddress (UMAD-05), to the
+// callback the receiver's LNURLP response named, and answers the response once checked
+// (UMAD-06): in version 1, with an invoice and the conversion, its compliance data signed
+// by the receiver's provider for this payer and receiver (its keys fetched as ProviderKeys
+// does), timestamped in the window, its nonce taken once. What the invoice itself asks is
+// the caller's to check (uma.PayReqResponse.CheckInvoice) with the rail that reads it.
+func (c *Client) PayRequest(ctx context.Context, env catalog.Environment, callback, receiverAddress string, req uma.PayRequest) (uma.PayReqResponse, error) {
+	_, domain, err := uma.SplitAddress(receiverAddress)
+	if err != nil {
+		return uma.PayReqResponse{}, err
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return uma.PayReqResponse{}, fmt.Errorf("encode the pay request: %w", err)
+	}
+	answer, err := netguard.Post(ctx, c.HTTP(env), callback, body, maxAnswer)
+	var se *netguard.StatusError
+	if errors.As(err, &se) {
+		var refusal struct{ Code, Reason string }
+		if json.Unmarshal(se.Body, &refusal) == nil && refusal.Code != "" {
+			theirs := &uma.Error{Code: refusal.Code, Status: se.Status, Reason: fmt.Sprintf("%.200s", refusal.Reason)}
+			return uma.PayReqResponse{}, fmt.Errorf("%w: %s refused it: %w", ErrPayRequestFailed, domain, theirs)
+		}
+	}
+	if err != nil {
+		return uma.PayReqResponse{}, fmt.Errorf("%w: %v", ErrPayRequestFailed, err)
+	}
+	var resp uma.PayReqResponse
+	if err := json.Unmarshal(answer, &resp); err != nil {
+		return uma.PayReqResponse{}, fmt.Errorf("%w: %s answered something else than a pay request response", ErrPayRequestFailed, domain)
+	}
+	cmp := resp.PayeeData.Compliance
+	switch {
+	case strings.TrimSpace(resp.PR) == "":
+		return uma.PayReqResponse{}, fmt.Errorf("%w: %s answered no invoice", ErrPayRequestFailed, domain)
+	case cmp == nil || resp.Converted == nil:
+		return uma.PayReqResponse{}, fmt.Errorf("%w: %s answered no UMA response (compliance data and conversion)", ErrPayRequestFailed, domain)
+	}
+	if resp.UmaVersion != "" { // the pay request named the version; an answer may omit it
+		if _, err := uma.NegotiateVersion(resp.UmaVersion); err != nil {
+			return uma.PayReqResponse{}, err
+		}
+	}
+	now := c.Now()
+	if err := uma.CheckTimestamp(cmp.SignatureTimestamp, now); err != nil {
+		return uma.PayReqResponse{}, err
+	}
+	keys, err := c.ProviderKeys(ctx, env, domain)
+	if err != nil {
+		return uma.PayReqResponse{}, err
+	}
+	if err := keys.Signing.Verify(cmp.SignablePayload(req.PayerData.Identifier, receiverAddress), cmp.Signature); err != nil {
+		return uma.PayReqResponse{}, err
+	}
+	if err := c.Nonces.UmaNonceTake(ctx, domain, cmp.SignatureNonce, time.Unix(cmp.SignatureTimestamp, 0), now); err != nil {
+		return uma.PayReqResponse{}, err
+	}
+	return resp, nil
+}

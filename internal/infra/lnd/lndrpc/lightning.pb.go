@@ -243,6 +243,55 @@ func (Payment_PaymentStatus) EnumDescriptor() ([]byte, []int) {
 	return file_lightning_proto_rawDescGZIP(), []int{18, 0}
 }
 
+type HTLCAttempt_HTLCStatus int32
+
+const (
+	HTLCAttempt_IN_FLIGHT HTLCAttempt_HTLCStatus = 0
+	HTLCAttempt_SUCCEEDED HTLCAttempt_HTLCStatus = 1
+	HTLCAttempt_FAILED    HTLCAttempt_HTLCStatus = 2
+)
+
+// Enum value maps for HTLCAttempt_HTLCStatus.
+var (
+	HTLCAttempt_HTLCStatus_name = map[int32]string{
+		0: "IN_FLIGHT",
+		1: "SUCCEEDED",
+		2: "FAILED",
+	}
+	HTLCAttempt_HTLCStatus_value = map[string]int32{
+		"IN_FLIGHT": 0,
+		"SUCCEEDED": 1,
+		"FAILED":    2,
+	}
+)
+
+func (x HTLCAttempt_HTLCStatus) Enum() *HTLCAttempt_HTLCStatus {
+	p := new(HTLCAttempt_HTLCStatus)
+	*p = x
+	return p
+}
+
+func (x HTLCAttempt_HTLCStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HTLCAttempt_HTLCStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_lightning_proto_enumTypes[4].Descriptor()
+}
+
+func (HTLCAttempt_HTLCStatus) Type() protoreflect.EnumType {
+	return &file_lightning_proto_enumTypes[4]
+}
+
+func (x HTLCAttempt_HTLCStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HTLCAttempt_HTLCStatus.Descriptor instead.
+func (HTLCAttempt_HTLCStatus) EnumDescriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{19, 0}
+}
+
 type GetInfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1505,6 +1554,7 @@ type Payment struct {
 	CreationTimeNs  int64                  `protobuf:"varint,13,opt,name=creation_time_ns,json=creationTimeNs,proto3" json:"creation_time_ns,omitempty"`
 	PaymentIndex    uint64                 `protobuf:"varint,15,opt,name=payment_index,json=paymentIndex,proto3" json:"payment_index,omitempty"`
 	FailureReason   PaymentFailureReason   `protobuf:"varint,16,opt,name=failure_reason,json=failureReason,proto3,enum=lnrpc.PaymentFailureReason" json:"failure_reason,omitempty"`
+	Htlcs           []*HTLCAttempt         `protobuf:"bytes,14,rep,name=htlcs,proto3" json:"htlcs,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1616,6 +1666,185 @@ func (x *Payment) GetFailureReason() PaymentFailureReason {
 	return PaymentFailureReason_FAILURE_REASON_NONE
 }
 
+func (x *Payment) GetHtlcs() []*HTLCAttempt {
+	if x != nil {
+		return x.Htlcs
+	}
+	return nil
+}
+
+type HTLCAttempt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     uint64                 `protobuf:"varint,7,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	Status        HTLCAttempt_HTLCStatus `protobuf:"varint,1,opt,name=status,proto3,enum=lnrpc.HTLCAttempt_HTLCStatus" json:"status,omitempty"`
+	Route         *Route                 `protobuf:"bytes,2,opt,name=route,proto3" json:"route,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTLCAttempt) Reset() {
+	*x = HTLCAttempt{}
+	mi := &file_lightning_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTLCAttempt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTLCAttempt) ProtoMessage() {}
+
+func (x *HTLCAttempt) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTLCAttempt.ProtoReflect.Descriptor instead.
+func (*HTLCAttempt) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *HTLCAttempt) GetAttemptId() uint64 {
+	if x != nil {
+		return x.AttemptId
+	}
+	return 0
+}
+
+func (x *HTLCAttempt) GetStatus() HTLCAttempt_HTLCStatus {
+	if x != nil {
+		return x.Status
+	}
+	return HTLCAttempt_IN_FLIGHT
+}
+
+func (x *HTLCAttempt) GetRoute() *Route {
+	if x != nil {
+		return x.Route
+	}
+	return nil
+}
+
+type Route struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hops          []*Hop                 `protobuf:"bytes,4,rep,name=hops,proto3" json:"hops,omitempty"`
+	TotalAmtMsat  int64                  `protobuf:"varint,6,opt,name=total_amt_msat,json=totalAmtMsat,proto3" json:"total_amt_msat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Route) Reset() {
+	*x = Route{}
+	mi := &file_lightning_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Route) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Route) ProtoMessage() {}
+
+func (x *Route) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Route.ProtoReflect.Descriptor instead.
+func (*Route) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Route) GetHops() []*Hop {
+	if x != nil {
+		return x.Hops
+	}
+	return nil
+}
+
+func (x *Route) GetTotalAmtMsat() int64 {
+	if x != nil {
+		return x.TotalAmtMsat
+	}
+	return 0
+}
+
+type Hop struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	ChanId           uint64                 `protobuf:"varint,1,opt,name=chan_id,json=chanId,proto3" json:"chan_id,omitempty"`
+	AmtToForwardMsat int64                  `protobuf:"varint,6,opt,name=amt_to_forward_msat,json=amtToForwardMsat,proto3" json:"amt_to_forward_msat,omitempty"`
+	FeeMsat          int64                  `protobuf:"varint,7,opt,name=fee_msat,json=feeMsat,proto3" json:"fee_msat,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *Hop) Reset() {
+	*x = Hop{}
+	mi := &file_lightning_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hop) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hop) ProtoMessage() {}
+
+func (x *Hop) ProtoReflect() protoreflect.Message {
+	mi := &file_lightning_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hop.ProtoReflect.Descriptor instead.
+func (*Hop) Descriptor() ([]byte, []int) {
+	return file_lightning_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Hop) GetChanId() uint64 {
+	if x != nil {
+		return x.ChanId
+	}
+	return 0
+}
+
+func (x *Hop) GetAmtToForwardMsat() int64 {
+	if x != nil {
+		return x.AmtToForwardMsat
+	}
+	return 0
+}
+
+func (x *Hop) GetFeeMsat() int64 {
+	if x != nil {
+		return x.FeeMsat
+	}
+	return 0
+}
+
 type ListPaymentsRequest struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	IncludeIncomplete bool                   `protobuf:"varint,1,opt,name=include_incomplete,json=includeIncomplete,proto3" json:"include_incomplete,omitempty"`
@@ -1628,7 +1857,7 @@ type ListPaymentsRequest struct {
 
 func (x *ListPaymentsRequest) Reset() {
 	*x = ListPaymentsRequest{}
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1869,7 @@ func (x *ListPaymentsRequest) String() string {
 func (*ListPaymentsRequest) ProtoMessage() {}
 
 func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[19]
+	mi := &file_lightning_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1882,7 @@ func (x *ListPaymentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentsRequest) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{19}
+	return file_lightning_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListPaymentsRequest) GetIncludeIncomplete() bool {
@@ -1695,7 +1924,7 @@ type ListPaymentsResponse struct {
 
 func (x *ListPaymentsResponse) Reset() {
 	*x = ListPaymentsResponse{}
-	mi := &file_lightning_proto_msgTypes[20]
+	mi := &file_lightning_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1707,7 +1936,7 @@ func (x *ListPaymentsResponse) String() string {
 func (*ListPaymentsResponse) ProtoMessage() {}
 
 func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lightning_proto_msgTypes[20]
+	mi := &file_lightning_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1720,7 +1949,7 @@ func (x *ListPaymentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentsResponse) Descriptor() ([]byte, []int) {
-	return file_lightning_proto_rawDescGZIP(), []int{20}
+	return file_lightning_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListPaymentsResponse) GetPayments() []*Payment {
@@ -1854,7 +2083,7 @@ const file_lightning_proto_rawDesc = "" +
 	"\x10description_hash\x18\a \x01(\tR\x0fdescriptionHash\x12\x1f\n" +
 	"\vcltv_expiry\x18\t \x01(\x03R\n" +
 	"cltvExpiry\x12\x19\n" +
-	"\bnum_msat\x18\f \x01(\x03R\anumMsat\"\x90\x04\n" +
+	"\bnum_msat\x18\f \x01(\x03R\anumMsat\"\xba\x04\n" +
 	"\aPayment\x12!\n" +
 	"\fpayment_hash\x18\x01 \x01(\tR\vpaymentHash\x12)\n" +
 	"\x10payment_preimage\x18\x06 \x01(\tR\x0fpaymentPreimage\x12\x1b\n" +
@@ -1868,14 +2097,34 @@ const file_lightning_proto_rawDesc = "" +
 	"\bfee_msat\x18\f \x01(\x03R\afeeMsat\x12(\n" +
 	"\x10creation_time_ns\x18\r \x01(\x03R\x0ecreationTimeNs\x12#\n" +
 	"\rpayment_index\x18\x0f \x01(\x04R\fpaymentIndex\x12B\n" +
-	"\x0efailure_reason\x18\x10 \x01(\x0e2\x1b.lnrpc.PaymentFailureReasonR\rfailureReason\"U\n" +
+	"\x0efailure_reason\x18\x10 \x01(\x0e2\x1b.lnrpc.PaymentFailureReasonR\rfailureReason\x12(\n" +
+	"\x05htlcs\x18\x0e \x03(\v2\x12.lnrpc.HTLCAttemptR\x05htlcs\"U\n" +
 	"\rPaymentStatus\x12\v\n" +
 	"\aUNKNOWN\x10\x00\x12\r\n" +
 	"\tIN_FLIGHT\x10\x01\x12\r\n" +
 	"\tSUCCEEDED\x10\x02\x12\n" +
 	"\n" +
 	"\x06FAILED\x10\x03\x12\r\n" +
-	"\tINITIATED\x10\x04\"\xa6\x01\n" +
+	"\tINITIATED\x10\x04\"\xbf\x01\n" +
+	"\vHTLCAttempt\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\a \x01(\x04R\tattemptId\x125\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1d.lnrpc.HTLCAttempt.HTLCStatusR\x06status\x12\"\n" +
+	"\x05route\x18\x02 \x01(\v2\f.lnrpc.RouteR\x05route\"6\n" +
+	"\n" +
+	"HTLCStatus\x12\r\n" +
+	"\tIN_FLIGHT\x10\x00\x12\r\n" +
+	"\tSUCCEEDED\x10\x01\x12\n" +
+	"\n" +
+	"\x06FAILED\x10\x02\"M\n" +
+	"\x05Route\x12\x1e\n" +
+	"\x04hops\x18\x04 \x03(\v2\n" +
+	".lnrpc.HopR\x04hops\x12$\n" +
+	"\x0etotal_amt_msat\x18\x06 \x01(\x03R\ftotalAmtMsat\"l\n" +
+	"\x03Hop\x12\x1b\n" +
+	"\achan_id\x18\x01 \x01(\x04B\x020\x01R\x06chanId\x12-\n" +
+	"\x13amt_to_forward_msat\x18\x06 \x01(\x03R\x10amtToForwardMsat\x12\x19\n" +
+	"\bfee_msat\x18\a \x01(\x03R\afeeMsat\"\xa6\x01\n" +
 	"\x13ListPaymentsRequest\x12-\n" +
 	"\x12include_incomplete\x18\x01 \x01(\bR\x11includeIncomplete\x12!\n" +
 	"\findex_offset\x18\x02 \x01(\x04R\vindexOffset\x12!\n" +
@@ -1921,69 +2170,77 @@ func file_lightning_proto_rawDescGZIP() []byte {
 	return file_lightning_proto_rawDescData
 }
 
-var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_lightning_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_lightning_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_lightning_proto_goTypes = []any{
 	(InvoiceHTLCState)(0),         // 0: lnrpc.InvoiceHTLCState
 	(PaymentFailureReason)(0),     // 1: lnrpc.PaymentFailureReason
 	(Invoice_InvoiceState)(0),     // 2: lnrpc.Invoice.InvoiceState
 	(Payment_PaymentStatus)(0),    // 3: lnrpc.Payment.PaymentStatus
-	(*GetInfoRequest)(nil),        // 4: lnrpc.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 5: lnrpc.GetInfoResponse
-	(*Chain)(nil),                 // 6: lnrpc.Chain
-	(*WalletBalanceRequest)(nil),  // 7: lnrpc.WalletBalanceRequest
-	(*WalletBalanceResponse)(nil), // 8: lnrpc.WalletBalanceResponse
-	(*ListChannelsRequest)(nil),   // 9: lnrpc.ListChannelsRequest
-	(*ListChannelsResponse)(nil),  // 10: lnrpc.ListChannelsResponse
-	(*Channel)(nil),               // 11: lnrpc.Channel
-	(*HTLC)(nil),                  // 12: lnrpc.HTLC
-	(*Invoice)(nil),               // 13: lnrpc.Invoice
-	(*InvoiceHTLC)(nil),           // 14: lnrpc.InvoiceHTLC
-	(*AddInvoiceResponse)(nil),    // 15: lnrpc.AddInvoiceResponse
-	(*PaymentHash)(nil),           // 16: lnrpc.PaymentHash
-	(*ListInvoiceRequest)(nil),    // 17: lnrpc.ListInvoiceRequest
-	(*ListInvoiceResponse)(nil),   // 18: lnrpc.ListInvoiceResponse
-	(*InvoiceSubscription)(nil),   // 19: lnrpc.InvoiceSubscription
-	(*PayReqString)(nil),          // 20: lnrpc.PayReqString
-	(*PayReq)(nil),                // 21: lnrpc.PayReq
-	(*Payment)(nil),               // 22: lnrpc.Payment
-	(*ListPaymentsRequest)(nil),   // 23: lnrpc.ListPaymentsRequest
-	(*ListPaymentsResponse)(nil),  // 24: lnrpc.ListPaymentsResponse
+	(HTLCAttempt_HTLCStatus)(0),   // 4: lnrpc.HTLCAttempt.HTLCStatus
+	(*GetInfoRequest)(nil),        // 5: lnrpc.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 6: lnrpc.GetInfoResponse
+	(*Chain)(nil),                 // 7: lnrpc.Chain
+	(*WalletBalanceRequest)(nil),  // 8: lnrpc.WalletBalanceRequest
+	(*WalletBalanceResponse)(nil), // 9: lnrpc.WalletBalanceResponse
+	(*ListChannelsRequest)(nil),   // 10: lnrpc.ListChannelsRequest
+	(*ListChannelsResponse)(nil),  // 11: lnrpc.ListChannelsResponse
+	(*Channel)(nil),               // 12: lnrpc.Channel
+	(*HTLC)(nil),                  // 13: lnrpc.HTLC
+	(*Invoice)(nil),               // 14: lnrpc.Invoice
+	(*InvoiceHTLC)(nil),           // 15: lnrpc.InvoiceHTLC
+	(*AddInvoiceResponse)(nil),    // 16: lnrpc.AddInvoiceResponse
+	(*PaymentHash)(nil),           // 17: lnrpc.PaymentHash
+	(*ListInvoiceRequest)(nil),    // 18: lnrpc.ListInvoiceRequest
+	(*ListInvoiceResponse)(nil),   // 19: lnrpc.ListInvoiceResponse
+	(*InvoiceSubscription)(nil),   // 20: lnrpc.InvoiceSubscription
+	(*PayReqString)(nil),          // 21: lnrpc.PayReqString
+	(*PayReq)(nil),                // 22: lnrpc.PayReq
+	(*Payment)(nil),               // 23: lnrpc.Payment
+	(*HTLCAttempt)(nil),           // 24: lnrpc.HTLCAttempt
+	(*Route)(nil),                 // 25: lnrpc.Route
+	(*Hop)(nil),                   // 26: lnrpc.Hop
+	(*ListPaymentsRequest)(nil),   // 27: lnrpc.ListPaymentsRequest
+	(*ListPaymentsResponse)(nil),  // 28: lnrpc.ListPaymentsResponse
 }
 var file_lightning_proto_depIdxs = []int32{
-	6,  // 0: lnrpc.GetInfoResponse.chains:type_name -> lnrpc.Chain
-	11, // 1: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
-	12, // 2: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
+	7,  // 0: lnrpc.GetInfoResponse.chains:type_name -> lnrpc.Chain
+	12, // 1: lnrpc.ListChannelsResponse.channels:type_name -> lnrpc.Channel
+	13, // 2: lnrpc.Channel.pending_htlcs:type_name -> lnrpc.HTLC
 	2,  // 3: lnrpc.Invoice.state:type_name -> lnrpc.Invoice.InvoiceState
-	14, // 4: lnrpc.Invoice.htlcs:type_name -> lnrpc.InvoiceHTLC
+	15, // 4: lnrpc.Invoice.htlcs:type_name -> lnrpc.InvoiceHTLC
 	0,  // 5: lnrpc.InvoiceHTLC.state:type_name -> lnrpc.InvoiceHTLCState
-	13, // 6: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
+	14, // 6: lnrpc.ListInvoiceResponse.invoices:type_name -> lnrpc.Invoice
 	3,  // 7: lnrpc.Payment.status:type_name -> lnrpc.Payment.PaymentStatus
 	1,  // 8: lnrpc.Payment.failure_reason:type_name -> lnrpc.PaymentFailureReason
-	22, // 9: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
-	4,  // 10: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
-	7,  // 11: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
-	9,  // 12: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
-	13, // 13: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
-	16, // 14: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
-	17, // 15: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
-	19, // 16: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
-	20, // 17: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
-	23, // 18: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
-	5,  // 19: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
-	8,  // 20: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
-	10, // 21: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
-	15, // 22: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
-	13, // 23: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
-	18, // 24: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
-	13, // 25: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
-	21, // 26: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
-	24, // 27: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
-	19, // [19:28] is the sub-list for method output_type
-	10, // [10:19] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	24, // 9: lnrpc.Payment.htlcs:type_name -> lnrpc.HTLCAttempt
+	4,  // 10: lnrpc.HTLCAttempt.status:type_name -> lnrpc.HTLCAttempt.HTLCStatus
+	25, // 11: lnrpc.HTLCAttempt.route:type_name -> lnrpc.Route
+	26, // 12: lnrpc.Route.hops:type_name -> lnrpc.Hop
+	23, // 13: lnrpc.ListPaymentsResponse.payments:type_name -> lnrpc.Payment
+	5,  // 14: lnrpc.Lightning.GetInfo:input_type -> lnrpc.GetInfoRequest
+	8,  // 15: lnrpc.Lightning.WalletBalance:input_type -> lnrpc.WalletBalanceRequest
+	10, // 16: lnrpc.Lightning.ListChannels:input_type -> lnrpc.ListChannelsRequest
+	14, // 17: lnrpc.Lightning.AddInvoice:input_type -> lnrpc.Invoice
+	17, // 18: lnrpc.Lightning.LookupInvoice:input_type -> lnrpc.PaymentHash
+	18, // 19: lnrpc.Lightning.ListInvoices:input_type -> lnrpc.ListInvoiceRequest
+	20, // 20: lnrpc.Lightning.SubscribeInvoices:input_type -> lnrpc.InvoiceSubscription
+	21, // 21: lnrpc.Lightning.DecodePayReq:input_type -> lnrpc.PayReqString
+	27, // 22: lnrpc.Lightning.ListPayments:input_type -> lnrpc.ListPaymentsRequest
+	6,  // 23: lnrpc.Lightning.GetInfo:output_type -> lnrpc.GetInfoResponse
+	9,  // 24: lnrpc.Lightning.WalletBalance:output_type -> lnrpc.WalletBalanceResponse
+	11, // 25: lnrpc.Lightning.ListChannels:output_type -> lnrpc.ListChannelsResponse
+	16, // 26: lnrpc.Lightning.AddInvoice:output_type -> lnrpc.AddInvoiceResponse
+	14, // 27: lnrpc.Lightning.LookupInvoice:output_type -> lnrpc.Invoice
+	19, // 28: lnrpc.Lightning.ListInvoices:output_type -> lnrpc.ListInvoiceResponse
+	14, // 29: lnrpc.Lightning.SubscribeInvoices:output_type -> lnrpc.Invoice
+	22, // 30: lnrpc.Lightning.DecodePayReq:output_type -> lnrpc.PayReq
+	28, // 31: lnrpc.Lightning.ListPayments:output_type -> lnrpc.ListPaymentsResponse
+	23, // [23:32] is the sub-list for method output_type
+	14, // [14:23] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_lightning_proto_init() }
@@ -1996,8 +2253,8 @@ func file_lightning_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lightning_proto_rawDesc), len(file_lightning_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   21,
+			NumEnums:      5,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
