@@ -110,7 +110,7 @@ func New(o Options) *Activities {
 		o.Pricing = fx.DefaultPricing()
 	}
 	if o.UMA == nil {
-		o.UMA = netguard.PerEnvironment(false, nil)
+		o.UMA = netguard.PerEnvironment(false, nil, nil)
 	}
 	return &Activities{
 		pool:    o.Pool,

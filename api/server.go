@@ -60,6 +60,10 @@ type Deps struct {
 	Logger   *slog.Logger
 	// Resolver resolves webhook hosts when they are saved; net.DefaultResolver when nil.
 	Resolver netguard.Resolver
+	// Outbound is the outbound-address guard's client for the domains platforms and other
+	// UMA providers name, by environment (netguard.PerEnvironment of the configuration when
+	// nil, trusting the system's certificate authorities).
+	Outbound func(catalog.Environment) *http.Client
 	// Mailer sends one-time codes; a development sink when nil.
 	Mailer mailer.Mailer
 	// DevMailbox, when set, is served at /dev/mailbox (local development only).
@@ -141,7 +145,10 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
 		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
 	if s.UMA == nil {
-		s.UMA = &umaclient.Client{Cache: s.store, Nonces: s.store, Now: s.now, HTTP: netguard.PerEnvironment(d.Config.SandboxPrivateOK, d.Config.Resolve)}
+		if s.Outbound == nil {
+			s.Outbound = netguard.PerEnvironment(d.Config.SandboxPrivateOK, d.Config.Resolve, nil)
+		}
+		s.UMA = &umaclient.Client{Cache: s.store, Nonces: s.store, Now: s.now, HTTP: s.Outbound}
 	}
 	s.router = s.routes()
 	// The API is public: a caller's traceparent is kept as a link, never as the parent, so

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"paycore/api"
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/docstore"
@@ -61,6 +63,9 @@ type app struct {
 	// tel is the process's tracing (spans exported only when configured) and the meter
 	// provider behind the Temporal SDK's metrics.
 	tel *telemetry.Telemetry
+	// outbound is the outbound-address guard's client for domains platforms and other UMA
+	// providers name, by environment (outboundClients).
+	outbound func(catalog.Environment) *http.Client
 }
 
 // appOptions are what tests change in newApp beyond the configuration.
@@ -92,6 +97,10 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 	if err != nil {
 		return nil, err
 	}
+	outbound, err := outboundClients(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// Every record logged with a context inside a trace carries its trace_id and span_id.
 	log = slog.New(telemetry.LogHandler(log.Handler()))
 	m := metrics.New()
@@ -109,13 +118,14 @@ func newAppWith(ctx context.Context, cfg config.Config, log *slog.Logger, o appO
 		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
-	rails, node, closeRails, err := railRegistry(cfg, db.NewStore(pool, view.Resources{}), m)
+	rails, node, closeRails, err := railRegistry(cfg, db.NewStore(pool, view.Resources{}), m, outbound)
 	if err != nil {
 		pool.Close()
 		_ = tel.Shutdown(ctx)
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel, clock: o.clock}
+	a := &app{cfg: cfg, log: log, pool: pool, box: box, metrics: m, rates: rates, rails: rails, lightning: node, closeRails: closeRails, tel: tel, clock: o.clock,
+		outbound: outbound}
 	if a.signer, err = loadSigningKey(ctx, pool, box); err != nil {
 		a.closeLocal()
 		return nil, err
@@ -275,7 +285,7 @@ func (a *app) openDocuments(ctx context.Context) (*docstore.Store, error) {
 
 func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
-		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails, Lightning: a.lightning}
+		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails, Lightning: a.lightning, Outbound: a.outbound}
 	d.Mailer, d.DevMailbox = a.mail()
 	return api.New(d)
 }
@@ -305,7 +315,26 @@ func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	defer docs.Close()
+	if a.cfg.TLSCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(a.cfg.TLSCertFile, a.cfg.TLSKeyFile)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("PAYCORE_TLS_CERT, PAYCORE_TLS_KEY: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}})
+	}
 	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler(docs)), api.EnvelopeListener(ln))
+}
+
+// outboundClients is the outbound-address guard's client for domains platforms and other
+// UMA providers name, by environment: PAYCORE_RESOLVE's addresses, and the certificate
+// authorities of PAYCORE_OUTBOUND_ROOTS trusted besides the system's.
+func outboundClients(cfg config.Config) (func(catalog.Environment) *http.Client, error) {
+	roots, err := netguard.LoadRoots(cfg.OutboundRoots)
+	if err != nil {
+		return nil, fmt.Errorf("PAYCORE_OUTBOUND_ROOTS: %w", err)
+	}
+	return netguard.PerEnvironment(cfg.SandboxPrivateOK, cfg.Resolve, roots), nil
 }
 
 // listen opens the API's listener and, unless metrics are off, the metrics listener
@@ -365,7 +394,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
 		Rates: a.rates, Pricing: a.cfg.FXPricing,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
-		Tracer: a.tel.Tracer, Rails: a.rails, UMA: netguard.PerEnvironment(a.cfg.SandboxPrivateOK, a.cfg.Resolve), UmaAllowlistOnly: a.cfg.UmaAllowlistOnly,
+		Tracer: a.tel.Tracer, Rails: a.rails, UMA: a.outbound, UmaAllowlistOnly: a.cfg.UmaAllowlistOnly,
 	})
 	w := worker.New(a.temporal, acts, worker.Options{Pollers: a.cfg.WorkerPollers, TaskQueue: a.cfg.TaskQueue,
 		BuildID: a.cfg.WorkerBuildID, Deployment: a.cfg.WorkerDeployment})

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"paycore/db"
@@ -15,7 +16,6 @@ import (
 	"paycore/internal/infra/lightningrail"
 	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/metrics"
-	"paycore/internal/infra/netguard"
 	"paycore/internal/lightning"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
@@ -137,7 +137,11 @@ func reconcileLightning(ctx context.Context, store db.Store, node *lnd.Client, r
 // railsList prints the rails configured, as /readyz lists them: it reads the
 // configuration only, so it answers without the database or Temporal.
 func railsList(cfg config.Config, stdout io.Writer) error {
-	reg, _, closeRails, err := railRegistry(cfg, nil, nil)
+	outbound, err := outboundClients(cfg)
+	if err != nil {
+		return err
+	}
+	reg, _, closeRails, err := railRegistry(cfg, nil, nil, outbound)
 	if err != nil {
 		return err
 	}
@@ -153,7 +157,7 @@ func railsList(cfg config.Config, stdout io.Writer) error {
 // address, for sandbox platforms as PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE says. The connection to
 // the node is made on its first call; closeRails closes it. m counts the Lightning
 // payments (nil: not counted).
-func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices, m *metrics.Metrics) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
+func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices, m *metrics.Metrics, outbound func(catalog.Environment) *http.Client) (reg *rail.Registry, node *lnd.Client, closeRails func(), err error) {
 	closeRails = func() {}
 	var connected []rail.Rail
 	if cfg.LND.Configured() {
@@ -164,7 +168,7 @@ func railRegistry(cfg config.Config, invoices lightningrail.PayoutInvoices, m *m
 		closeRails = func() { _ = node.Close() }
 		connected = append(connected, lightningrail.New(node, lightningrail.Options{
 			Environments: []catalog.Environment{catalog.Production, catalog.Sandbox}, Timeout: cfg.LND.PaymentTimeout, Invoices: invoices, Metrics: m,
-			HTTP: netguard.PerEnvironment(cfg.SandboxPrivateOK, cfg.Resolve)}))
+			HTTP: outbound}))
 	}
 	reg, err = adapters.Registry(cfg.Rails, connected...)
 	if err != nil {

@@ -81,14 +81,8 @@ func TestLightningUmaSend(t *testing.T) {
 	sw.fund(100_000)
 
 	ledgerA, ledgerB := ledgerLightning(t, sending), ledgerLightning(t, receiving)
-	beforeA, err := nodeA.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	beforeB, err := nodeB.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	beforeA := balances(t, nodeA)
+	beforeB := balances(t, nodeB)
 	toBob := func(side string, amount int64, extra map[string]any) map[string]any {
 		body := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": sw.account},
 			"destination":        map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@" + bob, "currency": "MXN"},
@@ -137,14 +131,8 @@ func TestLightningUmaSend(t *testing.T) {
 		t.Errorf("the receiving platform was asked to approve %v", asked)
 	}
 	sats := received.SentAmount.Amount
-	afterA, err := nodeA.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	afterB, err := nodeB.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	afterA := balances(t, nodeA)
+	afterB := balances(t, nodeB)
 	paidA, gotB := beforeA.Total()-afterA.Total(), afterB.Total()-beforeB.Total()
 	if gotB != sats || paidA < gotB {
 		t.Fatalf("%d sat left the sender's node and %d came into the receiver's, for an invoice of %d sat", paidA, gotB, sats)

@@ -22,9 +22,17 @@ import (
 
 // Config is the whole service configuration.
 type Config struct {
-	DatabaseURL       string        // PAYCORE_DATABASE_URL
-	DatabaseMaxConns  int32         // PAYCORE_DATABASE_MAX_CONNS
-	HTTPAddr          string        // PAYCORE_HTTP_ADDR
+	DatabaseURL      string // PAYCORE_DATABASE_URL
+	DatabaseMaxConns int32  // PAYCORE_DATABASE_MAX_CONNS
+	HTTPAddr         string // PAYCORE_HTTP_ADDR
+	// TLSCertFile and TLSKeyFile are the certificate chain and its key (PEM files) the API
+	// serves HTTPS with (PAYCORE_TLS_CERT, PAYCORE_TLS_KEY; both or neither: without them
+	// it serves plain HTTP, for a proxy in front that terminates TLS).
+	TLSCertFile, TLSKeyFile string
+	// OutboundRoots is a PEM file of certificate authorities that the requests the service
+	// makes to domains platforms and other UMA providers name trust besides the system's
+	// (PAYCORE_OUTBOUND_ROOTS): a private network's authority.
+	OutboundRoots     string
 	APIPrefix         string        // PAYCORE_API_PREFIX: path before the version segment
 	PublicBaseURL     string        // PAYCORE_PUBLIC_BASE_URL: how clients reach the API (printed, used in docs)
 	TemporalAddress   string        // PAYCORE_TEMPORAL_ADDRESS
@@ -312,6 +320,12 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	integer("PAYCORE_DATABASE_MAX_CONNS", &maxConns)
 	c.DatabaseMaxConns = int32(min(maxConns, 1000))
 	str("PAYCORE_HTTP_ADDR", &c.HTTPAddr)
+	str("PAYCORE_TLS_CERT", &c.TLSCertFile)
+	str("PAYCORE_TLS_KEY", &c.TLSKeyFile)
+	str("PAYCORE_OUTBOUND_ROOTS", &c.OutboundRoots)
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		errs = append(errs, "PAYCORE_TLS_CERT and PAYCORE_TLS_KEY are set together or not at all")
+	}
 	dur("PAYCORE_HTTP_READ_HEADER_TIMEOUT", &c.HTTPReadHeaderTimeout)
 	dur("PAYCORE_HTTP_READ_TIMEOUT", &c.HTTPReadTimeout)
 	dur("PAYCORE_HTTP_WRITE_TIMEOUT", &c.HTTPWriteTimeout)
@@ -457,6 +471,9 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	errs = append(errs, c.checkHTTP()...)
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = "http://" + c.HTTPAddr
+		if c.TLSCertFile != "" {
+			c.PublicBaseURL = "https://" + c.HTTPAddr
+		}
 	}
 	c.PublicBaseURL = strings.TrimRight(c.PublicBaseURL, "/")
 	if c.InvitationBaseURL != "" {

@@ -78,7 +78,7 @@ func New(node *lnd.Client, opts Options) *Rail {
 		opts.Now = time.Now
 	}
 	if opts.HTTP == nil {
-		opts.HTTP = netguard.PerEnvironment(false, nil) // public addresses only
+		opts.HTTP = netguard.PerEnvironment(false, nil, nil) // public addresses only
 	}
 	return &Rail{node: node, opts: opts}
 }

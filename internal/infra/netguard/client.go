@@ -2,10 +2,14 @@ package netguard
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -53,6 +57,9 @@ type ClientOptions struct {
 	// Resolve maps host:port to the address dialed instead (config.Resolve); the address
 	// dialed is checked as any other.
 	Resolve map[string]string
+	// RootCAs are the certificate authorities HTTPS answers are checked against (nil: the
+	// system's).
+	RootCAs *x509.CertPool
 }
 
 // NewClient builds the HTTP client for requests to URLs that platforms choose: the guarded
@@ -68,6 +75,9 @@ func NewClient(o ClientOptions) *http.Client {
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: o.Timeout,
+	}
+	if o.RootCAs != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12}
 	}
 	c := &http.Client{Transport: t, CheckRedirect: func(_ *http.Request, via []*http.Request) error {
 		if len(via) > o.MaxRedirects {
@@ -139,14 +149,36 @@ func (b *opaqueBody) Close() error {
 // makes to domains it names (other UMA providers, Lightning address services, platforms'
 // domains): production never reaches a non-public address; sandbox platforms do when
 // sandboxPrivate says so (a development stack). Both follow no redirect, give up after 10 s
-// and dial resolve's addresses instead of the names it maps (config.Resolve).
-func PerEnvironment(sandboxPrivate bool, resolve map[string]string) func(catalog.Environment) *http.Client {
-	production := NewClient(ClientOptions{Timeout: 10 * time.Second, Resolve: resolve})
-	sandbox := NewClient(ClientOptions{Timeout: 10 * time.Second, AllowPrivate: sandboxPrivate, Resolve: resolve})
+// and dial resolve's addresses instead of the names it maps (config.Resolve); HTTPS answers
+// are checked against roots (nil: the system's certificate authorities; see LoadRoots).
+func PerEnvironment(sandboxPrivate bool, resolve map[string]string, roots *x509.CertPool) func(catalog.Environment) *http.Client {
+	production := NewClient(ClientOptions{Timeout: 10 * time.Second, Resolve: resolve, RootCAs: roots})
+	sandbox := NewClient(ClientOptions{Timeout: 10 * time.Second, AllowPrivate: sandboxPrivate, Resolve: resolve, RootCAs: roots})
 	return func(env catalog.Environment) *http.Client {
 		if env == catalog.Sandbox {
 			return sandbox
 		}
 		return production
 	}
+}
+
+// LoadRoots is the system's certificate authorities and those of the PEM file path (a
+// private network's authority: config.OutboundRoots); nil, the system's alone, when path is
+// "". A file without a certificate is an error.
+func LoadRoots(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the certificate authorities: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return pool, nil
 }

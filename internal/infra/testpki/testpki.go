@@ -24,6 +24,10 @@ type Files struct {
 	ServerCert, ServerKey string // for ServerName and 127.0.0.1
 	ClientCert, ClientKey string // a client certificate (CN "paycore")
 	ServerName            string
+	// ca and caKey sign what Issue issues.
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
+	dir   string
 }
 
 // New writes a fresh authority and its server and client certificates into dir.
@@ -42,7 +46,7 @@ func New(t testing.TB, dir, serverName string) Files {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Files{CA: filepath.Join(dir, "ca.pem"), ServerName: serverName,
+	f := Files{CA: filepath.Join(dir, "ca.pem"), ServerName: serverName, ca: ca, caKey: caKey, dir: dir,
 		ServerCert: filepath.Join(dir, "server.pem"), ServerKey: filepath.Join(dir, "server-key.pem"),
 		ClientCert: filepath.Join(dir, "client.pem"), ClientKey: filepath.Join(dir, "client-key.pem")}
 	writePEM(t, f.CA, "CERTIFICATE", caDER)
@@ -67,6 +71,29 @@ func New(t testing.TB, dir, serverName string) Files {
 	leaf(2, serverName, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, f.ServerCert, f.ServerKey, []string{serverName, "localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)})
 	leaf(3, "paycore", []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, f.ClientCert, f.ClientKey, nil, nil)
 	return f
+}
+
+// Issue writes a server certificate for the DNS name name and the addresses ips, signed by
+// the authority, and answers its certificate and key files.
+func (f Files) Issue(t testing.TB, name string, ips ...net.IP) (certFile, keyFile string) {
+	t.Helper()
+	key := newKey(t)
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, DNSNames: []string{name}, IPAddresses: ips}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, f.ca, &key.PublicKey, f.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(f.dir, name+".pem"), filepath.Join(f.dir, name+"-key.pem")
+	writePEM(t, certFile, "CERTIFICATE", der)
+	writePEM(t, keyFile, "PRIVATE KEY", keyDER)
+	return certFile, keyFile
 }
 
 func newKey(t testing.TB) *ecdsa.PrivateKey {
