@@ -46,7 +46,7 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 		return nil, err
 	}
 	if err := uma.CheckCounterparty(domain, listed, allowed, a.umaAllowlistOnly); err != nil {
-		return nil, problem.FieldCode(catalog.CounterpartyNotAllowed, "destination.umaAddress", "%v", err)
+		return nil, problem.Refuse(catalog.CounterpartyNotAllowed, "%v", err).With(map[string]any{"field": "destination.umaAddress"})
 	}
 	sealed, err := a.store.UmaKeysCurrentOrNew(ctx, func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(a.box, now) }, now)
 	if err != nil {

@@ -155,13 +155,7 @@ func (f *federation) deploy(t *testing.T, host *netlab.Host, domain string, addr
 	t.Cleanup(d.pool.Close)
 	d.platform = opted.p
 	d.c = &apitest.Client{T: t, BaseURL: "https://" + host.Addr + cfg.BasePath(), User: opted.c.User, Password: opted.c.Password, HTTP: f.caHTTP}
-	eventually(t, 60*time.Second, domain+"'s API over HTTPS", func() bool {
-		resp, err := f.caHTTP.Get("https://" + host.Addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == 200
-	})
+	waitAPI(t, f, d)
 	if r := d.c.Do("PATCH", "/config", map[string]any{"umaDomain": domain,
 		"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR"), currencyItem("MXN"), currencyItem("BTC")}}); r.Status != 200 {
 		t.Fatalf("%s config: %d %s", domain, r.Status, r.Body)
@@ -179,6 +173,18 @@ func (f *federation) deploy(t *testing.T, host *netlab.Host, domain string, addr
 		t.Fatal(err)
 	}
 	return d
+}
+
+// waitAPI waits until d's API answers over HTTPS.
+func waitAPI(t *testing.T, f *federation, d *federated) {
+	t.Helper()
+	eventually(t, 60*time.Second, d.domain+"'s API over HTTPS", func() bool {
+		resp, err := f.caHTTP.Get("https://" + d.host.Addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == 200
+	})
 }
 
 // start runs the binary's subcommand in the deployment's host.
@@ -275,6 +281,15 @@ func (d *federated) ledger(kind, currency string) int64 {
 	return sum
 }
 
+// held is what the deployment's internal accounts hold for payments in flight.
+func (d *federated) held() int64 {
+	var sum int64
+	if err := d.pool.QueryRow(context.Background(), "SELECT coalesce(sum(held), 0)::bigint FROM ledger_accounts WHERE kind = 'INTERNAL'").Scan(&sum); err != nil {
+		d.t.Fatal(err)
+	}
+	return sum
+}
+
 // conserved fails unless every currency's ledger sums to zero and no internal account is
 // below zero.
 func (d *federated) conserved() {
@@ -347,11 +362,14 @@ func TestLightningUmaFederation(t *testing.T) {
 		t.Fatalf("bob's balance %d", bobAccts.Data[0].Balance.Amount)
 	}
 
-	// kill -9 of both workers with a payment in flight: restarted, it ends once on each side.
+	// kill -9 of both workers, and of the paying API, with a payment in flight: restarted,
+	// it ends once on each side.
 	inFlight := A.pay(aliceUSD, "$bob@"+bob, "MXN", 12_300)
 	A.worker.kill()
 	B.worker.kill()
-	A.worker, B.worker = A.start("worker"), B.start("worker")
+	A.api.kill()
+	A.worker, B.worker, A.api = A.start("worker"), B.start("worker"), A.start("serve")
+	waitAPI(t, f, A)
 	eventually(t, 2*time.Minute, "the payment in flight when both workers died", func() bool { return A.status(inFlight) == "COMPLETED" })
 
 	// kill -9 of the receiving API between the quote and its execution: the payment goes
@@ -365,6 +383,14 @@ func TestLightningUmaFederation(t *testing.T) {
 	var q view.Quote
 	r.Decode(t, &q)
 	B.api.kill()
+	// Meanwhile a new quote to bob is a clear refusal, at once, nothing held.
+	held := A.held()
+	r = A.c.Do("POST", "/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": aliceUSD},
+		"destination":        map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$bob@" + bob, "currency": "MXN"},
+		"lockedCurrencySide": "RECEIVING", "lockedCurrencyAmount": 1_000})
+	if r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" || !strings.Contains(string(r.Body), `"failure":"LNURLP_FAILED"`) || A.held() != held {
+		t.Fatalf("a quote to a provider that is down: %d %s", r.Status, r.Body)
+	}
 	if r := A.c.Do("POST", "/quotes/"+q.ID+"/execute", nil); r.Status != 200 {
 		t.Fatalf("execute: %d %s", r.Status, r.Body)
 	}

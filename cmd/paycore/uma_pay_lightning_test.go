@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/infra/config"
 	"paycore/internal/infra/lnregtest/lntest"
@@ -174,8 +175,20 @@ func TestLightningUmaSend(t *testing.T) {
 	}
 	eventually(t, 60*time.Second, "the receiver credited", func() bool { return bobBalance() == 15_000+q.TotalReceivingAmount })
 
-	// The receiving platform refuses 777.00 MXN: the quote is refused, nothing held.
+	// A provider the sending deployment blocked is refused before it is asked anything.
 	before := sw.balance()
+	store := db.NewStore(sending.app.pool, view.Resources{})
+	if err := store.UmaProviderSetAllowed(ctx, bob, false); err != nil {
+		t.Fatal(err)
+	}
+	if r := sw.c.Do("POST", "/quotes", toBob("RECEIVING", 1_000, nil)); r.Status != 403 || r.Code(t) != "COUNTERPARTY_NOT_ALLOWED" {
+		t.Fatalf("a blocked receiver's provider: %d %s", r.Status, r.Body)
+	}
+	if err := store.UmaProviderSetAllowed(ctx, bob, true); err != nil {
+		t.Fatal(err)
+	}
+
+	// The receiving platform refuses 777.00 MXN: the quote is refused, nothing held.
 	r = sw.c.Do("POST", "/quotes", toBob("RECEIVING", 77_700, nil))
 	if r.Status != 424 || r.Code(t) != "PAYREQ_REQUEST_FAILED" || !strings.Contains(string(r.Body), `"umaCode":"SENDER_NOT_ACCEPTED"`) {
 		t.Fatalf("a payment the receiving platform refuses: %d %s", r.Status, r.Body)
