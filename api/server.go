@@ -102,8 +102,10 @@ type Server struct {
 	start start.Starter
 	// umaOpened keeps the deployment's UMA keys last opened (uma.OpenedKeys).
 	umaOpened uma.OpenedKeys
-	oidc      *oidcProviders
-	router    chi.Router
+	// nodeKey is the Lightning node's public key once the node told it (it never changes).
+	nodeKey atomic.Pointer[string]
+	oidc    *oidcProviders
+	router  chi.Router
 	// handler is router inside the tracing middleware.
 	handler http.Handler
 

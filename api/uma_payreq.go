@@ -149,8 +149,12 @@ func (s *Server) umaTravelRuleInfo(r *http.Request, req uma.PayRequest) (string,
 		return "", err
 	}
 	err = uma.ErrDecrypt
-	for _, sealed := range sets {
-		ks, oerr := sealed.Open(s.Box)
+	for i, sealed := range sets {
+		open := sealed.Open
+		if i == 0 { // the current set, newest first: opened once while it stays current
+			open = func(b uma.Sealer) (uma.KeySet, error) { return s.umaOpened.Open(sealed, b) }
+		}
+		ks, oerr := open(s.Box)
 		if oerr != nil {
 			return "", fmt.Errorf("open the UMA keys: %w", oerr)
 		}
@@ -180,16 +184,22 @@ func umaPaymentRefusal(err error) error {
 }
 
 // lightningNodePubKey is the deployment's node's public key, which the payee's compliance
-// data names ("" when the node cannot tell now: the field is optional).
+// data names ("" when the node cannot tell now: the field is optional). The node is asked
+// once; its key does not change.
 func (s *Server) lightningNodePubKey(r *http.Request) string {
 	if s.Lightning == nil {
 		return ""
 	}
+	if k := s.nodeKey.Load(); k != nil {
+		return *k
+	}
 	info, err := s.Lightning.Info(r.Context())
-	if err != nil {
+	if err != nil || info.IdentityPubkey == "" {
 		return ""
 	}
-	return info.IdentityPubkey
+	key := info.IdentityPubkey
+	s.nodeKey.Store(&key)
+	return key
 }
 
 // umaUtxoCallback is POST /uma/utxo-callback/{transactionId}: the other provider's
