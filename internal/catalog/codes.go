@@ -151,6 +151,9 @@ const (
 	FailRecipientRefused      Code = "RECIPIENT_REFUSED"
 	FailLightning             Code = "LIGHTNING_PAYMENT_FAILED"
 	FailLightningAddress      Code = "LIGHTNING_ADDRESS_FAILED"
+	// FailPayRequest is the failure reason of a payment to another UMA provider's receiver
+	// whose invoice (the pay request's answer) is refused before anything is sent.
+	FailPayRequest Code = "PAY_REQUEST_FAILED"
 	// Incoming payments: the receiving platform's refusal, the sender's failed compliance
 	// check, missing receiver details.
 	FailRejectedByPlatform Code = "REJECTED_BY_PLATFORM"

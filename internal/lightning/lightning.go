@@ -74,6 +74,19 @@ func Check(inv Invoice, sats int64, now time.Time, margin time.Duration) (rail.O
 	return rail.Outcome{}, true
 }
 
+// ForUma is how a payment to another UMA provider's receiver ends whose invoice was refused
+// before anything was sent (out, a Refusal): its pay request's answer could not be paid,
+// failure reason PAY_REQUEST_FAILED; any other outcome is out.
+func ForUma(out rail.Outcome) rail.Outcome {
+	if out.Status == catalog.TxFailed && out.FailureReason == string(catalog.FailLightning) {
+		switch catalog.Code(out.Code) {
+		case catalog.FailInvoiceInvalid, catalog.FailInvoiceExpired, catalog.FailInvoiceAmount:
+			out.FailureReason = string(catalog.FailPayRequest)
+		}
+	}
+	return out
+}
+
 // CheckUma is Check for the invoice a UMA receiver's provider answered: it must name an
 // amount, which the payment's whole satoshis cover to the satoshi (the receiver's
 // conversion may ask for a part of one; the ledger counts it whole).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"paycore/internal/catalog"
+	"paycore/internal/rail"
 )
 
 // An invoice is paid only for its own amount (an amountless one for any positive amount),
@@ -85,5 +86,52 @@ func TestSimulatedOnMainnet(t *testing.T) {
 	}
 	if AsksNetwork(catalog.Production) {
 		t.Error("every production payment asks the node's network")
+	}
+}
+
+// A UMA receiver's invoice must name its amount, which the payment's whole satoshis cover
+// to the satoshi (a part of one rounded up); expiry is checked as for any invoice.
+func TestCheckUma(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	inv := func(msat int64) Invoice {
+		return Invoice{Hash: "ab", AmountMsat: msat, Created: now, Expiry: time.Hour}
+	}
+	for _, tc := range []struct {
+		name string
+		inv  Invoice
+		sats int64
+		code catalog.Code
+	}{
+		{"whole satoshis", inv(12_000_000), 12_000, ""},
+		{"a part of a satoshi, rounded up", inv(11_999_001), 12_000, ""},
+		{"a satoshi short", inv(11_999_000), 12_000, catalog.FailInvoiceAmount},
+		{"more", inv(12_000_001), 12_000, catalog.FailInvoiceAmount},
+		{"amountless", inv(0), 12_000, catalog.FailInvoiceAmount},
+		{"expired", Invoice{Hash: "ab", AmountMsat: 1_000, Created: now.Add(-2 * time.Hour), Expiry: time.Hour}, 1, catalog.FailInvoiceExpired},
+	} {
+		out, ok := CheckUma(tc.inv, tc.sats, now, time.Minute)
+		if ok != (tc.code == "") || out.Code != tc.code {
+			t.Errorf("%s: %+v %v, want %q", tc.name, out, ok, tc.code)
+		}
+	}
+}
+
+// A UMA receiver's invoice refused before anything was sent fails the payment
+// PAY_REQUEST_FAILED; a payment the network did not deliver, and one that completed, end as
+// any Lightning payment.
+func TestForUma(t *testing.T) {
+	for _, tc := range []struct {
+		out  rail.Outcome
+		want string
+	}{
+		{Invalid("garbage"), string(catalog.FailPayRequest)},
+		{Refusal(catalog.FailInvoiceExpired, "expired"), string(catalog.FailPayRequest)},
+		{Refusal(catalog.FailInvoiceAmount, "another amount"), string(catalog.FailPayRequest)},
+		{Failed(CauseNoRoute), string(catalog.FailLightning)},
+		{Settled(0), ""},
+	} {
+		if got := ForUma(tc.out); got.FailureReason != tc.want || got.Code != tc.out.Code || got.Status != tc.out.Status {
+			t.Errorf("%+v: %+v, want reason %q", tc.out, got, tc.want)
+		}
 	}
 }

@@ -4160,8 +4160,12 @@ export interface components {
         OutgoingTransactionStatus: "PENDING" | "EXPIRED" | "PROCESSING" | "COMPLETED" | "FAILED";
         /** @enum {string} */
         IncomingTransactionFailureReason: "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED";
-        /** @enum {string} */
-        OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED" | "LIGHTNING_PAYMENT_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "COUNTERPARTY_POST_TX_FAILED";
+        /**
+         * @description `PAY_REQUEST_FAILED`: a payment to another UMA provider's receiver whose invoice (its provider's answer to
+         *     the pay request) could not be paid when the quote was executed; nothing was sent and the hold is released.
+         * @enum {string}
+         */
+        OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED" | "LIGHTNING_PAYMENT_FAILED" | "PAY_REQUEST_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "COUNTERPARTY_POST_TX_FAILED";
         /**
          * @description Precisely why the transaction failed; omitted otherwise. Same-currency transfers
          *     carry their cause only here (no `failureReason` describes a bank transfer's

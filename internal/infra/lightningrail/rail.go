@@ -109,7 +109,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 			return rail.Outcome{}, fmt.Errorf("lightning: %w", err)
 		}
 		if refused, ok := lightning.SimulatedOnMainnet(in.Environment, mainnet); ok {
-			return r.sent(refused), nil
+			return r.sent(in, refused), nil
 		}
 	}
 	invoice := strings.TrimSpace(in.Identifier)
@@ -117,7 +117,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		invoice = strings.TrimSpace(in.Invoice)
 	}
 	if strings.HasPrefix(strings.ToLower(invoice), "lno1") {
-		return r.sent(lightning.Invalid("a BOLT12 offer, which this node does not pay")), nil
+		return r.sent(in, lightning.Invalid("a BOLT12 offer, which this node does not pay")), nil
 	}
 	if strings.Contains(invoice, "@") && in.Kind == rail.ExternalAccount {
 		pr, refused, err := r.addressInvoice(ctx, in)
@@ -125,13 +125,13 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 			return rail.Outcome{}, err
 		}
 		if refused != nil {
-			return r.sent(*refused), nil
+			return r.sent(in, *refused), nil
 		}
 		invoice = pr
 	}
 	inv, err := r.decode(ctx, invoice)
 	if errors.Is(err, lnd.ErrInvalid) {
-		return r.sent(lightning.Invalid(err.Error())), nil
+		return r.sent(in, lightning.Invalid(err.Error())), nil
 	}
 	if err != nil {
 		return rail.Outcome{}, err
@@ -155,7 +155,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 		check = lightning.CheckUma
 	}
 	if out, ok := check(inv, in.Amount, r.opts.Now(), r.opts.Timeout); !ok {
-		return r.sent(out), nil
+		return r.sent(in, out), nil
 	}
 	amount := int64(0)
 	if inv.AmountMsat == 0 {
@@ -169,7 +169,7 @@ func (r *Rail) Submit(ctx context.Context, in rail.Instruction) (rail.Outcome, e
 	if err != nil {
 		return rail.Outcome{}, err
 	}
-	return r.sent(outcome(p)), nil
+	return r.sent(in, outcome(p)), nil
 }
 
 // Carried is which of the node's channels carried the completed payment of the hex hash
@@ -222,8 +222,12 @@ func (r *Rail) inFlight() (done func()) {
 	return r.opts.Metrics.LightningInFlight.Dec
 }
 
-// sent counts how a payment this call sent (or refused) ended, and its fee.
-func (r *Rail) sent(out rail.Outcome) rail.Outcome {
+// sent counts how a payment this call sent (or refused) ended, and its fee. A payment to a
+// UMA receiver elsewhere whose invoice was refused fails PAY_REQUEST_FAILED (lightning.ForUma).
+func (r *Rail) sent(in rail.Instruction, out rail.Outcome) rail.Outcome {
+	if in.Kind == rail.UMA {
+		out = lightning.ForUma(out)
+	}
 	if m := r.opts.Metrics; m != nil {
 		m.LightningPayments.WithLabelValues(strings.ToLower(string(out.Status)), string(out.Code)).Inc()
 		m.LightningFeesMsat.Add(float64(out.FeeMsat))

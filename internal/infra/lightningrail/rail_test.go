@@ -99,6 +99,22 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 			t.Fatalf("the refused invoice is %s", state)
 		}
 	})
+	t.Run("a UMA receiver's invoice", func(t *testing.T) {
+		// Paid as its own, by the instruction's Invoice (the identifier is the address).
+		inv := peerInvoice(t, n, 2_000)
+		uma := rail.Instruction{Key: "tx-uma", Payment: rail.Payout, Environment: catalog.Production, Currency: "BTC", Kind: rail.UMA,
+			Identifier: "$bob@pay.bob.example", Invoice: inv.PaymentRequest, Amount: 2_000}
+		if out, err := r.Submit(ctx, uma); err != nil || out.Status != catalog.TxCompleted {
+			t.Fatalf("a UMA receiver's invoice: %+v, %v", out, err)
+		}
+		// Refused before anything is sent: the pay request's answer cannot be paid.
+		inv = peerInvoice(t, n, 1_000)
+		uma.Key, uma.Invoice, uma.Amount = "tx-uma-amount", inv.PaymentRequest, 999
+		out, err := r.Submit(ctx, uma)
+		if err != nil || out.Status != catalog.TxFailed || out.Code != catalog.FailInvoiceAmount || out.FailureReason != string(catalog.FailPayRequest) {
+			t.Fatalf("a UMA receiver's invoice for another amount: %+v, %v", out, err)
+		}
+	})
 	t.Run("expired", func(t *testing.T) {
 		inv := peerInvoice(t, n, 1_000, "--expiry", "600")
 		later := func() time.Time { return time.Now().Add(11 * time.Minute) }
@@ -124,7 +140,7 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := before.Total()-after.Total(), int64(12_000+1_500+3_456); got != want {
+	if got, want := before.Total()-after.Total(), int64(12_000+1_500+2_000+3_456); got != want {
 		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
 	}
 
