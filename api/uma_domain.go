@@ -51,12 +51,18 @@ func (s *Server) verifyUmaDomain(w http.ResponseWriter, r *http.Request) error {
 	return s.writeConfig(r.Context(), w, p)
 }
 
-// domainServed reports whether the request's host is a UMA domain the deployment serves:
-// one a platform proved, with the host without its port.
+// domainServed reports whether the request's host is a UMA domain the deployment serves,
+// and which: one a platform proved (the host without its port), or the proxy subdomain of
+// such a platform under PAYCORE_UMA_PROXY_DOMAIN (its umaDomain then).
 func (s *Server) domainServed(ctx context.Context, host string) (domain string, served bool, err error) {
 	domain = strings.ToLower(host)
 	if h, _, err := net.SplitHostPort(domain); err == nil {
 		domain = h
+	}
+	if sub, ok := uma.ProxySubdomain(domain, s.Config.UmaProxyDomain); ok {
+		// A platform's proxy subdomain: its umaDomain proxies UMA requests here.
+		proxied, err := s.store.UmaProxySubdomainDomain(ctx, sub)
+		return proxied, err == nil && proxied != "", err
 	}
 	served, err = s.store.UmaDomainProven(ctx, domain)
 	return domain, served, err

@@ -48,10 +48,16 @@ func (s *Server) umaLnurlp(w http.ResponseWriter, r *http.Request, req uma.Lnurl
 		return
 	}
 	user, _, _ := strings.Cut(req.ReceiverAddress, "@")
-	rcv, _, err := s.umaReceiverOf(ctx, r.Host, user)
+	rcv, address, err := s.umaReceiverOf(ctx, r.Host, user)
 	if err != nil {
 		s.umaRefuse(w, r, err)
 		return
+	}
+	if _, proxied := uma.ProxySubdomain(r.Host, s.Config.UmaProxyDomain); proxied {
+		// The platform's umaDomain proxied the request here: the sender asked for, and
+		// signed, the address at that domain.
+		_, domain, _ := strings.Cut(address, "@")
+		req.ReceiverAddress = user + "@" + domain
 	}
 	if err := s.umaVerifySender(ctx, rcv.Environment, umaSigned{domain: req.VaspDomain, payload: req.SignablePayload(), signature: req.Signature,
 		nonce: req.Nonce, timestamp: req.Timestamp}, now); err != nil {

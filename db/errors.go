@@ -18,6 +18,7 @@ const (
 	ConstraintCustomerUmaAddress         = "customers_platform_id_uma_address_key"
 	ConstraintUmaAddressUnique           = "customers_uma_address_key"
 	ConstraintPlatformUmaDomain          = "platforms_uma_domain_key"
+	ConstraintPlatformProxySubdomain     = "platforms_proxy_uma_subdomain_key"
 	ConstraintCustomerPlatformCustomerID = "customers_platform_id_platform_customer_id_key"
 	ConstraintExternalAccountUnique      = "external_accounts_unique_idx"
 	ConstraintCustomerAccountUnique      = "internal_accounts_customer_currency_idx"
@@ -35,6 +36,7 @@ var constraintErrors = map[string]func() error{
 	ConstraintCustomerUmaAddress:         customer.UmaAddressTaken,
 	ConstraintUmaAddressUnique:           customer.UmaAddressTaken,
 	ConstraintPlatformUmaDomain:          platformconfig.DomainTaken,
+	ConstraintPlatformProxySubdomain:     platformconfig.ProxySubdomainTaken,
 	ConstraintCustomerPlatformCustomerID: customer.PlatformCustomerIDTaken,
 	ConstraintExternalAccountUnique:      extaccount.Exists,
 	ConstraintCustomerAccountUnique:      account.CustomerAccountExists,

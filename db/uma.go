@@ -162,6 +162,16 @@ func (s Store) UmaDomainProven(ctx context.Context, domain string) (bool, error)
 	return ok, nil
 }
 
+// UmaProxySubdomainDomain is the proven umaDomain of the platform whose proxy subdomain is
+// subdomain; "" when no platform with a proven domain has it.
+func (s Store) UmaProxySubdomainDomain(ctx context.Context, subdomain string) (string, error) {
+	d, err := newQueries(s.pool).UmaProxySubdomainDomain(ctx, subdomain)
+	if err != nil {
+		return "", fmt.Errorf("the platform of proxy subdomain %s: %w", subdomain, err)
+	}
+	return d, nil
+}
+
 // UmaProviderListed is whether the operator listed the provider of domain (uma_providers),
 // and whether as allowed.
 func (s Store) UmaProviderListed(ctx context.Context, domain string) (listed, allowed bool, err error) {

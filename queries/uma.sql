@@ -63,6 +63,13 @@ SELECT EXISTS (
     WHERE lower(p.uma_domain) = lower(sqlc.arg(domain)::text) AND d.verified_at IS NOT NULL
 ) AS proven;
 
+-- name: UmaProxySubdomainDomain :one
+-- The umaDomain of the platform whose proxy subdomain is subdomain, once the platform proved
+-- it ('' when none did).
+SELECT coalesce((SELECT lower(p.uma_domain) FROM platforms p
+    JOIN uma_domain_proofs d ON d.platform_id = p.id AND d.domain = lower(p.uma_domain) AND d.verified_at IS NOT NULL
+    WHERE p.proxy_uma_subdomain = sqlc.arg(subdomain)::text AND sqlc.arg(subdomain)::text <> ''), '')::text AS domain;
+
 -- name: UmaProviderListed :one
 -- Whether the operator listed the provider of domain, and whether it is allowed.
 SELECT EXISTS (SELECT 1 FROM uma_providers WHERE lower(domain) = lower(sqlc.arg(domain)::text)) AS listed,

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"paycore/internal/infra/config"
 	"paycore/internal/infra/nodescript"
 	"paycore/internal/uma"
 )
@@ -169,5 +170,58 @@ func TestUmaLnurlpReceived(t *testing.T) {
 		"no provider there":      {senderProvider{signing: sender.signing, domain: "127.0.0.1:1"}, "COUNTERPARTY_PUBKEY_FETCH_ERROR", 424},
 	} {
 		refused(name, query(uma.NewLnurlpRequest(tc.provider.signing, "$bob@"+domain, tc.provider.domain, true, time.Now())), "$bob", tc.status, tc.code)
+	}
+}
+
+// A platform whose umaDomain proxies UMA requests to its subdomain of the deployment's proxy
+// domain is served there as at its domain: an LNURLP request for its customer's address,
+// reaching the proxy subdomain, is answered for that address (the official SDK verifies
+// it), once the platform proved its domain. A subdomain belongs to one platform, and one no
+// platform holds serves nobody.
+func TestUmaProxySubdomain(t *testing.T) {
+	t.Parallel()
+	const domain, proxy = "pay.proxied.internal", "uma.paycore.internal"
+	prover, resolve := newDomainProver(t, domain)
+	s := newStack(t, resolve, func(c *config.Config) { c.UmaProxyDomain = proxy })
+	c, _ := s.platform(true)
+	if r := c.Do("PATCH", "/config", map[string]any{"umaDomain": domain, "proxyUmaSubdomain": "acme"}); r.Status != 200 {
+		t.Fatalf("config: %d %s", r.Status, r.Body)
+	}
+	if r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
+		"fullName": "Bob Receiver", "currencies": []string{"USD"}, "umaAddress": "$bob@" + domain}); r.Status != 201 {
+		t.Fatalf("customer: %d %s", r.Status, r.Body)
+	}
+	other, _ := s.platform(true)
+	if r := other.Do("PATCH", "/config", map[string]any{"proxyUmaSubdomain": "acme"}); r.Status != 409 || r.Code(t) != "UMA_DOMAIN_TAKEN" {
+		t.Fatalf("another platform taking the subdomain: %d %s", r.Status, r.Body)
+	}
+	sender := newSenderProvider(t, time.Now().Add(24*time.Hour), nil)
+	lnurlp := func(host string) (int, []byte) {
+		u, err := uma.NewLnurlpRequest(sender.signing, "$bob@"+domain, sender.domain, true, time.Now()).URL()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, _ := url.Parse(u)
+		return s.hostGet(host, parsed.RequestURI())
+	}
+	if status, body := lnurlp("acme." + proxy); status != 404 || !strings.Contains(string(body), "USER_NOT_FOUND") {
+		t.Fatalf("the proxy subdomain of an unproven domain: %d %s", status, body)
+	}
+	prover.prove(t, c, domain)
+	status, body := lnurlp("acme." + proxy)
+	var resp uma.LnurlpResponse
+	if err := json.Unmarshal(body, &resp); status != 200 || err != nil || resp.Compliance == nil || resp.Compliance.ReceiverIdentifier != "$bob@"+domain {
+		t.Fatalf("LNURLP through the proxy subdomain: %d %s", status, body)
+	}
+	_, published := s.hostGet(domain, "/.well-known/lnurlpubkey")
+	var ok struct{ Valid bool }
+	umaSDK(t).Call(map[string]string{"op": "verifyLnurlpResponse", "json": string(body), "pubKeys": string(published)}, &ok)
+	if !ok.Valid {
+		t.Fatalf("the SDK refused the answer through the proxy subdomain: %s", body)
+	}
+	for _, host := range []string{"nobody." + proxy, "a.acme." + proxy} {
+		if status, body := lnurlp(host); status != 404 || !strings.Contains(string(body), "USER_NOT_FOUND") {
+			t.Errorf("%s: %d %s", host, status, body)
+		}
 	}
 }

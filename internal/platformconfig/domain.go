@@ -58,6 +58,11 @@ func DomainTaken() error {
 	return problem.Refuse(catalog.UmaDomainTaken, "umaDomain is held by another platform of this deployment; a domain belongs to one platform")
 }
 
+// ProxySubdomainTaken is the refusal of a proxyUmaSubdomain another platform holds.
+func ProxySubdomainTaken() error {
+	return problem.Refuse(catalog.UmaDomainTaken, "proxyUmaSubdomain is held by another platform of this deployment; a subdomain routes to one platform")
+}
+
 // placeholderDomain is the UMA domain of a platform created without one: its name as a
 // DNS label, a random tail so that platforms of one name do not claim the same domain, and
 // the reserved .example suffix (it stands in until the platform sets its own).

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -274,4 +275,28 @@ func (p PubKeyResponse) Keys(now time.Time) (ProviderKeys, error) {
 		k.Expires = time.Unix(p.ExpirationTimestamp, 0)
 	}
 	return k, nil
+}
+
+// ProxySubdomain is the proxy subdomain that host names under the deployment's proxy
+// domain (label.proxyDomain, case-insensitive, a port ignored): one DNS label; ok is false
+// for any other host, and when there is no proxy domain.
+func ProxySubdomain(host, proxyDomain string) (label string, ok bool) {
+	host = strings.ToLower(host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	proxyDomain = strings.ToLower(proxyDomain)
+	if proxyDomain == "" || !strings.HasSuffix(host, "."+proxyDomain) {
+		return "", false
+	}
+	label = strings.TrimSuffix(host, "."+proxyDomain)
+	if label == "" || len(label) > 63 || strings.ContainsAny(label, ".") || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+		return "", false
+	}
+	for _, r := range label {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return "", false
+		}
+	}
+	return label, true
 }

@@ -78,3 +78,20 @@ func TestAddressesAndSchemes(t *testing.T) {
 		}
 	}
 }
+
+// A host under the proxy domain names one platform's proxy subdomain: one DNS label, any
+// case, a port ignored; nothing else does.
+func TestProxySubdomain(t *testing.T) {
+	for host, want := range map[string]string{
+		"acme.uma.example.net": "acme", "ACME.uma.Example.net:443": "acme", "a-1.uma.example.net": "a-1",
+		"uma.example.net": "", "a.b.uma.example.net": "", "-a.uma.example.net": "", "acme.example.net": "", "a_b.uma.example.net": "",
+	} {
+		got, ok := ProxySubdomain(host, "uma.example.net")
+		if got != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", host, got, ok, want)
+		}
+	}
+	if _, ok := ProxySubdomain("acme.uma.example.net", ""); ok {
+		t.Error("a subdomain without a proxy domain")
+	}
+}

@@ -329,6 +329,21 @@ func (q *Queries) UmaProviderSetAllowed(ctx context.Context, arg UmaProviderSetA
 	return err
 }
 
+const umaProxySubdomainDomain = `-- name: UmaProxySubdomainDomain :one
+SELECT coalesce((SELECT lower(p.uma_domain) FROM platforms p
+    JOIN uma_domain_proofs d ON d.platform_id = p.id AND d.domain = lower(p.uma_domain) AND d.verified_at IS NOT NULL
+    WHERE p.proxy_uma_subdomain = $1::text AND $1::text <> ''), '')::text AS domain
+`
+
+// The umaDomain of the platform whose proxy subdomain is subdomain, once the platform proved
+// it (” when none did).
+func (q *Queries) UmaProxySubdomainDomain(ctx context.Context, subdomain string) (string, error) {
+	row := q.db.QueryRow(ctx, umaProxySubdomainDomain, subdomain)
+	var domain string
+	err := row.Scan(&domain)
+	return domain, err
+}
+
 const umaReceiver = `-- name: UmaReceiver :one
 SELECT p.id AS platform_id, p.environment, p.is_regulated_financial_institution, p.supported_currencies,
        c.id AS customer_id, c.kyc_status,

@@ -3284,7 +3284,7 @@ export interface components {
              * @example pay.example.com
              */
             umaDomain: string;
-            /** @description Subdomain of the service's proxy UMA domain; omitted when not set. */
+            /** @description Subdomain of the service's proxy UMA domain (`<subdomain>.<PAYCORE_UMA_PROXY_DOMAIN>`), where the platform's umaDomain proxies incoming UMA requests; served for the umaDomain once it is proven. Omitted when not set. */
             proxyUmaSubdomain?: string;
             /**
              * Format: uri
@@ -3312,7 +3312,7 @@ export interface components {
              * @example pay.example.com
              */
             umaDomain?: string;
-            /** @description A DNS label (lower-case letters, digits, inner hyphens); an empty string clears it. */
+            /** @description A DNS label (lower-case letters, digits, inner hyphens), held by one platform of the deployment (`409 UMA_DOMAIN_TAKEN` otherwise); an empty string clears it. */
             proxyUmaSubdomain?: string;
             /**
              * @description Absolute URL receiving webhooks: https (http is also accepted for sandbox

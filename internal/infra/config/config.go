@@ -52,6 +52,11 @@ type Config struct {
 	// as curl --resolve): for tests and staging networks without DNS. The outbound-address
 	// guard still checks the address dialed.
 	Resolve map[string]string
+	// UmaProxyDomain is the domain under which each platform's proxyUmaSubdomain is served
+	// (PAYCORE_UMA_PROXY_DOMAIN, e.g. uma.example.net: a platform with subdomain acme is
+	// served at acme.uma.example.net, where its own umaDomain proxies UMA requests); unset,
+	// proxy subdomains are not served.
+	UmaProxyDomain string
 	// UmaAllowlistOnly makes the deployment transact over UMA only with the providers the
 	// operator listed as allowed (PAYCORE_UMA_ALLOWLIST_ONLY); otherwise with any but those
 	// it blocked.
@@ -365,6 +370,8 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_WEBHOOK_RETRY_MAX_AGE", &c.WebhookRetryAge)
 	boolean("PAYCORE_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", &c.SandboxPrivateOK)
 	boolean("PAYCORE_UMA_ALLOWLIST_ONLY", &c.UmaAllowlistOnly)
+	str("PAYCORE_UMA_PROXY_DOMAIN", &c.UmaProxyDomain)
+	c.UmaProxyDomain = strings.ToLower(strings.TrimSuffix(c.UmaProxyDomain, "."))
 	if v := getenv("PAYCORE_RESOLVE"); v != "" {
 		var bad []string
 		if c.Resolve, bad = parseResolve(v); len(bad) > 0 {
