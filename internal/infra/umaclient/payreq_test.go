@@ -43,6 +43,8 @@ type receiver struct {
 	answer func(w http.ResponseWriter, resp *uma.PayReqResponse) (done bool)
 	// last is the last answer, which every later request gets again.
 	last *uma.PayReqResponse
+	// lnurlp answers the LNURLP requests (none when nil).
+	lnurlp http.HandlerFunc
 }
 
 func newReceiver(t *testing.T, certNotAfter time.Time) *receiver {
@@ -60,6 +62,13 @@ func newReceiver(t *testing.T, certNotAfter time.Time) *receiver {
 		if req.URL.Path == "/.well-known/lnurlpubkey" {
 			_ = json.NewEncoder(w).Encode(uma.PubKeyResponse{SigningCertChain: []string{hex.EncodeToString(r.chain)},
 				EncryptionCertChain: []string{hex.EncodeToString(r.chain)}})
+			return
+		}
+		r.mu.Lock()
+		lnurlp := r.lnurlp
+		r.mu.Unlock()
+		if lnurlp != nil && strings.HasPrefix(req.URL.Path, "/.well-known/lnurlp/") {
+			lnurlp(w, req)
 			return
 		}
 		var pr uma.PayRequest
@@ -190,3 +199,117 @@ func TestPayRequestRefusals(t *testing.T) {
 }
 
 var errReplayed = errors.New("the second answer was refused")
+
+// lnurlpReceiver is another provider answering LNURLP requests for $bob as answer makes it
+// (a valid, signed answer unless it rewrites it, or writes its own: done true). The same
+// answer is given again to every later request.
+func lnurlpReceiver(t *testing.T, certNotAfter time.Time, answer func(w http.ResponseWriter, resp *uma.LnurlpResponse) bool) *receiver {
+	t.Helper()
+	r := newReceiver(t, certNotAfter)
+	var last *uma.LnurlpResponse
+	var mu sync.Mutex
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lnurlp = func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last == nil {
+			address := "$bob@" + r.domain()
+			resp := uma.LnurlpResponse{Tag: "payRequest", Callback: r.srv.URL + "/callback", MinSendable: 1000, MaxSendable: 1_000_000_000, Metadata: "[]",
+				Currencies: []uma.Currency{{Code: "MXN", Name: "Peso", Symbol: "$", Multiplier: 1000, Decimals: 2, Convertible: uma.Convertible{Min: 1, Max: 1_000_000}}},
+				UmaVersion: uma.Version, Compliance: uma.SignedCompliance(r.key, uma.LnurlpRequest{ReceiverAddress: address}, uma.KycVerified, true, time.Now())}
+			last = &resp
+			if answer != nil && answer(w, last) {
+				last = nil
+				return
+			}
+		}
+		_ = json.NewEncoder(w).Encode(last)
+	}
+	return r
+}
+
+// Every way another provider can answer an LNURLP request badly is refused with the
+// protocol's reason, promptly, as its pay request answers are (TestPayRequestRefusals); a
+// good answer passes once, the same answer again is a replay.
+func TestLnurlpRefusals(t *testing.T) {
+	sender, err := uma.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(t *testing.T, r *receiver, timeout time.Duration) error {
+		t.Helper()
+		c := &Client{Cache: cache{}, Nonces: &nonces{seen: map[string]bool{}}, Now: time.Now, HTTP: func(catalog.Environment) *http.Client {
+			return netguard.NewClient(netguard.ClientOptions{AllowPrivate: true, Timeout: timeout})
+		}}
+		for i := range 2 {
+			if _, err := c.Lnurlp(context.Background(), catalog.Sandbox, sender, "pay.alice.example", "$bob@"+r.domain(), true); err != nil {
+				if i == 1 {
+					return errors.Join(errReplayed, err)
+				}
+				return err
+			}
+		}
+		return nil
+	}
+	good := lnurlpReceiver(t, time.Now().Add(24*time.Hour), nil)
+	if err := ask(t, good, 5*time.Second); !errors.Is(err, errReplayed) || !errors.Is(err, uma.ErrNonceUsed) {
+		t.Fatalf("a good answer twice: the first passes, the second is a replay: %v", err)
+	}
+	stranger, _ := uma.NewPrivateKey()
+	cases := map[string]struct {
+		answer  func(w http.ResponseWriter, r *uma.LnurlpResponse) bool
+		expired bool
+		timeout time.Duration
+		want    error
+		code    string
+	}{
+		"garbage": {answer: func(w http.ResponseWriter, _ *uma.LnurlpResponse) bool { _, _ = w.Write([]byte("<html>")); return true }, want: ErrLnurlpFailed},
+		"not UMA": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool { r.Compliance = nil; return false }, want: ErrLnurlpFailed},
+		"another receiver": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool {
+			r.Compliance.ReceiverIdentifier = "$eve@x.example"
+			return false
+		}, want: ErrLnurlpFailed},
+		"no currency": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool { r.Currencies = nil; return false }, want: ErrLnurlpFailed},
+		"slow":        {answer: func(_ http.ResponseWriter, _ *uma.LnurlpResponse) bool { time.Sleep(2 * time.Second); return false }, timeout: 300 * time.Millisecond, want: ErrLnurlpFailed},
+		"redirected": {answer: func(w http.ResponseWriter, _ *uma.LnurlpResponse) bool {
+			w.Header().Set("Location", "http://10.0.0.1/")
+			w.WriteHeader(http.StatusFound)
+			return true
+		}, want: ErrLnurlpFailed},
+		"another major version": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool { r.UmaVersion = "2.0"; return false }, code: "UNSUPPORTED_UMA_VERSION"},
+		"an old timestamp": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool {
+			r.Compliance = uma.SignedCompliance(stranger, uma.LnurlpRequest{ReceiverAddress: r.Compliance.ReceiverIdentifier}, uma.KycVerified, true, time.Now().Add(-2*time.Hour))
+			return false
+		}, want: uma.ErrInvalidTimestamp, code: "INVALID_TIMESTAMP"},
+		"another key's signature": {answer: func(_ http.ResponseWriter, r *uma.LnurlpResponse) bool {
+			r.Compliance = uma.SignedCompliance(stranger, uma.LnurlpRequest{ReceiverAddress: r.Compliance.ReceiverIdentifier}, uma.KycVerified, true, time.Now())
+			return false
+		}, want: uma.ErrBadSignature, code: "INVALID_SIGNATURE"},
+		"an expired certificate": {expired: true, want: uma.ErrCertChainExpired, code: "CERT_CHAIN_EXPIRED"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			notAfter := time.Now().Add(24 * time.Hour)
+			if tc.expired {
+				notAfter = time.Now().Add(-time.Hour)
+			}
+			timeout := tc.timeout
+			if timeout == 0 {
+				timeout = 5 * time.Second
+			}
+			start := time.Now()
+			err := ask(t, lnurlpReceiver(t, notAfter, tc.answer), timeout)
+			switch {
+			case err == nil || errors.Is(err, errReplayed):
+				t.Fatalf("accepted (%v)", err)
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Fatalf("%v, want %v", err, tc.want)
+			case tc.code != "" && uma.Refusal(err).Code != tc.code:
+				t.Fatalf("code %s (%v), want %s", uma.Refusal(err).Code, err, tc.code)
+			case time.Since(start) > timeout+2*time.Second:
+				t.Fatalf("took %s", time.Since(start))
+			}
+		})
+	}
+}
