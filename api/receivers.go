@@ -18,8 +18,9 @@ import (
 // lookupUmaReceiver is GET /receiver/uma/{receiverUmaAddress}: what a UMA receiver takes
 // (its currency, an indicative rate from the sender's currency, the amounts allowed) and
 // requires of the payer, with a lookupId for POST /quotes. The sender is the customer
-// named (customerId) or the platform; senderUmaAddress is accepted and not needed. Sandbox platforms reach the sandbox's counterparties;
-// production platforms have no UMA network connected.
+// named (customerId) or the platform; senderUmaAddress is accepted and not needed. Sandbox
+// platforms reach the sandbox's counterparties; an address of another provider is looked up
+// over the UMA protocol (lookupRemoteUma).
 func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r, "senderUmaAddress", "customerId")
 	customer := q.customerID("customerId")

@@ -186,12 +186,13 @@ type LookupState struct {
 	ExternalAccountID uuid.NullUUID
 }
 
-// UmaDestination is the destination a UMA address stands for on a platform of env: one
-// of the sandbox's counterparties (only sandbox platforms reach them; no UMA network is
-// connected for production platforms).
+// UmaDestination is the destination a UMA address on this deployment's or the sandbox's
+// domains stands for on a platform of env when no customer of the environment holds it: one
+// of the sandbox's counterparties (only sandbox platforms reach them); any other address
+// there is nobody's.
 func UmaDestination(field, address string, env catalog.Environment) (*DestinationState, error) {
 	if env != catalog.Sandbox {
-		return nil, problem.FieldCode(catalog.InvalidUmaAddress, field, "no UMA counterparty is reachable at %s: this deployment has no UMA network connected", address)
+		return nil, problem.FieldCode(catalog.InvalidUmaAddress, field, "no customer of a platform of this environment holds %s", address)
 	}
 	c, err := incoming.SandboxCounterparty(field, address)
 	if err != nil {
