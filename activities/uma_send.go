@@ -71,14 +71,6 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 		offered = append(offered, c.Code)
 		currencies[c.Code] = c
 	}
-	ask, err := quote.AskFor(in, acc, offered, a.ratesFor(acc.Environment), a.pricing, now, a.rails.FeeReserve(target))
-	if err != nil {
-		return nil, err
-	}
-	receiverKeys, err := client.ProviderKeys(ctx, acc.Environment, domain)
-	if err != nil {
-		return nil, payRequestFailed(address, err)
-	}
 	info := maps.Clone(acc.Sender)
 	if info == nil {
 		info = map[string]string{}
@@ -103,6 +95,17 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 		}
 	}
 	slices.Sort(required)
+	ask, err := quote.AskFor(in, acc, offered, a.ratesFor(acc.Environment), a.pricing, now, a.rails.FeeReserve(target))
+	if err != nil {
+		return nil, err
+	}
+	if err := quote.CheckPayer(in, acc, ask.Currency, required); err != nil {
+		return nil, err
+	}
+	receiverKeys, err := client.ProviderKeys(ctx, acc.Environment, domain)
+	if err != nil {
+		return nil, payRequestFailed(address, err)
+	}
 	if lnurlp.Compliance.IsSubjectToTravelRule && platform.IsRegulatedFinancialInstitution && len(info) > 0 {
 		b, err := json.Marshal(info)
 		if err != nil {

@@ -100,6 +100,19 @@ func AskFor(r Request, a Accounts, offered []string, rates fx.Provider, p fx.Pri
 	return Ask{Currency: currency, Amount: sats * 1000}, nil
 }
 
+// CheckPayer is the check, before the pay request, that the sender's information covers
+// what the receiver elsewhere requires of the payer (required, its LNURLP response's
+// mandatory payer data) and what the platform requires for payments in currency: the
+// refusal Price would give after it (MISSING_MANDATORY_USER_INFO), before the receiver's
+// provider is asked for an invoice.
+func CheckPayer(r Request, a Accounts, currency string, required []string) error {
+	d := *a.Destination
+	d.PayerFields = required
+	a.Destination = &d
+	_, err := senderInfo(r, a, currency)
+	return err
+}
+
 // payoutRate is the service's rate from the sending currency into the payout's currency.
 func payoutRate(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time) (fx.Rate, error) {
 	from, ok := money.Lookup(a.SendingCurrency(r))

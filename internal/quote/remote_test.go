@@ -151,3 +151,23 @@ type fakeRails struct{ reserve func(int64) int64 }
 
 func (fakeRails) Require(rail.Target) error                         { return nil }
 func (f fakeRails) FeeReserve(rail.Target) func(amount int64) int64 { return f.reserve }
+
+// What the receiver requires of the payer is checked before its provider is asked for an
+// invoice, with what the customer is known by and senderCustomerInfo.
+func TestCheckPayer(t *testing.T) {
+	r, a := elsewhere(Receiving, 1000)
+	if err := CheckPayer(r, a, "MXN", []string{"FULL_NAME"}); err != nil {
+		t.Fatalf("a known name: %v", err)
+	}
+	err := CheckPayer(r, a, "MXN", []string{"EMAIL", "FULL_NAME"})
+	if codeOf(err) != catalog.MissingMandatoryUserInfo {
+		t.Fatalf("an e-mail nobody gave: %v", err)
+	}
+	r.SenderCustomerInfo = map[string]string{"EMAIL": "ada@example.com"}
+	if err := CheckPayer(r, a, "MXN", []string{"EMAIL", "FULL_NAME"}); err != nil {
+		t.Fatalf("the e-mail given: %v", err)
+	}
+	if a.Destination.PayerFields != nil {
+		t.Fatal("the check changed the accounts it was given")
+	}
+}
