@@ -87,8 +87,10 @@ func TestOpenAPITransactionEnumsByType(t *testing.T) {
 			"receivedAmount": map[string]any{"amount": 100, "currency": map[string]any{"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}},
 			"createdAt":      "2025-10-13T00:00:00Z", "updatedAt": "2025-10-13T00:00:00Z",
 			"failureDetails": map[string]any{"code": "REJECTED_BY_BANK", "message": "the bank rejected the payment"}}
+		m["direction"] = "CREDIT"
 		if typ == "OUTGOING" {
 			m["sentAmount"] = m["receivedAmount"]
+			m["direction"] = "DEBIT"
 		}
 		if reason != "" {
 			m["failureReason"] = reason

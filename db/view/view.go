@@ -43,6 +43,7 @@ type InternalAccount struct {
 	Type                       catalog.AccountType   `json:"type"`
 	Status                     catalog.AccountStatus `json:"status"`
 	Balance                    CurrencyAmount        `json:"balance"`
+	TotalBalance               CurrencyAmount        `json:"totalBalance"`
 	FundingPaymentInstructions json.RawMessage       `json:"fundingPaymentInstructions"`
 	PrivateEnabled             *bool                 `json:"privateEnabled,omitempty"`
 	CreatedAt                  time.Time             `json:"createdAt"`
@@ -50,10 +51,10 @@ type InternalAccount struct {
 }
 
 // InternalAccountOf renders an account; the balance shown is what can be spent (posted
-// balance minus funds held by pending transfers out).
+// balance minus funds held by pending transfers out), the total balance what is posted.
 func InternalAccountOf(a db.InternalAccount, balance, held int64) InternalAccount {
 	out := InternalAccount{ID: ids.Format(ids.InternalAccount, a.ID), Type: a.Type, Status: a.Status,
-		Balance: AmountOf(balance-held, a.Currency), FundingPaymentInstructions: a.FundingInstructions,
+		Balance: AmountOf(balance-held, a.Currency), TotalBalance: AmountOf(balance, a.Currency), FundingPaymentInstructions: a.FundingInstructions,
 		PrivateEnabled: a.PrivateEnabled, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if a.CustomerID.Valid {
 		out.CustomerID = ids.Format(ids.Customer, a.CustomerID.UUID)
@@ -82,6 +83,7 @@ type Transaction struct {
 	ID                         string                    `json:"id"`
 	Status                     catalog.TransactionStatus `json:"status"`
 	Type                       catalog.TransactionType   `json:"type"`
+	Direction                  catalog.Direction         `json:"direction"`
 	Source                     TransactionEnd            `json:"source"`
 	Destination                TransactionEnd            `json:"destination"`
 	CustomerID                 string                    `json:"customerId"`
@@ -142,7 +144,7 @@ func endOf(kind string, id uuid.NullUUID, currency string, source bool) Transact
 // id as customerId and an empty platformCustomerId.
 func TransactionOf(t db.Transaction) Transaction {
 	receivingCode, receiving := receivedOf(t)
-	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type,
+	out := Transaction{ID: ids.Format(ids.Transaction, t.ID), Status: t.Status, Type: t.Type, Direction: t.Type.Direction(),
 		Source:             endOf(t.SourceKind, t.SourceAccountID, t.Currency, true),
 		Destination:        endOf(t.DestinationKind, t.DestinationAccountID, receivingCode, false),
 		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),

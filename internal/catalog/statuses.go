@@ -38,6 +38,26 @@ const (
 	Outgoing TransactionType = "OUTGOING"
 )
 
+// Direction is what a transaction does to its internal account (direction): CREDIT puts
+// money in, DEBIT takes it out.
+type Direction string
+
+// Directions of a transaction.
+const (
+	Credit Direction = "CREDIT"
+	Debit  Direction = "DEBIT"
+)
+
+// Direction is the direction of transactions of type t: every INCOMING transaction here
+// credits an internal account (a transfer in pulls money from outside into one), every
+// OUTGOING one debits one.
+func (t TransactionType) Direction() Direction {
+	if t == Outgoing {
+		return Debit
+	}
+	return Credit
+}
+
 // TransactionTypes are both directions, the values of the type filter.
 var TransactionTypes = []TransactionType{Incoming, Outgoing}
 

@@ -4108,6 +4108,8 @@ export interface components {
             status: components["schemas"]["InternalAccountStatus"];
             /** @description Available balance (posted balance minus money held by pending transfers out). */
             balance: components["schemas"]["CurrencyAmount"];
+            /** @description Posted balance, money held by pending payments included (`balance` plus what is held). */
+            totalBalance: components["schemas"]["CurrencyAmount"];
             /** @description How to send money into this account. */
             fundingPaymentInstructions: components["schemas"]["PaymentInstructions"][];
             /** @description EMBEDDED_WALLET accounts only. */
@@ -4141,6 +4143,12 @@ export interface components {
              */
             amount: number;
         };
+        /**
+         * @description What the transaction does to the customer's (or the platform's) internal account: `CREDIT` puts money
+         *     in (every INCOMING transaction here, transfers in included), `DEBIT` takes it out (every OUTGOING one).
+         * @enum {string}
+         */
+        TransactionDirection: "CREDIT" | "DEBIT";
         /**
          * @description Status of a transaction of either type; the status of an incoming one.
          *     CREATED (lookup made), PENDING (quote made or transfer started), PROCESSING
@@ -4218,6 +4226,7 @@ export interface components {
              * @enum {string}
              */
             type: "INCOMING";
+            direction: components["schemas"]["TransactionDirection"];
             source: components["schemas"]["TransactionSource"];
             destination: components["schemas"]["TransactionDestination"];
             /** @description The recipient, or the platform's id (`Platform:<uuid>`) for the platform's own transactions. */
@@ -4283,6 +4292,7 @@ export interface components {
              * @enum {string}
              */
             type: "OUTGOING";
+            direction: components["schemas"]["TransactionDirection"];
             source: components["schemas"]["TransactionSource"];
             destination: components["schemas"]["TransactionDestination"];
             /** @description The sender, or the platform's id (`Platform:<uuid>`) for the platform's own transactions. */
