@@ -152,10 +152,8 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 // protocol's code of the cause where there is one. The service's own failures (its
 // database) are returned as they are, to be retried.
 func lnurlpFailed(address string, err error) error {
-	details := map[string]any{"failure": "LNURLP_FAILED"}
-	if pe := uma.Refusal(err); pe.Code != "INTERNAL_ERROR" {
-		details["umaCode"] = pe.Code
-	} else if !errors.Is(err, umaclient.ErrLnurlpFailed) {
+	details, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
+	if !ok {
 		return err
 	}
 	return problem.FieldCode(catalog.InvalidUmaAddress, "destination.umaAddress",
@@ -166,10 +164,8 @@ func lnurlpFailed(address string, err error) error {
 // pay request with an invoice the service may pay: 424 PAYREQ_REQUEST_FAILED, failure
 // PAY_REQUEST_FAILED, with the protocol's code of the cause where there is one.
 func payRequestFailed(address string, err error) error {
-	details := map[string]any{"failure": "PAY_REQUEST_FAILED"}
-	if pe := uma.Refusal(err); pe.Code != "INTERNAL_ERROR" {
-		details["umaCode"] = pe.Code
-	} else if !errors.Is(err, umaclient.ErrPayRequestFailed) && !errors.Is(err, uma.ErrInvoiceMismatch) {
+	details, ok := umaclient.Failure(err, umaclient.ErrPayRequestFailed, "PAY_REQUEST_FAILED")
+	if !ok {
 		return err
 	}
 	details["field"] = "destination.umaAddress"

@@ -79,11 +79,10 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 // INVALID_UMA_ADDRESS (its provider does not answer as UMA), failure LNURLP_FAILED, and
 // the protocol's code of the cause where there is one.
 func lnurlpRefusal(address string, err error) error {
-	details := map[string]any{"field": "receiverUmaAddress", "failure": "LNURLP_FAILED"}
-	if pe := uma.Refusal(err); pe.Code != "INTERNAL_ERROR" {
-		details["umaCode"] = pe.Code
-	} else if !errors.Is(err, umaclient.ErrLnurlpFailed) {
+	details, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
+	if !ok {
 		return err // the service's own failure (its database), not the provider's
 	}
+	details["field"] = "receiverUmaAddress"
 	return refusal(catalog.InvalidUmaAddress, fmt.Sprintf("the UMA provider of %s did not answer the LNURLP request as UMA requires: %v", address, err), details)
 }

@@ -644,10 +644,6 @@ func payoutTarget(r Request, a Accounts) (rail.Target, bool) {
 // payment into an internal account, which no rail carries.
 func PayoutTarget(r Request, a Accounts) (rail.Target, bool) { return payoutTarget(r, a) }
 
-// FeeReserve is the network fee reservation of the rail that pays the quote r on a out
-// (nil: none, or the payment goes into an internal account).
-func FeeReserve(r Request, a Accounts, rails Rails) func(int64) int64 { return feeReserve(r, a, rails) }
-
 // feeReserve is the network fee reservation of the rail that pays the quote r on a out
 // (nil: none, or the payment goes into an internal account).
 func feeReserve(r Request, a Accounts, rails Rails) func(int64) int64 {

@@ -206,3 +206,18 @@ func (c *Client) PayRequest(ctx context.Context, env catalog.Environment, callba
 	}
 	return resp, nil
 }
+
+// Failure is how a failed exchange with another provider is told to the service's callers:
+// details.failure (failure: LNURLP_FAILED, PAY_REQUEST_FAILED) and details.umaCode, the
+// protocol's code of the cause where there is one. ok is false for the service's own
+// failures (its database): neither coded by the protocol nor wrapping sentinel (the
+// exchange's ErrLnurlpFailed or ErrPayRequestFailed), they are not the provider's.
+func Failure(err, sentinel error, failure string) (details map[string]any, ok bool) {
+	details = map[string]any{"failure": failure}
+	if pe := uma.Refusal(err); pe.Code != "INTERNAL_ERROR" {
+		details["umaCode"] = pe.Code
+	} else if !errors.Is(err, sentinel) {
+		return nil, false
+	}
+	return details, true
+}
