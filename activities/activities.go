@@ -20,9 +20,11 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
 	"paycore/internal/infra/netguard"
+	"paycore/internal/infra/umaclient"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
+	"paycore/internal/uma"
 	"paycore/internal/webhooksig"
 )
 
@@ -51,6 +53,10 @@ type Activities struct {
 	uma func(catalog.Environment) *http.Client
 	// umaAllowlistOnly transacts over UMA with listed providers only.
 	umaAllowlistOnly bool
+	// umaClient talks to other UMA providers through uma; umaOpened keeps the deployment's
+	// UMA keys last opened.
+	umaClient *umaclient.Client
+	umaOpened uma.OpenedKeys
 }
 
 // Options configures New.
@@ -112,7 +118,7 @@ func New(o Options) *Activities {
 	if o.UMA == nil {
 		o.UMA = netguard.PerEnvironment(false, nil, nil)
 	}
-	return &Activities{
+	a := &Activities{
 		pool:    o.Pool,
 		store:   db.NewStore(o.Pool, view.Resources{}),
 		box:     o.Box,
@@ -123,6 +129,8 @@ func New(o Options) *Activities {
 		rates:   o.Rates, sandboxRates: o.Rates.Sandbox(), pricing: o.Pricing,
 		payments: o.Payments, now: o.Now, tracer: o.Tracer, rails: o.Rails, uma: o.UMA, umaAllowlistOnly: o.UmaAllowlistOnly,
 	}
+	a.umaClient = &umaclient.Client{Cache: a.store, Nonces: a.store, HTTP: a.uma, Now: a.now}
+	return a
 }
 
 // webhookClient builds a delivery client. Redirects are not followed: a receiver must

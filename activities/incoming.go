@@ -199,13 +199,9 @@ func (a *Activities) NotifyUmaReceiver(ctx context.Context, r quote.Rail, hash s
 // outbound-address guard for the platform's environment env, no redirect followed. An
 // answer other than 2xx is an error (the workflow retries it a while).
 func (a *Activities) postUtxoCallback(ctx context.Context, env catalog.Environment, domain, callback string, channels []rail.ChannelUse) error {
-	sealed, err := a.store.UmaKeysCurrent(ctx)
+	keys, err := a.umaKeys(ctx, a.now())
 	if err != nil {
 		return err
-	}
-	keys, err := sealed.Open(a.box)
-	if err != nil {
-		return fmt.Errorf("open the UMA keys: %w", err)
 	}
 	utxos := make([]uma.UtxoWithAmount, 0, len(channels))
 	for _, c := range channels {

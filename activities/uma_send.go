@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"paycore/db"
 	"paycore/internal/catalog"
 	"paycore/internal/infra/umaclient"
 	"paycore/internal/problem"
@@ -48,20 +47,11 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	if err := uma.CheckCounterparty(domain, listed, allowed, a.umaAllowlistOnly); err != nil {
 		return nil, problem.Refuse(catalog.CounterpartyNotAllowed, "%v", err).With(map[string]any{"field": "destination.umaAddress"})
 	}
-	sealed, err := a.store.UmaKeysCurrentOrNew(ctx, func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(a.box, now) }, now)
+	keys, err := a.umaKeys(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := sealed.Open(a.box)
-	if err != nil {
-		return nil, fmt.Errorf("open the UMA keys: %w", err)
-	}
-	platform, err := db.PlatformGet(ctx, a.pool, in.PlatformID)
-	if err != nil {
-		return nil, fmt.Errorf("load platform: %w", err)
-	}
-	client := &umaclient.Client{Cache: a.store, Nonces: a.store, HTTP: a.uma, Now: a.now}
-	lnurlp, err := client.Lnurlp(ctx, acc.Environment, keys.Signing, acc.UmaDomain, address, platform.IsRegulatedFinancialInstitution)
+	lnurlp, err := a.umaClient.Lnurlp(ctx, acc.Environment, keys.Signing, acc.UmaDomain, address, acc.Regulated)
 	if err != nil {
 		return nil, lnurlpFailed(address, err)
 	}
@@ -102,11 +92,11 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	if err := quote.CheckPayer(in, acc, ask.Currency, required); err != nil {
 		return nil, err
 	}
-	receiverKeys, err := client.ProviderKeys(ctx, acc.Environment, domain)
+	receiverKeys, err := a.umaClient.ProviderKeys(ctx, acc.Environment, domain)
 	if err != nil {
 		return nil, payRequestFailed(address, err)
 	}
-	if lnurlp.Compliance.IsSubjectToTravelRule && platform.IsRegulatedFinancialInstitution && len(info) > 0 {
+	if lnurlp.Compliance.IsSubjectToTravelRule && acc.Regulated && len(info) > 0 {
 		b, err := json.Marshal(info)
 		if err != nil {
 			return nil, fmt.Errorf("encode the travel-rule data: %w", err)
@@ -122,7 +112,7 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	if err != nil {
 		return nil, payRequestFailed(address, err)
 	}
-	resp, err := client.PayRequest(ctx, acc.Environment, lnurlp.Callback, address, req)
+	resp, err := a.umaClient.PayRequest(ctx, acc.Environment, lnurlp.Callback, address, req)
 	if err != nil {
 		return nil, payRequestFailed(address, err)
 	}
@@ -145,6 +135,20 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	return &quote.Remote{Address: address, Domain: domain, Currency: c.CurrencyCode, Decimals: currencies[c.CurrencyCode].Decimals, Amount: c.Amount,
 		Multiplier: c.Multiplier, Fee: c.Fee, Invoice: resp.PR, InvoiceMsat: inv.AmountMsat, ExpiresAt: inv.ExpiresAt, AnsweredAt: now,
 		ReceiverName: resp.PayeeData.Name, UtxoCallback: resp.PayeeData.Compliance.UtxoCallback, PayerDomain: acc.UmaDomain, PayerFields: required}, nil
+}
+
+// umaKeys are the deployment's UMA keys, made on first use, opened once while they stay the
+// current set (uma.OpenedKeys).
+func (a *Activities) umaKeys(ctx context.Context, now time.Time) (uma.KeySet, error) {
+	sealed, err := a.store.UmaKeysCurrentOrNew(ctx, func() (uma.SealedKeySet, error) { return uma.NewSealedKeySet(a.box, now) }, now)
+	if err != nil {
+		return uma.KeySet{}, err
+	}
+	keys, err := a.umaOpened.Open(sealed, a.box)
+	if err != nil {
+		return uma.KeySet{}, fmt.Errorf("open the UMA keys: %w", err)
+	}
+	return keys, nil
 }
 
 // lnurlpFailed is the refusal of a quote whose receiver's provider did not answer the

@@ -2,7 +2,7 @@
 -- Everything a quote is checked against, in one round trip: the platform, the source
 -- internal account with its customer, and the destination account, internal or external
 -- (NULL ids when the platform has no such account).
-SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain,
+SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
        EXISTS (SELECT 1 FROM platforms hp WHERE hp.uma_domain <> '' AND lower(hp.uma_domain) = lower(split_part(@destination_uma::text, '@', 2)))::boolean AS uma_domain_here,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,

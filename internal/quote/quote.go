@@ -171,8 +171,10 @@ type Accounts struct {
 	// SenderUma is the paying customer's UMA address ("" for the platform).
 	SenderUma string
 	// UmaDomain is the platform's UMA domain ("" none): the identity a payment to another
-	// provider is signed for.
+	// provider is signed for. Regulated is whether the platform is a regulated financial
+	// institution (subject to the travel rule).
 	UmaDomain string
+	Regulated bool
 	// Sender is what the service knows of the source account's customer, by
 	// CustomerInfoFieldName (FULL_NAME, BIRTH_DATE, NATIONALITY, EMAIL).
 	Sender      map[string]string

@@ -28,7 +28,7 @@ func (q *Queries) AccountNumberNext(ctx context.Context) (int64, error) {
 }
 
 const quoteContext = `-- name: QuoteContext :one
-SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain,
+SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
        EXISTS (SELECT 1 FROM platforms hp WHERE hp.uma_domain <> '' AND lower(hp.uma_domain) = lower(split_part($1::text, '@', 2)))::boolean AS uma_domain_here,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
@@ -79,6 +79,7 @@ type QuoteContextRow struct {
 	Environment             catalog.Environment
 	SupportedCurrencies     json.RawMessage
 	PlatformUmaDomain       string
+	PlatformRegulated       bool
 	UmaDomainHere           bool
 	SourceID                uuid.NullUUID
 	SourceCurrency          string
@@ -137,6 +138,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.Environment,
 		&i.SupportedCurrencies,
 		&i.PlatformUmaDomain,
+		&i.PlatformRegulated,
 		&i.UmaDomainHere,
 		&i.SourceID,
 		&i.SourceCurrency,
