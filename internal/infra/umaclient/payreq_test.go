@@ -1,6 +1,7 @@
 package umaclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -110,9 +111,7 @@ func TestPayRequestRefusals(t *testing.T) {
 	}
 	ask := func(t *testing.T, r *receiver, timeout time.Duration) error {
 		t.Helper()
-		c := &Client{Cache: cache{}, Nonces: &nonces{seen: map[string]bool{}}, Now: time.Now, HTTP: func(catalog.Environment) *http.Client {
-			return netguard.NewClient(netguard.ClientOptions{AllowPrivate: true, Timeout: timeout})
-		}}
+		c := testClient(timeout)
 		req, err := uma.NewPayRequest(sender, sender.Public(), "1000.MXN", "MXN", uma.Payer{Identifier: "$alice@pay.alice.example", KycStatus: uma.KycVerified}, nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -178,27 +177,38 @@ func TestPayRequestRefusals(t *testing.T) {
 			}
 			r := newReceiver(t, notAfter)
 			r.answer = tc.answer
-			timeout := tc.timeout
-			if timeout == 0 {
-				timeout = 5 * time.Second
-			}
+			timeout := cmp.Or(tc.timeout, 5*time.Second)
 			start := time.Now()
-			err := ask(t, r, timeout)
-			switch {
-			case err == nil || errors.Is(err, errReplayed):
-				t.Fatalf("accepted (%v)", err)
-			case tc.want != nil && !errors.Is(err, tc.want):
-				t.Fatalf("%v, want %v", err, tc.want)
-			case tc.code != "" && uma.Refusal(err).Code != tc.code:
-				t.Fatalf("code %s (%v), want %s", uma.Refusal(err).Code, err, tc.code)
-			case time.Since(start) > timeout+2*time.Second:
-				t.Fatalf("took %s", time.Since(start))
-			}
+			expectRefused(t, ask(t, r, timeout), start, timeout, tc.want, tc.code)
 		})
 	}
 }
 
 var errReplayed = errors.New("the second answer was refused")
+
+// testClient is a client with a cache and nonces of its own, whose requests (to loopback
+// too) give up after timeout.
+func testClient(timeout time.Duration) *Client {
+	return &Client{Cache: cache{}, Nonces: &nonces{seen: map[string]bool{}}, Now: time.Now, HTTP: func(catalog.Environment) *http.Client {
+		return netguard.NewClient(netguard.ClientOptions{AllowPrivate: true, Timeout: timeout})
+	}}
+}
+
+// expectRefused fails unless err, the outcome of a request started at start with timeout,
+// is a refusal wrapping want and of the protocol's code (each unless empty), in time.
+func expectRefused(t *testing.T, err error, start time.Time, timeout time.Duration, want error, code string) {
+	t.Helper()
+	switch {
+	case err == nil || errors.Is(err, errReplayed):
+		t.Fatalf("accepted (%v)", err)
+	case want != nil && !errors.Is(err, want):
+		t.Fatalf("%v, want %v", err, want)
+	case code != "" && uma.Refusal(err).Code != code:
+		t.Fatalf("code %s (%v), want %s", uma.Refusal(err).Code, err, code)
+	case time.Since(start) > timeout+2*time.Second:
+		t.Fatalf("took %s", time.Since(start))
+	}
+}
 
 // lnurlpReceiver is another provider answering LNURLP requests for $bob as answer makes it
 // (a valid, signed answer unless it rewrites it, or writes its own: done true). The same
@@ -239,9 +249,7 @@ func TestLnurlpRefusals(t *testing.T) {
 	}
 	ask := func(t *testing.T, r *receiver, timeout time.Duration) error {
 		t.Helper()
-		c := &Client{Cache: cache{}, Nonces: &nonces{seen: map[string]bool{}}, Now: time.Now, HTTP: func(catalog.Environment) *http.Client {
-			return netguard.NewClient(netguard.ClientOptions{AllowPrivate: true, Timeout: timeout})
-		}}
+		c := testClient(timeout)
 		for i := range 2 {
 			if _, err := c.Lnurlp(context.Background(), catalog.Sandbox, sender, "pay.alice.example", "$bob@"+r.domain(), true); err != nil {
 				if i == 1 {
@@ -294,22 +302,9 @@ func TestLnurlpRefusals(t *testing.T) {
 			if tc.expired {
 				notAfter = time.Now().Add(-time.Hour)
 			}
-			timeout := tc.timeout
-			if timeout == 0 {
-				timeout = 5 * time.Second
-			}
+			timeout := cmp.Or(tc.timeout, 5*time.Second)
 			start := time.Now()
-			err := ask(t, lnurlpReceiver(t, notAfter, tc.answer), timeout)
-			switch {
-			case err == nil || errors.Is(err, errReplayed):
-				t.Fatalf("accepted (%v)", err)
-			case tc.want != nil && !errors.Is(err, tc.want):
-				t.Fatalf("%v, want %v", err, tc.want)
-			case tc.code != "" && uma.Refusal(err).Code != tc.code:
-				t.Fatalf("code %s (%v), want %s", uma.Refusal(err).Code, err, tc.code)
-			case time.Since(start) > timeout+2*time.Second:
-				t.Fatalf("took %s", time.Since(start))
-			}
+			expectRefused(t, ask(t, lnurlpReceiver(t, notAfter, tc.answer), timeout), start, timeout, tc.want, tc.code)
 		})
 	}
 }
