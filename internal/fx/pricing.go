@@ -111,6 +111,17 @@ func (r Rate) ExchangeRate() decimal.Decimal {
 	return q.Round(exchangeRateDigits - intDigits(q))
 }
 
+// ExchangeRateOf is the exchange rate, as ExchangeRate shows it, of net minor units of from
+// that bought received minor units of to (another provider's conversion); zero when either
+// is not positive.
+func ExchangeRateOf(from money.Currency, net int64, to money.Currency, received int64) decimal.Decimal {
+	if net <= 0 || received <= 0 {
+		return decimal.Zero
+	}
+	m := decimal.NewFromInt(received).DivRound(decimal.NewFromInt(net), 40)
+	return Rate{From: from, To: to, Multiplier: m}.ExchangeRate()
+}
+
 // intDigits is the position of a non-zero decimal's leading digit: how many digits it has
 // before the point (1 for 1.5, 3 for 150), or minus how many zeros follow the point before
 // it (0 for 0.5, -2 for 0.005).

@@ -229,17 +229,8 @@ func priceRemote(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time
 // remoteExchangeRate is what one unit the receiver gets cost in sending units (major),
 // fees excluded: the net sending amount over the amount received.
 func remoteExchangeRate(from money.Currency, net int64, x Remote) decimal.Decimal {
-	sent := decimal.New(net, -int32(from.Decimals))
-	got := decimal.New(x.Amount, -int32(x.Decimals))
-	if !got.IsPositive() {
-		return decimal.Zero
-	}
-	q := sent.DivRound(got, 30)
-	return q.Round(exchangeDigits - int32(q.NumDigits()) - q.Exponent())
+	return fx.ExchangeRateOf(from, net, money.Currency{Code: x.Currency, Decimals: x.Decimals}, x.Amount)
 }
-
-// exchangeDigits is how many significant digits an exchange rate shows.
-const exchangeDigits = 12
 
 // remoteDetails are the rate details of a quote to a receiver elsewhere: the receiver's
 // provider converts one mSAT into 1/Multiplier receiving units, and its fixed fee is the
