@@ -30,6 +30,11 @@ import (
 // payable past the quote's execution margin. A failure of the provider, or an answer the
 // service may not pay, is a refusal: nothing is created or held.
 func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quote.Accounts, now time.Time) (*quote.Remote, error) {
+	// Every request to the provider shares one deadline, within the create step's own
+	// time: a provider that answers each request just within the guard's timeout is
+	// refused (no answer in time) rather than timing the step out to be asked again.
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
 	address := in.Destination.UmaAddress
 	_, domain, err := uma.SplitAddress(address)
 	if err != nil {
@@ -136,6 +141,11 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 		Multiplier: c.Multiplier, Fee: c.Fee, Invoice: resp.PR, InvoiceMsat: inv.AmountMsat, ExpiresAt: inv.ExpiresAt, AnsweredAt: now,
 		ReceiverName: resp.PayeeData.Name, UtxoCallback: resp.PayeeData.Compliance.UtxoCallback, PayerDomain: acc.UmaDomain, PayerFields: required}, nil
 }
+
+// askTimeout bounds everything a quote asks a receiver's provider (its keys, the LNURLP
+// request, the pay request): less than the quote's create step may take (15 s), so that a
+// slow provider is a refusal, not a step retried.
+const askTimeout = 12 * time.Second
 
 // umaKeys are the deployment's UMA keys, made on first use, opened once while they stay the
 // current set (uma.OpenedKeys).

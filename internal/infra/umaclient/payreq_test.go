@@ -308,3 +308,18 @@ func TestLnurlpRefusals(t *testing.T) {
 		})
 	}
 }
+
+// The caller's deadline bounds a provider's answer even when the client would wait longer:
+// a provider slower than the deadline is a failed request, refused, when the deadline ends.
+func TestDeadlineBoundsTheExchange(t *testing.T) {
+	r := lnurlpReceiver(t, time.Now().Add(24*time.Hour), func(_ http.ResponseWriter, _ *uma.LnurlpResponse) bool {
+		time.Sleep(3 * time.Second)
+		return false
+	})
+	sender, _ := uma.NewPrivateKey()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := testClient(10*time.Second).Lnurlp(ctx, catalog.Sandbox, sender, "pay.alice.example", "$bob@"+r.domain(), true)
+	expectRefused(t, err, start, 300*time.Millisecond, ErrLnurlpFailed, "")
+}
