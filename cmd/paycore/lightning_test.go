@@ -171,10 +171,7 @@ func TestLightningQuotePayout(t *testing.T) {
 	if state, paid := lntest.InvoiceState(t, n.Peer, inv.RHash); state != "SETTLED" || paid != strconv.Itoa(sats) {
 		t.Fatalf("the counterparty's invoice: %s, %s sat paid", state, paid)
 	}
-	after, err := node.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := balances(t, node)
 	if left, posted := before.Total()-after.Total(), ledgerLightning(t, s); left != sats || posted != left {
 		t.Fatalf("%d sat left the node, the ledger posted %d to LIGHTNING; want %d both", left, posted, sats)
 	}
@@ -227,8 +224,8 @@ func TestLightningQuotePayout(t *testing.T) {
 	if b := w.balance(); b != start {
 		t.Fatalf("the customer's balance is %d after the failed payout, was %d", b, start)
 	}
-	if now, err := node.Balances(ctx); err != nil || now.Total() != after.Total() || ledgerLightning(t, s) != sats {
-		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d (%v)", now, after, ledgerLightning(t, s), err)
+	if now := balances(t, node); now.Total() != after.Total() || ledgerLightning(t, s) != sats {
+		t.Fatalf("the failed payout moved money: node %+v (was %+v), ledger %d", now, after, ledgerLightning(t, s))
 	}
 	// The withdrawal fee estimate probes the route to the invoice: a direct channel charges
 	// nothing (the typical Lightning fee would be 2 sat); an invoice no route can carry is
@@ -516,10 +513,7 @@ func TestLightningFunding(t *testing.T) {
 	if receipts != 2 || total != 5_321 {
 		t.Fatalf("%d receipts for %d sat, want 2 for 5321", receipts, total)
 	}
-	after, err := node.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := balances(t, node)
 	if got, ledger := after.Total()-before.Total(), ledgerLightning(t, s); got != 5_321 || ledger != -got {
 		t.Fatalf("the node received %d sat; the ledger's LIGHTNING account is %d", got, ledger)
 	}

@@ -431,12 +431,15 @@ func findIncoming(t *testing.T, d *federated, sender string) string {
 	return "Transaction:" + id
 }
 
-// balances are what node holds now.
+// balances are what node holds once no payment is in flight in its channels (LND reports
+// a payment settled before the channel update that settles its HTLC).
 func balances(t *testing.T, node *lnd.Client) lnd.Balances {
 	t.Helper()
-	b, err := node.Balances(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	var b lnd.Balances
+	eventually(t, 30*time.Second, "no payment in flight in the node's channels", func() bool {
+		var err error
+		b, err = node.Balances(context.Background())
+		return err == nil && !b.InFlight()
+	})
 	return b
 }

@@ -126,10 +126,7 @@ func TestLightningRailPaysAddresses(t *testing.T) {
 	if got := svc.callbacks.Load(); got != 1 {
 		t.Fatalf("the address was asked for %d invoices, want 1", got)
 	}
-	after, err := node.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := settled(ctx, t, node)
 	if paid := before.Total() - after.Total(); paid != 5_000 {
 		t.Fatalf("%d sat left the node, want 5000", paid)
 	}
@@ -146,8 +143,8 @@ func TestLightningRailPaysAddresses(t *testing.T) {
 	if err != nil || out.Status != catalog.TxFailed || out.Code != catalog.FailLightningAddress {
 		t.Errorf("a private address under the guard: %+v %v", out, err)
 	}
-	if b, err := node.Balances(ctx); err != nil || b.Total() != after.Total() {
-		t.Fatalf("a refused address moved money: %+v %v", b, err)
+	if b := settled(ctx, t, node); b.Total() != after.Total() {
+		t.Fatalf("a refused address moved money: %+v", b)
 	}
 	t.Logf("guarded refusal: %s", out.Message)
 }

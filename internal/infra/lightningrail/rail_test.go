@@ -8,6 +8,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/infra/lightningrail"
+	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest"
 	"paycore/internal/infra/lnregtest/lntest"
 	"paycore/internal/rail"
@@ -136,10 +137,7 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 
 	// The node's channel side went down by what was paid, exactly once (a direct channel
 	// charges no routing fee).
-	after, err := node.Balances(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := settled(ctx, t, node)
 	if got, want := before.Total()-after.Total(), int64(12_000+1_500+2_000+3_456); got != want {
 		t.Fatalf("the node's channel balance went down by %d sat, want %d", got, want)
 	}
@@ -156,9 +154,23 @@ func TestLightningRailPaysInvoices(t *testing.T) {
 		return n.Node.CLIJSON(ctx, &chans, "listchannels", "--active_only") == nil && len(chans.Channels) == 0
 	})
 	refused(t, payout("tx-offline", inv.PaymentRequest, 1_500), lightningrail.Options{Timeout: 20 * time.Second}, catalog.FailInsufficientLiquidity)
-	if now, err := node.Balances(ctx); err != nil || now.Total() != after.Total() {
-		t.Fatalf("a payment with no route moved money: %+v (was %+v) %v", now, after, err)
+	if now := settled(ctx, t, node); now.Total() != after.Total() {
+		t.Fatalf("a payment with no route moved money: %+v (was %+v)", now, after)
 	}
+}
+
+// settled reads the node's balances once no payment is in flight in its channels: LND
+// reports a payment succeeded when the preimage comes back, before the channel update
+// that settles its HTLC, which until then still counts as the node's money.
+func settled(ctx context.Context, t *testing.T, node *lnd.Client) lnd.Balances {
+	t.Helper()
+	var b lnd.Balances
+	eventually(t, "no payment in flight", func() bool {
+		var err error
+		b, err = node.Balances(ctx)
+		return err == nil && !b.InFlight()
+	})
+	return b
 }
 
 // eventually polls cond every 100 ms for up to 30 s.
