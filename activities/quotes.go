@@ -15,6 +15,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/fx"
+	"paycore/internal/payment"
 	"paycore/internal/quote"
 	"paycore/internal/rail"
 	"paycore/internal/sandbox"
@@ -160,6 +161,27 @@ func (a *Activities) SubmitQuote(ctx context.Context, r quote.Rail) (rail.Outcom
 		return rail.Outcome{}, err
 	}
 	return r.Settle(out), nil
+}
+
+// CancelQuote asks the rail paying an executed quote out to cancel the payout (see
+// rail.Registry.Cancel); a payment into an internal account, which no rail carries, or a
+// rail that cannot cancel it, is the refusal TRANSACTION_NOT_CANCELLABLE.
+func (a *Activities) CancelQuote(ctx context.Context, r quote.Rail) error {
+	in, ok := r.Instruction()
+	if !ok {
+		return refusal(payment.NotCancellable("a payment into an internal account is not at a rail"))
+	}
+	return a.cancelAtRail(ctx, in)
+}
+
+// cancelAtRail asks the rail serving in to cancel it; rail.ErrNotCancellable is the refusal
+// TRANSACTION_NOT_CANCELLABLE, any other error is retried.
+func (a *Activities) cancelAtRail(ctx context.Context, in rail.Instruction) error {
+	err := a.rails.Cancel(ctx, in)
+	if errors.Is(err, rail.ErrNotCancellable) {
+		return refusal(payment.NotCancellable("its rail cannot cancel it any more"))
+	}
+	return err
 }
 
 // FinishQuote settles an executed quote's payment with its payout's outcome (see

@@ -81,6 +81,18 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 	return a.rails.Submit(ctx, r.Instruction(transactionID.String()), r.Unavailable())
 }
 
+// CancelTransfer asks the rail of a transfer waiting there to cancel it (see
+// rail.Registry.Cancel); a rail that cannot is the refusal TRANSACTION_NOT_CANCELLABLE.
+func (a *Activities) CancelTransfer(ctx context.Context, transactionID uuid.UUID, r transfer.Rail) error {
+	if !r.Known() {
+		var err error
+		if r, err = db.TransferRail(ctx, a.pool, transactionID); err != nil {
+			return err
+		}
+	}
+	return a.cancelAtRail(ctx, r.Instruction(transactionID.String()))
+}
+
 // FinishTransfer settles a transfer with its rail's outcome (within the statuses its kind
 // can end with) in one database transaction: postings and COMPLETED, or the hold released
 // and FAILED. Finishing an already finished transfer changes nothing. It returns the status

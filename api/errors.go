@@ -39,6 +39,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.BulkUploadJobNotFound:         http.StatusNotFound,
 	catalog.QuoteNotPending:               http.StatusConflict,
 	catalog.TransactionNotPendingApproval: http.StatusConflict,
+	catalog.TransactionNotCancellable:     http.StatusConflict,
 	catalog.NotImplemented:                http.StatusNotImplemented,
 	catalog.MethodNotAllowed:              http.StatusMethodNotAllowed,
 	catalog.Conflict:                      http.StatusConflict,

@@ -291,6 +291,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/transactions/{transactionId}", handler(s.getTransaction))
 		r.With(transact).Post("/transactions/{transactionId}/approve", handler(s.approveTransaction))
 		r.With(transact).Post("/transactions/{transactionId}/reject", handler(s.rejectTransaction))
+		r.With(transact).Post("/transactions/{transactionId}/cancel", handler(s.cancelTransaction))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/uma/receive", handler(s.sandboxUmaReceive))
 		r.With(transact, s.idempotent).Post("/invitations", handler(s.createInvitation))
 		r.Get("/invitations/{invitationCode}", handler(s.getInvitation))

@@ -13,6 +13,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/payment"
 	"paycore/internal/transfer"
 	"paycore/workflows/start"
 )
@@ -122,4 +123,41 @@ var errKeyRefused = refusal(catalog.IdempotencyKeyReused, "this Idempotency-Key 
 func workflowEnded(err error) bool {
 	var appErr *temporal.ApplicationError
 	return errors.Is(err, start.ErrWorkflowClosed) || (errors.As(err, &appErr) && errorOf(err) == nil)
+}
+
+type cancelBody struct {
+	Reason *string `json:"reason"`
+}
+
+// cancelTransaction is POST /transactions/{id}/cancel: the platform cancels one of its
+// payments that has not left. The stored transaction's rule (payment.CheckCancel) refuses
+// what can never be cancelled; the payment's workflow takes the cancellation while the
+// payment waits at its rail and asks the rail, which decides; the answer is the
+// transaction as it ended (FAILED, USER_CANCELLATION). Every refusal is 409
+// TRANSACTION_NOT_CANCELLABLE.
+func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request) error {
+	b, err := ReadJSON[cancelBody](r)
+	if err != nil && r.ContentLength != 0 {
+		return err
+	}
+	var c payment.Cancellation
+	if b.Reason != nil {
+		c.Reason = *b.Reason
+	}
+	if err := c.Check(); err != nil {
+		return err
+	}
+	t, err := loadOne(r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
+		return db.TransactionGet(ctx, s.Pool, db.TransactionGetParams{PlatformID: pid, ID: id})
+	})
+	if err != nil {
+		return err
+	}
+	if err := payment.CheckCancel(t.Kind, t.Type, t.Status); err != nil {
+		return err
+	}
+	if _, err := s.start.CancelPayment(r.Context(), start.PaymentTarget{ID: t.ID, Kind: t.Kind, QuoteID: t.QuoteID}, c); err != nil {
+		return err
+	}
+	return s.serveTransaction(w, r.Context(), http.StatusOK, t.PlatformID, t.ID)
 }

@@ -9,6 +9,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/operator"
+	"paycore/internal/payment"
 	"paycore/internal/sandbox"
 )
 
@@ -18,6 +19,21 @@ import (
 // after a retry's new submission, FAILED after a failure). The update is in the payment's
 // history with the operator's name and reason.
 const UpdateOperator = "operator"
+
+// UpdateCancelPayment is the update a platform's cancellation sends a payment (its argument is a
+// payment.Cancellation): while the payment waits at its rail and its steps can cancel
+// there (Cancellable), the rail is asked to cancel it and, once it has, the payment ends
+// FAILED (payment.Cancelled), its hold released. It answers with the payment's status
+// then; every refusal is TRANSACTION_NOT_CANCELLABLE.
+const UpdateCancelPayment = "cancel-payment"
+
+// Cancellable is implemented by the steps of payments a platform may cancel while they
+// wait at their rail (transfers, quotes' payouts): CancelAtRail asks the rail to cancel
+// the payment and returns its refusal (a coded TRANSACTION_NOT_CANCELLABLE) when it
+// cannot.
+type Cancellable interface {
+	CancelAtRail(ctx workflow.Context) error
+}
 
 // errNotAtRail rejects an operator action on a payment that does not wait at its rail
 // (not there yet, finished, or one whose rail step cannot be interrupted).
@@ -30,47 +46,100 @@ type Interruptible interface {
 	Interruptible() bool
 }
 
-// operatorDesk takes operator actions while a payment waits at its rail: during the rail
-// call (an activity, retried without end) and during the rail's slow scenario.
+// operatorDesk takes operator actions, and its platform's cancellation, while a payment
+// waits at its rail: during the rail call (an activity, retried without end) and during the
+// rail's slow scenario.
 type operatorDesk struct {
 	steps RailSteps
-	// waiting is set while the payment waits at its rail; pending is the action taken and
-	// not yet carried out; status is the payment's status once it was.
-	waiting bool
-	pending *operator.Request
-	applied int
-	status  catalog.TransactionStatus
+	// waiting is set while the payment waits at its rail; cancelling while the rail is
+	// asked to cancel it; pending is the action taken and not yet carried out; status is
+	// the payment's status once it was.
+	waiting, cancelling bool
+	pending             *deskAction
+	applied             int
+	status              catalog.TransactionStatus
 }
 
-// newOperatorDesk registers the operator update on the payment's workflow.
+// deskAction is an action taken on a payment waiting at its rail: submit it again (retry),
+// or end it with end (an operator's failure, a cancellation).
+type deskAction struct {
+	retry bool
+	end   sandbox.Outcome
+}
+
+// interruptible reports whether the payment's rail step may be interrupted now.
+func (d *operatorDesk) interruptible() bool {
+	if !d.waiting || d.pending != nil || d.cancelling {
+		return false
+	}
+	i, ok := d.steps.(Interruptible)
+	return !ok || i.Interruptible()
+}
+
+// act hands a the rail step and waits until it took effect: the payment's status then.
+func (d *operatorDesk) act(ctx workflow.Context, a deskAction) (catalog.TransactionStatus, error) {
+	d.pending = &a
+	seen := d.applied
+	if err := workflow.Await(ctx, func() bool { return d.applied > seen }); err != nil {
+		return "", err
+	}
+	return d.status, nil
+}
+
+// newOperatorDesk registers the operator and cancel updates on the payment's workflow.
 func newOperatorDesk(ctx workflow.Context, steps RailSteps) (*operatorDesk, error) {
 	d := &operatorDesk{steps: steps}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateOperator, func(ctx workflow.Context, r operator.Request) (catalog.TransactionStatus, error) {
-		d.pending = &r
-		seen := d.applied
-		if err := workflow.Await(ctx, func() bool { return d.applied > seen }); err != nil {
-			return "", err
-		}
-		return d.status, nil
+		return d.act(ctx, deskAction{retry: r.Action == operator.RetryRail, end: operator.FailOutcome(r)})
 	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, r operator.Request) error {
 		if err := r.Check(); err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), string(catalog.InvalidInput), nil)
 		}
-		if !d.waiting || d.pending != nil {
-			return errNotAtRail
-		}
-		if i, ok := steps.(Interruptible); ok && !i.Interruptible() {
+		if !d.interruptible() {
 			return errNotAtRail
 		}
 		return nil
 	}})
+	if err != nil {
+		return nil, err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancelPayment, d.cancel, workflow.UpdateHandlerOptions{
+		Validator: func(_ workflow.Context, c payment.Cancellation) error {
+			if err := c.Check(); err != nil {
+				return coded(err)
+			}
+			if _, ok := steps.(Cancellable); !ok || !d.interruptible() {
+				return coded(payment.NotCancellable("it is not waiting at its rail"))
+			}
+			return nil
+		}})
 	return d, err
 }
 
+// cancel asks the rail to cancel the payment and, once it has, ends the payment with the
+// cancellation's outcome. A rail that settled the payment meanwhile (the payment no longer
+// waits at it) leaves it as it ended.
+func (d *operatorDesk) cancel(ctx workflow.Context, c payment.Cancellation) (catalog.TransactionStatus, error) {
+	d.cancelling = true
+	err := d.steps.(Cancellable).CancelAtRail(ctx)
+	d.cancelling = false
+	if code, _ := permanent(err); err != nil && code != catalog.TransactionNotCancellable {
+		workflow.GetLogger(ctx).Warn("the rail did not answer the cancellation", "error", err)
+		err = coded(payment.NotCancellable("its rail did not confirm the cancellation; the payment goes on"))
+	}
+	if err != nil {
+		return "", err
+	}
+	if !d.waiting {
+		return "", coded(payment.NotCancellable("it settled before its rail cancelled it"))
+	}
+	return d.act(ctx, deskAction{end: payment.Cancelled(c)})
+}
+
 // atRail submits the payment to its rail and, when the rail says it is slow, waits
-// slowDelay on a durable timer, taking operator actions meanwhile: a retry cancels the
-// rail call under way (or ends the slow wait) and submits again; a failure cancels it and
-// answers the failure's outcome, for Finish to release the hold.
+// slowDelay on a durable timer, taking actions meanwhile: a retry cancels the rail call
+// under way (or ends the slow wait) and submits again; a failure or a cancellation cancels
+// it and answers its outcome, for Finish to release the hold.
 func (d *operatorDesk) atRail(ctx workflow.Context, slowDelay time.Duration) (sandbox.Outcome, error) {
 	d.waiting = true
 	defer func() { d.waiting = false }()
@@ -80,8 +149,8 @@ func (d *operatorDesk) atRail(ctx workflow.Context, slowDelay time.Duration) (sa
 			return outcome, err
 		}
 		if !answered { // an action interrupted the rail call
-			if r := d.take(); r.Action == operator.Fail {
-				return operator.FailOutcome(*r), nil
+			if a := d.take(); !a.retry {
+				return a.end, nil
 			}
 			continue // retried: submit again
 		}
@@ -94,12 +163,12 @@ func (d *operatorDesk) atRail(ctx workflow.Context, slowDelay time.Duration) (sa
 		if _, err := workflow.AwaitWithTimeout(ctx, slowDelay, func() bool { return d.pending != nil }); err != nil {
 			return outcome, err
 		}
-		r := d.take()
+		a := d.take()
 		switch {
-		case r == nil:
+		case a == nil:
 			return outcome, nil
-		case r.Action == operator.Fail:
-			return operator.FailOutcome(*r), nil
+		case !a.retry:
+			return a.end, nil
 		}
 		// retried: submit again
 	}
@@ -128,18 +197,18 @@ func (d *operatorDesk) submit(ctx workflow.Context) (outcome sandbox.Outcome, an
 	return sandbox.Outcome{}, false, nil
 }
 
-// take hands over the pending action, if any. A retry is answered PROCESSING at once; a
-// failure once the payment finished (done).
-func (d *operatorDesk) take() *operator.Request {
+// take hands over the pending action, if any. A retry is answered PROCESSING at once; an
+// action that ends the payment once it finished (done).
+func (d *operatorDesk) take() *deskAction {
 	if d.pending == nil {
 		return nil
 	}
-	r := d.pending
+	a := d.pending
 	d.pending = nil
-	if r.Action == operator.RetryRail {
+	if a.retry {
 		d.status, d.applied = catalog.TxProcessing, d.applied+1
 	}
-	return r
+	return a
 }
 
 // done answers an action still waiting (a failure taken at the rail, or an action that

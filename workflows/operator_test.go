@@ -14,6 +14,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/operator"
+	"paycore/internal/payment"
 	"paycore/internal/sandbox"
 )
 
@@ -22,6 +23,18 @@ import (
 type railSteps struct {
 	fakeSteps
 	up bool
+	// cancellable makes the steps Cancellable (cancellableRail); cancelAnswers are the
+	// answers of the successive attempts of the rail's cancel call (nil once used up).
+	cancellable   bool
+	cancelAnswers []error
+}
+
+// cancellableRail are railSteps whose payment its platform may cancel at its rail: the
+// rail's cancel call is an activity of its own (cancelStep).
+type cancellableRail struct{ *railSteps }
+
+func (c cancellableRail) CancelAtRail(ctx workflow.Context) error {
+	return workflow.ExecuteActivity(CancelCall(ctx), "cancelStep").Get(ctx, nil)
 }
 
 func (r *railSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
@@ -38,6 +51,8 @@ type operatorRun struct {
 type timedAction struct {
 	at time.Duration
 	r  operator.Request
+	// cancel, when set, sends the platform's cancellation instead of r.
+	cancel *payment.Cancellation
 	// before runs just before the action is sent.
 	before func()
 }
@@ -55,7 +70,19 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 		}
 		return nil
 	}, activity.RegisterOptions{Name: "railStep"})
-	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment[sandbox.Outcome](ctx, steps, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
+	env.RegisterActivityWithOptions(func(ctx context.Context) error {
+		if len(steps.cancelAnswers) == 0 {
+			return nil
+		}
+		err := steps.cancelAnswers[0]
+		steps.cancelAnswers = steps.cancelAnswers[1:]
+		return err
+	}, activity.RegisterOptions{Name: "cancelStep"})
+	var p PaymentSteps[sandbox.Outcome] = steps
+	if steps.cancellable {
+		p = cancellableRail{steps}
+	}
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return Payment[sandbox.Outcome](ctx, p, slowDelay) }, workflow.RegisterOptions{Name: "FakePayment"})
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
@@ -65,7 +92,11 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 			if a.before != nil {
 				a.before()
 			}
-			env.UpdateWorkflow(UpdateOperator, "op-"+a.at.String(), &testsuite.TestUpdateCallback{
+			name, arg := UpdateOperator, any(a.r)
+			if a.cancel != nil {
+				name, arg = UpdateCancelPayment, *a.cancel
+			}
+			env.UpdateWorkflow(name, "op-"+a.at.String(), &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { run.answers = append(run.answers, "rejected: "+err.Error()) },
 				OnAccept: func() {},
 				OnComplete: func(v any, err error) {
@@ -76,7 +107,7 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 					s, _ := v.(catalog.TransactionStatus)
 					run.answers = append(run.answers, string(s))
 				},
-			}, a.r)
+			}, arg)
 		}, a.at)
 	}
 	env.ExecuteWorkflow("FakePayment")

@@ -221,6 +221,12 @@ func (s *quoteSteps) MarkProcessing(workflow.Context) (catalog.TransactionStatus
 // workflow decides how both sides end).
 func (s *quoteSteps) Interruptible() bool { return s.rail.Counterpart == nil }
 
+// CancelAtRail asks the rail paying the quote out to cancel the payout.
+func (s *quoteSteps) CancelAtRail(ctx workflow.Context) error {
+	var a *activities.Activities
+	return workflow.ExecuteActivity(CancelCall(ctx), a.CancelQuote, s.rail).Get(ctx, nil)
+}
+
 func (s *quoteSteps) Submit(ctx workflow.Context) (sandbox.Outcome, error) {
 	if cp := s.rail.Counterpart; cp != nil {
 		return s.counterpart(ctx, cp)

@@ -62,6 +62,12 @@ func RailCall(ctx workflow.Context) workflow.Context {
 	return OutboundCall(ctx, time.Second, time.Minute, 0, 0)
 }
 
+// CancelCall is the preset for asking a rail to cancel a payment while its platform waits
+// for the answer: an OutboundCall retried for up to 30 seconds.
+func CancelCall(ctx workflow.Context) workflow.Context {
+	return OutboundCall(ctx, time.Second, 10*time.Second, 30*time.Second, 0)
+}
+
 // DatabaseStep is the preset for short database activities: quick timeout, fast retries
 // that never give up on transient errors (the steps are idempotent).
 func DatabaseStep(ctx workflow.Context) workflow.Context {

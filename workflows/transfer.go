@@ -59,5 +59,11 @@ func (s *transferSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catal
 	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishTransfer, s.in, out))
 }
 
+// CancelAtRail asks the transfer's rail to cancel it.
+func (s *transferSteps) CancelAtRail(ctx workflow.Context) error {
+	var a *activities.Activities
+	return workflow.ExecuteActivity(CancelCall(ctx), a.CancelTransfer, s.in.TransactionID, s.rail).Get(ctx, nil)
+}
+
 // Unsettled: a transfer whose finish is refused for good fails with its hold released.
 func (s *transferSteps) Unsettled(code catalog.Code) sandbox.Outcome { return sandbox.Unsettled(code) }

@@ -23,7 +23,7 @@ func TestRailsList(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	if len(got.Rails) != 1 || got.Rails[0].Name != "sandbox" || strings.Join(got.Rails[0].Routes, ",") != "SANDBOX:*:*" ||
-		len(got.Rails[0].Environments) != 1 || got.Rails[0].Environments[0] != "SANDBOX" || got.Rails[0].Cancellable {
+		len(got.Rails[0].Environments) != 1 || got.Rails[0].Environments[0] != "SANDBOX" || !got.Rails[0].Cancellable {
 		t.Fatalf("default rails: %s", out.String())
 	}
 

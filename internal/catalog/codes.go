@@ -107,6 +107,9 @@ const (
 	// TransactionNotPendingApproval refuses approving or rejecting a payment that is not
 	// waiting for the platform's decision.
 	TransactionNotPendingApproval Code = "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL"
+	// TransactionNotCancellable refuses cancelling a payment that has left, ended, is not
+	// waiting at its rail, or whose rail cannot cancel it any more (409).
+	TransactionNotCancellable Code = "TRANSACTION_NOT_CANCELLABLE"
 	// DocumentSubmitted refuses replacing or deleting a document that was submitted for
 	// verification.
 	DocumentSubmitted Code = "DOCUMENT_ALREADY_SUBMITTED"

@@ -152,7 +152,8 @@ type Capabilities struct {
 	Kinds []Kind
 	// AccountTypes are the external account types it pays; empty means any.
 	AccountTypes []string
-	// Cancellable is whether a submitted payment can be cancelled before it settles.
+	// Cancellable is whether a submitted payment can be cancelled before it settles (some
+	// of them: Cancel says which).
 	Cancellable bool
 	// Settlement is how long a payment typically takes to settle.
 	Settlement time.Duration
@@ -227,6 +228,9 @@ type Rail interface {
 	// Track is how the payment submitted under key ended, after a crash between Submit and
 	// recording its outcome; ErrNotFound when the rail has no payment under key.
 	Track(ctx context.Context, key string) (Outcome, error)
-	// Cancel cancels the payment under key; ErrNotCancellable where the rail does not allow it.
-	Cancel(ctx context.Context, key string) error
+	// Cancel cancels the payment in, submitted under its key, that has not settled: once it
+	// answers nil the payment never settles (the caller then ends it FAILED, its money
+	// released). ErrNotCancellable where the rail does not allow it (it never does, or the
+	// payment is past its cancellation window).
+	Cancel(ctx context.Context, in Instruction) error
 }

@@ -26,7 +26,12 @@ func (f fake) Capabilities() rail.Capabilities { return f.caps }
 func (f fake) Track(context.Context, string) (rail.Outcome, error) {
 	return rail.Outcome{}, rail.ErrNotFound
 }
-func (f fake) Cancel(context.Context, string) error { return rail.ErrNotCancellable }
+func (f fake) Cancel(_ context.Context, in rail.Instruction) error {
+	if f.caps.Cancellable && in.Amount < 1_000 { // the fake bank cancels small payments
+		return nil
+	}
+	return rail.ErrNotCancellable
+}
 func (f fake) Submit(_ context.Context, in rail.Instruction) (rail.Outcome, error) {
 	return rail.Outcome{Status: catalog.TxCompleted, Message: f.name}, nil
 }
@@ -158,6 +163,31 @@ func TestRegistryFor(t *testing.T) {
 	got := reg.Configured()
 	if len(got) != 3 || got[0].Name != "bank" || len(got[0].Routes) != 2 || got[1].Name != "lnd" || got[2].Name != "sim" {
 		t.Fatalf("configured %+v", got)
+	}
+}
+
+// Cancel asks the rail that serves the payment, which decides (the fake bank cancels
+// payments under 1,000); a rail that never cancels, or no rail, is ErrNotCancellable
+// without asking.
+func TestRegistryCancel(t *testing.T) {
+	routes, err := rail.ParseRoutes("SANDBOX:*:*=sim,SANDBOX:USD:EXTERNAL_ACCOUNT=bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rail.NewRegistry(routes, sim, bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := func(currency string, amount int64) rail.Instruction {
+		return rail.Instruction{Key: "k", Environment: catalog.Sandbox, Currency: currency, Kind: rail.ExternalAccount, Amount: amount}
+	}
+	if err := reg.Cancel(context.Background(), to("USD", 999)); err != nil {
+		t.Fatalf("the bank cancels a small payment: %v", err)
+	}
+	for _, in := range []rail.Instruction{to("USD", 1_000), to("EUR", 10), {Key: "k", Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}} {
+		if err := reg.Cancel(context.Background(), in); !errors.Is(err, rail.ErrNotCancellable) {
+			t.Errorf("cancel %+v: %v, want ErrNotCancellable", in, err)
+		}
 	}
 }
 

@@ -185,6 +185,19 @@ func (r *Registry) For(t Target) (Rail, bool) {
 	return r.rails[best], true
 }
 
+// Cancel asks the rail that serves in to cancel it (Rail.Cancel): ErrNotCancellable when
+// no rail serves it any more or its rail never cancels a payment.
+func (r *Registry) Cancel(ctx context.Context, in Instruction) error {
+	rl, ok := r.For(in.Target())
+	if !ok || !rl.Capabilities().Cancellable {
+		return ErrNotCancellable
+	}
+	if err := rl.Cancel(ctx, in); err != nil {
+		return fmt.Errorf("rail %s: cancel %s: %w", rl.Name(), in.Key, err)
+	}
+	return nil
+}
+
 // Require is nil when a rail serves payments to t, else the refusal of such a payment when
 // it is requested: RAIL_NOT_CONFIGURED, nothing created.
 func (r *Registry) Require(t Target) error {

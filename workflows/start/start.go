@@ -20,6 +20,7 @@ import (
 	"paycore/internal/incoming"
 	"paycore/internal/invitation"
 	"paycore/internal/operator"
+	"paycore/internal/payment"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/transfer"
@@ -198,6 +199,14 @@ type IncomingTarget struct {
 	Status catalog.TransactionStatus
 }
 
+// PaymentTarget is the stored transaction a cancellation names: its id, kind and quote
+// (which name its workflow).
+type PaymentTarget struct {
+	ID      uuid.UUID
+	Kind    string
+	QuoteID uuid.NullUUID
+}
+
 // workflowGone reports whether an update was not taken because its workflow has ended
 // (ErrWorkflowClosed), or ended before taking it (an application error that carries no
 // domain refusal, problem.Wire): its state machine is past every update.
@@ -229,6 +238,29 @@ func (s Starter) OperatePayment(ctx context.Context, workflowID string, r operat
 	var status catalog.TransactionStatus
 	if err := json.Unmarshal(raw, &status); err != nil {
 		return "", fmt.Errorf("operator answer of %s: %w", workflowID, err)
+	}
+	return status, nil
+}
+
+// CancelPayment sends a platform's cancellation to the workflow of a payment (see
+// workflows.UpdateCancelPayment) and waits for it: the result is the payment's status
+// then. A workflow that has ended, or has not reached its rail, is past any cancellation
+// (TRANSACTION_NOT_CANCELLABLE); so is every refusal of the workflow and the rail.
+func (s Starter) CancelPayment(ctx context.Context, t PaymentTarget, c payment.Cancellation) (catalog.TransactionStatus, error) {
+	workflowID, ok := workflows.PaymentWorkflowID(t.Kind, t.ID, t.QuoteID)
+	if !ok {
+		return "", payment.NotCancellable("no workflow carries it")
+	}
+	raw, err := s.update(ctx, workflowID, workflows.UpdateCancelPayment, c)
+	if workflowGone(err) {
+		return "", payment.NotCancellable("it is not waiting at its rail")
+	}
+	if err != nil {
+		return "", err
+	}
+	var status catalog.TransactionStatus
+	if err := json.Unmarshal(raw, &status); err != nil {
+		return "", fmt.Errorf("cancellation answer of %s: %w", workflowID, err)
 	}
 	return status, nil
 }

@@ -1073,6 +1073,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactions/{transactionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transaction id, `Transaction:<uuid>`. Any other value answers 404 `TRANSACTION_NOT_FOUND`.
+                 * @example Transaction:0190a000-0000-7000-8000-000000000001
+                 */
+                transactionId: components["parameters"]["TransactionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment that has not left
+         * @description Cancels one of the platform's payments that is still waiting at its rail: a transfer
+         *     out or in, or an executed quote's payout, that has not settled. The rail that carries
+         *     it decides whether it still can: bank rails cancel a payment until it settles; a
+         *     payment over Lightning (a UMA address, a Lightning invoice or address) cannot be
+         *     recalled. Cancelled, the transaction ends `FAILED` with `failureDetails.code`
+         *     `USER_CANCELLATION` (the message carries `reason`), its hold is released, and the
+         *     platform gets the usual final webhook (`OUTGOING_PAYMENT_FAILED` for money going out).
+         *     Answers the transaction as it ended. 409 `TRANSACTION_NOT_CANCELLABLE` for a payment
+         *     that has settled, failed or expired, a quote not yet executed (it expires on its own),
+         *     an incoming payment, a payment not waiting at its rail (one paying another customer
+         *     of this deployment waits for that customer's platform instead), or one its rail
+         *     cannot cancel any more. In the sandbox, a transfer to or from an external account
+         *     whose identifier ends in `005`, or a quote paid out to one ending in `003`, waits at
+         *     its rail for the slow-scenario delay and can be cancelled meanwhile; a quote paid to
+         *     `$pending.long.*` (a UMA payment) cannot. Requires the `TRANSACT` permission.
+         */
+        post: operations["cancelTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/uma/receive": {
         parameters: {
             query?: never;
@@ -3111,7 +3151,7 @@ export interface components {
              *     PASSKEY_CREDENTIAL_ALREADY_EXISTS, RATE_LIMITED, EMAIL_DELIVERY_FAILED,
              *     INTERNAL_ERROR, NOT_IMPLEMENTED, SERVICE_UNAVAILABLE, QUOTE_NOT_FOUND, QUOTE_NOT_PENDING,
              *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, RAIL_NOT_CONFIGURED, LOOKUP_REQUEST_NOT_FOUND,
-             *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, INVITATION_NOT_FOUND,
+             *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, TRANSACTION_NOT_CANCELLABLE, INVITATION_NOT_FOUND,
              *     INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, INVITATION_EXPIRED,
              *     INVITATIONS_NOT_CONFIGURED, DOCUMENT_NOT_FOUND, REFERENCE_NOT_FOUND,
              *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
@@ -4174,6 +4214,13 @@ export interface components {
          * @enum {string}
          */
         OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED" | "LIGHTNING_PAYMENT_FAILED" | "PAY_REQUEST_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "COUNTERPARTY_POST_TX_FAILED";
+        CancelTransactionRequest: {
+            /**
+             * @description The platform's own note on why it cancels, kept in `failureDetails.message`.
+             * @example REQUESTED_AFTER_HOURS
+             */
+            reason?: string;
+        };
         /**
          * @description Precisely why the transaction failed; omitted otherwise. Same-currency transfers
          *     carry their cause only here (no `failureReason` describes a bank transfer's
@@ -4181,7 +4228,9 @@ export interface components {
          *     transfer in an internal account closed before the money settled),
          *     REJECTED_BY_BANK, TIMED_OUT, RAIL_UNAVAILABLE; FAILED_BY_OPERATOR when an operator
          *     failed a payment stuck at its rail by hand (the message names the operator and the
-         *     reason).
+         *     reason); USER_CANCELLATION when the platform cancelled it
+         *     (`POST /transactions/{id}/cancel`, the message carries its reason) or, for a quote,
+         *     the sandbox's `006` scenario.
          */
         TransactionFailureDetails: {
             code: string;
@@ -5680,6 +5729,27 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Transaction"];
+            };
+        };
+        /** @description The transaction as its cancellation ended it. */
+        CancelledTransaction: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Transaction"];
+            };
+        };
+        /** @description `TRANSACTION_NOT_CANCELLABLE`: the payment has left or ended, is not waiting at its rail, or its rail cannot cancel it any more. */
+        NotCancellable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL`: the payment is not waiting for the platform's decision. */
@@ -8456,6 +8526,35 @@ export interface operations {
             403: components["responses"]["ForbiddenTransact"];
             404: components["responses"]["TransactionNotFound"];
             409: components["responses"]["NotPendingApproval"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transaction id, `Transaction:<uuid>`. Any other value answers 404 `TRANSACTION_NOT_FOUND`.
+                 * @example Transaction:0190a000-0000-7000-8000-000000000001
+                 */
+                transactionId: components["parameters"]["TransactionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelTransactionRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["CancelledTransaction"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenTransact"];
+            404: components["responses"]["TransactionNotFound"];
+            409: components["responses"]["NotCancellable"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

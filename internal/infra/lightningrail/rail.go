@@ -375,4 +375,4 @@ func (*Rail) Track(context.Context, string) (rail.Outcome, error) {
 }
 
 // Cancel is rail.ErrNotCancellable: a Lightning payment's HTLCs cannot be recalled.
-func (*Rail) Cancel(context.Context, string) error { return rail.ErrNotCancellable }
+func (*Rail) Cancel(context.Context, rail.Instruction) error { return rail.ErrNotCancellable }

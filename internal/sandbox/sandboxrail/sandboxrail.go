@@ -23,10 +23,11 @@ type Rail struct{}
 // Name is "sandbox".
 func (Rail) Name() string { return Name }
 
-// Capabilities: every currency and kind of destination, sandbox platforms only; nothing
-// can be cancelled; payments settle at once (the slow scenarios wait in the workflow).
+// Capabilities: every currency and kind of destination, sandbox platforms only; payments to
+// external accounts can be cancelled until they settle; payments settle at once (the slow
+// scenarios wait in the workflow).
 func (Rail) Capabilities() rail.Capabilities {
-	return rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds}
+	return rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds, Cancellable: true}
 }
 
 // Submit answers Outcome(in).
@@ -40,8 +41,16 @@ func (Rail) Track(context.Context, string) (rail.Outcome, error) {
 	return rail.Outcome{}, rail.ErrNotFound
 }
 
-// Cancel is rail.ErrNotCancellable: sandbox payments end when they are submitted.
-func (Rail) Cancel(context.Context, string) error { return rail.ErrNotCancellable }
+// Cancel accepts cancelling a payment to an external account (a bank transfer, which the
+// sandbox settles when its slow scenario ends: the workflow asks only while it waits) and
+// refuses one to a UMA address (rail.ErrNotCancellable), paid over Lightning, whose
+// payments cannot be recalled.
+func (Rail) Cancel(_ context.Context, in rail.Instruction) error {
+	if in.Kind == rail.UMA {
+		return rail.ErrNotCancellable
+	}
+	return nil
+}
 
 // Outcome is how the sandbox ends a payment: a transfer as its external account's
 // identifier selects (sandbox.TransferOutcome), a quote's payout to an external account

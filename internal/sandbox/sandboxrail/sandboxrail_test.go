@@ -46,13 +46,17 @@ func TestSubmitIsTheSandboxRules(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	r := sandboxrail.Rail{}
 	c := r.Capabilities()
-	if !c.Serves(rail.Target{Environment: catalog.Sandbox, Currency: "EUR", Kind: rail.UMA}) || c.Serves(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}) || c.Cancellable {
+	if !c.Serves(rail.Target{Environment: catalog.Sandbox, Currency: "EUR", Kind: rail.UMA}) || c.Serves(rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}) || !c.Cancellable {
 		t.Fatalf("capabilities %+v", c)
 	}
 	if _, err := r.Track(context.Background(), "k"); !errors.Is(err, rail.ErrNotFound) {
 		t.Fatalf("track: %v", err)
 	}
-	if err := r.Cancel(context.Background(), "k"); !errors.Is(err, rail.ErrNotCancellable) {
-		t.Fatalf("cancel: %v", err)
+	// A bank transfer waiting in its slow scenario can be cancelled; a UMA payment cannot.
+	if err := r.Cancel(context.Background(), rail.Instruction{Key: "k", Kind: rail.ExternalAccount}); err != nil {
+		t.Fatalf("cancel a payment to an external account: %v", err)
+	}
+	if err := r.Cancel(context.Background(), rail.Instruction{Key: "k", Kind: rail.UMA}); !errors.Is(err, rail.ErrNotCancellable) {
+		t.Fatalf("cancel a payment to a UMA address: %v", err)
 	}
 }
