@@ -252,11 +252,13 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 
 var outgoingStatuses = map[string]bool{"PENDING": true, "EXPIRED": true, "PROCESSING": true, "COMPLETED": true, "FAILED": true}
 
-var outgoingFailureReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true, "LIGHTNING_PAYMENT_FAILED": true,
-	"FUNDING_AMOUNT_MISMATCH": true, "COUNTERPARTY_POST_TX_FAILED": true}
+var outgoingFailureReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_RATE_UNAVAILABLE": true, "QUOTE_EXECUTION_FAILED": true,
+	"FUNDING_AMOUNT_MISMATCH": true, "PAYOUT_RETURNED": true, "LIMIT_EXCEEDED": true, "ACCOUNT_CANNOT_RECEIVE": true,
+	"ACCOUNT_INVALID": true, "COMPLIANCE_REJECTED": true, "LIGHTNING_PAYMENT_FAILED": true, "COUNTERPARTY_POST_TX_FAILED": true}
 
 // A bank rejection of a transfer out (sandbox 004) ends FAILED with the rejection in
-// failureDetails, within the outgoing statuses and reasons, in the stored transaction and
+// failureDetails and the peer's granular reason ACCOUNT_CANNOT_RECEIVE, within the
+// outgoing statuses and reasons, in the stored transaction and
 // in every OUTGOING_PAYMENT event; so does an outcome recorded as REJECTED by a workflow
 // that started before this rule.
 func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
@@ -319,7 +321,7 @@ func TestBankRejectionOfTransferOutIsFailed(t *testing.T) {
 			t.Fatalf("%s: finish %q %v", tc.name, status, err)
 		}
 		tx := f.transaction(t, p, req.TransactionID)
-		if tx.Status != "FAILED" || tx.FailureReason != nil || tx.FailureDetails == nil || tx.FailureDetails.Code != "REJECTED_BY_BANK" {
+		if tx.Status != "FAILED" || tx.FailureReason == nil || *tx.FailureReason != "ACCOUNT_CANNOT_RECEIVE" || tx.FailureDetails == nil || tx.FailureDetails.Code != "REJECTED_BY_BANK" {
 			t.Fatalf("%s: transaction %+v (failureReason %v)", tc.name, tx, tx.FailureReason)
 		}
 		if bal, held, _ := f.ledger(t, a.id); bal != 10_000 || held != 0 {
@@ -446,5 +448,32 @@ func TestCreatedTransferDecodesRecordedAnswers(t *testing.T) {
 	var back activities.CreatedTransfer
 	if err := json.Unmarshal(b, &back); err != nil || string(back.Resource) != `{"id":"Transaction:x"}` || back.Rail != cur.Rail {
 		t.Fatalf("current answer: %+v %v", back, err)
+	}
+}
+
+// A rail's reason that is not the peer's for outgoing payments (PAY_REQUEST_FAILED, which
+// names an incoming payment's failure; the deprecated LIGHTNING_PAYMENT_FAILED) is stored
+// as QUOTE_EXECUTION_FAILED, which supersedes both: the finish is within the database's
+// enumeration instead of refused by it (and retried without end).
+func TestOutgoingFailureReasonsStayWithinTheEnumeration(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	ctx := context.Background()
+	a := f.fundedAccount(t, 10_000)
+	for _, given := range []string{"PAY_REQUEST_FAILED", "LIGHTNING_PAYMENT_FAILED"} {
+		req := request(transfer.Out, a, f.external(t, a, "001"), 1_000)
+		if _, err := f.acts.CreateTransfer(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.acts.MarkTransferProcessing(ctx, req.TransactionID); err != nil {
+			t.Fatal(err)
+		}
+		out := sandbox.Outcome{Status: "FAILED", Code: "INVOICE_EXPIRED", Message: "the invoice expired", FailureReason: given}
+		if status, err := f.acts.FinishTransfer(ctx, req, out); err != nil || status != "FAILED" {
+			t.Fatalf("%s: finish %q %v", given, status, err)
+		}
+		if tx := f.transaction(t, a.p, req.TransactionID); tx.FailureReason == nil || *tx.FailureReason != "QUOTE_EXECUTION_FAILED" {
+			t.Fatalf("%s: stored failureReason %v", given, tx.FailureReason)
+		}
 	}
 }

@@ -218,7 +218,7 @@ func TestLightningQuotePayout(t *testing.T) {
 	}
 	r.Decode(t, &q)
 	tx = w.waitFinal(q.TransactionID, time.Minute)
-	if tx.Status != "FAILED" || tx.FailureDetails == nil || tx.FailureDetails.Code != "INVOICE_AMOUNT_MISMATCH" || tx.FailureReason == nil || *tx.FailureReason != "LIGHTNING_PAYMENT_FAILED" {
+	if tx.Status != "FAILED" || tx.FailureDetails == nil || tx.FailureDetails.Code != "INVOICE_AMOUNT_MISMATCH" || tx.FailureReason == nil || *tx.FailureReason != "QUOTE_EXECUTION_FAILED" {
 		t.Fatalf("the payout to an invoice for another amount: %s %v %+v", tx.Status, tx.FailureReason, tx.FailureDetails)
 	}
 	if b := w.balance(); b != start {

@@ -144,9 +144,15 @@ func TestQuoteOutcomesBySuffix(t *testing.T) {
 		{"002", "FAILED", "QUOTE_EXECUTION_FAILED", "", false, "PENDING,PROCESSING,FAILED"},
 		{"003", "COMPLETED", "", "", true, "PENDING,PROCESSING,COMPLETED"},
 		{"004", "FAILED", "COUNTERPARTY_POST_TX_FAILED", "COMPLETED", false, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
-		{"005", "FAILED", "", "COMPLETED", false, "PENDING,PROCESSING,COMPLETED,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
+		{"005", "FAILED", "PAYOUT_RETURNED", "COMPLETED", false, "PENDING,PROCESSING,COMPLETED,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
 		{"006", "FAILED", "", "COMPLETED", false, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_COMPLETED"},
 		{"007", "FAILED", "COUNTERPARTY_POST_TX_FAILED", "FAILED", true, "PENDING,PROCESSING,FAILED,REFUND_PENDING,REFUND_FAILED"},
+		// The payout partner's granular refusals, before any money leaves.
+		{"008", "FAILED", "LIMIT_EXCEEDED", "", false, "PENDING,PROCESSING,FAILED"},
+		{"009", "FAILED", "ACCOUNT_CANNOT_RECEIVE", "", false, "PENDING,PROCESSING,FAILED"},
+		{"010", "FAILED", "ACCOUNT_INVALID", "", false, "PENDING,PROCESSING,FAILED"},
+		{"011", "FAILED", "COMPLIANCE_REJECTED", "", false, "PENDING,PROCESSING,FAILED"},
+		{"012", "FAILED", "QUOTE_RATE_UNAVAILABLE", "", false, "PENDING,PROCESSING,FAILED"},
 	}
 	for _, tc := range cases {
 		ext := w.euroAccount(tc.suffix)
@@ -200,7 +206,7 @@ func TestQuoteOutcomesBySuffix(t *testing.T) {
 		}
 	}
 	// The transaction list's filters find them: by account, type and status.
-	for query, want := range map[string]int64{"accountIdentifier=" + w.account + "&type=OUTGOING": 7, "senderAccountIdentifier=" + w.account + "&status=FAILED": 5,
+	for query, want := range map[string]int64{"accountIdentifier=" + w.account + "&type=OUTGOING": 12, "senderAccountIdentifier=" + w.account + "&status=FAILED": 10,
 		"customerId=" + w.customer + "&status=COMPLETED&type=OUTGOING": 2} {
 		var list api.List[view.Transaction]
 		w.c.Do("GET", "/transactions?"+query, nil).Decode(t, &list)
@@ -632,7 +638,7 @@ func TestUmaQuotes(t *testing.T) {
 	if tx := deposit("$pending.long.usd@" + incoming.SandboxDomain); tx.Status != "COMPLETED" {
 		t.Fatalf("long-pending receiver: %s", tx.Status)
 	}
-	if tx := deposit("$fail.compliance.usd@" + incoming.SandboxDomain); tx.Status != "FAILED" || ptr(tx.FailureReason) != "QUOTE_EXECUTION_FAILED" {
+	if tx := deposit("$fail.compliance.usd@" + incoming.SandboxDomain); tx.Status != "FAILED" || ptr(tx.FailureReason) != "COMPLIANCE_REJECTED" {
 		t.Fatalf("compliance failure: %+v", tx)
 	}
 	checkLedger(t, s)

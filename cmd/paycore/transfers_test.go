@@ -122,13 +122,15 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 	w := newWorld(t, s)
 	w.fund(100_000)
 	cases := []struct {
-		suffix, status, code string
+		suffix, status, code, reason string
 	}{
-		{"001", "COMPLETED", ""},
-		{"002", "FAILED", "INSUFFICIENT_FUNDS"},
-		{"003", "FAILED", "ACCOUNT_CLOSED"},
-		{"004", "FAILED", "REJECTED_BY_BANK"},
-		{"005", "FAILED", "TIMED_OUT"},
+		{"001", "COMPLETED", "", ""},
+		{"002", "FAILED", "INSUFFICIENT_FUNDS", ""},
+		{"003", "FAILED", "ACCOUNT_CLOSED", "ACCOUNT_INVALID"},
+		{"004", "FAILED", "REJECTED_BY_BANK", "ACCOUNT_CANNOT_RECEIVE"},
+		{"005", "FAILED", "TIMED_OUT", ""},
+		{"006", "FAILED", "COMPLIANCE_REJECTED", "COMPLIANCE_REJECTED"},
+		{"007", "FAILED", "LIMIT_EXCEEDED", "LIMIT_EXCEEDED"},
 	}
 	for _, tc := range cases {
 		ext := w.external(tc.suffix)
@@ -165,8 +167,8 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 			if final.FailureDetails == nil || final.FailureDetails.Code != tc.code || w.balance() != before {
 				t.Fatalf("%s: failure %+v, balance %d (want %d: hold released)", tc.suffix, final.FailureDetails, w.balance(), before)
 			}
-			if final.FailureReason != nil {
-				t.Fatalf("%s: failureReason %s; no outgoing reason describes a bank transfer's failure", tc.suffix, *final.FailureReason)
+			if got := ptr(final.FailureReason); got != tc.reason {
+				t.Fatalf("%s: failureReason %q, want %q", tc.suffix, got, tc.reason)
 			}
 		}
 		if tc.suffix == "005" && time.Since(start) < 2*time.Second {
@@ -184,11 +186,15 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 	if in.Type != "INCOMING" || w.waitFinal(in.ID, 20*time.Second).Status != "COMPLETED" || w.balance() != before+700 {
 		t.Fatalf("transfer-in: %+v balance %d", in, w.balance())
 	}
-	bad := w.transferIn(w.external("003"), 700)
-	var failed view.Transaction
-	bad.Decode(t, &failed)
-	if w.waitFinal(failed.ID, 20*time.Second).Status != "FAILED" || w.balance() != before+700 {
-		t.Fatal("failed transfer-in moved money")
+	// A transfer in that could not collect the money fails COLLECTION_FAILED; one the
+	// bank's compliance screening refused, COMPLIANCE_REJECTED.
+	for suffix, reason := range map[string]string{"003": "COLLECTION_FAILED", "006": "COMPLIANCE_REJECTED"} {
+		bad := w.transferIn(w.external(suffix), 700)
+		var failed view.Transaction
+		bad.Decode(t, &failed)
+		if got := w.waitFinal(failed.ID, 20*time.Second); got.Status != "FAILED" || ptr(got.FailureReason) != reason || w.balance() != before+700 {
+			t.Fatalf("failed transfer-in %s: %s %q, balance %d", suffix, got.Status, ptr(got.FailureReason), w.balance())
+		}
 	}
 	// Each status change was announced: the outbox holds the transaction's events in order.
 	rows, err := s.app.pool.Query(context.Background(), "SELECT type, data->>'status' FROM webhook_events WHERE data->>'id' = $1 ORDER BY created_at, id", in.ID)
@@ -207,14 +213,14 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 	var outEvents int
 	_ = s.app.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_events WHERE type IN
 		('OUTGOING_PAYMENT_PENDING','OUTGOING_PAYMENT_PROCESSING','OUTGOING_PAYMENT_COMPLETED','OUTGOING_PAYMENT_FAILED')`).Scan(&outEvents)
-	if outEvents != 5*3 {
-		t.Fatalf("%d outgoing payment events for 5 transfers, want 15 (pending, processing, final)", outEvents)
+	if outEvents != len(cases)*3 {
+		t.Fatalf("%d outgoing payment events for %d transfers, want %d (pending, processing, final)", outEvents, len(cases), len(cases)*3)
 	}
 	// Webhook-visible history: the transactions list shows them all.
 	var list api.List[view.Transaction]
 	w.c.Do("GET", "/transactions?accountIdentifier="+w.account+"&limit=100", nil).Decode(t, &list)
-	if list.TotalCount != 8 { // 1 funding + 5 out + 2 in
-		t.Fatalf("want 8 transactions on the account, got %d", list.TotalCount)
+	if want := int64(1 + len(cases) + 3); list.TotalCount != want { // 1 funding, the transfers out, 3 in
+		t.Fatalf("want %d transactions on the account, got %d", want, list.TotalCount)
 	}
 }
 

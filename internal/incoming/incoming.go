@@ -175,10 +175,10 @@ func Unsettled(code catalog.Code) Decision {
 
 // Failure reasons of incoming payments.
 const (
-	ReasonWebhookError   = "PAYMENT_APPROVAL_WEBHOOK_ERROR"
-	ReasonTimedOut       = "PAYMENT_APPROVAL_TIMED_OUT"
-	ReasonMissingPayee   = "MISSING_MANDATORY_PAYEE_DATA"
-	ReasonPayRequestFail = "PAY_REQUEST_FAILED"
+	ReasonWebhookError   = catalog.ReasonApprovalWebhookError
+	ReasonTimedOut       = catalog.ReasonApprovalTimedOut
+	ReasonMissingPayee   = catalog.ReasonMissingPayeeData
+	ReasonPayRequestFail = catalog.ReasonPayRequestFailed
 )
 
 // Approve is the platform approving, with what it says of the receiver; Reject it

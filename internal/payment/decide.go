@@ -289,10 +289,9 @@ func endChange(typ catalog.TransactionType, from catalog.TransactionStatus, out 
 }
 
 // statusChange is event moving a payment of type typ to to, as out ended it: settledAt when
-// it completed, the failure's reason and details ("<code>: <message>") otherwise, and the
-// payment's final event. A bank transfer's outcome carries no failureReason: the outgoing
-// reasons (quote and lightning failures) describe none of its failures, and the incoming
-// ones are for payments received over UMA.
+// it completed, the failure's reason (catalog.FailureReason: the granular reason its code
+// names, or the one out gives) and details ("<code>: <message>") otherwise, and the
+// payment's final event.
 func statusChange(typ catalog.TransactionType, event catalog.TransactionEvent, to catalog.TransactionStatus, out rail.Outcome) (*StatusChange, error) {
 	if to != out.Status {
 		return nil, fmt.Errorf("%s ends it %s, not %s", event, to, out.Status)
@@ -301,7 +300,7 @@ func statusChange(typ catalog.TransactionType, event catalog.TransactionEvent, t
 	if to == catalog.TxCompleted {
 		c.Settled = true
 	} else {
-		c.FailureDetail, c.FailureReason = string(out.Code)+": "+out.Message, out.FailureReason
+		c.FailureDetail, c.FailureReason = string(out.Code)+": "+out.Message, catalog.FailureReason(typ, out.Code, out.FailureReason)
 	}
 	return c, nil
 }

@@ -52,7 +52,7 @@ func TestFinishTransfer(t *testing.T) {
 			status: &StatusChange{Event: catalog.TxEventComplete, To: catalog.TxCompleted, Settled: true, Webhook: events.OutgoingPaymentCompleted}},
 		"outgoing failed releases the hold": {s: outgoing, out: failed, ok: true,
 			legs:   []Leg{{"USD", []Move{{Internal(src), 0, -700}}}},
-			status: &StatusChange{Event: catalog.TxEventFail, To: catalog.TxFailed, FailureReason: "R", FailureDetail: "REJECTED_BY_BANK: no", Webhook: events.OutgoingPaymentFailed}},
+			status: &StatusChange{Event: catalog.TxEventFail, To: catalog.TxFailed, FailureReason: catalog.ReasonAccountCannotReceive, FailureDetail: "REJECTED_BY_BANK: no", Webhook: events.OutgoingPaymentFailed}},
 		"incoming completed credits the account": {s: incoming, out: completed, ok: true,
 			legs:   []Leg{{"USD", []Move{{System(Settlement), -700, 0}, {Internal(dst), 700, 0}}}},
 			status: &StatusChange{Event: catalog.TxEventComplete, To: catalog.TxCompleted, Settled: true, Webhook: events.IncomingPaymentCompleted}},

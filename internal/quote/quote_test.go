@@ -287,7 +287,12 @@ func TestRailOutcome(t *testing.T) {
 		"005": {Status: catalog.TxCompleted, Returned: true},
 		"006": {Status: catalog.TxFailed, Refund: sandbox.RefundUserCancellation},
 		"007": {Status: catalog.TxFailed, FailureReason: sandbox.ReasonCounterpartyFailed, Refund: sandbox.RefundTransactionFailed, PaidOut: true, RefundFails: true},
-		"008": {Status: catalog.TxCompleted},
+		"008": {Status: catalog.TxFailed, FailureReason: catalog.ReasonLimitExceeded},
+		"009": {Status: catalog.TxFailed, FailureReason: catalog.ReasonAccountCannotReceive},
+		"010": {Status: catalog.TxFailed, FailureReason: catalog.ReasonAccountInvalid},
+		"011": {Status: catalog.TxFailed, FailureReason: catalog.ReasonComplianceRejected},
+		"012": {Status: catalog.TxFailed, FailureReason: catalog.ReasonQuoteRateUnavailable},
+		"013": {Status: catalog.TxCompleted},
 	}
 	for suffix, w := range want {
 		got := payout(t, Rail{Identifier: "DE8937040044053201" + "0" + suffix, Environment: catalog.Sandbox, Currency: "EUR"})

@@ -17,13 +17,14 @@ type Rule struct {
 // TransferSuffixes are the identifier suffixes TransferOutcome treats specially; every
 // other suffix completes.
 func TransferSuffixes() []string {
-	return []string{SuffixInsufficientFunds, SuffixAccountClosed, SuffixRejectedByBank, SuffixSlowThenFailed}
+	return []string{SuffixInsufficientFunds, SuffixAccountClosed, SuffixRejectedByBank, SuffixSlowThenFailed, SuffixComplianceRefused, SuffixLimitExceeded}
 }
 
 // QuoteSuffixes are the identifier suffixes QuoteOutcome treats specially; every other
 // suffix completes.
 func QuoteSuffixes() []string {
-	return []string{SuffixQuoteFailed, SuffixQuoteSlow, SuffixQuoteCounterparty, SuffixQuoteReturned, SuffixQuoteCancelled, SuffixQuotePayoutAndRefund}
+	return []string{SuffixQuoteFailed, SuffixQuoteSlow, SuffixQuoteCounterparty, SuffixQuoteReturned, SuffixQuoteCancelled, SuffixQuotePayoutAndRefund,
+		SuffixQuoteLimitExceeded, SuffixQuoteCannotReceive, SuffixQuoteAccountInvalid, SuffixQuoteCompliance, SuffixQuoteRateGone}
 }
 
 // BeneficiarySuffixes are the identifier suffixes BeneficiaryCheck treats specially;
@@ -38,9 +39,23 @@ func sampleIdentifier(suffix string) string { return "000000000" + suffix }
 func TransferRules(slow time.Duration) []Rule {
 	var out []Rule
 	for _, s := range TransferSuffixes() {
-		out = append(out, Rule{Value: s, Effect: Describe(TransferOutcome(sampleIdentifier(s)), slow, 0)})
+		o := TransferOutcome(sampleIdentifier(s))
+		effect := Describe(o, slow, 0)
+		if o.Status == catalog.TxFailed {
+			effect += "; `failureReason` " + reasonOrNone(catalog.FailureReason(catalog.Outgoing, o.Code, "")) + " out, " +
+				reasonOrNone(catalog.FailureReason(catalog.Incoming, o.Code, "")) + " in"
+		}
+		out = append(out, Rule{Value: s, Effect: effect})
 	}
 	return append(out, Rule{Value: "any other", Effect: Describe(TransferOutcome(sampleIdentifier("000")), slow, 0)})
+}
+
+// reasonOrNone is a failure reason in Markdown, "none" for none.
+func reasonOrNone(r string) string {
+	if r == "" {
+		return "none"
+	}
+	return "`" + r + "`"
 }
 
 // QuoteRules describes QuoteOutcome suffix by suffix, the last rule being every other

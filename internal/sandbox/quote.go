@@ -13,6 +13,11 @@ const (
 	SuffixQuoteReturned        = "005"
 	SuffixQuoteCancelled       = "006"
 	SuffixQuotePayoutAndRefund = "007"
+	SuffixQuoteLimitExceeded   = "008"
+	SuffixQuoteCannotReceive   = "009"
+	SuffixQuoteAccountInvalid  = "010"
+	SuffixQuoteCompliance      = "011"
+	SuffixQuoteRateGone        = "012"
 )
 
 // Refund reasons (Refund.reason).
@@ -24,10 +29,10 @@ const (
 
 // Failure reasons of outgoing payments (failureReason).
 const (
-	ReasonQuoteExpired         = "QUOTE_EXPIRED"
-	ReasonQuoteExecutionFailed = "QUOTE_EXECUTION_FAILED"
-	ReasonCounterpartyFailed   = "COUNTERPARTY_POST_TX_FAILED"
-	ReasonFundingMismatch      = "FUNDING_AMOUNT_MISMATCH"
+	ReasonQuoteExpired         = catalog.ReasonQuoteExpired
+	ReasonQuoteExecutionFailed = catalog.ReasonQuoteExecutionFailed
+	ReasonCounterpartyFailed   = catalog.ReasonCounterpartyFailed
+	ReasonFundingMismatch      = catalog.ReasonFundingMismatch
 )
 
 // QuoteOutcome is how the execution of a quote paying an external account with this
@@ -40,7 +45,11 @@ const (
 //	006 the user cancels it; refunded (USER_CANCELLATION)
 //	007 the payout and its refund both fail: the money is with the counterparty
 //
-// anything else completes.
+// and, beyond the spec's table, the payout partner's granular refusals, each before any
+// money leaves (the hold is released): 008 over a limit (LIMIT_EXCEEDED), 009 an account
+// that cannot receive (ACCOUNT_CANNOT_RECEIVE), 010 an invalid account (ACCOUNT_INVALID),
+// 011 a compliance refusal (COMPLIANCE_REJECTED), 012 the quoted rate gone by execution
+// (QUOTE_RATE_UNAVAILABLE); anything else completes.
 func QuoteOutcome(identifier string) Outcome {
 	switch banking.SandboxSuffix(identifier) {
 	case SuffixQuoteFailed:
@@ -55,6 +64,16 @@ func QuoteOutcome(identifier string) Outcome {
 	case SuffixQuoteCancelled:
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailUserCancelled, Message: "the payment was cancelled at the user's request",
 			Refund: RefundUserCancellation}
+	case SuffixQuoteLimitExceeded:
+		return refused(catalog.FailLimitExceeded, "the payout exceeds the partner's limit for the recipient")
+	case SuffixQuoteCannotReceive:
+		return refused(catalog.FailAccountCannotReceive, "the recipient's account cannot receive this payment")
+	case SuffixQuoteAccountInvalid:
+		return refused(catalog.FailAccountInvalid, "the recipient's account details are wrong")
+	case SuffixQuoteCompliance:
+		return refused(catalog.FailComplianceRejected, "the payout partner refused the recipient on compliance grounds")
+	case SuffixQuoteRateGone:
+		return refused(catalog.FailRateUnavailable, "the quoted exchange rate was no longer available at execution; nothing was exchanged")
 	case SuffixQuotePayoutAndRefund:
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailPayoutRefundFailure, Message: "the payout failed after the money left, and so did its refund",
 			FailureReason: ReasonCounterpartyFailed, Refund: RefundTransactionFailed, PaidOut: true, RefundFails: true}
@@ -62,11 +81,17 @@ func QuoteOutcome(identifier string) Outcome {
 	return Outcome{Status: catalog.TxCompleted}
 }
 
+// refused is a payout its partner refused before any money left, with code (a granular
+// cause, which names the failure reason).
+func refused(code catalog.Code, message string) Outcome {
+	return Outcome{Status: catalog.TxFailed, Code: code, Message: message, FailureReason: catalog.FailureReason(catalog.Outgoing, code, "")}
+}
+
 // ReturnedOutcome is how a payment the receiving bank returned after it completed (005)
 // ends: FAILED and refunded.
 func ReturnedOutcome() Outcome {
 	return Outcome{Status: catalog.TxFailed, Code: catalog.FailReturnedByBank, Message: "the receiving bank returned the payment",
-		Refund: RefundTransactionFailed, PaidOut: true}
+		FailureReason: catalog.ReasonPayoutReturned, Refund: RefundTransactionFailed, PaidOut: true}
 }
 
 // MismatchedDeposit is how a payment whose deposit differs from the quote's total ends:

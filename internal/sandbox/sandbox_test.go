@@ -15,7 +15,9 @@ func TestTransferOutcome(t *testing.T) {
 		"987654321005":           {Status: "FAILED", Code: "TIMED_OUT", Slow: true},
 		"name005@upi":            {Status: "FAILED", Code: "TIMED_OUT", Slow: true},
 		"123456789001":           {Status: "COMPLETED"},
-		"123456789006":           {Status: "COMPLETED"},
+		"123456789006":           {Status: "FAILED", Code: "COMPLIANCE_REJECTED"},
+		"123456789007":           {Status: "FAILED", Code: "LIMIT_EXCEEDED"},
+		"123456789008":           {Status: "COMPLETED"},
 	} {
 		got := TransferOutcome(id)
 		if got.Status != want.Status || got.Code != want.Code || got.Slow != want.Slow {

@@ -4206,14 +4206,32 @@ export interface components {
          * @enum {string}
          */
         OutgoingTransactionStatus: "PENDING" | "EXPIRED" | "PROCESSING" | "COMPLETED" | "FAILED";
-        /** @enum {string} */
-        IncomingTransactionFailureReason: "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED";
         /**
-         * @description `PAY_REQUEST_FAILED`: a payment to another UMA provider's receiver whose invoice (its provider's answer to
-         *     the pay request) could not be paid when the quote was executed; nothing was sent and the hold is released.
+         * @description Why an incoming transaction failed; omitted otherwise. A payment received over UMA says
+         *     why (the first eight). `COMPLIANCE_REJECTED`: compliance blocked the incoming funds
+         *     (a transfer in refused by the bank's screening, sandbox `006`). `COLLECTION_FAILED`: a
+         *     transfer in could not collect the money (insufficient funds, a closed or invalid
+         *     account, a rejection, a time-out or a limit at the bank; `failureDetails.code` says
+         *     which).
          * @enum {string}
          */
-        OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED" | "LIGHTNING_PAYMENT_FAILED" | "PAY_REQUEST_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "COUNTERPARTY_POST_TX_FAILED";
+        IncomingTransactionFailureReason: "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "QUOTE_EXPIRED" | "QUOTE_EXECUTION_FAILED" | "COMPLIANCE_REJECTED" | "COLLECTION_FAILED";
+        /**
+         * @description Why an outgoing transaction failed; omitted otherwise, and omitted where no reason
+         *     describes the cause (insufficient funds, a cancellation, an operator's failure):
+         *     `failureDetails.code` always says precisely. When the payout partner (the rail)
+         *     refuses or fails a payment for a cause it names, the granular reason is given:
+         *     `PAYOUT_RETURNED` (accepted, then returned), `LIMIT_EXCEEDED`,
+         *     `ACCOUNT_CANNOT_RECEIVE` (the account exists but cannot take it: rejected by the bank,
+         *     refused by a Lightning recipient), `ACCOUNT_INVALID` (wrong details, a closed account),
+         *     `COMPLIANCE_REJECTED`. `QUOTE_RATE_UNAVAILABLE`: the quoted rate was gone at
+         *     execution; nothing was exchanged. `QUOTE_EXECUTION_FAILED` covers every other failure
+         *     on the way to settlement, a Lightning payment's and a UMA receiver's invoice that could
+         *     not be paid included. `LIGHTNING_PAYMENT_FAILED` is deprecated (never given) and
+         *     `COUNTERPARTY_POST_TX_FAILED` is the coarse fallback of the sandbox's `004` and `007`.
+         * @enum {string}
+         */
+        OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED";
         CancelTransactionRequest: {
             /**
              * @description The platform's own note on why it cancels, kept in `failureDetails.message`.
@@ -4222,11 +4240,11 @@ export interface components {
             reason?: string;
         };
         /**
-         * @description Precisely why the transaction failed; omitted otherwise. Same-currency transfers
-         *     carry their cause only here (no `failureReason` describes a bank transfer's
-         *     failure): INSUFFICIENT_FUNDS, ACCOUNT_CLOSED (the external account, or for a
+         * @description Precisely why the transaction failed; omitted otherwise. Same-currency transfers:
+         *     INSUFFICIENT_FUNDS, ACCOUNT_CLOSED (the external account, or for a
          *     transfer in an internal account closed before the money settled),
-         *     REJECTED_BY_BANK, TIMED_OUT, RAIL_UNAVAILABLE; FAILED_BY_OPERATOR when an operator
+         *     REJECTED_BY_BANK, TIMED_OUT, COMPLIANCE_REJECTED, LIMIT_EXCEEDED, RAIL_UNAVAILABLE
+         *     (`failureReason` names the granular cause where the peer's enumeration has one); FAILED_BY_OPERATOR when an operator
          *     failed a payment stuck at its rail by hand (the message names the operator and the
          *     reason); USER_CANCELLATION when the platform cancelled it
          *     (`POST /transactions/{id}/cancel`, the message carries its reason) or, for a quote,
