@@ -66,6 +66,12 @@ func (a *Activities) MarkTransferProcessing(ctx context.Context, transactionID u
 	return a.store.TransactionMarkProcessing(ctx, transactionID, a.now())
 }
 
+// MarkPaymentPending records why a payment (a transfer or a quote's payout) waiting at its
+// rail is pending, as the rail said (the transaction's pendingReason).
+func (a *Activities) MarkPaymentPending(ctx context.Context, transactionID uuid.UUID, reason string) error {
+	return a.store.TransactionPending(ctx, transactionID, reason)
+}
+
 // SubmitTransfer hands the transfer to the rail that serves it (see internal/rail), under
 // the transaction id as its idempotency key, and reports how it ends; with no rail
 // configured for it any more, it fails RAIL_UNAVAILABLE. The create step found what the

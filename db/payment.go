@@ -38,6 +38,17 @@ func (s Store) TransactionMarkProcessing(ctx context.Context, id uuid.UUID, now 
 	return t.Status, err
 }
 
+// TransactionPending records why the payment id, waiting at its rail, is pending
+// (pendingReason); any later change of its status clears it. A payment that has ended is
+// left as it is.
+func (s Store) TransactionPending(ctx context.Context, id uuid.UUID, reason string) error {
+	_, err := newQueries(s.pool).TransactionSetPendingReason(ctx, TransactionSetPendingReasonParams{ID: id, PendingReason: &reason})
+	if err != nil && !IsNotFound(err) {
+		return fmt.Errorf("record the pending reason of %s: %w", id, err)
+	}
+	return nil
+}
+
 // TransactionFinish ends a PENDING or PROCESSING transaction with out in one database
 // transaction (lockPayment → payment.Snapshot.FinishTransfer → applyPlan). COMPLETED posts
 // it: an outgoing transaction's hold is captured into the platform's settlement account,

@@ -32,8 +32,16 @@ SELECT * FROM transactions WHERE id = $1 FOR UPDATE;
 -- transition already happened (or is not allowed), which makes the step idempotent.
 UPDATE transactions
 SET status = @status, failure_reason = sqlc.narg(failure_reason), failure_detail = sqlc.narg(failure_detail),
-    settled_at = coalesce(sqlc.narg(settled_at), settled_at), updated_at = now()
+    settled_at = coalesce(sqlc.narg(settled_at), settled_at), pending_reason = NULL, updated_at = now()
 WHERE id = @id AND status = ANY(@from_statuses::text[])
+RETURNING *;
+
+-- name: TransactionSetPendingReason :one
+-- Records why a payment waiting at its rail is pending; a payment that has ended is left
+-- as it is (no row).
+UPDATE transactions
+SET pending_reason = @pending_reason, updated_at = now()
+WHERE id = @id AND status IN ('PENDING', 'PROCESSING')
 RETURNING *;
 
 

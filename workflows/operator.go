@@ -35,6 +35,12 @@ type Cancellable interface {
 	CancelAtRail(ctx workflow.Context) error
 }
 
+// PendingRecorder is implemented by the steps of payments that record why they wait at
+// their rail (the transaction's pendingReason) when the rail's slow outcome says.
+type PendingRecorder interface {
+	MarkPending(ctx workflow.Context, reason string) error
+}
+
 // errNotAtRail rejects an operator action on a payment that does not wait at its rail
 // (not there yet, finished, or one whose rail step cannot be interrupted).
 var errNotAtRail = errors.New("the payment is not waiting at its rail")
@@ -159,7 +165,12 @@ func (d *operatorDesk) atRail(ctx workflow.Context, slowDelay time.Duration) (sa
 			// ends (done).
 			return outcome, nil
 		}
-		workflow.GetLogger(ctx).Info("payment pending at the rail", "delay", slowDelay)
+		workflow.GetLogger(ctx).Info("payment pending at the rail", "delay", slowDelay, "reason", outcome.PendingReason)
+		if p, ok := d.steps.(PendingRecorder); ok && outcome.PendingReason != "" {
+			if err := p.MarkPending(LocalStep(ctx), outcome.PendingReason); err != nil {
+				return outcome, err
+			}
+		}
 		if _, err := workflow.AwaitWithTimeout(ctx, slowDelay, func() bool { return d.pending != nil }); err != nil {
 			return outcome, err
 		}

@@ -27,6 +27,13 @@ type railSteps struct {
 	// answers of the successive attempts of the rail's cancel call (nil once used up).
 	cancellable   bool
 	cancelAnswers []error
+	// pending are the reasons MarkPending recorded.
+	pending []string
+}
+
+func (r *railSteps) MarkPending(_ workflow.Context, reason string) error {
+	r.pending = append(r.pending, reason)
+	return nil
 }
 
 // cancellableRail are railSteps whose payment its platform may cancel at its rail: the
@@ -213,5 +220,21 @@ func TestOperatorActionBeforeRail(t *testing.T) {
 	env.ExecuteWorkflow("FakePayment")
 	if answer != "rejected" {
 		t.Fatalf("an action before the rail: %q", answer)
+	}
+}
+
+// A rail that says the payment is slow for a reason has it recorded before the wait (the
+// transaction's pendingReason); a slow outcome without one records nothing.
+func TestSlowOutcomeRecordsItsPendingReason(t *testing.T) {
+	steps := &railSteps{up: true, fakeSteps: fakeSteps{status: catalog.TxProcessing,
+		outcome: sandbox.Outcome{Status: catalog.TxCompleted, Slow: true, PendingReason: catalog.PendingComplianceReview}, final: catalog.TxCompleted}}
+	runOperator(t, steps)
+	if len(steps.pending) != 1 || steps.pending[0] != catalog.PendingComplianceReview || steps.finished.Status != catalog.TxCompleted {
+		t.Fatalf("pending %v, finished %+v", steps.pending, steps.finished)
+	}
+	plain := &railSteps{up: true, fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted, Slow: true}, final: catalog.TxCompleted}}
+	runOperator(t, plain)
+	if len(plain.pending) != 0 {
+		t.Fatalf("pending %v", plain.pending)
 	}
 }

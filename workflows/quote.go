@@ -221,6 +221,12 @@ func (s *quoteSteps) MarkProcessing(workflow.Context) (catalog.TransactionStatus
 // workflow decides how both sides end).
 func (s *quoteSteps) Interruptible() bool { return s.rail.Counterpart == nil }
 
+// MarkPending records why the quote's payout waits at its rail.
+func (s *quoteSteps) MarkPending(ctx workflow.Context, reason string) error {
+	var a *activities.Activities
+	return workflow.ExecuteLocalActivity(ctx, a.MarkPaymentPending, s.in.TransactionID, reason).Get(ctx, nil)
+}
+
 // CancelAtRail asks the rail paying the quote out to cancel the payout.
 func (s *quoteSteps) CancelAtRail(ctx workflow.Context) error {
 	var a *activities.Activities

@@ -59,6 +59,12 @@ func (s *transferSteps) Finish(ctx workflow.Context, out sandbox.Outcome) (catal
 	return result[catalog.TransactionStatus](ctx, workflow.ExecuteLocalActivity(ctx, a.FinishTransfer, s.in, out))
 }
 
+// MarkPending records why the transfer waits at its rail.
+func (s *transferSteps) MarkPending(ctx workflow.Context, reason string) error {
+	var a *activities.Activities
+	return workflow.ExecuteLocalActivity(ctx, a.MarkPaymentPending, s.in.TransactionID, reason).Get(ctx, nil)
+}
+
 // CancelAtRail asks the transfer's rail to cancel it.
 func (s *transferSteps) CancelAtRail(ctx workflow.Context) error {
 	var a *activities.Activities

@@ -371,3 +371,32 @@ func TestBankRejectedTransferOutIsFailed(t *testing.T) {
 	_ = json.Unmarshal(body, &env)
 	check("webhook", env.Data)
 }
+
+// A payment its rail holds for compliance review (sandbox 008) shows pendingReason
+// COMPLIANCE_REVIEW while it waits at its rail, in and out, and none once it completed.
+func TestTransferPendingReason(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 4 * time.Second })
+	w := newWorld(t, s)
+	w.fund(10_000)
+	for _, r := range []*apitest.Response{w.transferOut(w.external("008"), 1_000), w.transferIn(w.external("008"), 2_000)} {
+		if r.Status != 201 {
+			t.Fatalf("transfer: %d %s", r.Status, r.Body)
+		}
+		id := r.JSON(t)["id"].(string)
+		var seen view.Transaction
+		eventually(t, 10*time.Second, "COMPLIANCE_REVIEW", func() bool {
+			seen = w.transaction(id)
+			return seen.PendingReason != nil
+		})
+		if seen.Status != "PROCESSING" || *seen.PendingReason != "COMPLIANCE_REVIEW" {
+			t.Fatalf("pending: %s %q", seen.Status, *seen.PendingReason)
+		}
+		if final := w.waitFinal(id, 20*time.Second); final.Status != "COMPLETED" || final.PendingReason != nil {
+			t.Fatalf("final: %s %v", final.Status, final.PendingReason)
+		}
+	}
+	if got := w.balance(); got != 11_000 {
+		t.Fatalf("balance %d", got)
+	}
+}

@@ -97,6 +97,9 @@ type Transaction struct {
 	ReconciliationInstructions *Reconciliation           `json:"reconciliationInstructions,omitempty"`
 	FailureReason              *string                   `json:"failureReason,omitempty"`
 	FailureDetails             *FailureDetails           `json:"failureDetails,omitempty"`
+	// PendingReason is why a payment waiting at its rail is not settled yet (compliance
+	// review, an action of the customer), while it waits.
+	PendingReason *string `json:"pendingReason,omitempty"`
 	// A conversion's terms (exchangeRate: sending units per receiving unit; fees in the
 	// sending currency's smallest unit), its quote, and the refund of a failed payment.
 	ExchangeRate *json.Number `json:"exchangeRate,omitempty"`
@@ -149,7 +152,7 @@ func TransactionOf(t db.Transaction) Transaction {
 		Destination:        endOf(t.DestinationKind, t.DestinationAccountID, receivingCode, false),
 		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
-		FailureReason: t.FailureReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
+		FailureReason: t.FailureReason, PendingReason: t.PendingReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
 		Refund: refundOf(t)}
 	if t.ExchangeRate.Valid {
 		rate := json.Number(t.ExchangeRate.Decimal.String())

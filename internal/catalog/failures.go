@@ -39,6 +39,18 @@ var IncomingFailureReasons = []string{ReasonLnurlpFailed, ReasonPayRequestFailed
 	ReasonOfframpFailed, ReasonMissingPayeeData, ReasonQuoteExpired, ReasonQuoteExecutionFailed, ReasonComplianceRejected,
 	ReasonCollectionFailed}
 
+// Pending reasons (pendingReason): why a payment waiting at its rail is not settled yet, as
+// its rail says.
+const (
+	PendingCounterpartyDeclaration = "COUNTERPARTY_DECLARATION_REQUIRED"
+	PendingWalletVerification      = "WALLET_VERIFICATION_REQUIRED"
+	PendingCounterpartyInformation = "COUNTERPARTY_INFORMATION_REQUIRED"
+	PendingComplianceReview        = "COMPLIANCE_REVIEW"
+)
+
+// PendingReasons are every pending reason.
+var PendingReasons = []string{PendingCounterpartyDeclaration, PendingWalletVerification, PendingCounterpartyInformation, PendingComplianceReview}
+
 // Failure codes (failureDetails.code) whose cause the peer API names by a failure reason
 // of its own: a rail (or the sandbox) that knows the payout partner's granular refusal
 // reports it with these.

@@ -98,6 +98,10 @@ type Outcome struct {
 	// Slow means the payment stays pending for the slow-scenario delay (about 30 s for a
 	// transfer, about 6 minutes for a quote) before it ends.
 	Slow bool
+	// PendingReason, on a Slow outcome, is why the payment is pending meanwhile
+	// (catalog.PendingReasons: compliance review, an action of the customer), shown as the
+	// transaction's pendingReason until it ends; "" for none.
+	PendingReason string `json:",omitempty"`
 	// FailureReason is the failed transaction's failureReason, when one of the catalogue's
 	// reasons says what happened.
 	FailureReason string `json:",omitempty"`

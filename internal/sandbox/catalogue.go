@@ -17,7 +17,7 @@ type Rule struct {
 // TransferSuffixes are the identifier suffixes TransferOutcome treats specially; every
 // other suffix completes.
 func TransferSuffixes() []string {
-	return []string{SuffixInsufficientFunds, SuffixAccountClosed, SuffixRejectedByBank, SuffixSlowThenFailed, SuffixComplianceRefused, SuffixLimitExceeded}
+	return []string{SuffixInsufficientFunds, SuffixAccountClosed, SuffixRejectedByBank, SuffixSlowThenFailed, SuffixComplianceRefused, SuffixLimitExceeded, SuffixComplianceReview}
 }
 
 // QuoteSuffixes are the identifier suffixes QuoteOutcome treats specially; every other
@@ -108,7 +108,11 @@ func FundingRule() string {
 func Describe(o Outcome, slow, returned time.Duration) string {
 	var b strings.Builder
 	if o.Slow {
-		fmt.Fprintf(&b, "stays pending for %s, then ", FormatDelay(slow))
+		fmt.Fprintf(&b, "stays pending for %s", FormatDelay(slow))
+		if o.PendingReason != "" {
+			fmt.Fprintf(&b, " (`pendingReason` `%s`)", o.PendingReason)
+		}
+		b.WriteString(", then ")
 	}
 	if o.Returned {
 		fmt.Fprintf(&b, "`%s`, then after %s the receiving bank returns it: %s", o.Status, FormatDelay(returned), Describe(ReturnedOutcome(), slow, returned))

@@ -28,13 +28,15 @@ const (
 	SuffixSlowThenFailed    = "005"
 	SuffixComplianceRefused = "006"
 	SuffixLimitExceeded     = "007"
+	SuffixComplianceReview  = "008"
 )
 
 // TransferOutcome is the outcome of a same-currency transfer to or from an external
 // account with this primary identifier:
 // 002 insufficient funds, 003 account closed or invalid, 004 rejected by the bank, 006
 // refused by the bank's compliance screening, 007 over the bank's limit (all at once), 005
-// pending for about 30 seconds and then failed; anything else succeeds. Every
+// pending for about 30 seconds and then failed, 008 under compliance review (pendingReason
+// COMPLIANCE_REVIEW) for about 30 seconds and then completed; anything else succeeds. Every
 // failure is FAILED, its cause in Code: FAILED is a status of incoming and outgoing
 // transactions alike, and outgoing ones have no REJECTED.
 func TransferOutcome(identifier string) Outcome {
@@ -49,6 +51,8 @@ func TransferOutcome(identifier string) Outcome {
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailTimedOut, Message: "the payment stayed pending and then failed", Slow: true}
 	case SuffixComplianceRefused:
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailComplianceRejected, Message: "the bank's compliance screening refused the payment"}
+	case SuffixComplianceReview:
+		return Outcome{Status: catalog.TxCompleted, Slow: true, PendingReason: catalog.PendingComplianceReview}
 	case SuffixLimitExceeded:
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailLimitExceeded, Message: "the payment exceeds the bank's limit for the account"}
 	}

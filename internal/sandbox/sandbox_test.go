@@ -17,7 +17,8 @@ func TestTransferOutcome(t *testing.T) {
 		"123456789001":           {Status: "COMPLETED"},
 		"123456789006":           {Status: "FAILED", Code: "COMPLIANCE_REJECTED"},
 		"123456789007":           {Status: "FAILED", Code: "LIMIT_EXCEEDED"},
-		"123456789008":           {Status: "COMPLETED"},
+		"123456789008":           {Status: "COMPLETED", Slow: true},
+		"123456789009":           {Status: "COMPLETED"},
 	} {
 		got := TransferOutcome(id)
 		if got.Status != want.Status || got.Code != want.Code || got.Slow != want.Slow {

@@ -471,6 +471,7 @@ type Transaction struct {
 	NetworkFee               *int64
 	SentCurrency             *string
 	SentAmount               *int64
+	PendingReason            *string
 }
 
 type UmaDomainProof struct {

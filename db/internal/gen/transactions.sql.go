@@ -57,7 +57,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         $17, $18, $19, $20, $21,
         $22, $23, $24, $25,
         $26, $27, $28, $29)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
 `
 
 type TransactionCreateParams struct {
@@ -165,12 +165,13 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -221,12 +222,13 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -272,12 +274,13 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -323,6 +326,7 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
@@ -380,7 +384,7 @@ const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = $2 AND refund_status = 'PENDING'
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
 `
 
 type TransactionRefundEndParams struct {
@@ -432,6 +436,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
@@ -439,7 +444,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 const transactionRefundStart = `-- name: TransactionRefundStart :one
 UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
 WHERE id = $2 AND refund_status IS NULL
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
 `
 
 type TransactionRefundStartParams struct {
@@ -491,6 +496,7 @@ func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRef
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }
@@ -510,12 +516,74 @@ func (q *Queries) TransactionSetAgent(ctx context.Context, arg TransactionSetAge
 	return err
 }
 
+const transactionSetPendingReason = `-- name: TransactionSetPendingReason :one
+UPDATE transactions
+SET pending_reason = $1, updated_at = now()
+WHERE id = $2 AND status IN ('PENDING', 'PROCESSING')
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+`
+
+type TransactionSetPendingReasonParams struct {
+	PendingReason *string
+	ID            uuid.UUID
+}
+
+// Records why a payment waiting at its rail is pending; a payment that has ended is left
+// as it is (no row).
+func (q *Queries) TransactionSetPendingReason(ctx context.Context, arg TransactionSetPendingReasonParams) (Transaction, error) {
+	row := q.db.QueryRow(ctx, transactionSetPendingReason, arg.PendingReason, arg.ID)
+	var i Transaction
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.PlatformCustomerID,
+		&i.Kind,
+		&i.Type,
+		&i.Status,
+		&i.SourceKind,
+		&i.SourceAccountID,
+		&i.DestinationKind,
+		&i.DestinationAccountID,
+		&i.Currency,
+		&i.Amount,
+		&i.Reference,
+		&i.Description,
+		&i.FailureReason,
+		&i.FailureDetail,
+		&i.SettledAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.ReceivingCurrency,
+		&i.ReceivingAmount,
+		&i.QuoteID,
+		&i.Fees,
+		&i.ExchangeRate,
+		&i.RateDetails,
+		&i.CounterpartyInformation,
+		&i.RefundStatus,
+		&i.RefundReason,
+		&i.RefundInitiatedAt,
+		&i.RefundSettledAt,
+		&i.SourceUmaAddress,
+		&i.ReceiverCustomerInfo,
+		&i.DestinationUmaAddress,
+		&i.CounterpartTransactionID,
+		&i.AgentID,
+		&i.NetworkFee,
+		&i.SentCurrency,
+		&i.SentAmount,
+		&i.PendingReason,
+	)
+	return i, err
+}
+
 const transactionSetStatus = `-- name: TransactionSetStatus :one
 UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
-    settled_at = coalesce($4, settled_at), updated_at = now()
+    settled_at = coalesce($4, settled_at), pending_reason = NULL, updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
 `
 
 type TransactionSetStatusParams struct {
@@ -579,6 +647,7 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.NetworkFee,
 		&i.SentCurrency,
 		&i.SentAmount,
+		&i.PendingReason,
 	)
 	return i, err
 }

@@ -4232,6 +4232,16 @@ export interface components {
          * @enum {string}
          */
         OutgoingTransactionFailureReason: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED";
+        /**
+         * @description Present while compliance review or an action of the customer delays a payment waiting
+         *     at its rail, as the rail says; cleared when its status changes.
+         *     `COMPLIANCE_REVIEW`: the payment is under compliance review (the sandbox: a transfer to
+         *     or from an external account ending in `008`). `COUNTERPARTY_DECLARATION_REQUIRED`,
+         *     `WALLET_VERIFICATION_REQUIRED`, `COUNTERPARTY_INFORMATION_REQUIRED`: the customer must
+         *     declare who controls the sending wallet, verify owning it, or say who the sender is.
+         * @enum {string}
+         */
+        TransactionPendingReason: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
         CancelTransactionRequest: {
             /**
              * @description The platform's own note on why it cancels, kept in `failureDetails.message`.
@@ -4317,9 +4327,10 @@ export interface components {
                 /** @description Reference that ties the transaction to bank statements. */
                 reference: string;
             };
-            /** @description Why a received payment failed, where one of these reasons applies; same-currency transfers carry their cause in `failureDetails` only. */
+            /** @description Why a received payment failed, where one of these reasons applies (`failureDetails` always says precisely). */
             failureReason?: components["schemas"]["IncomingTransactionFailureReason"];
             failureDetails?: components["schemas"]["TransactionFailureDetails"];
+            pendingReason?: components["schemas"]["TransactionPendingReason"];
             /** @description The agent that initiated the transaction (an agent's transfer or quote execution); present only then. */
             agentId?: string;
             /**
@@ -4385,9 +4396,10 @@ export interface components {
                 /** @description Reference that ties the transaction to bank statements. */
                 reference: string;
             };
-            /** @description Why the payment failed, where one of these reasons applies (quotes, lightning); a failed same-currency transfer out has none and carries its cause in `failureDetails`. */
+            /** @description Why the payment failed, where one of these reasons applies (`failureDetails` always says precisely). */
             failureReason?: components["schemas"]["OutgoingTransactionFailureReason"];
             failureDetails?: components["schemas"]["TransactionFailureDetails"];
+            pendingReason?: components["schemas"]["TransactionPendingReason"];
             /** @description A conversion's rate, sending units per receiving unit. */
             exchangeRate?: number;
             /**
