@@ -37,6 +37,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	settings.TermsVersion, _ = s.Config.EndUserTerms()
 	n, err := customer.Create(in, settings)
 	if err != nil {
 		return err
@@ -46,6 +47,20 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, view.CustomerOf(out))
+	return nil
+}
+
+// EndUserTerms is the End User Terms the deployment publishes.
+type EndUserTerms struct {
+	Version string `json:"version"`
+	URL     string `json:"url"`
+}
+
+// getEndUserTerms is GET /customers/end-user-terms: the version customers accept
+// (endUserTermsConsent.termsVersion) and where its text is.
+func (s *Server) getEndUserTerms(w http.ResponseWriter, _ *http.Request) error {
+	version, link := s.Config.EndUserTerms()
+	writeJSON(w, http.StatusOK, EndUserTerms{Version: version, URL: link})
 	return nil
 }
 
@@ -106,6 +121,7 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	settings.TermsVersion, _ = s.Config.EndUserTerms()
 	// Everything that can refuse the request is checked before a wallet signature is asked
 	// for, and again under the row lock.
 	check := func(c customer.Record) (customer.Change, error) { return customer.Patch(c, in, settings) }

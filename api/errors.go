@@ -20,6 +20,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.Forbidden:                     http.StatusForbidden,
 	catalog.WalletSignatureRequired:       http.StatusForbidden,
 	catalog.UserNotReady:                  http.StatusForbidden,
+	catalog.EndUserTermsNotAccepted:       http.StatusForbidden,
 	catalog.NotFound:                      http.StatusNotFound,
 	catalog.TokenNotFound:                 http.StatusNotFound,
 	catalog.WebhookEventNotFound:          http.StatusNotFound,

@@ -166,7 +166,7 @@ func permissionRules() map[string]routeRule {
 		"POST /agents/me/transfer-in", "POST /agents/me/transfer-out")
 	// Reads: any token.
 	set(anyToken, "GET /config", "GET /tokens", "GET /tokens/{tokenId}", "GET /uma-providers", "GET /vasps", "GET /exchange-rates",
-		"GET /discoveries", "POST /crypto/estimate-withdrawal-fee", "GET /customers", "GET /customers/internal-accounts",
+		"GET /discoveries", "POST /crypto/estimate-withdrawal-fee", "GET /customers", "GET /customers/internal-accounts", "GET /customers/end-user-terms",
 		"GET /customers/{customerId}", "GET /beneficial-owners", "GET /beneficial-owners/{beneficialOwnerId}",
 		"GET /verifications", "GET /verifications/{verificationId}", "GET /platform/internal-accounts",
 		"GET /customers/external-accounts", "GET /customers/external-accounts/{externalAccountId}",

@@ -248,6 +248,7 @@ func (s *Server) routes() chi.Router {
 		r.With(manage, s.idempotent).Post("/customers", handler(s.createCustomer))
 		r.Get("/customers", handler(s.listCustomers))
 		r.Get("/customers/internal-accounts", handler(s.listCustomerInternalAccounts))
+		r.Get("/customers/end-user-terms", handler(s.getEndUserTerms))
 		r.Get("/customers/{customerId}", handler(s.getCustomer))
 		r.With(manage, keepBody).Patch("/customers/{customerId}", handler(s.patchCustomer))
 		r.With(manage).Delete("/customers/{customerId}", handler(s.deleteCustomer))

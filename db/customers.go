@@ -24,9 +24,13 @@ func CustomerRecord(c Customer) (customer.Record, error) {
 	if err != nil {
 		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
 	}
+	consent, err := customer.DecodeTermsConsent(c.EndUserTermsConsent)
+	if err != nil {
+		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
+	}
 	return customer.Record{ID: c.ID, PlatformCustomerID: c.PlatformCustomerID, Type: c.CustomerType, Region: c.Region,
 		Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress, KycStatus: c.KycStatus, FullName: c.FullName,
-		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, IsDeleted: c.IsDeleted}, nil
+		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, TermsConsent: consent, IsDeleted: c.IsDeleted}, nil
 }
 
 // customerRecordGet reads a customer of a platform for the customer rules; an unknown
@@ -42,19 +46,28 @@ func customerRecordGet(ctx context.Context, q *queries, platformID, id uuid.UUID
 	return CustomerRecord(c)
 }
 
-// documents encodes a record's address and business information (nil when absent).
-func documents(r customer.Record) (address, business json.RawMessage, err error) {
-	if r.Address != nil {
-		if address, err = json.Marshal(r.Address); err != nil {
-			return nil, nil, fmt.Errorf("encode address: %w", err)
+// customerDocuments are a record's JSON documents (nil when absent).
+type customerDocuments struct {
+	address, business, consent json.RawMessage
+}
+
+// documents encodes a record's address, business information and End User Terms consent.
+func documents(r customer.Record) (d customerDocuments, err error) {
+	for _, doc := range []struct {
+		v      any
+		absent bool
+		out    *json.RawMessage
+		what   string
+	}{{r.Address, r.Address == nil, &d.address, "address"}, {r.BusinessInfo, r.BusinessInfo == nil, &d.business, "business info"},
+		{r.TermsConsent, r.TermsConsent == nil, &d.consent, "End User Terms consent"}} {
+		if doc.absent {
+			continue
+		}
+		if *doc.out, err = json.Marshal(doc.v); err != nil {
+			return customerDocuments{}, fmt.Errorf("encode %s: %w", doc.what, err)
 		}
 	}
-	if r.BusinessInfo != nil {
-		if business, err = json.Marshal(r.BusinessInfo); err != nil {
-			return nil, nil, fmt.Errorf("encode business info: %w", err)
-		}
-	}
-	return address, business, nil
+	return d, nil
 }
 
 // CustomerCreateWithAccounts stores a checked new customer of a platform with an internal
@@ -80,13 +93,14 @@ func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *se
 
 // customerCreateParams is the row of a checked new customer.
 func customerCreateParams(platformID uuid.UUID, r customer.Record) (CustomerCreateParams, error) {
-	address, business, err := documents(r)
+	d, err := documents(r)
 	if err != nil {
 		return CustomerCreateParams{}, err
 	}
 	return CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
 		CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
-		FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: address, BusinessInfo: business}, nil
+		FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: d.address, BusinessInfo: d.business,
+		EndUserTermsConsent: d.consent}, nil
 }
 
 // customerAccountsOpen opens, in the caller's transaction, the internal accounts a new
@@ -143,13 +157,13 @@ func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p Custom
 		}
 	}
 	r := ch.Record
-	address, business, err := documents(r)
+	d, err := documents(r)
 	if err != nil {
 		return Customer{}, err
 	}
 	out, err := q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
 		UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
-		Address: address, BusinessInfo: business})
+		Address: d.address, BusinessInfo: d.business, EndUserTermsConsent: d.consent})
 	if err != nil {
 		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
 	}

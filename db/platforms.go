@@ -151,7 +151,10 @@ func umaDomainClaim(ctx context.Context, q *queries, id uuid.UUID, domain string
 // webhook endpoint gets a TEST event. Documents ch leaves alone are kept as stored.
 func configUpdate(p Platform, ch platformconfig.Change) (params PlatformUpdateConfigParams, announce bool, err error) {
 	params = PlatformUpdateConfigParams{ID: p.ID, UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain,
-		SupportedCurrencies: p.SupportedCurrencies, EmbeddedWalletConfig: p.EmbeddedWalletConfig}
+		SupportedCurrencies: p.SupportedCurrencies, EmbeddedWalletConfig: p.EmbeddedWalletConfig, EndUserTermsRequired: p.EndUserTermsRequired}
+	if ch.TermsRequired != nil {
+		params.EndUserTermsRequired = *ch.TermsRequired
+	}
 	if ch.UmaDomain != nil {
 		params.UmaDomain = *ch.UmaDomain
 	}

@@ -53,7 +53,7 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
-	a := quote.Accounts{CustomerID: row.CustomerID, SenderUma: row.CustomerUma, UmaDomain: row.PlatformUmaDomain, Regulated: row.PlatformRegulated, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
+	a := quote.Accounts{CustomerID: row.CustomerID, TermsMissing: row.CustomerTermsMissing, SenderUma: row.CustomerUma, UmaDomain: row.PlatformUmaDomain, Regulated: row.PlatformRegulated, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
 		PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),

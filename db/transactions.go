@@ -61,7 +61,7 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 	if err != nil {
 		return transfer.Accounts{}, err
 	}
-	a := transfer.Accounts{CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc), PlatformCustomerID: row.PlatformCustomerID,
+	a := transfer.Accounts{CustomerDeleted: row.CustomerDeleted, TermsMissing: row.CustomerTermsMissing, CustomerKyc: catalog.KycStatus(row.CustomerKyc), PlatformCustomerID: row.PlatformCustomerID,
 		Currencies: cur, Environment: row.Environment}
 	if row.InternalID.Valid {
 		a.Internal = &transfer.InternalAccount{ID: row.InternalID.UUID, Type: catalog.AccountType(row.InternalType), Status: catalog.AccountStatus(row.InternalStatus),

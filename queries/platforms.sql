@@ -18,6 +18,7 @@ SET uma_domain             = $2,
     webhook_disabled_at    = $5,
     supported_currencies   = $6,
     embedded_wallet_config = $7,
+    end_user_terms_required = $8,
     updated_at             = now()
 WHERE id = $1
 RETURNING *;

@@ -55,7 +55,8 @@ SELECT p.environment, p.supported_currencies,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
        coalesce(e.account_type, '')::text AS external_account_type,
        coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
-       coalesce(c.kyc_status, '')::text AS customer_kyc
+       coalesce(c.kyc_status, '')::text AS customer_kyc,
+       (p.end_user_terms_required AND c.id IS NOT NULL AND c.end_user_terms_consent IS NULL)::boolean AS customer_terms_missing
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @internal_id
 LEFT JOIN ledger_accounts l ON l.id = a.id

@@ -313,7 +313,7 @@ func TestOperatorsFindPaymentsBySearchAttributes(t *testing.T) {
 }
 
 // A bank's rejection of a transfer out (sandbox 004) is FAILED with the rejection in
-// failureDetails and no failureReason outside the outgoing enum, in GET, in the list, and
+// failureDetails and failureReason ACCOUNT_CANNOT_RECEIVE (within the outgoing enum), in GET, in the list, and
 // in the OUTGOING_PAYMENT_FAILED webhook the platform receives (checked against the
 // document's OutgoingTransaction).
 func TestBankRejectedTransferOutIsFailed(t *testing.T) {
@@ -331,7 +331,7 @@ func TestBankRejectedTransferOutIsFailed(t *testing.T) {
 	}
 	check := func(where string, got view.Transaction) {
 		t.Helper()
-		if got.Status != "FAILED" || got.FailureReason != nil || got.FailureDetails == nil || got.FailureDetails.Code != "REJECTED_BY_BANK" {
+		if got.Status != "FAILED" || ptr(got.FailureReason) != "ACCOUNT_CANNOT_RECEIVE" || got.FailureDetails == nil || got.FailureDetails.Code != "REJECTED_BY_BANK" {
 			t.Fatalf("%s: status %s, failureReason %v, failureDetails %+v", where, got.Status, got.FailureReason, got.FailureDetails)
 		}
 	}

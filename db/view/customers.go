@@ -29,6 +29,9 @@ type Customer struct {
 	Address            *customer.Address      `json:"address,omitempty"`
 	BusinessInfo       *customer.BusinessInfo `json:"businessInfo,omitempty"`
 	BeneficialOwners   []BeneficialOwner      `json:"beneficialOwners,omitempty"`
+	// EndUserTermsConsent is the customer's recorded acceptance of the End User Terms;
+	// omitted until one is recorded.
+	EndUserTermsConsent *customer.TermsConsent `json:"endUserTermsConsent,omitempty"`
 }
 
 // BusinessOf renders a business customer with its beneficial owners.
@@ -60,5 +63,6 @@ func CustomerOf(c db.Customer) Customer {
 	}
 	out.Address, _ = customer.DecodeAddress(c.Address)
 	out.BusinessInfo, _ = customer.DecodeBusinessInfo(c.BusinessInfo)
+	out.EndUserTermsConsent, _ = customer.DecodeTermsConsent(c.EndUserTermsConsent)
 	return out
 }

@@ -20,6 +20,9 @@ type PlatformConfig struct {
 	SupportedCurrencies             []platformconfig.Currency `json:"supportedCurrencies"`
 	IsRegulatedFinancialInstitution bool                      `json:"isRegulatedFinancialInstitution"`
 	EmbeddedWalletConfig            *platformconfig.Wallet    `json:"embeddedWalletConfig,omitempty"`
+	// EndUserTermsConsentRequired: customers move money only once their acceptance of the
+	// End User Terms is recorded.
+	EndUserTermsConsentRequired bool `json:"endUserTermsConsentRequired"`
 	// UmaDomainProof is how the platform proves it controls umaDomain, which is served only
 	// once proven (platformconfig.ProofPath).
 	UmaDomainProof *UmaDomainProof `json:"umaDomainProof,omitempty"`
@@ -39,7 +42,7 @@ func PlatformConfigOf(p db.Platform) (PlatformConfig, error) {
 		ID: ids.Format(ids.PlatformConfig, p.ConfigID), PlatformID: ids.Format(ids.Platform, p.ID), UmaDomain: p.UmaDomain,
 		ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, WebhookEndpointDisabledAt: p.WebhookDisabledAt,
 		SupportedCurrencies: s.Currencies.WithProviderFields(), IsRegulatedFinancialInstitution: p.IsRegulatedFinancialInstitution,
-		EmbeddedWalletConfig: s.Wallet, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		EmbeddedWalletConfig: s.Wallet, EndUserTermsConsentRequired: p.EndUserTermsRequired, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}, nil
 }
 

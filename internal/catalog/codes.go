@@ -61,6 +61,12 @@ const (
 	WalletSignatureRequired Code = "WALLET_SIGNATURE_REQUIRED"
 	// UserNotReady refuses moving money for a customer whose KYC/KYB is not APPROVED.
 	UserNotReady Code = "USER_NOT_READY"
+	// EndUserTermsNotAccepted refuses moving money for a customer who has not accepted the
+	// End User Terms, where its platform requires it (403).
+	EndUserTermsNotAccepted Code = "END_USER_TERMS_NOT_ACCEPTED"
+	// EndUserTermsVersionNotFound refuses a consent to a version of the End User Terms the
+	// deployment does not publish (400).
+	EndUserTermsVersionNotFound Code = "END_USER_TERMS_VERSION_NOT_FOUND"
 )
 
 // Resources that do not exist (or belong to another platform).

@@ -45,6 +45,11 @@ func Create(in Input, p platformconfig.Settings) (New, error) {
 	} else {
 		rec.UmaAddress = generateUmaAddress(rec.PlatformCustomerID, p.UmaDomain)
 	}
+	if in.EndUserTermsConsent != nil {
+		if rec.TermsConsent, err = checkConsent(in.EndUserTermsConsent, p.TermsVersion); err != nil {
+			return New{}, err
+		}
+	}
 	return New{Record: rec, Accounts: account.ForCustomer(rec.Currencies, p.EmbeddedWallets())}, nil
 }
 
@@ -179,6 +184,11 @@ func Patch(cur Record, in Input, p platformconfig.Settings) (Change, error) {
 			return Change{}, err
 		}
 		next.UmaAddress = *in.UmaAddress
+	}
+	if in.EndUserTermsConsent != nil {
+		if next.TermsConsent, err = checkConsent(in.EndUserTermsConsent, p.TermsVersion); err != nil {
+			return Change{}, err
+		}
 	}
 	ch := Change{Record: next, Reverify: reverify}
 	if in.Currencies != nil {

@@ -88,6 +88,9 @@ type Input struct {
 	Nationality        *string            `json:"nationality"`
 	Address            *AddressInput      `json:"address"`
 	BusinessInfo       *BusinessInfoInput `json:"businessInfo"`
+	// EndUserTermsConsent records the customer's acceptance of the End User Terms (on
+	// creation or in a later update, which replaces it).
+	EndUserTermsConsent *TermsConsentInput `json:"endUserTermsConsent"`
 }
 
 // Record is a customer as stored. KycStatus is the KYC status of an individual and the
@@ -106,6 +109,7 @@ type Record struct {
 	Nationality        *string
 	Address            *Address
 	BusinessInfo       *BusinessInfo
+	TermsConsent       *TermsConsent
 	IsDeleted          bool
 }
 

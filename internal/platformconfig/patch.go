@@ -23,6 +23,9 @@ type Patch struct {
 	WebhookEndpoint      *string          `json:"webhookEndpoint" blank:"ok"`
 	SupportedCurrencies  *[]CurrencyPatch `json:"supportedCurrencies"`
 	EmbeddedWalletConfig *Wallet          `json:"embeddedWalletConfig"`
+	// EndUserTermsConsentRequired: the platform's customers move money only once their
+	// acceptance of the End User Terms is recorded.
+	EndUserTermsConsentRequired *bool `json:"endUserTermsConsentRequired"`
 
 	ID                              json.RawMessage `json:"id"`
 	CreatedAt                       json.RawMessage `json:"createdAt"`
@@ -54,6 +57,9 @@ type Change struct {
 	Currencies Currencies
 	// Wallet members replace the stored embedded-wallet configuration's; nil leaves it.
 	Wallet *Wallet
+	// TermsRequired sets whether customers need a recorded acceptance of the End User Terms
+	// to move money; nil leaves it.
+	TermsRequired *bool
 }
 
 // CheckPatch checks everything of a PATCH /config that needs neither the network nor the
@@ -64,7 +70,8 @@ func CheckPatch(p Patch) (Change, error) {
 	if err := checkReadOnly(p); err != nil {
 		return Change{}, err
 	}
-	ch := Change{UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, Wallet: p.EmbeddedWalletConfig}
+	ch := Change{UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, Wallet: p.EmbeddedWalletConfig,
+		TermsRequired: p.EndUserTermsConsentRequired}
 	if p.SupportedCurrencies != nil {
 		cur, err := CheckCurrencies(*p.SupportedCurrencies)
 		if err != nil {

@@ -24,6 +24,9 @@ type Settings struct {
 	// Regulated is isRegulatedFinancialInstitution: the platform attests its customers'
 	// KYC/KYB status itself instead of having the service verify them.
 	Regulated bool
+	// TermsVersion is the version of the End User Terms the deployment publishes, the one a
+	// customer's endUserTermsConsent accepts.
+	TermsVersion string
 }
 
 // Decode decodes a platform's stored documents with their one decoders.

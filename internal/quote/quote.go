@@ -16,6 +16,7 @@ import (
 
 	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/customer"
 	"paycore/internal/extaccount"
 	"paycore/internal/fx"
 	"paycore/internal/ids"
@@ -160,7 +161,10 @@ type Accounts struct {
 	CustomerID      uuid.NullUUID
 	CustomerDeleted bool
 	// CustomerKyc is that customer's KYC/KYB status: only an APPROVED customer pays.
-	CustomerKyc        catalog.KycStatus
+	CustomerKyc catalog.KycStatus
+	// TermsMissing: the platform requires its customers' acceptance of the End User Terms
+	// and the paying customer has not accepted them.
+	TermsMissing       bool
 	PlatformCustomerID string
 	// Lookup is the receiver lookup the request names, as stored (nil: none, or not the
 	// platform's).
@@ -309,6 +313,8 @@ func checkSource(r Request, a Accounts) error {
 			return problem.Refuse(catalog.CustomerDeleted, "the customer is deleted")
 		case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
 			return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
+		case a.TermsMissing:
+			return customer.CheckTermsAccepted(true)
 		case r.ImmediatelyExecute:
 			return problem.Field("immediatelyExecute", "a REALTIME_FUNDING quote is executed by its deposit, not immediately")
 		case !known:
@@ -331,6 +337,8 @@ func checkSource(r Request, a Accounts) error {
 		return problem.Refuse(catalog.CustomerDeleted, "the source account's customer is deleted")
 	case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
 		return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
+	case a.TermsMissing:
+		return customer.CheckTermsAccepted(true)
 	case r.Source.CustomerID.Valid && r.Source.CustomerID.Null() != a.Source.CustomerID:
 		return problem.Field("source.customerId", "the source account belongs to another customer")
 	case r.ImmediatelyExecute && a.Source.Type == catalog.EmbeddedWallet:

@@ -23,7 +23,7 @@ import (
 
 var (
 	at        = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	customer  = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c1"), Valid: true}
+	payer     = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-0000000000c1"), Valid: true}
 	sourceID  = uuid.MustParse("0190a000-0000-7000-8000-0000000000a1")
 	destID    = uuid.MustParse("0190a000-0000-7000-8000-0000000000b1")
 	mandatory = true
@@ -40,10 +40,10 @@ func currencies(codes ...string) platformconfig.Currencies {
 
 func accounts(from, to string) Accounts {
 	return Accounts{
-		Source:      &SourceState{ID: sourceID, Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: from, CustomerID: customer, Available: math.MaxInt64},
-		Destination: &DestinationState{ID: destID, Active: true, Status: "ACTIVE", Currency: to, CustomerID: customer, Identifier: "DE89370400440532013000"},
+		Source:      &SourceState{ID: sourceID, Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: from, CustomerID: payer, Available: math.MaxInt64},
+		Destination: &DestinationState{ID: destID, Active: true, Status: "ACTIVE", Currency: to, CustomerID: payer, Identifier: "DE89370400440532013000"},
 		Sender:      map[string]string{"FULL_NAME": "Ada Lovelace"},
-		Currencies:  currencies(from, to), Environment: catalog.Sandbox, CustomerID: customer, CustomerKyc: catalog.KycApproved,
+		Currencies:  currencies(from, to), Environment: catalog.Sandbox, CustomerID: payer, CustomerKyc: catalog.KycApproved,
 	}
 }
 
@@ -59,7 +59,7 @@ func deposit(r *Request, currency, network string) {
 
 // funded is what the read finds for a deposit of the customer: no source account.
 func funded(a *Accounts) {
-	a.Source, a.CustomerID = nil, customer
+	a.Source, a.CustomerID = nil, payer
 	a.Currencies = append(a.Currencies, currencies("USDC", "BTC")...)
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"paycore/internal/account"
 	"paycore/internal/catalog"
+	"paycore/internal/customer"
 	"paycore/internal/extaccount"
 	"paycore/internal/kyc"
 	"paycore/internal/platformconfig"
@@ -23,6 +24,9 @@ type Accounts struct {
 	// CustomerKyc is that customer's KYC/KYB status ("" for the platform's accounts): only
 	// an APPROVED customer moves money.
 	CustomerKyc catalog.KycStatus
+	// TermsMissing: the platform requires its customers' acceptance of the End User Terms
+	// and that customer has not accepted them.
+	TermsMissing bool
 	// PlatformCustomerID is the platform's own id of that customer ("" for the platform's
 	// accounts); transactions record it.
 	PlatformCustomerID string
@@ -87,6 +91,9 @@ func checkAccounts(r Request, a Accounts) error {
 		if err := kyc.Ready(a.Internal.CustomerID.UUID, a.CustomerKyc); err != nil {
 			return err
 		}
+	}
+	if err := customer.CheckTermsAccepted(a.TermsMissing); err != nil {
+		return err
 	}
 	return a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	customer = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-00000000000c"), Valid: true}
+	holder   = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-00000000000c"), Valid: true}
 	stranger = uuid.NullUUID{UUID: uuid.MustParse("0190a000-0000-7000-8000-00000000000d"), Valid: true}
 )
 
@@ -23,8 +23,8 @@ var (
 // ways.
 func accounts() Accounts {
 	return Accounts{
-		Internal: &InternalAccount{ID: uuid.New(), Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: "USD", CustomerID: customer, Available: 1000},
-		External: &ExternalAccount{ID: uuid.New(), Status: catalog.ExternalActive, Currency: "USD", CustomerID: customer, Identifier: "123456789001"},
+		Internal: &InternalAccount{ID: uuid.New(), Type: catalog.InternalFiat, Status: catalog.AccountActive, Currency: "USD", CustomerID: holder, Available: 1000},
+		External: &ExternalAccount{ID: uuid.New(), Status: catalog.ExternalActive, Currency: "USD", CustomerID: holder, Identifier: "123456789001"},
 		Currencies: platformconfig.Currencies{{CurrencyCode: "USD", MinAmount: 1, MaxAmount: 5000,
 			EnabledTransactionTypes: []string{string(catalog.Incoming), string(catalog.Outgoing)}}},
 		Environment: catalog.Sandbox, CustomerKyc: catalog.KycApproved,

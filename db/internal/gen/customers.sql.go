@@ -68,26 +68,27 @@ func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsPa
 
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
 `
 
 type CustomerCreateParams struct {
-	ID                 uuid.UUID
-	PlatformID         uuid.UUID
-	PlatformCustomerID string
-	CustomerType       catalog.CustomerType
-	Region             string
-	Currencies         []string
-	Email              *string
-	UmaAddress         string
-	KycStatus          catalog.KycStatus
-	FullName           *string
-	BirthDate          *time.Time
-	Nationality        *string
-	Address            json.RawMessage
-	BusinessInfo       json.RawMessage
+	ID                  uuid.UUID
+	PlatformID          uuid.UUID
+	PlatformCustomerID  string
+	CustomerType        catalog.CustomerType
+	Region              string
+	Currencies          []string
+	Email               *string
+	UmaAddress          string
+	KycStatus           catalog.KycStatus
+	FullName            *string
+	BirthDate           *time.Time
+	Nationality         *string
+	Address             json.RawMessage
+	BusinessInfo        json.RawMessage
+	EndUserTermsConsent json.RawMessage
 }
 
 func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) (Customer, error) {
@@ -106,6 +107,7 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		arg.Nationality,
 		arg.Address,
 		arg.BusinessInfo,
+		arg.EndUserTermsConsent,
 	)
 	var i Customer
 	err := row.Scan(
@@ -126,33 +128,35 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
 
 const customerCreateIfAbsent = `-- name: CustomerCreateIfAbsent :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 ON CONFLICT DO NOTHING
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
 `
 
 type CustomerCreateIfAbsentParams struct {
-	ID                 uuid.UUID
-	PlatformID         uuid.UUID
-	PlatformCustomerID string
-	CustomerType       catalog.CustomerType
-	Region             string
-	Currencies         []string
-	Email              *string
-	UmaAddress         string
-	KycStatus          catalog.KycStatus
-	FullName           *string
-	BirthDate          *time.Time
-	Nationality        *string
-	Address            json.RawMessage
-	BusinessInfo       json.RawMessage
+	ID                  uuid.UUID
+	PlatformID          uuid.UUID
+	PlatformCustomerID  string
+	CustomerType        catalog.CustomerType
+	Region              string
+	Currencies          []string
+	Email               *string
+	UmaAddress          string
+	KycStatus           catalog.KycStatus
+	FullName            *string
+	BirthDate           *time.Time
+	Nationality         *string
+	Address             json.RawMessage
+	BusinessInfo        json.RawMessage
+	EndUserTermsConsent json.RawMessage
 }
 
 // CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
@@ -173,6 +177,7 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		arg.Nationality,
 		arg.Address,
 		arg.BusinessInfo,
+		arg.EndUserTermsConsent,
 	)
 	var i Customer
 	err := row.Scan(
@@ -193,12 +198,13 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
 
 const customerGet = `-- name: CustomerGet :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE platform_id = $1 AND id = $2
 `
 
 type CustomerGetParams struct {
@@ -227,12 +233,13 @@ func (q *Queries) CustomerGet(ctx context.Context, arg CustomerGetParams) (Custo
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
 
 const customerGetByIDForUpdate = `-- name: CustomerGetByIDForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE id = $1 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE id = $1 FOR NO KEY UPDATE
 `
 
 func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (Customer, error) {
@@ -256,12 +263,13 @@ func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (C
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
 
 const customerGetForUpdate = `-- name: CustomerGetForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type CustomerGetForUpdateParams struct {
@@ -293,6 +301,7 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
@@ -300,7 +309,7 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 const customerMarkDeleted = `-- name: CustomerMarkDeleted :one
 UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
 `
 
 type CustomerMarkDeletedParams struct {
@@ -329,6 +338,7 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
@@ -336,7 +346,7 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 const customerSetKycStatus = `-- name: CustomerSetKycStatus :one
 UPDATE customers SET kyc_status = $2, updated_at = now()
 WHERE id = $1
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
 `
 
 type CustomerSetKycStatusParams struct {
@@ -367,6 +377,7 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }
@@ -374,23 +385,24 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 const customerUpdate = `-- name: CustomerUpdate :one
 UPDATE customers
 SET currencies = $3, email = $4, uma_address = $5, kyc_status = $6, full_name = $7, birth_date = $8,
-    nationality = $9, address = $10, business_info = $11, updated_at = now()
+    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, updated_at = now()
 WHERE platform_id = $1 AND id = $2
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
 `
 
 type CustomerUpdateParams struct {
-	PlatformID   uuid.UUID
-	ID           uuid.UUID
-	Currencies   []string
-	Email        *string
-	UmaAddress   string
-	KycStatus    catalog.KycStatus
-	FullName     *string
-	BirthDate    *time.Time
-	Nationality  *string
-	Address      json.RawMessage
-	BusinessInfo json.RawMessage
+	PlatformID          uuid.UUID
+	ID                  uuid.UUID
+	Currencies          []string
+	Email               *string
+	UmaAddress          string
+	KycStatus           catalog.KycStatus
+	FullName            *string
+	BirthDate           *time.Time
+	Nationality         *string
+	Address             json.RawMessage
+	BusinessInfo        json.RawMessage
+	EndUserTermsConsent json.RawMessage
 }
 
 func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) (Customer, error) {
@@ -406,6 +418,7 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		arg.Nationality,
 		arg.Address,
 		arg.BusinessInfo,
+		arg.EndUserTermsConsent,
 	)
 	var i Customer
 	err := row.Scan(
@@ -426,6 +439,7 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsConsent,
 	)
 	return i, err
 }

@@ -18,7 +18,7 @@ const platformCreate = `-- name: PlatformCreate :one
 INSERT INTO platforms (id, name, environment, is_regulated_financial_institution, config_id,
                        uma_domain, webhook_endpoint, supported_currencies)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at
+RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required
 `
 
 type PlatformCreateParams struct {
@@ -58,6 +58,7 @@ func (q *Queries) PlatformCreate(ctx context.Context, arg PlatformCreateParams) 
 		&i.EmbeddedWalletConfig,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsRequired,
 	)
 	return i, err
 }
@@ -78,7 +79,7 @@ func (q *Queries) PlatformDisableWebhook(ctx context.Context, arg PlatformDisabl
 }
 
 const platformGet = `-- name: PlatformGet :one
-SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at FROM platforms WHERE id = $1
+SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required FROM platforms WHERE id = $1
 `
 
 func (q *Queries) PlatformGet(ctx context.Context, id uuid.UUID) (Platform, error) {
@@ -98,12 +99,13 @@ func (q *Queries) PlatformGet(ctx context.Context, id uuid.UUID) (Platform, erro
 		&i.EmbeddedWalletConfig,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsRequired,
 	)
 	return i, err
 }
 
 const platformGetForUpdate = `-- name: PlatformGetForUpdate :one
-SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at FROM platforms WHERE id = $1 FOR UPDATE
+SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required FROM platforms WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) PlatformGetForUpdate(ctx context.Context, id uuid.UUID) (Platform, error) {
@@ -123,6 +125,7 @@ func (q *Queries) PlatformGetForUpdate(ctx context.Context, id uuid.UUID) (Platf
 		&i.EmbeddedWalletConfig,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsRequired,
 	)
 	return i, err
 }
@@ -135,9 +138,10 @@ SET uma_domain             = $2,
     webhook_disabled_at    = $5,
     supported_currencies   = $6,
     embedded_wallet_config = $7,
+    end_user_terms_required = $8,
     updated_at             = now()
 WHERE id = $1
-RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at
+RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required
 `
 
 type PlatformUpdateConfigParams struct {
@@ -148,6 +152,7 @@ type PlatformUpdateConfigParams struct {
 	WebhookDisabledAt    *time.Time
 	SupportedCurrencies  json.RawMessage
 	EmbeddedWalletConfig json.RawMessage
+	EndUserTermsRequired bool
 }
 
 func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateConfigParams) (Platform, error) {
@@ -159,6 +164,7 @@ func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateCo
 		arg.WebhookDisabledAt,
 		arg.SupportedCurrencies,
 		arg.EmbeddedWalletConfig,
+		arg.EndUserTermsRequired,
 	)
 	var i Platform
 	err := row.Scan(
@@ -175,6 +181,7 @@ func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateCo
 		&i.EmbeddedWalletConfig,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.EndUserTermsRequired,
 	)
 	return i, err
 }

@@ -34,6 +34,7 @@ SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domai
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
        c.id AS customer_id, coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.kyc_status, '')::text AS customer_kyc,
+       (p.end_user_terms_required AND c.id IS NOT NULL AND c.end_user_terms_consent IS NULL)::boolean AS customer_terms_missing,
        coalesce(c.full_name, '')::text AS customer_full_name, coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
        coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email, coalesce(c.uma_address, '')::text AS customer_uma,
        da.id AS dest_internal_id, coalesce(da.currency, '')::text AS dest_internal_currency, coalesce(da.status, '')::text AS dest_internal_status,
@@ -91,6 +92,7 @@ type QuoteContextRow struct {
 	CustomerDeleted         bool
 	PlatformCustomerID      string
 	CustomerKyc             string
+	CustomerTermsMissing    bool
 	CustomerFullName        string
 	CustomerBirthDate       string
 	CustomerNationality     string
@@ -150,6 +152,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
 		&i.CustomerKyc,
+		&i.CustomerTermsMissing,
 		&i.CustomerFullName,
 		&i.CustomerBirthDate,
 		&i.CustomerNationality,

@@ -171,23 +171,24 @@ type BulkImportRow struct {
 }
 
 type Customer struct {
-	ID                 uuid.UUID
-	PlatformID         uuid.UUID
-	PlatformCustomerID string
-	CustomerType       catalog.CustomerType
-	Region             string
-	Currencies         []string
-	Email              *string
-	UmaAddress         string
-	KycStatus          catalog.KycStatus
-	FullName           *string
-	BirthDate          *time.Time
-	Nationality        *string
-	Address            json.RawMessage
-	BusinessInfo       json.RawMessage
-	IsDeleted          bool
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	ID                  uuid.UUID
+	PlatformID          uuid.UUID
+	PlatformCustomerID  string
+	CustomerType        catalog.CustomerType
+	Region              string
+	Currencies          []string
+	Email               *string
+	UmaAddress          string
+	KycStatus           catalog.KycStatus
+	FullName            *string
+	BirthDate           *time.Time
+	Nationality         *string
+	Address             json.RawMessage
+	BusinessInfo        json.RawMessage
+	IsDeleted           bool
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EndUserTermsConsent json.RawMessage
 }
 
 type Document struct {
@@ -362,6 +363,7 @@ type Platform struct {
 	EmbeddedWalletConfig            json.RawMessage
 	CreatedAt                       time.Time
 	UpdatedAt                       time.Time
+	EndUserTermsRequired            bool
 }
 
 type Quote struct {

@@ -725,7 +725,8 @@ SELECT p.environment, p.supported_currencies,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
        coalesce(e.account_type, '')::text AS external_account_type,
        coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
-       coalesce(c.kyc_status, '')::text AS customer_kyc
+       coalesce(c.kyc_status, '')::text AS customer_kyc,
+       (p.end_user_terms_required AND c.id IS NOT NULL AND c.end_user_terms_consent IS NULL)::boolean AS customer_terms_missing
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $1
 LEFT JOIN ledger_accounts l ON l.id = a.id
@@ -741,23 +742,24 @@ type TransferContextParams struct {
 }
 
 type TransferContextRow struct {
-	Environment         catalog.Environment
-	SupportedCurrencies json.RawMessage
-	InternalID          uuid.NullUUID
-	InternalCurrency    string
-	InternalStatus      string
-	InternalCustomerID  uuid.NullUUID
-	InternalType        string
-	InternalAvailable   int64
-	ExternalID          uuid.NullUUID
-	ExternalCurrency    string
-	ExternalStatus      string
-	ExternalCustomerID  uuid.NullUUID
-	ExternalIdentifier  string
-	ExternalAccountType string
-	CustomerDeleted     bool
-	PlatformCustomerID  string
-	CustomerKyc         string
+	Environment          catalog.Environment
+	SupportedCurrencies  json.RawMessage
+	InternalID           uuid.NullUUID
+	InternalCurrency     string
+	InternalStatus       string
+	InternalCustomerID   uuid.NullUUID
+	InternalType         string
+	InternalAvailable    int64
+	ExternalID           uuid.NullUUID
+	ExternalCurrency     string
+	ExternalStatus       string
+	ExternalCustomerID   uuid.NullUUID
+	ExternalIdentifier   string
+	ExternalAccountType  string
+	CustomerDeleted      bool
+	PlatformCustomerID   string
+	CustomerKyc          string
+	CustomerTermsMissing bool
 }
 
 // Everything a transfer is checked against, in one round trip: the platform, and the
@@ -783,6 +785,7 @@ func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
 		&i.CustomerKyc,
+		&i.CustomerTermsMissing,
 	)
 	return i, err
 }

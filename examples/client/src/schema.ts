@@ -282,6 +282,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/end-user-terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the current End User Terms
+         * @description The version of the End User Terms the deployment publishes (the one a customer's
+         *     `endUserTermsConsent.termsVersion` must name) and where its text is
+         *     (`PAYCORE_END_USER_TERMS_VERSION`, `PAYCORE_END_USER_TERMS_URL`).
+         */
+        get: operations["getEndUserTerms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/internal-accounts": {
         parameters: {
             query?: never;
@@ -3152,6 +3174,7 @@ export interface components {
              *     INTERNAL_ERROR, NOT_IMPLEMENTED, SERVICE_UNAVAILABLE, QUOTE_NOT_FOUND, QUOTE_NOT_PENDING,
              *     MISSING_MANDATORY_USER_INFO, SELF_PAYMENT, INVALID_UMA_ADDRESS, RAIL_NOT_CONFIGURED, LOOKUP_REQUEST_NOT_FOUND,
              *     TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL, TRANSACTION_NOT_CANCELLABLE, INVITATION_NOT_FOUND,
+             *     END_USER_TERMS_NOT_ACCEPTED, END_USER_TERMS_VERSION_NOT_FOUND,
              *     INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, INVITATION_EXPIRED,
              *     INVITATIONS_NOT_CONFIGURED, DOCUMENT_NOT_FOUND, REFERENCE_NOT_FOUND,
              *     DOCUMENT_ALREADY_SUBMITTED, DOCUMENT_LIMIT_REACHED, BULK_UPLOAD_JOB_NOT_FOUND, AGENT_NOT_FOUND,
@@ -3307,6 +3330,8 @@ export interface components {
         };
         /** @description The platform configuration. */
         PlatformConfig: {
+            /** @description Whether customers need a recorded acceptance of the End User Terms to move money. */
+            endUserTermsConsentRequired?: boolean;
             readonly id: string;
             /** @description How the platform proves it controls `umaDomain`, which the deployment serves only once proven: publish `token` at `url`, then call `POST /config/uma-domain/verify`. */
             readonly umaDomainProof?: {
@@ -3347,6 +3372,8 @@ export interface components {
         };
         /** @description Body of `PATCH /config`. Every field is optional; only given fields change. */
         PlatformConfigUpdateRequest: {
+            /** @description Whether the platform's customers move money (transfers, quotes) only once their acceptance of the End User Terms is recorded (`endUserTermsConsent`); until then such a payment is refused 403 `END_USER_TERMS_NOT_ACCEPTED`. Platforms that are not regulated financial institutions should turn it on. */
+            endUserTermsConsentRequired?: boolean;
             /**
              * @description Lower-case fully qualified domain name (at least two labels). A domain belongs to one platform of the deployment: one another platform holds is refused with 409 `UMA_DOMAIN_TAKEN`.
              * @example pay.example.com
@@ -3862,6 +3889,42 @@ export interface components {
             address?: components["schemas"]["AddressInput"];
             /** @description BUSINESS only; required on create, with `legalName`. */
             businessInfo?: components["schemas"]["BusinessInfoInput"];
+            /**
+             * @description Evidence that the customer accepted the End User Terms
+             *     (`GET /customers/end-user-terms`), on create or in a later update (which replaces
+             *     it). Where the platform requires it (`endUserTermsConsentRequired` in `/config`),
+             *     moving the customer's money is refused 403 `END_USER_TERMS_NOT_ACCEPTED` until it
+             *     is recorded. A `termsVersion` other than the published one is 400
+             *     `END_USER_TERMS_VERSION_NOT_FOUND`.
+             */
+            endUserTermsConsent?: components["schemas"]["EndUserTermsConsentRequest"];
+        };
+        EndUserTermsConsentRequest: {
+            /**
+             * Format: date-time
+             * @description When the customer accepted the End User Terms.
+             */
+            acceptedAt: string;
+            /**
+             * @description The IPv4 or IPv6 address of the device the customer accepted them on.
+             * @example 198.51.100.24
+             */
+            ipAddress: string;
+            /** @description The version accepted; the one `GET /customers/end-user-terms` answers. */
+            termsVersion: string;
+            /** @enum {string} */
+            acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
+        };
+        /** @description The customer's recorded acceptance of the End User Terms. */
+        EndUserTermsConsent: components["schemas"]["EndUserTermsConsentRequest"];
+        EndUserTerms: {
+            /** @description The version of the End User Terms the deployment publishes. */
+            version: string;
+            /**
+             * Format: uri
+             * @description Where its text is published.
+             */
+            url: string;
         };
         /**
          * @description An individual or business customer. Individuals carry `kycStatus` and may carry
@@ -3898,6 +3961,8 @@ export interface components {
             businessInfo?: components["schemas"]["BusinessInfo"];
             /** @description A business's beneficial owners; shown by `GET /customers/{customerId}`. */
             beneficialOwners?: components["schemas"]["BeneficialOwner"][];
+            /** @description The customer's recorded acceptance of the End User Terms; omitted until one is recorded. */
+            endUserTermsConsent?: components["schemas"]["EndUserTermsConsent"];
         };
         KycLinkCreateRequest: {
             /**
@@ -7087,6 +7152,29 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaTypeReplayable"];
             422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEndUserTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current End User Terms. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserTerms"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -135,6 +135,12 @@ type Config struct {
 	// the sending currency) and PAYCORE_FX_VARIABLE_FEE (fraction of the converted amount).
 	FXPricing fx.Pricing
 
+	// EndUserTermsVersion is the version of the End User Terms the deployment publishes, the
+	// one customers accept (PAYCORE_END_USER_TERMS_VERSION); EndUserTermsURL is where its text
+	// is (PAYCORE_END_USER_TERMS_URL; see EndUserTerms for the default).
+	EndUserTermsVersion string
+	EndUserTermsURL     string
+
 	// InvitationBaseURL is where invitees open invitations: an invitation's url is its code
 	// under it (PAYCORE_INVITATION_BASE_URL; see InvitationBase for the default).
 	InvitationBaseURL string
@@ -189,38 +195,39 @@ type Config struct {
 // Defaults returns the configuration used when no variable is set.
 func Defaults() Config {
 	return Config{
-		DatabaseURL:       "postgres://postgres@127.0.0.1:5432/paycore?sslmode=disable",
-		DatabaseMaxConns:  32,
-		HTTPAddr:          "127.0.0.1:8080",
-		APIPrefix:         "/api",
-		TemporalAddress:   "127.0.0.1:7233",
-		TemporalNamespace: "default",
-		TaskQueue:         "paycore",
-		MaxBodyBytes:      1 << 20,
-		IdempotencyTTL:    24 * time.Hour,
-		IdempotencyWait:   5 * time.Second,
-		WebhookTimeout:    10 * time.Second,
-		WebhookRetryStart: 5 * time.Second,
-		WebhookRetryMax:   30 * time.Minute,
-		WebhookRetryAge:   7 * 24 * time.Hour,
-		SandboxSlowDelay:  30 * time.Second,
-		QuoteLifetime:     5 * time.Minute,
-		QuoteSlowDelay:    6 * time.Minute,
-		QuoteReturnDelay:  30 * time.Second,
-		QuoteLateDeposits: 24 * time.Hour,
-		ApprovalDeadline:  5 * time.Second,
-		UmaInvoiceExpiry:  10 * time.Minute,
-		KycReviewDelay:    3 * time.Second,
-		KycLinkLifetime:   24 * time.Hour,
-		WorkerPollers:     16,
-		WorkerDeployment:  "paycore",
-		MailFrom:          "no-reply@paycore.localhost",
-		SMTPPort:          587,
-		SMTPTLS:           "starttls",
-		LogLevel:          "info",
-		DataDir:           ".data",
-		TemporalCLI:       "bin/temporal",
-		TemporalUIPort:    8233,
+		DatabaseURL:         "postgres://postgres@127.0.0.1:5432/paycore?sslmode=disable",
+		DatabaseMaxConns:    32,
+		EndUserTermsVersion: "2026-11-01",
+		HTTPAddr:            "127.0.0.1:8080",
+		APIPrefix:           "/api",
+		TemporalAddress:     "127.0.0.1:7233",
+		TemporalNamespace:   "default",
+		TaskQueue:           "paycore",
+		MaxBodyBytes:        1 << 20,
+		IdempotencyTTL:      24 * time.Hour,
+		IdempotencyWait:     5 * time.Second,
+		WebhookTimeout:      10 * time.Second,
+		WebhookRetryStart:   5 * time.Second,
+		WebhookRetryMax:     30 * time.Minute,
+		WebhookRetryAge:     7 * 24 * time.Hour,
+		SandboxSlowDelay:    30 * time.Second,
+		QuoteLifetime:       5 * time.Minute,
+		QuoteSlowDelay:      6 * time.Minute,
+		QuoteReturnDelay:    30 * time.Second,
+		QuoteLateDeposits:   24 * time.Hour,
+		ApprovalDeadline:    5 * time.Second,
+		UmaInvoiceExpiry:    10 * time.Minute,
+		KycReviewDelay:      3 * time.Second,
+		KycLinkLifetime:     24 * time.Hour,
+		WorkerPollers:       16,
+		WorkerDeployment:    "paycore",
+		MailFrom:            "no-reply@paycore.localhost",
+		SMTPPort:            587,
+		SMTPTLS:             "starttls",
+		LogLevel:            "info",
+		DataDir:             ".data",
+		TemporalCLI:         "bin/temporal",
+		TemporalUIPort:      8233,
 
 		HTTPReadHeaderTimeout: 10 * time.Second,
 		HTTPReadTimeout:       30 * time.Second,
@@ -386,6 +393,8 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	dur("PAYCORE_APPROVAL_DEADLINE", &c.ApprovalDeadline)
 	dur("PAYCORE_UMA_INVOICE_EXPIRY", &c.UmaInvoiceExpiry)
 	str("PAYCORE_INVITATION_BASE_URL", &c.InvitationBaseURL)
+	str("PAYCORE_END_USER_TERMS_VERSION", &c.EndUserTermsVersion)
+	str("PAYCORE_END_USER_TERMS_URL", &c.EndUserTermsURL)
 	dur("PAYCORE_SANDBOX_KYC_REVIEW_DELAY", &c.KycReviewDelay)
 	dur("PAYCORE_KYC_LINK_LIFETIME", &c.KycLinkLifetime)
 	pollers := int64(c.WorkerPollers)
@@ -483,6 +492,14 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 		}
 	}
 	c.PublicBaseURL = strings.TrimRight(c.PublicBaseURL, "/")
+	if strings.TrimSpace(c.EndUserTermsVersion) == "" || len(c.EndUserTermsVersion) > 64 {
+		errs = append(errs, fmt.Sprintf("PAYCORE_END_USER_TERMS_VERSION=%q must be 1 to 64 characters", c.EndUserTermsVersion))
+	}
+	if c.EndUserTermsURL != "" {
+		if u, err := url.Parse(c.EndUserTermsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Sprintf("PAYCORE_END_USER_TERMS_URL=%q is not an absolute http or https URL", c.EndUserTermsURL))
+		}
+	}
 	if c.InvitationBaseURL != "" {
 		if u, err := url.Parse(c.InvitationBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Sprintf("PAYCORE_INVITATION_BASE_URL=%q is not an absolute http or https URL", c.InvitationBaseURL))
@@ -536,6 +553,20 @@ const APIVersion = "2025-10-13"
 
 // BasePath is the path under which the versioned API is served.
 func (c Config) BasePath() string { return c.APIPrefix + "/" + APIVersion }
+
+// EndUserTerms is the End User Terms the deployment publishes: its version and where its
+// text is, EndUserTermsURL or PublicBaseURL (the API's listen address when unset) +
+// "/end-user-terms/" + the version, for the operator to publish there.
+func (c Config) EndUserTerms() (version, link string) {
+	if c.EndUserTermsURL != "" {
+		return c.EndUserTermsVersion, c.EndUserTermsURL
+	}
+	base := c.PublicBaseURL
+	if base == "" {
+		base = "http://" + c.HTTPAddr
+	}
+	return c.EndUserTermsVersion, strings.TrimRight(base, "/") + "/end-user-terms/" + url.PathEscape(c.EndUserTermsVersion)
+}
 
 // InvitationBase is where invitees open invitations: InvitationBaseURL, or PublicBaseURL
 // (the API's listen address when unset) + "/invite".
