@@ -91,17 +91,12 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	if fe := checkCurrency(at, spec, currency); fe != nil {
 		return Info{}, fe
 	}
-	if spec.wallet {
-		if _, ok := obj.vals["beneficiary"]; ok {
-			return Info{}, &FieldError{"accountInfo.beneficiary", "is not allowed for wallet accounts"}
-		}
-	}
-	allowed := map[string]bool{"accountType": true}
+	allowed := map[string]bool{"accountType": true, "beneficiary": true}
 	for _, f := range spec.fields {
 		allowed[f.name] = true
 	}
-	if !spec.wallet {
-		allowed["beneficiary"] = true
+	if spec.wallet {
+		allowed["vaspName"] = true
 	}
 	if fe := obj.rejectUnknown("accountInfo", allowed); fe != nil {
 		return Info{}, fe
@@ -172,7 +167,25 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 		}
 	}
 
-	if !spec.wallet {
+	if spec.wallet {
+		// A wallet's owner and custodian are optional (the newer peer document): the
+		// beneficiary as its wallets define it, the VASP's name from GET /vasps.
+		if _, ok := obj.vals["beneficiary"]; ok {
+			b, name, fe := parseBeneficiary(at, obj)
+			if fe != nil {
+				return Info{}, fe
+			}
+			out["beneficiary"] = b
+			info.BeneficiaryName = name
+		}
+		v, ok, fe := stringField(obj, "accountInfo", field{name: "vaspName", check: length(1, 255)})
+		if fe != nil {
+			return Info{}, fe
+		}
+		if ok {
+			out["vaspName"] = v
+		}
+	} else {
 		b, name, fe := parseBeneficiary(at, obj)
 		if fe != nil {
 			return Info{}, fe
@@ -214,16 +227,21 @@ func checkCurrency(at string, spec *accountSpec, currency string) *FieldError {
 }
 
 // beneficiaryRules are the per-account-type deviations for INDIVIDUAL
-// beneficiaries (10.1 last column, 10.3).
+// beneficiaries (10.1 last column, 10.3), accepting what both the peer's 2025-10-13
+// document and its newer one accept: a field is required only where both require it, and
+// where each requires another (EUR: address, then countryOfResidence) one of them is.
 type beneficiaryRules struct {
 	required []string // fields required in addition to fullName
+	anyOf    []string // fields of which at least one is required
 	extra    []field  // fields allowed in addition to the baseline
+	// only, when set, are the fields allowed instead of the baseline (with their own
+	// requirements): a wallet's individual owner.
+	only []field
 }
 
 var individualRules = map[string]beneficiaryRules{
 	"AED_ACCOUNT": {required: []string{"address"}},
-	"EUR_ACCOUNT": {required: []string{"address"}},
-	"EGP_ACCOUNT": {required: []string{"address", "countryOfResidence", "phoneNumber"}},
+	"EUR_ACCOUNT": {anyOf: []string{"address", "countryOfResidence"}},
 	"GTQ_ACCOUNT": {required: []string{"countryOfResidence", "phoneNumber"}},
 	"JMD_ACCOUNT": {required: []string{"address", "phoneNumber"}},
 	"CAD_ACCOUNT": {extra: []field{{name: "registrationNumber"}}},
@@ -231,6 +249,24 @@ var individualRules = map[string]beneficiaryRules{
 		{name: "documentType", check: enum("CC", "CE", "TI", "NIT", "PP")},
 		{name: "documentNumber", check: length(1, 50)},
 	}},
+}
+
+// walletIndividual is a wallet's individual owner as the newer peer document defines it:
+// fullName and countryOfResidence, both required.
+var walletIndividual = beneficiaryRules{only: []field{
+	{name: "fullName", required: true, check: length(1, 255)},
+	{name: "countryOfResidence", required: true, check: countryCode},
+}}
+
+// rules are the beneficiary rules of an account type for a beneficiary type.
+func rules(at, beneficiaryType string) beneficiaryRules {
+	switch {
+	case beneficiaryType != "INDIVIDUAL":
+		return beneficiaryRules{}
+	case specs[at].wallet:
+		return walletIndividual
+	}
+	return individualRules[at]
 }
 
 // Baseline beneficiary fields (10.3). address is handled separately.
@@ -283,16 +319,25 @@ func parseBeneficiary(at string, acct *object) (map[string]any, string, *FieldEr
 	switch bt {
 	case "INDIVIDUAL":
 		rules := individualRules[at]
+		if specs[at].wallet {
+			rules = walletIndividual
+		}
 		fields = slices.Concat(individualFields, rules.extra)
+		if rules.only != nil {
+			fields = rules.only
+		}
 		required = rules.required
 		nameKey = "fullName"
+		if len(rules.anyOf) > 0 && !slices.ContainsFunc(rules.anyOf, func(name string) bool { _, ok := obj.vals[name]; return ok }) {
+			return nil, "", &FieldError{path + "." + rules.anyOf[0], fmt.Sprintf("one of %s is required for an individual beneficiary of a %s", orList(rules.anyOf), at)}
+		}
 	case "BUSINESS":
 		fields = businessFields
 		nameKey = "legalName"
 	default:
 		return nil, "", &FieldError{path + ".beneficiaryType", fmt.Sprintf("must be INDIVIDUAL or BUSINESS, not %q", bt)}
 	}
-	allowed := map[string]bool{"beneficiaryType": true, "address": true}
+	allowed := map[string]bool{"beneficiaryType": true, "address": rules(at, bt).only == nil}
 	for _, f := range fields {
 		allowed[f.name] = true
 	}

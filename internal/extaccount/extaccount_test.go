@@ -92,6 +92,7 @@ var validCases = []validCase{
 	{"ETHEREUM", "USDC", acct("ETHEREUM_WALLET", `"address":"`+evm+`"`, ""), nil, evm, ""},
 	{"LIGHTNING", "BTC", acct("LIGHTNING", `"invoice":"`+invoice+`"`, ""), nil, invoice, ""},
 	{"POLYGON", "USDC", acct("POLYGON_WALLET", `"address":"0xd8da6bf26964af9d7eed9e03e53415d37aa96045"`, ""), nil, "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", ""},
+	{"PLASMA", "USDT", acct("PLASMA_WALLET", `"address":"0xAbCDEF1234567890aBCdEf1234567890ABcDef12"`, ""), nil, "0xAbCDEF1234567890aBCdEf1234567890ABcDef12", ""},
 	{"SOLANA", "USDT", acct("SOLANA_WALLET", `"address":"`+solUSDC+`"`, ""), nil, solUSDC, ""},
 	{"SPARK", "BTC", acct("SPARK_WALLET", `"address":"`+sparkAddr+`"`, ""), nil, sparkAddr, ""},
 	{"TRON", "USDT", acct("TRON_WALLET", `"address":"`+tronUSDT+`"`, ""), nil, tronUSDT, ""},
@@ -179,10 +180,34 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+// Beneficiaries as both the peer's 2025-10-13 document and its newer one define them are
+// accepted: an EUR individual with an address or with countryOfResidence, an EGP
+// individual with its name alone, a wallet with or without its owner and custodian.
+func TestParseBothDocumentsBeneficiaries(t *testing.T) {
+	iban := `"iban":"` + banking.MakeIBAN("DE", "370400440532013000") + `"`
+	for _, tc := range []struct{ currency, raw string }{
+		{"EUR", acct("EUR_ACCOUNT", iban, indivAddr)},
+		{"EUR", acct("EUR_ACCOUNT", iban, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"DE"}`)},
+		{"EGP", acct("EGP_ACCOUNT", `"bankName":"NBE","accountNumber":"1"`, indiv)},
+		{"USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, "")},
+		{"USDC", acct("BASE_WALLET", `"address":"`+evm+`","vaspName":"Kraken"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GB"}`)},
+		{"BTC", acct("LIGHTNING", `"invoice":"`+invoice+`"`, biz)},
+	} {
+		info, fe := Parse(tc.currency, json.RawMessage(tc.raw))
+		if fe != nil {
+			t.Errorf("Parse(%s) = %v", tc.raw, fe)
+			continue
+		}
+		if strings.Contains(tc.raw, `"beneficiary"`) && info.BeneficiaryName == "" {
+			t.Errorf("Parse(%s): no beneficiary name", tc.raw)
+		}
+	}
+}
+
 func TestParseCoversEveryType(t *testing.T) {
 	types := AccountTypes()
-	if len(types) != 44 {
-		t.Errorf("AccountTypes() has %d entries, want 44", len(types))
+	if len(types) != 45 {
+		t.Errorf("AccountTypes() has %d entries, want 45", len(types))
 	}
 	covered := map[string]bool{}
 	for _, tc := range validCases {
@@ -411,8 +436,10 @@ var invalidCases = []invalidCase{
 	// Beneficiary.
 	{"missing beneficiary", "USD", acct("USD_ACCOUNT", usdFields, ""), "accountInfo.beneficiary", "is required"},
 	{"beneficiary null", "USD", acct("USD_ACCOUNT", usdFields, "null"), "accountInfo.beneficiary", "must be an object"},
-	{"beneficiary on wallet", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, indiv), "accountInfo.beneficiary", "not allowed for wallet"},
-	{"beneficiary on lightning", "BTC", acct("LIGHTNING", `"invoice":"`+invoice+`"`, biz), "accountInfo.beneficiary", "not allowed for wallet"},
+	{"wallet owner without countryOfResidence", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, indiv), "accountInfo.beneficiary.countryOfResidence", "is required"},
+	{"wallet owner with an address", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GB","address":`+addr+`}`), "accountInfo.beneficiary.address", "unknown field"},
+	{"empty vaspName", "USDC", acct("BASE_WALLET", `"address":"`+evm+`","vaspName":""`, ""), "accountInfo.vaspName", ""},
+	{"EUR individual with neither address nor countryOfResidence", "EUR", acct("EUR_ACCOUNT", `"iban":"`+banking.MakeIBAN("DE", "370400440532013000")+`"`, indiv), "accountInfo.beneficiary.address", "one of"},
 	{"missing beneficiaryType", "USD", acct("USD_ACCOUNT", usdFields, `{"fullName":"Ada"}`), "accountInfo.beneficiary.beneficiaryType", "is required"},
 	{"bad beneficiaryType", "USD", acct("USD_ACCOUNT", usdFields, `{"beneficiaryType":"PERSON","fullName":"Ada"}`), "accountInfo.beneficiary.beneficiaryType", "INDIVIDUAL or BUSINESS"},
 	{"missing fullName", "USD", acct("USD_ACCOUNT", usdFields, `{"beneficiaryType":"INDIVIDUAL"}`), "accountInfo.beneficiary.fullName", "is required"},
@@ -421,9 +448,6 @@ var invalidCases = []invalidCase{
 	{"missing legalName", "USD", acct("USD_ACCOUNT", usdFields, `{"beneficiaryType":"BUSINESS","taxId":"1"}`), "accountInfo.beneficiary.legalName", "is required"},
 	{"EUR individual without address", "EUR", acct("EUR_ACCOUNT", `"iban":"DE89370400440532013000"`, indiv), "accountInfo.beneficiary.address", "is required"},
 	{"AED individual without address", "AED", acct("AED_ACCOUNT", `"iban":"AE070331234567890123456"`, indiv), "accountInfo.beneficiary.address", "is required"},
-	{"EGP individual without countryOfResidence", "EGP", acct("EGP_ACCOUNT", `"bankName":"NBE","accountNumber":"1"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","address":`+addr+`,"phoneNumber":"+201001234567"}`), "accountInfo.beneficiary.countryOfResidence", "is required"},
-	{"EGP individual without phoneNumber", "EGP", acct("EGP_ACCOUNT", `"bankName":"NBE","accountNumber":"1"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","address":`+addr+`,"countryOfResidence":"EG"}`), "accountInfo.beneficiary.phoneNumber", "is required"},
-	{"EGP individual without address", "EGP", acct("EGP_ACCOUNT", `"bankName":"NBE","accountNumber":"1"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"EG","phoneNumber":"+201001234567"}`), "accountInfo.beneficiary.address", "is required"},
 	{"GTQ individual without phoneNumber", "GTQ", acct("GTQ_ACCOUNT", `"accountNumber":"1","bankAccountType":"SAVINGS"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GT"}`), "accountInfo.beneficiary.phoneNumber", "is required"},
 	{"GTQ individual empty phoneNumber", "GTQ", acct("GTQ_ACCOUNT", `"accountNumber":"1","bankAccountType":"SAVINGS"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GT","phoneNumber":""}`), "accountInfo.beneficiary.phoneNumber", "is required"},
 	{"JMD individual without address", "JMD", acct("JMD_ACCOUNT", `"accountNumber":"1","branchCode":"12345","bankAccountType":"SAVINGS"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","phoneNumber":"+18765551234"}`), "accountInfo.beneficiary.address", "is required"},

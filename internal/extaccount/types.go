@@ -115,6 +115,7 @@ var specs = map[string]*accountSpec{
 	"BASE_WALLET":     wallet(evmAddress, "USDC"),
 	"ETHEREUM_WALLET": wallet(evmAddress, "USDC"),
 	"POLYGON_WALLET":  wallet(evmAddress, "USDC"),
+	"PLASMA_WALLET":   wallet(evmAddress, "USDT"),
 	"SOLANA_WALLET":   wallet(solanaAddress, "USDC", "USDT"),
 	"TRON_WALLET":     wallet(tronAddress, "USDT"),
 	"SPARK_WALLET":    wallet(sparkAddress, "BTC", "USDB"),

@@ -4693,14 +4693,16 @@ export interface components {
          */
         BeneficiaryVerificationStatus: "MATCHED" | "NOT_MATCHED" | "PARTIAL_MATCH" | "PENDING" | "UNSUPPORTED" | "CHECKED_BY_RECEIVING_FI";
         /** @enum {string} */
-        ExternalAccountType: "AED_ACCOUNT" | "BDT_ACCOUNT" | "BRL_ACCOUNT" | "BWP_ACCOUNT" | "CAD_ACCOUNT" | "COP_ACCOUNT" | "DKK_ACCOUNT" | "EGP_ACCOUNT" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "GHS_ACCOUNT" | "GTQ_ACCOUNT" | "HKD_ACCOUNT" | "HTG_ACCOUNT" | "IDR_ACCOUNT" | "INR_ACCOUNT" | "JMD_ACCOUNT" | "KES_ACCOUNT" | "MWK_ACCOUNT" | "MXN_ACCOUNT" | "MYR_ACCOUNT" | "NGN_ACCOUNT" | "PHP_ACCOUNT" | "PKR_ACCOUNT" | "RWF_ACCOUNT" | "SGD_ACCOUNT" | "SLV_ACCOUNT" | "THB_ACCOUNT" | "TZS_ACCOUNT" | "UGX_ACCOUNT" | "USD_ACCOUNT" | "VND_ACCOUNT" | "XAF_ACCOUNT" | "XOF_ACCOUNT" | "ZAR_ACCOUNT" | "ZMW_ACCOUNT" | "SWIFT_ACCOUNT" | "BASE_WALLET" | "ETHEREUM_WALLET" | "LIGHTNING" | "POLYGON_WALLET" | "SOLANA_WALLET" | "SPARK_WALLET" | "TRON_WALLET";
+        ExternalAccountType: "AED_ACCOUNT" | "BDT_ACCOUNT" | "BRL_ACCOUNT" | "BWP_ACCOUNT" | "CAD_ACCOUNT" | "COP_ACCOUNT" | "DKK_ACCOUNT" | "EGP_ACCOUNT" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "GHS_ACCOUNT" | "GTQ_ACCOUNT" | "HKD_ACCOUNT" | "HTG_ACCOUNT" | "IDR_ACCOUNT" | "INR_ACCOUNT" | "JMD_ACCOUNT" | "KES_ACCOUNT" | "MWK_ACCOUNT" | "MXN_ACCOUNT" | "MYR_ACCOUNT" | "NGN_ACCOUNT" | "PHP_ACCOUNT" | "PKR_ACCOUNT" | "RWF_ACCOUNT" | "SGD_ACCOUNT" | "SLV_ACCOUNT" | "THB_ACCOUNT" | "TZS_ACCOUNT" | "UGX_ACCOUNT" | "USD_ACCOUNT" | "VND_ACCOUNT" | "XAF_ACCOUNT" | "XOF_ACCOUNT" | "ZAR_ACCOUNT" | "ZMW_ACCOUNT" | "SWIFT_ACCOUNT" | "BASE_WALLET" | "ETHEREUM_WALLET" | "LIGHTNING" | "PLASMA_WALLET" | "POLYGON_WALLET" | "SOLANA_WALLET" | "SPARK_WALLET" | "TRON_WALLET";
         /**
          * @description The account's coordinates; the fields depend on `accountType` (`*` = required).
          *     Bank and mobile-money types also require `beneficiary`, an object with
          *     `beneficiaryType` INDIVIDUAL (`fullName`*, `birthDate`, `nationality`, `email`,
          *     `phoneNumber`, `countryOfResidence`, `address`) or BUSINESS (`legalName`*,
          *     `registrationNumber`, `taxId`, `email`, `phoneNumber`, `countryOfResidence`,
-         *     `address`). Wallet types take no beneficiary. Unknown fields are refused, and
+         *     `address`). Wallet types may name their owner as `beneficiary` (INDIVIDUAL:
+         *     `fullName`* and `countryOfResidence`* only; BUSINESS as above) and their custodian as
+         *     `vaspName` (from `GET /vasps`; omitted for self-custody). Unknown fields are refused, and
          *     given fields must not be empty. Bank types whose identifiers are all optional
          *     (BDT, COP, GHS, PKR, SLV) need at least one of accountNumber, iban, phoneNumber.
          *     - `AED_ACCOUNT`: iban* (`^AE[0-9]{21}$`), swiftCode; individual beneficiary also needs address.
@@ -4711,8 +4713,8 @@ export interface components {
          *     - `CAD_ACCOUNT`: bankCode* (3 digits), branchCode* (5 digits), accountNumber* (7-12 digits); individual beneficiary may add registrationNumber.
          *     - `COP_ACCOUNT`: bankName, accountNumber, bankAccountType (CHECKING, SAVINGS), phoneNumber; individual beneficiary may add documentType (CC, CE, TI, NIT, PP), documentNumber.
          *     - `DKK_ACCOUNT`: iban* (`^DK[0-9]{16}$`), swiftCode.
-         *     - `EGP_ACCOUNT`: bankName*, accountNumber*, iban (`^EG[0-9]{27}$`), swiftCode; individual beneficiary also needs address, countryOfResidence, phoneNumber.
-         *     - `EUR_ACCOUNT`: iban* (15-34, `^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$`), swiftCode; individual beneficiary also needs address.
+         *     - `EGP_ACCOUNT`: bankName*, accountNumber*, iban (`^EG[0-9]{27}$`), swiftCode.
+         *     - `EUR_ACCOUNT`: iban* (15-34, `^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$`), swiftCode; individual beneficiary also needs address or countryOfResidence (the peer's 2025-10-13 document asks for the first, its newer one for the second; either is accepted).
          *     - `GBP_ACCOUNT`: sortCode* (6 digits), accountNumber* (8 digits).
          *     - `GHS_ACCOUNT`: accountNumber, phoneNumber.
          *     - `GTQ_ACCOUNT`: accountNumber*, bankAccountType* (CHECKING, SAVINGS); individual beneficiary also needs countryOfResidence, phoneNumber.
@@ -4726,7 +4728,7 @@ export interface components {
          *     - `PKR_ACCOUNT`: accountNumber, iban (`^PK[0-9]{2}[A-Z]{4}[0-9]{16}$`), phoneNumber, bankName. `SLV_ACCOUNT`: bankName, accountNumber, bankAccountType, phoneNumber.
          *     - `USD_ACCOUNT`: accountNumber* (4-17 digits), routingNumber* (9 digits, valid ABA checksum), bankAccountType (CHECKING, SAVINGS), bankName, platformAccountId.
          *     - `SWIFT_ACCOUNT`: country* (2 letters), swiftCode*, bankName*, accountNumber, iban.
-         *     - `BASE_WALLET`, `ETHEREUM_WALLET`, `POLYGON_WALLET`, `SOLANA_WALLET`, `SPARK_WALLET`, `TRON_WALLET`: address*.
+         *     - `BASE_WALLET`, `ETHEREUM_WALLET`, `PLASMA_WALLET` (USDT), `POLYGON_WALLET`, `SOLANA_WALLET`, `SPARK_WALLET`, `TRON_WALLET`: address*.
          *     - `LIGHTNING`: exactly one of invoice (BOLT11), bolt12, lightningAddress.
          *     `swiftCode` is 8 or 11 characters (`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`);
          *     mobile `phoneNumber` is E.164-like (`+` and 6 to 14 digits, with a country prefix for
