@@ -17,7 +17,6 @@ import (
 	"paycore/db"
 	"paycore/db/dbtest"
 	"paycore/internal/events"
-	"paycore/internal/extaccount"
 	"paycore/internal/ids"
 )
 
@@ -178,41 +177,37 @@ func TestListCountsMigrationCountsExistingRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	w := &transactionWriter{pool: pool, platforms: []uuid.UUID{newPlatform(t, pool)}, accounts: []uuid.UUID{ids.New(), ids.New(), ids.New(), ids.New()}}
+	// Every row is written as the schema of that version takes it: the service's queries
+	// name the columns of the current schema.
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plat := ids.New()
+	exec(`INSERT INTO platforms (id, name, environment, config_id, uma_domain) VALUES ($1, 'p', 'SANDBOX', $2, $3)`,
+		plat, ids.New(), "p-"+plat.String()+".example.com")
+	w := &transactionWriter{pool: pool, platforms: []uuid.UUID{plat}, accounts: []uuid.UUID{ids.New(), ids.New(), ids.New(), ids.New()}}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for range 40 {
 		if err := w.step(ctx, rng); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := pool.Exec(ctx, `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, uma_address, is_deleted)
+	// Customers, one of them deleted, with an internal account and an external account, and
+	// an event, so that every counted table has rows to count.
+	customer := ids.New()
+	exec(`INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, uma_address, is_deleted)
 		VALUES ($1, $2, 'a', 'INDIVIDUAL', 'US', '{USD,USDC}', '$a@x.example', false), ($3, $2, 'b', 'BUSINESS', 'MX', '{MXN}', '$b@x.example', true)`,
-		ids.New(), w.platforms[0], ids.New()); err != nil {
-		t.Fatal(err)
-	}
-	// A customer with its internal accounts and an external account, and an event, so that
-	// every counted table has rows to count.
-	box := newBox(t)
-	plat, set := provision(t, pool, box)
-	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, plat.ID, newCustomer(t, set, "m-1", "$m@"+set.UmaDomain))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cid, currency := "Customer:"+c.ID.String(), "USD"
-	n, err := extaccount.Request{CustomerID: &cid, Currency: &currency,
-		AccountInfo: []byte(`{"accountType":"USD_ACCOUNT","accountNumber":"123456789001","routingNumber":"021000021",
-			"beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Grace Hopper"}}`)}.Check(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExternalAccountAdd(ctx, pool, plat.ID, n); err != nil {
-		t.Fatal(err)
-	}
-	// The event as the schema of that version takes it (EventRecord writes later columns).
-	if _, err := pool.Exec(ctx, "INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at) VALUES ($1, $2, $3, '{}', now())",
-		ids.New(), plat.ID, events.InternalAccountBalanceUpdated); err != nil {
-		t.Fatal(err)
-	}
+		customer, plat, ids.New())
+	account := ids.New()
+	exec(`INSERT INTO ledger_accounts (id, platform_id, currency, kind) VALUES ($1, $2, 'USD', 'INTERNAL')`, account, plat)
+	exec(`INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency) VALUES ($1, $2, $3, 'INTERNAL_FIAT', 'USD')`, account, plat, customer)
+	exec(`INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, identifier)
+		VALUES ($1, $2, $3, 'USD', 'USD_ACCOUNT', '{"accountType":"USD_ACCOUNT"}', '123456789001')`, ids.New(), plat, customer)
+	exec("INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at) VALUES ($1, $2, $3, '{}', now())",
+		ids.New(), plat, events.InternalAccountBalanceUpdated)
 	if _, err := provider.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
