@@ -98,10 +98,20 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	if spec.wallet {
 		allowed["vaspName"] = true
 	}
+	if spec.chosenRails {
+		allowed["paymentRails"] = true
+	}
 	if fe := obj.rejectUnknown("accountInfo", allowed); fe != nil {
 		return Info{}, fe
 	}
 
+	rails := spec.rails
+	if spec.chosenRails {
+		var fe *FieldError
+		if rails, fe = chooseRails(obj, spec); fe != nil {
+			return Info{}, fe
+		}
+	}
 	out := map[string]any{"accountType": at}
 	present := map[string]string{}
 	for _, f := range spec.fields {
@@ -190,10 +200,15 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 		if fe != nil {
 			return Info{}, fe
 		}
+		for _, r := range rails {
+			if slices.Contains(spec.businessRails, r) && b["beneficiaryType"] != "BUSINESS" {
+				return Info{}, &FieldError{"accountInfo.beneficiary.beneficiaryType", fmt.Sprintf("must be BUSINESS: %s pays businesses only", r)}
+			}
+		}
 		out["beneficiary"] = b
 		info.BeneficiaryName = name
-		info.PaymentRails = slices.Clone(spec.rails)
-		out["paymentRails"] = slices.Clone(spec.rails)
+		info.PaymentRails = slices.Clone(rails)
+		out["paymentRails"] = slices.Clone(rails)
 	}
 
 	norm, err := encode(out)
@@ -202,6 +217,32 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	}
 	info.Normalized = norm
 	return info, nil
+}
+
+// chooseRails reads the paymentRails a request chooses for an account type whose rails the
+// client picks: a non-empty list of the type's rails, each once, whose required fields are
+// given.
+func chooseRails(obj *object, spec *accountSpec) ([]string, *FieldError) {
+	const path = "accountInfo.paymentRails"
+	raw, ok := obj.vals["paymentRails"]
+	if !ok {
+		return nil, &FieldError{path, "is required: one or more of " + orList(spec.rails)}
+	}
+	var chosen []string
+	if err := json.Unmarshal(raw, &chosen); err != nil || len(chosen) == 0 {
+		return nil, &FieldError{path, "must be a non-empty array of " + orList(spec.rails)}
+	}
+	for i, r := range chosen {
+		if !slices.Contains(spec.rails, r) || slices.Contains(chosen[:i], r) {
+			return nil, &FieldError{path, fmt.Sprintf("must list each of %s at most once, not %q", orList(spec.rails), r)}
+		}
+		for _, name := range spec.railFields[r] {
+			if v, ok, _ := optionalString(obj, "accountInfo", name); !ok || v == "" {
+				return nil, &FieldError{"accountInfo." + name, "is required for " + r}
+			}
+		}
+	}
+	return chosen, nil
 }
 
 // identifierOrder is the precedence of bank identifiers for Info.Identifier.
@@ -462,7 +503,7 @@ func (o *object) rejectUnknown(path string, allowed map[string]bool) *FieldError
 	for _, k := range o.keys {
 		if !allowed[k] {
 			if k == "paymentRails" && path == "accountInfo" {
-				return &FieldError{path + "." + k, "unknown field (paymentRails is set by the server)"}
+				return &FieldError{path + "." + k, "unknown field (paymentRails is set by the server, except for CNY_ACCOUNT)"}
 			}
 			return &FieldError{path + "." + k, "unknown field"}
 		}

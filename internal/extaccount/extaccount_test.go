@@ -57,6 +57,8 @@ var validCases = []validCase{
 	{"BWP", "BWP", acct("BWP_ACCOUNT", `"phoneNumber":"+26771234567","provider":"Orange"`, indiv), []string{"MOBILE_MONEY"}, "+26771234567", "Ada Lovelace"},
 	{"CAD", "CAD", acct("CAD_ACCOUNT", `"bankCode":"001","branchCode":"00011","accountNumber":"1234567"`, indiv), []string{"BANK_TRANSFER"}, "1234567", "Ada Lovelace"},
 	{"COP", "COP", acct("COP_ACCOUNT", `"bankName":"Bancolombia","accountNumber":"12345678901","bankAccountType":"SAVINGS","phoneNumber":"+573001234567"`, indiv), []string{"BANK_TRANSFER", "MOBILE_MONEY"}, "12345678901", "Ada Lovelace"},
+	{"CNY bank", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["BANK_TRANSFER"],"accountNumber":"6222021234567890","bankName":"ICBC"`, biz), []string{"BANK_TRANSFER"}, "6222021234567890", "Acme Ltd"},
+	{"CNY wallet", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["MOBILE_MONEY"],"bankName":"AliPay","phoneNumber":"+8613800138000"`, indiv), []string{"MOBILE_MONEY"}, "+8613800138000", "Ada Lovelace"},
 	{"DKK", "DKK", acct("DKK_ACCOUNT", `"iban":"DK5000400440116243"`, indiv), []string{"SEPA", "SEPA_INSTANT"}, "DK5000400440116243", "Ada Lovelace"},
 	{"EGP", "EGP", acct("EGP_ACCOUNT", `"bankName":"National Bank of Egypt","accountNumber":"1234567890","iban":"EG380019000500000000263180002","swiftCode":"NBEGEGCX"`, indivEGP), []string{"BANK_TRANSFER"}, "1234567890", "Ada Lovelace"},
 	{"EUR", "EUR", acct("EUR_ACCOUNT", `"iban":"DE89370400440532013000","swiftCode":"COBADEFFXXX"`, indivAddr), []string{"SEPA", "SEPA_INSTANT"}, "DE89370400440532013000", "Ada Lovelace"},
@@ -206,8 +208,8 @@ func TestParseBothDocumentsBeneficiaries(t *testing.T) {
 
 func TestParseCoversEveryType(t *testing.T) {
 	types := AccountTypes()
-	if len(types) != 45 {
-		t.Errorf("AccountTypes() has %d entries, want 45", len(types))
+	if len(types) != 46 {
+		t.Errorf("AccountTypes() has %d entries, want 46", len(types))
 	}
 	covered := map[string]bool{}
 	for _, tc := range validCases {
@@ -436,6 +438,12 @@ var invalidCases = []invalidCase{
 	// Beneficiary.
 	{"missing beneficiary", "USD", acct("USD_ACCOUNT", usdFields, ""), "accountInfo.beneficiary", "is required"},
 	{"beneficiary null", "USD", acct("USD_ACCOUNT", usdFields, "null"), "accountInfo.beneficiary", "must be an object"},
+	{"CNY without paymentRails", "CNY", acct("CNY_ACCOUNT", `"accountNumber":"1","bankName":"ICBC"`, biz), "accountInfo.paymentRails", "is required"},
+	{"CNY with an unknown rail", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["SWIFT"],"accountNumber":"1","bankName":"ICBC"`, biz), "accountInfo.paymentRails", "at most once"},
+	{"CNY with a rail twice", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["BANK_TRANSFER","BANK_TRANSFER"],"accountNumber":"1","bankName":"ICBC"`, biz), "accountInfo.paymentRails", "at most once"},
+	{"CNY wallet without its phone", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["MOBILE_MONEY"],"bankName":"AliPay"`, indiv), "accountInfo.phoneNumber", "MOBILE_MONEY"},
+	{"CNY bank transfer to a person", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["BANK_TRANSFER"],"accountNumber":"1","bankName":"ICBC"`, indiv), "accountInfo.beneficiary.beneficiaryType", "BUSINESS"},
+	{"paymentRails on another type", "USD", acct("USD_ACCOUNT", `"paymentRails":["ACH"],`+usdFields, indiv), "accountInfo.paymentRails", "set by the server"},
 	{"wallet owner without countryOfResidence", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, indiv), "accountInfo.beneficiary.countryOfResidence", "is required"},
 	{"wallet owner with an address", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GB","address":`+addr+`}`), "accountInfo.beneficiary.address", "unknown field"},
 	{"empty vaspName", "USDC", acct("BASE_WALLET", `"address":"`+evm+`","vaspName":""`, ""), "accountInfo.vaspName", ""},
@@ -586,12 +594,15 @@ func FuzzParse(f *testing.F) {
 		if !info.IsWallet && (info.BeneficiaryName == "" || len(info.PaymentRails) == 0) {
 			t.Fatalf("bank account without beneficiary or rails: %+v", info)
 		}
-		// Normalized minus paymentRails parses again to the same result.
+		// Normalized minus paymentRails (but those the client chose) parses again to the same
+		// result.
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(info.Normalized, &m); err != nil {
 			t.Fatalf("Normalized not an object: %v", err)
 		}
-		delete(m, "paymentRails")
+		if !specs[info.AccountType].chosenRails {
+			delete(m, "paymentRails")
+		}
 		again, _ := json.Marshal(m)
 		info2, fe := Parse(currency, again)
 		if fe != nil {

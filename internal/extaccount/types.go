@@ -32,6 +32,12 @@ type accountSpec struct {
 	wallet bool
 	// exactlyOne: exactly one of fields must be given (LIGHTNING).
 	exactlyOne bool
+	// chosenRails: the request names the paymentRails it uses (a non-empty subset of
+	// rails), and each chosen rail requires its fields (railFields) and, where listed,
+	// a business beneficiary (businessRails); CNY_ACCOUNT.
+	chosenRails   bool
+	railFields    map[string][]string
+	businessRails []string
 }
 
 // Payment rails.
@@ -104,6 +110,16 @@ var specs = map[string]*accountSpec{
 	"XOF_ACCOUNT": mobile("XOF", phone, req("region", enum("BJ", "CI", "SN", "TG"))),
 	"ZAR_ACCOUNT": bank("ZAR", railsBank, req("accountNumber", digits(9, 13)), req("bankName", length(1, 255))),
 	"ZMW_ACCOUNT": mobile("ZMW", phonePrefix("+260", 9)),
+	// CNY accounts are paid by bank transfer (business to business only) or to an AliPay or
+	// WeChat Pay wallet (MOBILE_MONEY, bankName naming the wallet): the request chooses.
+	"CNY_ACCOUNT": {
+		currencies:    []string{"CNY"},
+		fields:        []field{opt("accountNumber", length(1, 34)), opt("bankName", length(1, 255)), opt("phoneNumber", phone)},
+		rails:         railsBankMobile,
+		chosenRails:   true,
+		railFields:    map[string][]string{"BANK_TRANSFER": {"accountNumber", "bankName"}, "MOBILE_MONEY": {"bankName", "phoneNumber"}},
+		businessRails: []string{"BANK_TRANSFER"},
+	},
 	"SWIFT_ACCOUNT": {
 		currencies: nil, // any fiat currency
 		fields: []field{

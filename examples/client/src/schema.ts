@@ -4693,7 +4693,7 @@ export interface components {
          */
         BeneficiaryVerificationStatus: "MATCHED" | "NOT_MATCHED" | "PARTIAL_MATCH" | "PENDING" | "UNSUPPORTED" | "CHECKED_BY_RECEIVING_FI";
         /** @enum {string} */
-        ExternalAccountType: "AED_ACCOUNT" | "BDT_ACCOUNT" | "BRL_ACCOUNT" | "BWP_ACCOUNT" | "CAD_ACCOUNT" | "COP_ACCOUNT" | "DKK_ACCOUNT" | "EGP_ACCOUNT" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "GHS_ACCOUNT" | "GTQ_ACCOUNT" | "HKD_ACCOUNT" | "HTG_ACCOUNT" | "IDR_ACCOUNT" | "INR_ACCOUNT" | "JMD_ACCOUNT" | "KES_ACCOUNT" | "MWK_ACCOUNT" | "MXN_ACCOUNT" | "MYR_ACCOUNT" | "NGN_ACCOUNT" | "PHP_ACCOUNT" | "PKR_ACCOUNT" | "RWF_ACCOUNT" | "SGD_ACCOUNT" | "SLV_ACCOUNT" | "THB_ACCOUNT" | "TZS_ACCOUNT" | "UGX_ACCOUNT" | "USD_ACCOUNT" | "VND_ACCOUNT" | "XAF_ACCOUNT" | "XOF_ACCOUNT" | "ZAR_ACCOUNT" | "ZMW_ACCOUNT" | "SWIFT_ACCOUNT" | "BASE_WALLET" | "ETHEREUM_WALLET" | "LIGHTNING" | "PLASMA_WALLET" | "POLYGON_WALLET" | "SOLANA_WALLET" | "SPARK_WALLET" | "TRON_WALLET";
+        ExternalAccountType: "AED_ACCOUNT" | "BDT_ACCOUNT" | "BRL_ACCOUNT" | "BWP_ACCOUNT" | "CAD_ACCOUNT" | "COP_ACCOUNT" | "DKK_ACCOUNT" | "EGP_ACCOUNT" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "GHS_ACCOUNT" | "GTQ_ACCOUNT" | "HKD_ACCOUNT" | "HTG_ACCOUNT" | "IDR_ACCOUNT" | "INR_ACCOUNT" | "JMD_ACCOUNT" | "KES_ACCOUNT" | "MWK_ACCOUNT" | "MXN_ACCOUNT" | "MYR_ACCOUNT" | "NGN_ACCOUNT" | "PHP_ACCOUNT" | "PKR_ACCOUNT" | "RWF_ACCOUNT" | "SGD_ACCOUNT" | "SLV_ACCOUNT" | "THB_ACCOUNT" | "TZS_ACCOUNT" | "UGX_ACCOUNT" | "USD_ACCOUNT" | "VND_ACCOUNT" | "XAF_ACCOUNT" | "XOF_ACCOUNT" | "ZAR_ACCOUNT" | "ZMW_ACCOUNT" | "SWIFT_ACCOUNT" | "CNY_ACCOUNT" | "BASE_WALLET" | "ETHEREUM_WALLET" | "LIGHTNING" | "PLASMA_WALLET" | "POLYGON_WALLET" | "SOLANA_WALLET" | "SPARK_WALLET" | "TRON_WALLET";
         /**
          * @description The account's coordinates; the fields depend on `accountType` (`*` = required).
          *     Bank and mobile-money types also require `beneficiary`, an object with
@@ -4728,6 +4728,10 @@ export interface components {
          *     - `PKR_ACCOUNT`: accountNumber, iban (`^PK[0-9]{2}[A-Z]{4}[0-9]{16}$`), phoneNumber, bankName. `SLV_ACCOUNT`: bankName, accountNumber, bankAccountType, phoneNumber.
          *     - `USD_ACCOUNT`: accountNumber* (4-17 digits), routingNumber* (9 digits, valid ABA checksum), bankAccountType (CHECKING, SAVINGS), bankName, platformAccountId.
          *     - `SWIFT_ACCOUNT`: country* (2 letters), swiftCode*, bankName*, accountNumber, iban.
+         *     - `CNY_ACCOUNT`: paymentRails* (the rails the account is paid by, chosen here as the peer's newer document
+         *       asks: `BANK_TRANSFER` needs accountNumber (1-34) and bankName and a BUSINESS beneficiary; `MOBILE_MONEY`, an
+         *       AliPay or WeChat Pay wallet named by bankName, needs bankName and phoneNumber); every other type's
+         *       `paymentRails` is set by the service and refused on input.
          *     - `BASE_WALLET`, `ETHEREUM_WALLET`, `PLASMA_WALLET` (USDT), `POLYGON_WALLET`, `SOLANA_WALLET`, `SPARK_WALLET`, `TRON_WALLET`: address*.
          *     - `LIGHTNING`: exactly one of invoice (BOLT11), bolt12, lightningAddress.
          *     `swiftCode` is 8 or 11 characters (`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`);
