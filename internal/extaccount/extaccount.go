@@ -98,7 +98,7 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	if spec.wallet {
 		allowed["vaspName"] = true
 	}
-	if spec.chosenRails {
+	if !spec.wallet {
 		allowed["paymentRails"] = true
 	}
 	if fe := obj.rejectUnknown("accountInfo", allowed); fe != nil {
@@ -106,7 +106,7 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	}
 
 	rails := spec.rails
-	if spec.chosenRails {
+	if _, given := obj.vals["paymentRails"]; given || spec.chosenRails {
 		var fe *FieldError
 		if rails, fe = chooseRails(obj, spec); fe != nil {
 			return Info{}, fe
@@ -219,9 +219,10 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	return info, nil
 }
 
-// chooseRails reads the paymentRails a request chooses for an account type whose rails the
-// client picks: a non-empty list of the type's rails, each once, whose required fields are
-// given.
+// chooseRails reads the paymentRails a request chooses (the peer's newer document has the
+// client name them; its 2025-10-13 one had the service set them, which it still does when
+// they are absent, except for CNY_ACCOUNT): a non-empty list of the type's rails, each once,
+// whose required fields are given.
 func chooseRails(obj *object, spec *accountSpec) ([]string, *FieldError) {
 	const path = "accountInfo.paymentRails"
 	raw, ok := obj.vals["paymentRails"]
@@ -502,9 +503,6 @@ func decodeObject(path string, raw json.RawMessage) (*object, *FieldError) {
 func (o *object) rejectUnknown(path string, allowed map[string]bool) *FieldError {
 	for _, k := range o.keys {
 		if !allowed[k] {
-			if k == "paymentRails" && path == "accountInfo" {
-				return &FieldError{path + "." + k, "unknown field (paymentRails is set by the server, except for CNY_ACCOUNT)"}
-			}
 			return &FieldError{path + "." + k, "unknown field"}
 		}
 	}

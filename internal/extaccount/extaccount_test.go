@@ -184,7 +184,8 @@ func TestParseValid(t *testing.T) {
 
 // Beneficiaries as both the peer's 2025-10-13 document and its newer one define them are
 // accepted: an EUR individual with an address or with countryOfResidence, an EGP
-// individual with its name alone, a wallet with or without its owner and custodian.
+// individual with its name alone, a wallet with or without its owner and custodian, a
+// bank account with the paymentRails the client chose (kept as chosen) or without them.
 func TestParseBothDocumentsBeneficiaries(t *testing.T) {
 	iban := `"iban":"` + banking.MakeIBAN("DE", "370400440532013000") + `"`
 	for _, tc := range []struct{ currency, raw string }{
@@ -194,6 +195,7 @@ func TestParseBothDocumentsBeneficiaries(t *testing.T) {
 		{"USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, "")},
 		{"USDC", acct("BASE_WALLET", `"address":"`+evm+`","vaspName":"Kraken"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GB"}`)},
 		{"BTC", acct("LIGHTNING", `"invoice":"`+invoice+`"`, biz)},
+		{"USD", acct("USD_ACCOUNT", usdFields+`,"paymentRails":["WIRE","ACH"]`, indiv)},
 	} {
 		info, fe := Parse(tc.currency, json.RawMessage(tc.raw))
 		if fe != nil {
@@ -202,6 +204,9 @@ func TestParseBothDocumentsBeneficiaries(t *testing.T) {
 		}
 		if strings.Contains(tc.raw, `"beneficiary"`) && info.BeneficiaryName == "" {
 			t.Errorf("Parse(%s): no beneficiary name", tc.raw)
+		}
+		if strings.Contains(tc.raw, `"paymentRails"`) && strings.Join(info.PaymentRails, ",") != "WIRE,ACH" {
+			t.Errorf("Parse(%s): rails %v", tc.raw, info.PaymentRails)
 		}
 	}
 }
@@ -327,7 +332,6 @@ var invalidCases = []invalidCase{
 
 	// Unknown fields and wrong types.
 	{"unknown field", "USD", acct("USD_ACCOUNT", usdFields+`,"iban":"DE89370400440532013000"`, indiv), "accountInfo.iban", "unknown field"},
-	{"paymentRails given", "USD", acct("USD_ACCOUNT", usdFields+`,"paymentRails":["ACH"]`, indiv), "accountInfo.paymentRails", "unknown field"},
 	{"unknown beneficiary field", "USD", acct("USD_ACCOUNT", usdFields, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","nickname":"A"}`), "accountInfo.beneficiary.nickname", "unknown field"},
 	{"unknown address field", "USD", acct("USD_ACCOUNT", usdFields, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","address":{"line1":"x","postalCode":"1","country":"US","zip":"1"}}`), "accountInfo.beneficiary.address.zip", "unknown field"},
 	{"wallet unknown field", "USDC", acct("BASE_WALLET", `"address":"`+evm+`","memo":"x"`, ""), "accountInfo.memo", "unknown field"},
@@ -443,7 +447,9 @@ var invalidCases = []invalidCase{
 	{"CNY with a rail twice", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["BANK_TRANSFER","BANK_TRANSFER"],"accountNumber":"1","bankName":"ICBC"`, biz), "accountInfo.paymentRails", "at most once"},
 	{"CNY wallet without its phone", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["MOBILE_MONEY"],"bankName":"AliPay"`, indiv), "accountInfo.phoneNumber", "MOBILE_MONEY"},
 	{"CNY bank transfer to a person", "CNY", acct("CNY_ACCOUNT", `"paymentRails":["BANK_TRANSFER"],"accountNumber":"1","bankName":"ICBC"`, indiv), "accountInfo.beneficiary.beneficiaryType", "BUSINESS"},
-	{"paymentRails on another type", "USD", acct("USD_ACCOUNT", `"paymentRails":["ACH"],`+usdFields, indiv), "accountInfo.paymentRails", "set by the server"},
+	{"a rail the type lacks", "USD", acct("USD_ACCOUNT", `"paymentRails":["SEPA"],`+usdFields, indiv), "accountInfo.paymentRails", "at most once"},
+	{"no rail", "USD", acct("USD_ACCOUNT", `"paymentRails":[],`+usdFields, indiv), "accountInfo.paymentRails", "non-empty"},
+	{"rails on a wallet", "USDC", acct("BASE_WALLET", `"paymentRails":["ACH"],"address":"`+evm+`"`, ""), "accountInfo.paymentRails", "unknown field"},
 	{"wallet owner without countryOfResidence", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, indiv), "accountInfo.beneficiary.countryOfResidence", "is required"},
 	{"wallet owner with an address", "USDC", acct("BASE_WALLET", `"address":"`+evm+`"`, `{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"GB","address":`+addr+`}`), "accountInfo.beneficiary.address", "unknown field"},
 	{"empty vaspName", "USDC", acct("BASE_WALLET", `"address":"`+evm+`","vaspName":""`, ""), "accountInfo.vaspName", ""},
@@ -594,14 +600,10 @@ func FuzzParse(f *testing.F) {
 		if !info.IsWallet && (info.BeneficiaryName == "" || len(info.PaymentRails) == 0) {
 			t.Fatalf("bank account without beneficiary or rails: %+v", info)
 		}
-		// Normalized minus paymentRails (but those the client chose) parses again to the same
-		// result.
+		// Normalized, its paymentRails included, parses again to the same result.
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(info.Normalized, &m); err != nil {
 			t.Fatalf("Normalized not an object: %v", err)
-		}
-		if !specs[info.AccountType].chosenRails {
-			delete(m, "paymentRails")
 		}
 		again, _ := json.Marshal(m)
 		info2, fe := Parse(currency, again)

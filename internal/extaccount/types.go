@@ -32,9 +32,9 @@ type accountSpec struct {
 	wallet bool
 	// exactlyOne: exactly one of fields must be given (LIGHTNING).
 	exactlyOne bool
-	// chosenRails: the request names the paymentRails it uses (a non-empty subset of
-	// rails), and each chosen rail requires its fields (railFields) and, where listed,
-	// a business beneficiary (businessRails); CNY_ACCOUNT.
+	// chosenRails: the request must name the paymentRails it uses (any bank type may: a
+	// non-empty subset of rails), and each chosen rail requires its fields (railFields) and,
+	// where listed, a business beneficiary (businessRails); CNY_ACCOUNT.
 	chosenRails   bool
 	railFields    map[string][]string
 	businessRails []string

@@ -4730,8 +4730,10 @@ export interface components {
          *     - `SWIFT_ACCOUNT`: country* (2 letters), swiftCode*, bankName*, accountNumber, iban.
          *     - `CNY_ACCOUNT`: paymentRails* (the rails the account is paid by, chosen here as the peer's newer document
          *       asks: `BANK_TRANSFER` needs accountNumber (1-34) and bankName and a BUSINESS beneficiary; `MOBILE_MONEY`, an
-         *       AliPay or WeChat Pay wallet named by bankName, needs bankName and phoneNumber); every other type's
-         *       `paymentRails` is set by the service and refused on input.
+         *       AliPay or WeChat Pay wallet named by bankName, needs bankName and phoneNumber).
+         *     Every bank and mobile-money type takes an optional `paymentRails` (required for `CNY_ACCOUNT`): the rails
+         *     the account is paid by, a non-empty list of its type's rails (below, as the account shows them) each at most
+         *     once, kept as given; without it the account takes all of them. Wallet types take none.
          *     - `BASE_WALLET`, `ETHEREUM_WALLET`, `PLASMA_WALLET` (USDT), `POLYGON_WALLET`, `SOLANA_WALLET`, `SPARK_WALLET`, `TRON_WALLET`: address*.
          *     - `LIGHTNING`: exactly one of invoice (BOLT11), bolt12, lightningAddress.
          *     `swiftCode` is 8 or 11 characters (`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`);
@@ -4746,7 +4748,7 @@ export interface components {
         /**
          * @description The account's coordinates as registered (see `ExternalAccountInfoInput` for the
          *     fields of each `accountType`), plus `paymentRails` (array of rail names) for bank
-         *     and mobile-money types.
+         *     and mobile-money types: those the request chose, else every rail of the type.
          */
         ExternalAccountInfo: {
             accountType: components["schemas"]["ExternalAccountType"];
