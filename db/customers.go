@@ -53,21 +53,26 @@ type customerDocuments struct {
 
 // documents encodes a record's address, business information and End User Terms consent.
 func documents(r customer.Record) (d customerDocuments, err error) {
-	for _, doc := range []struct {
-		v      any
-		absent bool
-		out    *json.RawMessage
-		what   string
-	}{{r.Address, r.Address == nil, &d.address, "address"}, {r.BusinessInfo, r.BusinessInfo == nil, &d.business, "business info"},
-		{r.TermsConsent, r.TermsConsent == nil, &d.consent, "End User Terms consent"}} {
-		if doc.absent {
-			continue
-		}
-		if *doc.out, err = json.Marshal(doc.v); err != nil {
-			return customerDocuments{}, fmt.Errorf("encode %s: %w", doc.what, err)
-		}
+	if d.address, err = encodeDocument(r.Address, "address"); err != nil {
+		return d, err
 	}
-	return d, nil
+	if d.business, err = encodeDocument(r.BusinessInfo, "business info"); err != nil {
+		return d, err
+	}
+	d.consent, err = encodeDocument(r.TermsConsent, "End User Terms consent")
+	return d, err
+}
+
+// encodeDocument is the JSON of a stored document, nil when there is none.
+func encodeDocument[T any](v *T, what string) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return b, nil
 }
 
 // CustomerCreateWithAccounts stores a checked new customer of a platform with an internal

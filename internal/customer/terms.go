@@ -66,15 +66,11 @@ func checkConsent(in *TermsConsentInput, current string) (*TermsConsent, error) 
 	return &TermsConsent{AcceptedAt: at.UTC(), IPAddress: ip.String(), TermsVersion: current, AcceptanceMethod: *in.AcceptanceMethod}, nil
 }
 
-// CheckTermsAccepted refuses moving money for a customer whose platform requires a
-// recorded acceptance of the End User Terms it does not have (missing): 403
-// END_USER_TERMS_NOT_ACCEPTED.
-func CheckTermsAccepted(missing bool) error {
-	if missing {
-		return problem.Refuse(catalog.EndUserTermsNotAccepted,
-			"the customer has not accepted the End User Terms; record the acceptance (endUserTermsConsent) with PATCH /customers/{customerId}")
-	}
-	return nil
+// TermsNotAccepted refuses moving money for a customer whose platform requires a recorded
+// acceptance of the End User Terms it does not have: 403 END_USER_TERMS_NOT_ACCEPTED.
+func TermsNotAccepted() error {
+	return problem.Refuse(catalog.EndUserTermsNotAccepted,
+		"the customer has not accepted the End User Terms; record the acceptance (endUserTermsConsent) with PATCH /customers/{customerId}")
 }
 
 // DecodeTermsConsent is the one decoder of a stored consent; nil when there is none.

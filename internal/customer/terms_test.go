@@ -40,10 +40,7 @@ func TestCheckConsent(t *testing.T) {
 			t.Errorf("%s: %+v", name, w)
 		}
 	}
-	if err := CheckTermsAccepted(true); problem.CodeOf(err) != catalog.EndUserTermsNotAccepted {
+	if err := TermsNotAccepted(); problem.CodeOf(err) != catalog.EndUserTermsNotAccepted {
 		t.Fatalf("missing consent: %v", err)
-	}
-	if err := CheckTermsAccepted(false); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"paycore/internal/catalog"
+	"paycore/internal/kit/strictjson"
 	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/rail"
@@ -24,8 +25,8 @@ type Cancellation struct {
 
 // Check refuses a reason that is too long or not text.
 func (c Cancellation) Check() error {
-	if !utf8.ValidString(c.Reason) || utf8.RuneCountInString(c.Reason) > MaxCancelReasonLength {
-		return problem.Field("reason", "reason must be at most %d characters", MaxCancelReasonLength)
+	if !strictjson.ValidText(c.Reason) || utf8.RuneCountInString(c.Reason) > MaxCancelReasonLength {
+		return problem.Field("reason", "reason must be text of at most %d characters", MaxCancelReasonLength)
 	}
 	return nil
 }

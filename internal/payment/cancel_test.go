@@ -47,7 +47,9 @@ func TestCancelled(t *testing.T) {
 	if err := (payment.Cancellation{Reason: strings.Repeat("é", payment.MaxCancelReasonLength)}).Check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := (payment.Cancellation{Reason: strings.Repeat("é", payment.MaxCancelReasonLength+1)}).Check(); problem.CodeOf(err) != catalog.InvalidInput {
-		t.Fatalf("a reason too long: %v", err)
+	for _, bad := range []string{strings.Repeat("é", payment.MaxCancelReasonLength+1), "a\x00b", "\xff"} {
+		if err := (payment.Cancellation{Reason: bad}).Check(); problem.CodeOf(err) != catalog.InvalidInput {
+			t.Fatalf("reason %q: %v", bad, err)
+		}
 	}
 }

@@ -314,7 +314,7 @@ func checkSource(r Request, a Accounts) error {
 		case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
 			return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
 		case a.TermsMissing:
-			return customer.CheckTermsAccepted(true)
+			return customer.TermsNotAccepted()
 		case r.ImmediatelyExecute:
 			return problem.Field("immediatelyExecute", "a REALTIME_FUNDING quote is executed by its deposit, not immediately")
 		case !known:
@@ -338,7 +338,7 @@ func checkSource(r Request, a Accounts) error {
 	case a.CustomerID.Valid && a.CustomerKyc != catalog.KycApproved:
 		return kyc.Ready(a.CustomerID.UUID, a.CustomerKyc)
 	case a.TermsMissing:
-		return customer.CheckTermsAccepted(true)
+		return customer.TermsNotAccepted()
 	case r.Source.CustomerID.Valid && r.Source.CustomerID.Null() != a.Source.CustomerID:
 		return problem.Field("source.customerId", "the source account belongs to another customer")
 	case r.ImmediatelyExecute && a.Source.Type == catalog.EmbeddedWallet:

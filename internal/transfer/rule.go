@@ -92,8 +92,8 @@ func checkAccounts(r Request, a Accounts) error {
 			return err
 		}
 	}
-	if err := customer.CheckTermsAccepted(a.TermsMissing); err != nil {
-		return err
+	if a.TermsMissing {
+		return customer.TermsNotAccepted()
 	}
 	return a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount)
 }
