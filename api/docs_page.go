@@ -276,6 +276,9 @@ func docsReference(cfg config.Config) string {
 		"values. This section is written by the service from the code that decides them, with this deployment's delays.\n\n")
 	b.WriteString("## Transfers\n\n`POST /transfer-out` and `POST /transfer-in` (same currency). " + suffix + "\n\n")
 	table([2]string{"Suffix", "Outcome"}, sandbox.TransferRules(cfg.SandboxSlowDelay))
+	b.WriteString("## Refunds\n\n`POST /transactions/{transactionId}/refund` of a completed transfer in, by its external account. " + suffix +
+		" The refund of a UMA payment received from a sandbox address goes as paying that address does (below).\n\n")
+	table([2]string{"Suffix", "Outcome"}, sandbox.RefundRules(cfg.SandboxSlowDelay))
 	b.WriteString("## Quotes\n\nExecuting a quote (`POST /quotes/{quoteId}/execute`, or `POST /quotes` with `immediatelyExecute: true`) " +
 		"that pays an external account. " + suffix + "\n\n")
 	table([2]string{"Suffix", "Outcome"}, sandbox.QuoteRules(cfg.QuoteSlowDelay, cfg.QuoteReturnDelay))

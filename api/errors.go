@@ -41,6 +41,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.QuoteNotPending:               http.StatusConflict,
 	catalog.TransactionNotPendingApproval: http.StatusConflict,
 	catalog.TransactionNotCancellable:     http.StatusConflict,
+	catalog.TransactionNotRefundable:      http.StatusConflict,
 	catalog.NotImplemented:                http.StatusNotImplemented,
 	catalog.MethodNotAllowed:              http.StatusMethodNotAllowed,
 	catalog.Conflict:                      http.StatusConflict,

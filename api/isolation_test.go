@@ -46,6 +46,8 @@ func TestIsolationOfEveryIdRoute(t *testing.T) {
 		{"PATCH", "/internal-accounts/" + platAccts.Data[0].ID, map[string]any{"privateEnabled": true}, "ACCOUNT_NOT_FOUND"},
 		{"POST", "/sandbox/internal-accounts/" + acct + "/fund", map[string]any{"amount": 5}, "ACCOUNT_NOT_FOUND"},
 		{"GET", "/transactions/" + txs.Data[0].ID, nil, "TRANSACTION_NOT_FOUND"},
+		{"POST", "/transactions/" + txs.Data[0].ID + "/refund", nil, "TRANSACTION_NOT_FOUND"},
+		{"POST", "/transactions/" + txs.Data[0].ID + "/cancel", nil, "TRANSACTION_NOT_FOUND"},
 		{"POST", "/customers/external-accounts", map[string]any{"customerId": cust.ID, "currency": "USD", "accountInfo": usdAccount("12340003")}, "USER_NOT_FOUND"},
 	}
 	for _, rt := range routes {

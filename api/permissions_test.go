@@ -190,7 +190,7 @@ func permissionRules() map[string]routeRule {
 	// route configures something).
 	set(transactOnly, "POST /sandbox/internal-accounts/{accountId}/fund", "POST /transfer-out", "POST /transfer-in",
 		"POST /quotes", "POST /quotes/{quoteId}/execute", "POST /sandbox/send", "POST /transactions/{transactionId}/approve",
-		"POST /transactions/{transactionId}/reject", "POST /transactions/{transactionId}/cancel", "POST /sandbox/uma/receive", "POST /invitations",
+		"POST /transactions/{transactionId}/reject", "POST /transactions/{transactionId}/cancel", "POST /transactions/{transactionId}/refund", "POST /sandbox/uma/receive", "POST /invitations",
 		"POST /invitations/{invitationCode}/claim", "POST /invitations/{invitationCode}/cancel",
 		"POST /agents/{agentId}/actions/{actionId}/approve", "POST /agents/{agentId}/actions/{actionId}/reject")
 	set(manageTransact, "POST /customers/external-accounts", "POST /platform/external-accounts", "POST /internal-accounts/{id}/export")

@@ -293,6 +293,7 @@ func (s *Server) routes() chi.Router {
 		r.With(transact).Post("/transactions/{transactionId}/approve", handler(s.approveTransaction))
 		r.With(transact).Post("/transactions/{transactionId}/reject", handler(s.rejectTransaction))
 		r.With(transact).Post("/transactions/{transactionId}/cancel", handler(s.cancelTransaction))
+		r.With(transact).Post("/transactions/{transactionId}/refund", handler(s.refundTransaction))
 		r.With(transact, sandboxOnly, s.idempotent).Post("/sandbox/uma/receive", handler(s.sandboxUmaReceive))
 		r.With(transact, s.idempotent).Post("/invitations", handler(s.createInvitation))
 		r.Get("/invitations/{invitationCode}", handler(s.getInvitation))

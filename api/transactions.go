@@ -15,6 +15,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/payment"
 	"paycore/internal/transfer"
+	"paycore/workflows"
 	"paycore/workflows/start"
 )
 
@@ -157,6 +158,32 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if _, err := s.start.CancelPayment(r.Context(), start.PaymentTarget{ID: t.ID, Kind: t.Kind, QuoteID: t.QuoteID}, c); err != nil {
+		return err
+	}
+	return s.serveTransaction(w, r.Context(), http.StatusOK, t.PlatformID, t.ID)
+}
+
+// refundTransaction is POST /transactions/{id}/refund: the platform sends one of its
+// completed incoming payments back to where it came from. The stored transaction's rule
+// (payment.CheckRefund) refuses what can never be refunded; the refund's workflow opens it
+// (the amount held on the account, refund PENDING) and its rail sends the money back; the
+// answer is the transaction with its refund. Refusals: 409 TRANSACTION_NOT_REFUNDABLE,
+// INSUFFICIENT_FUNDS when the account no longer has the amount.
+func (s *Server) refundTransaction(w http.ResponseWriter, r *http.Request) error {
+	if _, err := ReadJSON[struct{}](r); err != nil && r.ContentLength != 0 {
+		return err
+	}
+	t, err := loadOne(r, "transactionId", ids.Transaction, errTransactionNotFound, func(ctx context.Context, pid, id uuid.UUID) (db.Transaction, error) {
+		return db.TransactionGet(ctx, s.Pool, db.TransactionGetParams{PlatformID: pid, ID: id})
+	})
+	if err != nil {
+		return err
+	}
+	if err := payment.CheckRefund(db.RefundableOf(t)); err != nil {
+		return err
+	}
+	req := workflows.RefundRequest{TransactionID: t.ID, SlowDelay: s.Config.SandboxSlowDelay}
+	if _, err := s.start.Refund(r.Context(), t.PlatformID, t.CustomerID, req); err != nil {
 		return err
 	}
 	return s.serveTransaction(w, r.Context(), http.StatusOK, t.PlatformID, t.ID)

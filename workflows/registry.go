@@ -30,6 +30,7 @@ func All() []Definition {
 		{"BulkImport", BulkImport, upgrade},
 		{"AgentAction", AgentAction, upgrade},
 		{"EndPayment", EndPayment, pinned},
+		{"Refund", Refund, pinned},
 	}
 }
 

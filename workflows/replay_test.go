@@ -20,7 +20,8 @@ import (
 // (approved, timed out), invitations (claimed, cancelled, expired), verifications (a business
 // approved, its owner's KYC), bulk imports (a run continued as new, the last run) and
 // agent actions (executed at once, approved then executed, rejected, expired) and transfers an
-// operator failed at the rail (during the slow wait, after a retry).
+// operator failed at the rail (during the slow wait, after a retry), and refunds of incoming
+// payments (completed, failed at the rail).
 // cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {

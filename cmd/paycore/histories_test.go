@@ -38,6 +38,30 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("payments", func(t *testing.T) { recordPayments(t, dir) })
 	t.Run("agent_actions", func(t *testing.T) { recordAgentActions(t, dir) })
 	t.Run("operator", func(t *testing.T) { recordOperator(t, dir) })
+	t.Run("refunds", func(t *testing.T) { recordRefunds(t, dir) })
+}
+
+// recordRefunds records refunds of transfers in: one completed, one its rail failed.
+func recordRefunds(t *testing.T, dir string) {
+	s := newStack(t, fast)
+	w := newWorld(t, s)
+	for name, suffix := range map[string]string{"refund_completed": "001", "refund_failed": "009"} {
+		in := w.transferredIn(suffix, 1_000)
+		if r := w.refund(in); r.Status != 200 {
+			t.Fatalf("refund: %d %s", r.Status, r.Body)
+		}
+		w.refundEnds(in)
+		id, err := ids.Parse(ids.Transaction, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wid := workflows.RefundWorkflowID(id)
+		eventually(t, 30*time.Second, "the workflow to complete", func() bool {
+			d, err := s.app.temporal.DescribeWorkflowExecution(context.Background(), wid, "")
+			return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		})
+		recordHistory(t, s, dir, name, wid)
+	}
 }
 
 // recordOperator records transfers an operator acted on at the rail: one failed during

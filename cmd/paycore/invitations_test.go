@@ -327,24 +327,32 @@ func waitOrDump(t *testing.T, s *stack, wg *sync.WaitGroup, after time.Duration,
 		return
 	case <-time.After(after):
 	}
+	t.Logf("still waiting after %s; %s", after, dumpWorkflow(s, workflowID))
+	<-done
+}
+
+// dumpWorkflow describes workflowID for a failing test: its history's events with their
+// times and what it is waiting for (a pending workflow task, activities).
+func dumpWorkflow(s *stack, workflowID string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t.Logf("still waiting after %s; the history of %s:", after, workflowID)
+	var b strings.Builder
+	fmt.Fprintf(&b, "the history of %s:\n", workflowID)
 	it := s.app.temporal.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
-			t.Logf("history: %v", err)
+			fmt.Fprintf(&b, "  history: %v\n", err)
 			break
 		}
-		t.Logf("  %d %s %s", ev.GetEventId(), ev.GetEventTime().AsTime().Format(time.StampMilli), ev.GetEventType())
+		fmt.Fprintf(&b, "  %d %s %s\n", ev.GetEventId(), ev.GetEventTime().AsTime().Format(time.StampMilli), ev.GetEventType())
 	}
 	if d, err := s.app.temporal.DescribeWorkflowExecution(ctx, workflowID, ""); err != nil {
-		t.Logf("describe: %v", err)
+		fmt.Fprintf(&b, "  describe: %v", err)
 	} else {
-		t.Logf("describe: status %s, pending workflow task %v, pending activities %d", d.GetWorkflowExecutionInfo().GetStatus(), d.GetPendingWorkflowTask(), len(d.GetPendingActivities()))
+		fmt.Fprintf(&b, "  describe: status %s, pending workflow task %v, pending activities %v", d.GetWorkflowExecutionInfo().GetStatus(), d.GetPendingWorkflowTask(), d.GetPendingActivities())
 	}
-	<-done
+	return b.String()
 }
 
 // An invitation nobody claims expires at its expiresAt on its workflow's durable timer:

@@ -19,6 +19,7 @@ import (
 	"paycore/internal/infra/config"
 	"paycore/internal/kyc"
 	"paycore/internal/operator"
+	"paycore/internal/payment"
 	"paycore/workflows"
 	"paycore/workflows/start"
 )
@@ -169,7 +170,11 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 		return fmt.Errorf("read transaction: %w", err)
 	}
 	workflowID, ok := workflows.PaymentWorkflowID(t.Kind, t.ID, t.QuoteID)
-	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing) {
+	refunding := t.Type == catalog.Incoming && db.Deref(t.RefundStatus) == payment.RefundPending
+	if refunding { // the platform's refund of a completed payment waits at its rail
+		workflowID, ok = workflows.RefundWorkflowID(t.ID), true
+	}
+	if !ok || (t.Status != catalog.TxPending && t.Status != catalog.TxProcessing && !refunding) {
 		return fmt.Errorf("transaction %s is %s %s: only a payment waiting at its rail can be retried or failed", *txArg, t.Status, t.Kind)
 	}
 	payer, err := db.TransactionPayerOf(ctx, a.pool, uuid.NullUUID{UUID: t.ID, Valid: true})
@@ -181,7 +186,7 @@ func paymentsOperate(ctx context.Context, cfg config.Config, action operator.Act
 	}
 	starter := start.Starter{Client: a.temporal, TaskQueue: cfg.TaskQueue}
 	status, err := starter.OperatePayment(ctx, workflowID, r)
-	if errors.Is(err, start.ErrWorkflowClosed) && action == operator.Fail {
+	if errors.Is(err, start.ErrWorkflowClosed) && action == operator.Fail && !refunding {
 		// Nothing will finish the payment: a workflow of its own fails it (its history
 		// names the operator).
 		workflowID = workflows.EndPaymentWorkflowID(t.ID)

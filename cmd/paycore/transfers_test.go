@@ -17,7 +17,10 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/banking"
+	"paycore/internal/ids"
 	"paycore/internal/infra/config"
+	"paycore/internal/transfer"
+	"paycore/workflows"
 )
 
 // world is a sandbox platform with one USD customer account and helpers to move money.
@@ -379,15 +382,21 @@ func TestTransferPendingReason(t *testing.T) {
 	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 4 * time.Second })
 	w := newWorld(t, s)
 	w.fund(10_000)
-	for _, r := range []*apitest.Response{w.transferOut(w.external("008"), 1_000), w.transferIn(w.external("008"), 2_000)} {
+	for i, r := range []*apitest.Response{w.transferOut(w.external("008"), 1_000), w.transferIn(w.external("008"), 2_000)} {
 		if r.Status != 201 {
 			t.Fatalf("transfer: %d %s", r.Status, r.Body)
 		}
 		id := r.JSON(t)["id"].(string)
+		txID, err := ids.Parse(ids.Transaction, id)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var seen view.Transaction
-		eventually(t, 10*time.Second, "COMPLIANCE_REVIEW", func() bool {
+		eventually(t, 30*time.Second, "COMPLIANCE_REVIEW", func() bool {
 			seen = w.transaction(id)
 			return seen.PendingReason != nil
+		}, func() string {
+			return fmt.Sprintf("%s %v\n%s", seen.Status, seen.PendingReason, dumpWorkflow(s, workflows.TransferWorkflowID([]transfer.Kind{transfer.Out, transfer.In}[i], txID)))
 		})
 		if seen.Status != "PROCESSING" || *seen.PendingReason != "COMPLIANCE_REVIEW" {
 			t.Fatalf("pending: %s %q", seen.Status, *seen.PendingReason)

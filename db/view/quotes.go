@@ -120,7 +120,8 @@ func receivedOf(t db.Transaction) (string, int64) {
 	return t.Currency, t.Amount
 }
 
-// Refund is the refund of a failed outgoing payment.
+// Refund is the refund of a failed outgoing payment, or of a completed incoming payment
+// its platform sent back.
 type Refund struct {
 	Reference   string     `json:"reference"`
 	InitiatedAt time.Time  `json:"initiatedAt"`

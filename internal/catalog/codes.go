@@ -116,6 +116,9 @@ const (
 	// TransactionNotCancellable refuses cancelling a payment that has left, ended, is not
 	// waiting at its rail, or whose rail cannot cancel it any more (409).
 	TransactionNotCancellable Code = "TRANSACTION_NOT_CANCELLABLE"
+	// TransactionNotRefundable refuses refunding a payment that is not a completed incoming
+	// one, was refunded already, or whose money cannot go back through its rail (409).
+	TransactionNotRefundable Code = "TRANSACTION_NOT_REFUNDABLE"
 	// DocumentSubmitted refuses replacing or deleting a document that was submitted for
 	// verification.
 	DocumentSubmitted Code = "DOCUMENT_ALREADY_SUBMITTED"

@@ -22,6 +22,9 @@ const (
 	TxEventReject TransactionEvent = "REJECT"
 	// TxEventReturn fails a completed payment its receiving bank returned.
 	TxEventReturn TransactionEvent = "RETURN"
+	// TxEventRefund marks a completed incoming payment its platform sent back (the refund
+	// reached the sender).
+	TxEventRefund TransactionEvent = "REFUND"
 )
 
 // TransactionTransition is one allowed status change: From to To, caused by Event.
@@ -33,10 +36,11 @@ type TransactionTransition struct {
 
 // TransactionTransitions is the one table of a transaction's status changes. Every change
 // of a stored transaction's status is one of these rows (see TransactionChange); a
-// transaction is created PENDING (or, for a sandbox funding, COMPLETED). CREATED and
-// REFUNDED are in the catalogue but no transaction takes them, and nothing leaves
-// EXPIRED, REJECTED or FAILED: a failed payment's refund has its own status
-// (refundStatus) beside the transaction's.
+// transaction is created PENDING (or, for a sandbox funding, COMPLETED). CREATED is in the
+// catalogue but no transaction takes it; REFUNDED is a completed incoming payment its
+// platform sent back; nothing leaves EXPIRED, REJECTED, FAILED or REFUNDED. A refund has
+// its own status (refundStatus) beside the transaction's: the refund of a failed payment
+// leaves it FAILED.
 var TransactionTransitions = []TransactionTransition{
 	{TxPending, TxEventProcess, TxProcessing},
 	{TxPending, TxEventExpire, TxExpired},
@@ -47,6 +51,7 @@ var TransactionTransitions = []TransactionTransition{
 	{TxProcessing, TxEventFail, TxFailed},
 	{TxProcessing, TxEventReject, TxRejected},
 	{TxCompleted, TxEventReturn, TxFailed},
+	{TxCompleted, TxEventRefund, TxRefunded},
 }
 
 // TransitionRefusal is a status change the table does not allow: no row leaves From on

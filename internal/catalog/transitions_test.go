@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var txEvents = []TransactionEvent{TxEventProcess, TxEventExpire, TxEventComplete, TxEventFail, TxEventReject, TxEventReturn}
+var txEvents = []TransactionEvent{TxEventProcess, TxEventExpire, TxEventComplete, TxEventFail, TxEventReject, TxEventReturn, TxEventRefund}
 
 // Every pair of a status and an event: the allowed ones move to the status the table
 // says, every other one is refused with CONFLICT.
@@ -14,7 +14,7 @@ func TestTransactionChange(t *testing.T) {
 		TxPending: {TxEventProcess: TxProcessing, TxEventExpire: TxExpired, TxEventComplete: TxCompleted, TxEventFail: TxFailed,
 			TxEventReject: TxRejected},
 		TxProcessing: {TxEventComplete: TxCompleted, TxEventFail: TxFailed, TxEventReject: TxRejected},
-		TxCompleted:  {TxEventReturn: TxFailed},
+		TxCompleted:  {TxEventReturn: TxFailed, TxEventRefund: TxRefunded},
 	}
 	for _, from := range TransactionStatuses {
 		for _, e := range txEvents {

@@ -47,6 +47,12 @@ func Meaning(t string) string {
 		return "an incoming payment was credited; data: the Transaction"
 	case IncomingPaymentFailed:
 		return "an incoming payment was rejected or failed; data: the Transaction"
+	case IncomingPaymentRefundPending:
+		return "the platform's refund of a completed incoming payment was opened (the amount held on its account); data: the Transaction"
+	case IncomingPaymentRefundCompleted:
+		return "the refund of an incoming payment reached the sender; the transaction is REFUNDED; data: the Transaction"
+	case IncomingPaymentRefundFailed:
+		return "the refund of an incoming payment failed; the money is back on its account; data: the Transaction"
 	case CustomerStatus(false, "APPROVED"), CustomerStatus(false, "REJECTED"), CustomerStatus(false, "PENDING"):
 		return "an individual customer's KYC status became " + t[len("CUSTOMER_KYC_"):] + "; data: the Customer"
 	case CustomerStatus(true, "APPROVED"), CustomerStatus(true, "REJECTED"), CustomerStatus(true, "PENDING"):

@@ -23,6 +23,11 @@ const (
 	IncomingPaymentPending         = "INCOMING_PAYMENT_PENDING"
 	IncomingPaymentCompleted       = "INCOMING_PAYMENT_COMPLETED"
 	IncomingPaymentFailed          = "INCOMING_PAYMENT_FAILED"
+	// The refund of a completed incoming payment its platform sends back: opened, then
+	// completed (the transaction is REFUNDED) or failed (the money is back on the account).
+	IncomingPaymentRefundPending   = "INCOMING_PAYMENT_REFUND_PENDING"
+	IncomingPaymentRefundCompleted = "INCOMING_PAYMENT_REFUND_COMPLETED"
+	IncomingPaymentRefundFailed    = "INCOMING_PAYMENT_REFUND_FAILED"
 	InvitationClaimed              = "INVITATION_CLAIMED"
 	// The end of a bulk customer import job (its data is the BulkCustomerImportJob).
 	BulkUploadCompleted = "BULK_UPLOAD_COMPLETED"
@@ -49,6 +54,7 @@ var Types = []string{
 	OutgoingPaymentPending, OutgoingPaymentProcessing, OutgoingPaymentCompleted, OutgoingPaymentFailed,
 	OutgoingPaymentExpired, OutgoingPaymentRefundPending, OutgoingPaymentRefundCompleted, OutgoingPaymentRefundFailed,
 	IncomingPaymentPending, IncomingPaymentCompleted, IncomingPaymentFailed,
+	IncomingPaymentRefundPending, IncomingPaymentRefundCompleted, IncomingPaymentRefundFailed,
 	"CUSTOMER_KYC_APPROVED", "CUSTOMER_KYC_REJECTED", "CUSTOMER_KYC_PENDING",
 	"CUSTOMER_KYB_APPROVED", "CUSTOMER_KYB_REJECTED", "CUSTOMER_KYB_PENDING",
 	"VERIFICATION_APPROVED", "VERIFICATION_REJECTED", "VERIFICATION_RESOLVE_ERRORS", "VERIFICATION_IN_PROGRESS",

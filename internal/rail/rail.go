@@ -41,6 +41,9 @@ const (
 	TransferOut Payment = "TRANSFER_OUT" // pay a same-currency transfer out to an external account
 	TransferIn  Payment = "TRANSFER_IN"  // pull a same-currency transfer in from an external account
 	Payout      Payment = "PAYOUT"       // pay out an executed quote
+	// Refund sends a completed incoming payment back to where it came from (the external
+	// account of a transfer in, the sender's UMA address), at its platform's request.
+	Refund Payment = "REFUND"
 )
 
 // Instruction is one payment handed to a rail.
@@ -159,6 +162,11 @@ type Capabilities struct {
 	// Cancellable is whether a submitted payment can be cancelled before it settles (some
 	// of them: Cancel says which).
 	Cancellable bool
+	// Refunds is whether the rail can send a completed incoming payment back to where it
+	// came from (an instruction of Payment Refund) without a new payment request from the
+	// other side: a bank rail can, a Lightning rail cannot (the sender's provider would have
+	// to issue an invoice).
+	Refunds bool
 	// Settlement is how long a payment typically takes to settle.
 	Settlement time.Duration
 }

@@ -283,3 +283,10 @@ func (r *Registry) Submit(ctx context.Context, in Instruction, unavailable Outco
 	}
 	return out, nil
 }
+
+// Refundable reports whether the rail that serves payments to t can send a completed
+// incoming payment back there (Capabilities.Refunds).
+func (r *Registry) Refundable(t Target) bool {
+	rl, ok := r.For(t)
+	return ok && rl.Capabilities().Refunds
+}

@@ -50,6 +50,17 @@ func TransferRules(slow time.Duration) []Rule {
 	return append(out, Rule{Value: "any other", Effect: Describe(TransferOutcome(sampleIdentifier("000")), slow, 0)})
 }
 
+// RefundRules describes RefundOutcome: the refund of a transfer in by the suffix of its
+// external account, the last rule being every other suffix (a transfer in from an account
+// whose transfers fail never completes, so it is never refunded).
+func RefundRules(slow time.Duration) []Rule {
+	return []Rule{
+		{Value: SuffixRefundRejected, Effect: Describe(RefundOutcome(sampleIdentifier(SuffixRefundRejected)), slow, 0) + " (the refund; the money stays on the account)"},
+		{Value: SuffixComplianceReview, Effect: Describe(RefundOutcome(sampleIdentifier(SuffixComplianceReview)), slow, 0)},
+		{Value: "any other", Effect: Describe(RefundOutcome(sampleIdentifier("000")), slow, 0)},
+	}
+}
+
 // reasonOrNone is a failure reason in Markdown, "none" for none.
 func reasonOrNone(r string) string {
 	if r == "" {

@@ -29,6 +29,9 @@ const (
 	SuffixComplianceRefused = "006"
 	SuffixLimitExceeded     = "007"
 	SuffixComplianceReview  = "008"
+	// SuffixRefundRejected: transfers to and from the account succeed; refunding a
+	// transfer in from it fails (RefundOutcome).
+	SuffixRefundRejected = "009"
 )
 
 // TransferOutcome is the outcome of a same-currency transfer to or from an external
@@ -57,6 +60,17 @@ func TransferOutcome(identifier string) Outcome {
 		return Outcome{Status: catalog.TxFailed, Code: catalog.FailLimitExceeded, Message: "the payment exceeds the bank's limit for the account"}
 	}
 	return Outcome{Status: catalog.TxCompleted}
+}
+
+// RefundOutcome is how the refund of a transfer in from an external account with this
+// primary identifier ends: 009 fails (the sender's bank refused it, REJECTED_BY_BANK);
+// any other goes as a transfer to the account would (TransferOutcome: 008 waits about 30
+// seconds under compliance review, then completes).
+func RefundOutcome(identifier string) Outcome {
+	if banking.SandboxSuffix(identifier) == SuffixRefundRejected {
+		return Outcome{Status: catalog.TxFailed, Code: catalog.FailRejectedByBank, Message: "the sender's bank refused the refund"}
+	}
+	return TransferOutcome(identifier)
 }
 
 // Unsettled is how a payment ends when it could not be settled for good: the ledger

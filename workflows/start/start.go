@@ -146,6 +146,16 @@ func (s Starter) IncomingPayment(ctx context.Context, req incoming.Request) (jso
 	return s.payment(ctx, workflows.IncomingWorkflowID(req.TransactionID), attrs, workflows.IncomingPayment, req)
 }
 
+// Refund starts (or joins) the workflow of a platform's refund of its completed incoming
+// payment (req) with Update-with-Start and waits for its create update: the result is the
+// Transaction resource (JSON) with its refund PENDING. A refund whose earlier run closed
+// (refused, or ended) starts a new run, whose create step refuses it again under the
+// payment's lock when it was refunded already.
+func (s Starter) Refund(ctx context.Context, platformID uuid.UUID, customerID uuid.NullUUID, req workflows.RefundRequest) (json.RawMessage, error) {
+	attrs := workflows.PaymentSearchAttributes(platformID, req.TransactionID, customerID)
+	return s.paymentRun(ctx, workflows.RefundWorkflowID(req.TransactionID), enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE, attrs, workflows.Refund, req)
+}
+
 // Decide sends the platform's approve or reject call on the stored incoming payment t to
 // its workflow and waits for the payment to end: the result is the Transaction resource
 // (JSON). The call's rule is the payment's state machine, and its refusal
@@ -385,11 +395,16 @@ func (s Starter) update(ctx context.Context, workflowID, name string, arg any) (
 // with Update-with-Start and waits for its create update. A workflow that already closed
 // is ErrPaymentExists.
 func (s Starter) payment(ctx context.Context, id string, attrs temporal.SearchAttributes, workflow, input any) (json.RawMessage, error) {
+	return s.paymentRun(ctx, id, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, attrs, workflow, input)
+}
+
+// paymentRun is payment with the reuse policy of a workflow id whose earlier run closed.
+func (s Starter) paymentRun(ctx context.Context, id string, reuse enums.WorkflowIdReusePolicy, attrs temporal.SearchAttributes, workflow, input any) (json.RawMessage, error) {
 	op := s.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                s.queue(),
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy:    reuse,
 		TypedSearchAttributes:    attrs,
 	}, workflow, input)
 	h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

@@ -1135,6 +1135,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactions/{transactionId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transaction id, `Transaction:<uuid>`. Any other value answers 404 `TRANSACTION_NOT_FOUND`.
+                 * @example Transaction:0190a000-0000-7000-8000-000000000001
+                 */
+                transactionId: components["parameters"]["TransactionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a completed incoming payment back
+         * @description Sends one of the platform's completed incoming payments back to where it came from: a
+         *     transfer in to its external account, a UMA payment to the sender's address. The
+         *     amount it credited is held on its internal account at once, and the transaction's
+         *     `refund` is `PENDING` (reason `USER_CANCELLATION`, `INCOMING_PAYMENT_REFUND_PENDING`);
+         *     the rail then sends the money back. When it arrives the held amount leaves the
+         *     account, the refund is `COMPLETED` and the transaction `REFUNDED`
+         *     (`INCOMING_PAYMENT_REFUND_COMPLETED`); when the rail fails it, the amount is released,
+         *     the refund is `FAILED` and the transaction stays `COMPLETED`
+         *     (`INCOMING_PAYMENT_REFUND_FAILED`). Answers the transaction with its refund. A repeated
+         *     request while the refund runs answers the same refund. 409
+         *     `TRANSACTION_NOT_REFUNDABLE` for an outgoing payment, one not `COMPLETED`, one refunded
+         *     already, one paid by a customer of this deployment, one whose money is in an embedded
+         *     wallet (only the customer's signature moves it), or one whose rail cannot send money
+         *     back without a new payment request from the other side (Lightning); 400
+         *     `INSUFFICIENT_FUNDS` when the account no longer has the amount available. In the
+         *     sandbox, refunding a transfer in from an external account whose identifier ends in
+         *     `009` fails, `008` waits the slow-scenario delay under compliance review first; the
+         *     refund of a UMA payment from `$pending.long.usd` waits the slow-scenario delay.
+         *     Requires the `TRANSACT` permission.
+         */
+        post: operations["refundTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/uma/receive": {
         parameters: {
             query?: never;
@@ -3212,7 +3256,7 @@ export interface components {
          * @description Webhook event type.
          * @enum {string}
          */
-        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
+        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "INCOMING_PAYMENT_REFUND_PENDING" | "INCOMING_PAYMENT_REFUND_COMPLETED" | "INCOMING_PAYMENT_REFUND_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
         /**
          * @description Delivery state: PENDING (not yet delivered, attempts may be running), DELIVERED
          *     (a 2xx or 409 answer), FAILED (retries exhausted), UNDELIVERABLE (the endpoint
@@ -4258,7 +4302,8 @@ export interface components {
          * @description Status of a transaction of either type; the status of an incoming one.
          *     CREATED (lookup made), PENDING (quote made or transfer started), PROCESSING
          *     (funds received, payout started), COMPLETED, REJECTED (refused by the receiving
-         *     side, refunded), FAILED (see `failureDetails`), REFUNDED, EXPIRED (quote lapsed).
+         *     side, refunded), FAILED (see `failureDetails`), REFUNDED (a completed incoming payment its
+         *     platform sent back, `POST /transactions/{transactionId}/refund`), EXPIRED (quote lapsed).
          *     Outgoing transactions use the narrower `OutgoingTransactionStatus`.
          * @enum {string}
          */
@@ -4314,6 +4359,8 @@ export interface components {
              */
             reason?: string;
         };
+        /** @description Empty; the whole amount received goes back. */
+        RefundTransactionRequest: Record<string, unknown>;
         /**
          * @description Precisely why the transaction failed; omitted otherwise. Same-currency transfers:
          *     INSUFFICIENT_FUNDS, ACCOUNT_CLOSED (the external account, or for a
@@ -4409,6 +4456,8 @@ export interface components {
             /** @description What the payer sent, when it was sent in another currency than the one received (a payment from another UMA provider, paid in satoshis). */
             sentAmount?: components["schemas"]["CurrencyAmount"];
             rateDetails?: components["schemas"]["IncomingRateDetails"];
+            /** @description The platform's refund of the payment (`POST /transactions/{transactionId}/refund`), once asked for. */
+            refund?: components["schemas"]["Refund"];
         };
         /**
          * @description The conversion of a payment received from another UMA provider: `serviceApiMultiplier` is the millisatoshis
@@ -4611,7 +4660,10 @@ export interface components {
             /** Format: int64 */
             serviceApiVariableFeeAmount: number;
         };
-        /** @description The refund of a failed payment whose money had been taken. */
+        /**
+         * @description The refund of a failed outgoing payment whose money had been taken, or of a completed
+         *     incoming payment its platform sent back (reason `USER_CANCELLATION`).
+         */
         Refund: {
             reference: string;
             /** Format: date-time */
@@ -5847,6 +5899,26 @@ export interface components {
         };
         /** @description `TRANSACTION_NOT_CANCELLABLE`: the payment has left or ended, is not waiting at its rail, or its rail cannot cancel it any more. */
         NotCancellable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The transaction with its refund (`PENDING` while the rail sends the money back). */
+        RefundedTransaction: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Transaction"];
+            };
+        };
+        /** @description `TRANSACTION_NOT_REFUNDABLE`: not a completed incoming payment from outside, refunded already, in an embedded wallet, or its rail cannot send money back. */
+        NotRefundable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -8681,6 +8753,35 @@ export interface operations {
             403: components["responses"]["ForbiddenTransact"];
             404: components["responses"]["TransactionNotFound"];
             409: components["responses"]["NotCancellable"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    refundTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transaction id, `Transaction:<uuid>`. Any other value answers 404 `TRANSACTION_NOT_FOUND`.
+                 * @example Transaction:0190a000-0000-7000-8000-000000000001
+                 */
+                transactionId: components["parameters"]["TransactionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundTransactionRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RefundedTransaction"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenTransact"];
+            404: components["responses"]["TransactionNotFound"];
+            409: components["responses"]["NotRefundable"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

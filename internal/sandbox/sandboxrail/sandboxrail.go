@@ -24,10 +24,10 @@ type Rail struct{}
 func (Rail) Name() string { return Name }
 
 // Capabilities: every currency and kind of destination, sandbox platforms only; payments to
-// external accounts can be cancelled until they settle; payments settle at once (the slow
-// scenarios wait in the workflow).
+// external accounts can be cancelled until they settle; completed incoming payments can be
+// refunded; payments settle at once (the slow scenarios wait in the workflow).
 func (Rail) Capabilities() rail.Capabilities {
-	return rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds, Cancellable: true}
+	return rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds, Cancellable: true, Refunds: true}
 }
 
 // Submit answers Outcome(in).
@@ -56,13 +56,16 @@ func (Rail) Cancel(_ context.Context, in rail.Instruction) error {
 // identifier selects (sandbox.TransferOutcome), a quote's payout to an external account
 // likewise (sandbox.QuoteOutcome), a payout to one of the sandbox's UMA counterparties as
 // its scenario says (success completes, pending.long completes after the slow delay,
-// fail.compliance fails before any money leaves).
+// fail.compliance fails before any money leaves). A refund goes back to an external
+// account as sandbox.RefundOutcome says, to a sandbox sender as its scenario says.
 func Outcome(in rail.Instruction) rail.Outcome {
 	switch {
 	case in.Kind == rail.UMA:
 		return umaOutcome(in.Identifier)
 	case in.Payment == rail.Payout:
 		return sandbox.QuoteOutcome(in.Identifier)
+	case in.Payment == rail.Refund:
+		return sandbox.RefundOutcome(in.Identifier)
 	}
 	return sandbox.TransferOutcome(in.Identifier)
 }

@@ -1,0 +1,68 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/catalog"
+	"paycore/internal/payment"
+	"paycore/internal/rail"
+)
+
+// RefundableOf is what the refund rule (payment.CheckRefund) reads of t.
+func RefundableOf(t Transaction) payment.Refundable {
+	return payment.Refundable{Kind: t.Kind, Type: t.Type, Status: t.Status, RefundStatus: Deref(t.RefundStatus),
+		SourceKind: t.SourceKind, Counterpart: t.CounterpartTransactionID.Valid}
+}
+
+// IncomingRefundOpen opens the platform's refund of the completed incoming payment id under
+// its lock (payment.Snapshot.OpenRefund): the amount held on its account, the refund
+// PENDING, announced. The rule's refusal and the ledger's (ErrInsufficientFunds,
+// ErrAccountClosed, ErrWalletSignatureRequired) come back with nothing written.
+func (s Store) IncomingRefundOpen(ctx context.Context, id uuid.UUID, now time.Time) (Transaction, error) {
+	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		plan, err := p.Snapshot().OpenRefund(RefundableOf(p.Transaction))
+		return plan, err == nil, err
+	}, nil, nil)
+}
+
+// IncomingRefundFinish ends the pending refund of the incoming payment id with its rail's
+// outcome (payment.Snapshot.FinishRefund); a refund that ended already changes nothing.
+func (s Store) IncomingRefundFinish(ctx context.Context, id uuid.UUID, out rail.Outcome, now time.Time) (Transaction, error) {
+	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
+		return p.Snapshot().FinishRefund(out)
+	}, nil, nil)
+}
+
+// RefundInstruction is the refund of the incoming payment id as its rail is given it: the
+// amount it credited, back to where it came from (its external account, or the sender's
+// UMA address), under the key "<transaction id>/refund".
+func RefundInstruction(ctx context.Context, d DBTX, id uuid.UUID) (rail.Instruction, error) {
+	q := newQueries(d)
+	t, err := q.TransactionGetByID(ctx, id)
+	if err != nil {
+		return rail.Instruction{}, fmt.Errorf("load transaction: %w", err)
+	}
+	p, err := q.PlatformGet(ctx, t.PlatformID)
+	if err != nil {
+		return rail.Instruction{}, fmt.Errorf("load platform: %w", err)
+	}
+	in := rail.Instruction{Key: id.String() + "/refund", Payment: rail.Refund, Environment: p.Environment, Platform: t.PlatformID,
+		Currency: t.Currency, Amount: t.Amount}
+	switch {
+	case t.SourceKind == string(catalog.EndpointExternal) && t.SourceAccountID.Valid:
+		ext, err := q.ExternalAccountGetByID(ctx, t.SourceAccountID.UUID)
+		if err != nil {
+			return rail.Instruction{}, fmt.Errorf("load external account: %w", err)
+		}
+		in.Kind, in.AccountType, in.Identifier = rail.ExternalAccount, ext.AccountType, ext.Identifier
+	case t.SourceKind == string(catalog.EndpointUma) && t.SourceUmaAddress != nil:
+		in.Kind, in.Identifier = rail.UMA, *t.SourceUmaAddress
+	default:
+		return rail.Instruction{}, payment.NotRefundable("it did not come from an external account or a UMA address")
+	}
+	return in, nil
+}
