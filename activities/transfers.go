@@ -24,7 +24,7 @@ import (
 // It returns the Transaction resource as committed, for the API to answer with, and what
 // the rail step needs.
 func (a *Activities) CreateTransfer(ctx context.Context, in transfer.Request) (CreatedTransfer, error) {
-	t, rail, err := a.store.TransferCreate(ctx, in, func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
+	t, rail, err := a.store.TransferCreate(ctx, in, a.now(), func(acc transfer.Accounts) error { return transfer.CheckServed(in, acc, a.rails) })
 	if err != nil {
 		return CreatedTransfer{}, refusal(err)
 	}

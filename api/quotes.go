@@ -15,9 +15,11 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/quote"
+	"paycore/internal/transfer"
 	"paycore/internal/walletauth"
 	"paycore/workflows/start"
 )
@@ -50,12 +52,10 @@ type quoteBody struct {
 	SenderCustomerInfo   map[string]string     `json:"senderCustomerInfo"`
 }
 
-// Values of the quote request's enumerations.
+// Values of the quote request's enumerations, shared with transfers out.
 var (
-	purposesOfPayment = []string{"GIFT", "SELF", "GOODS_OR_SERVICES", "EDUCATION", "HEALTH_OR_MEDICAL", "REAL_ESTATE_PURCHASE",
-		"TAX_PAYMENT", "LOAN_PAYMENT", "UTILITY_BILL", "DONATION", "TRAVEL", "OTHER"}
-	paymentRails = []string{"ACH", "BANK_TRANSFER", "FAST", "FASTER_PAYMENTS", "FEDNOW", "MOBILE_MONEY", "PAYNOW", "PIX", "RTP",
-		"SEPA", "SEPA_INSTANT", "SPEI", "UPI", "WIRE"}
+	purposesOfPayment = transfer.PurposesOfPayment
+	paymentRails      = banking.PaymentRails
 )
 
 var errQuoteNotFound = errorOf(quote.NotFound())

@@ -3,25 +3,33 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"paycore/db"
+	"paycore/internal/banking"
 	"paycore/internal/extaccount"
 	"paycore/internal/ids"
+	"paycore/internal/kit/strictjson"
 	"paycore/internal/transfer"
 	"paycore/workflows/start"
 )
 
 type accountRef struct {
 	AccountID *string `json:"accountId"`
+	// PaymentRail, on a transfer out's destination, is the rail the platform chooses.
+	PaymentRail *string `json:"paymentRail"`
 }
 
 type transferBody struct {
-	Source      *accountRef `json:"source"`
-	Destination *accountRef `json:"destination"`
-	Amount      *int64      `json:"amount"`
-	Description *string     `json:"description" blank:"ok"`
+	Source                *accountRef `json:"source"`
+	Destination           *accountRef `json:"destination"`
+	Amount                *int64      `json:"amount"`
+	Description           *string     `json:"description" blank:"ok"`
+	RemittanceInformation *string     `json:"remittanceInformation"`
+	PurposeOfPayment      *string     `json:"purposeOfPayment"`
 }
 
 func (s *Server) transferOut(w http.ResponseWriter, r *http.Request) error {
@@ -77,6 +85,9 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 	case b.Description != nil && len(*b.Description) > 500:
 		return transfer.Request{}, invalidField("description", "description must be at most 500 characters")
 	}
+	if err := transferExtras(b, kind); err != nil {
+		return transfer.Request{}, err
+	}
 	internalRaw, externalRaw := *b.Source.AccountID, *b.Destination.AccountID
 	if kind == transfer.In {
 		internalRaw, externalRaw = externalRaw, internalRaw
@@ -89,6 +100,7 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 	if b.Description != nil {
 		req.Description = *b.Description
 	}
+	req.PaymentRail, req.RemittanceInformation, req.PurposeOfPayment = db.Deref(b.Destination.PaymentRail), db.Deref(b.RemittanceInformation), db.Deref(b.PurposeOfPayment)
 	if req.InternalAccountID, err = ids.Parse(ids.InternalAccount, internalRaw); err != nil {
 		return req, invalidField(kind.InternalField(), "%s must be an InternalAccount id", kind.InternalField())
 	}
@@ -96,6 +108,36 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 		return req, invalidField(kind.ExternalField(), "%s must be an ExternalAccount id", kind.ExternalField())
 	}
 	return req, nil
+}
+
+// transferExtras checks what a transfer out may carry besides its accounts and amount: the
+// payment rail it must travel on (one of banking.PaymentRails; the external account must
+// offer it, which its create step checks), and what travels with it to the beneficiary
+// (remittanceInformation, at most 80 characters of text; purposeOfPayment, one of
+// transfer.PurposesOfPayment). A transfer in is pulled over the sender's rail and carries
+// none of them.
+func transferExtras(b transferBody, kind transfer.Kind) error {
+	switch {
+	case kind == transfer.In && b.Source.PaymentRail != nil:
+		return invalidField("source.paymentRail", "source.paymentRail: a transfer in is pulled over the sending bank's rail")
+	case b.Destination.PaymentRail != nil && kind == transfer.In:
+		return invalidField("destination.paymentRail", "destination.paymentRail: the destination of a transfer in is an internal account")
+	case kind == transfer.Out && b.Source.PaymentRail != nil:
+		return invalidField("source.paymentRail", "source.paymentRail: the source of a transfer out is an internal account")
+	case b.Destination.PaymentRail != nil && !slices.Contains(banking.PaymentRails, *b.Destination.PaymentRail):
+		return invalidField("destination.paymentRail", "destination.paymentRail must be one of %v", banking.PaymentRails)
+	case kind == transfer.In && (b.RemittanceInformation != nil || b.PurposeOfPayment != nil):
+		field := "remittanceInformation"
+		if b.RemittanceInformation == nil {
+			field = "purposeOfPayment"
+		}
+		return invalidField(field, "%s travels with a transfer out only", field)
+	case b.RemittanceInformation != nil && (!strictjson.ValidText(*b.RemittanceInformation) || utf8.RuneCountInString(*b.RemittanceInformation) > transfer.MaxRemittanceLength):
+		return invalidField("remittanceInformation", "remittanceInformation must be text of at most %d characters", transfer.MaxRemittanceLength)
+	case b.PurposeOfPayment != nil && !slices.Contains(transfer.PurposesOfPayment, *b.PurposeOfPayment):
+		return invalidField("purposeOfPayment", "purposeOfPayment must be one of %v", transfer.PurposesOfPayment)
+	}
+	return nil
 }
 
 // startTransfer starts the transfer's workflow and answers with the Transaction its create

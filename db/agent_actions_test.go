@@ -315,7 +315,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 		t.Helper()
 		r := transfer.Request{TransactionID: a.TransactionID, Kind: transfer.Out, PlatformID: w.platform, CustomerID: ids.Some(w.customer.ID),
 			InternalAccountID: w.account, ExternalAccountID: w.external, Amount: a.Amount, AgentID: ids.Some(w.agent.ID)}
-		tx, _, err := w.store.TransferCreate(ctx, r, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
+		tx, _, err := w.store.TransferCreate(ctx, r, time.Now(), func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
 		if err != nil {
 			t.Fatal(err)
 		}

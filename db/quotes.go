@@ -107,6 +107,9 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 		a.Destination = &quote.DestinationState{ID: row.DestExternalID.UUID, Active: row.DestExternalStatus == string(catalog.ExternalActive),
 			Status: row.DestExternalStatus, Currency: row.DestExternalCurrency, CustomerID: row.DestExternalCustomerID,
 			Identifier: row.DestExternalIdentifier, AccountType: row.DestExternalAccountType, HolderName: row.DestExternalHolder}
+		if err := json.Unmarshal([]byte(row.DestExternalPaymentRails), &a.Destination.PaymentRails); err != nil {
+			return a, fmt.Errorf("decode the external account's payment rails: %w", err)
+		}
 	}
 	return a, nil
 }
@@ -278,13 +281,16 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		networkFee = &terms.NetworkFee
 	}
 	rate := decimal.NullDecimal{Decimal: terms.ExchangeRate, Valid: true}
-	t, err := q.TransactionCreate(ctx, TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
+	p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
 		PlatformCustomerID: acc.PlatformCustomerID, Kind: quote.Kind, Type: catalog.Outgoing, Status: catalog.TxPending,
 		SourceKind: string(sourceKind), SourceAccountID: source,
 		DestinationKind: string(destKind), DestinationAccountID: dest, DestinationUmaAddress: optional(r.Destination.UmaAddress), Currency: acc.SendingCurrency(r), Amount: terms.Total,
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &receivingCurrency, ReceivingAmount: &receiving, SentCurrency: sentCurrency, SentAmount: sent, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
-		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee})
+		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee,
+		PurposeOfPayment: optional(r.PurposeOfPayment)}
+	setRailChoice(&p, terms.Rail, terms.DecidedAt)
+	t, err := q.TransactionCreate(ctx, p)
 	if err != nil {
 		return fmt.Errorf("create transaction: %w", err)
 	}

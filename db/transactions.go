@@ -2,12 +2,14 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
@@ -70,6 +72,9 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 	if row.ExternalID.Valid {
 		a.External = &transfer.ExternalAccount{ID: row.ExternalID.UUID, Status: catalog.ExternalAccountStatus(row.ExternalStatus),
 			Currency: row.ExternalCurrency, CustomerID: row.ExternalCustomerID, Identifier: row.ExternalIdentifier, Type: row.ExternalAccountType}
+		if err := json.Unmarshal([]byte(row.ExternalPaymentRails), &a.External.PaymentRails); err != nil {
+			return transfer.Accounts{}, fmt.Errorf("decode the external account's payment rails: %w", err)
+		}
 	}
 	return a, nil
 }
@@ -81,8 +86,9 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 // its webhook event. A refusal of check is returned as it is, with nothing written; a
 // transfer out of an embedded wallet that no signed retry authorised is refused with
 // ErrWalletSignatureRequired. Creating an existing transaction again changes nothing and
-// returns it. Beside the transaction it returns what the rail step needs.
-func (s Store) TransferCreate(ctx context.Context, r transfer.Request, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
+// returns it. Beside the transaction it returns what the rail step needs. A transfer out
+// records the payment rail it travels on and, from now, when it is expected to settle.
+func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.Time, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
 	var out Transaction
 	var rail transfer.Rail
 	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
@@ -110,10 +116,16 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, check fun
 		if acc.Internal == nil || acc.External == nil {
 			return fmt.Errorf("transfer accounts: %w", ErrNotFound) // a check that let missing accounts through
 		}
+		choice, err := r.ChooseRail(acc)
+		if err != nil {
+			return err
+		}
 		rail = acc.Rail(r.PlatformID)
+		rail.PaymentRail, rail.Remittance, rail.Purpose = choice.Rail, r.RemittanceInformation, r.PurposeOfPayment
 		p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Internal.CustomerID, PlatformCustomerID: acc.PlatformCustomerID,
 			Kind: string(r.Kind), Type: r.Kind.Type(), Status: catalog.TxPending, Currency: acc.Internal.Currency, Amount: r.Amount, Reference: s.views.Reference(r.TransactionID),
-			AgentID: r.AgentID.Null()}
+			AgentID: r.AgentID.Null(), RemittanceInformation: optional(r.RemittanceInformation), PurposeOfPayment: optional(r.PurposeOfPayment)}
+		setRailChoice(&p, choice, now)
 		if r.Description != "" {
 			p.Description = &r.Description
 		}
@@ -169,7 +181,19 @@ func railOf(ctx context.Context, q *queries, t Transaction) (transfer.Rail, erro
 		return transfer.Rail{}, fmt.Errorf("load external account: %w", err)
 	}
 	return transfer.Rail{ExternalIdentifier: ext.Identifier, AccountType: ext.AccountType, Environment: p.Environment, Platform: t.PlatformID, Currency: t.Currency,
-		Kind: transfer.Kind(t.Kind), Amount: t.Amount}, nil
+		Kind: transfer.Kind(t.Kind), Amount: t.Amount, PaymentRail: Deref(t.PaymentRail), Remittance: Deref(t.RemittanceInformation),
+		Purpose: Deref(t.PurposeOfPayment)}, nil
+}
+
+// setRailChoice records on a transaction to create the payment rail chosen for it, how,
+// and when it is expected to settle when sent at sent (nothing for no rail).
+func setRailChoice(p *TransactionCreateParams, c banking.RailChoice, sent time.Time) {
+	if c.Rail == "" {
+		return
+	}
+	seconds := int64(c.Timeline / time.Second)
+	p.PaymentRail, p.RailSelectionMode, p.SettlementTimelineSeconds = &c.Rail, &c.Mode, &seconds
+	p.ExpectedSettlementAt = c.ExpectedAt(sent)
 }
 
 // SandboxFund credits an internal account of the platform with amount from the platform's

@@ -53,7 +53,7 @@ func TestTransactionStatusThroughTheTable(t *testing.T) {
 	ctx := context.Background()
 	r := transfer.Request{TransactionID: ids.New(), Kind: transfer.Out, PlatformID: w.platform, CustomerID: ids.Some(w.customer.ID),
 		InternalAccountID: w.account, ExternalAccountID: w.external, Amount: 700}
-	tx, _, err := w.store.TransferCreate(ctx, r, func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
+	tx, _, err := w.store.TransferCreate(ctx, r, time.Now(), func(acc transfer.Accounts) error { return transfer.Check(r, acc) })
 	if err != nil || tx.Status != catalog.TxPending {
 		t.Fatalf("create: %+v %v", tx, err)
 	}

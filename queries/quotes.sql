@@ -16,6 +16,7 @@ SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domai
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
        coalesce(e.account_type, '')::text AS dest_external_account_type,
+       coalesce(e.account_info->'paymentRails', '[]'::jsonb)::text AS dest_external_payment_rails,
        coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
        coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
        (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id

@@ -2,11 +2,15 @@
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
-                          source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount)
+                          source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount,
+                          payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds,
+                          remittance_information, purpose_of_payment)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         sqlc.narg(receiving_currency), sqlc.narg(receiving_amount), sqlc.narg(quote_id), sqlc.narg(fees), sqlc.narg(exchange_rate),
         sqlc.narg(rate_details), sqlc.narg(counterparty_information), sqlc.narg(source_uma_address), sqlc.narg(destination_uma_address),
-        sqlc.narg(agent_id), sqlc.narg(network_fee), sqlc.narg(sent_currency), sqlc.narg(sent_amount))
+        sqlc.narg(agent_id), sqlc.narg(network_fee), sqlc.narg(sent_currency), sqlc.narg(sent_amount),
+        sqlc.narg(payment_rail), sqlc.narg(rail_selection_mode), sqlc.narg(expected_settlement_at), sqlc.narg(settlement_timeline_seconds),
+        sqlc.narg(remittance_information), sqlc.narg(purpose_of_payment))
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one
@@ -54,6 +58,7 @@ SELECT p.environment, p.supported_currencies,
        e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
        coalesce(e.account_type, '')::text AS external_account_type,
+       coalesce(e.account_info->'paymentRails', '[]'::jsonb)::text AS external_payment_rails,
        coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.kyc_status, '')::text AS customer_kyc,
        (p.end_user_terms_required AND c.id IS NOT NULL AND c.end_user_terms_consent IS NULL)::boolean AS customer_terms_missing

@@ -228,7 +228,7 @@ func TestTransferOutcomesBySuffix(t *testing.T) {
 }
 
 // Fifty simultaneous transfer-outs with one Idempotency-Key make one transaction and
-// the same answer.
+// the same answer (once the ones told to retry later have retried).
 func TestTransferIdempotency(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, fast)
@@ -244,7 +244,15 @@ func TestTransferIdempotency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			res[i] = w.transferOut(ext, 2500, "Idempotency-Key", "pay-once")
+			// A request still running when a duplicate's wait ends answers 409
+			// IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After: a client retries it.
+			for try := 0; ; try++ {
+				res[i] = w.transferOut(ext, 2500, "Idempotency-Key", "pay-once")
+				if res[i].Status != 409 || try == 30 || !strings.Contains(string(res[i].Body), "IDEMPOTENCY_REQUEST_IN_PROGRESS") {
+					break
+				}
+				time.Sleep(time.Second)
+			}
 		}()
 	}
 	close(gate)
@@ -379,7 +387,9 @@ func TestBankRejectedTransferOutIsFailed(t *testing.T) {
 // COMPLIANCE_REVIEW while it waits at its rail, in and out, and none once it completed.
 func TestTransferPendingReason(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 4 * time.Second })
+	// The pendingReason shows only while the rail's slow wait lasts: long enough for a
+	// poll to see it on a loaded machine.
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 10 * time.Second })
 	w := newWorld(t, s)
 	w.fund(10_000)
 	for i, r := range []*apitest.Response{w.transferOut(w.external("008"), 1_000), w.transferIn(w.external("008"), 2_000)} {
@@ -401,7 +411,7 @@ func TestTransferPendingReason(t *testing.T) {
 		if seen.Status != "PROCESSING" || *seen.PendingReason != "COMPLIANCE_REVIEW" {
 			t.Fatalf("pending: %s %q", seen.Status, *seen.PendingReason)
 		}
-		if final := w.waitFinal(id, 20*time.Second); final.Status != "COMPLETED" || final.PendingReason != nil {
+		if final := w.waitFinal(id, 40*time.Second); final.Status != "COMPLETED" || final.PendingReason != nil {
 			t.Fatalf("final: %s %v", final.Status, final.PendingReason)
 		}
 	}

@@ -110,6 +110,13 @@ type Transaction struct {
 	RateDetails             json.RawMessage `json:"rateDetails,omitempty"`
 	CounterpartyInformation json.RawMessage `json:"counterpartyInformation,omitempty"`
 	Refund                  *Refund         `json:"refund,omitempty"`
+	// The payment rail an outgoing payment to a bank account travels on, how it was chosen
+	// (AUTO, MANUAL), when it is expected to settle (omitted for an instant rail) and its
+	// usual timeline in seconds; all omitted where no network rail applies.
+	PaymentRail               *string    `json:"paymentRail,omitempty"`
+	RailSelectionMode         *string    `json:"railSelectionMode,omitempty"`
+	ExpectedSettlementAt      *time.Time `json:"expectedSettlementAt,omitempty"`
+	SettlementTimelineSeconds *int64     `json:"settlementTimelineSeconds,omitempty"`
 }
 
 // Reconciliation carries the reference that ties a transaction to bank statements.
@@ -153,7 +160,8 @@ func TransactionOf(t db.Transaction) Transaction {
 		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
 		FailureReason: t.FailureReason, PendingReason: t.PendingReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
-		Refund: refundOf(t)}
+		Refund: refundOf(t), PaymentRail: t.PaymentRail, RailSelectionMode: t.RailSelectionMode, ExpectedSettlementAt: t.ExpectedSettlementAt,
+		SettlementTimelineSeconds: t.SettlementTimelineSeconds}
 	if t.ExchangeRate.Valid {
 		rate := json.Number(t.ExchangeRate.Decimal.String())
 		out.ExchangeRate = &rate

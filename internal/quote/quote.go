@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"paycore/internal/account"
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/extaccount"
@@ -240,6 +241,9 @@ type DestinationState struct {
 	// AccountType is an external account's type, which routes its payout to a rail; "" for
 	// internal accounts and UMA addresses.
 	AccountType string
+	// PaymentRails are the payment rails an external account is paid over (its first the
+	// default); none for wallets, internal accounts and UMA addresses.
+	PaymentRails []string
 	// HolderName is the name of whoever receives the money, when known.
 	HolderName string
 	// Uma is set for a UMA address (Identifier is the address); its counterparty requires
@@ -296,7 +300,24 @@ func Check(r Request, a Accounts) error {
 		return problem.FieldCode(catalog.InvalidCurrency, fieldDestination,
 			"both sides are in %s: a same-currency payment is a transfer (POST /transfer-out, POST /transfer-in), not a quote", sending)
 	}
-	return nil
+	_, err := r.ChooseRail(a)
+	return err
+}
+
+// ChooseRail is the payment rail a quote's payout to an external account travels on
+// (banking.ChooseRail): the one the platform named (destination.paymentRail), which the
+// account must offer, or the account's first. Other destinations travel on none, and
+// naming one for them is refused.
+func (r Request) ChooseRail(a Accounts) (banking.RailChoice, error) {
+	var offered []string
+	if a.Destination != nil && !a.Destination.Internal && !a.Destination.Uma {
+		offered = a.Destination.PaymentRails
+	}
+	c, err := banking.ChooseRail(r.Destination.PaymentRail, offered)
+	if err != nil {
+		return c, problem.Field("destination.paymentRail", "destination.paymentRail: %s", err.Error())
+	}
+	return c, nil
 }
 
 // checkSource is the part of the rule about where the money comes from: an internal

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"paycore/internal/banking"
 	"paycore/internal/fx"
 )
 
@@ -16,6 +17,10 @@ type Terms struct {
 	Priced
 	Details   RateDetails
 	ExpiresAt time.Time
+	// Rail is the payment rail a payout to a bank account travels on (none for other
+	// destinations), decided at DecidedAt, from which its settlement is expected.
+	Rail      banking.RailChoice `json:",omitzero"`
+	DecidedAt time.Time          `json:",omitzero"`
 }
 
 // Decide is the whole decision on a quote request at the moment now: Check, then Price
@@ -47,14 +52,18 @@ func terms(r Request, a Accounts, rates fx.Provider, p fx.Pricing, now time.Time
 	if err != nil {
 		return Terms{}, err
 	}
+	choice, err := r.ChooseRail(a)
+	if err != nil {
+		return Terms{}, err
+	}
 	if priced.Remote != nil {
-		return Terms{Priced: priced, Details: priced.remoteDetails(), ExpiresAt: RemoteExpiry(now, r.Lifetime, *priced.Remote)}, nil
+		return Terms{Priced: priced, Details: priced.remoteDetails(), ExpiresAt: RemoteExpiry(now, r.Lifetime, *priced.Remote), Rail: choice, DecidedAt: now}, nil
 	}
 	details, err := priced.Details(rates, now)
 	if err != nil {
 		return Terms{}, err
 	}
-	return Terms{Priced: priced, Details: details, ExpiresAt: now.Add(r.Lifetime)}, nil
+	return Terms{Priced: priced, Details: details, ExpiresAt: now.Add(r.Lifetime), Rail: choice, DecidedAt: now}, nil
 }
 
 // RateDetails are a payment's rate details (OutgoingRateDetails). The multipliers are

@@ -72,6 +72,12 @@ type Instruction struct {
 	// FeeLimit is the most the rail's network may charge on top of Amount (a Lightning
 	// route's fees), in the currency's minor unit; 0: the rail's default.
 	FeeLimit int64 `json:",omitempty"`
+	// PaymentRail is the network a payment to a bank account travels on (ACH, WIRE, ...;
+	// banking.PaymentRails), "" where none applies; RemittanceInformation and
+	// PurposeOfPayment are what the platform asked to travel with it.
+	PaymentRail           string `json:",omitempty"`
+	RemittanceInformation string `json:",omitempty"`
+	PurposeOfPayment      string `json:",omitempty"`
 }
 
 // Target is what routes a payment to a rail: its platform's environment, its currency,

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"paycore/internal/account"
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
 	"paycore/internal/customer"
 	"paycore/internal/extaccount"
@@ -52,6 +53,9 @@ type ExternalAccount struct {
 	CustomerID uuid.NullUUID
 	Identifier string // the primary identifier, whose suffix drives sandbox outcomes
 	Type       string // its accountType (US_ACCOUNT, IBAN, LIGHTNING, ...), which routes it to a rail
+	// PaymentRails are the payment rails it is paid over (a bank account's ACH, WIRE, ...;
+	// none for a wallet), the first being the default.
+	PaymentRails []string
 }
 
 // Check is the transfer rule: nil when r may be created on these accounts, else the
@@ -95,7 +99,24 @@ func checkAccounts(r Request, a Accounts) error {
 	if a.TermsMissing {
 		return customer.TermsNotAccepted()
 	}
+	if _, err := r.ChooseRail(a); err != nil {
+		return err
+	}
 	return a.Currencies.CheckAmount(a.Internal.Currency, r.Kind.Type(), r.Amount)
+}
+
+// ChooseRail is the payment rail a transfer out travels on (banking.ChooseRail): the one
+// the platform named (destination.paymentRail), which the external account must offer, or
+// the account's first. A transfer in is pulled over whatever its bank uses: no rail.
+func (r Request) ChooseRail(a Accounts) (banking.RailChoice, error) {
+	if r.Kind != Out {
+		return banking.RailChoice{}, nil
+	}
+	c, err := banking.ChooseRail(r.PaymentRail, a.External.PaymentRails)
+	if err != nil {
+		return c, problem.Field("destination.paymentRail", "destination.paymentRail: %s", err.Error())
+	}
+	return c, nil
 }
 
 // checkBalance is the last step of the rule: a transfer out does not exceed the available

@@ -83,6 +83,12 @@ type Request struct {
 	ExternalAccountID uuid.UUID
 	Amount            int64
 	Description       string
+	// PaymentRail is the rail a transfer out must travel on (destination.paymentRail), ""
+	// for the external account's first; RemittanceInformation and PurposeOfPayment travel
+	// with it to the beneficiary.
+	PaymentRail           string `json:",omitempty"`
+	RemittanceInformation string `json:",omitempty"`
+	PurposeOfPayment      string `json:",omitempty"`
 	// WalletSignature is the used signed retry by which the customer's wallet session
 	// authorised this transfer out of an embedded wallet; absent otherwise.
 	WalletSignature ids.Optional `json:",omitzero"`
@@ -93,6 +99,15 @@ type Request struct {
 	// production configuration; tests shorten it).
 	SlowDelay time.Duration
 }
+
+// MaxRemittanceLength bounds a transfer's remittanceInformation, in characters (an ACH
+// addenda record's payment information is 80).
+const MaxRemittanceLength = 80
+
+// PurposesOfPayment are the purposes a transfer out may declare (purposeOfPayment), the
+// peer API's values; some countries' rails require one (India).
+var PurposesOfPayment = []string{"GIFT", "SELF", "GOODS_OR_SERVICES", "EDUCATION", "HEALTH_OR_MEDICAL", "REAL_ESTATE_PURCHASE", "TAX_PAYMENT",
+	"LOAN_PAYMENT", "UTILITY_BILL", "DONATION", "TRAVEL", "FAMILY_SUPPORT", "SALARY_PAYMENT", "OTHER"}
 
 // NeedsSignature reports whether a transfer of this kind from an internal account of this
 // type needs the customer's wallet signature: money leaving an embedded wallet does.
@@ -115,6 +130,11 @@ type Rail struct {
 	Currency string    `json:",omitempty"`
 	Kind     Kind      `json:",omitempty"`
 	Amount   int64     `json:",omitempty"`
+	// PaymentRail is the network a transfer out travels on ("" for none, and in rails
+	// recorded before it existed); Remittance and Purpose travel with it.
+	PaymentRail string `json:",omitempty"`
+	Remittance  string `json:",omitempty"`
+	Purpose     string `json:",omitempty"`
 }
 
 // Known reports whether r is filled in (requests recorded before Rail existed are not).
@@ -129,7 +149,8 @@ func (r Rail) Instruction(key string) rail.Instruction {
 		p = rail.TransferIn
 	}
 	return rail.Instruction{Key: key, Payment: p, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency, Kind: rail.ExternalAccount,
-		AccountType: r.AccountType, Identifier: r.ExternalIdentifier, Amount: r.Amount}
+		AccountType: r.AccountType, Identifier: r.ExternalIdentifier, Amount: r.Amount, PaymentRail: r.PaymentRail,
+		RemittanceInformation: r.Remittance, PurposeOfPayment: r.Purpose}
 }
 
 // Unavailable is how a transfer ends that no configured rail serves when it reaches its

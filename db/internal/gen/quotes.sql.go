@@ -42,6 +42,7 @@ SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domai
        e.id AS dest_external_id, coalesce(e.currency, '')::text AS dest_external_currency, coalesce(e.status, '')::text AS dest_external_status,
        e.customer_id AS dest_external_customer_id, coalesce(e.identifier, '')::text AS dest_external_identifier,
        coalesce(e.account_type, '')::text AS dest_external_account_type,
+       coalesce(e.account_info->'paymentRails', '[]'::jsonb)::text AS dest_external_payment_rails,
        coalesce(e.account_info->'beneficiary'->>'fullName', e.account_info->'beneficiary'->>'legalName', '')::text AS dest_external_holder,
        coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
        (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
@@ -77,45 +78,46 @@ type QuoteContextParams struct {
 }
 
 type QuoteContextRow struct {
-	Environment             catalog.Environment
-	SupportedCurrencies     json.RawMessage
-	PlatformUmaDomain       string
-	PlatformRegulated       bool
-	UmaDomainHere           bool
-	SourceID                uuid.NullUUID
-	SourceCurrency          string
-	SourceStatus            string
-	SourceCustomerID        uuid.NullUUID
-	SourceType              string
-	SourceAvailable         int64
-	CustomerID              uuid.NullUUID
-	CustomerDeleted         bool
-	PlatformCustomerID      string
-	CustomerKyc             string
-	CustomerTermsMissing    bool
-	CustomerFullName        string
-	CustomerBirthDate       string
-	CustomerNationality     string
-	CustomerEmail           string
-	CustomerUma             string
-	DestInternalID          uuid.NullUUID
-	DestInternalCurrency    string
-	DestInternalStatus      string
-	DestInternalCustomerID  uuid.NullUUID
-	DestInternalHolder      string
-	DestExternalID          uuid.NullUUID
-	DestExternalCurrency    string
-	DestExternalStatus      string
-	DestExternalCustomerID  uuid.NullUUID
-	DestExternalIdentifier  string
-	DestExternalAccountType string
-	DestExternalHolder      string
-	UmaCustomerID           uuid.UUID
-	UmaPlatformID           uuid.UUID
-	UmaMatches              int64
-	UmaAccountID            uuid.UUID
-	UmaAccountCurrency      string
-	UmaAccountStatus        string
+	Environment              catalog.Environment
+	SupportedCurrencies      json.RawMessage
+	PlatformUmaDomain        string
+	PlatformRegulated        bool
+	UmaDomainHere            bool
+	SourceID                 uuid.NullUUID
+	SourceCurrency           string
+	SourceStatus             string
+	SourceCustomerID         uuid.NullUUID
+	SourceType               string
+	SourceAvailable          int64
+	CustomerID               uuid.NullUUID
+	CustomerDeleted          bool
+	PlatformCustomerID       string
+	CustomerKyc              string
+	CustomerTermsMissing     bool
+	CustomerFullName         string
+	CustomerBirthDate        string
+	CustomerNationality      string
+	CustomerEmail            string
+	CustomerUma              string
+	DestInternalID           uuid.NullUUID
+	DestInternalCurrency     string
+	DestInternalStatus       string
+	DestInternalCustomerID   uuid.NullUUID
+	DestInternalHolder       string
+	DestExternalID           uuid.NullUUID
+	DestExternalCurrency     string
+	DestExternalStatus       string
+	DestExternalCustomerID   uuid.NullUUID
+	DestExternalIdentifier   string
+	DestExternalAccountType  string
+	DestExternalPaymentRails string
+	DestExternalHolder       string
+	UmaCustomerID            uuid.UUID
+	UmaPlatformID            uuid.UUID
+	UmaMatches               int64
+	UmaAccountID             uuid.UUID
+	UmaAccountCurrency       string
+	UmaAccountStatus         string
 }
 
 // Everything a quote is checked against, in one round trip: the platform, the source
@@ -169,6 +171,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.DestExternalCustomerID,
 		&i.DestExternalIdentifier,
 		&i.DestExternalAccountType,
+		&i.DestExternalPaymentRails,
 		&i.DestExternalHolder,
 		&i.UmaCustomerID,
 		&i.UmaPlatformID,
@@ -283,7 +286,7 @@ func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error 
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -375,13 +378,19 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Transaction.SentCurrency,
 		&i.Transaction.SentAmount,
 		&i.Transaction.PendingReason,
+		&i.Transaction.PaymentRail,
+		&i.Transaction.RailSelectionMode,
+		&i.Transaction.ExpectedSettlementAt,
+		&i.Transaction.SettlementTimelineSeconds,
+		&i.Transaction.RemittanceInformation,
+		&i.Transaction.PurposeOfPayment,
 		&i.PayloadToSign,
 	)
 	return i, err
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -467,6 +476,12 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Transaction.SentCurrency,
 		&i.Transaction.SentAmount,
 		&i.Transaction.PendingReason,
+		&i.Transaction.PaymentRail,
+		&i.Transaction.RailSelectionMode,
+		&i.Transaction.ExpectedSettlementAt,
+		&i.Transaction.SettlementTimelineSeconds,
+		&i.Transaction.RemittanceInformation,
+		&i.Transaction.PurposeOfPayment,
 		&i.PayloadToSign,
 	)
 	return i, err

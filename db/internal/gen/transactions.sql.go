@@ -52,44 +52,54 @@ const transactionCreate = `-- name: TransactionCreate :one
 INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id,
                           destination_kind, destination_account_id, currency, amount, reference, description, settled_at,
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
-                          source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount)
+                          source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount,
+                          payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds,
+                          remittance_information, purpose_of_payment)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         $17, $18, $19, $20, $21,
         $22, $23, $24, $25,
-        $26, $27, $28, $29)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+        $26, $27, $28, $29,
+        $30, $31, $32, $33,
+        $34, $35)
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment
 `
 
 type TransactionCreateParams struct {
-	ID                      uuid.UUID
-	PlatformID              uuid.UUID
-	CustomerID              uuid.NullUUID
-	PlatformCustomerID      string
-	Kind                    string
-	Type                    catalog.TransactionType
-	Status                  catalog.TransactionStatus
-	SourceKind              string
-	SourceAccountID         uuid.NullUUID
-	DestinationKind         string
-	DestinationAccountID    uuid.NullUUID
-	Currency                string
-	Amount                  int64
-	Reference               string
-	Description             *string
-	SettledAt               *time.Time
-	ReceivingCurrency       *string
-	ReceivingAmount         *int64
-	QuoteID                 uuid.NullUUID
-	Fees                    *int64
-	ExchangeRate            decimal.NullDecimal
-	RateDetails             json.RawMessage
-	CounterpartyInformation json.RawMessage
-	SourceUmaAddress        *string
-	DestinationUmaAddress   *string
-	AgentID                 uuid.NullUUID
-	NetworkFee              *int64
-	SentCurrency            *string
-	SentAmount              *int64
+	ID                        uuid.UUID
+	PlatformID                uuid.UUID
+	CustomerID                uuid.NullUUID
+	PlatformCustomerID        string
+	Kind                      string
+	Type                      catalog.TransactionType
+	Status                    catalog.TransactionStatus
+	SourceKind                string
+	SourceAccountID           uuid.NullUUID
+	DestinationKind           string
+	DestinationAccountID      uuid.NullUUID
+	Currency                  string
+	Amount                    int64
+	Reference                 string
+	Description               *string
+	SettledAt                 *time.Time
+	ReceivingCurrency         *string
+	ReceivingAmount           *int64
+	QuoteID                   uuid.NullUUID
+	Fees                      *int64
+	ExchangeRate              decimal.NullDecimal
+	RateDetails               json.RawMessage
+	CounterpartyInformation   json.RawMessage
+	SourceUmaAddress          *string
+	DestinationUmaAddress     *string
+	AgentID                   uuid.NullUUID
+	NetworkFee                *int64
+	SentCurrency              *string
+	SentAmount                *int64
+	PaymentRail               *string
+	RailSelectionMode         *string
+	ExpectedSettlementAt      *time.Time
+	SettlementTimelineSeconds *int64
+	RemittanceInformation     *string
+	PurposeOfPayment          *string
 }
 
 func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreateParams) (Transaction, error) {
@@ -123,6 +133,12 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		arg.NetworkFee,
 		arg.SentCurrency,
 		arg.SentAmount,
+		arg.PaymentRail,
+		arg.RailSelectionMode,
+		arg.ExpectedSettlementAt,
+		arg.SettlementTimelineSeconds,
+		arg.RemittanceInformation,
+		arg.PurposeOfPayment,
 	)
 	var i Transaction
 	err := row.Scan(
@@ -166,12 +182,18 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -223,12 +245,18 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -275,12 +303,18 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -327,6 +361,12 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
@@ -384,7 +424,7 @@ const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = $2 AND refund_status = 'PENDING'
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment
 `
 
 type TransactionRefundEndParams struct {
@@ -437,6 +477,12 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
@@ -444,7 +490,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 const transactionRefundStart = `-- name: TransactionRefundStart :one
 UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
 WHERE id = $2 AND refund_status IS NULL
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment
 `
 
 type TransactionRefundStartParams struct {
@@ -497,6 +543,12 @@ func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRef
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
@@ -520,7 +572,7 @@ const transactionSetPendingReason = `-- name: TransactionSetPendingReason :one
 UPDATE transactions
 SET pending_reason = $1, updated_at = now()
 WHERE id = $2 AND status IN ('PENDING', 'PROCESSING')
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment
 `
 
 type TransactionSetPendingReasonParams struct {
@@ -574,6 +626,12 @@ func (q *Queries) TransactionSetPendingReason(ctx context.Context, arg Transacti
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
@@ -583,7 +641,7 @@ UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), pending_reason = NULL, updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment
 `
 
 type TransactionSetStatusParams struct {
@@ -648,6 +706,12 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.SentCurrency,
 		&i.SentAmount,
 		&i.PendingReason,
+		&i.PaymentRail,
+		&i.RailSelectionMode,
+		&i.ExpectedSettlementAt,
+		&i.SettlementTimelineSeconds,
+		&i.RemittanceInformation,
+		&i.PurposeOfPayment,
 	)
 	return i, err
 }
@@ -724,6 +788,7 @@ SELECT p.environment, p.supported_currencies,
        e.id AS external_id, coalesce(e.currency, '')::text AS external_currency, coalesce(e.status, '')::text AS external_status,
        e.customer_id AS external_customer_id, coalesce(e.identifier, '')::text AS external_identifier,
        coalesce(e.account_type, '')::text AS external_account_type,
+       coalesce(e.account_info->'paymentRails', '[]'::jsonb)::text AS external_payment_rails,
        coalesce(c.is_deleted, false)::boolean AS customer_deleted, coalesce(c.platform_customer_id, '')::text AS platform_customer_id,
        coalesce(c.kyc_status, '')::text AS customer_kyc,
        (p.end_user_terms_required AND c.id IS NOT NULL AND c.end_user_terms_consent IS NULL)::boolean AS customer_terms_missing
@@ -756,6 +821,7 @@ type TransferContextRow struct {
 	ExternalCustomerID   uuid.NullUUID
 	ExternalIdentifier   string
 	ExternalAccountType  string
+	ExternalPaymentRails string
 	CustomerDeleted      bool
 	PlatformCustomerID   string
 	CustomerKyc          string
@@ -782,6 +848,7 @@ func (q *Queries) TransferContext(ctx context.Context, arg TransferContextParams
 		&i.ExternalCustomerID,
 		&i.ExternalIdentifier,
 		&i.ExternalAccountType,
+		&i.ExternalPaymentRails,
 		&i.CustomerDeleted,
 		&i.PlatformCustomerID,
 		&i.CustomerKyc,

@@ -3584,8 +3584,21 @@ export interface components {
              */
             fixed: number;
         };
-        /** @enum {string} */
-        PaymentRail: "ACH" | "BANK_TRANSFER" | "FAST" | "FASTER_PAYMENTS" | "FEDNOW" | "MOBILE_MONEY" | "PAYNOW" | "PIX" | "RTP" | "SEPA" | "SEPA_INSTANT" | "SPEI" | "UPI" | "WIRE";
+        /**
+         * @description The payment network a payment to a bank account or mobile wallet travels on.
+         * @enum {string}
+         */
+        PaymentRail: "ACH" | "ACH_COLOMBIA" | "BANK_TRANSFER" | "BRE_B" | "CIPS" | "FAST" | "FASTER_PAYMENTS" | "FEDNOW" | "INSTAPAY" | "MOBILE_MONEY" | "NEFT" | "PAYNOW" | "PESONET" | "PIX" | "RTGS" | "RTP" | "SEPA" | "SEPA_INSTANT" | "SPEI" | "SWIFT" | "UNIONPAY" | "UPI" | "WIRE";
+        /**
+         * @description The purpose of a payment; some countries' rails require one (India).
+         * @enum {string}
+         */
+        PurposeOfPayment: "GIFT" | "SELF" | "GOODS_OR_SERVICES" | "EDUCATION" | "HEALTH_OR_MEDICAL" | "REAL_ESTATE_PURCHASE" | "TAX_PAYMENT" | "LOAN_PAYMENT" | "UTILITY_BILL" | "DONATION" | "TRAVEL" | "FAMILY_SUPPORT" | "SALARY_PAYMENT" | "OTHER";
+        /**
+         * @description How the payment rail was chosen; `MANUAL` when the platform named it (`destination.paymentRail`), `AUTO` when the service chose the external account's first rail.
+         * @enum {string}
+         */
+        RailSelectionMode: "AUTO" | "MANUAL";
         UmaProviderListResponse: {
             data: components["schemas"]["UmaProvider"][];
             hasMore: boolean;
@@ -4530,6 +4543,19 @@ export interface components {
                 [key: string]: string;
             };
             refund?: components["schemas"]["Refund"];
+            /** @description The rail a payment to a bank account travels on; omitted where none applies (wallets, UMA, Lightning). */
+            paymentRail?: components["schemas"]["PaymentRail"];
+            railSelectionMode?: components["schemas"]["RailSelectionMode"];
+            /**
+             * Format: date-time
+             * @description When the payment is expected to reach the beneficiary, from its rail's usual timeline; omitted for instant rails and where no rail applies.
+             */
+            expectedSettlementAt?: string;
+            /**
+             * Format: int64
+             * @description The rail's usual time to settle, in seconds (0 for an instant rail); omitted where no rail applies.
+             */
+            settlementTimelineSeconds?: number;
         };
         QuoteRequest: {
             /** @description A receiver lookup's id (UMA destinations). */
@@ -4546,8 +4572,7 @@ export interface components {
             /** @default false */
             immediatelyExecute?: boolean;
             description?: string;
-            /** @enum {string} */
-            purposeOfPayment?: "GIFT" | "SELF" | "GOODS_OR_SERVICES" | "EDUCATION" | "HEALTH_OR_MEDICAL" | "REAL_ESTATE_PURCHASE" | "TAX_PAYMENT" | "LOAN_PAYMENT" | "UTILITY_BILL" | "DONATION" | "TRAVEL" | "OTHER";
+            purposeOfPayment?: components["schemas"]["PurposeOfPayment"];
             /** @description The sender's information by customer information field name (FULL_NAME, NATIONALITY …); completes what the service knows of the customer. */
             senderCustomerInfo?: {
                 [key: string]: string;
@@ -4569,8 +4594,7 @@ export interface components {
             destinationType: "ACCOUNT" | "UMA_ADDRESS";
             /** @description An `ExternalAccount:` or `InternalAccount:` id (ACCOUNT). */
             accountId?: string;
-            /** @enum {string} */
-            paymentRail?: "ACH" | "BANK_TRANSFER" | "FAST" | "FASTER_PAYMENTS" | "FEDNOW" | "MOBILE_MONEY" | "PAYNOW" | "PIX" | "RTP" | "SEPA" | "SEPA_INSTANT" | "SPEI" | "UPI" | "WIRE";
+            paymentRail?: components["schemas"]["PaymentRail"];
             umaAddress?: string;
             /** @description The currency to receive; must be the destination account's. */
             currency?: string;
@@ -4700,6 +4724,12 @@ export interface components {
                  * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
                  */
                 accountId: string;
+                /**
+                 * @description The rail the transfer must travel on, one of the external account's `paymentRails`
+                 *     (400 on `destination.paymentRail` otherwise); without it the account's first rail
+                 *     (`railSelectionMode` `AUTO`). Accounts paid without a network rail (wallets) take none.
+                 */
+                paymentRail?: components["schemas"]["PaymentRail"];
             };
             /**
              * Format: int64
@@ -4708,6 +4738,9 @@ export interface components {
             amount: number;
             /** @description Optional memo. */
             description?: string;
+            /** @description Free-form information that travels with the payment to the beneficiary (an ACH addenda record, a wire's originator-to-beneficiary information, RTP's and FedNow's remittance information). */
+            remittanceInformation?: string;
+            purposeOfPayment?: components["schemas"]["PurposeOfPayment"];
         };
         /** @description Body of `POST /transfer-in`. */
         TransferInRequest: {
