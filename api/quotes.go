@@ -410,7 +410,11 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	if amount != nil {
 		deposit = *amount
 	}
-	res, err := s.quoteFund(r.Context(), id, quote.Deposit{Key: requestKey(r), Amount: deposit})
+	d := quote.Deposit{Key: requestKey(r), Amount: deposit}
+	if o, ok := quote.SandboxOriginator(row.Transaction.Currency, row.Transaction.Reference, id); ok {
+		d.Originator = &o
+	}
+	res, err := s.quoteFund(r.Context(), id, d)
 	if err != nil {
 		return err
 	}

@@ -173,7 +173,7 @@ func (s Store) QuoteFund(ctx context.Context, quoteID uuid.UUID, d quote.Deposit
 		}
 		late := f.Step == quote.StepSendBack
 		out.Late, out.Matches = late, f.Matches && !late
-		plan, err := p.Snapshot().FundQuote(d.Amount, d.Key, late)
+		plan, err := p.Snapshot().FundQuote(d, late)
 		return plan, err == nil, err
 	}, nil, nil)
 	out.Transaction = t
@@ -394,6 +394,15 @@ func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan p
 		if c.Deposit {
 			if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: t.QuoteID.UUID, Amount: &c.DepositAmount, Key: &c.DepositKey}); err != nil {
 				return t, fmt.Errorf("record deposit: %w", err)
+			}
+		}
+		if c.Originator != nil {
+			b, err := json.Marshal(c.Originator)
+			if err != nil {
+				return t, fmt.Errorf("encode the deposit's originator: %w", err)
+			}
+			if err := q.TransactionSetOriginator(ctx, TransactionSetOriginatorParams{ID: t.ID, Originator: b}); err != nil {
+				return t, fmt.Errorf("record the deposit's originator: %w", err)
 			}
 		}
 		if c.ExecuteKey != "" {

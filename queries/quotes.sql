@@ -76,6 +76,10 @@ SELECT * FROM quotes WHERE id = @id FOR UPDATE;
 -- name: QuoteMarkExecuted :exec
 UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id AND execute_key IS NULL;
 
+-- name: TransactionSetOriginator :exec
+-- Records who sent the deposit that funded a quote's payment, as its rail reported it.
+UPDATE transactions SET originator = @originator WHERE id = @id;
+
 -- name: QuoteRecordDeposit :exec
 UPDATE quotes SET deposit_amount = @amount, deposit_key = @key WHERE id = @id AND deposit_amount IS NULL;
 

@@ -481,6 +481,11 @@ func TestRealtimeFundedQuotes(t *testing.T) {
 	if tx := w.waitFinal(q.TransactionID, 20*time.Second); tx.Status != "COMPLETED" || tx.Source.SourceType != "REALTIME_FUNDING" {
 		t.Fatalf("realtime payment %+v", tx)
 	}
+	// The source names who sent the deposit, as the (sandbox's) funding rail reported it.
+	if src := w.transaction(q.TransactionID).Source; src.Originator == nil || src.AccountHolderName != "Sandbox Payer" || src.PaymentRail != "ACH" ||
+		src.AccountIdentifier != "****6789" || src.BankIdentifier != "021000021" || src.RemittanceInformation == "" || src.TraceNumber == "" {
+		t.Fatalf("deposit originator %+v", src)
+	}
 
 	// The deposit step run twice (a retried activity) records one deposit and answers the
 	// same; another deposit is refused.

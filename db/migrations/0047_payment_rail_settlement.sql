@@ -11,9 +11,12 @@ ALTER TABLE transactions
     ADD COLUMN settlement_timeline_seconds bigint CONSTRAINT transactions_settlement_timeline CHECK (settlement_timeline_seconds >= 0),
     ADD COLUMN remittance_information      text,
     ADD COLUMN purpose_of_payment          text,
+    -- Who sent the deposit that funded a quote, as its rail reported it (the source's
+    -- originator fields).
+    ADD COLUMN originator                  jsonb,
     ADD CONSTRAINT transactions_rail_chosen CHECK ((payment_rail IS NULL) = (rail_selection_mode IS NULL));
 
 -- +goose Down
 ALTER TABLE transactions DROP CONSTRAINT transactions_rail_chosen, DROP COLUMN payment_rail, DROP COLUMN rail_selection_mode,
     DROP COLUMN expected_settlement_at, DROP COLUMN settlement_timeline_seconds, DROP COLUMN remittance_information,
-    DROP COLUMN purpose_of_payment;
+    DROP COLUMN purpose_of_payment, DROP COLUMN originator;

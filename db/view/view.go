@@ -12,6 +12,7 @@ import (
 	"paycore/db"
 	"paycore/internal/ids"
 	"paycore/internal/money"
+	"paycore/internal/quote"
 
 	"paycore/internal/catalog"
 )
@@ -70,6 +71,9 @@ type TransactionEnd struct {
 	UmaAddress      string `json:"umaAddress,omitempty"`
 	Currency        string `json:"currency"`
 	CustomerID      string `json:"customerId,omitempty"`
+	// Originator is who sent the deposit of a REALTIME_FUNDING source, as its rail
+	// reported it (its fields sit on the source; nil: nothing known).
+	*quote.Originator
 }
 
 // FailureDetails says precisely why a transaction failed (an addition to failureReason).
@@ -174,6 +178,12 @@ func TransactionOf(t db.Transaction) Transaction {
 	}
 	if t.SourceUmaAddress != nil {
 		out.Source.UmaAddress = *t.SourceUmaAddress
+	}
+	if len(t.Originator) > 0 && t.SourceKind == string(catalog.EndpointRealtimeFunding) {
+		var o quote.Originator
+		if json.Unmarshal(t.Originator, &o) == nil {
+			out.Source.Originator = &o
+		}
 	}
 	if t.DestinationUmaAddress != nil {
 		out.Destination.UmaAddress = *t.DestinationUmaAddress

@@ -106,11 +106,16 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 	}
 
 	rails := spec.rails
+	if spec.defaultRails != nil {
+		rails = spec.defaultRails
+	}
 	if _, given := obj.vals["paymentRails"]; given || spec.chosenRails {
 		var fe *FieldError
 		if rails, fe = chooseRails(obj, spec); fe != nil {
 			return Info{}, fe
 		}
+	} else if fe := requireRailFields(obj, spec, rails); fe != nil {
+		return Info{}, fe
 	}
 	out := map[string]any{"accountType": at}
 	present := map[string]string{}
@@ -237,13 +242,33 @@ func chooseRails(obj *object, spec *accountSpec) ([]string, *FieldError) {
 		if !slices.Contains(spec.rails, r) || slices.Contains(chosen[:i], r) {
 			return nil, &FieldError{path, fmt.Sprintf("must list each of %s at most once, not %q", orList(spec.rails), r)}
 		}
-		for _, name := range spec.railFields[r] {
-			if v, ok, _ := optionalString(obj, "accountInfo", name); !ok || v == "" {
-				return nil, &FieldError{"accountInfo." + name, "is required for " + r}
+	}
+	if fe := requireRailFields(obj, spec, chosen); fe != nil {
+		return nil, fe
+	}
+	return chosen, nil
+}
+
+// requireRailFields requires the fields each of rails needs (spec.railFields; "a|b" is
+// one of a and b).
+func requireRailFields(obj *object, spec *accountSpec, rails []string) *FieldError {
+	for _, r := range rails {
+		for _, need := range spec.railFields[r] {
+			names := strings.Split(need, "|")
+			given := slices.ContainsFunc(names, func(name string) bool {
+				v, ok, _ := optionalString(obj, "accountInfo", name)
+				return ok && v != ""
+			})
+			if !given {
+				msg := "is required for " + r
+				if len(names) > 1 {
+					msg = fmt.Sprintf("is required for %s (or %s)", r, strings.Join(names[1:], ", "))
+				}
+				return &FieldError{"accountInfo." + names[0], msg}
 			}
 		}
 	}
-	return chosen, nil
+	return nil
 }
 
 // identifierOrder is the precedence of bank identifiers for Info.Identifier.

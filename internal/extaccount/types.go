@@ -38,6 +38,9 @@ type accountSpec struct {
 	chosenRails   bool
 	railFields    map[string][]string
 	businessRails []string
+	// defaultRails are the rails an account of the type takes when the request names
+	// none (nil: all of rails); their fields are then required as when chosen.
+	defaultRails []string
 }
 
 // Payment rails.
@@ -78,7 +81,17 @@ var specs = map[string]*accountSpec{
 	"CAD_ACCOUNT": bank("CAD", railsBank, req("bankCode", digits(3, 3)), req("branchCode", digits(5, 5)), req("accountNumber", digits(7, 12))),
 	"COP_ACCOUNT": bank("COP", railsBankMobile, opt("bankName", length(1, 255)), opt("accountNumber", accountNumber), opt("bankAccountType", bankAccountType), opt("phoneNumber", phone)),
 	"DKK_ACCOUNT": bank("DKK", railsSEPA, req("iban", ibanMatching(`^DK[0-9]{16}$`, "DK followed by 16 digits")), opt("swiftCode", swiftCode)),
-	"EGP_ACCOUNT": bank("EGP", railsBank, req("bankName", length(1, 255)), req("accountNumber", accountNumber), opt("iban", ibanMatching(`^EG[0-9]{27}$`, "EG followed by 27 digits")), opt("swiftCode", swiftCode)),
+	// EGP accounts are paid by bank transfer (an account number or an IBAN: the peer's
+	// 2025-10-13 document asks for the first, its newer one for the second) or to a mobile
+	// wallet (MOBILE_MONEY, phoneNumber); by bank transfer unless the request chooses.
+	"EGP_ACCOUNT": {
+		currencies: []string{"EGP"},
+		fields: []field{req("bankName", length(1, 255)), opt("accountNumber", accountNumber), opt("iban", ibanMatching(`^EG[0-9]{27}$`, "EG followed by 27 digits")),
+			opt("swiftCode", swiftCode), opt("phoneNumber", phone)},
+		rails:        railsBankMobile,
+		defaultRails: railsBank,
+		railFields:   map[string][]string{"BANK_TRANSFER": {"accountNumber|iban"}, "MOBILE_MONEY": {"phoneNumber"}},
+	},
 	"EUR_ACCOUNT": bank("EUR", railsSEPA, req("iban", genericIBAN), opt("swiftCode", swiftCode)),
 	"GBP_ACCOUNT": bank("GBP", []string{"FASTER_PAYMENTS"}, req("sortCode", digits(6, 6)), req("accountNumber", digits(8, 8))),
 	"GHS_ACCOUNT": bank("GHS", railsBankMobile, opt("accountNumber", accountNumber), opt("phoneNumber", phone)),
@@ -86,7 +99,17 @@ var specs = map[string]*accountSpec{
 	"HKD_ACCOUNT": bank("HKD", railsBank, req("bankName", length(1, 255)), req("accountNumber", accountNumber), req("swiftCode", swiftCode)),
 	"HTG_ACCOUNT": bank("HTG", railsMobile, req("phoneNumber", phone)),
 	"IDR_ACCOUNT": bank("IDR", railsBank, req("bankName", length(1, 255)), req("accountNumber", accountNumber), req("swiftCode", swiftCode), req("phoneNumber", phoneIDR)),
-	"INR_ACCOUNT": bank("INR", []string{"UPI"}, req("vpa", vpa)),
+	// INR accounts are paid over UPI (a vpa) or by NEFT or RTGS (accountNumber and IFSC;
+	// rail, which the peer's newer document adds, may name the one to route over); over
+	// UPI unless the request chooses.
+	"INR_ACCOUNT": {
+		currencies: []string{"INR"},
+		fields: []field{opt("vpa", vpa), opt("accountNumber", digits(9, 18)), opt("ifsc", ifsc), opt("rail", enum("NEFT", "RTGS")),
+			opt("bankName", length(1, 255))},
+		rails:        []string{"UPI", "NEFT", "RTGS"},
+		defaultRails: []string{"UPI"},
+		railFields:   map[string][]string{"UPI": {"vpa"}, "NEFT": {"accountNumber", "ifsc"}, "RTGS": {"accountNumber", "ifsc"}},
+	},
 	"JMD_ACCOUNT": bank("JMD", railsBank, req("accountNumber", accountNumber), req("branchCode", digits(5, 5)), req("bankAccountType", bankAccountType)),
 	"KES_ACCOUNT": mobile("KES", phonePrefix("+254", 9)),
 	"MWK_ACCOUNT": mobile("MWK", phonePrefix("+265", 9)),
@@ -104,7 +127,9 @@ var specs = map[string]*accountSpec{
 	"TZS_ACCOUNT": mobile("TZS", phonePrefix("+255", 9)),
 	"UGX_ACCOUNT": mobile("UGX", phonePrefix("+256", 9)),
 	"USD_ACCOUNT": bank("USD", []string{"ACH", "WIRE", "RTP", "FEDNOW"}, req("accountNumber", digits(4, 17)), req("routingNumber", routingNumber),
-		opt("bankAccountType", bankAccountType), opt("bankName", length(1, 255)), opt("platformAccountId", length(1, 255))),
+		opt("bankAccountType", bankAccountType), opt("bankName", length(1, 255)), opt("platformAccountId", length(1, 255)),
+		// A wire's correspondent bank and bank-to-bank instructions (ignored on ACH, RTP, FEDNOW).
+		opt("intermediaryBankName", length(1, 140)), opt("intermediaryRoutingNumber", routingNumber), opt("fiToFiInformation", length(1, 210))),
 	"VND_ACCOUNT": bank("VND", railsBank, req("bankName", length(1, 255)), req("accountNumber", accountNumber), req("swiftCode", swiftCode)),
 	"XAF_ACCOUNT": mobile("XAF", phone, req("region", enum("CM", "CG"))),
 	"XOF_ACCOUNT": mobile("XOF", phone, req("region", enum("BJ", "CI", "SN", "TG"))),
@@ -201,6 +226,7 @@ var (
 	phone    = matching(regexp.MustCompile(`^\+[0-9]{6,14}$`), "a phone number in international format: + followed by 6 to 14 digits")
 	phoneIDR = matching(regexp.MustCompile(`^\+62[0-9]{9,12}$`), "an Indonesian phone number: +62 followed by 9 to 12 digits")
 	vpaRE    = regexp.MustCompile(`^[a-zA-Z0-9.\-_]+@[a-zA-Z0-9]+$`)
+	ifscRE   = regexp.MustCompile(`^[A-Z]{4}0[A-Z0-9]{6}$`)
 	evmRE    = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	tronRE   = regexp.MustCompile(`^T[1-9A-HJ-NP-Za-km-z]{33}$`)
 	sparkRE  = regexp.MustCompile(`^(spark|sparkrt|sprt|sp)1[02-9ac-hj-np-z]{20,120}$`)
@@ -281,6 +307,15 @@ func vpa(s string) string {
 		return "must be a UPI virtual payment address (name@bank), 3 to 255 characters"
 	}
 	return ""
+}
+
+// ifsc checks an Indian Financial System Code: 4 letters (the bank), 0, 6 letters or
+// digits (the branch).
+func ifsc(s string) string {
+	if ifscRE.MatchString(s) {
+		return ""
+	}
+	return "must be an IFSC: 4 letters, 0, then 6 letters or digits (HDFC0001234)"
 }
 
 func evmAddress(s string) string {

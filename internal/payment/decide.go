@@ -219,14 +219,16 @@ func (s Snapshot) ExecuteQuote(key string, walletSignature, agentID ids.Optional
 // DepositKey is the execution key of a quote executed by its deposit.
 const DepositKey = "deposit"
 
-// FundQuote takes in a deposit of amount (key identifies it) for a quote funded by one, as
+// FundQuote takes in a deposit d (its amount, the key that identifies it, who sent it) for a
+// quote funded by one, as
 // the quote's state machine decided. On time (quote.StepHold) the money comes in from the
 // payer outside to the DEPOSITS account, held for the payment, and the quote is executed
 // (PROCESSING). Late (quote.StepSendBack) it comes in and goes straight back: the
 // transaction (expired now if its timer has not fired yet) records the refund, TIMEOUT,
 // opened and completed.
-func (s Snapshot) FundQuote(amount int64, key string, late bool) (Plan, error) {
-	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: key}}
+func (s Snapshot) FundQuote(d quote.Deposit, late bool) (Plan, error) {
+	amount := d.Amount
+	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: d.Key, Originator: d.Originator}}
 	if !late {
 		to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
 		if err != nil {

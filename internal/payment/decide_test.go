@@ -9,6 +9,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/events"
 	"paycore/internal/ids"
+	"paycore/internal/quote"
 	"paycore/internal/rail"
 )
 
@@ -211,12 +212,12 @@ func TestQuoteTriggers(t *testing.T) {
 		t.Error("an expired payment was executed")
 	}
 
-	onTime, err := s.FundQuote(500, "d", false)
+	onTime, err := s.FundQuote(quote.Deposit{Amount: 500, Key: "d"}, false)
 	if err != nil || onTime.Quote.ExecuteKey != DepositKey || !onTime.Quote.Deposit || onTime.Status.To != catalog.TxProcessing ||
 		!reflect.DeepEqual(onTime.Legs, []Leg{{"USD", []Move{{System(SandboxFunding), -500, 0}, {System(Deposits), 500, 500}}}}) {
 		t.Errorf("deposit on time: %+v %v", onTime, err)
 	}
-	late, err := s.FundQuote(500, "d", true)
+	late, err := s.FundQuote(quote.Deposit{Amount: 500, Key: "d"}, true)
 	if err != nil || late.Quote.ExecuteKey != "" || late.Status == nil || late.Status.To != catalog.TxExpired || len(late.Refunds) != 2 ||
 		late.Refunds[0].Open == "" || late.Refunds[1].End != RefundCompleted {
 		t.Errorf("late deposit: %+v %v", late, err)
@@ -224,7 +225,7 @@ func TestQuoteTriggers(t *testing.T) {
 	balanced(t, "late", late)
 	expired := s
 	expired.Status = catalog.TxExpired
-	if late, _ := expired.FundQuote(500, "d", true); late.Status != nil || len(late.Refunds) != 2 {
+	if late, _ := expired.FundQuote(quote.Deposit{Amount: 500, Key: "d"}, true); late.Status != nil || len(late.Refunds) != 2 {
 		t.Errorf("late deposit after the timer: %+v", late)
 	}
 

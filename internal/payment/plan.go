@@ -11,6 +11,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/quote"
 	"paycore/internal/rail"
 )
 
@@ -129,6 +130,8 @@ type QuoteChange struct {
 	Deposit       bool
 	DepositAmount int64
 	DepositKey    string
+	// Originator is who sent the deposit, recorded on the transaction (nil: unknown).
+	Originator *quote.Originator
 }
 
 // Plan is what one change of a payment does, applied in this order in one database

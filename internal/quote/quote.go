@@ -118,6 +118,21 @@ type Execution struct {
 type Deposit struct {
 	Key    string
 	Amount int64
+	// Originator is what the funding rail says of who sent it, nil when it says nothing.
+	Originator *Originator `json:",omitempty"`
+}
+
+// Originator is who sent a deposit, as its rail reports it (the transaction's source shows
+// it): every field is best effort, the account identifier masked.
+type Originator struct {
+	AccountHolderName     string `json:"accountHolderName,omitempty"`
+	AccountIdentifier     string `json:"accountIdentifier,omitempty"`
+	BankName              string `json:"bankName,omitempty"`
+	BankIdentifier        string `json:"bankIdentifier,omitempty"`
+	PaymentRail           string `json:"paymentRail,omitempty"`
+	RemittanceInformation string `json:"remittanceInformation,omitempty"`
+	EndToEndID            string `json:"endToEndId,omitempty"`
+	TraceNumber           string `json:"traceNumber,omitempty"`
 }
 
 // Source is the source of a quote.

@@ -286,7 +286,7 @@ func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error 
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -384,13 +384,14 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Transaction.SettlementTimelineSeconds,
 		&i.Transaction.RemittanceInformation,
 		&i.Transaction.PurposeOfPayment,
+		&i.Transaction.Originator,
 		&i.PayloadToSign,
 	)
 	return i, err
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -482,6 +483,7 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Transaction.SettlementTimelineSeconds,
 		&i.Transaction.RemittanceInformation,
 		&i.Transaction.PurposeOfPayment,
+		&i.Transaction.Originator,
 		&i.PayloadToSign,
 	)
 	return i, err
@@ -555,5 +557,20 @@ type QuoteRecordDepositParams struct {
 
 func (q *Queries) QuoteRecordDeposit(ctx context.Context, arg QuoteRecordDepositParams) error {
 	_, err := q.db.Exec(ctx, quoteRecordDeposit, arg.Amount, arg.Key, arg.ID)
+	return err
+}
+
+const transactionSetOriginator = `-- name: TransactionSetOriginator :exec
+UPDATE transactions SET originator = $1 WHERE id = $2
+`
+
+type TransactionSetOriginatorParams struct {
+	Originator json.RawMessage
+	ID         uuid.UUID
+}
+
+// Records who sent the deposit that funded a quote's payment, as its rail reported it.
+func (q *Queries) TransactionSetOriginator(ctx context.Context, arg TransactionSetOriginatorParams) error {
+	_, err := q.db.Exec(ctx, transactionSetOriginator, arg.Originator, arg.ID)
 	return err
 }

@@ -480,6 +480,7 @@ type Transaction struct {
 	SettlementTimelineSeconds *int64
 	RemittanceInformation     *string
 	PurposeOfPayment          *string
+	Originator                json.RawMessage
 }
 
 type UmaDomainProof struct {

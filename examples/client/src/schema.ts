@@ -4403,6 +4403,22 @@ export interface components {
             /** @description Currency code. */
             currency: string;
             customerId?: string;
+            /** @description The originator of a deposit (REALTIME_FUNDING), as its funding rail reports it; every originator field is best effort. */
+            accountHolderName?: string;
+            /** @description The originator's account number or IBAN, masked. */
+            accountIdentifier?: string;
+            /** @description The originating bank. */
+            bankName?: string;
+            /** @description The originating bank's routing number, BIC or other identifier on its rail. */
+            bankIdentifier?: string;
+            /** @description The rail the deposit arrived on. */
+            paymentRail?: components["schemas"]["PaymentRail"];
+            /** @description What the originator sent with the deposit (the ACH addenda, a wire's originator-to-beneficiary information). */
+            remittanceInformation?: string;
+            /** @description The originator's own end-to-end reference. */
+            endToEndId?: string;
+            /** @description The rail's tracking number (an ACH trace number, a wire's IMAD/OMAD), for reconciliation. */
+            traceNumber?: string;
         };
         /** @description Where the money goes; `accountId` is an `InternalAccount:` or `ExternalAccount:` id. */
         TransactionDestination: {
@@ -4798,7 +4814,8 @@ export interface components {
          *     - `CAD_ACCOUNT`: bankCode* (3 digits), branchCode* (5 digits), accountNumber* (7-12 digits); individual beneficiary may add registrationNumber.
          *     - `COP_ACCOUNT`: bankName, accountNumber, bankAccountType (CHECKING, SAVINGS), phoneNumber; individual beneficiary may add documentType (CC, CE, TI, NIT, PP), documentNumber.
          *     - `DKK_ACCOUNT`: iban* (`^DK[0-9]{16}$`), swiftCode.
-         *     - `EGP_ACCOUNT`: bankName*, accountNumber*, iban (`^EG[0-9]{27}$`), swiftCode.
+         *     - `EGP_ACCOUNT`: bankName*, accountNumber, iban (`^EG[0-9]{27}$`), swiftCode, phoneNumber; paid by
+         *       `BANK_TRANSFER` (accountNumber or iban required; the default) or `MOBILE_MONEY` (phoneNumber required).
          *     - `EUR_ACCOUNT`: iban* (15-34, `^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$`), swiftCode; individual beneficiary also needs address or countryOfResidence (the peer's 2025-10-13 document asks for the first, its newer one for the second; either is accepted).
          *     - `GBP_ACCOUNT`: sortCode* (6 digits), accountNumber* (8 digits).
          *     - `GHS_ACCOUNT`: accountNumber, phoneNumber.
@@ -4806,19 +4823,23 @@ export interface components {
          *     - `HKD_ACCOUNT`, `MYR_ACCOUNT`, `THB_ACCOUNT`, `VND_ACCOUNT`, `SGD_ACCOUNT`: bankName*, accountNumber*, swiftCode*.
          *     - `HTG_ACCOUNT`: phoneNumber*.
          *     - `IDR_ACCOUNT`: bankName*, accountNumber*, swiftCode*, phoneNumber*.
-         *     - `INR_ACCOUNT`: vpa*.
+         *     - `INR_ACCOUNT`: vpa, accountNumber (9-18 digits), ifsc (`^[A-Z]{4}0[A-Z0-9]{6}$`), rail (NEFT, RTGS), bankName;
+         *       paid over `UPI` (vpa required; the default), `NEFT` or `RTGS` (accountNumber and ifsc required).
          *     - `JMD_ACCOUNT`: accountNumber*, branchCode* (5 digits), bankAccountType* (CHECKING, SAVINGS); individual beneficiary also needs address, phoneNumber.
          *     - `MXN_ACCOUNT`: clabeNumber* (18 digits).
          *     - `NGN_ACCOUNT`: accountNumber* (10 digits), bankName*. `ZAR_ACCOUNT`: accountNumber* (9-13 digits), bankName*. `PHP_ACCOUNT`: bankName*, accountNumber* (8-16 digits).
          *     - `PKR_ACCOUNT`: accountNumber, iban (`^PK[0-9]{2}[A-Z]{4}[0-9]{16}$`), phoneNumber, bankName. `SLV_ACCOUNT`: bankName, accountNumber, bankAccountType, phoneNumber.
-         *     - `USD_ACCOUNT`: accountNumber* (4-17 digits), routingNumber* (9 digits, valid ABA checksum), bankAccountType (CHECKING, SAVINGS), bankName, platformAccountId.
+         *     - `USD_ACCOUNT`: accountNumber* (4-17 digits), routingNumber* (9 digits, valid ABA checksum), bankAccountType (CHECKING, SAVINGS), bankName, platformAccountId;
+         *       for wires through a correspondent bank intermediaryBankName (1-140), intermediaryRoutingNumber (a valid ABA
+         *       routing number) and fiToFiInformation (1-210, bank-to-bank instructions).
          *     - `SWIFT_ACCOUNT`: country* (2 letters), swiftCode*, bankName*, accountNumber, iban.
          *     - `CNY_ACCOUNT`: paymentRails* (the rails the account is paid by, chosen here as the peer's newer document
          *       asks: `BANK_TRANSFER` needs accountNumber (1-34) and bankName and a BUSINESS beneficiary; `MOBILE_MONEY`, an
          *       AliPay or WeChat Pay wallet named by bankName, needs bankName and phoneNumber).
          *     Every bank and mobile-money type takes an optional `paymentRails` (required for `CNY_ACCOUNT`): the rails
          *     the account is paid by, a non-empty list of its type's rails (below, as the account shows them) each at most
-         *     once, kept as given; without it the account takes all of them. Wallet types take none.
+         *     once, kept as given; without it the account takes all of them (`INR_ACCOUNT`: UPI; `EGP_ACCOUNT`:
+         *     BANK_TRANSFER). Wallet types take none.
          *     - `BASE_WALLET`, `ETHEREUM_WALLET`, `PLASMA_WALLET` (USDT), `POLYGON_WALLET`, `SOLANA_WALLET`, `SPARK_WALLET`, `TRON_WALLET`: address*.
          *     - `LIGHTNING`: exactly one of invoice (BOLT11), bolt12, lightningAddress.
          *     `swiftCode` is 8 or 11 characters (`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`);
