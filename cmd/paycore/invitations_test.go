@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -270,6 +271,14 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 	for i := range 24 {
 		invitees = append(invitees, inviteeOf(t, b, bp.UmaDomain, fmt.Sprintf("user%d", i)))
 	}
+	// The dev server has been seen to leave a burst of updates to one workflow unscheduled
+	// for about 30 s before dispatching them (the dump below shows no workflow task
+	// meanwhile); the racing clients wait up to 90 s for their answer, as patient clients
+	// do. What is asserted, exactly one success and every other answer a refusal, is the
+	// same.
+	patient := &http.Client{Timeout: 90 * time.Second}
+	ac, bc := *a.c, *b
+	ac.HTTP, bc.HTTP = patient, patient
 	for round := range 3 {
 		inv := a.invite(nil)
 		var wg sync.WaitGroup
@@ -282,9 +291,9 @@ func TestInvitationClaimCancelRace(t *testing.T) {
 				defer wg.Done()
 				var r *apitest.Response
 				if i%3 == 0 {
-					r = a.c.Do("POST", "/invitations/"+inv.Code+"/cancel", nil)
+					r = ac.Do("POST", "/invitations/"+inv.Code+"/cancel", nil)
 				} else {
-					r = b.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": invitees[i]})
+					r = bc.Do("POST", "/invitations/"+inv.Code+"/claim", map[string]any{"inviteeUma": invitees[i]})
 				}
 				mu.Lock()
 				defer mu.Unlock()

@@ -387,12 +387,17 @@ func TestBankRejectedTransferOutIsFailed(t *testing.T) {
 // COMPLIANCE_REVIEW while it waits at its rail, in and out, and none once it completed.
 func TestTransferPendingReason(t *testing.T) {
 	t.Parallel()
-	// The pendingReason shows only while the rail's slow wait lasts: long enough for a
-	// poll to see it on a loaded machine.
-	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 10 * time.Second })
+	// The pendingReason shows only while the rail's slow wait lasts.
+	s := newStack(t, func(c *config.Config) { c.SandboxSlowDelay = 6 * time.Second })
 	w := newWorld(t, s)
 	w.fund(10_000)
-	for i, r := range []*apitest.Response{w.transferOut(w.external("008"), 1_000), w.transferIn(w.external("008"), 2_000)} {
+	// Each transfer is made just before its pendingReason is looked for: made together, the
+	// second one's slow wait would run while the first one's is watched, and could end first.
+	for i, create := range []func() *apitest.Response{
+		func() *apitest.Response { return w.transferOut(w.external("008"), 1_000) },
+		func() *apitest.Response { return w.transferIn(w.external("008"), 2_000) },
+	} {
+		r := create()
 		if r.Status != 201 {
 			t.Fatalf("transfer: %d %s", r.Status, r.Body)
 		}
