@@ -15,11 +15,9 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
-	"paycore/internal/banking"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/quote"
-	"paycore/internal/transfer"
 	"paycore/internal/walletauth"
 	"paycore/workflows/start"
 )
@@ -51,12 +49,6 @@ type quoteBody struct {
 	PurposeOfPayment     *string               `json:"purposeOfPayment"`
 	SenderCustomerInfo   map[string]string     `json:"senderCustomerInfo"`
 }
-
-// Values of the quote request's enumerations, shared with transfers out.
-var (
-	purposesOfPayment = transfer.PurposesOfPayment
-	paymentRails      = banking.PaymentRails
-)
 
 var errQuoteNotFound = errorOf(quote.NotFound())
 
@@ -136,8 +128,9 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 		return req, invalidField("lockedCurrencyAmount", "lockedCurrencyAmount must be from 1 to %d", int64(quote.MaxLockedAmount))
 	case b.Description != nil && utf8.RuneCountInString(*b.Description) > 500:
 		return req, invalidField("description", "description must be at most 500 characters")
-	case b.PurposeOfPayment != nil && !slices.Contains(purposesOfPayment, *b.PurposeOfPayment):
-		return req, invalidField("purposeOfPayment", "purposeOfPayment must be one of %v", purposesOfPayment)
+	}
+	if err := checkPurpose(b.PurposeOfPayment); err != nil {
+		return req, err
 	}
 	if b.LookupID != nil {
 		id, err := ids.Parse(ids.Lookup, *b.LookupID)
@@ -221,8 +214,9 @@ func quoteDestination(b *quoteDestinationBody) (quote.Destination, error) {
 		return out, invalidField("destination.destinationType", "destination.destinationType is required (ACCOUNT or UMA_ADDRESS)")
 	case b.Currency != nil && !currencyCode(*b.Currency):
 		return out, invalidField("destination.currency", "destination.currency must be a currency code such as EUR")
-	case b.PaymentRail != nil && !slices.Contains(paymentRails, *b.PaymentRail):
-		return out, invalidField("destination.paymentRail", "destination.paymentRail must be one of %v", paymentRails)
+	}
+	if err := checkPaymentRail(b.PaymentRail); err != nil {
+		return out, err
 	}
 	switch quote.DestinationKind(*b.DestinationType) {
 	case quote.DestinationAccount:

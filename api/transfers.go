@@ -118,23 +118,36 @@ func (s *Server) transferRequest(r *http.Request, kind transfer.Kind) (transfer.
 // none of them.
 func transferExtras(b transferBody, kind transfer.Kind) error {
 	switch {
-	case kind == transfer.In && b.Source.PaymentRail != nil:
-		return invalidField("source.paymentRail", "source.paymentRail: a transfer in is pulled over the sending bank's rail")
-	case b.Destination.PaymentRail != nil && kind == transfer.In:
+	case b.Source.PaymentRail != nil:
+		return invalidField("source.paymentRail", "source.paymentRail: a transfer's rail is named on its external account's side (destination.paymentRail, transfers out)")
+	case kind == transfer.In && b.Destination.PaymentRail != nil:
 		return invalidField("destination.paymentRail", "destination.paymentRail: the destination of a transfer in is an internal account")
-	case kind == transfer.Out && b.Source.PaymentRail != nil:
-		return invalidField("source.paymentRail", "source.paymentRail: the source of a transfer out is an internal account")
-	case b.Destination.PaymentRail != nil && !slices.Contains(banking.PaymentRails, *b.Destination.PaymentRail):
-		return invalidField("destination.paymentRail", "destination.paymentRail must be one of %v", banking.PaymentRails)
-	case kind == transfer.In && (b.RemittanceInformation != nil || b.PurposeOfPayment != nil):
-		field := "remittanceInformation"
-		if b.RemittanceInformation == nil {
-			field = "purposeOfPayment"
-		}
-		return invalidField(field, "%s travels with a transfer out only", field)
+	case kind == transfer.In && b.RemittanceInformation != nil:
+		return invalidField("remittanceInformation", "remittanceInformation travels with a transfer out only")
+	case kind == transfer.In && b.PurposeOfPayment != nil:
+		return invalidField("purposeOfPayment", "purposeOfPayment travels with a transfer out only")
 	case b.RemittanceInformation != nil && (!strictjson.ValidText(*b.RemittanceInformation) || utf8.RuneCountInString(*b.RemittanceInformation) > transfer.MaxRemittanceLength):
 		return invalidField("remittanceInformation", "remittanceInformation must be text of at most %d characters", transfer.MaxRemittanceLength)
-	case b.PurposeOfPayment != nil && !slices.Contains(transfer.PurposesOfPayment, *b.PurposeOfPayment):
+	}
+	if err := checkPaymentRail(b.Destination.PaymentRail); err != nil {
+		return err
+	}
+	return checkPurpose(b.PurposeOfPayment)
+}
+
+// checkPaymentRail refuses a destination.paymentRail (of a transfer out or a quote) that is
+// not a payment rail; whether the account offers it is the payment's rule.
+func checkPaymentRail(rail *string) error {
+	if rail != nil && !slices.Contains(banking.PaymentRails, *rail) {
+		return invalidField(banking.RailField, "%s must be one of %v", banking.RailField, banking.PaymentRails)
+	}
+	return nil
+}
+
+// checkPurpose refuses a purposeOfPayment (of a transfer out or a quote) outside the
+// peer's enumeration.
+func checkPurpose(purpose *string) error {
+	if purpose != nil && !slices.Contains(transfer.PurposesOfPayment, *purpose) {
 		return invalidField("purposeOfPayment", "purposeOfPayment must be one of %v", transfer.PurposesOfPayment)
 	}
 	return nil

@@ -164,7 +164,7 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier,
 			AccountType: acc.Destination.AccountType, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
-			Platform: r.PlatformID, FeeLimit: terms.NetworkFee}
+			Platform: r.PlatformID, FeeLimit: terms.NetworkFee, PaymentRail: terms.Rail.Rail, Purpose: r.PurposeOfPayment}
 		if x := terms.Remote; x != nil {
 			rail.Currency, rail.Invoice, rail.Callback, rail.Domain = quote.PayoutCurrency, x.Invoice, x.UtxoCallback, x.PayerDomain
 		}
@@ -305,7 +305,8 @@ func quoteRail(ctx context.Context, q *queries, qt Quote, t Transaction) (quote.
 	}
 	uma := qt.DestinationKind == string(quote.DestinationUMA)
 	rail := quote.Rail{Internal: qt.DestinationInternal || (uma && t.DestinationAccountID.Valid), Uma: uma, Identifier: qt.DestinationIdentifier,
-		Environment: p.Environment, Platform: t.PlatformID, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID}
+		Environment: p.Environment, Platform: t.PlatformID, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID,
+		PaymentRail: Deref(t.PaymentRail), Purpose: Deref(t.PurposeOfPayment)}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil {
 		rail.Currency, rail.Amount, rail.FeeLimit = *t.ReceivingCurrency, *t.ReceivingAmount, Deref(t.NetworkFee)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"paycore/db"
 	"paycore/db/view"
 )
 
@@ -42,12 +43,12 @@ func TestTransferOutPaymentRail(t *testing.T) {
 	}
 
 	auto, status, body := send(nil, nil)
-	if status != 201 || deref(auto.PaymentRail) != "ACH" || deref(auto.RailSelectionMode) != "AUTO" || auto.SettlementTimelineSeconds == nil ||
+	if status != 201 || db.Deref(auto.PaymentRail) != "ACH" || db.Deref(auto.RailSelectionMode) != "AUTO" || auto.SettlementTimelineSeconds == nil ||
 		*auto.SettlementTimelineSeconds != 86_400 || !near(auto.ExpectedSettlementAt, auto.CreatedAt.Add(24*time.Hour)) {
 		t.Fatalf("default rail: %d %s %+v", status, body, auto)
 	}
 	wire, status, body := send(map[string]any{"remittanceInformation": "INV-2026-0042", "purposeOfPayment": "SALARY_PAYMENT"}, map[string]any{"paymentRail": "WIRE"})
-	if status != 201 || deref(wire.PaymentRail) != "WIRE" || deref(wire.RailSelectionMode) != "MANUAL" || *wire.SettlementTimelineSeconds != 14_400 ||
+	if status != 201 || db.Deref(wire.PaymentRail) != "WIRE" || db.Deref(wire.RailSelectionMode) != "MANUAL" || *wire.SettlementTimelineSeconds != 14_400 ||
 		!near(wire.ExpectedSettlementAt, wire.CreatedAt.Add(4*time.Hour)) {
 		t.Fatalf("wire: %d %s %+v", status, body, wire)
 	}
@@ -57,7 +58,7 @@ func TestTransferOutPaymentRail(t *testing.T) {
 		t.Fatalf("stored extras: %q %q %v", remittance, purpose, err)
 	}
 	instant, status, body := send(nil, map[string]any{"paymentRail": "RTP"})
-	if status != 201 || deref(instant.PaymentRail) != "RTP" || *instant.SettlementTimelineSeconds != 0 || instant.ExpectedSettlementAt != nil {
+	if status != 201 || db.Deref(instant.PaymentRail) != "RTP" || *instant.SettlementTimelineSeconds != 0 || instant.ExpectedSettlementAt != nil {
 		t.Fatalf("instant rail: %d %s %+v", status, body, instant)
 	}
 
@@ -90,7 +91,7 @@ func TestTransferOutPaymentRail(t *testing.T) {
 			t.Fatalf("quote %q: %d %s", tc.rail, r.Status, r.Body)
 		}
 		tx := w.transaction(r.JSON(t)["transactionId"].(string))
-		if deref(tx.PaymentRail) != tc.want || deref(tx.RailSelectionMode) != tc.mode || deref(tx.SettlementTimelineSeconds) != tc.seconds ||
+		if db.Deref(tx.PaymentRail) != tc.want || db.Deref(tx.RailSelectionMode) != tc.mode || db.Deref(tx.SettlementTimelineSeconds) != tc.seconds ||
 			(tc.seconds == 0) != (tx.ExpectedSettlementAt == nil) {
 			t.Fatalf("quote %q: %+v", tc.rail, tx)
 		}
@@ -108,12 +109,4 @@ func TestTransferOutPaymentRail(t *testing.T) {
 	if w.balance() != before {
 		t.Fatalf("a refused transfer moved money: %d, want %d", w.balance(), before)
 	}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

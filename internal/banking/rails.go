@@ -1,9 +1,10 @@
 package banking
 
 import (
-	"fmt"
 	"slices"
 	"time"
+
+	"paycore/internal/problem"
 )
 
 // PaymentRails are the payment networks a payment to a bank account or mobile wallet may
@@ -37,10 +38,13 @@ type RailChoice struct {
 	Timeline time.Duration `json:",omitempty"`
 }
 
-// ChooseRail picks the rail of a payment to an account offering rails: the requested one,
-// which must be among them (MANUAL), else the first of them (AUTO). An account without
-// rails has none (the zero RailChoice), and then nothing may be requested. The error
-// names what the account offers.
+// RailField is the request field that names a payment's rail.
+const RailField = "destination.paymentRail"
+
+// ChooseRail picks the rail of a payment to an account offering rails: the requested one
+// (destination.paymentRail), which must be among them (MANUAL), else the first of them
+// (AUTO). An account without rails has none (the zero RailChoice), and then nothing may
+// be requested. The refusal is a 400 on RailField naming what the account offers.
 func ChooseRail(requested string, offered []string) (RailChoice, error) {
 	rail, mode := requested, RailManual
 	switch {
@@ -49,9 +53,9 @@ func ChooseRail(requested string, offered []string) (RailChoice, error) {
 	case requested == "":
 		rail, mode = offered[0], RailAuto
 	case len(offered) == 0:
-		return RailChoice{}, fmt.Errorf("the account is not paid over a payment rail; omit it")
+		return RailChoice{}, problem.Field(RailField, "%s: the account is not paid over a payment rail; omit it", RailField)
 	case !slices.Contains(offered, requested):
-		return RailChoice{}, fmt.Errorf("the account is paid over %v, not %s", offered, requested)
+		return RailChoice{}, problem.Field(RailField, "%s: the account is paid over %v, not %s", RailField, offered, requested)
 	}
 	return RailChoice{Rail: rail, Mode: mode, Timeline: settlement[rail]}, nil
 }

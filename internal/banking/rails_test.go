@@ -1,8 +1,11 @@
 package banking
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"paycore/internal/problem"
 )
 
 // Every payment rail has a settlement timeline; the requested rail must be one the account
@@ -30,7 +33,8 @@ func TestChooseRail(t *testing.T) {
 		{"ACH", nil, RailChoice{}, nil, true},
 	} {
 		got, err := ChooseRail(tc.requested, tc.offered)
-		if (err != nil) != tc.bad || got != tc.want {
+		var fe *problem.FieldError
+		if (err != nil) != tc.bad || got != tc.want || (err != nil && (!errors.As(err, &fe) || fe.Field != RailField)) {
 			t.Errorf("%q of %v: %+v %v", tc.requested, tc.offered, got, err)
 		}
 		if at := got.ExpectedAt(sent); (at == nil) != (tc.at == nil) || (at != nil && !at.Equal(*tc.at)) {

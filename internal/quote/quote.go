@@ -328,11 +328,7 @@ func (r Request) ChooseRail(a Accounts) (banking.RailChoice, error) {
 	if a.Destination != nil && !a.Destination.Internal && !a.Destination.Uma {
 		offered = a.Destination.PaymentRails
 	}
-	c, err := banking.ChooseRail(r.Destination.PaymentRail, offered)
-	if err != nil {
-		return c, problem.Field("destination.paymentRail", "destination.paymentRail: %s", err.Error())
-	}
-	return c, nil
+	return banking.ChooseRail(r.Destination.PaymentRail, offered)
 }
 
 // checkSource is the part of the rule about where the money comes from: an internal
@@ -608,6 +604,11 @@ type Rail struct {
 	// FeeLimit is the network fee the quote reserved (Priced.NetworkFee): the most the
 	// payout's network may charge on top of Amount; 0 none (the rail's default limit).
 	FeeLimit int64 `json:",omitempty"`
+	// PaymentRail is the network a payout to a bank account travels on (the quote's rail
+	// choice; "" for other destinations, and in rails recorded before it existed), and
+	// Purpose the purposeOfPayment that travels with it.
+	PaymentRail string `json:",omitempty"`
+	Purpose     string `json:",omitempty"`
 }
 
 // Instruction is the payout as its rail is given it; false for a payment into an internal
@@ -617,7 +618,8 @@ func (r Rail) Instruction() (rail.Instruction, bool) {
 		return rail.Instruction{}, false
 	}
 	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency,
-		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Invoice: r.Invoice, Amount: r.Amount, FeeLimit: r.FeeLimit}, true
+		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Invoice: r.Invoice, Amount: r.Amount, FeeLimit: r.FeeLimit,
+		PaymentRail: r.PaymentRail, PurposeOfPayment: r.Purpose}, true
 }
 
 // Kind is the kind of destination the payout goes to.

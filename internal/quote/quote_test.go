@@ -312,6 +312,15 @@ func TestRailOutcome(t *testing.T) {
 	}
 }
 
+// A payout to a bank account tells its rail the network it travels on and its purpose.
+func TestRailInstructionCarriesItsRail(t *testing.T) {
+	in, ok := Rail{Identifier: "DE89370400440532013000", AccountType: "EUR_ACCOUNT", Environment: catalog.Sandbox, Currency: "EUR", Amount: 5,
+		PaymentRail: "SEPA_INSTANT", Purpose: "GIFT"}.Instruction()
+	if !ok || in.PaymentRail != "SEPA_INSTANT" || in.PurposeOfPayment != "GIFT" || in.Payment != rail.Payout {
+		t.Fatalf("%+v", in)
+	}
+}
+
 // payout is how r's payout ends with the default rails (the sandbox rail for sandbox
 // platforms, none for production), as the rail step submits it.
 func payout(t *testing.T, r Rail) rail.Outcome {

@@ -112,11 +112,7 @@ func (r Request) ChooseRail(a Accounts) (banking.RailChoice, error) {
 	if r.Kind != Out {
 		return banking.RailChoice{}, nil
 	}
-	c, err := banking.ChooseRail(r.PaymentRail, a.External.PaymentRails)
-	if err != nil {
-		return c, problem.Field("destination.paymentRail", "destination.paymentRail: %s", err.Error())
-	}
-	return c, nil
+	return banking.ChooseRail(r.PaymentRail, a.External.PaymentRails)
 }
 
 // checkBalance is the last step of the rule: a transfer out does not exceed the available
