@@ -102,11 +102,14 @@ func errorOf(err error) *Error {
 		for k, v := range fe.Details {
 			details[k] = v
 		}
-		code := fe.Code
+		code, status := fe.Code, http.StatusBadRequest
 		if code == "" {
 			code = catalog.InvalidInput
 		}
-		return &Error{Status: http.StatusBadRequest, Code: code, Message: fe.Message, Details: details}
+		if code == catalog.NotImplemented { // a field naming what the service does not do yet
+			status = http.StatusNotImplemented
+		}
+		return &Error{Status: status, Code: code, Message: fe.Message, Details: details}
 	case errors.As(err, &rf):
 		e := refusal(rf.Code, rf.Message, rf.Details)
 		e.Reason, e.RetryAfter = rf.Reason, rf.RetryAfter

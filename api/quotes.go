@@ -17,6 +17,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/platformfee"
 	"paycore/internal/quote"
 	"paycore/internal/walletauth"
 	"paycore/workflows/start"
@@ -39,15 +40,16 @@ type quoteDestinationBody struct {
 }
 
 type quoteBody struct {
-	LookupID             *string               `json:"lookupId"`
-	Source               *quoteSourceBody      `json:"source"`
-	Destination          *quoteDestinationBody `json:"destination"`
-	LockedCurrencySide   *string               `json:"lockedCurrencySide"`
-	LockedCurrencyAmount *int64                `json:"lockedCurrencyAmount"`
-	ImmediatelyExecute   *bool                 `json:"immediatelyExecute"`
-	Description          *string               `json:"description" blank:"ok"`
-	PurposeOfPayment     *string               `json:"purposeOfPayment"`
-	SenderCustomerInfo   map[string]string     `json:"senderCustomerInfo"`
+	LookupID             *string                    `json:"lookupId"`
+	Source               *quoteSourceBody           `json:"source"`
+	Destination          *quoteDestinationBody      `json:"destination"`
+	LockedCurrencySide   *string                    `json:"lockedCurrencySide"`
+	LockedCurrencyAmount *int64                     `json:"lockedCurrencyAmount"`
+	ImmediatelyExecute   *bool                      `json:"immediatelyExecute"`
+	Description          *string                    `json:"description" blank:"ok"`
+	PurposeOfPayment     *string                    `json:"purposeOfPayment"`
+	PlatformFeeOverride  *platformfee.OverrideInput `json:"platformFeeOverride"`
+	SenderCustomerInfo   map[string]string          `json:"senderCustomerInfo"`
 }
 
 var errQuoteNotFound = errorOf(quote.NotFound())
@@ -130,6 +132,9 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 		return req, invalidField("description", "description must be at most 500 characters")
 	}
 	if err := checkPurpose(b.PurposeOfPayment); err != nil {
+		return req, err
+	}
+	if req.PlatformFeeOverride, err = platformfee.CheckOverride(b.PlatformFeeOverride, "platformFeeOverride"); err != nil {
 		return req, err
 	}
 	if b.LookupID != nil {

@@ -241,8 +241,19 @@ func (s Store) QuoteReturn(ctx context.Context, transactionID uuid.UUID, out san
 // refund is COMPLETED. A source closed since cannot take the money back: the refund fails
 // and the money stays for operators. A refund that already ended changes nothing.
 func (s Store) QuoteRefund(ctx context.Context, transactionID uuid.UUID, paidOut, fails bool, now time.Time) (Transaction, error) {
-	return s.change(ctx, paymentKey{transaction: transactionID}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
-		return p.Snapshot().Refund(paidOut, fails)
+	return s.change(ctx, paymentKey{transaction: transactionID}, now, func(q *queries, p lockedPayment) (payment.Plan, bool, error) {
+		snap := p.Snapshot()
+		if c := snap.Conversion; paidOut && c != nil && c.PlatformFees > 0 {
+			// What the platform can give back of its fee. Read before the ledger locks the
+			// account: should it have spent more meanwhile, the ledger refuses and the step
+			// is retried on what it then has.
+			available, err := q.LedgerAvailable(ctx, c.PlatformAccount)
+			if err != nil {
+				return payment.Plan{}, false, fmt.Errorf("read the platform's fee account: %w", err)
+			}
+			c.PlatformAvailable = available
+		}
+		return snap.Refund(paidOut, fails)
 	}, func(snap payment.Snapshot) (payment.Plan, bool, error) {
 		return snap.RefundRefused(paidOut)
 	}, nil)
@@ -364,7 +375,7 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 	}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil && t.Fees != nil {
 		s.Conversion = &payment.Conversion{ReceivingCurrency: *t.ReceivingCurrency, ReceivingAmount: *t.ReceivingAmount, Fees: *t.Fees,
-			NetworkFee: Deref(t.NetworkFee)}
+			NetworkFee: Deref(t.NetworkFee), PlatformFees: Deref(t.PlatformFees), PlatformAccount: t.PlatformFeeAccountID.UUID}
 	}
 	if t.SourceKind == string(catalog.EndpointRealtimeFunding) {
 		s.Deposit = &payment.Deposit{}

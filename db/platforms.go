@@ -14,6 +14,7 @@ import (
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/kit/secrets"
 	"paycore/internal/platformconfig"
+	"paycore/internal/platformfee"
 )
 
 // IssuedToken is a freshly issued API token; Secret is shown once and never stored.
@@ -151,7 +152,8 @@ func umaDomainClaim(ctx context.Context, q *queries, id uuid.UUID, domain string
 // webhook endpoint gets a TEST event. Documents ch leaves alone are kept as stored.
 func configUpdate(p Platform, ch platformconfig.Change) (params PlatformUpdateConfigParams, announce bool, err error) {
 	params = PlatformUpdateConfigParams{ID: p.ID, UmaDomain: p.UmaDomain, ProxyUmaSubdomain: p.ProxyUmaSubdomain,
-		SupportedCurrencies: p.SupportedCurrencies, EmbeddedWalletConfig: p.EmbeddedWalletConfig, EndUserTermsRequired: p.EndUserTermsRequired}
+		SupportedCurrencies: p.SupportedCurrencies, EmbeddedWalletConfig: p.EmbeddedWalletConfig, EndUserTermsRequired: p.EndUserTermsRequired,
+		FeeConfigs: p.FeeConfigs}
 	if ch.TermsRequired != nil {
 		params.EndUserTermsRequired = *ch.TermsRequired
 	}
@@ -166,6 +168,23 @@ func configUpdate(p Platform, ch platformconfig.Change) (params PlatformUpdateCo
 	if ch.Currencies != nil {
 		if params.SupportedCurrencies, err = json.Marshal(ch.Currencies); err != nil {
 			return params, false, fmt.Errorf("encode supported currencies: %w", err)
+		}
+	}
+	if ch.Fees != nil {
+		stored, err := platformfee.Decode(p.FeeConfigs)
+		if err != nil {
+			return params, false, fmt.Errorf("platform %s: %w", p.ID, err)
+		}
+		currencies, err := platformconfig.DecodeCurrencies(params.SupportedCurrencies)
+		if err != nil {
+			return params, false, fmt.Errorf("platform %s: %w", p.ID, err)
+		}
+		fees, err := ch.ApplyFees(stored, currencies)
+		if err != nil {
+			return params, false, err
+		}
+		if params.FeeConfigs, err = json.Marshal(fees); err != nil {
+			return params, false, fmt.Errorf("encode fee configs: %w", err)
 		}
 	}
 	if ch.Wallet != nil {

@@ -15,6 +15,7 @@ import (
 	"paycore/internal/instructions"
 	"paycore/internal/payment"
 	"paycore/internal/platformconfig"
+	"paycore/internal/platformfee"
 	"paycore/internal/quote"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
@@ -45,7 +46,7 @@ type QuoteWithTransaction struct {
 func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.Accounts, error) {
 	row, err := q.QuoteContext(ctx, QuoteContextParams{PlatformID: r.PlatformID, SourceID: r.Source.AccountID,
 		DestinationID: r.Destination.AccountID, DestinationInternal: r.Destination.Internal, FundingCustomerID: r.Source.CustomerID.Null(),
-		DestinationUma: r.Destination.UmaAddress, DestinationCurrency: r.Destination.Currency})
+		DestinationUma: r.Destination.UmaAddress, DestinationCurrency: r.Destination.Currency, SendingCurrency: r.Source.Currency})
 	if err != nil {
 		return quote.Accounts{}, fmt.Errorf("load quote accounts: %w", err)
 	}
@@ -53,8 +54,13 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 	if err != nil {
 		return quote.Accounts{}, err
 	}
+	fees, err := platformfee.Decode(row.FeeConfigs)
+	if err != nil {
+		return quote.Accounts{}, err
+	}
 	a := quote.Accounts{CustomerID: row.CustomerID, TermsMissing: row.CustomerTermsMissing, SenderUma: row.CustomerUma, UmaDomain: row.PlatformUmaDomain, Regulated: row.PlatformRegulated, CustomerDeleted: row.CustomerDeleted, CustomerKyc: catalog.KycStatus(row.CustomerKyc),
-		PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment}
+		PlatformCustomerID: row.PlatformCustomerID, Currencies: cur, Environment: row.Environment, FeeConfigs: fees,
+		PlatformAccount: uuid.NullUUID{UUID: row.PlatformAccountID, Valid: row.PlatformAccountID != uuid.Nil}}
 	if row.SourceID.Valid {
 		a.Source = &quote.SourceState{ID: row.SourceID.UUID, Type: catalog.AccountType(row.SourceType), Status: catalog.AccountStatus(row.SourceStatus),
 			Currency: row.SourceCurrency, CustomerID: row.SourceCustomerID, Available: row.SourceAvailable}
@@ -276,9 +282,13 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		btc, sats := quote.PayoutCurrency, terms.Receiving
 		sentCurrency, sent, receiving, receivingCurrency = &btc, &sats, x.Amount, x.Currency
 	}
-	var networkFee *int64
+	var networkFee, platformFees *int64
 	if terms.NetworkFee > 0 {
 		networkFee = &terms.NetworkFee
+	}
+	var platformAccount uuid.NullUUID
+	if terms.PlatformFees > 0 {
+		platformFees, platformAccount = &terms.PlatformFees, acc.PlatformAccount
 	}
 	rate := decimal.NullDecimal{Decimal: terms.ExchangeRate, Valid: true}
 	p := TransactionCreateParams{ID: r.TransactionID, PlatformID: r.PlatformID, CustomerID: acc.Payer(),
@@ -288,7 +298,7 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &receivingCurrency, ReceivingAmount: &receiving, SentCurrency: sentCurrency, SentAmount: sent, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
 		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee,
-		PurposeOfPayment: optional(r.PurposeOfPayment)}
+		PurposeOfPayment: optional(r.PurposeOfPayment), PlatformFees: platformFees, PlatformFeeAccountID: platformAccount}
 	setRailChoice(&p, terms.Rail, terms.DecidedAt)
 	t, err := q.TransactionCreate(ctx, p)
 	if err != nil {

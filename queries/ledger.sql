@@ -26,3 +26,7 @@ WHERE id = @id;
 
 -- name: LedgerSumByCurrency :many
 SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM ledger_accounts GROUP BY currency ORDER BY currency;
+
+-- name: LedgerAvailable :one
+-- An account's available balance (its balance less what is held), as last committed.
+SELECT (balance - held)::bigint AS available FROM ledger_accounts WHERE id = @id;

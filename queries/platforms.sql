@@ -19,6 +19,7 @@ SET uma_domain             = $2,
     supported_currencies   = $6,
     embedded_wallet_config = $7,
     end_user_terms_required = $8,
+    fee_configs            = $9,
     updated_at             = now()
 WHERE id = $1
 RETURNING *;

@@ -2,7 +2,7 @@
 -- Everything a quote is checked against, in one round trip: the platform, the source
 -- internal account with its customer, and the destination account, internal or external
 -- (NULL ids when the platform has no such account).
-SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
+SELECT p.environment, p.supported_currencies, p.fee_configs, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
        EXISTS (SELECT 1 FROM platforms hp WHERE hp.uma_domain <> '' AND lower(hp.uma_domain) = lower(split_part(@destination_uma::text, '@', 2)))::boolean AS uma_domain_here,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
@@ -21,7 +21,10 @@ SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domai
        coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
        (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
         WHERE mc.uma_address = @destination_uma::text AND NOT mc.is_deleted AND mp.environment = p.environment)::bigint AS uma_matches,
-       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
+       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status,
+       -- The platform's own account in the sending currency, which a platform fee is paid to.
+       (SELECT pa.id FROM internal_accounts pa WHERE pa.platform_id = p.id AND pa.customer_id IS NULL
+        AND pa.currency = coalesce(a.currency, @sending_currency::text) LIMIT 1) AS platform_account_id
 FROM platforms p
 LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = @source_id
 LEFT JOIN ledger_accounts l ON l.id = a.id

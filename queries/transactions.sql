@@ -4,13 +4,13 @@ INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, ki
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
                           source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount,
                           payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds,
-                          remittance_information, purpose_of_payment)
+                          remittance_information, purpose_of_payment, platform_fees, platform_fee_account_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         sqlc.narg(receiving_currency), sqlc.narg(receiving_amount), sqlc.narg(quote_id), sqlc.narg(fees), sqlc.narg(exchange_rate),
         sqlc.narg(rate_details), sqlc.narg(counterparty_information), sqlc.narg(source_uma_address), sqlc.narg(destination_uma_address),
         sqlc.narg(agent_id), sqlc.narg(network_fee), sqlc.narg(sent_currency), sqlc.narg(sent_amount),
         sqlc.narg(payment_rail), sqlc.narg(rail_selection_mode), sqlc.narg(expected_settlement_at), sqlc.narg(settlement_timeline_seconds),
-        sqlc.narg(remittance_information), sqlc.narg(purpose_of_payment))
+        sqlc.narg(remittance_information), sqlc.narg(purpose_of_payment), sqlc.narg(platform_fees), sqlc.narg(platform_fee_account_id))
 RETURNING *;
 
 -- name: TransactionOpenIncomingCount :one

@@ -137,6 +137,14 @@ func (r *Response) Code(t testing.TB) string {
 	return s
 }
 
+// Field returns the error envelope's details.field.
+func (r *Response) Field(t testing.TB) string {
+	t.Helper()
+	d, _ := r.JSON(t)["details"].(map[string]any)
+	s, _ := d["field"].(string)
+	return s
+}
+
 // With returns a copy of c using other credentials.
 func (c *Client) With(user, password string) *Client {
 	cp := *c

@@ -228,6 +228,12 @@ func TestAgentQuoteExecution(t *testing.T) {
 		t.Fatalf("config: %d %s", r.Status, r.Body)
 	}
 	eur := w.euroAccount("000")
+	// The platform's fee is the platform's to set, not its agents'.
+	if r := w.as("POST", "/agents/me/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": eur}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 10_000,
+		"platformFeeOverride": map[string]any{"platformFixedFee": map[string]any{"amount": 0, "currency": "USD"}, "platformVariableFeeBps": 0}}); r.Status != 400 || r.Field(t) != "platformFeeOverride" {
+		t.Fatalf("agent's fee override: %d %s", r.Status, r.Body)
+	}
 	r := w.as("POST", "/agents/me/quotes", map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": w.account},
 		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": eur}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 10_000})
 	if r.Status != 201 {

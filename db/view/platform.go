@@ -7,6 +7,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
+	"paycore/internal/platformfee"
 )
 
 // PlatformConfig is the platform configuration resource.
@@ -23,6 +24,8 @@ type PlatformConfig struct {
 	// EndUserTermsConsentRequired: customers move money only once their acceptance of the
 	// End User Terms is recorded.
 	EndUserTermsConsentRequired bool `json:"endUserTermsConsentRequired"`
+	// FeeConfigs are the platform's standing fees, charged on top of the service's.
+	FeeConfigs platformfee.Configs `json:"feeConfigs"`
 	// UmaDomainProof is how the platform proves it controls umaDomain, which is served only
 	// once proven (platformconfig.ProofPath).
 	UmaDomainProof *UmaDomainProof `json:"umaDomainProof,omitempty"`
@@ -38,7 +41,14 @@ func PlatformConfigOf(p db.Platform) (PlatformConfig, error) {
 	if err != nil {
 		return PlatformConfig{}, err
 	}
-	return PlatformConfig{
+	fees, err := platformfee.Decode(p.FeeConfigs)
+	if err != nil {
+		return PlatformConfig{}, err
+	}
+	if fees == nil {
+		fees = platformfee.Configs{}
+	}
+	return PlatformConfig{FeeConfigs: fees,
 		ID: ids.Format(ids.PlatformConfig, p.ConfigID), PlatformID: ids.Format(ids.Platform, p.ID), UmaDomain: p.UmaDomain,
 		ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, WebhookEndpointDisabledAt: p.WebhookDisabledAt,
 		SupportedCurrencies: s.Currencies.WithProviderFields(), IsRegulatedFinancialInstitution: p.IsRegulatedFinancialInstitution,

@@ -25,8 +25,10 @@ type Quote struct {
 	TotalReceivingAmount int64                     `json:"totalReceivingAmount"`
 	// ExchangeRate is sending units per receiving unit; FeesIncluded are in the sending
 	// currency's smallest unit.
-	ExchangeRate            json.Number          `json:"exchangeRate"`
-	FeesIncluded            int64                `json:"feesIncluded"`
+	ExchangeRate json.Number `json:"exchangeRate"`
+	FeesIncluded int64       `json:"feesIncluded"`
+	// PlatformFeesIncluded is the platform's share of FeesIncluded (0: none).
+	PlatformFeesIncluded    int64                `json:"platformFeesIncluded"`
 	PaymentInstructions     []PaymentInstruction `json:"paymentInstructions,omitempty"`
 	TransactionID           string               `json:"transactionId"`
 	CounterpartyInformation json.RawMessage      `json:"counterpartyInformation,omitempty"`
@@ -77,6 +79,9 @@ func QuoteOf(q db.QuoteWithTransaction) Quote {
 	}
 	if t.Fees != nil {
 		out.FeesIncluded = *t.Fees
+	}
+	if t.PlatformFees != nil {
+		out.PlatformFeesIncluded = *t.PlatformFees
 	}
 	if q.Quote.SourceAccountID.Valid {
 		out.Source.AccountID = ids.Format(ids.InternalAccount, q.Quote.SourceAccountID.UUID)

@@ -108,7 +108,9 @@ type Transaction struct {
 	// sending currency's smallest unit), its quote, and the refund of a failed payment.
 	ExchangeRate *json.Number `json:"exchangeRate,omitempty"`
 	Fees         *int64       `json:"fees,omitempty"`
-	QuoteID      string       `json:"quoteId,omitempty"`
+	// PlatformFees is the platform's share of Fees (0: none), shown wherever Fees is.
+	PlatformFees *int64 `json:"platformFees,omitempty"`
+	QuoteID      string `json:"quoteId,omitempty"`
 	// AgentID is the agent that initiated the transaction, when one did.
 	AgentID                 string          `json:"agentId,omitempty"`
 	RateDetails             json.RawMessage `json:"rateDetails,omitempty"`
@@ -166,6 +168,10 @@ func TransactionOf(t db.Transaction) Transaction {
 		FailureReason: t.FailureReason, PendingReason: t.PendingReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
 		Refund: refundOf(t), PaymentRail: t.PaymentRail, RailSelectionMode: t.RailSelectionMode, ExpectedSettlementAt: t.ExpectedSettlementAt,
 		SettlementTimelineSeconds: t.SettlementTimelineSeconds}
+	if t.Fees != nil {
+		pf := db.Deref(t.PlatformFees)
+		out.PlatformFees = &pf
+	}
 	if t.ExchangeRate.Valid {
 		rate := json.Number(t.ExchangeRate.Decimal.String())
 		out.ExchangeRate = &rate

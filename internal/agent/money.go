@@ -27,6 +27,8 @@ func CheckQuote(customerID uuid.UUID, r quote.Request, acc quote.Accounts) error
 		return problem.Field("source.customerId", "source.customerId must be the agent's customer (or omitted)")
 	case r.ImmediatelyExecute:
 		return problem.Field("immediatelyExecute", "an agent executes a quote with POST /agents/me/quotes/{quoteId}/execute, under its policy")
+	case r.PlatformFeeOverride != nil:
+		return problem.Field("platformFeeOverride", "the platform's fee is the platform's to set: an agent's quote pays the platform's configured fee")
 	case acc.Source == nil || acc.Source.CustomerID != own:
 		return account.NotFound()
 	case acc.Source.Type == catalog.EmbeddedWallet:

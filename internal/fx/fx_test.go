@@ -289,6 +289,47 @@ func TestFeesRoundUp(t *testing.T) {
 	}
 }
 
+// A platform's fee is part of the fees, rounded up on its own: 30 bps and 50 cents of a
+// net 1,000 is 53, beside the service's 14. Whichever side is locked, the platform's share
+// is exactly its fee of the net amount, the rounding left over by a locked sending amount
+// staying the service's; every amount still adds up.
+func TestPlatformFee(t *testing.T) {
+	r := Rate{From: cur(t, "USD"), To: cur(t, "EUR"), Multiplier: decimal.RequireFromString("0.9"), FixedFee: 10,
+		VariableRate: decimal.RequireFromString("0.0035"), Platform: PlatformFee{Fixed: 50, VariableRate: decimal.RequireFromString("0.003")}}
+	if got, err := r.Fees(1000); err != nil || got != 67 {
+		t.Fatalf("fees on 1000: %d %v, want 14 + 53", got, err)
+	}
+	if got, _ := r.PlatformFees(1000); got != 53 {
+		t.Fatalf("platform fees on 1000: %d, want 53", got)
+	}
+	if c, err := r.Sending(1067); err != nil || c != (Conversion{Total: 1067, Net: 1000, Fees: 67, Receiving: 900, PlatformFees: 53}) {
+		t.Fatalf("sending 1067: %+v %v", c, err)
+	}
+	if c, err := r.Receiving(900); err != nil || c != (Conversion{Total: 1067, Net: 1000, Fees: 67, Receiving: 900, PlatformFees: 53}) {
+		t.Fatalf("receiving 900: %+v %v", c, err)
+	}
+	for total := int64(60); total < 5000; total += 7 {
+		c, err := r.Sending(total)
+		if err != nil {
+			t.Fatalf("sending %d: %v", total, err)
+		}
+		want, _ := r.PlatformFees(c.Net)
+		service, _ := Rate{FixedFee: r.FixedFee, VariableRate: r.VariableRate}.Fees(c.Net)
+		if c.Total != c.Net+c.Fees || c.PlatformFees != want || c.Fees-c.PlatformFees < service {
+			t.Fatalf("sending %d: %+v (platform %d, service at least %d)", total, c, want, service)
+		}
+	}
+	if _, err := r.Sending(59); err != ErrBelowFees {
+		t.Fatalf("59 does not cover the fixed fees of 60: %v", err)
+	}
+	plain := r
+	plain.Platform = PlatformFee{}
+	a, _ := plain.Sending(1067)
+	if a.PlatformFees != 0 || a.Net <= 1000 {
+		t.Fatalf("without a platform fee: %+v", a)
+	}
+}
+
 // BenchmarkPriceAndConvert prices a pair from the moving table and converts both ways.
 func BenchmarkPriceAndConvert(b *testing.B) {
 	tb := BuiltIn(t0).Sandbox()

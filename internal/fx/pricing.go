@@ -54,6 +54,28 @@ type Rate struct {
 	VariableRate decimal.Decimal
 	// UpdatedAt is when the mid-market rate last changed.
 	UpdatedAt time.Time
+	// Platform is the fee the payment's platform charges on top (zero: none).
+	Platform PlatformFee
+}
+
+// PlatformFee is a fee a platform charges its customer on a conversion on top of the
+// service's, in sending minor units: Fixed plus VariableRate of the converted (net)
+// amount, rounded up on its own, like the service's fees.
+type PlatformFee struct {
+	Fixed        int64
+	VariableRate decimal.Decimal
+}
+
+// IsZero reports whether the fee charges nothing.
+func (f PlatformFee) IsZero() bool { return f.Fixed == 0 && f.VariableRate.IsZero() }
+
+// amount is the fee on a net amount; ErrTooLarge when it does not fit int64.
+func (f PlatformFee) amount(net int64) (int64, error) {
+	d := f.VariableRate.Mul(decimal.NewFromInt(net)).Ceil().Add(decimal.NewFromInt(f.Fixed))
+	if d.GreaterThan(maxInt64) {
+		return 0, ErrTooLarge
+	}
+	return d.IntPart(), nil
 }
 
 // maxInt64 is the largest amount of minor units, as a decimal.
@@ -142,29 +164,38 @@ var (
 	ErrRateTooSmall = errors.New("the exchange rate is too small to price")
 )
 
-// Fees is the fee on a converted (net) amount of sending minor units: the fixed fee plus
-// the variable fee rounded up; ErrTooLarge when it does not fit int64.
+// Fees is the fee on a converted (net) amount of sending minor units: the service's fixed
+// fee plus its variable fee rounded up, plus the platform's fee (PlatformFees);
+// ErrTooLarge when it does not fit int64.
 func (r Rate) Fees(net int64) (int64, error) {
-	d := r.VariableRate.Mul(decimal.NewFromInt(net)).Ceil().Add(decimal.NewFromInt(r.FixedFee))
-	if d.GreaterThan(maxInt64) {
+	service, err := PlatformFee{Fixed: r.FixedFee, VariableRate: r.VariableRate}.amount(net)
+	if err != nil {
+		return 0, err
+	}
+	platform, err := r.PlatformFees(net)
+	if err != nil || platform > math.MaxInt64-service {
 		return 0, ErrTooLarge
 	}
-	return d.IntPart(), nil
+	return service + platform, nil
 }
 
+// PlatformFees is the platform's share of Fees(net).
+func (r Rate) PlatformFees(net int64) (int64, error) { return r.Platform.amount(net) }
+
 // Conversion is an amount converted: Total = Net + Fees sending minor units, Net
-// converted into Receiving minor units.
+// converted into Receiving minor units; PlatformFees is the platform's share of Fees.
 type Conversion struct {
 	Total, Net, Fees, Receiving int64
+	PlatformFees                int64
 }
 
 // Sending converts a locked sending amount (fees included): the largest net amount the
 // total pays with its fees, converted and rounded down. What the total leaves over beyond
 // the net amount is the fee (it differs from Fees(Net) only by the rounding of a variable
-// fee).
+// fee, which is the service's: the platform's share is exactly PlatformFees(Net)).
 func (r Rate) Sending(total int64) (Conversion, error) {
-	if total < 0 || total < r.FixedFee {
-		return Conversion{}, ErrBelowFees // Fees(0) is the fixed fee
+	if min0, err := r.Fees(0); err != nil || total < 0 || total < min0 {
+		return Conversion{}, ErrBelowFees // Fees(0) are the fixed fees
 	}
 	// pays: the total pays net with its fees. Compared by subtraction (0 ≤ net ≤ total),
 	// never by a sum that could pass MaxInt64.
@@ -173,7 +204,8 @@ func (r Rate) Sending(total int64) (Conversion, error) {
 		return err == nil && fees <= total-net
 	}
 	one := decimal.NewFromInt(1)
-	net := decimal.NewFromInt(total - r.FixedFee).Div(one.Add(r.VariableRate)).Floor().IntPart()
+	fixed, _ := r.Fees(0)
+	net := decimal.NewFromInt(total - fixed).Div(one.Add(r.VariableRate).Add(r.Platform.VariableRate)).Floor().IntPart()
 	for net > 0 && !pays(net) {
 		net--
 	}
@@ -184,7 +216,11 @@ func (r Rate) Sending(total int64) (Conversion, error) {
 	if err != nil {
 		return Conversion{}, err
 	}
-	return Conversion{Total: total, Net: net, Fees: total - net, Receiving: recv}, nil
+	platform, err := r.PlatformFees(net)
+	if err != nil {
+		return Conversion{}, err
+	}
+	return Conversion{Total: total, Net: net, Fees: total - net, Receiving: recv, PlatformFees: platform}, nil
 }
 
 // Receiving prices a locked receiving amount: the least net amount whose conversion,
@@ -221,7 +257,11 @@ func (r Rate) Receiving(receiving int64) (Conversion, error) {
 	if net > math.MaxInt64-fees {
 		return Conversion{}, ErrTooLarge
 	}
-	return Conversion{Total: net + fees, Net: net, Fees: fees, Receiving: receiving}, nil
+	platform, err := r.PlatformFees(net)
+	if err != nil {
+		return Conversion{}, err
+	}
+	return Conversion{Total: net + fees, Net: net, Fees: fees, Receiving: receiving, PlatformFees: platform}, nil
 }
 
 // receiving is floor(net × Multiplier).

@@ -360,8 +360,10 @@ func (s Snapshot) payout() (currency string, amount int64) {
 // account of the sending currency, and the FX account of the receiving currency pays the
 // receiving amount to the destination (an internal account, or outside the account
 // standing for where the rail paid it from: out) and the network fee the quote reserved to
-// RAIL_FEES, which pays the network's actual fee (railFee). The reverse gives a deposit
-// back to the payer outside.
+// RAIL_FEES, which pays the network's actual fee (railFee). The platform's share of the fees
+// (PlatformFees) goes to its own internal account. The reverse gives a deposit back to the
+// payer outside, and takes the platform's fee back from its account as far as it has it
+// available (PlatformAvailable), the fees account advancing the rest.
 func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	c := s.Conversion
 	if c == nil {
@@ -378,8 +380,11 @@ func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	total := s.Amount
 	currency, amount := s.payout()
 	legs := []Leg{
-		{Currency: s.Currency, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: System(FX), Amount: total - c.Fees}, {Account: System(Fees), Amount: c.Fees}}},
+		{Currency: s.Currency, Moves: []Move{{Account: source, Amount: -total, Held: -total}, {Account: System(FX), Amount: total - c.Fees}, {Account: System(Fees), Amount: c.Fees - c.PlatformFees}}},
 		{Currency: currency, Moves: []Move{{Account: System(FX), Amount: -amount - c.NetworkFee}, {Account: dest, Amount: amount}}},
+	}
+	if c.PlatformFees > 0 {
+		legs[0].Moves = append(legs[0].Moves, Move{Account: Internal(c.PlatformAccount), Amount: c.PlatformFees})
 	}
 	if c.NetworkFee > 0 {
 		legs[1].Moves = append(legs[1].Moves, Move{Account: System(RailFees), Amount: c.NetworkFee})
@@ -394,6 +399,16 @@ func (s Snapshot) convert(reverse bool, out Account) ([]Leg, error) {
 	}
 	if !source.IsInternal() {
 		legs[0].Moves[0].Account = System(SandboxFunding) // a deposit goes back to the payer outside
+	}
+	if c.PlatformFees > 0 {
+		// The platform gives back what it still has of its fee; the deployment's fees
+		// account advances the rest (recovered from the platform outside the ledger).
+		back := min(c.PlatformFees, max(c.PlatformAvailable, 0))
+		legs[0].Moves[2].Amount -= c.PlatformFees - back
+		legs[0].Moves[3].Amount = -back
+		if back == 0 {
+			legs[0].Moves = legs[0].Moves[:3]
+		}
 	}
 	return legs, nil
 }

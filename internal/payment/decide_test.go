@@ -326,3 +326,52 @@ func TestCollectedIncoming(t *testing.T) {
 		t.Errorf("collected for a closed account: %+v %v %v", p, ok, err)
 	}
 }
+
+// A platform's fee is paid to its own account with the conversion, out of the fees; a
+// refund of paid-out money takes it back from the platform as far as its account has it,
+// the deployment's fees account advancing the rest.
+func TestPlatformFeeLegs(t *testing.T) {
+	platform := uuid.MustParse("00000000-0000-0000-0000-0000000000c3")
+	s := Snapshot{Type: catalog.Outgoing, Status: catalog.TxProcessing, Currency: "USD", Amount: 1030, Source: out(src),
+		Conversion: &Conversion{ReceivingCurrency: "EUR", ReceivingAmount: 900, Fees: 30, PlatformFees: 20, PlatformAccount: platform}}
+	p, _, err := s.FinishQuote(rail.Outcome{Status: catalog.TxCompleted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Leg{
+		{"USD", []Move{{Internal(src), -1030, -1030}, {System(FX), 1000, 0}, {System(Fees), 10, 0}, {Internal(platform), 20, 0}}},
+		{"EUR", []Move{{System(FX), -900, 0}, {System(Settlement), 900, 0}}},
+	}
+	if !reflect.DeepEqual(p.Legs, want) {
+		t.Fatalf("completed:\n %+v\n %+v", p.Legs, want)
+	}
+	balanced(t, "completed", p)
+	failed := s
+	failed.Status, failed.RefundStatus = catalog.TxFailed, RefundPending
+	for _, c := range []struct {
+		available     int64
+		fees, account int64
+	}{{100, -10, -20}, {20, -10, -20}, {5, -25, -5}, {0, -30, 0}, {-3, -30, 0}} {
+		f := failed
+		conv := *s.Conversion
+		conv.PlatformAvailable = c.available
+		f.Conversion = &conv
+		p, _, err := f.Refund(true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Move{{Internal(src), 1030, 0}, {System(FX), -1000, 0}, {System(Fees), c.fees, 0}}
+		if c.account != 0 {
+			want = append(want, Move{Internal(platform), c.account, 0})
+		}
+		if !reflect.DeepEqual(p.Legs[0].Moves, want) {
+			t.Errorf("refund with %d available:\n %+v\n %+v", c.available, p.Legs[0].Moves, want)
+		}
+		balanced(t, "refund", p)
+	}
+	// Money never paid out pays no fee: the hold is released whole.
+	p, _, _ = s.FinishQuote(rail.Outcome{Status: catalog.TxFailed, Code: "X"})
+	if !reflect.DeepEqual(p.Legs, []Leg{{"USD", []Move{{Internal(src), 0, -1030}}}}) {
+		t.Fatalf("failed before the money left: %+v", p.Legs)
+	}
+}

@@ -207,6 +207,13 @@ type Conversion struct {
 	ReceivingAmount   int64
 	Fees              int64
 	NetworkFee        int64
+	// PlatformFees is the platform's share of Fees, paid to its own internal account
+	// PlatformAccount. PlatformAvailable is that account's available balance, read for a
+	// reversal only: the platform gives back what it has of its fee, the deployment's FEES
+	// account the rest.
+	PlatformFees      int64
+	PlatformAccount   uuid.UUID
+	PlatformAvailable int64
 }
 
 // Deposit is the deposit of a quote funded by one: Received once it came, with its

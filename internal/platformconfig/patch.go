@@ -11,6 +11,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/email"
 	"paycore/internal/money"
+	"paycore/internal/platformfee"
 	"paycore/internal/problem"
 )
 
@@ -26,6 +27,8 @@ type Patch struct {
 	// EndUserTermsConsentRequired: the platform's customers move money only once their
 	// acceptance of the End User Terms is recorded.
 	EndUserTermsConsentRequired *bool `json:"endUserTermsConsentRequired"`
+	// FeeConfigs are merged by key into the platform's standing fees (platformfee.Merge).
+	FeeConfigs *[]platformfee.ConfigInput `json:"feeConfigs"`
 
 	ID                              json.RawMessage `json:"id"`
 	CreatedAt                       json.RawMessage `json:"createdAt"`
@@ -60,6 +63,8 @@ type Change struct {
 	// TermsRequired sets whether customers need a recorded acceptance of the End User Terms
 	// to move money; nil leaves it.
 	TermsRequired *bool
+	// Fees are merged into the standing fees (platformfee.Merge); nil leaves them.
+	Fees []platformfee.Config
 }
 
 // CheckPatch checks everything of a PATCH /config that needs neither the network nor the
@@ -83,6 +88,13 @@ func CheckPatch(p Patch) (Change, error) {
 		if err := CheckUmaDomain(*p.UmaDomain); err != nil {
 			return Change{}, err
 		}
+	}
+	if p.FeeConfigs != nil {
+		fees, err := platformfee.CheckConfigs(*p.FeeConfigs, "feeConfigs")
+		if err != nil {
+			return Change{}, err
+		}
+		ch.Fees = fees
 	}
 	if p.WebhookEndpoint != nil && *p.WebhookEndpoint != "" && strings.TrimSpace(*p.WebhookEndpoint) == "" {
 		return Change{}, problem.Field("webhookEndpoint", "webhookEndpoint must be a URL, or an empty string to remove the endpoint")
@@ -331,4 +343,20 @@ func (w Webhook) CheckEnabled() error {
 		return problem.Refuse(catalog.WebhookEndpointNotSet, "no enabled webhookEndpoint is configured; set one with PATCH /config")
 	}
 	return nil
+}
+
+// ApplyFees is the platform's standing fees after the change (stored, when it leaves them),
+// each charged in a currency the platform supports (currencies, as they are after the
+// change): its own account in that currency is where the fee is paid.
+func (c Change) ApplyFees(stored platformfee.Configs, currencies Currencies) (platformfee.Configs, error) {
+	if c.Fees == nil {
+		return stored, nil
+	}
+	out := platformfee.Merge(stored, c.Fees)
+	for _, f := range out {
+		if _, ok := currencies.Find(f.SourceCurrency); !ok {
+			return nil, problem.Field("feeConfigs", "a fee charged in %s is paid to the platform's own %s account: add %s to supportedCurrencies first", f.SourceCurrency, f.SourceCurrency, f.SourceCurrency)
+		}
+	}
+	return out, nil
 }

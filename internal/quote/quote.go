@@ -26,6 +26,7 @@ import (
 	"paycore/internal/kyc"
 	"paycore/internal/money"
 	"paycore/internal/platformconfig"
+	"paycore/internal/platformfee"
 	"paycore/internal/problem"
 	"paycore/internal/rail"
 	"paycore/internal/sandbox"
@@ -78,11 +79,14 @@ type Request struct {
 	Destination        Destination
 	LockedSide         Side
 	LockedAmount       int64
-	ImmediatelyExecute bool              `json:",omitempty"`
-	Description        string            `json:",omitempty"`
-	PurposeOfPayment   string            `json:",omitempty"`
-	SenderCustomerInfo map[string]string `json:",omitempty"`
-	LookupID           string            `json:",omitempty"`
+	ImmediatelyExecute bool   `json:",omitempty"`
+	Description        string `json:",omitempty"`
+	PurposeOfPayment   string `json:",omitempty"`
+	// PlatformFeeOverride replaces the platform's configured fee for this quote (nil: the
+	// configuration applies).
+	PlatformFeeOverride *platformfee.Override `json:",omitempty"`
+	SenderCustomerInfo  map[string]string     `json:",omitempty"`
+	LookupID            string                `json:",omitempty"`
 	// Lookup is the receiver lookup LookupID names (GET /receiver/...), if any.
 	Lookup ids.Optional `json:",omitzero"`
 	// Lifetime is how long the quote can be executed.
@@ -200,6 +204,10 @@ type Accounts struct {
 	Sender      map[string]string
 	Currencies  platformconfig.Currencies
 	Environment catalog.Environment
+	// FeeConfigs are the platform's standing fees; PlatformAccount its own internal account
+	// in the sending currency, which a platform fee is paid to (none: no fee can be).
+	FeeConfigs      platformfee.Configs
+	PlatformAccount uuid.NullUUID
 }
 
 // LookupState is a stored receiver lookup: whom it looked up.
@@ -440,6 +448,9 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time,
 	if err != nil {
 		return Priced{}, problem.FieldCode(catalog.InvalidCurrency, fieldDestination, "%s → %s cannot be priced: %v", from.Code, to.Code, err)
 	}
+	if rate, err = withPlatformFee(rate, r, a, to.Code); err != nil {
+		return Priced{}, err
+	}
 	var conv fx.Conversion
 	var networkFee int64
 	if r.LockedSide == Sending {
@@ -486,6 +497,21 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time,
 		return Priced{}, err
 	}
 	return Priced{Rate: rate, Conversion: conv, NetworkFee: networkFee, ExchangeRate: rate.ExchangeRate(), SenderInfo: info}, nil
+}
+
+// withPlatformFee is rate with the fee the platform charges on r (platformfee.Fee: its
+// override, else its configuration for a payment received in receiving). A fee is paid to
+// the platform's own account in the sending currency, which it must have.
+func withPlatformFee(rate fx.Rate, r Request, a Accounts, receiving string) (fx.Rate, error) {
+	fee, err := platformfee.Fee(r.PlatformFeeOverride, a.FeeConfigs, rate.From.Code, receiving)
+	if err != nil {
+		return fx.Rate{}, err
+	}
+	if !fee.IsZero() && !a.PlatformAccount.Valid {
+		return fx.Rate{}, problem.Field("platformFeeOverride", "the platform has no internal account in %s to be paid its fee in: support %s (PATCH /config) first", rate.From.Code, rate.From.Code)
+	}
+	rate.Platform = fx.PlatformFee{Fixed: fee.Fixed, VariableRate: fee.VariableRate}
+	return rate, nil
 }
 
 // splitReserve splits gross receiving minor units into the most a payout can receive and

@@ -15,6 +15,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/incoming"
 	"paycore/internal/platformconfig"
+	"paycore/internal/platformfee"
 	"paycore/internal/problem"
 	"paycore/internal/rail"
 	"paycore/internal/sandbox"
@@ -462,3 +463,67 @@ type noReserve struct{}
 
 func (noReserve) Require(rail.Target) error                { return nil }
 func (noReserve) FeeReserve(rail.Target) func(int64) int64 { return nil }
+
+// A platform's fee: its configuration applies to a cross-currency quote sent in its
+// currency, an override replaces it, it is
+// part of the fees and apart from the service's in the rate details, and a fee needs the
+// platform's own account in the sending currency.
+func TestPlatformFee(t *testing.T) {
+	pricing := fx.Pricing{Spread: decimal.RequireFromString("0.003"), FixedFeeUSD: decimal.RequireFromString("0.10"), VariableRate: decimal.RequireFromString("0.002")}
+	rates := fx.BuiltIn(at)
+	platformAccount := uuid.NullUUID{UUID: ids.New(), Valid: true}
+	configs := platformfee.Configs{{FeeType: platformfee.CrossCurrency, SourceCurrency: "USD", VariableFeeBps: 30, FixedFee: platformfee.FixedFee{Amount: 50, Currency: "USD"}}}
+	decide := func(r Request, a Accounts) Terms {
+		t.Helper()
+		terms, err := Decide(r, a, rates, pricing, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return terms
+	}
+	base := decide(request(Sending, 100_000), accounts("USD", "EUR"))
+	if base.PlatformFees != 0 {
+		t.Fatalf("no configuration, a platform fee of %d", base.PlatformFees)
+	}
+	a := accounts("USD", "EUR")
+	a.FeeConfigs, a.PlatformAccount = configs, platformAccount
+	withFee := decide(request(Sending, 100_000), a)
+	// 30 bps of the net amount, rounded up, and 50 cents.
+	want := decimal.NewFromInt(withFee.Net).Mul(decimal.RequireFromString("0.003")).Ceil().IntPart() + 50
+	if withFee.PlatformFees != want || withFee.Fees <= base.Fees || withFee.Net+withFee.Fees != 100_000 || withFee.Receiving >= base.Receiving {
+		t.Fatalf("with a fee: %+v, want platform fees %d (without: %+v)", withFee.Conversion, want, base.Conversion)
+	}
+	if d := withFee.Details; d.ServiceAPIVariableFeeAmount != withFee.Fees-withFee.PlatformFees-d.ServiceAPIFixedFee {
+		t.Fatalf("the service's variable fee shown includes the platform's: %+v", d)
+	}
+	// Locking the receiving side, the sender pays the fee on top.
+	recv := decide(request(Receiving, 90_000), a)
+	if recv.Receiving != 90_000 || recv.PlatformFees <= 50 {
+		t.Fatalf("receiving: %+v", recv.Conversion)
+	}
+	// An override replaces the configuration.
+	r := request(Sending, 100_000)
+	r.PlatformFeeOverride = &platformfee.Override{PlatformFixedFee: platformfee.FixedFee{Amount: 7, Currency: "USD"}}
+	if got := decide(r, a); got.PlatformFees != 7 {
+		t.Fatalf("override of 7: %d", got.PlatformFees)
+	}
+	// Refusals: no platform account to be paid in; an override in another currency than
+	// the quote's; a quote sent in a currency fees are not charged in yet.
+	noAccount := a
+	noAccount.PlatformAccount = uuid.NullUUID{}
+	if _, err := Decide(request(Sending, 100_000), noAccount, rates, pricing, at); codeOf(err) != catalog.InvalidInput {
+		t.Fatalf("no platform account: %v", err)
+	}
+	eur := accounts("EUR", "USD")
+	eur.FeeConfigs, eur.PlatformAccount = configs, platformAccount
+	if got := decide(request(Sending, 100_000), eur); got.PlatformFees != 0 {
+		t.Fatalf("a USD configuration charged a EUR quote: %d", got.PlatformFees)
+	}
+	if _, err := Decide(r, eur, rates, pricing, at); codeOf(err) != catalog.NotImplemented {
+		t.Fatalf("override on a EUR quote: %v", err)
+	}
+	r.PlatformFeeOverride.PlatformFixedFee.Currency = "EUR"
+	if _, err := Decide(r, a, rates, pricing, at); codeOf(err) != catalog.InvalidInput {
+		t.Fatalf("override in EUR on a USD quote: %v", err)
+	}
+}

@@ -82,7 +82,7 @@ func AskFor(r Request, a Accounts, offered []string, rates fx.Provider, p fx.Pri
 	if r.LockedSide == Receiving {
 		return Ask{Currency: currency, Amount: r.LockedAmount, InCurrency: true}, nil
 	}
-	rate, err := payoutRate(r, a, rates, p, at)
+	rate, err := payoutRate(r, a, rates, p, at, currency)
 	if err != nil {
 		return Ask{}, err
 	}
@@ -113,8 +113,9 @@ func CheckPayer(r Request, a Accounts, currency string, required []string) error
 	return err
 }
 
-// payoutRate is the service's rate from the sending currency into the payout's currency.
-func payoutRate(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time) (fx.Rate, error) {
+// payoutRate is the service's rate from the sending currency into the payout's currency,
+// with the platform's fee on a payment the receiver gets in receiving.
+func payoutRate(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time, receiving string) (fx.Rate, error) {
 	from, ok := money.Lookup(a.SendingCurrency(r))
 	btc, _ := money.Lookup(PayoutCurrency)
 	if !ok {
@@ -124,7 +125,7 @@ func payoutRate(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.
 	if err != nil {
 		return fx.Rate{}, problem.FieldCode(catalog.InvalidCurrency, fieldSource, "%s → %s cannot be priced: %v", from.Code, btc.Code, err)
 	}
-	return rate, nil
+	return withPlatformFee(rate, r, a, receiving)
 }
 
 // Remote is what a receiver's provider answered a quote's pay request with, once checked:
@@ -181,7 +182,7 @@ func (x Remote) Sats() int64 { return rail.SatsUp(x.InvoiceMsat) }
 // total and to what the receiver gets.
 func priceRemote(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time, reserve func(int64) int64) (Priced, error) {
 	x := a.Destination.Remote
-	rate, err := payoutRate(r, a, rates, p, at)
+	rate, err := payoutRate(r, a, rates, p, at, x.Currency)
 	if err != nil {
 		return Priced{}, err
 	}
@@ -248,7 +249,7 @@ func (p Priced) remoteDetails() RateDetails {
 		ServiceAPIMultiplier:        positiveNumber(p.Rate.Multiplier.Mul(decimal.New(1000, 0))),
 		ServiceAPIFixedFee:          p.Rate.FixedFee,
 		ServiceAPIVariableFeeRate:   json.Number(p.Rate.VariableRate.String()),
-		ServiceAPIVariableFeeAmount: p.Fees - p.Rate.FixedFee,
+		ServiceAPIVariableFeeAmount: p.Fees - p.PlatformFees - p.Rate.FixedFee,
 	}
 }
 

@@ -79,7 +79,7 @@ func TestAskFor(t *testing.T) {
 		t.Fatalf("sending: %+v %v", ask, err)
 	}
 	// The satoshis asked and their reserve are what the sending amount buys, to the satoshi.
-	rate, _ := payoutRate(r, a, rates, pricing, at)
+	rate, _ := payoutRate(r, a, rates, pricing, at, "MXN")
 	conv, _ := rate.Sending(5_000)
 	sats := ask.Amount / 1000
 	if fee := conv.Receiving - sats; fee < onePercent(sats) || onePercent(sats+1) <= fee-1 {
@@ -122,7 +122,7 @@ func TestPriceRemote(t *testing.T) {
 	r, a = elsewhere(Sending, 5_000)
 	a.Destination.Answered(x)
 	terms, err = DecideServed(r, a, rates, pricing, at, fakeRails{reserve: onePercent})
-	rate, _ := payoutRate(r, a, rates, pricing, at)
+	rate, _ := payoutRate(r, a, rates, pricing, at, "MXN")
 	conv, _ := rate.Sending(5_000)
 	if err != nil || terms.Total != 5_000 || terms.Receiving != 7_209 || terms.NetworkFee != conv.Receiving-7_209 {
 		t.Fatalf("sending: %+v %v", terms, err)

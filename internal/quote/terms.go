@@ -106,7 +106,7 @@ func (p Priced) Details(rates fx.Provider, at time.Time) (RateDetails, error) {
 		ServiceAPIMultiplier:        number(service),
 		ServiceAPIFixedFee:          p.Rate.FixedFee,
 		ServiceAPIVariableFeeRate:   json.Number(p.Rate.VariableRate.String()),
-		ServiceAPIVariableFeeAmount: p.Fees - p.Rate.FixedFee,
+		ServiceAPIVariableFeeAmount: p.Fees - p.PlatformFees - p.Rate.FixedFee,
 	}, nil
 }
 

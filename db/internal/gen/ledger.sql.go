@@ -96,6 +96,18 @@ func (q *Queries) LedgerAccountsLock(ctx context.Context, ids []uuid.UUID) ([]Le
 	return items, nil
 }
 
+const ledgerAvailable = `-- name: LedgerAvailable :one
+SELECT (balance - held)::bigint AS available FROM ledger_accounts WHERE id = $1
+`
+
+// An account's available balance (its balance less what is held), as last committed.
+func (q *Queries) LedgerAvailable(ctx context.Context, id uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, ledgerAvailable, id)
+	var available int64
+	err := row.Scan(&available)
+	return available, err
+}
+
 const ledgerEntryCreate = `-- name: LedgerEntryCreate :exec
 INSERT INTO ledger_entries (transaction_id, account_id, amount, currency)
 VALUES ($1, $2, $3, $4)

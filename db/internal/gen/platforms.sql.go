@@ -18,7 +18,7 @@ const platformCreate = `-- name: PlatformCreate :one
 INSERT INTO platforms (id, name, environment, is_regulated_financial_institution, config_id,
                        uma_domain, webhook_endpoint, supported_currencies)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required
+RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required, fee_configs
 `
 
 type PlatformCreateParams struct {
@@ -59,6 +59,7 @@ func (q *Queries) PlatformCreate(ctx context.Context, arg PlatformCreateParams) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsRequired,
+		&i.FeeConfigs,
 	)
 	return i, err
 }
@@ -79,7 +80,7 @@ func (q *Queries) PlatformDisableWebhook(ctx context.Context, arg PlatformDisabl
 }
 
 const platformGet = `-- name: PlatformGet :one
-SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required FROM platforms WHERE id = $1
+SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required, fee_configs FROM platforms WHERE id = $1
 `
 
 func (q *Queries) PlatformGet(ctx context.Context, id uuid.UUID) (Platform, error) {
@@ -100,12 +101,13 @@ func (q *Queries) PlatformGet(ctx context.Context, id uuid.UUID) (Platform, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsRequired,
+		&i.FeeConfigs,
 	)
 	return i, err
 }
 
 const platformGetForUpdate = `-- name: PlatformGetForUpdate :one
-SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required FROM platforms WHERE id = $1 FOR UPDATE
+SELECT id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required, fee_configs FROM platforms WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) PlatformGetForUpdate(ctx context.Context, id uuid.UUID) (Platform, error) {
@@ -126,6 +128,7 @@ func (q *Queries) PlatformGetForUpdate(ctx context.Context, id uuid.UUID) (Platf
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsRequired,
+		&i.FeeConfigs,
 	)
 	return i, err
 }
@@ -139,9 +142,10 @@ SET uma_domain             = $2,
     supported_currencies   = $6,
     embedded_wallet_config = $7,
     end_user_terms_required = $8,
+    fee_configs            = $9,
     updated_at             = now()
 WHERE id = $1
-RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required
+RETURNING id, name, environment, is_regulated_financial_institution, config_id, uma_domain, proxy_uma_subdomain, webhook_endpoint, webhook_disabled_at, supported_currencies, embedded_wallet_config, created_at, updated_at, end_user_terms_required, fee_configs
 `
 
 type PlatformUpdateConfigParams struct {
@@ -153,6 +157,7 @@ type PlatformUpdateConfigParams struct {
 	SupportedCurrencies  json.RawMessage
 	EmbeddedWalletConfig json.RawMessage
 	EndUserTermsRequired bool
+	FeeConfigs           json.RawMessage
 }
 
 func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateConfigParams) (Platform, error) {
@@ -165,6 +170,7 @@ func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateCo
 		arg.SupportedCurrencies,
 		arg.EmbeddedWalletConfig,
 		arg.EndUserTermsRequired,
+		arg.FeeConfigs,
 	)
 	var i Platform
 	err := row.Scan(
@@ -182,6 +188,7 @@ func (q *Queries) PlatformUpdateConfig(ctx context.Context, arg PlatformUpdateCo
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsRequired,
+		&i.FeeConfigs,
 	)
 	return i, err
 }

@@ -28,7 +28,7 @@ func (q *Queries) AccountNumberNext(ctx context.Context) (int64, error) {
 }
 
 const quoteContext = `-- name: QuoteContext :one
-SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
+SELECT p.environment, p.supported_currencies, p.fee_configs, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
        EXISTS (SELECT 1 FROM platforms hp WHERE hp.uma_domain <> '' AND lower(hp.uma_domain) = lower(split_part($1::text, '@', 2)))::boolean AS uma_domain_here,
        a.id AS source_id, coalesce(a.currency, '')::text AS source_currency, coalesce(a.status, '')::text AS source_status,
        a.customer_id AS source_customer_id, coalesce(a.type, '')::text AS source_type, coalesce(l.balance - l.held, 0)::bigint AS source_available,
@@ -47,28 +47,32 @@ SELECT p.environment, p.supported_currencies, p.uma_domain AS platform_uma_domai
        coalesce(uc.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_customer_id, coalesce(uc.platform_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_platform_id,
        (SELECT count(*) FROM customers mc JOIN platforms mp ON mp.id = mc.platform_id
         WHERE mc.uma_address = $1::text AND NOT mc.is_deleted AND mp.environment = p.environment)::bigint AS uma_matches,
-       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status
+       coalesce(ua.id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS uma_account_id, coalesce(ua.currency, '')::text AS uma_account_currency, coalesce(ua.status, '')::text AS uma_account_status,
+       -- The platform's own account in the sending currency, which a platform fee is paid to.
+       (SELECT pa.id FROM internal_accounts pa WHERE pa.platform_id = p.id AND pa.customer_id IS NULL
+        AND pa.currency = coalesce(a.currency, $2::text) LIMIT 1) AS platform_account_id
 FROM platforms p
-LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $2
+LEFT JOIN internal_accounts a ON a.platform_id = p.id AND a.id = $3
 LEFT JOIN ledger_accounts l ON l.id = a.id
-LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, $3)
-LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $4 AND $5::boolean
+LEFT JOIN customers c ON c.platform_id = p.id AND c.id = coalesce(a.customer_id, $4)
+LEFT JOIN internal_accounts da ON da.platform_id = p.id AND da.id = $5 AND $6::boolean
 LEFT JOIN customers dc ON dc.id = da.customer_id
-LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $4 AND NOT $5::boolean AND NOT e.is_deleted
+LEFT JOIN external_accounts e ON e.platform_id = p.id AND e.id = $5 AND NOT $6::boolean AND NOT e.is_deleted
 LEFT JOIN LATERAL (
     SELECT c2.id, c2.platform_id, c2.currencies FROM customers c2 JOIN platforms p2 ON p2.id = c2.platform_id
     WHERE c2.uma_address = $1::text AND $1::text <> '' AND NOT c2.is_deleted AND p2.environment = p.environment
     ORDER BY c2.created_at, c2.id LIMIT 1) uc ON true
 LEFT JOIN LATERAL (
     SELECT a2.id, a2.currency, a2.status FROM internal_accounts a2
-    WHERE a2.customer_id = uc.id AND a2.status <> 'CLOSED' AND a2.currency = coalesce(nullif($6::text, ''), uc.currencies[1])
+    WHERE a2.customer_id = uc.id AND a2.status <> 'CLOSED' AND a2.currency = coalesce(nullif($7::text, ''), uc.currencies[1])
     ORDER BY a2.type = 'EMBEDDED_WALLET', a2.created_at LIMIT 1) ua ON true
-WHERE p.id = $7
+WHERE p.id = $8
 LIMIT 1
 `
 
 type QuoteContextParams struct {
 	DestinationUma      string
+	SendingCurrency     string
 	SourceID            uuid.UUID
 	FundingCustomerID   uuid.NullUUID
 	DestinationID       uuid.UUID
@@ -80,6 +84,7 @@ type QuoteContextParams struct {
 type QuoteContextRow struct {
 	Environment              catalog.Environment
 	SupportedCurrencies      json.RawMessage
+	FeeConfigs               json.RawMessage
 	PlatformUmaDomain        string
 	PlatformRegulated        bool
 	UmaDomainHere            bool
@@ -118,6 +123,7 @@ type QuoteContextRow struct {
 	UmaAccountID             uuid.UUID
 	UmaAccountCurrency       string
 	UmaAccountStatus         string
+	PlatformAccountID        uuid.UUID
 }
 
 // Everything a quote is checked against, in one round trip: the platform, the source
@@ -130,6 +136,7 @@ type QuoteContextRow struct {
 func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (QuoteContextRow, error) {
 	row := q.db.QueryRow(ctx, quoteContext,
 		arg.DestinationUma,
+		arg.SendingCurrency,
 		arg.SourceID,
 		arg.FundingCustomerID,
 		arg.DestinationID,
@@ -141,6 +148,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 	err := row.Scan(
 		&i.Environment,
 		&i.SupportedCurrencies,
+		&i.FeeConfigs,
 		&i.PlatformUmaDomain,
 		&i.PlatformRegulated,
 		&i.UmaDomainHere,
@@ -179,6 +187,7 @@ func (q *Queries) QuoteContext(ctx context.Context, arg QuoteContextParams) (Quo
 		&i.UmaAccountID,
 		&i.UmaAccountCurrency,
 		&i.UmaAccountStatus,
+		&i.PlatformAccountID,
 	)
 	return i, err
 }
@@ -286,7 +295,7 @@ func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error 
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -385,13 +394,15 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Transaction.RemittanceInformation,
 		&i.Transaction.PurposeOfPayment,
 		&i.Transaction.Originator,
+		&i.Transaction.PlatformFees,
+		&i.Transaction.PlatformFeeAccountID,
 		&i.PayloadToSign,
 	)
 	return i, err
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -484,6 +495,8 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Transaction.RemittanceInformation,
 		&i.Transaction.PurposeOfPayment,
 		&i.Transaction.Originator,
+		&i.Transaction.PlatformFees,
+		&i.Transaction.PlatformFeeAccountID,
 		&i.PayloadToSign,
 	)
 	return i, err

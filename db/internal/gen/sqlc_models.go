@@ -364,6 +364,7 @@ type Platform struct {
 	CreatedAt                       time.Time
 	UpdatedAt                       time.Time
 	EndUserTermsRequired            bool
+	FeeConfigs                      json.RawMessage
 }
 
 type Quote struct {
@@ -481,6 +482,8 @@ type Transaction struct {
 	RemittanceInformation     *string
 	PurposeOfPayment          *string
 	Originator                json.RawMessage
+	PlatformFees              *int64
+	PlatformFeeAccountID      uuid.NullUUID
 }
 
 type UmaDomainProof struct {

@@ -54,14 +54,14 @@ INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, ki
                           receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information,
                           source_uma_address, destination_uma_address, agent_id, network_fee, sent_currency, sent_amount,
                           payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds,
-                          remittance_information, purpose_of_payment)
+                          remittance_information, purpose_of_payment, platform_fees, platform_fee_account_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         $17, $18, $19, $20, $21,
         $22, $23, $24, $25,
         $26, $27, $28, $29,
         $30, $31, $32, $33,
-        $34, $35)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator
+        $34, $35, $36, $37)
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id
 `
 
 type TransactionCreateParams struct {
@@ -100,6 +100,8 @@ type TransactionCreateParams struct {
 	SettlementTimelineSeconds *int64
 	RemittanceInformation     *string
 	PurposeOfPayment          *string
+	PlatformFees              *int64
+	PlatformFeeAccountID      uuid.NullUUID
 }
 
 func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreateParams) (Transaction, error) {
@@ -139,6 +141,8 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		arg.SettlementTimelineSeconds,
 		arg.RemittanceInformation,
 		arg.PurposeOfPayment,
+		arg.PlatformFees,
+		arg.PlatformFeeAccountID,
 	)
 	var i Transaction
 	err := row.Scan(
@@ -189,12 +193,14 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -253,12 +259,14 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -312,12 +320,14 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -371,6 +381,8 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
@@ -428,7 +440,7 @@ const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = $2 AND refund_status = 'PENDING'
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id
 `
 
 type TransactionRefundEndParams struct {
@@ -488,6 +500,8 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
@@ -495,7 +509,7 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 const transactionRefundStart = `-- name: TransactionRefundStart :one
 UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
 WHERE id = $2 AND refund_status IS NULL
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id
 `
 
 type TransactionRefundStartParams struct {
@@ -555,6 +569,8 @@ func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRef
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
@@ -578,7 +594,7 @@ const transactionSetPendingReason = `-- name: TransactionSetPendingReason :one
 UPDATE transactions
 SET pending_reason = $1, updated_at = now()
 WHERE id = $2 AND status IN ('PENDING', 'PROCESSING')
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id
 `
 
 type TransactionSetPendingReasonParams struct {
@@ -639,6 +655,8 @@ func (q *Queries) TransactionSetPendingReason(ctx context.Context, arg Transacti
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }
@@ -648,7 +666,7 @@ UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), pending_reason = NULL, updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id
 `
 
 type TransactionSetStatusParams struct {
@@ -720,6 +738,8 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.RemittanceInformation,
 		&i.PurposeOfPayment,
 		&i.Originator,
+		&i.PlatformFees,
+		&i.PlatformFeeAccountID,
 	)
 	return i, err
 }

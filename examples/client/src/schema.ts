@@ -3409,10 +3409,52 @@ export interface components {
             /** @description Set by the service operator only; decides whether customers go through the hosted KYC link flow. */
             readonly isRegulatedFinancialInstitution: boolean;
             embeddedWalletConfig?: components["schemas"]["EmbeddedWalletConfig"];
+            /** @description The platform's standing fees, charged on top of the service's and credited to the platform's own internal account in the sending currency; empty when it charges none. */
+            feeConfigs?: components["schemas"]["FeeConfig"][];
             /** Format: date-time */
             readonly createdAt: string;
             /** Format: date-time */
             readonly updatedAt: string;
+        };
+        /**
+         * @description What a platform fee applies to. `CROSS_CURRENCY_TRANSACTION`: a quote whose sending currency differs from its receiving currency.
+         * @enum {string}
+         */
+        FeeType: "CROSS_CURRENCY_TRANSACTION";
+        /** @description A fixed fee per payment. */
+        FixedFee: {
+            /**
+             * Format: int64
+             * @description In the smallest unit of `currency`.
+             * @example 50
+             */
+            amount: number;
+            /**
+             * @description The payment's sending currency (only `USD` today).
+             * @example USD
+             */
+            currency: string;
+        };
+        /** @description A fee the platform charges on every payment of `feeType` sent in `sourceCurrency`, on top of the service's fees: `fixedFee` plus `variableFeeBps` of the converted amount (the sending amount after every fee), each part rounded up to the minor unit. It is part of the quote's `feesIncluded` (its share: `platformFeesIncluded`) and is credited to the platform's own internal account in `sourceCurrency` when the payment's money leaves. At most one per (`feeType`, `sourceCurrency`). */
+        FeeConfig: {
+            feeType: components["schemas"]["FeeType"];
+            /**
+             * @description The sending currency the fee applies to. Only `USD` is accepted today; another currency is refused with 501 `NOT_IMPLEMENTED`. The platform must support it (its own account in it is where the fee is paid).
+             * @example USD
+             */
+            sourceCurrency: string;
+            /**
+             * @description Variable fee in basis points (1 bps = 0.01 %) of the converted amount.
+             * @example 30
+             */
+            variableFeeBps: number;
+            fixedFee: components["schemas"]["FixedFee"];
+        };
+        /** @description Replaces, for this quote, the platform fee its configuration would charge (`feeConfigs`); also on a quote no configuration applies to. Only for a quote sent in `USD` (501 `NOT_IMPLEMENTED` otherwise); the fixed fee is in the sending currency. */
+        PlatformFeeOverride: {
+            platformFixedFee: components["schemas"]["FixedFee"];
+            /** @example 30 */
+            platformVariableFeeBps: number;
         };
         /** @description Body of `PATCH /config`. Every field is optional; only given fields change. */
         PlatformConfigUpdateRequest: {
@@ -3439,6 +3481,8 @@ export interface components {
             supportedCurrencies?: components["schemas"]["PlatformCurrencyConfigInput"][];
             /** @description Merged field by field into the stored settings; omitted fields stay unchanged. */
             embeddedWalletConfig?: components["schemas"]["EmbeddedWalletConfig"];
+            /** @description Merged by (`feeType`, `sourceCurrency`) into the platform's standing fees: a given key replaces the stored one or is added, other keys are left as they are, and a key whose `variableFeeBps` and `fixedFee.amount` are both 0 is removed. Omit the member to leave the fees unchanged. */
+            feeConfigs?: components["schemas"]["FeeConfig"][];
         };
         ApiTokenCreateRequest: {
             /** @description A label for the token (not blank). */
@@ -4550,6 +4594,11 @@ export interface components {
              * @description A conversion's fees, in the sending currency's smallest unit.
              */
             fees?: number;
+            /**
+             * Format: int64
+             * @description The platform's share of `fees` (its `feeConfigs` or the quote's `platformFeeOverride`), credited to the platform's own internal account when the money left; 0 when none applied. Shown wherever `fees` is.
+             */
+            platformFees?: number;
             quoteId?: string;
             /** @description The agent that initiated the transaction (an agent's transfer or quote execution); present only then. */
             agentId?: string;
@@ -4589,6 +4638,8 @@ export interface components {
             immediatelyExecute?: boolean;
             description?: string;
             purposeOfPayment?: components["schemas"]["PurposeOfPayment"];
+            /** @description The platform's fee for this quote, in place of its configured one (`feeConfigs`). Not for an agent's quote (`POST /agents/me/quotes`), which pays the configured fee. */
+            platformFeeOverride?: components["schemas"]["PlatformFeeOverride"];
             /** @description The sender's information by customer information field name (FULL_NAME, NATIONALITY …); completes what the service knows of the customer. */
             senderCustomerInfo?: {
                 [key: string]: string;
@@ -4650,6 +4701,11 @@ export interface components {
              * @description The fees within `totalSendingAmount`, in the sending currency's smallest unit.
              */
             feesIncluded: number;
+            /**
+             * Format: int64
+             * @description The platform's share of `feesIncluded` (0 when no platform fee applies).
+             */
+            platformFeesIncluded?: number;
             /** @description For an `EMBEDDED_WALLET` source, one `EMBEDDED_WALLET` entry whose `payloadToSign` the wallet signs to execute the quote; for a `REALTIME_FUNDING` source, where to send the deposit. */
             paymentInstructions?: components["schemas"]["PaymentInstructions"][];
             transactionId: string;
@@ -5918,7 +5974,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `NOT_IMPLEMENTED`: a kind of quote this deployment does not make. */
+        /** @description `NOT_IMPLEMENTED`: a kind of quote this deployment does not make, or a `platformFeeOverride` on a quote not sent in `USD`. */
         QuoteNotImplemented: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6763,6 +6819,16 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            /** @description `NOT_IMPLEMENTED`: a fee configuration in a sending currency platform fees are not charged in yet (only `USD`); `details.field` names it. */
+            501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyUmaDomain: {
