@@ -218,7 +218,8 @@ func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db
 	}
 	r := transfer.Request{TransactionID: act.TransactionID, Kind: kind, PlatformID: act.PlatformID, CustomerID: ids.Some(act.CustomerID),
 		InternalAccountID: act.InternalAccountID, ExternalAccountID: act.ExternalAccountID.UUID, Amount: act.Amount,
-		AgentID: ids.Some(act.AgentID), SlowDelay: in.SlowDelay}
+		AgentID: ids.Some(act.AgentID), SlowDelay: in.SlowDelay, PaymentRail: in.PaymentRail, RemittanceInformation: in.RemittanceInformation,
+		PurposeOfPayment: in.PurposeOfPayment}
 	if act.Description != nil {
 		r.Description = *act.Description
 	}

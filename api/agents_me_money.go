@@ -124,6 +124,7 @@ func (s *Server) agentTransfer(w http.ResponseWriter, r *http.Request, kind tran
 	req := s.agentRequest(r, typ)
 	req.InternalAccountID, req.ExternalAccountID = t.InternalAccountID, uuid.NullUUID{UUID: t.ExternalAccountID, Valid: true}
 	req.Amount, req.Description, req.SlowDelay = t.Amount, t.Description, s.Config.SandboxSlowDelay
+	req.PaymentRail, req.RemittanceInformation, req.PurposeOfPayment = t.PaymentRail, t.RemittanceInformation, t.PurposeOfPayment
 	return s.submitAgentAction(w, r, http.StatusCreated, req)
 }
 

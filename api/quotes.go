@@ -19,6 +19,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/platformfee"
 	"paycore/internal/quote"
+	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
 	"paycore/workflows/start"
 )
@@ -40,16 +41,17 @@ type quoteDestinationBody struct {
 }
 
 type quoteBody struct {
-	LookupID             *string                    `json:"lookupId"`
-	Source               *quoteSourceBody           `json:"source"`
-	Destination          *quoteDestinationBody      `json:"destination"`
-	LockedCurrencySide   *string                    `json:"lockedCurrencySide"`
-	LockedCurrencyAmount *int64                     `json:"lockedCurrencyAmount"`
-	ImmediatelyExecute   *bool                      `json:"immediatelyExecute"`
-	Description          *string                    `json:"description" blank:"ok"`
-	PurposeOfPayment     *string                    `json:"purposeOfPayment"`
-	PlatformFeeOverride  *platformfee.OverrideInput `json:"platformFeeOverride"`
-	SenderCustomerInfo   map[string]string          `json:"senderCustomerInfo"`
+	LookupID              *string                    `json:"lookupId"`
+	Source                *quoteSourceBody           `json:"source"`
+	Destination           *quoteDestinationBody      `json:"destination"`
+	LockedCurrencySide    *string                    `json:"lockedCurrencySide"`
+	LockedCurrencyAmount  *int64                     `json:"lockedCurrencyAmount"`
+	ImmediatelyExecute    *bool                      `json:"immediatelyExecute"`
+	Description           *string                    `json:"description" blank:"ok"`
+	PurposeOfPayment      *string                    `json:"purposeOfPayment"`
+	RemittanceInformation *string                    `json:"remittanceInformation"`
+	PlatformFeeOverride   *platformfee.OverrideInput `json:"platformFeeOverride"`
+	SenderCustomerInfo    map[string]string          `json:"senderCustomerInfo"`
 }
 
 var errQuoteNotFound = errorOf(quote.NotFound())
@@ -134,6 +136,9 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	if err := checkPurpose(b.PurposeOfPayment); err != nil {
 		return req, err
 	}
+	if err := checkRemittance(b.RemittanceInformation); err != nil {
+		return req, err
+	}
 	if req.PlatformFeeOverride, err = platformfee.CheckOverride(b.PlatformFeeOverride, "platformFeeOverride"); err != nil {
 		return req, err
 	}
@@ -155,7 +160,8 @@ func (s *Server) quoteRequest(r *http.Request) (quote.Request, error) {
 	req.LockedSide, req.LockedAmount = quote.Side(*b.LockedCurrencySide), *b.LockedCurrencyAmount
 	req.ImmediatelyExecute = b.ImmediatelyExecute != nil && *b.ImmediatelyExecute
 	req.SenderCustomerInfo = b.SenderCustomerInfo
-	for dst, src := range map[*string]*string{&req.Description: b.Description, &req.PurposeOfPayment: b.PurposeOfPayment, &req.LookupID: b.LookupID} {
+	for dst, src := range map[*string]*string{&req.Description: b.Description, &req.PurposeOfPayment: b.PurposeOfPayment, &req.LookupID: b.LookupID,
+		&req.RemittanceInformation: b.RemittanceInformation} {
 		if src != nil {
 			*dst = *src
 		}
@@ -412,6 +418,9 @@ func (s *Server) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	d := quote.Deposit{Key: requestKey(r), Amount: deposit}
 	if o, ok := quote.SandboxOriginator(row.Transaction.Currency, row.Transaction.Reference, id); ok {
 		d.Originator = &o
+	}
+	if row.Quote.CryptoNetwork != nil { // a crypto deposit: its transaction on the network
+		d.OnChain = sandbox.OnChain(*row.Quote.CryptoNetwork, "deposit/"+id.String()+"/"+d.Key)
 	}
 	res, err := s.quoteFund(r.Context(), id, d)
 	if err != nil {

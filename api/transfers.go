@@ -126,13 +126,23 @@ func transferExtras(b transferBody, kind transfer.Kind) error {
 		return invalidField("remittanceInformation", "remittanceInformation travels with a transfer out only")
 	case kind == transfer.In && b.PurposeOfPayment != nil:
 		return invalidField("purposeOfPayment", "purposeOfPayment travels with a transfer out only")
-	case b.RemittanceInformation != nil && (!strictjson.ValidText(*b.RemittanceInformation) || utf8.RuneCountInString(*b.RemittanceInformation) > transfer.MaxRemittanceLength):
-		return invalidField("remittanceInformation", "remittanceInformation must be text of at most %d characters", transfer.MaxRemittanceLength)
+	}
+	if err := checkRemittance(b.RemittanceInformation); err != nil {
+		return err
 	}
 	if err := checkPaymentRail(b.Destination.PaymentRail); err != nil {
 		return err
 	}
 	return checkPurpose(b.PurposeOfPayment)
+}
+
+// checkRemittance refuses a remittanceInformation (of a transfer out or a quote) that is not
+// text of at most transfer.MaxRemittanceLength characters.
+func checkRemittance(v *string) error {
+	if v != nil && (!strictjson.ValidText(*v) || utf8.RuneCountInString(*v) > transfer.MaxRemittanceLength) {
+		return invalidField("remittanceInformation", "remittanceInformation must be text of at most %d characters", transfer.MaxRemittanceLength)
+	}
+	return nil
 }
 
 // checkPaymentRail refuses a destination.paymentRail (of a transfer out or a quote) that is

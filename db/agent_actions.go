@@ -164,7 +164,8 @@ func actionPayment(ctx context.Context, q *queries, ag Agent, n agent.Request, n
 	if err := owner.CheckTransfer(kind, acc); err != nil {
 		return actionPaymentOf{}, err
 	}
-	r := transfer.Request{Kind: kind, PlatformID: ag.PlatformID, InternalAccountID: n.InternalAccountID, ExternalAccountID: n.ExternalAccountID.UUID, Amount: n.Amount}
+	r := transfer.Request{Kind: kind, PlatformID: ag.PlatformID, InternalAccountID: n.InternalAccountID, ExternalAccountID: n.ExternalAccountID.UUID, Amount: n.Amount,
+		PaymentRail: n.PaymentRail}
 	if err := transfer.Check(r, acc); err != nil {
 		return actionPaymentOf{}, err
 	}

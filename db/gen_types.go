@@ -198,6 +198,7 @@ type (
 	TransactionRefundEndParams            = gen.TransactionRefundEndParams
 	TransactionRefundStartParams          = gen.TransactionRefundStartParams
 	TransactionSetAgentParams             = gen.TransactionSetAgentParams
+	TransactionSetOnChainParams           = gen.TransactionSetOnChainParams
 	TransactionSetOriginatorParams        = gen.TransactionSetOriginatorParams
 	TransactionSetPendingReasonParams     = gen.TransactionSetPendingReasonParams
 	TransactionSetReceiverInfoParams      = gen.TransactionSetReceiverInfoParams

@@ -16,6 +16,7 @@ import (
 	"paycore/internal/kyc"
 	"paycore/internal/payment"
 	"paycore/internal/quote"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
 )
 
@@ -445,6 +446,32 @@ func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan p
 	}
 	if err := applyLegs(ctx, q, v, t, plan.Legs); err != nil {
 		return t, err
+	}
+	var funding *rail.OnChain
+	if plan.Quote != nil {
+		funding = plan.Quote.OnChain
+	}
+	if plan.OnChain != nil || funding != nil {
+		p := TransactionSetOnChainParams{ID: t.ID}
+		for dst, v := range map[*json.RawMessage]*rail.OnChain{&p.Destination: plan.OnChain, &p.Source: funding} {
+			if v == nil {
+				continue
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return t, fmt.Errorf("encode an on-chain transaction: %w", err)
+			}
+			*dst = b
+		}
+		if err := q.TransactionSetOnChain(ctx, p); err != nil {
+			return t, fmt.Errorf("record the on-chain transactions: %w", err)
+		}
+		if p.Destination != nil {
+			t.DestinationOnChain = p.Destination
+		}
+		if p.Source != nil {
+			t.SourceOnChain = p.Source
+		}
 	}
 	if c := plan.Status; c != nil {
 		var err error

@@ -170,7 +170,8 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		rail = quote.Rail{Internal: acc.Destination.Internal, Uma: acc.Destination.Uma, Identifier: acc.Destination.Identifier,
 			AccountType: acc.Destination.AccountType, Environment: acc.Environment,
 			Deposit: r.Source.Kind == quote.SourceRealtimeFunding, TransactionID: r.TransactionID, Currency: acc.Destination.Currency, Amount: terms.Receiving,
-			Platform: r.PlatformID, FeeLimit: terms.NetworkFee, PaymentRail: terms.Rail.Rail, Purpose: r.PurposeOfPayment}
+			Platform: r.PlatformID, FeeLimit: terms.NetworkFee, PaymentRail: terms.Rail.Rail, Purpose: r.PurposeOfPayment,
+			Remittance: r.RemittanceInformation}
 		if x := terms.Remote; x != nil {
 			rail.Currency, rail.Invoice, rail.Callback, rail.Domain = quote.PayoutCurrency, x.Invoice, x.UtxoCallback, x.PayerDomain
 		}
@@ -298,7 +299,8 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 		Reference: v.Reference(r.TransactionID), Description: optional(r.Description),
 		ReceivingCurrency: &receivingCurrency, ReceivingAmount: &receiving, SentCurrency: sentCurrency, SentAmount: sent, QuoteID: uuid.NullUUID{UUID: r.QuoteID, Valid: true},
 		Fees: &fees, ExchangeRate: rate, RateDetails: details, CounterpartyInformation: counterparty, NetworkFee: networkFee,
-		PurposeOfPayment: optional(r.PurposeOfPayment), PlatformFees: platformFees, PlatformFeeAccountID: platformAccount}
+		PurposeOfPayment: optional(r.PurposeOfPayment), RemittanceInformation: optional(r.RemittanceInformation), PlatformFees: platformFees,
+		PlatformFeeAccountID: platformAccount}
 	setRailChoice(&p, terms.Rail, terms.DecidedAt)
 	t, err := q.TransactionCreate(ctx, p)
 	if err != nil {
@@ -316,7 +318,7 @@ func quoteRail(ctx context.Context, q *queries, qt Quote, t Transaction) (quote.
 	uma := qt.DestinationKind == string(quote.DestinationUMA)
 	rail := quote.Rail{Internal: qt.DestinationInternal || (uma && t.DestinationAccountID.Valid), Uma: uma, Identifier: qt.DestinationIdentifier,
 		Environment: p.Environment, Platform: t.PlatformID, Deposit: qt.SourceKind == string(quote.SourceRealtimeFunding), TransactionID: t.ID,
-		PaymentRail: Deref(t.PaymentRail), Purpose: Deref(t.PurposeOfPayment)}
+		PaymentRail: Deref(t.PaymentRail), Purpose: Deref(t.PurposeOfPayment), Remittance: Deref(t.RemittanceInformation)}
 	if t.ReceivingCurrency != nil && t.ReceivingAmount != nil {
 		rail.Currency, rail.Amount, rail.FeeLimit = *t.ReceivingCurrency, *t.ReceivingAmount, Deref(t.NetworkFee)
 	}

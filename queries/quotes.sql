@@ -98,3 +98,10 @@ SELECT ra.platform_id AS receiver_platform_id, ra.customer_id AS receiver_custom
 FROM internal_accounts ra
 LEFT JOIN customers pc ON pc.id = sqlc.narg(payer_id)
 WHERE ra.id = @receiver_account_id;
+
+-- name: TransactionSetOnChain :exec
+-- Records the on-chain transactions of a payment: the one that delivered it to a crypto
+-- wallet, the crypto deposit that funded it (NULL leaves one as it is).
+UPDATE transactions SET destination_on_chain = coalesce(sqlc.narg(destination), destination_on_chain),
+                        source_on_chain = coalesce(sqlc.narg(source), source_on_chain)
+WHERE id = @id;

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"paycore/api/apitest"
+	"paycore/db"
 	"paycore/db/view"
 )
 
@@ -150,8 +151,25 @@ func TestAgentTransferAuto(t *testing.T) {
 	if b := w.balance(); b != 6_000 {
 		t.Fatalf("balance %d, want 6000", b)
 	}
-	// Exactly at the daily limit passes.
-	w.action(w.transferOutAs(2_000), 201)
+	// Exactly at the daily limit passes, on the rail the agent names and with what it asks
+	// to travel with the payment; a rail the account does not offer is refused first.
+	extras := func(rail string) *apitest.Response {
+		return w.as("POST", "/agents/me/transfer-out", map[string]any{"source": map[string]any{"accountId": w.account},
+			"destination": map[string]any{"accountId": w.ext, "paymentRail": rail}, "amount": 2_000,
+			"remittanceInformation": "INV-7", "purposeOfPayment": "GIFT"})
+	}
+	if r := extras("SEPA"); r.Status != 400 || r.Field(t) != "destination.paymentRail" {
+		t.Fatalf("a rail the account does not offer: %d %s", r.Status, r.Body)
+	}
+	a = w.action(extras("WIRE"), 201)
+	if tx := w.transaction(a.Transaction.ID); db.Deref(tx.PaymentRail) != "WIRE" || db.Deref(tx.RailSelectionMode) != "MANUAL" {
+		t.Fatalf("the agent's rail: %+v", tx)
+	}
+	var remittance, purpose string
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT remittance_information, purpose_of_payment FROM transactions WHERE agent_id IS NOT NULL AND payment_rail = 'WIRE'").
+		Scan(&remittance, &purpose); err != nil || remittance != "INV-7" || purpose != "GIFT" {
+		t.Fatalf("the agent's extras: %q %q %v", remittance, purpose, err)
+	}
 	w.wantUsage(2, 6_000)
 
 	// The agent sees its actions; the same Idempotency-Key answers the same action.

@@ -8,6 +8,7 @@ import (
 
 	"paycore/db"
 	"paycore/db/view"
+	"paycore/internal/ids"
 )
 
 // A transfer out travels on the external account's first rail unless the platform names
@@ -96,12 +97,24 @@ func TestTransferOutPaymentRail(t *testing.T) {
 			t.Fatalf("quote %q: %+v", tc.rail, tx)
 		}
 	}
+	// What travels with a quote's payout is kept with its transaction; too long is refused.
+	r := w.quote(eur, "SENDING", 1_000, map[string]any{"remittanceInformation": "INV-Q-9", "purposeOfPayment": "EDUCATION"})
+	if r.Status != 201 {
+		t.Fatalf("quote with remittance: %d %s", r.Status, r.Body)
+	}
+	txID, _ := ids.Parse(ids.Transaction, r.JSON(t)["transactionId"].(string))
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT remittance_information, purpose_of_payment FROM transactions WHERE id = $1", txID).Scan(&remittance, &purpose); err != nil || remittance != "INV-Q-9" || purpose != "EDUCATION" {
+		t.Fatalf("the quote's extras: %q %q %v", remittance, purpose, err)
+	}
+	if r := w.quote(eur, "SENDING", 1_000, map[string]any{"remittanceInformation": strings.Repeat("x", 81)}); r.Status != 400 || r.Field(t) != "remittanceInformation" {
+		t.Fatalf("81 characters of remittance: %d %s", r.Status, r.Body)
+	}
 	if r := w.quote(eur, "SENDING", 1_000, map[string]any{"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": eur, "paymentRail": "ACH"}}); r.Status != 400 ||
 		!strings.Contains(string(r.Body), `"field":"destination.paymentRail"`) {
 		t.Fatalf("quote over a rail the account lacks: %d %s", r.Status, r.Body)
 	}
 
-	r := w.c.Do("POST", "/transfer-in", map[string]any{"source": map[string]any{"accountId": ext}, "destination": map[string]any{"accountId": w.account},
+	r = w.c.Do("POST", "/transfer-in", map[string]any{"source": map[string]any{"accountId": ext}, "destination": map[string]any{"accountId": w.account},
 		"amount": 100, "remittanceInformation": "x"})
 	if r.Status != 400 {
 		t.Errorf("transfer in with remittance: %d %s", r.Status, r.Body)

@@ -509,6 +509,14 @@ func TestRealtimeFundedQuotes(t *testing.T) {
 	if info := cq.PaymentInstructions[0].AccountOrWalletInfo; info["accountType"] != "BASE_WALLET" || !strings.HasPrefix(info["address"].(string), "0x") {
 		t.Fatalf("USDC on Base instructions %+v", cq.PaymentInstructions)
 	}
+	// Its deposit names its transaction on the network, and no bank originator.
+	if r := send(cq, "USDC", nil); r.Status != 200 {
+		t.Fatalf("USDC deposit: %d %s", r.Status, r.Body)
+	}
+	if src := w.transaction(cq.TransactionID).Source; src.OnChainTransaction == nil || src.OnChainTransaction.Network != "BASE" ||
+		!strings.HasPrefix(src.OnChainTransaction.TransactionHash, "0x") || src.Originator != nil {
+		t.Fatalf("USDC deposit's source: %+v", src)
+	}
 
 	// A deposit short of the total: FAILED, refunded.
 	short := realtime(ok, "USD", "", 10_000)

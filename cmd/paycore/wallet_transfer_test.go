@@ -66,6 +66,10 @@ func TestWalletTransferOutBySignedRetry(t *testing.T) {
 	if final.Status != "COMPLETED" {
 		t.Fatalf("wallet transfer ended %s", final.Status)
 	}
+	// Money that left for a crypto wallet names its on-chain transaction.
+	if oc := final.Destination.OnChainTransaction; oc == nil || oc.Network != "SOLANA" || len(oc.TransactionHash) < 80 {
+		t.Fatalf("on-chain transaction of the payout to a Solana wallet: %+v", oc)
+	}
 	c.Do("GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&customerId="+cust.ID, nil).Decode(t, &accts)
 	if accts.Data[0].Balance.Amount != 7_500 {
 		t.Fatalf("wallet balance %d, want 7500", accts.Data[0].Balance.Amount)

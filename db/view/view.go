@@ -13,6 +13,7 @@ import (
 	"paycore/internal/ids"
 	"paycore/internal/money"
 	"paycore/internal/quote"
+	"paycore/internal/rail"
 
 	"paycore/internal/catalog"
 )
@@ -74,6 +75,10 @@ type TransactionEnd struct {
 	// Originator is who sent the deposit of a REALTIME_FUNDING source, as its rail
 	// reported it (its fields sit on the source; nil: nothing known).
 	*quote.Originator
+	// OnChainTransaction is the on-chain transaction that delivered the money to an
+	// external crypto wallet (a destination), or the crypto deposit that funded a quote (a
+	// REALTIME_FUNDING source).
+	OnChainTransaction *rail.OnChain `json:"onChainTransaction,omitempty"`
 }
 
 // FailureDetails says precisely why a transaction failed (an addition to failureReason).
@@ -156,6 +161,15 @@ func endOf(kind string, id uuid.NullUUID, currency string, source bool) Transact
 	return e
 }
 
+// onChainOf decodes a stored on-chain transaction (nil: none, or not one).
+func onChainOf(raw []byte) *rail.OnChain {
+	var oc rail.OnChain
+	if len(raw) == 0 || json.Unmarshal(raw, &oc) != nil {
+		return nil
+	}
+	return &oc
+}
+
 // TransactionOf renders a transaction. The platform's own transactions have the platform
 // id as customerId and an empty platformCustomerId.
 func TransactionOf(t db.Transaction) Transaction {
@@ -184,6 +198,12 @@ func TransactionOf(t db.Transaction) Transaction {
 	}
 	if t.SourceUmaAddress != nil {
 		out.Source.UmaAddress = *t.SourceUmaAddress
+	}
+	if t.DestinationKind == string(catalog.EndpointExternal) {
+		out.Destination.OnChainTransaction = onChainOf(t.DestinationOnChain)
+	}
+	if t.SourceKind == string(catalog.EndpointRealtimeFunding) {
+		out.Source.OnChainTransaction = onChainOf(t.SourceOnChain)
 	}
 	if len(t.Originator) > 0 && t.SourceKind == string(catalog.EndpointRealtimeFunding) {
 		var o quote.Originator

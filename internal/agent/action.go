@@ -117,6 +117,11 @@ type Request struct {
 	ExternalAccountID uuid.NullUUID `json:",omitzero"`
 	Amount            int64         `json:",omitzero"`
 	Description       string        `json:",omitempty"`
+	// PaymentRail, RemittanceInformation and PurposeOfPayment travel with a transfer out as
+	// they do with the platform's own (transfer.Request).
+	PaymentRail           string `json:",omitempty"`
+	RemittanceInformation string `json:",omitempty"`
+	PurposeOfPayment      string `json:",omitempty"`
 	// ApprovalLifetime is how long an action that needs approval waits for a decision.
 	ApprovalLifetime time.Duration
 	// SlowDelay is the sandbox's slow-scenario delay of the transfer the action makes.

@@ -72,6 +72,16 @@ func wallet(check func(string) string, currencies ...string) *accountSpec {
 	return &accountSpec{currencies: currencies, fields: []field{req("address", check)}, wallet: true}
 }
 
+// walletNetworks is the crypto network each wallet account type's address lives on.
+var walletNetworks = map[string]string{
+	"BASE_WALLET": "BASE", "ETHEREUM_WALLET": "ETHEREUM", "POLYGON_WALLET": "POLYGON", "PLASMA_WALLET": "PLASMA",
+	"SOLANA_WALLET": "SOLANA", "TRON_WALLET": "TRON", "SPARK_WALLET": "SPARK",
+}
+
+// Network is the crypto network of a wallet account type ("" for a bank account, and for
+// LIGHTNING, whose payments leave no on-chain transaction).
+func Network(accountType string) string { return walletNetworks[accountType] }
+
 // specs holds every accountType by name.
 var specs = map[string]*accountSpec{
 	"AED_ACCOUNT": bank("AED", railsBank, req("iban", ibanMatching(`^AE[0-9]{21}$`, "AE followed by 21 digits")), opt("swiftCode", swiftCode)),

@@ -37,7 +37,7 @@ func (s Snapshot) FinishTransfer(out rail.Outcome) (p Plan, ok bool, err error) 
 	if err != nil || !ok {
 		return Plan{}, ok, err
 	}
-	p = Plan{Status: end}
+	p = Plan{Status: end, OnChain: out.OnChain}
 	completed := out.Status == catalog.TxCompleted
 	switch {
 	case completed && s.Type == catalog.Outgoing:
@@ -119,7 +119,7 @@ func (s Snapshot) FinishQuote(out rail.Outcome) (p Plan, ok bool, err error) {
 	if err != nil || !ok {
 		return Plan{}, ok, err
 	}
-	p = Plan{Status: end}
+	p = Plan{Status: end, OnChain: out.OnChain}
 	switch {
 	case out.Status == catalog.TxCompleted || out.PaidOut:
 		if p.Legs, err = s.convert(false, funds(out)); err != nil {
@@ -228,7 +228,7 @@ const DepositKey = "deposit"
 // opened and completed.
 func (s Snapshot) FundQuote(d quote.Deposit, late bool) (Plan, error) {
 	amount := d.Amount
-	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: d.Key, Originator: d.Originator}}
+	p := Plan{Quote: &QuoteChange{Deposit: true, DepositAmount: amount, DepositKey: d.Key, Originator: d.Originator, OnChain: d.OnChain}}
 	if !late {
 		to, err := catalog.TransactionChange(s.Status, catalog.TxEventProcess)
 		if err != nil {

@@ -130,8 +130,10 @@ type QuoteChange struct {
 	Deposit       bool
 	DepositAmount int64
 	DepositKey    string
-	// Originator is who sent the deposit, recorded on the transaction (nil: unknown).
+	// Originator is who sent the deposit, recorded on the transaction (nil: unknown);
+	// OnChain the on-chain transaction of a crypto deposit (nil: none).
 	Originator *quote.Originator
+	OnChain    *rail.OnChain
 }
 
 // Plan is what one change of a payment does, applied in this order in one database
@@ -150,6 +152,9 @@ type Plan struct {
 	Status       *StatusChange
 	Counterpart  *StatusChange
 	Refunds      []RefundChange
+	// OnChain is the on-chain transaction that delivered the payment, as its rail reported
+	// it (nil: none), recorded before the status change.
+	OnChain *rail.OnChain
 }
 
 // Refund statuses (refundStatus).

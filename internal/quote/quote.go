@@ -82,6 +82,9 @@ type Request struct {
 	ImmediatelyExecute bool   `json:",omitempty"`
 	Description        string `json:",omitempty"`
 	PurposeOfPayment   string `json:",omitempty"`
+	// RemittanceInformation travels with the payout to the beneficiary (at most
+	// transfer.MaxRemittanceLength characters).
+	RemittanceInformation string `json:",omitempty"`
 	// PlatformFeeOverride replaces the platform's configured fee for this quote (nil: the
 	// configuration applies).
 	PlatformFeeOverride *platformfee.Override `json:",omitempty"`
@@ -122,8 +125,10 @@ type Execution struct {
 type Deposit struct {
 	Key    string
 	Amount int64
-	// Originator is what the funding rail says of who sent it, nil when it says nothing.
-	Originator *Originator `json:",omitempty"`
+	// Originator is what the funding rail says of who sent it, nil when it says nothing;
+	// OnChain the on-chain transaction of a crypto deposit, nil for others.
+	Originator *Originator   `json:",omitempty"`
+	OnChain    *rail.OnChain `json:",omitempty"`
 }
 
 // Originator is who sent a deposit, as its rail reports it (the transaction's source shows
@@ -632,9 +637,11 @@ type Rail struct {
 	FeeLimit int64 `json:",omitempty"`
 	// PaymentRail is the network a payout to a bank account travels on (the quote's rail
 	// choice; "" for other destinations, and in rails recorded before it existed), and
-	// Purpose the purposeOfPayment that travels with it.
+	// Purpose the purposeOfPayment and Remittance the remittanceInformation that travel with
+	// it.
 	PaymentRail string `json:",omitempty"`
 	Purpose     string `json:",omitempty"`
+	Remittance  string `json:",omitempty"`
 }
 
 // Instruction is the payout as its rail is given it; false for a payment into an internal
@@ -645,7 +652,7 @@ func (r Rail) Instruction() (rail.Instruction, bool) {
 	}
 	return rail.Instruction{Key: r.TransactionID.String(), Payment: rail.Payout, Environment: r.Environment, Platform: r.Platform, Currency: r.Currency,
 		Kind: r.Kind(), AccountType: r.AccountType, Identifier: r.Identifier, Invoice: r.Invoice, Amount: r.Amount, FeeLimit: r.FeeLimit,
-		PaymentRail: r.PaymentRail, PurposeOfPayment: r.Purpose}, true
+		PaymentRail: r.PaymentRail, PurposeOfPayment: r.Purpose, RemittanceInformation: r.Remittance}, true
 }
 
 // Kind is the kind of destination the payout goes to.

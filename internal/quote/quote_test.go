@@ -316,8 +316,8 @@ func TestRailOutcome(t *testing.T) {
 // A payout to a bank account tells its rail the network it travels on and its purpose.
 func TestRailInstructionCarriesItsRail(t *testing.T) {
 	in, ok := Rail{Identifier: "DE89370400440532013000", AccountType: "EUR_ACCOUNT", Environment: catalog.Sandbox, Currency: "EUR", Amount: 5,
-		PaymentRail: "SEPA_INSTANT", Purpose: "GIFT"}.Instruction()
-	if !ok || in.PaymentRail != "SEPA_INSTANT" || in.PurposeOfPayment != "GIFT" || in.Payment != rail.Payout {
+		PaymentRail: "SEPA_INSTANT", Purpose: "GIFT", Remittance: "INV-1"}.Instruction()
+	if !ok || in.PaymentRail != "SEPA_INSTANT" || in.PurposeOfPayment != "GIFT" || in.RemittanceInformation != "INV-1" || in.Payment != rail.Payout {
 		t.Fatalf("%+v", in)
 	}
 }

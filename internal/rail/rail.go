@@ -141,6 +141,16 @@ type Outcome struct {
 	// PaymentHash is the hex payment hash of a Lightning payment, the key operators find it
 	// by (the PaymentHash search attribute).
 	PaymentHash string `json:",omitempty"`
+	// OnChain is the on-chain transaction that delivered a payout to a crypto wallet, when
+	// the rail's network gives one; nil otherwise.
+	OnChain *OnChain `json:",omitempty"`
+}
+
+// OnChain is an on-chain transaction: its hash on a crypto network (one of
+// extaccount's wallet networks: ETHEREUM, SOLANA, BASE, ...).
+type OnChain struct {
+	TransactionHash string `json:"transactionHash"`
+	Network         string `json:"network"`
 }
 
 // SatsUp is an amount of millisatoshis in whole satoshis, rounded up: how a network's

@@ -295,7 +295,7 @@ func (q *Queries) QuoteCreate(ctx context.Context, arg QuoteCreateParams) error 
 }
 
 const quoteGet = `-- name: QuoteGet :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, t.destination_on_chain, t.source_on_chain, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -396,13 +396,15 @@ func (q *Queries) QuoteGet(ctx context.Context, arg QuoteGetParams) (QuoteGetRow
 		&i.Transaction.Originator,
 		&i.Transaction.PlatformFees,
 		&i.Transaction.PlatformFeeAccountID,
+		&i.Transaction.DestinationOnChain,
+		&i.Transaction.SourceOnChain,
 		&i.PayloadToSign,
 	)
 	return i, err
 }
 
 const quoteGetByID = `-- name: QuoteGetByID :one
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, t.destination_on_chain, t.source_on_chain, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -497,6 +499,8 @@ func (q *Queries) QuoteGetByID(ctx context.Context, id uuid.UUID) (QuoteGetByIDR
 		&i.Transaction.Originator,
 		&i.Transaction.PlatformFees,
 		&i.Transaction.PlatformFeeAccountID,
+		&i.Transaction.DestinationOnChain,
+		&i.Transaction.SourceOnChain,
 		&i.PayloadToSign,
 	)
 	return i, err
@@ -570,6 +574,25 @@ type QuoteRecordDepositParams struct {
 
 func (q *Queries) QuoteRecordDeposit(ctx context.Context, arg QuoteRecordDepositParams) error {
 	_, err := q.db.Exec(ctx, quoteRecordDeposit, arg.Amount, arg.Key, arg.ID)
+	return err
+}
+
+const transactionSetOnChain = `-- name: TransactionSetOnChain :exec
+UPDATE transactions SET destination_on_chain = coalesce($1, destination_on_chain),
+                        source_on_chain = coalesce($2, source_on_chain)
+WHERE id = $3
+`
+
+type TransactionSetOnChainParams struct {
+	Destination json.RawMessage
+	Source      json.RawMessage
+	ID          uuid.UUID
+}
+
+// Records the on-chain transactions of a payment: the one that delivered it to a crypto
+// wallet, the crypto deposit that funded it (NULL leaves one as it is).
+func (q *Queries) TransactionSetOnChain(ctx context.Context, arg TransactionSetOnChainParams) error {
+	_, err := q.db.Exec(ctx, transactionSetOnChain, arg.Destination, arg.Source, arg.ID)
 	return err
 }
 

@@ -484,6 +484,8 @@ type Transaction struct {
 	Originator                json.RawMessage
 	PlatformFees              *int64
 	PlatformFeeAccountID      uuid.NullUUID
+	DestinationOnChain        json.RawMessage
+	SourceOnChain             json.RawMessage
 }
 
 type UmaDomainProof struct {

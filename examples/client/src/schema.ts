@@ -2587,8 +2587,9 @@ export interface paths {
         put?: never;
         /**
          * Transfer out for the agent's customer
-         * @description Asks for a transfer out with the body and rules of `POST /transfer-out`, from an
-         *     internal account of the customer the agent acts for that the policy allows, to an
+         * @description Asks for a transfer out with the body and rules of `POST /transfer-out` (its
+         *     `destination.paymentRail`, `remittanceInformation` and `purposeOfPayment` travel with the
+         *     payment the same way), from an internal account of the customer the agent acts for that the policy allows, to an
          *     external account of that customer; answers the resulting `AgentAction` of type
          *     `TRANSFER_OUT` with its `transferDetails`. The policy's limits, execution mode and
          *     approval threshold apply as for `POST /agents/me/quotes/{quoteId}/execute`, on
@@ -4463,6 +4464,8 @@ export interface components {
             endToEndId?: string;
             /** @description The rail's tracking number (an ACH trace number, a wire's IMAD/OMAD), for reconciliation. */
             traceNumber?: string;
+            /** @description The crypto deposit that funded the payment (REALTIME_FUNDING on a network), once it arrived. */
+            onChainTransaction?: components["schemas"]["OnChainTransaction"];
         };
         /** @description Where the money goes; `accountId` is an `InternalAccount:` or `ExternalAccount:` id. */
         TransactionDestination: {
@@ -4473,6 +4476,18 @@ export interface components {
             umaAddress?: string;
             /** @description Currency code. */
             currency: string;
+            /** @description The on-chain transaction that delivered the money, when the destination is an external crypto wallet; present once the payment left (the sandbox reports a hash of the network's shape that settled nowhere). */
+            onChainTransaction?: components["schemas"]["OnChainTransaction"];
+        };
+        /**
+         * @description A blockchain network; test networks for sandbox platforms, main networks for production ones.
+         * @enum {string}
+         */
+        CryptoNetwork: "BITCOIN" | "ETHEREUM" | "SOLANA" | "BASE" | "POLYGON" | "TRON" | "PLASMA" | "SPARK";
+        OnChainTransaction: {
+            /** @description The transaction's hash on `network`. */
+            transactionHash: string;
+            network: components["schemas"]["CryptoNetwork"];
         };
         /**
          * @description One money movement: an `IncomingTransaction` or an `OutgoingTransaction`,
@@ -4638,6 +4653,8 @@ export interface components {
             immediatelyExecute?: boolean;
             description?: string;
             purposeOfPayment?: components["schemas"]["PurposeOfPayment"];
+            /** @description Free text that travels with the payout to the beneficiary (an ACH addenda record, the remittance information of an instant payment, a wire's originator-to-beneficiary information). */
+            remittanceInformation?: string;
             /** @description The platform's fee for this quote, in place of its configured one (`feeConfigs`). Not for an agent's quote (`POST /agents/me/quotes`), which pays the configured fee. */
             platformFeeOverride?: components["schemas"]["PlatformFeeOverride"];
             /** @description The sender's information by customer information field name (FULL_NAME, NATIONALITY …); completes what the service knows of the customer. */

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"paycore/internal/catalog"
+	"paycore/internal/extaccount"
 	"paycore/internal/incoming"
 	"paycore/internal/rail"
 	"paycore/internal/sandbox"
@@ -56,18 +57,29 @@ func (Rail) Cancel(_ context.Context, in rail.Instruction) error {
 // identifier selects (sandbox.TransferOutcome), a quote's payout to an external account
 // likewise (sandbox.QuoteOutcome), a payout to one of the sandbox's UMA counterparties as
 // its scenario says (success completes, pending.long completes after the slow delay,
-// fail.compliance fails before any money leaves). A refund goes back to an external
+// fail.compliance fails before any money leaves); a payout to a crypto wallet that left
+// reports its on-chain transaction (sandbox.OnChain). A refund goes back to an external
 // account as sandbox.RefundOutcome says, to a sandbox sender as its scenario says.
 func Outcome(in rail.Instruction) rail.Outcome {
 	switch {
 	case in.Kind == rail.UMA:
 		return umaOutcome(in.Identifier)
 	case in.Payment == rail.Payout:
-		return sandbox.QuoteOutcome(in.Identifier)
+		return onChain(in, sandbox.QuoteOutcome(in.Identifier))
 	case in.Payment == rail.Refund:
 		return sandbox.RefundOutcome(in.Identifier)
+	case in.Payment == rail.TransferOut:
+		return onChain(in, sandbox.TransferOutcome(in.Identifier))
 	}
 	return sandbox.TransferOutcome(in.Identifier)
+}
+
+// onChain is out with, for money that left for a crypto wallet, its on-chain transaction.
+func onChain(in rail.Instruction, out rail.Outcome) rail.Outcome {
+	if out.Status == catalog.TxCompleted || out.PaidOut {
+		out.OnChain = sandbox.OnChain(extaccount.Network(in.AccountType), in.Key)
+	}
+	return out
 }
 
 func umaOutcome(address string) rail.Outcome {

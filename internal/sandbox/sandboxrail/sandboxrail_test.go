@@ -60,3 +60,34 @@ func TestCapabilities(t *testing.T) {
 		t.Fatalf("cancel a payment to a UMA address: %v", err)
 	}
 }
+
+// Money that leaves for a crypto wallet reports its on-chain transaction, the same for
+// the same key and shaped as its network writes hashes; a bank payout, and a payout that
+// failed before anything left, report none.
+func TestOnChainTransaction(t *testing.T) {
+	pay := func(payment rail.Payment, accountType, identifier, key string) rail.Outcome {
+		return sandboxrail.Outcome(rail.Instruction{Key: key, Payment: payment, Kind: rail.ExternalAccount, AccountType: accountType, Identifier: identifier})
+	}
+	evm := pay(rail.Payout, "BASE_WALLET", "0x00000000000000000000000000000000000000a1", "k1")
+	if evm.OnChain == nil || evm.OnChain.Network != "BASE" || len(evm.OnChain.TransactionHash) != 66 || evm.OnChain.TransactionHash[:2] != "0x" {
+		t.Fatalf("base payout: %+v", evm.OnChain)
+	}
+	if again := pay(rail.Payout, "BASE_WALLET", "0x00000000000000000000000000000000000000a1", "k1"); *again.OnChain != *evm.OnChain {
+		t.Fatalf("the same key reported %+v, then %+v", evm.OnChain, again.OnChain)
+	}
+	if other := pay(rail.Payout, "BASE_WALLET", "0x00000000000000000000000000000000000000a1", "k2"); *other.OnChain == *evm.OnChain {
+		t.Fatal("two payments share a hash")
+	}
+	if sol := pay(rail.TransferOut, "SOLANA_WALLET", "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "k3"); sol.OnChain == nil || sol.OnChain.Network != "SOLANA" || len(sol.OnChain.TransactionHash) < 86 {
+		t.Fatalf("solana transfer: %+v", sol.OnChain)
+	}
+	if bank := pay(rail.Payout, "USD_ACCOUNT", "123456789001", "k4"); bank.OnChain != nil {
+		t.Fatalf("a bank payout reported %+v", bank.OnChain)
+	}
+	if failed := pay(rail.Payout, "BASE_WALLET", "0x00000000000000000000000000000000000ab002", "k5"); failed.Status != catalog.TxFailed || failed.OnChain != nil {
+		t.Fatalf("a payout refused before anything left: %+v", failed)
+	}
+	if in := pay(rail.TransferIn, "SOLANA_WALLET", "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "k6"); in.OnChain != nil {
+		t.Fatalf("a transfer in reported %+v", in.OnChain)
+	}
+}
