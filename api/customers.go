@@ -109,9 +109,6 @@ func (s *Server) patchCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := customer.CheckImmutable(in); err != nil {
-		return err
-	}
 	pid := principalFrom(r.Context()).PlatformID
 	cur, err := db.CustomerRecordGet(r.Context(), s.Pool, pid, id)
 	if err != nil {

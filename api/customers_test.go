@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,6 +188,29 @@ func TestCustomerValidationAndConflicts(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) { expectError(t, c.Do("POST", "/customers", body), 400, "INVALID_INPUT") })
+	}
+	// Every invalid member at once: details.errors lists them, details.field is the first.
+	r := c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "region": "US", "email": "nope", "birthDate": "17/05/1990",
+		"address": map[string]any{"line1": "a", "country": "ZZ"}, "currencies": []string{"EUR"}})
+	expectError(t, r, 400, "INVALID_INPUT")
+	var env struct {
+		Details struct {
+			Field  string `json:"field"`
+			Errors []struct {
+				Field, Message string
+			} `json:"errors"`
+		} `json:"details"`
+	}
+	r.Decode(t, &env)
+	var fields []string
+	for _, e := range env.Details.Errors {
+		if e.Message == "" {
+			t.Errorf("%s without a message", e.Field)
+		}
+		fields = append(fields, e.Field)
+	}
+	if want := []string{"email", "birthDate", "address.postalCode", "address.country", "currencies[0]"}; !slices.Equal(fields, want) || env.Details.Field != "email" {
+		t.Fatalf("errors %v (field %q), want %v: %s", fields, env.Details.Field, want, r.Body)
 	}
 	ok := map[string]any{"customerType": "INDIVIDUAL", "region": "US", "umaAddress": "$ana@" + p.UmaDomain, "platformCustomerId": "p-1"}
 	if r := c.Do("POST", "/customers", ok); r.Status != 201 {

@@ -17,6 +17,11 @@ import (
 // one place a domain code becomes a status.
 var statusOf = map[catalog.Code]int{
 	catalog.Unauthorized:                  http.StatusUnauthorized,
+	catalog.WalletSignatureMissing:        http.StatusUnauthorized,
+	catalog.RequestIDMissing:              http.StatusUnauthorized,
+	catalog.WalletSignatureMalformed:      http.StatusUnauthorized,
+	catalog.WalletSignatureBodyMismatch:   http.StatusUnauthorized,
+	catalog.WalletSignatureInvalid:        http.StatusUnauthorized,
 	catalog.Forbidden:                     http.StatusForbidden,
 	catalog.WalletSignatureRequired:       http.StatusForbidden,
 	catalog.UserNotReady:                  http.StatusForbidden,
@@ -102,6 +107,7 @@ func errorOf(err error) *Error {
 		for k, v := range fe.Details {
 			details[k] = v
 		}
+		details[problem.ErrorsKey] = problem.Entries(fe) // every invalid field, the first being "field"
 		code, status := fe.Code, http.StatusBadRequest
 		if code == "" {
 			code = catalog.InvalidInput

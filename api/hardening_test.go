@@ -75,7 +75,9 @@ func TestMalformedInputIsRefusedAtDecoding(t *testing.T) {
 		{"NUL in path", "GET", "/customers/Customer:%00", nil, nil, "path"},
 		{"invalid UTF-8 in path", "GET", "/tokens/%FF", nil, nil, "path"},
 		{"invalid UTF-8 in Idempotency-Key", "POST", "/tokens", `{"name": "x", "permissions": ["VIEW"]}`, []string{"Idempotency-Key", "k\xff"}, "Idempotency-Key"},
-		{"another wallet signature header", "DELETE", "/auth/sessions/Session:0190a000-0000-7000-8000-000000000001", nil, []string{"Grid-Wallet-Signature", "x"}, "Grid-Wallet-Signature"},
+		{"another wallet signature header", "DELETE", "/auth/sessions/Session:0190a000-0000-7000-8000-000000000001", nil, []string{"X-Wallet-Signature", "x"}, "X-Wallet-Signature"},
+		{"two different wallet signatures", "DELETE", "/auth/sessions/Session:0190a000-0000-7000-8000-000000000001", nil,
+			[]string{"Service-Wallet-Signature", "x", "Grid-Wallet-Signature", "y"}, "Grid-Wallet-Signature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,7 +264,7 @@ func TestWalletTransferOutNeedsSignature(t *testing.T) {
 		t.Fatalf("challenge %+v", ch)
 	}
 	// The challenge is not the key's stored answer; a wrong signature is refused.
-	expectError(t, c.Do("POST", "/transfer-out", body, "Idempotency-Key", "w-1", "Service-Wallet-Signature", "not-a-stamp", "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+	expectError(t, c.Do("POST", "/transfer-out", body, "Idempotency-Key", "w-1", "Service-Wallet-Signature", "not-a-stamp", "Request-Id", ch.RequestID), 401, "WALLET_SIGNATURE_MALFORMED")
 	// Whether the transfer can be made is the create step's decision, after the signature
 	// (end to end: TestWalletTransferOutBySignedRetry): beyond the balance asks to sign too.
 	body["amount"] = 999999

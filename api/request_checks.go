@@ -15,13 +15,14 @@ import (
 )
 
 // checkedHeaders are the request headers the service reads as text.
-var checkedHeaders = []string{headerIdempotencyKey, headerRequestID, headerWalletSignature}
+var checkedHeaders = []string{headerIdempotencyKey, headerRequestID, headerWalletSignature, headerPeerWalletSignature}
 
 // checkRequest is the one middleware of the input rules. It refuses, for every route,
 // before routing and authentication, input that no handler may see: a path or query
 // string that is not valid UTF-8 or holds a NUL, a malformed query string, header values
 // the service reads that are not printable text, and a wallet signature sent under
-// another header name than Service-Wallet-Signature; then what the operation the request
+// another header name than Service-Wallet-Signature (or the peer API's
+// Grid-Wallet-Signature); then what the operation the request
 // is routed to does not take (operationInput.check: undeclared or repeated query
 // parameters, a body where none is declared, a charset other than UTF-8).
 func (s *Server) checkRequest(next http.Handler) http.Handler {
@@ -59,11 +60,24 @@ func requestProblem(r *http.Request) (url.Values, *Error) {
 	}
 	for name := range r.Header {
 		canon := textproto.CanonicalMIMEHeaderKey(name)
-		if strings.HasSuffix(canon, "-Wallet-Signature") && canon != headerWalletSignature {
-			return nil, invalidField(canon, "this service reads the wallet signature from the %s header (with %s), not %s", headerWalletSignature, headerRequestID, canon)
+		if strings.HasSuffix(canon, "-Wallet-Signature") && canon != headerWalletSignature && canon != headerPeerWalletSignature {
+			return nil, invalidField(canon, "this service reads the wallet signature from the %s header (or %s; with %s), not %s",
+				headerWalletSignature, headerPeerWalletSignature, headerRequestID, canon)
 		}
 	}
+	if a, b := r.Header.Get(headerWalletSignature), r.Header.Get(headerPeerWalletSignature); a != "" && b != "" && a != b {
+		return nil, invalidField(headerPeerWalletSignature, "%s and %s carry different signatures: send one", headerWalletSignature, headerPeerWalletSignature)
+	}
 	return values, nil
+}
+
+// walletSignature is the request's wallet signature: the Service-Wallet-Signature header,
+// or the same under the peer API's name Grid-Wallet-Signature.
+func walletSignature(r *http.Request) string {
+	if v := r.Header.Get(headerWalletSignature); v != "" {
+		return v
+	}
+	return r.Header.Get(headerPeerWalletSignature)
 }
 
 func printableASCII(s string) bool {

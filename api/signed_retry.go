@@ -20,7 +20,10 @@ import (
 // Signed-retry headers.
 const (
 	headerWalletSignature = "Service-Wallet-Signature"
-	headerRequestID       = "Request-Id"
+	// headerPeerWalletSignature is the wallet signature's header in the peer API, read as
+	// the same (walletSignature).
+	headerPeerWalletSignature = "Grid-Wallet-Signature"
+	headerRequestID           = "Request-Id"
 )
 
 type rawBodyKey struct{}
@@ -89,7 +92,7 @@ func (s *Server) signedRetry(r *http.Request, req signedRequest) (*view.Challeng
 	if !ok {
 		return nil, errors.New("signed retry on a route without the keepBody middleware")
 	}
-	sig, rid := r.Header.Get(headerWalletSignature), r.Header.Get(headerRequestID)
+	sig, rid := walletSignature(r), r.Header.Get(headerRequestID)
 	if sig != "" && rid == "" && req.upFront.Valid {
 		rid = ids.Format(ids.Request, req.upFront.UUID)
 	}

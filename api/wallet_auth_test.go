@@ -207,16 +207,23 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	// A stamp over a tampered payload, a stamp by another account's session, a made-up
 	// requestId and a sandbox magic value are refused.
 	tampered := js.Stamp(strings.Replace(challenge.PayloadToSign, "REVOKE", "REVOKX", 1), sessionKey)
-	for name, rr := range map[string]*apitest.Response{
-		"tampered":      retry(tampered, challenge.RequestID),
-		"other session": retry(js.Stamp(challenge.PayloadToSign, otherKey), challenge.RequestID),
-		"unknown id":    retry(js.Stamp(challenge.PayloadToSign, sessionKey), "Request:0190a000-0000-7000-8000-000000000001"),
-		"magic":         retry("sandbox-valid-signature", challenge.RequestID),
-		"no request id": c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", js.Stamp(challenge.PayloadToSign, sessionKey)),
+	// Each refusal has the peer's precise code and keeps the spec's reason.
+	for name, tc := range map[string]struct {
+		r    *apitest.Response
+		code string
+	}{
+		"tampered":      {retry(tampered, challenge.RequestID), "WALLET_SIGNATURE_INVALID"},
+		"other session": {retry(js.Stamp(challenge.PayloadToSign, otherKey), challenge.RequestID), "WALLET_SIGNATURE_INVALID"},
+		"unknown id":    {retry(js.Stamp(challenge.PayloadToSign, sessionKey), "Request:0190a000-0000-7000-8000-000000000001"), "WALLET_SIGNATURE_INVALID"},
+		"magic":         {retry("sandbox-valid-signature", challenge.RequestID), "WALLET_SIGNATURE_MALFORMED"},
+		"no request id": {c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Service-Wallet-Signature", js.Stamp(challenge.PayloadToSign, sessionKey)), "REQUEST_ID_MISSING"},
+		"no signature":  {c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Request-Id", challenge.RequestID), "WALLET_SIGNATURE_MISSING"},
+		"under the peer's header": {c.Do("DELETE", "/auth/sessions/"+sess.ID, nil, "Grid-Wallet-Signature", tampered, "Request-Id", challenge.RequestID),
+			"WALLET_SIGNATURE_INVALID"},
 	} {
-		res := expectError(t, rr, 401, "UNAUTHORIZED")
-		if res["reason"] == nil {
-			t.Fatalf("%s: no reason", name)
+		res := expectError(t, tc.r, 401, tc.code)
+		if res["reason"] != "Invalid Service-Wallet-Signature" {
+			t.Fatalf("%s: reason %v", name, res["reason"])
 		}
 	}
 	good := js.Stamp(challenge.PayloadToSign, sessionKey)
@@ -236,7 +243,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	ch2 := c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil)
 	var c2 view.Challenge
 	ch2.Decode(t, &c2)
-	expectError(t, c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil, "Service-Wallet-Signature", js.Stamp(c2.PayloadToSign, sessionKey), "Request-Id", c2.RequestID), 401, "UNAUTHORIZED")
+	expectError(t, c.Do("DELETE", "/auth/sessions/"+otherSess.ID, nil, "Service-Wallet-Signature", js.Stamp(c2.PayloadToSign, sessionKey), "Request-Id", c2.RequestID), 401, "WALLET_SIGNATURE_INVALID")
 	// An expired retry is refused.
 	if _, err := e.pool.Exec(context.Background(), "UPDATE signed_requests SET expires_at = now() - interval '1 second' WHERE used_at IS NULL"); err != nil {
 		t.Fatal(err)
@@ -363,7 +370,7 @@ func TestWalletSignedOperations(t *testing.T) {
 	var ch view.Challenge
 	first.Decode(t, &ch)
 	res := expectError(t, c.Do("PATCH", "/internal-accounts/"+acct, map[string]any{"privateEnabled": false},
-		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "WALLET_SIGNATURE_BODY_MISMATCH")
 	if res["reason"] != "Invalid Service-Wallet-Signature" {
 		t.Fatalf("reason %v", res["reason"])
 	}
@@ -436,13 +443,13 @@ func TestWalletSignedOperations(t *testing.T) {
 	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
 	first.Decode(t, &ch)
 	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3},
-		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key2), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key2), "Request-Id", ch.RequestID), 401, "WALLET_SIGNATURE_INVALID")
 	// A revoked session's key signs nothing any more.
 	signed("DELETE", "/auth/sessions/"+sess.ID, nil)
 	first = c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3})
 	first.Decode(t, &ch)
 	expectError(t, c.Do("POST", "/internal-accounts/"+acct+"/export", map[string]any{"clientPublicKey": pub3},
-		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "UNAUTHORIZED")
+		"Service-Wallet-Signature", js.Stamp(ch.PayloadToSign, key), "Request-Id", ch.RequestID), 401, "WALLET_SIGNATURE_INVALID")
 }
 
 func uuidPart(id string) string {

@@ -56,9 +56,19 @@ const (
 
 // Authentication and authorisation.
 const (
-	Unauthorized            Code = "UNAUTHORIZED"
-	Forbidden               Code = "FORBIDDEN"
-	WalletSignatureRequired Code = "WALLET_SIGNATURE_REQUIRED"
+	Unauthorized Code = "UNAUTHORIZED"
+	// The refusals of an embedded wallet's signed retry (401, reason "Invalid
+	// Service-Wallet-Signature"): a Request-Id without its signature, a signature without
+	// its Request-Id, a signature that does not parse, a retry that does not repeat the
+	// challenged request, and a signature that does not verify (or names no challenge, or
+	// is not an active session's).
+	WalletSignatureMissing      Code = "WALLET_SIGNATURE_MISSING"
+	RequestIDMissing            Code = "REQUEST_ID_MISSING"
+	WalletSignatureMalformed    Code = "WALLET_SIGNATURE_MALFORMED"
+	WalletSignatureBodyMismatch Code = "WALLET_SIGNATURE_BODY_MISMATCH"
+	WalletSignatureInvalid      Code = "WALLET_SIGNATURE_INVALID"
+	Forbidden                   Code = "FORBIDDEN"
+	WalletSignatureRequired     Code = "WALLET_SIGNATURE_REQUIRED"
 	// UserNotReady refuses moving money for a customer whose KYC/KYB is not APPROVED.
 	UserNotReady Code = "USER_NOT_READY"
 	// EndUserTermsNotAccepted refuses moving money for a customer who has not accepted the

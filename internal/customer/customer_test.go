@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,5 +284,50 @@ func TestDecodeDocuments(t *testing.T) {
 	}
 	if _, err := DecodeBusinessInfo([]byte(`{"legalName":5}`)); err == nil {
 		t.Fatal("undecodable business info accepted")
+	}
+}
+
+// fieldsOf lists the fields a collected refusal names, in order.
+func fieldsOf(t *testing.T, err error) []string {
+	t.Helper()
+	var fe *problem.FieldError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a field error", err)
+	}
+	var out []string
+	for _, e := range problem.Entries(fe) {
+		out = append(out, e.Field)
+	}
+	return out
+}
+
+// One refusal names every invalid field of a creation or an update, the first one being
+// the envelope's details.field.
+func TestEveryInvalidFieldAtOnce(t *testing.T) {
+	p := settings(false, "USD")
+	_, err := Create(individual(func(in *Input) {
+		in.Email, in.Nationality, in.BirthDate = ptr("nope"), ptr("XX"), ptr("31-12-1990")
+		in.Address = &AddressInput{Line1: ptr(" "), Country: ptr("ZZ")}
+		in.UmaAddress = ptr("$a@elsewhere.example")
+		in.KybStatus = ptr("APPROVED")
+	}), p)
+	want := []string{"kybStatus", "email", "nationality", "birthDate", "address.line1", "address.postalCode", "address.country", "umaAddress"}
+	if got := fieldsOf(t, err); !slices.Equal(got, want) {
+		t.Fatalf("create: %v, want %v", got, want)
+	}
+	wantField(t, err, "kybStatus", "applies to BUSINESS")
+	_, err = Patch(stored(), business(func(in *Input) {
+		in.PlatformCustomerID = ptr("c-2")
+		in.BusinessInfo.LegalName, in.BusinessInfo.Country, in.BusinessInfo.EntityType = ptr(""), ptr("ZZ"), ptr("GUILD")
+		in.Currencies = &[]string{"EUR"}
+	}), p)
+	want = []string{"platformCustomerId", "region", "businessInfo.legalName", "businessInfo.country", "businessInfo.entityType", "currencies[0]"}
+	if got := fieldsOf(t, err); !slices.Equal(got, want) {
+		t.Fatalf("patch: %v, want %v", got, want)
+	}
+	// A refusal of one field stays one.
+	_, err = Create(individual(func(in *Input) { in.Email = ptr("nope") }), p)
+	if got := fieldsOf(t, err); !slices.Equal(got, []string{"email"}) {
+		t.Fatalf("one field: %v", got)
 	}
 }

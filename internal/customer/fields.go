@@ -81,62 +81,82 @@ func dateField(field string, v *string, past bool) (*time.Time, error) {
 
 // checkAddress checks an address given under field; nil when none is given.
 func checkAddress(field string, a *AddressInput) (*Address, error) {
-	if a == nil {
-		return nil, nil
-	}
-	switch {
-	case a.Line1 == nil || strings.TrimSpace(*a.Line1) == "":
-		return nil, problem.Field(field+".line1", "%s.line1 is required", field)
-	case a.PostalCode == nil || strings.TrimSpace(*a.PostalCode) == "":
-		return nil, problem.Field(field+".postalCode", "%s.postalCode is required", field)
-	case a.Country == nil:
-		return nil, problem.Field(field+".country", "%s.country is required", field)
-	}
-	if err := textFields(255, named{field + ".line1", a.Line1}, named{field + ".line2", a.Line2},
-		named{field + ".city", a.City}, named{field + ".state", a.State}); err != nil {
-		return nil, err
-	}
-	if len(*a.PostalCode) > 20 {
-		return nil, problem.Field(field+".postalCode", "%s.postalCode must be at most 20 characters", field)
-	}
-	if err := countryField(field+".country", a.Country); err != nil {
-		return nil, err
-	}
-	return &Address{Line1: *a.Line1, Line2: a.Line2, City: a.City, State: a.State, PostalCode: *a.PostalCode, Country: *a.Country}, nil
+	var c problem.Collect
+	out := collectAddress(&c, field, a)
+	return out, c.Err()
 }
 
-// checkBusinessInfo checks business information and returns it merged over prev (the
-// stored one of an update; nil for a new customer). Without b, prev stands.
-func checkBusinessInfo(b *BusinessInfoInput, requireLegalName bool, prev *BusinessInfo) (*BusinessInfo, error) {
+// collectAddress checks an address given under field into c, every member at once; nil
+// when none is given or it is invalid.
+func collectAddress(c *problem.Collect, field string, a *AddressInput) *Address {
+	if a == nil {
+		return nil
+	}
+	ok := true
+	for _, m := range []named{{field + ".line1", a.Line1}, {field + ".postalCode", a.PostalCode}} {
+		if m.v == nil || strings.TrimSpace(*m.v) == "" {
+			ok = c.Add(problem.Field(m.field, "%s is required", m.field)) && ok
+		}
+	}
+	if a.Country == nil {
+		ok = c.Add(problem.Field(field+".country", "%s.country is required", field)) && ok
+	}
+	ok = collectText(c, 255, named{field + ".line1", a.Line1}, named{field + ".line2", a.Line2},
+		named{field + ".city", a.City}, named{field + ".state", a.State}) && ok
+	if a.PostalCode != nil && len(*a.PostalCode) > 20 {
+		ok = c.Add(problem.Field(field+".postalCode", "%s.postalCode must be at most 20 characters", field)) && ok
+	}
+	ok = c.Add(countryField(field+".country", a.Country)) && ok
+	if !ok {
+		return nil
+	}
+	return &Address{Line1: *a.Line1, Line2: a.Line2, City: a.City, State: a.State, PostalCode: *a.PostalCode, Country: *a.Country}
+}
+
+// collectText checks text members into c (textField); false when one failed. A member
+// already refused as missing or blank is not refused twice.
+func collectText(c *problem.Collect, max int, fields ...named) bool {
+	ok := true
+	for _, f := range fields {
+		if f.v != nil && strings.TrimSpace(*f.v) == "" && c.Has(f.field) {
+			continue
+		}
+		ok = c.Add(textField(f.field, f.v, max)) && ok
+	}
+	return ok
+}
+
+// checkBusinessInfo checks business information into c and returns it merged over prev
+// (the stored one of an update; nil for a new customer). Without b, prev stands; nil when
+// it is invalid.
+func checkBusinessInfo(c *problem.Collect, b *BusinessInfoInput, requireLegalName bool, prev *BusinessInfo) *BusinessInfo {
 	if b == nil {
-		return prev, nil
+		return prev
 	}
+	ok := true
 	if b.LegalName == nil && (requireLegalName || prev == nil) {
-		return nil, problem.Field("businessInfo.legalName", "businessInfo.legalName is required")
+		ok = c.Add(problem.Field("businessInfo.legalName", "businessInfo.legalName is required"))
 	}
-	if err := checkBusinessMembers(b); err != nil {
-		return nil, err
+	if !checkBusinessMembers(c, b) || !ok {
+		return nil
 	}
 	out := BusinessInfo{}
 	if prev != nil {
 		out = *prev
 	}
 	mergeBusinessInfo(&out, b)
-	return &out, nil
+	return &out
 }
 
-func checkBusinessMembers(b *BusinessInfoInput) error {
+// checkBusinessMembers checks every member of business information into c; false when
+// one failed.
+func checkBusinessMembers(c *problem.Collect, b *BusinessInfoInput) bool {
 	const p = "businessInfo."
-	if err := textFields(255, named{p + "legalName", b.LegalName}, named{p + "doingBusinessAs", b.DoingBusinessAs},
-		named{p + "registrationNumber", b.RegistrationNumber}, named{p + "taxId", b.TaxID}, named{p + "sourceOfFunds", b.SourceOfFunds}); err != nil {
-		return err
-	}
-	if err := countryField(p+"country", b.Country); err != nil {
-		return err
-	}
-	if _, err := dateField(p+"incorporatedOn", b.IncorporatedOn, true); err != nil {
-		return err
-	}
+	ok := collectText(c, 255, named{p + "legalName", b.LegalName}, named{p + "doingBusinessAs", b.DoingBusinessAs},
+		named{p + "registrationNumber", b.RegistrationNumber}, named{p + "taxId", b.TaxID}, named{p + "sourceOfFunds", b.SourceOfFunds})
+	ok = c.Add(countryField(p+"country", b.Country)) && ok
+	_, err := dateField(p+"incorporatedOn", b.IncorporatedOn, true)
+	ok = c.Add(err) && ok
 	for _, e := range []struct {
 		name   string
 		v      *string
@@ -144,21 +164,19 @@ func checkBusinessMembers(b *BusinessInfoInput) error {
 	}{{"entityType", b.EntityType, entityTypes}, {"businessType", b.BusinessType, businessTypes}, {"purposeOfAccount", b.PurposeOfAccount, purposes},
 		{"expectedMonthlyTransactionCount", b.ExpectedMonthlyTransactionCount, txCounts},
 		{"expectedMonthlyTransactionVolume", b.ExpectedMonthlyTransactionVolume, txVolumes}} {
-		if err := enumField(p+e.name, e.v, e.values); err != nil {
-			return err
-		}
+		ok = c.Add(enumField(p+e.name, e.v, e.values)) && ok
 	}
 	for _, l := range []struct {
 		name string
 		list []string
 	}{{"countriesOfOperation", b.CountriesOfOperation}, {"expectedRecipientJurisdictions", b.ExpectedRecipientJurisdictions}} {
-		for i, c := range l.list {
-			if !country.Valid(c) {
-				return problem.Field(fmt.Sprintf("businessInfo.%s[%d]", l.name, i), "businessInfo.%s[%d] must be an ISO 3166-1 alpha-2 country code", l.name, i)
+		for i, code := range l.list {
+			if !country.Valid(code) {
+				ok = c.Add(problem.Field(fmt.Sprintf("businessInfo.%s[%d]", l.name, i), "businessInfo.%s[%d] must be an ISO 3166-1 alpha-2 country code", l.name, i)) && ok
 			}
 		}
 	}
-	return nil
+	return ok
 }
 
 // mergeBusinessInfo copies the members b gives over out.
@@ -191,46 +209,40 @@ func set(dst **string, v *string) {
 	}
 }
 
-// checkTypeFields refuses members that belong to the other customer type.
-func checkTypeFields(typ catalog.CustomerType, in Input) error {
+// checkTypeFields refuses, into c, members that belong to the other customer type.
+func checkTypeFields(c *problem.Collect, typ catalog.CustomerType, in Input) {
 	if typ == catalog.Individual {
 		if in.KybStatus != nil {
-			return problem.Field("kybStatus", "kybStatus applies to BUSINESS customers; individuals have kycStatus")
+			c.Add(problem.Field("kybStatus", "kybStatus applies to BUSINESS customers; individuals have kycStatus"))
 		}
 		if in.BusinessInfo != nil {
-			return problem.Field("businessInfo", "businessInfo applies to BUSINESS customers")
+			c.Add(problem.Field("businessInfo", "businessInfo applies to BUSINESS customers"))
 		}
-		return nil
+		return
 	}
 	for _, f := range []named{{"kycStatus", in.KycStatus}, {"fullName", in.FullName}, {"birthDate", in.BirthDate}, {"nationality", in.Nationality}} {
 		if f.v != nil {
-			return problem.Field(f.field, "%s applies to INDIVIDUAL customers; businesses carry businessInfo (and kybStatus)", f.field)
+			c.Add(problem.Field(f.field, "%s applies to INDIVIDUAL customers; businesses carry businessInfo (and kybStatus)", f.field))
 		}
 	}
-	return nil
 }
 
-// checkCommon checks the members both customer types share and returns the verification
-// status the request sets (cur when it sets none).
-func checkCommon(cur catalog.KycStatus, in Input) (catalog.KycStatus, error) {
-	if in.Email != nil {
-		if !email.Plain(*in.Email) {
-			return cur, problem.Field("email", "email must be a plain e-mail address such as ana@example.com")
-		}
+// checkCommon checks, into c, the members both customer types share and returns the
+// verification status the request sets (cur when it sets none, sets an unknown one, or
+// sets the other type's, which checkTypeFields refused first).
+func checkCommon(c *problem.Collect, cur catalog.KycStatus, in Input) catalog.KycStatus {
+	if in.Email != nil && !email.Plain(*in.Email) {
+		c.Add(problem.Field("email", "email must be a plain e-mail address such as ana@example.com"))
 	}
-	if err := textField("fullName", in.FullName, 255); err != nil {
-		return cur, err
-	}
-	if err := countryField("nationality", in.Nationality); err != nil {
-		return cur, err
-	}
+	c.Add(textField("fullName", in.FullName, 255))
+	c.Add(countryField("nationality", in.Nationality))
 	for _, f := range []named{{"kycStatus", in.KycStatus}, {"kybStatus", in.KybStatus}} {
-		if err := enumField(f.field, f.v, kycStatuses); err != nil {
-			return cur, err
+		if c.Has(f.field) { // the other customer type's, refused already
+			continue
 		}
-		if f.v != nil {
+		if c.Add(enumField(f.field, f.v, kycStatuses)) && f.v != nil {
 			cur = catalog.KycStatus(*f.v)
 		}
 	}
-	return cur, nil
+	return cur
 }

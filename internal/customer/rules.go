@@ -17,82 +17,79 @@ type New struct {
 
 // Create checks the creation of a customer of a platform with settings p. The region is
 // given or inferred (from the address, the nationality or the business country), the
-// currencies given or inferred, and the UMA address given or generated.
+// currencies given or inferred, and the UMA address given or generated. Every invalid
+// field is named at once (problem.Collect).
 func Create(in Input, p platformconfig.Settings) (New, error) {
-	rec, err := newRecord(in)
-	if err != nil {
-		return New{}, err
+	var c problem.Collect
+	rec, ok := newRecord(&c, in)
+	if !ok {
+		return New{}, c.Err()
 	}
-	if err := checkAttestation(rec.Type, catalog.KycUnverified, rec.KycStatus, p.Regulated); err != nil {
-		return New{}, err
-	}
-	if rec.Region, err = regionOf(in, rec); err != nil {
-		return New{}, err
-	}
-	if in.Currencies != nil {
-		rec.Currencies = *in.Currencies
-	} else if rec.Currencies = InferCurrencies(rec.Region, p.Currencies); len(rec.Currencies) == 0 {
-		return New{}, problem.Field("currencies", "no supported currency fits region %s; pass currencies explicitly", rec.Region)
-	}
-	if err := CheckCurrencies(rec.Currencies, rec.Region, p.Currencies); err != nil {
-		return New{}, err
+	c.Add(checkAttestation(rec.Type, catalog.KycUnverified, rec.KycStatus, p.Regulated))
+	inferable := in.Region != nil || in.Address == nil || rec.Address != nil // no region is inferred from a refused address
+	if region, err := regionOf(in, rec); inferable && c.Add(err) {
+		rec.Region = region
+		if in.Currencies != nil {
+			rec.Currencies = *in.Currencies
+		} else if rec.Currencies = InferCurrencies(rec.Region, p.Currencies); len(rec.Currencies) == 0 {
+			c.Add(problem.Field("currencies", "no supported currency fits region %s; pass currencies explicitly", rec.Region))
+		}
+		if len(rec.Currencies) > 0 {
+			c.Add(CheckCurrencies(rec.Currencies, rec.Region, p.Currencies))
+		}
 	}
 	if in.UmaAddress != nil {
-		if err := checkUmaAddress(*in.UmaAddress, p.UmaDomain); err != nil {
-			return New{}, err
+		if c.Add(checkUmaAddress(*in.UmaAddress, p.UmaDomain)) {
+			rec.UmaAddress = *in.UmaAddress
 		}
-		rec.UmaAddress = *in.UmaAddress
 	} else {
 		rec.UmaAddress = generateUmaAddress(rec.PlatformCustomerID, p.UmaDomain)
 	}
 	if in.EndUserTermsConsent != nil {
-		if rec.TermsConsent, err = checkConsent(in.EndUserTermsConsent, p.TermsVersion); err != nil {
-			return New{}, err
+		consent, err := checkConsent(in.EndUserTermsConsent, p.TermsVersion)
+		if c.Add(err) {
+			rec.TermsConsent = consent
 		}
+	}
+	if c.Failed() {
+		return New{}, c.Err()
 	}
 	return New{Record: rec, Accounts: account.ForCustomer(rec.Currencies, p.EmbeddedWallets())}, nil
 }
 
-// newRecord checks what a new customer says about itself (everything but the region,
-// currencies and UMA address, which depend on the platform).
-func newRecord(in Input) (Record, error) {
+// newRecord checks, into c, what a new customer says about itself (everything but the
+// region, currencies and UMA address, which depend on the platform). ok is false when the
+// customer type is missing or unknown (nothing else can be judged); the record is then
+// empty.
+func newRecord(c *problem.Collect, in Input) (rec Record, ok bool) {
 	if in.CustomerType == nil {
-		return Record{}, problem.Field("customerType", "customerType is required (INDIVIDUAL or BUSINESS)")
+		c.Add(problem.Field("customerType", "customerType is required (INDIVIDUAL or BUSINESS)"))
+		return Record{}, false
 	}
 	typ := catalog.CustomerType(*in.CustomerType)
 	if typ != catalog.Individual && typ != catalog.Business {
-		return Record{}, problem.Field("customerType", "customerType must be INDIVIDUAL or BUSINESS")
+		c.Add(problem.Field("customerType", "customerType must be INDIVIDUAL or BUSINESS"))
+		return Record{}, false
 	}
-	if err := checkTypeFields(typ, in); err != nil {
-		return Record{}, err
+	checkTypeFields(c, typ, in)
+	rec = Record{ID: ids.New(), Type: typ, Email: in.Email, FullName: in.FullName, Nationality: in.Nationality}
+	rec.KycStatus = checkCommon(c, catalog.KycUnverified, in)
+	birth, err := dateField("birthDate", in.BirthDate, true)
+	if c.Add(err) {
+		rec.BirthDate = birth
 	}
-	rec := Record{ID: ids.New(), Type: typ, Email: in.Email, FullName: in.FullName, Nationality: in.Nationality}
-	var err error
-	if rec.KycStatus, err = checkCommon(catalog.KycUnverified, in); err != nil {
-		return Record{}, err
-	}
-	if rec.BirthDate, err = dateField("birthDate", in.BirthDate, true); err != nil {
-		return Record{}, err
-	}
-	if rec.Address, err = checkAddress("address", in.Address); err != nil {
-		return Record{}, err
-	}
+	rec.Address = collectAddress(c, "address", in.Address)
 	if typ == catalog.Business {
-		if rec.BusinessInfo, err = checkBusinessInfo(in.BusinessInfo, true, nil); err != nil {
-			return Record{}, err
+		if in.BusinessInfo == nil {
+			c.Add(problem.Field("businessInfo", "businessInfo (with legalName) is required for BUSINESS customers"))
 		}
-		if rec.BusinessInfo == nil {
-			return Record{}, problem.Field("businessInfo", "businessInfo (with legalName) is required for BUSINESS customers")
-		}
+		rec.BusinessInfo = checkBusinessInfo(c, in.BusinessInfo, true, nil)
 	}
 	rec.PlatformCustomerID = rec.ID.String()
-	if in.PlatformCustomerID != nil {
-		if err := textField("platformCustomerId", in.PlatformCustomerID, 255); err != nil {
-			return Record{}, err
-		}
+	if in.PlatformCustomerID != nil && c.Add(textField("platformCustomerId", in.PlatformCustomerID, 255)) {
 		rec.PlatformCustomerID = *in.PlatformCustomerID
 	}
-	return rec, nil
+	return rec, true
 }
 
 // regionOf is the region given, else the one of the address, nationality or business
@@ -128,15 +125,14 @@ func checkAttestation(typ catalog.CustomerType, cur, next catalog.KycStatus, reg
 		"submit POST /verifications or send the customer a KYC link (POST /customers/{customerId}/kyc-link)", field)
 }
 
-// CheckImmutable refuses an update of the members that never change.
-func CheckImmutable(in Input) error {
+// checkImmutable refuses, into c, an update of the members that never change.
+func checkImmutable(c *problem.Collect, in Input) {
 	if in.PlatformCustomerID != nil {
-		return problem.Field("platformCustomerId", "platformCustomerId cannot be changed")
+		c.Add(problem.Field("platformCustomerId", "platformCustomerId cannot be changed"))
 	}
 	if in.Region != nil {
-		return problem.Field("region", "region is immutable; create a new customer for another region")
+		c.Add(problem.Field("region", "region is immutable; create a new customer for another region"))
 	}
-	return nil
 }
 
 // Change is a checked update of a customer.
@@ -154,81 +150,72 @@ type Change struct {
 }
 
 // Patch checks an update of customer cur of a platform with settings p. Members absent
-// from in are kept; businessInfo members are merged over the stored ones.
+// from in are kept; businessInfo members are merged over the stored ones. Every invalid
+// field is named at once (problem.Collect).
 func Patch(cur Record, in Input, p platformconfig.Settings) (Change, error) {
-	if err := CheckImmutable(in); err != nil {
-		return Change{}, err
-	}
+	var c problem.Collect
+	checkImmutable(&c, in)
 	switch {
 	case cur.IsDeleted:
 		return Change{}, cur.CheckNotDeleted()
 	case in.CustomerType == nil:
-		return Change{}, problem.Field("customerType", "customerType is required (%s)", cur.Type)
+		c.Add(problem.Field("customerType", "customerType is required (%s)", cur.Type))
+		return Change{}, c.Err()
 	case catalog.CustomerType(*in.CustomerType) != cur.Type:
-		return Change{}, problem.Field("customerType", "customerType cannot change from %s to %s; create a new customer", cur.Type, *in.CustomerType)
+		c.Add(problem.Field("customerType", "customerType cannot change from %s to %s; create a new customer", cur.Type, *in.CustomerType))
+		return Change{}, c.Err()
 	}
-	if err := checkTypeFields(cur.Type, in); err != nil {
-		return Change{}, err
-	}
-	next, err := patchRecord(cur, in)
-	if err != nil {
-		return Change{}, err
-	}
-	if err := checkAttestation(cur.Type, cur.KycStatus, next.KycStatus, p.Regulated); err != nil {
-		return Change{}, err
-	}
+	checkTypeFields(&c, cur.Type, in)
+	next := patchRecord(&c, cur, in)
+	c.Add(checkAttestation(cur.Type, cur.KycStatus, next.KycStatus, p.Regulated))
 	var reverify bool
 	next.KycStatus, reverify = Reverification(cur, next)
-	if in.UmaAddress != nil && *in.UmaAddress != cur.UmaAddress {
-		if err := checkUmaAddress(*in.UmaAddress, p.UmaDomain); err != nil {
-			return Change{}, err
-		}
+	if in.UmaAddress != nil && *in.UmaAddress != cur.UmaAddress && c.Add(checkUmaAddress(*in.UmaAddress, p.UmaDomain)) {
 		next.UmaAddress = *in.UmaAddress
 	}
 	if in.EndUserTermsConsent != nil {
-		if next.TermsConsent, err = checkConsent(in.EndUserTermsConsent, p.TermsVersion); err != nil {
-			return Change{}, err
+		consent, err := checkConsent(in.EndUserTermsConsent, p.TermsVersion)
+		if c.Add(err) {
+			next.TermsConsent = consent
 		}
 	}
 	ch := Change{Record: next, Reverify: reverify}
-	if in.Currencies != nil {
-		if err := CheckCurrencies(*in.Currencies, cur.Region, p.Currencies); err != nil {
-			return Change{}, err
-		}
+	if in.Currencies != nil && c.Add(CheckCurrencies(*in.Currencies, cur.Region, p.Currencies)) {
 		ch.Record.Currencies = *in.Currencies
 		ch.ReplacesCurrencies = true
 		ch.Accounts = account.ForCustomer(*in.Currencies, p.EmbeddedWallets())
 	}
+	if c.Failed() {
+		return Change{}, c.Err()
+	}
 	return ch, nil
 }
 
-// patchRecord applies the members of in that need neither the platform nor the
-// accounts: contact and identity members, address and business information.
-func patchRecord(cur Record, in Input) (Record, error) {
+// patchRecord applies, checking into c, the members of in that need neither the platform
+// nor the accounts: contact and identity members, address and business information. A
+// member that is invalid is left as it was.
+func patchRecord(c *problem.Collect, cur Record, in Input) Record {
 	next := cur
-	var err error
-	if next.KycStatus, err = checkCommon(cur.KycStatus, in); err != nil {
-		return cur, err
-	}
+	next.KycStatus = checkCommon(c, cur.KycStatus, in)
 	set(&next.Email, in.Email)
 	set(&next.FullName, in.FullName)
 	set(&next.Nationality, in.Nationality)
 	if in.BirthDate != nil {
-		if next.BirthDate, err = dateField("birthDate", in.BirthDate, true); err != nil {
-			return cur, err
+		if d, err := dateField("birthDate", in.BirthDate, true); c.Add(err) {
+			next.BirthDate = d
 		}
 	}
 	if in.Address != nil {
-		if next.Address, err = checkAddress("address", in.Address); err != nil {
-			return cur, err
+		if a := collectAddress(c, "address", in.Address); a != nil {
+			next.Address = a
 		}
 	}
 	if in.BusinessInfo != nil {
-		if next.BusinessInfo, err = checkBusinessInfo(in.BusinessInfo, false, cur.BusinessInfo); err != nil {
-			return cur, err
+		if b := checkBusinessInfo(c, in.BusinessInfo, false, cur.BusinessInfo); b != nil {
+			next.BusinessInfo = b
 		}
 	}
-	return next, nil
+	return next
 }
 
 // ChangesEmail reports whether in gives cur another e-mail address.

@@ -26,6 +26,13 @@ func Unauthorized(reason, format string, args ...any) *problem.Refusal {
 	return &problem.Refusal{Code: catalog.Unauthorized, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
+// SignatureRefused is the refusal of a signed retry's signature: code, one of the
+// WALLET_SIGNATURE_* codes or REQUEST_ID_MISSING, with the spec's reason "Invalid
+// Service-Wallet-Signature".
+func SignatureRefused(code catalog.Code, format string, args ...any) *problem.Refusal {
+	return &problem.Refusal{Code: code, Reason: ReasonBadSignature, Message: fmt.Sprintf(format, args...)}
+}
+
 // RateLimited is a RATE_LIMITED refusal that asks the caller to wait (Retry-After).
 func RateLimited(wait time.Duration, format string, args ...any) *problem.Refusal {
 	return problem.RateLimited(wait, format, args...)

@@ -82,10 +82,10 @@ func parseClientKey(v string) ([]byte, error) {
 // not; expiring at expiresAt) whose credential is not revoked (credentialLive).
 func CheckRefresh(revokedAt *time.Time, expiresAt time.Time, credentialLive bool, now time.Time) error {
 	if !SessionActive(revokedAt, expiresAt, now) {
-		return Unauthorized(ReasonBadSignature, "only an active session can be refreshed; verify the credential again")
+		return SignatureRefused(catalog.WalletSignatureInvalid, "only an active session can be refreshed; verify the credential again")
 	}
 	if !credentialLive {
-		return Unauthorized(ReasonBadSignature, "the session's credential was revoked")
+		return SignatureRefused(catalog.WalletSignatureInvalid, "the session's credential was revoked")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/walletcrypto"
 )
@@ -103,8 +104,11 @@ type Issued struct {
 // RetryRequestID reads the Request-Id of a signed retry; the Service-Wallet-Signature
 // (sig) must come with it.
 func RetryRequestID(sig, requestID string) (uuid.UUID, error) {
-	if sig == "" || requestID == "" {
-		return uuid.Nil, Unauthorized(ReasonBadSignature, "Service-Wallet-Signature and Request-Id go together on the signed retry")
+	switch {
+	case sig == "":
+		return uuid.Nil, SignatureRefused(catalog.WalletSignatureMissing, "the signed retry carries Request-Id without Service-Wallet-Signature: both go together")
+	case requestID == "":
+		return uuid.Nil, SignatureRefused(catalog.RequestIDMissing, "the signed retry carries Service-Wallet-Signature without Request-Id: both go together")
 	}
 	id, err := ids.Parse(ids.Request, requestID)
 	if err != nil {
@@ -115,7 +119,7 @@ func RetryRequestID(sig, requestID string) (uuid.UUID, error) {
 
 // UnknownRequest is the refusal of a Request-Id that names no challenge of the platform.
 func UnknownRequest() error {
-	return Unauthorized(ReasonBadSignature, "Request-Id is not a requestId this service issued")
+	return SignatureRefused(catalog.WalletSignatureInvalid, "Request-Id is not a requestId this service issued")
 }
 
 // CheckRetry checks a signed retry against its challenge at now: used once, before the
@@ -128,7 +132,7 @@ func CheckRetry(is Issued, accountID uuid.UUID, kind string, hash []byte, now ti
 	case now.After(is.ExpiresAt):
 		return Unauthorized(ReasonRetryExpired, "the signed retry arrived after expiresAt; start again without signature headers")
 	case is.AccountID != accountID || is.Kind != kind || !bytes.Equal(is.Binding, hash):
-		return Unauthorized(ReasonBadSignature, "the signed retry must repeat the original request exactly")
+		return SignatureRefused(catalog.WalletSignatureBodyMismatch, "the signed retry must repeat the original request exactly")
 	}
 	return nil
 }
@@ -143,10 +147,10 @@ func RetryUsed() error {
 func StampKey(sig, payload string) ([]byte, error) {
 	stamp, err := walletcrypto.ParseStamp(sig)
 	if err != nil {
-		return nil, Unauthorized(ReasonBadSignature, "Service-Wallet-Signature: %s", err.Error())
+		return nil, SignatureRefused(catalog.WalletSignatureMalformed, "Service-Wallet-Signature: %s", err.Error())
 	}
 	if err := stamp.Verify([]byte(payload)); err != nil {
-		return nil, Unauthorized(ReasonBadSignature, "Service-Wallet-Signature does not sign payloadToSign")
+		return nil, SignatureRefused(catalog.WalletSignatureInvalid, "Service-Wallet-Signature does not sign payloadToSign")
 	}
 	return stamp.PublicKey, nil
 }
@@ -166,5 +170,5 @@ func CheckSigner(key []byte, active []SessionSigner, exclude uuid.UUID) error {
 			return nil
 		}
 	}
-	return Unauthorized(ReasonBadSignature, "the signing key is not an active session of this account (of another credential, for a revocation)")
+	return SignatureRefused(catalog.WalletSignatureInvalid, "the signing key is not an active session of this account (of another credential, for a revocation)")
 }

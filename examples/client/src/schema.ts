@@ -3226,14 +3226,18 @@ export interface components {
              *     DEVICE_CODE_NOT_FOUND, DEVICE_CODE_ALREADY_REDEEMED, DEVICE_CODE_EXPIRED,
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
              *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN, COUNTERPARTY_NOT_ALLOWED,
-             *     PAYREQ_REQUEST_FAILED.
+             *     PAYREQ_REQUEST_FAILED, WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED,
+             *     WALLET_SIGNATURE_BODY_MISMATCH, WALLET_SIGNATURE_INVALID, REQUEST_ID_MISSING, TRANSACTION_NOT_REFUNDABLE.
              * @example INVALID_INPUT
              */
             code: string;
             /** @description Human-readable explanation. */
             message: string;
-            /** @description Free-form extra data; `field` names the offending input where there is one. */
+            /** @description Free-form extra data. On invalid input, `field` names the offending member (by its JSON path) and `errors` lists every invalid member found (`field`, `message`, `code`), the first being `field`: `POST /customers` and `PATCH /customers/{customerId}` check every member and list them all at once, so a form can show each one in a single round trip; elsewhere the list holds the one member refused. */
             details?: {
+                field?: string;
+                errors?: components["schemas"]["FieldError"][];
+            } & {
                 [key: string]: unknown;
             };
             /**
@@ -3243,6 +3247,14 @@ export interface components {
              *     expired".
              */
             reason?: string;
+        };
+        /** @description One invalid member of a request. */
+        FieldError: {
+            /** @description The member's JSON path (`address.postalCode`, `currencies[0]`). */
+            field: string;
+            message: string;
+            /** @description The code refusing it alone (`INVALID_INPUT`, `INVALID_CURRENCY` …). */
+            code?: string;
         };
         /**
          * @description API token permission: VIEW reads everything, TRANSACT sends payments, MANAGE manages configuration, tokens and webhooks.
@@ -6181,15 +6193,20 @@ export interface components {
             };
         };
         /**
-         * @description `UNAUTHORIZED`: missing, malformed or invalid HTTP Basic credentials (no
-         *     `reason`), or a signed retry that failed; `reason` names the failed check:
-         *     "Invalid Service-Wallet-Signature" (only one of the two signature headers, a
-         *     `Request-Id` this service did not issue to the platform, a retry that does not
-         *     repeat the challenged request exactly, a malformed stamp, a signature that does
-         *     not verify over `payloadToSign`, or a key that is not an active session of the
-         *     account; for a credential revocation, not a session of another credential),
-         *     "Request-Id already used" or "Signed retry expired" (after `expiresAt`). Start
-         *     again without the signature headers to get a new challenge.
+         * @description A signed retry that failed, or `UNAUTHORIZED` for missing, malformed or invalid
+         *     HTTP Basic credentials (no `reason`). `reason` names the failed check as the
+         *     specification does, and `code` says precisely what failed (the peer API's codes):
+         *     with reason "Invalid Service-Wallet-Signature", `REQUEST_ID_MISSING` (a signature
+         *     without `Request-Id`), `WALLET_SIGNATURE_MISSING` (a `Request-Id` without
+         *     signature), `WALLET_SIGNATURE_MALFORMED` (a stamp that does not parse),
+         *     `WALLET_SIGNATURE_BODY_MISMATCH` (a retry that does not repeat the challenged
+         *     request exactly) or `WALLET_SIGNATURE_INVALID` (a `Request-Id` this service did
+         *     not issue to the platform, a signature that does not verify over `payloadToSign`,
+         *     or a key that is not an active session of the account; for a credential
+         *     revocation, not a session of another credential); with reason "Request-Id already
+         *     used" or "Signed retry expired" (after `expiresAt`), `UNAUTHORIZED`. Start again
+         *     without the signature headers to get a new challenge. The signature is read from
+         *     `Service-Wallet-Signature`, or from the peer API's `Grid-Wallet-Signature`.
          */
         WalletSignatureUnauthorized: {
             headers: {
