@@ -36,10 +36,10 @@ func TestSessionActiveAndRefresh(t *testing.T) {
 		want      want
 	}{
 		"active":          {nil, t0.Add(time.Minute), true, true, want{}},
-		"expired":         {nil, t0.Add(-time.Second), true, false, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "only an active session can be refreshed"}},
-		"expiring now":    {nil, t0, true, false, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "only an active session"}},
-		"revoked":         {&revoked, t0.Add(time.Minute), true, false, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "only an active session"}},
-		"credential gone": {nil, t0.Add(time.Minute), false, true, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "the session's credential was revoked"}},
+		"expired":         {nil, t0.Add(-time.Second), true, false, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "only an active session can be refreshed"}},
+		"expiring now":    {nil, t0, true, false, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "only an active session"}},
+		"revoked":         {&revoked, t0.Add(time.Minute), true, false, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "only an active session"}},
+		"credential gone": {nil, t0.Add(time.Minute), false, true, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "the session's credential was revoked"}},
 	} {
 		if got := SessionActive(tc.revokedAt, tc.expiresAt, t0); got != tc.active {
 			t.Fatalf("%s: active %v, want %v", name, got, tc.active)

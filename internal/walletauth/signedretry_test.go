@@ -68,11 +68,11 @@ func TestRetryRequestID(t *testing.T) {
 		t.Fatalf("%v %v", got, err)
 	}
 	_, err = RetryRequestID("", ids.Format(ids.Request, id))
-	check(t, "no signature", err, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "go together"})
+	check(t, "no signature", err, want{code: catalog.WalletSignatureMissing, reason: ReasonBadSignature, msg: "go together"})
 	_, err = RetryRequestID("stamp", "")
-	check(t, "no request id", err, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "go together"})
+	check(t, "no request id", err, want{code: catalog.RequestIDMissing, reason: ReasonBadSignature, msg: "go together"})
 	_, err = RetryRequestID("stamp", "Transaction:"+id.String())
-	check(t, "not a request id", err, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "Request-Id is not a requestId this service issued"})
+	check(t, "not a request id", err, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "Request-Id is not a requestId this service issued"})
 }
 
 func TestCheckRetry(t *testing.T) {
@@ -86,9 +86,9 @@ func TestCheckRetry(t *testing.T) {
 		"matching":      {func(i Issued) Issued { return i }, want{}},
 		"used":          {func(i Issued) Issued { i.UsedAt = &used; return i }, want{code: catalog.Unauthorized, reason: "Request-Id already used"}},
 		"expired":       {func(i Issued) Issued { i.ExpiresAt = t0.Add(-time.Second); return i }, want{code: catalog.Unauthorized, reason: "Signed retry expired"}},
-		"other account": {func(i Issued) Issued { i.AccountID = uuid.New(); return i }, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "repeat the original request exactly"}},
-		"other kind":    {func(i Issued) Issued { i.Kind = KindExportWallet; return i }, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "repeat"}},
-		"other request": {func(i Issued) Issued { i.Binding = RequestHash("DELETE", "/p/auth/sessions/t", nil); return i }, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "repeat"}},
+		"other account": {func(i Issued) Issued { i.AccountID = uuid.New(); return i }, want{code: catalog.WalletSignatureBodyMismatch, reason: ReasonBadSignature, msg: "repeat the original request exactly"}},
+		"other kind":    {func(i Issued) Issued { i.Kind = KindExportWallet; return i }, want{code: catalog.WalletSignatureBodyMismatch, reason: ReasonBadSignature, msg: "repeat"}},
+		"other request": {func(i Issued) Issued { i.Binding = RequestHash("DELETE", "/p/auth/sessions/t", nil); return i }, want{code: catalog.WalletSignatureBodyMismatch, reason: ReasonBadSignature, msg: "repeat"}},
 	} {
 		check(t, name, CheckRetry(tc.is(ok), acct, KindRevokeSession, hash, t0), tc.want)
 	}
@@ -101,9 +101,9 @@ func TestStampKeyAndSigner(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = StampKey(stampVector, strings.Replace(stampPayload, "1.5", "2.5", 1))
-	check(t, "tampered payload", err, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "does not sign payloadToSign"})
+	check(t, "tampered payload", err, want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "does not sign payloadToSign"})
 	_, err = StampKey("sandbox-valid-signature", stampPayload)
-	check(t, "not a stamp", err, want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "Service-Wallet-Signature: "})
+	check(t, "not a stamp", err, want{code: catalog.WalletSignatureMalformed, reason: ReasonBadSignature, msg: "Service-Wallet-Signature: "})
 
 	session, _ := hex.DecodeString(stampSession)
 	other, _ := hex.DecodeString(otherSessionK)
@@ -111,6 +111,6 @@ func TestStampKeyAndSigner(t *testing.T) {
 	active := []SessionSigner{{CredentialID: otherCred, PublicKey: other}, {CredentialID: cred, PublicKey: session}}
 	check(t, "active session", CheckSigner(key, active, uuid.Nil), want{})
 	check(t, "another credential's session", CheckSigner(key, active, otherCred), want{})
-	check(t, "the excluded credential's session", CheckSigner(key, active, cred), want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "not an active session"})
-	check(t, "no session", CheckSigner(key, active[:1], uuid.Nil), want{code: catalog.Unauthorized, reason: ReasonBadSignature, msg: "not an active session"})
+	check(t, "the excluded credential's session", CheckSigner(key, active, cred), want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "not an active session"})
+	check(t, "no session", CheckSigner(key, active[:1], uuid.Nil), want{code: catalog.WalletSignatureInvalid, reason: ReasonBadSignature, msg: "not an active session"})
 }
