@@ -22,6 +22,7 @@ import (
 	"paycore/internal/infra/netguard"
 	"paycore/internal/infra/umaclient"
 	"paycore/internal/kit/sealbox"
+	"paycore/internal/paylimits"
 	"paycore/internal/rail"
 	"paycore/internal/rail/adapters"
 	"paycore/internal/uma"
@@ -74,6 +75,8 @@ type Options struct {
 	// it moving. Pricing is what conversions are charged (fx.DefaultPricing when zero).
 	Rates   *fx.Table
 	Pricing fx.Pricing
+	// Limits are the deployment's payment limits (none when nil).
+	Limits paylimits.Limits
 	// Payments executes agent actions (the worker's workflow starter).
 	Payments Payments
 	// Now is the clock agent actions are counted by (time.Now when nil; tests move it
@@ -120,7 +123,7 @@ func New(o Options) *Activities {
 	}
 	a := &Activities{
 		pool:    o.Pool,
-		store:   db.NewStore(o.Pool, view.Resources{}),
+		store:   db.NewStore(o.Pool, view.Resources{}).WithLimits(o.Limits),
 		box:     o.Box,
 		signer:  o.Signer,
 		public:  webhookClient(false, true, o.WebhookTimeout, o.Tracer),

@@ -63,6 +63,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.PayloadTooLarge:               http.StatusRequestEntityTooLarge,
 	catalog.IdempotencyKeyReused:          http.StatusUnprocessableEntity,
 	catalog.RateLimited:                   http.StatusTooManyRequests,
+	catalog.DailyVolumeLimitExceeded:      http.StatusTooManyRequests,
 	catalog.Internal:                      http.StatusInternalServerError,
 	catalog.EmailDeliveryFailed:           http.StatusBadGateway,
 	catalog.Unavailable:                   http.StatusServiceUnavailable,

@@ -159,6 +159,8 @@ type (
 	OwnersOfCustomerParams                = gen.OwnersOfCustomerParams
 	Platform                              = gen.Platform
 	PlatformCreateParams                  = gen.PlatformCreateParams
+	PlatformDailyVolume                   = gen.PlatformDailyVolume
+	PlatformDailyVolumeAddParams          = gen.PlatformDailyVolumeAddParams
 	PlatformDisableWebhookParams          = gen.PlatformDisableWebhookParams
 	PlatformUpdateConfigParams            = gen.PlatformUpdateConfigParams
 	Quote                                 = gen.Quote

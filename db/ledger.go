@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/paylimits"
 	"paycore/internal/payment"
 )
 
@@ -153,9 +156,22 @@ func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
 			return err
 		}
 	}
+	if err := h.Limits.CheckSize("amount", h.Currency, h.Amount); err != nil {
+		return err
+	}
 	after, err := ledgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
 	if err != nil {
 		return fmt.Errorf("hold funds: %w", err)
+	}
+	if h.Limits.Daily(h.Currency) {
+		total, err := q.PlatformDailyVolumeAdd(ctx, PlatformDailyVolumeAddParams{PlatformID: h.PlatformID, Currency: h.Currency,
+			Day: pgtype.Date{Time: paylimits.Day(h.Now), Valid: true}, Amount: h.Amount})
+		if err != nil {
+			return fmt.Errorf("count the day's volume: %w", err)
+		}
+		if err := h.Limits.CheckDaily(h.Currency, total-h.Amount, h.Amount, h.Now); err != nil {
+			return err
+		}
 	}
 	return recordBalance(ctx, q, v, h.PlatformID, after)
 }
@@ -168,6 +184,10 @@ type holdRequest struct {
 	Amount                             int64
 	WalletSignature                    ids.Optional
 	SignatureKind                      string
+	// Limits are the payment limits the hold counts towards at Now (nil: none, as for a
+	// refund of money received).
+	Limits paylimits.Limits
+	Now    time.Time
 }
 
 // ledgerHold reserves amount of an internal account's available balance for transaction

@@ -14,6 +14,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/incoming"
 	"paycore/internal/kyc"
+	"paycore/internal/paylimits"
 	"paycore/internal/payment"
 	"paycore/internal/quote"
 	"paycore/internal/rail"
@@ -285,14 +286,14 @@ func (s Store) change(ctx context.Context, k paymentKey, now time.Time, decide d
 			return err
 		}
 		if ok {
-			out, err = applyPlan(ctx, q, s.views, p, plan, now)
+			out, err = applyPlan(ctx, q, s.views, s.limits, p, plan, now)
 			if errors.Is(err, ErrAccountClosed) && orClosed != nil {
 				again, ok, derr := orClosed(p.Snapshot())
 				if derr != nil {
 					return derr
 				}
 				if ok {
-					out, err = applyPlan(ctx, q, s.views, p, again, now)
+					out, err = applyPlan(ctx, q, s.views, s.limits, p, again, now)
 				}
 			}
 			if err != nil {
@@ -400,7 +401,7 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 // ErrWalletSignatureRequired) comes before anything of the plan is written except the
 // quote's record, the executing agent and the receiver's details (which a second decision
 // writes again), so a caller may decide again.
-func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan payment.Plan, now time.Time) (Transaction, error) {
+func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits, p lockedPayment, plan payment.Plan, now time.Time) (Transaction, error) {
 	t := p.Transaction
 	if c := plan.Quote; c != nil {
 		if c.Deposit {
@@ -439,7 +440,10 @@ func applyPlan(ctx context.Context, q *queries, v Views, p lockedPayment, plan p
 	}
 	if h := plan.Hold; h != nil {
 		req := holdRequest{TransactionID: t.ID, PlatformID: t.PlatformID, Account: h.Account, Currency: t.Currency, Amount: h.Amount,
-			WalletSignature: h.WalletSignature, SignatureKind: h.SignatureKind}
+			WalletSignature: h.WalletSignature, SignatureKind: h.SignatureKind, Now: now}
+		if h.Payment {
+			req.Limits = limits
+		}
 		if err := holdFunds(ctx, q, req, v); err != nil {
 			return t, err
 		}

@@ -124,7 +124,9 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 // any transaction): what a quote to another provider's receiver is checked against before
 // that provider is asked.
 func (s Store) QuoteAccounts(ctx context.Context, r quote.Request) (quote.Accounts, error) {
-	return quoteAccountsGet(ctx, newQueries(s.pool), r)
+	acc, err := quoteAccountsGet(ctx, newQueries(s.pool), r)
+	acc.Limits = s.limits
+	return acc, err
 }
 
 // QuoteExists reports whether the quote id was created.
@@ -160,6 +162,7 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		if err != nil {
 			return err
 		}
+		acc.Limits = s.limits
 		terms, err := decide(acc)
 		if err != nil {
 			return err

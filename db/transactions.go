@@ -136,7 +136,7 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.
 			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
 			event = events.OutgoingPaymentPending
 			h := holdRequest{TransactionID: r.TransactionID, PlatformID: r.PlatformID, Account: acc.Internal.ID, Currency: acc.Internal.Currency,
-				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out)}
+				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out), Limits: s.limits, Now: now}
 			if err := holdFunds(ctx, q, h, s.views); err != nil {
 				return err
 			}

@@ -30,3 +30,10 @@ SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM l
 -- name: LedgerAvailable :one
 -- An account's available balance (its balance less what is held), as last committed.
 SELECT (balance - held)::bigint AS available FROM ledger_accounts WHERE id = @id;
+
+-- name: PlatformDailyVolumeAdd :one
+-- Adds a held payment to its platform's volume of the day in its currency and returns the
+-- volume with it (the row stays locked until the transaction ends).
+INSERT INTO platform_daily_volumes (platform_id, currency, day, amount) VALUES (@platform_id, @currency, @day, @amount)
+ON CONFLICT (platform_id, currency, day) DO UPDATE SET amount = platform_daily_volumes.amount + excluded.amount
+RETURNING amount;

@@ -392,7 +392,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	acts := activities.New(activities.Options{
 		Pool: a.pool, Box: a.box, Signer: a.signer, Logger: a.log.With("component", "activities"),
 		WebhookTimeout: a.cfg.WebhookTimeout, SandboxAllowPrivate: a.cfg.SandboxPrivateOK,
-		Rates: a.rates, Pricing: a.cfg.FXPricing,
+		Rates: a.rates, Pricing: a.cfg.FXPricing, Limits: a.cfg.PaymentLimits,
 		Payments: worker.Payments{Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}}, Now: a.clock,
 		Tracer: a.tel.Tracer, Rails: a.rails, UMA: a.outbound, UmaAllowlistOnly: a.cfg.UmaAllowlistOnly,
 	})

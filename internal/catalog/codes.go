@@ -21,6 +21,12 @@ const (
 	Unavailable      Code = "SERVICE_UNAVAILABLE"
 	NotImplemented   Code = "NOT_IMPLEMENTED"
 	SelfPayment      Code = "SELF_PAYMENT"
+	// TransactionSizeLimitExceeded refuses a payment above the deployment's largest single
+	// payment in its sending currency (paylimits); DailyVolumeLimitExceeded one that would
+	// take the platform's payments of the day in that currency past the daily limit (429,
+	// until the next UTC day).
+	TransactionSizeLimitExceeded Code = "TRANSACTION_SIZE_LIMIT_EXCEEDED"
+	DailyVolumeLimitExceeded     Code = "DAILY_VOLUME_LIMIT_EXCEEDED"
 	// RailNotConfigured refuses a payment, when it is requested, that no configured
 	// payment rail serves (its environment, currency and kind of destination; see
 	// docs/rails.md): nothing is created.

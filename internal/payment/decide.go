@@ -212,7 +212,8 @@ func (s Snapshot) ExecuteQuote(key string, walletSignature, agentID ids.Optional
 		return Plan{}, err
 	}
 	return Plan{Quote: &QuoteChange{ExecuteKey: key}, Agent: agentID,
-		Hold:   &Hold{Account: s.Source.UUID, Amount: s.Amount, WalletSignature: walletSignature, SignatureKind: walletauth.KindExecuteQuote},
+		Hold: &Hold{Account: s.Source.UUID, Amount: s.Amount, WalletSignature: walletSignature, SignatureKind: walletauth.KindExecuteQuote,
+			Payment: true},
 		Status: &StatusChange{Event: catalog.TxEventProcess, To: to, Webhook: events.OutgoingPaymentProcessing}}, nil
 }
 

@@ -101,6 +101,9 @@ type Hold struct {
 	Amount          int64
 	WalletSignature ids.Optional
 	SignatureKind   string
+	// Payment is set for a payment the platform sends (not a refund of money it received):
+	// it counts towards the deployment's payment limits (paylimits).
+	Payment bool
 }
 
 // StatusChange is the transaction's status change: Event, which the status table moves the

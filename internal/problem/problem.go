@@ -96,6 +96,9 @@ type Wire struct {
 	Message string         `json:"message"`
 	Field   string         `json:"field,omitempty"`
 	Details map[string]any `json:"details,omitempty"`
+	// Reason and RetryAfter are a Refusal's (see Refusal).
+	Reason     string `json:"reason,omitempty"`
+	RetryAfter int    `json:"retryAfter,omitempty"`
 }
 
 // ToWire converts a FieldError or Refusal; ok is false for any other error.
@@ -106,7 +109,7 @@ func ToWire(err error) (w Wire, ok bool) {
 	}
 	var r *Refusal
 	if errors.As(err, &r) {
-		return Wire{Code: r.Code, Message: r.Message, Details: r.Details}, true
+		return Wire{Code: r.Code, Message: r.Message, Details: r.Details, Reason: r.Reason, RetryAfter: r.RetryAfter}, true
 	}
 	return Wire{}, false
 }
@@ -116,7 +119,7 @@ func (w Wire) Err() error {
 	if w.Field != "" {
 		return &FieldError{Field: w.Field, Message: w.Message, Code: w.Code, Details: w.Details}
 	}
-	return &Refusal{Code: w.Code, Message: w.Message, Details: w.Details}
+	return &Refusal{Code: w.Code, Message: w.Message, Details: w.Details, Reason: w.Reason, RetryAfter: w.RetryAfter}
 }
 
 // RetryAfterSeconds rounds a wait up to whole seconds, at least 1 (the Retry-After value).

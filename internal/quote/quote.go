@@ -25,6 +25,7 @@ import (
 	"paycore/internal/instructions"
 	"paycore/internal/kyc"
 	"paycore/internal/money"
+	"paycore/internal/paylimits"
 	"paycore/internal/platformconfig"
 	"paycore/internal/platformfee"
 	"paycore/internal/problem"
@@ -213,6 +214,9 @@ type Accounts struct {
 	// in the sending currency, which a platform fee is paid to (none: no fee can be).
 	FeeConfigs      platformfee.Configs
 	PlatformAccount uuid.NullUUID
+	// Limits are the deployment's payment limits (nil: none); a quote's sending total is
+	// within its currency's largest single payment.
+	Limits paylimits.Limits
 }
 
 // LookupState is a stored receiver lookup: whom it looked up.
@@ -489,6 +493,9 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time,
 	}
 	if err := a.Currencies.CheckAmount(from.Code, catalog.Outgoing, conv.Total); err != nil {
 		return Priced{}, amountField(err)
+	}
+	if err := a.Limits.CheckSize(fieldAmount, from.Code, conv.Total); err != nil {
+		return Priced{}, err
 	}
 	if err := a.Currencies.CheckAmount(to.Code, receivingType(a), conv.Receiving); err != nil {
 		return Priced{}, amountField(err)

@@ -212,6 +212,9 @@ func priceRemote(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time
 	if err := a.Currencies.CheckAmount(rate.From.Code, catalog.Outgoing, conv.Total); err != nil {
 		return Priced{}, amountField(err)
 	}
+	if err := a.Limits.CheckSize(fieldAmount, rate.From.Code, conv.Total); err != nil {
+		return Priced{}, err
+	}
 	if err := a.Currencies.CheckAmount(x.Currency, catalog.Outgoing, x.Amount); err != nil {
 		return Priced{}, amountField(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const ledgerAccountApply = `-- name: LedgerAccountApply :exec
@@ -207,4 +208,31 @@ func (q *Queries) LedgerSystemAccountGet(ctx context.Context, arg LedgerSystemAc
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const platformDailyVolumeAdd = `-- name: PlatformDailyVolumeAdd :one
+INSERT INTO platform_daily_volumes (platform_id, currency, day, amount) VALUES ($1, $2, $3, $4)
+ON CONFLICT (platform_id, currency, day) DO UPDATE SET amount = platform_daily_volumes.amount + excluded.amount
+RETURNING amount
+`
+
+type PlatformDailyVolumeAddParams struct {
+	PlatformID uuid.UUID
+	Currency   string
+	Day        pgtype.Date
+	Amount     int64
+}
+
+// Adds a held payment to its platform's volume of the day in its currency and returns the
+// volume with it (the row stays locked until the transaction ends).
+func (q *Queries) PlatformDailyVolumeAdd(ctx context.Context, arg PlatformDailyVolumeAddParams) (int64, error) {
+	row := q.db.QueryRow(ctx, platformDailyVolumeAdd,
+		arg.PlatformID,
+		arg.Currency,
+		arg.Day,
+		arg.Amount,
+	)
+	var amount int64
+	err := row.Scan(&amount)
+	return amount, err
 }

@@ -367,6 +367,13 @@ type Platform struct {
 	FeeConfigs                      json.RawMessage
 }
 
+type PlatformDailyVolume struct {
+	PlatformID uuid.UUID
+	Currency   string
+	Day        pgtype.Date
+	Amount     int64
+}
+
 type Quote struct {
 	ID                    uuid.UUID
 	PlatformID            uuid.UUID

@@ -3227,7 +3227,9 @@ export interface components {
              *     AGENT_ALREADY_CONNECTED, AGENT_ACTION_NOT_FOUND, AGENT_ACTION_NOT_PENDING,
              *     VELOCITY_LIMIT_EXCEEDED, USER_NOT_READY, UMA_DOMAIN_TAKEN, UMA_SENDER_NOT_CUSTOMER, UMA_DOMAIN_NOT_PROVEN, COUNTERPARTY_NOT_ALLOWED,
              *     PAYREQ_REQUEST_FAILED, WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED,
-             *     WALLET_SIGNATURE_BODY_MISMATCH, WALLET_SIGNATURE_INVALID, REQUEST_ID_MISSING, TRANSACTION_NOT_REFUNDABLE.
+             *     WALLET_SIGNATURE_BODY_MISMATCH, WALLET_SIGNATURE_INVALID, REQUEST_ID_MISSING, TRANSACTION_NOT_REFUNDABLE,
+             *     TRANSACTION_SIZE_LIMIT_EXCEEDED (400: above this deployment's largest single payment in the sending currency),
+             *     DAILY_VOLUME_LIMIT_EXCEEDED (429).
              * @example INVALID_INPUT
              */
             code: string;
@@ -6003,6 +6005,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `DAILY_VOLUME_LIMIT_EXCEEDED`: the payment would take the platform's payments of the day (UTC) in its sending currency past this deployment's daily limit; `details` has `limit`, `used`, `remaining` and `currency`, and `Retry-After` the seconds until the day ends. Nothing is held or written. */
+        DailyVolumeLimitExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `NOT_IMPLEMENTED`: a kind of quote this deployment does not make, or a `platformFeeOverride` on a quote not sent in `USD`. */
         QuoteNotImplemented: {
             headers: {
@@ -8720,6 +8734,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaTypeReplayable"];
             422: components["responses"]["IdempotencyKeyReused"];
             424: components["responses"]["PayRequestFailed"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["QuoteNotImplemented"];
         };
@@ -8815,6 +8830,7 @@ export interface operations {
             409: components["responses"]["QuoteNotPending"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9085,6 +9101,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaTypeReplayable"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -10608,6 +10625,7 @@ export interface operations {
             404: components["responses"]["AgentActionNotFound"];
             409: components["responses"]["AgentActionNotPending"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -11126,6 +11144,7 @@ export interface operations {
             409: components["responses"]["QuoteNotPending"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -11159,6 +11178,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaTypeReplayable"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["DailyVolumeLimitExceeded"];
             500: components["responses"]["InternalError"];
         };
     };

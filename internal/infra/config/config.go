@@ -17,6 +17,7 @@ import (
 
 	"paycore/internal/fx"
 	"paycore/internal/kit/clientip"
+	"paycore/internal/paylimits"
 	"paycore/internal/rail"
 )
 
@@ -134,6 +135,9 @@ type Config struct {
 	// the mid-market rate), PAYCORE_FX_FIXED_FEE_USD (per payment, in US dollars, charged in
 	// the sending currency) and PAYCORE_FX_VARIABLE_FEE (fraction of the converted amount).
 	FXPricing fx.Pricing
+	// PaymentLimits are the deployment's limits per sending currency (PAYCORE_PAYMENT_LIMITS,
+	// JSON: currency code → {maxTransaction, dailyVolume} in minor units; none by default).
+	PaymentLimits paylimits.Limits
 
 	// EndUserTermsVersion is the version of the End User Terms the deployment publishes, the
 	// one customers accept (PAYCORE_END_USER_TERMS_VERSION); EndUserTermsURL is where its text
@@ -475,6 +479,13 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if err := c.FXPricing.Check(); err != nil {
 		errs = append(errs, "FX pricing (PAYCORE_FX_*): "+err.Error())
+	}
+	if v := getenv("PAYCORE_PAYMENT_LIMITS"); v != "" {
+		l, err := paylimits.Parse([]byte(v))
+		if err != nil {
+			errs = append(errs, "PAYCORE_PAYMENT_LIMITS: "+err.Error())
+		}
+		c.PaymentLimits = l
 	}
 
 	c.APIPrefix = "/" + strings.Trim(c.APIPrefix, "/")
