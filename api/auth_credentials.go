@@ -14,6 +14,7 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/infra/mailer"
+	"paycore/internal/infra/sms"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"
@@ -74,6 +75,7 @@ type credentialCreate struct {
 	Type        *catalog.CredentialType `json:"type"`
 	AccountID   *string                 `json:"accountId"`
 	Email       *string                 `json:"email"`
+	PhoneNumber *string                 `json:"phoneNumber"`
 	OidcToken   *string                 `json:"oidcToken"`
 	Nickname    *string                 `json:"nickname"`
 	Challenge   *string                 `json:"challenge"`
@@ -81,7 +83,7 @@ type credentialCreate struct {
 }
 
 func (b credentialCreate) rules() walletauth.NewCredential {
-	return walletauth.NewCredential{Type: b.Type, Email: b.Email, OidcToken: b.OidcToken, Nickname: b.Nickname,
+	return walletauth.NewCredential{Type: b.Type, Email: b.Email, PhoneNumber: b.PhoneNumber, OidcToken: b.OidcToken, Nickname: b.Nickname,
 		Challenge: b.Challenge, Attestation: len(b.Attestation) > 0}
 }
 
@@ -122,7 +124,8 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 }
 
 // newCredential works out what a new credential stores: EMAIL_OTP the address its codes go
-// to, PASSKEY the verified registration, OAUTH the identity of the token.
+// to, SMS_OTP the number, PASSKEY the verified registration, OAUTH the identity of the
+// token.
 func (s *Server) newCredential(r *http.Request, acct db.InternalAccountGetRow, b credentialCreate, existing []db.AuthCredential) (db.AuthCredentialCreateParams, error) {
 	a := acct.InternalAccount
 	p := db.AuthCredentialCreateParams{ID: ids.New(), PlatformID: a.PlatformID, AccountID: a.ID, Type: *b.Type, Details: []byte(`{}`)}
@@ -136,6 +139,9 @@ func (s *Server) newCredential(r *http.Request, acct db.InternalAccountGetRow, b
 		if p.Nickname, err = s.credentialEmail(r.Context(), acct, b.Email); err != nil {
 			return p, err
 		}
+		return p, walletauth.CheckOnePerAccount(types, p.Type)
+	case catalog.CredentialSMSOTP:
+		p.Nickname = *b.PhoneNumber
 		return p, walletauth.CheckOnePerAccount(types, p.Type)
 	case catalog.CredentialPasskey:
 		if err := walletauth.CheckOnePerAccount(types, p.Type); err != nil {
@@ -163,10 +169,10 @@ func (s *Server) credentialEmail(ctx context.Context, acct db.InternalAccountGet
 	return walletauth.CredentialEmail(given, customers)
 }
 
-// storeCredential stores a new credential; an EMAIL_OTP credential gets its first code,
-// mailed once the credential exists.
+// storeCredential stores a new credential; an OTP credential (EMAIL_OTP, SMS_OTP) gets its
+// first code, sent once the credential exists.
 func (s *Server) storeCredential(ctx context.Context, p db.AuthCredentialCreateParams) (db.AuthCredential, error) {
-	if p.Type != catalog.CredentialEmailOTP {
+	if !p.Type.IsOTP() {
 		return db.CredentialCreate(ctx, s.Pool, p, nil)
 	}
 	pol, code, otp, err := s.newOTP(ctx, p.ID)
@@ -177,7 +183,7 @@ func (s *Server) storeCredential(ctx context.Context, p db.AuthCredentialCreateP
 	if err != nil {
 		return cred, err
 	}
-	return cred, s.sendOTP(ctx, cred.Nickname, code, pol)
+	return cred, s.sendOTP(ctx, cred, code, pol)
 }
 
 // newOTP draws a fresh code for a credential under the caller's platform policy.
@@ -194,10 +200,22 @@ func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.O
 	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: s.now().Add(pol.TTL)}, nil
 }
 
-// sendOTP mails a code.
-func (s *Server) sendOTP(ctx context.Context, to, code string, pol walletauth.OTPPolicy) error {
+// sendOTP sends a code to an OTP credential: by text message to an SMS_OTP credential's
+// number, by mail to an EMAIL_OTP credential's address.
+func (s *Server) sendOTP(ctx context.Context, c db.AuthCredential, code string, pol walletauth.OTPPolicy) error {
+	if c.Type == catalog.CredentialSMSOTP {
+		err := s.SMS.Send(ctx, sms.Message{To: c.Nickname, Body: pol.Text(code), Sandbox: principalFrom(ctx).Sandbox})
+		if errors.Is(err, sms.ErrNoTransport) {
+			return problem.Refuse(catalog.SMSDeliveryFailed, "this deployment has no SMS gateway for production platforms (PAYCORE_SMS_URL is not set): the one-time code was not sent")
+		}
+		if err != nil {
+			s.Logger.ErrorContext(ctx, "send OTP by SMS", "error", err)
+			return problem.Refuse(catalog.SMSDeliveryFailed, "the one-time code could not be sent by text message; try the challenge again")
+		}
+		return nil
+	}
 	subject, body := pol.Mail(code)
-	err := s.Mailer.Send(ctx, mailer.Message{To: to, From: pol.From, Subject: subject, Body: body, Sandbox: principalFrom(ctx).Sandbox})
+	err := s.Mailer.Send(ctx, mailer.Message{To: c.Nickname, From: pol.From, Subject: subject, Body: body, Sandbox: principalFrom(ctx).Sandbox})
 	if errors.Is(err, mailer.ErrNoTransport) {
 		return problem.Refuse(catalog.EmailDeliveryFailed, "this deployment has no mail transport for production platforms (PAYCORE_SMTP_HOST is not set): the one-time code was not sent")
 	}
@@ -248,8 +266,8 @@ type challengeBody struct {
 	ClientPublicKey *string `json:"clientPublicKey"`
 }
 
-// challengeCredential mails a fresh code (EMAIL_OTP) or issues the WebAuthn challenge of a
-// session (PASSKEY).
+// challengeCredential sends a fresh code (EMAIL_OTP, SMS_OTP) or issues the WebAuthn
+// challenge of a session (PASSKEY).
 func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.loadCredential(r)
 	if err != nil {
@@ -281,7 +299,7 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-// reissueOTP replaces the pending code of an EMAIL_OTP credential and mails it.
+// reissueOTP replaces the pending code of an OTP credential and sends it.
 func (s *Server) reissueOTP(ctx context.Context, c db.AuthCredential) error {
 	pol, code, otp, err := s.newOTP(ctx, c.ID)
 	if err != nil {
@@ -290,7 +308,7 @@ func (s *Server) reissueOTP(ctx context.Context, c db.AuthCredential) error {
 	if err := db.OTPReissue(ctx, s.Pool, c.ID, otp, s.now()); err != nil {
 		return err
 	}
-	return s.sendOTP(ctx, c.Nickname, code, pol)
+	return s.sendOTP(ctx, c, code, pol)
 }
 
 type verifyBody struct {

@@ -66,6 +66,7 @@ var statusOf = map[catalog.Code]int{
 	catalog.DailyVolumeLimitExceeded:      http.StatusTooManyRequests,
 	catalog.Internal:                      http.StatusInternalServerError,
 	catalog.EmailDeliveryFailed:           http.StatusBadGateway,
+	catalog.SMSDeliveryFailed:             http.StatusBadGateway,
 	catalog.Unavailable:                   http.StatusServiceUnavailable,
 	catalog.AgentNotFound:                 http.StatusNotFound,
 	catalog.DeviceCodeNotFound:            http.StatusNotFound,

@@ -154,7 +154,7 @@ func permissionRules() map[string]routeRule {
 	}
 	// Outside the platform routes: health, documents, hosted pages, the agents' own routes.
 	public("GET /healthz", "GET /readyz", "GET /openapi.yaml", "GET /docs", "GET /docs/{asset}", "GET /docs/document",
-		"GET /kyc/{token}", "POST /kyc/{token}", "GET /invite/{invitationCode}", "GET /dev/mailbox",
+		"GET /kyc/{token}", "POST /kyc/{token}", "GET /invite/{invitationCode}", "GET /dev/mailbox", "GET /dev/sms",
 		"GET /docs/openapi.yaml", "GET /.well-known/lnurlp/{user}", "GET /.well-known/lnurlp/{user}/callback", "POST /.well-known/lnurlp/{user}/callback", "POST /uma/utxo-callback/{transactionId}", "GET /.well-known/lnurlpubkey")
 	// The agents' own routes: the device-code redeem (no credential) and /agents/me (the
 	// agent's Bearer token, checked against its policy; a platform token is not one).

@@ -36,6 +36,7 @@ import (
 	"paycore/internal/infra/mailer"
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
+	"paycore/internal/infra/sms"
 	"paycore/internal/infra/umaclient"
 	"paycore/internal/kit/sealbox"
 	"paycore/internal/rail"
@@ -68,6 +69,10 @@ type Deps struct {
 	Mailer mailer.Mailer
 	// DevMailbox, when set, is served at /dev/mailbox (local development only).
 	DevMailbox *mailer.Sink
+	// SMS sends SMS_OTP credentials' codes; a development sink when nil. DevSMS, when set,
+	// is served at /dev/sms (local development only).
+	SMS    sms.Sender
+	DevSMS *sms.Sink
 	// Rates is the exchange-rate table; the built-in one when nil. Sandbox platforms see
 	// it moving (Table.Sandbox).
 	Rates *fx.Table
@@ -125,6 +130,9 @@ func New(d Deps) *Server {
 	}
 	if d.Metrics == nil {
 		d.Metrics = metrics.New()
+	}
+	if d.SMS == nil {
+		d.SMS = sms.NewSink(d.Logger)
 	}
 	if d.Mailer == nil {
 		d.Mailer = mailer.NewSink(d.Logger)
@@ -215,6 +223,12 @@ func (s *Server) routes() chi.Router {
 		// shown here, even on a development stack.
 		r.Get("/dev/mailbox", func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevMailbox.SandboxMessages()})
+		})
+	}
+	if s.DevSMS != nil {
+		// Only sandbox platforms' text messages, as for the mailbox.
+		r.Get("/dev/sms", func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"data": s.DevSMS.SandboxMessages()})
 		})
 	}
 

@@ -25,6 +25,7 @@ const (
 	ConstraintPlatformAccountUnique      = "internal_accounts_platform_currency_idx"
 	ConstraintCredentialOneEmailOTP      = "auth_credentials_one_email_otp_idx"
 	ConstraintCredentialOnePasskey       = "auth_credentials_one_passkey_idx"
+	ConstraintCredentialOneSMSOTP        = "auth_credentials_one_sms_otp_idx"
 	ConstraintAvailableNonNegative       = "ledger_accounts_available_nonnegative"
 )
 
@@ -46,6 +47,9 @@ var constraintErrors = map[string]func() error{
 	},
 	ConstraintCredentialOnePasskey: func() error {
 		return walletauth.CredentialExists(catalog.CredentialPasskey)
+	},
+	ConstraintCredentialOneSMSOTP: func() error {
+		return walletauth.CredentialExists(catalog.CredentialSMSOTP)
 	},
 }
 

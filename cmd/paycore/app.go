@@ -31,6 +31,7 @@ import (
 	"paycore/internal/infra/mailer"
 	"paycore/internal/infra/metrics"
 	"paycore/internal/infra/netguard"
+	"paycore/internal/infra/sms"
 	"paycore/internal/infra/telemetry"
 	"paycore/internal/kit/filecrypt"
 	"paycore/internal/kit/sealbox"
@@ -287,7 +288,22 @@ func (a *app) apiHandler(docs *docstore.Store) *api.Server {
 	d := api.Deps{Pool: a.pool, Temporal: a.temporal, Config: a.cfg, Metrics: a.metrics, Box: a.box, Signer: a.signer, Logger: a.log, Rates: a.rates,
 		Documents: docs, Tracer: a.tel.Tracer, Propagator: a.tel.Propagator, Now: a.clock, Rails: a.rails, Lightning: a.lightning, Outbound: a.outbound}
 	d.Mailer, d.DevMailbox = a.mail()
+	d.SMS, d.DevSMS = a.sms()
 	return api.New(d)
+}
+
+// sms is the service's SMS transport and, under `paycore dev` without a gateway, the sink
+// the development outbox (/dev/sms) reads, as mail is.
+func (a *app) sms() (sms.Sender, *sms.Sink) {
+	if a.cfg.SMSURL != "" {
+		return sms.Gateway{URL: a.cfg.SMSURL, Token: a.cfg.SMSToken, Client: &http.Client{Timeout: 10 * time.Second}}, nil
+	}
+	sink := sms.NewSink(a.log.With("component", "sms"))
+	if a.dev {
+		return sink, sink
+	}
+	a.log.Warn("no SMS gateway (PAYCORE_SMS_URL): production platforms' SMS codes are refused, sandbox platforms' are not delivered")
+	return sink, nil
 }
 
 // mail is the service's mail transport and, under `paycore dev` without SMTP, the sink the

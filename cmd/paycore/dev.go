@@ -100,10 +100,11 @@ paycore is running (Ctrl-C stops everything)
   Temporal UI      %s
   Metrics          %s
   Mailbox          %s/dev/mailbox (sandbox platforms' one-time codes; set PAYCORE_SMTP_HOST to send real mail)
+  Text messages    %s/dev/sms (sandbox platforms' SMS codes; set PAYCORE_SMS_URL to send real ones)
   Data             %s
 
   curl -u %s:%s %s/config
-`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, metricsURL, cfg.PublicBaseURL, cfg.DataDir,
+`, cfg.BaseURL(), cfg.BaseURL(), creds.TokenID, creds.ClientSecret, creds.ClientID, ts.UIURL, metricsURL, cfg.PublicBaseURL, cfg.PublicBaseURL, cfg.DataDir,
 		creds.ClientID, creds.ClientSecret, cfg.BaseURL())
 	run := []func(context.Context) error{
 		func(ctx context.Context) error { return a.runAPI(ctx, ln) },

@@ -117,6 +117,7 @@ const (
 	// umaDomain, or its customers' addresses), or one the service reserves (409).
 	UmaDomainTaken           Code = "UMA_DOMAIN_TAKEN"
 	EmailOTPCredentialExists Code = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+	SMSOTPCredentialExists   Code = "SMS_OTP_CREDENTIAL_ALREADY_EXISTS"
 	PasskeyCredentialExists  Code = "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
 	OAuthCredentialExists    Code = "OAUTH_CREDENTIAL_ALREADY_EXISTS"
 	CustomerDeleted          Code = "CUSTOMER_DELETED"
@@ -149,6 +150,7 @@ const (
 	WebhookDeliveryError      Code = "WEBHOOK_DELIVERY_ERROR"
 	WebhookDeliveryInProgress Code = "WEBHOOK_DELIVERY_IN_PROGRESS"
 	EmailDeliveryFailed       Code = "EMAIL_DELIVERY_FAILED"
+	SMSDeliveryFailed         Code = "SMS_DELIVERY_FAILED"
 )
 
 // Failure codes of payments: the cause written into a failed transaction's failureDetails.
@@ -194,6 +196,8 @@ func CredentialExists(t CredentialType) Code {
 	switch t {
 	case CredentialEmailOTP:
 		return EmailOTPCredentialExists
+	case CredentialSMSOTP:
+		return SMSOTPCredentialExists
 	case CredentialPasskey:
 		return PasskeyCredentialExists
 	}

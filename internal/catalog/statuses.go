@@ -131,9 +131,14 @@ var WebhookEventStatuses = []WebhookEventStatus{WebhookPending, WebhookDelivered
 // CredentialType is the kind of an embedded wallet's authentication credential.
 type CredentialType string
 
+// IsOTP reports whether credentials of type t sign in with a one-time code sent to their
+// nickname (an e-mail address, a phone number).
+func (t CredentialType) IsOTP() bool { return t == CredentialEmailOTP || t == CredentialSMSOTP }
+
 // Credential types.
 const (
 	CredentialEmailOTP CredentialType = "EMAIL_OTP"
+	CredentialSMSOTP   CredentialType = "SMS_OTP"
 	CredentialOAuth    CredentialType = "OAUTH"
 	CredentialPasskey  CredentialType = "PASSKEY"
 )

@@ -1,6 +1,7 @@
 package walletauth
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -15,33 +16,38 @@ const MaxNicknameLength = 64
 // NewCredential is a request to add a credential as far as its rules go: the type and which
 // of the other members were given.
 type NewCredential struct {
-	Type                                  *catalog.CredentialType
-	Email, OidcToken, Nickname, Challenge *string
+	Type                                               *catalog.CredentialType
+	Email, PhoneNumber, OidcToken, Nickname, Challenge *string
 	// Attestation reports whether an attestation was given.
 	Attestation bool
 }
 
 // Check applies the rules of what each credential type takes: EMAIL_OTP an e-mail (or the
-// customer's), OAUTH an oidcToken, PASSKEY a nickname, the registration challenge and an
-// attestation.
+// customer's), SMS_OTP a phone number, OAUTH an oidcToken, PASSKEY a nickname, the
+// registration challenge and an attestation.
 func (n NewCredential) Check() error {
 	if n.Type == nil {
-		return problem.Field("type", "type is required (EMAIL_OTP, OAUTH or PASSKEY)")
+		return problem.Field("type", "type is required (EMAIL_OTP, SMS_OTP, OAUTH or PASSKEY)")
 	}
 	switch *n.Type {
 	case catalog.CredentialEmailOTP:
-		if n.OidcToken != nil || n.Attestation || n.Challenge != nil || n.Nickname != nil {
+		if n.OidcToken != nil || n.Attestation || n.Challenge != nil || n.Nickname != nil || n.PhoneNumber != nil {
 			return problem.Refuse(catalog.InvalidInput, "EMAIL_OTP credentials take accountId and email only")
 		}
+	case catalog.CredentialSMSOTP:
+		if n.OidcToken != nil || n.Attestation || n.Challenge != nil || n.Nickname != nil || n.Email != nil {
+			return problem.Refuse(catalog.InvalidInput, "SMS_OTP credentials take accountId and phoneNumber only")
+		}
+		return CheckPhoneNumber(n.PhoneNumber)
 	case catalog.CredentialOAuth:
-		if n.Email != nil || n.Attestation || n.Challenge != nil || n.Nickname != nil {
+		if n.Email != nil || n.PhoneNumber != nil || n.Attestation || n.Challenge != nil || n.Nickname != nil {
 			return problem.Refuse(catalog.InvalidInput, "OAUTH credentials take accountId and oidcToken only")
 		}
 		if n.OidcToken == nil {
 			return problem.Field("oidcToken", "oidcToken is required")
 		}
 	case catalog.CredentialPasskey:
-		if n.Email != nil || n.OidcToken != nil {
+		if n.Email != nil || n.PhoneNumber != nil || n.OidcToken != nil {
 			return problem.Refuse(catalog.InvalidInput, "PASSKEY credentials take accountId, nickname, challenge and attestation only")
 		}
 		if n.Nickname == nil || strings.TrimSpace(*n.Nickname) == "" || len(*n.Nickname) > MaxNicknameLength {
@@ -51,7 +57,22 @@ func (n NewCredential) Check() error {
 			return problem.Field("attestation", "attestation is required")
 		}
 	default:
-		return problem.Field("type", "type must be EMAIL_OTP, OAUTH or PASSKEY")
+		return problem.Field("type", "type must be EMAIL_OTP, SMS_OTP, OAUTH or PASSKEY")
+	}
+	return nil
+}
+
+// e164 is a phone number in E.164: a plus, a country code and the number, 8 to 15 digits.
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{7,14}$`)
+
+// CheckPhoneNumber refuses an SMS_OTP credential's phone number that is missing or not in
+// E.164 form (+14155550123).
+func CheckPhoneNumber(v *string) error {
+	if v == nil {
+		return problem.Field("phoneNumber", "phoneNumber is required for SMS_OTP credentials (E.164, e.g. +14155550123)")
+	}
+	if !e164.MatchString(*v) {
+		return problem.Field("phoneNumber", "phoneNumber must be in E.164 form: a plus, the country code and the number, e.g. +14155550123")
 	}
 	return nil
 }
@@ -73,9 +94,9 @@ func CredentialEmail(given, customers *string) (string, error) {
 }
 
 // OnePerAccount reports whether an account may hold at most one credential of type t
-// (EMAIL_OTP and PASSKEY; an account may hold several OAUTH identities).
+// (EMAIL_OTP, SMS_OTP and PASSKEY; an account may hold several OAUTH identities).
 func OnePerAccount(t catalog.CredentialType) bool {
-	return t == catalog.CredentialEmailOTP || t == catalog.CredentialPasskey
+	return t.IsOTP() || t == catalog.CredentialPasskey
 }
 
 // CredentialExists is the refusal of a second credential of a type an account holds once.
@@ -142,10 +163,10 @@ func (v Verification) Check(t catalog.CredentialType) ([]byte, error) {
 	if v.Type != nil {
 		switch *v.Type {
 		case t:
-		case catalog.CredentialEmailOTP, catalog.CredentialOAuth, catalog.CredentialPasskey:
+		case catalog.CredentialEmailOTP, catalog.CredentialSMSOTP, catalog.CredentialOAuth, catalog.CredentialPasskey:
 			return nil, problem.Field("type", "type is %s but this credential is %s", *v.Type, t)
 		default:
-			return nil, problem.Field("type", "type must be EMAIL_OTP, OAUTH or PASSKEY (the credential's type, %s)", t)
+			return nil, problem.Field("type", "type must be EMAIL_OTP, SMS_OTP, OAUTH or PASSKEY (the credential's type, %s)", t)
 		}
 	}
 	if t == catalog.CredentialPasskey {
@@ -164,7 +185,7 @@ func (v Verification) Check(t catalog.CredentialType) ([]byte, error) {
 	switch {
 	case t == catalog.CredentialOAuth && v.OidcToken == nil:
 		return nil, problem.Field("oidcToken", "oidcToken is required")
-	case t == catalog.CredentialEmailOTP && v.Otp == nil:
+	case t.IsOTP() && v.Otp == nil:
 		return nil, problem.Field("otp", "otp is required")
 	}
 	return key, nil

@@ -9,12 +9,18 @@ import (
 
 func TestNewCredentialCheck(t *testing.T) {
 	email, oauth, passkey, smoke := catalog.CredentialEmailOTP, catalog.CredentialOAuth, catalog.CredentialPasskey, catalog.CredentialType("SMOKE_SIGNAL")
+	sms := catalog.CredentialSMSOTP
 	for name, tc := range map[string]struct {
 		n    NewCredential
 		want want
 	}{
 		"no type":              {NewCredential{}, want{code: catalog.InvalidInput, field: "type", msg: "type is required"}},
-		"unknown type":         {NewCredential{Type: &smoke}, want{code: catalog.InvalidInput, field: "type", msg: "type must be EMAIL_OTP, OAUTH or PASSKEY"}},
+		"unknown type":         {NewCredential{Type: &smoke}, want{code: catalog.InvalidInput, field: "type", msg: "type must be EMAIL_OTP, SMS_OTP, OAUTH or PASSKEY"}},
+		"sms":                  {NewCredential{Type: &sms, PhoneNumber: ptr("+4915112345678")}, want{}},
+		"sms without number":   {NewCredential{Type: &sms}, want{code: catalog.InvalidInput, field: "phoneNumber", msg: "phoneNumber is required"}},
+		"sms, not E.164":       {NewCredential{Type: &sms, PhoneNumber: ptr("015112345678")}, want{code: catalog.InvalidInput, field: "phoneNumber", msg: "E.164"}},
+		"sms with email":       {NewCredential{Type: &sms, PhoneNumber: ptr("+4915112345678"), Email: ptr("a@b.example")}, want{code: catalog.InvalidInput, msg: "SMS_OTP credentials take accountId and phoneNumber only"}},
+		"email with number":    {NewCredential{Type: &email, PhoneNumber: ptr("+4915112345678")}, want{code: catalog.InvalidInput, msg: "EMAIL_OTP credentials take"}},
 		"email":                {NewCredential{Type: &email, Email: ptr("a@b.example")}, want{}},
 		"email, customer's":    {NewCredential{Type: &email}, want{}},
 		"email with token":     {NewCredential{Type: &email, OidcToken: ptr("x")}, want{code: catalog.InvalidInput, msg: "EMAIL_OTP credentials take accountId and email only"}},

@@ -92,6 +92,11 @@ func (p OTPPolicy) Mail(code string) (subject, body string) {
 		fmt.Sprintf("Your one-time code is %s. It expires in %s.", code, lifetimeText(p.TTL))
 }
 
+// Text is the text message carrying code (SMS_OTP): short, the app's name first.
+func (p OTPPolicy) Text(code string) string {
+	return fmt.Sprintf("%s: your one-time code is %s. It expires in %s.", p.AppName, code, lifetimeText(p.TTL))
+}
+
 // lifetimeText words a code's lifetime exactly, never longer than it is (WaitText rounds
 // up to whole minutes, right for a wait, not for an expiry): "30 seconds", "1 minute",
 // "1 minute 30 seconds", "5 minutes".

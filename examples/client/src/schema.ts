@@ -3229,7 +3229,7 @@ export interface components {
              *     PAYREQ_REQUEST_FAILED, WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED,
              *     WALLET_SIGNATURE_BODY_MISMATCH, WALLET_SIGNATURE_INVALID, REQUEST_ID_MISSING, TRANSACTION_NOT_REFUNDABLE,
              *     TRANSACTION_SIZE_LIMIT_EXCEEDED (400: above this deployment's largest single payment in the sending currency),
-             *     DAILY_VOLUME_LIMIT_EXCEEDED (429).
+             *     DAILY_VOLUME_LIMIT_EXCEEDED (429), SMS_OTP_CREDENTIAL_ALREADY_EXISTS, SMS_DELIVERY_FAILED (502).
              * @example INVALID_INPUT
              */
             code: string;
@@ -5022,17 +5022,18 @@ export interface components {
         };
         /**
          * @description Kind of wallet credential: `EMAIL_OTP` (one-time code e-mailed to an address),
-         *     `OAUTH` (OpenID Connect token) or `PASSKEY` (WebAuthn).
+         *     `SMS_OTP` (one-time code sent by text message to a phone number), `OAUTH`
+         *     (OpenID Connect token) or `PASSKEY` (WebAuthn).
          * @enum {string}
          */
-        AuthCredentialType: "EMAIL_OTP" | "OAUTH" | "PASSKEY";
+        AuthCredentialType: "EMAIL_OTP" | "SMS_OTP" | "OAUTH" | "PASSKEY";
         /** @description An authentication credential of an embedded wallet. */
         AuthMethod: {
             id: string;
             /** @description The `EMBEDDED_WALLET` internal account the credential authenticates. */
             accountId: string;
             type: components["schemas"]["AuthCredentialType"];
-            /** @description A label for the credential; for `EMAIL_OTP` the e-mail address the codes are sent to. */
+            /** @description A label for the credential; for `EMAIL_OTP` the e-mail address the codes are sent to, for `SMS_OTP` the phone number. */
             nickname: string;
             /** @description `PASSKEY` only: the WebAuthn credential id. */
             credentialId?: string;
@@ -5058,7 +5059,9 @@ export interface components {
         };
         /**
          * @description Body of `POST /auth/credentials`. `EMAIL_OTP` takes `type`, `accountId` and
-         *     optionally `email`, nothing else. `OAUTH` takes `accountId` and `oidcToken`.
+         *     optionally `email`, nothing else. `SMS_OTP` takes `type`, `accountId` and
+         *     `phoneNumber`; its first code is sent at once, like `EMAIL_OTP`'s, and an account
+         *     holds one (400 `SMS_OTP_CREDENTIAL_ALREADY_EXISTS`). `OAUTH` takes `accountId` and `oidcToken`.
          *     `PASSKEY` takes `accountId`, `nickname`, `challenge` and `attestation`.
          */
         AuthCredentialCreateRequest: {
@@ -5070,6 +5073,11 @@ export interface components {
              * @description `EMAIL_OTP` only: a plain e-mail address (no display name) to send codes to; default the e-mail address of the account's customer.
              */
             email?: string;
+            /**
+             * @description `SMS_OTP` only (required): the phone number codes are sent to, in E.164 form.
+             * @example +14155550123
+             */
+            phoneNumber?: string;
             /** @description `OAUTH` only: an OpenID Connect ID token of the user. */
             oidcToken?: string;
             /** @description `OAUTH` and `PASSKEY` only: a label for the credential. */
@@ -5091,7 +5099,7 @@ export interface components {
         };
         /**
          * @description Body of `POST /auth/credentials/{id}/verify`. Which fields are needed depends on
-         *     the credential type: `EMAIL_OTP` needs `otp` and `clientPublicKey` (on sandbox
+         *     the credential type: `EMAIL_OTP` and `SMS_OTP` need `otp` and `clientPublicKey` (on sandbox
          *     platforms `otp` `000000` is always accepted); `OAUTH` needs a fresh `oidcToken` of
          *     the credential's identity whose `nonce` is the hex SHA-256 of `clientPublicKey`
          *     (sandbox platforms also accept `sandbox-valid-oidc-token`), and `clientPublicKey`;
@@ -5100,7 +5108,7 @@ export interface components {
         AuthCredentialVerifyRequest: {
             /** @description Optional; when given it must be the credential's type (400 otherwise). */
             type?: components["schemas"]["AuthCredentialType"];
-            /** @description `EMAIL_OTP`: the one-time code that was e-mailed. */
+            /** @description `EMAIL_OTP` and `SMS_OTP`: the one-time code that was e-mailed or sent by text message. */
             otp?: string;
             /** @description `OAUTH`: a fresh OpenID Connect ID token of the user. */
             oidcToken?: string;
@@ -6261,7 +6269,8 @@ export interface components {
             };
         };
         /**
-         * @description `EMAIL_DELIVERY_FAILED`: the one-time code could not be e-mailed. The credential
+         * @description `EMAIL_DELIVERY_FAILED` (`SMS_DELIVERY_FAILED` for an `SMS_OTP` credential): the
+         *     one-time code could not be e-mailed (sent by text message). The credential
          *     exists nonetheless (after `POST /auth/credentials`) and the unsent code replaced
          *     any earlier one; request a new code with `POST /auth/credentials/{id}/challenge`
          *     (at the earliest 30 seconds after this attempt).

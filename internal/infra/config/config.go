@@ -98,6 +98,8 @@ type Config struct {
 	SMTPUsername     string // PAYCORE_SMTP_USERNAME
 	SMTPPassword     string // PAYCORE_SMTP_PASSWORD
 	SMTPTLS          string // PAYCORE_SMTP_TLS: starttls, tls or none
+	SMSURL           string // PAYCORE_SMS_URL: the SMS gateway (empty sends text messages to the development sink)
+	SMSToken         string // PAYCORE_SMS_TOKEN: the gateway's bearer token
 	LogLevel         string // PAYCORE_LOG_LEVEL
 	DataDir          string // PAYCORE_DATA_DIR: `dev` keeps Temporal's SQLite file and generated secrets here
 	TemporalCLI      string // PAYCORE_TEMPORAL_CLI: the pinned Temporal CLI used by `dev`
@@ -415,6 +417,11 @@ func LoadLookup(lookup func(string) (string, bool)) (Config, error) {
 	str("PAYCORE_SMTP_USERNAME", &c.SMTPUsername)
 	str("PAYCORE_SMTP_PASSWORD", &c.SMTPPassword)
 	str("PAYCORE_SMTP_TLS", &c.SMTPTLS)
+	str("PAYCORE_SMS_URL", &c.SMSURL)
+	str("PAYCORE_SMS_TOKEN", &c.SMSToken)
+	if c.SMSURL != "" && !strings.HasPrefix(c.SMSURL, "https://") && !strings.HasPrefix(c.SMSURL, "http://") {
+		errs = append(errs, "PAYCORE_SMS_URL must be an http(s) URL")
+	}
 	if c.SMTPTLS != "starttls" && c.SMTPTLS != "tls" && c.SMTPTLS != "none" {
 		errs = append(errs, "PAYCORE_SMTP_TLS must be starttls, tls or none")
 	}

@@ -5,15 +5,14 @@ package mailer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	mail "github.com/wneessen/go-mail"
+
+	"paycore/internal/infra/devsink"
 )
 
 // Message is one e-mail.
@@ -88,14 +87,13 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 // transport (PAYCORE_SMTP_HOST) production mail is refused, never kept or logged.
 var ErrNoTransport = errors.New("no mail transport is configured (PAYCORE_SMTP_HOST): a production platform's mail is not sent")
 
-// Sink is the development mailer: it keeps sandbox platforms' latest 100 messages (what
-// the development mailbox shows) and refuses production platforms' mail with
-// ErrNoTransport. It logs that a message was kept or refused, with the recipient hashed
-// (Recipient), never the subject or body.
+// Sink is the development mailer: it keeps sandbox platforms' latest messages (what the
+// development mailbox shows) and refuses production platforms' mail with ErrNoTransport. It
+// logs that a message was kept or refused, with the recipient hashed (Recipient), never the
+// subject or body.
 type Sink struct {
 	log *slog.Logger
-	mu  sync.Mutex
-	box []Message
+	box devsink.Box[Message]
 }
 
 // NewSink builds a development sink.
@@ -109,39 +107,18 @@ func (s *Sink) Send(ctx context.Context, m Message) error {
 	}
 	m.SentAt = time.Now().UTC()
 	s.log.InfoContext(ctx, "mail kept by the development sink", "to", Recipient(m.To))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.box = append(s.box, m)
-	if len(s.box) > 100 {
-		s.box = s.box[len(s.box)-100:]
-	}
+	s.box.Keep(m)
 	return nil
 }
 
-// Recipient is how logs name an address: the first 12 hex digits of its SHA-256, enough to
-// match a log line to a known address, not to read one.
-func Recipient(addr string) string {
-	sum := sha256.Sum256([]byte(addr))
-	return "sha256:" + hex.EncodeToString(sum[:6])
-}
+// Recipient is how logs name an address (devsink.Recipient).
+func Recipient(addr string) string { return devsink.Recipient(addr) }
 
 // SandboxMessages returns the kept messages of sandbox platforms, newest last: what the
 // development mailbox may show.
 func (s *Sink) SandboxMessages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []Message{}
-	for _, m := range s.box {
-		if m.Sandbox {
-			out = append(out, m)
-		}
-	}
-	return out
+	return s.box.Where(func(m Message) bool { return m.Sandbox })
 }
 
 // Messages returns the kept messages, newest last.
-func (s *Sink) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.box...)
-}
+func (s *Sink) Messages() []Message { return s.box.Where(nil) }
