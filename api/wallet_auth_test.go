@@ -456,3 +456,56 @@ func uuidPart(id string) string {
 	_, rest, _ := strings.Cut(id, ":")
 	return rest
 }
+
+// A compressed clientPublicKey opens a session whose signing key stays on the client: no
+// encryptedSessionSigningKey is answered, the session's key is the client's, and signed
+// retries stamped with it (by the Turnkey stamper) are accepted, under either signature
+// header; a stamp by any other key is not. Sessions name their credential.
+func TestClientHeldSessionKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.platform(true)
+	multiCurrency(t, c, true)
+	acct := walletAccount(t, c, "held@example.com")
+	js := jsinterop.Start(t)
+	var cred view.AuthMethod
+	if r := c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct}); r.Status != 201 {
+		t.Fatalf("credential: %d %s", r.Status, r.Body)
+	} else {
+		r.Decode(t, &cred)
+	}
+	client, _ := clientKeyPair(t)
+	full := client.PublicKey().Bytes()
+	compressed := hex.EncodeToString(append([]byte{0x02 | full[64]&1}, full[1:33]...))
+	r := c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": compressed})
+	if r.Status != 200 || strings.Contains(string(r.Body), "encryptedSessionSigningKey") {
+		t.Fatalf("verify with a compressed key: %d %s", r.Status, r.Body)
+	}
+	var sess view.Session
+	r.Decode(t, &sess)
+	if sess.CredentialID != cred.ID {
+		t.Fatalf("session %+v", sess)
+	}
+	var list struct{ Data []view.Session }
+	c.Do("GET", "/auth/sessions?accountId="+acct, nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].CredentialID != cred.ID || list.Data[0].EncryptedSessionSigningKey != "" {
+		t.Fatalf("sessions %+v", list.Data)
+	}
+	own := hex.EncodeToString(client.Bytes())
+	other, _ := clientKeyPair(t)
+	for _, tc := range []struct {
+		key, header string
+		status      int
+	}{{hex.EncodeToString(other.Bytes()), "Service-Wallet-Signature", 401}, {own, "Service-Wallet-Signature", 200}, {own, "Grid-Wallet-Signature", 200}} {
+		body := map[string]any{"privateEnabled": tc.status == 200 && tc.header == "Service-Wallet-Signature"}
+		first := c.Do("PATCH", "/internal-accounts/"+acct, body)
+		var ch view.Challenge
+		first.Decode(t, &ch)
+		r := c.Do("PATCH", "/internal-accounts/"+acct, body, tc.header, js.Stamp(ch.PayloadToSign, tc.key), "Request-Id", ch.RequestID)
+		if r.Status != tc.status || (tc.status == 401 && r.Code(t) != "WALLET_SIGNATURE_INVALID") {
+			t.Fatalf("stamp under %s (%d wanted): %d %s", tc.header, tc.status, r.Status, r.Body)
+		}
+	}
+	// A malformed compressed key is 400.
+	expectError(t, c.Do("POST", "/auth/credentials/"+cred.ID+"/verify", map[string]any{"otp": "000000", "clientPublicKey": "05" + compressed[2:]}), 400, "INVALID_INPUT")
+}

@@ -36,20 +36,25 @@ func AuthMethodOf(c db.AuthCredential) AuthMethod {
 
 // Session is a wallet session; the sealed signing key appears only when it is issued.
 type Session struct {
-	ID                         string                 `json:"id"`
-	AccountID                  string                 `json:"accountId"`
-	Type                       catalog.CredentialType `json:"type"`
-	Nickname                   string                 `json:"nickname"`
-	CreatedAt                  time.Time              `json:"createdAt"`
-	UpdatedAt                  time.Time              `json:"updatedAt"`
-	ExpiresAt                  time.Time              `json:"expiresAt"`
-	EncryptedSessionSigningKey string                 `json:"encryptedSessionSigningKey,omitempty"`
+	ID        string                 `json:"id"`
+	AccountID string                 `json:"accountId"`
+	Type      catalog.CredentialType `json:"type"`
+	Nickname  string                 `json:"nickname"`
+	CreatedAt time.Time              `json:"createdAt"`
+	UpdatedAt time.Time              `json:"updatedAt"`
+	ExpiresAt time.Time              `json:"expiresAt"`
+	// CredentialID is the credential the session was opened with (an AuthMethod id).
+	CredentialID string `json:"credentialId"`
+	// EncryptedSessionSigningKey is the session's signing key sealed to the client's key, in
+	// the answer that opened it; absent when the client holds the key (it sent a
+	// compressed clientPublicKey).
+	EncryptedSessionSigningKey string `json:"encryptedSessionSigningKey,omitempty"`
 }
 
 // SessionOf renders a session of a credential of type typ called nickname.
 func SessionOf(s db.AuthSession, typ catalog.CredentialType, nickname string) Session {
 	return Session{ID: ids.Format(ids.Session, s.ID), AccountID: ids.Format(ids.InternalAccount, s.AccountID), Type: typ, Nickname: nickname,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, ExpiresAt: s.ExpiresAt}
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, ExpiresAt: s.ExpiresAt, CredentialID: ids.Format(ids.AuthMethod, s.CredentialID)}
 }
 
 // ActiveSessionOf renders a row of the active sessions list.

@@ -33,15 +33,21 @@ func SessionActive(revokedAt *time.Time, expiresAt, now time.Time) bool {
 func SessionNotFound() error { return problem.NotFound(catalog.SessionNotFound, "session") }
 
 // SessionKey is the signing key of a new session: the service keeps only PublicKey
-// (compressed); the private key leaves only in Bundle, sealed to the client's key.
+// (compressed); the private key leaves only in Bundle, sealed to the client's key, or
+// never exists here (a client-held key: Bundle is empty).
 type SessionKey struct {
 	PublicKey []byte
 	Bundle    string
 }
 
-// NewSessionKey makes a fresh P-256 session key and seals its private half to clientKey
-// (65 raw bytes, see ClientKey).
+// NewSessionKey is the signing key of a session opened for clientKey (see ClientKey). A
+// compressed client key (33 bytes) is the session's key itself, held by the client, which
+// signs the session's retries with it: nothing is sealed. An uncompressed one (65 bytes)
+// gets a fresh P-256 session key whose private half is sealed to it.
 func NewSessionKey(clientKey []byte) (SessionKey, error) {
+	if walletcrypto.ClientHeld(clientKey) {
+		return SessionKey{PublicKey: clientKey}, nil
+	}
 	priv, pub, err := walletcrypto.NewSessionKey()
 	if err != nil {
 		return SessionKey{}, err

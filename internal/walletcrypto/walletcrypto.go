@@ -33,29 +33,42 @@ const StampScheme = "SIGNATURE_SCHEME_TK_API_P256"
 
 var (
 	hpkeInfo        = []byte("turnkey_hpke")
-	clientKeyFormat = regexp.MustCompile(`^04[0-9a-fA-F]{128}$`)
+	clientKeyFormat = regexp.MustCompile(`^(04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64})$`)
 )
 
-// ErrBadClientKey reports a clientPublicKey that is not an uncompressed P-256 point.
-var ErrBadClientKey = errors.New("clientPublicKey must be 130 hex characters: 04 followed by the X and Y coordinates of a P-256 point")
+// ErrBadClientKey reports a clientPublicKey that is not a P-256 point.
+var ErrBadClientKey = errors.New("clientPublicKey must be a P-256 point in hex: uncompressed (130 characters: 04, then X and Y) " +
+	"or compressed (66 characters: 02 or 03, then X)")
 
-// ParseClientPublicKey reads a clientPublicKey and checks that the point is on the curve.
-// It returns the 65 raw bytes.
+// ParseClientPublicKey reads a clientPublicKey, uncompressed (65 bytes) or compressed (33
+// bytes), and checks that the point is on the curve. It returns the raw bytes as given.
 func ParseClientPublicKey(s string) ([]byte, error) {
 	if !clientKeyFormat.MatchString(s) {
 		return nil, ErrBadClientKey
 	}
 	raw, _ := hex.DecodeString(s)
-	if _, err := ecdh.P256().NewPublicKey(raw); err != nil {
+	full, err := Uncompressed(raw)
+	if err != nil {
+		return nil, ErrBadClientKey
+	}
+	if _, err := ecdh.P256().NewPublicKey(full); err != nil {
 		return nil, ErrBadClientKey
 	}
 	return raw, nil
 }
 
+// ClientHeld reports whether a client public key was given compressed: the client then
+// holds its session's signing key itself (the session's key is the client's).
+func ClientHeld(key []byte) bool { return len(key) == 33 }
+
 // SealBundle encrypts secret to the client's public key (65 bytes, uncompressed) and
 // returns the bundle text.
 func SealBundle(clientPublicKey, secret []byte) (string, error) {
-	pub, err := ecdh.P256().NewPublicKey(clientPublicKey)
+	full, err := Uncompressed(clientPublicKey)
+	if err != nil {
+		return "", ErrBadClientKey
+	}
+	pub, err := ecdh.P256().NewPublicKey(full)
 	if err != nil {
 		return "", ErrBadClientKey
 	}
@@ -67,7 +80,7 @@ func SealBundle(clientPublicKey, secret []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("hpke sender: %w", err)
 	}
-	aad := append(append([]byte{}, enc...), clientPublicKey...)
+	aad := append(append([]byte{}, enc...), full...) // the receiver's key uncompressed, however it was given
 	ct, err := sender.Seal(aad, secret)
 	if err != nil {
 		return "", fmt.Errorf("hpke seal: %w", err)
@@ -190,12 +203,14 @@ func (s Stamp) Verify(payload []byte) error {
 
 // SameKey reports whether two encodings (compressed or uncompressed) name the same point.
 func SameKey(a, b []byte) bool {
-	ua, err1 := uncompressed(a)
-	ub, err2 := uncompressed(b)
+	ua, err1 := Uncompressed(a)
+	ub, err2 := Uncompressed(b)
 	return err1 == nil && err2 == nil && string(ua) == string(ub)
 }
 
-func uncompressed(k []byte) ([]byte, error) {
+// Uncompressed is a P-256 point's 65-byte uncompressed encoding, from either encoding
+// (a compressed one is checked to be on the curve).
+func Uncompressed(k []byte) ([]byte, error) {
 	if len(k) == 33 {
 		return decompress(k)
 	}

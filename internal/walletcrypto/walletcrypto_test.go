@@ -121,12 +121,24 @@ func TestStampRules(t *testing.T) {
 	}
 }
 
+// Uncompressed and compressed keys are taken (the compressed one as given, a client-held
+// session key); malformed ones and points off the curve are not.
 func TestParseClientPublicKey(t *testing.T) {
-	if _, err := ParseClientPublicKey(clientPub); err != nil {
+	full, err := ParseClientPublicKey(clientPub)
+	if err != nil || ClientHeld(full) {
 		t.Fatal(err)
 	}
-	off := "04" + strings.Repeat("11", 64) // right shape, not on the curve
-	for _, s := range []string{"", "04", clientPub[:128], clientPub + "00", "05" + clientPub[2:], off, sessionPubC, strings.Replace(clientPub, "a", "g", 1)} {
+	c, err := ParseClientPublicKey(sessionPubC)
+	if err != nil || !ClientHeld(c) || len(c) != 33 {
+		t.Fatalf("compressed: %x %v", c, err)
+	}
+	if u, err := Uncompressed(c); err != nil || !SameKey(u, c) || len(u) != 65 {
+		t.Fatalf("decompressed: %x %v", u, err)
+	}
+	off := "04" + strings.Repeat("11", 64)         // right shape, not on the curve
+	offC := "02" + strings.Repeat("00", 31) + "01" // x = 1 is no point's
+	for _, s := range []string{"", "04", clientPub[:128], clientPub + "00", "05" + clientPub[2:], off, "04" + sessionPubC[2:], "05" + sessionPubC[2:], offC,
+		strings.Replace(clientPub, "a", "g", 1)} {
 		if _, err := ParseClientPublicKey(s); err == nil {
 			t.Errorf("accepted %q", s)
 		}

@@ -5087,9 +5087,13 @@ export interface components {
             attestation?: components["schemas"]["PasskeyAttestation"];
         };
         /**
-         * @description The client's P-256 public key, uncompressed: `04` followed by the 64 hex digits
-         *     of X and the 64 of Y (130 hex characters). The point must be on the curve.
-         *     Secrets such as the session signing key are sealed to it (HPKE).
+         * @description The client's P-256 public key, in hex, uncompressed (`04` followed by the 64 hex
+         *     digits of X and the 64 of Y, 130 characters) or compressed (`02` or `03` followed
+         *     by X, 66 characters). The point must be on the curve. Secrets (a wallet export)
+         *     are sealed to it (HPKE). When a session is opened for it, an uncompressed key gets
+         *     a fresh session signing key sealed to it (`encryptedSessionSigningKey`); a
+         *     compressed key is the session's key itself: the client keeps the private key and
+         *     signs the session's signed retries with it.
          * @example 04119a05c1abb9a76a81837112e122372b1b76d0d08b439e19359b9a429d261407ebe945a933581ce73db2d18d90b5973cd1ae82640f8bf7b818c5e2145566e535
          */
         ClientPublicKey: string;
@@ -5123,6 +5127,8 @@ export interface components {
          *     signing key (P-256) signs signed retries; the service keeps only the public half.
          */
         Session: {
+            /** @description The credential the session was opened with. */
+            credentialId: string;
             id: string;
             accountId: string;
             /** @description Type of the credential the session was opened with. */
@@ -5139,8 +5145,12 @@ export interface components {
              */
             expiresAt: string;
             /**
-             * @description Present only in the response that opens the session. The 32-byte private key
-             *     of the session, sealed to the `clientPublicKey` of the request: base58check of
+             * @description Present only in the response that opens the session, and only when the
+             *     `clientPublicKey` of the request was uncompressed: with a compressed one (33
+             *     bytes, `02`/`03`), the client holds the session's signing key itself (the
+             *     session's key is that key) and nothing is sealed. The 32-byte private key
+             *     of the session, sealed to the `clientPublicKey` of the request (the receiver's
+             *     key uncompressed in the AAD, however it was given): base58check of
              *     the compressed (33-byte) HPKE encapsulated key followed by the AES-256-GCM
              *     ciphertext. HPKE is RFC 9180 base mode with DHKEM(P-256, HKDF-SHA256),
              *     HKDF-SHA256 and AES-256-GCM, info `turnkey_hpke` and AAD = uncompressed
@@ -5172,8 +5182,8 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
-        /** @description A newly opened session, with its sealed signing key. */
-        AuthSession: components["schemas"]["Session"] & unknown;
+        /** @description A newly opened session, with its sealed signing key (`encryptedSessionSigningKey`) when the request's `clientPublicKey` was uncompressed; without it when the key was compressed (the client holds the session's signing key). */
+        AuthSession: components["schemas"]["Session"];
         /** @description The active sessions of an account (not paginated). */
         SessionListResponse: {
             data: components["schemas"]["Session"][];
