@@ -101,10 +101,13 @@ func Check(s Submission) []Error {
 		need(c.ID, cid, MissingIdentityDocument, IdentityDocuments, "an identity document")
 	} else {
 		need(c.ID, cid, MissingLegalPresenceDocument, LegalPresenceDocuments, "a legal-presence document")
-		if entity != "SOLE_PROPRIETORSHIP" {
+		// A sole proprietor owns itself; a listed company's owners are public record.
+		if entity != "SOLE_PROPRIETORSHIP" && entity != "PUBLICLY_LISTED_COMPANY" {
 			need(c.ID, cid, MissingOwnershipStructureDocument, OwnershipStructureDocuments, "an ownership-structure document")
 		}
-		if entity == "PARTNERSHIP" {
+		// Who controls a partnership, a trust, a foundation or a charity is in its governing
+		// documents (the partnership or trust agreement, the statutes).
+		if slices.Contains([]string{"PARTNERSHIP", "TRUST", "PRIVATE_FOUNDATION", "CHARITY"}, entity) {
 			need(c.ID, cid, MissingControlStructureDocument, ControlStructureDocuments, "a control-structure document")
 		}
 	}

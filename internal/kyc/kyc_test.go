@@ -99,6 +99,20 @@ func TestCheckBusiness(t *testing.T) {
 	if errs := Check(Submission{Customer: c, Documents: docs[:1]}); len(errs) != 0 {
 		t.Fatalf("a sole proprietorship needs no owners or ownership documents: %v", types(errs))
 	}
+	// A listed company's owners are public record: its controller and legal presence do.
+	c.BusinessInfo.EntityType = ptr("PUBLICLY_LISTED_COMPANY")
+	withUBO := []Document{docs[0], docs[2]}
+	if errs := Check(Submission{Customer: c, Owners: []customer.Owner{ubo}, Documents: withUBO}); len(errs) != 0 {
+		t.Fatalf("a listed company: %v", types(errs))
+	}
+	// A trust, a foundation and a charity show who controls them in their governing documents.
+	for _, entity := range []string{"TRUST", "PRIVATE_FOUNDATION", "CHARITY"} {
+		c.BusinessInfo.EntityType = ptr(entity)
+		got := types(Check(Submission{Customer: c, Owners: []customer.Owner{ubo}, Documents: withUBO}))
+		if want := []string{"MISSING_OWNERSHIP_STRUCTURE_DOCUMENT " + ids.Format(ids.Customer, c.ID), "MISSING_CONTROL_STRUCTURE_DOCUMENT " + ids.Format(ids.Customer, c.ID)}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: %v, want %v", entity, got, want)
+		}
+	}
 }
 
 func TestSandboxOutcome(t *testing.T) {

@@ -3860,7 +3860,7 @@ export interface components {
          */
         KycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
         /** @enum {string} */
-        EntityType: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "OTHER";
+        EntityType: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "PUBLICLY_LISTED_COMPANY" | "TRUST" | "PRIVATE_FOUNDATION" | "CHARITY" | "OTHER";
         /**
          * @description Industry of the business (NAICS sectors).
          * @enum {string}
