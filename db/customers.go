@@ -28,9 +28,14 @@ func CustomerRecord(c Customer) (customer.Record, error) {
 	if err != nil {
 		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
 	}
+	diligence, err := customer.DecodeDueDiligence(c.DueDiligence)
+	if err != nil {
+		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
+	}
 	return customer.Record{ID: c.ID, PlatformCustomerID: c.PlatformCustomerID, Type: c.CustomerType, Region: c.Region,
 		Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress, KycStatus: c.KycStatus, FullName: c.FullName,
-		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, TermsConsent: consent, IsDeleted: c.IsDeleted}, nil
+		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, TermsConsent: consent, IsDeleted: c.IsDeleted,
+		DueDiligence: diligence}, nil
 }
 
 // customerRecordGet reads a customer of a platform for the customer rules; an unknown
@@ -48,7 +53,7 @@ func customerRecordGet(ctx context.Context, q *queries, platformID, id uuid.UUID
 
 // customerDocuments are a record's JSON documents (nil when absent).
 type customerDocuments struct {
-	address, business, consent json.RawMessage
+	address, business, consent, diligence json.RawMessage
 }
 
 // documents encodes a record's address, business information and End User Terms consent.
@@ -57,6 +62,9 @@ func documents(r customer.Record) (d customerDocuments, err error) {
 		return d, err
 	}
 	if d.business, err = encodeDocument(r.BusinessInfo, "business info"); err != nil {
+		return d, err
+	}
+	if d.diligence, err = encodeDocument(r.DueDiligence, "due diligence"); err != nil {
 		return d, err
 	}
 	d.consent, err = encodeDocument(r.TermsConsent, "End User Terms consent")
@@ -105,7 +113,7 @@ func customerCreateParams(platformID uuid.UUID, r customer.Record) (CustomerCrea
 	return CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
 		CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
 		FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: d.address, BusinessInfo: d.business,
-		EndUserTermsConsent: d.consent}, nil
+		EndUserTermsConsent: d.consent, DueDiligence: d.diligence}, nil
 }
 
 // customerAccountsOpen opens, in the caller's transaction, the internal accounts a new
@@ -168,7 +176,7 @@ func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p Custom
 	}
 	out, err := q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
 		UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
-		Address: d.address, BusinessInfo: d.business, EndUserTermsConsent: d.consent})
+		Address: d.address, BusinessInfo: d.business, EndUserTermsConsent: d.consent, DueDiligence: d.diligence})
 	if err != nil {
 		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
 	}

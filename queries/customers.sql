@@ -1,7 +1,7 @@
 -- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 RETURNING *;
 
 -- name: CustomerGet :one
@@ -16,7 +16,7 @@ SELECT * FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE;
 -- name: CustomerUpdate :one
 UPDATE customers
 SET currencies = $3, email = $4, uma_address = $5, kyc_status = $6, full_name = $7, birth_date = $8,
-    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, updated_at = now()
+    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, due_diligence = $13, updated_at = now()
 WHERE platform_id = $1 AND id = $2
 RETURNING *;
 
@@ -39,8 +39,8 @@ SELECT * FROM customers WHERE id = $1 FOR NO KEY UPDATE;
 -- CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
 -- taken is not inserted (no row returned) and the transaction goes on.
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 ON CONFLICT DO NOTHING
 RETURNING *;
 

@@ -32,6 +32,9 @@ type Customer struct {
 	// EndUserTermsConsent is the customer's recorded acceptance of the End User Terms;
 	// omitted until one is recorded.
 	EndUserTermsConsent *customer.TermsConsent `json:"endUserTermsConsent,omitempty"`
+	// DueDiligence is an individual's enhanced due diligence, its members at the top level
+	// (sourceOfFundsCategories, pepStatus …), each omitted until given.
+	*customer.DueDiligence
 }
 
 // BusinessOf renders a business customer with its beneficial owners.
@@ -64,5 +67,6 @@ func CustomerOf(c db.Customer) Customer {
 	out.Address, _ = customer.DecodeAddress(c.Address)
 	out.BusinessInfo, _ = customer.DecodeBusinessInfo(c.BusinessInfo)
 	out.EndUserTermsConsent, _ = customer.DecodeTermsConsent(c.EndUserTermsConsent)
+	out.DueDiligence, _ = customer.DecodeDueDiligence(c.DueDiligence)
 	return out
 }

@@ -92,6 +92,9 @@ const (
 	KycPending    KycStatus = "PENDING"
 	KycApproved   KycStatus = "APPROVED"
 	KycRejected   KycStatus = "REJECTED"
+	// KycHold: the customer is on hold until it provides what its verification asks for
+	// (the errors of its verification, e.g. its due diligence).
+	KycHold KycStatus = "HOLD"
 )
 
 // VerificationStatus is the status of a KYC/KYB verification.

@@ -331,3 +331,34 @@ func TestEveryInvalidFieldAtOnce(t *testing.T) {
 		t.Fatalf("one field: %v", got)
 	}
 }
+
+// An individual's due diligence: validated member by member (a description wherever OTHER
+// is chosen), stored, merged by an update; a business gives none at the top level.
+func TestDueDiligence(t *testing.T) {
+	p := settings(false, "USD")
+	n, err := Create(individual(func(in *Input) {
+		in.SourceOfFundsCategories = &[]string{"SALARY", "OTHER"}
+		in.SourceOfFundsOtherDescription = ptr("Prize money")
+		in.PepStatus = ptr("NONE")
+	}), p)
+	if err != nil || n.Record.DueDiligence == nil || *n.Record.DueDiligence.PepStatus != "NONE" || len(n.Record.DueDiligence.SourceOfFundsCategories) != 2 {
+		t.Fatalf("%+v %v", n.Record.DueDiligence, err)
+	}
+	_, err = Create(individual(func(in *Input) {
+		in.SourceOfFundsCategories = &[]string{"SALARY", "SALARY", "LOTTERY"}
+		in.SourceOfWealthCategories = &[]string{"OTHER"}
+		in.NetWorthRange = ptr("A_LOT")
+		in.PurposeOfAccount = ptr("OTHER")
+	}), p)
+	want := []string{"sourceOfFundsCategories", "sourceOfFundsCategories", "netWorthRange", "sourceOfWealthOtherDescription", "purposeOfAccountOtherDescription"}
+	if got := fieldsOf(t, err); !slices.Equal(got, want) {
+		t.Fatalf("refusals %v, want %v", got, want)
+	}
+	cur := n.Record
+	ch, err := Patch(cur, Input{CustomerType: ptr("INDIVIDUAL"), AnnualIncomeRange: ptr("OVER_1M")}, p)
+	if err != nil || *ch.Record.DueDiligence.AnnualIncomeRange != "OVER_1M" || *ch.Record.DueDiligence.PepStatus != "NONE" {
+		t.Fatalf("merged %+v %v", ch.Record.DueDiligence, err)
+	}
+	_, err = Create(business(func(in *Input) { in.PepStatus = ptr("NONE") }), p)
+	wantField(t, err, "pepStatus", "applies to INDIVIDUAL")
+}

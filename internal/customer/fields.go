@@ -13,7 +13,8 @@ import (
 )
 
 var (
-	kycStatuses = []string{string(catalog.KycUnverified), string(catalog.KycPending), string(catalog.KycApproved), string(catalog.KycRejected)}
+	kycStatuses = []string{string(catalog.KycUnverified), string(catalog.KycPending), string(catalog.KycApproved), string(catalog.KycRejected),
+		string(catalog.KycHold)}
 	entityTypes = []string{"SOLE_PROPRIETORSHIP", "PARTNERSHIP", "LLC", "CORPORATION", "S_CORPORATION", "NON_PROFIT",
 		"PUBLICLY_LISTED_COMPANY", "TRUST", "PRIVATE_FOUNDATION", "CHARITY", "OTHER"}
 	purposes = []string{"CONTRACTOR_PAYOUTS", "CREATOR_PAYOUTS", "EMPLOYEE_PAYOUTS", "MARKETPLACE_SELLER_PAYOUTS", "SUPPLIER_PAYMENTS",
@@ -212,6 +213,11 @@ func set(dst **string, v *string) {
 
 // checkTypeFields refuses, into c, members that belong to the other customer type.
 func checkTypeFields(c *problem.Collect, typ catalog.CustomerType, in Input) {
+	if typ == catalog.Business {
+		for _, f := range in.diligenceFields() {
+			c.Add(problem.Field(f, "%s applies to INDIVIDUAL customers; a business gives its due diligence in businessInfo", f))
+		}
+	}
 	if typ == catalog.Individual {
 		if in.KybStatus != nil {
 			c.Add(problem.Field("kybStatus", "kybStatus applies to BUSINESS customers; individuals have kycStatus"))

@@ -79,6 +79,9 @@ func newRecord(c *problem.Collect, in Input) (rec Record, ok bool) {
 		rec.BirthDate = birth
 	}
 	rec.Address = collectAddress(c, "address", in.Address)
+	if typ == catalog.Individual {
+		rec.DueDiligence = checkDiligence(c, in, nil)
+	}
 	if typ == catalog.Business {
 		if in.BusinessInfo == nil {
 			c.Add(problem.Field("businessInfo", "businessInfo (with legalName) is required for BUSINESS customers"))
@@ -214,6 +217,9 @@ func patchRecord(c *problem.Collect, cur Record, in Input) Record {
 		if b := checkBusinessInfo(c, in.BusinessInfo, false, cur.BusinessInfo); b != nil {
 			next.BusinessInfo = b
 		}
+	}
+	if cur.Type == catalog.Individual {
+		next.DueDiligence = checkDiligence(c, in, cur.DueDiligence)
 	}
 	return next
 }

@@ -88,6 +88,19 @@ type Input struct {
 	Nationality        *string            `json:"nationality"`
 	Address            *AddressInput      `json:"address"`
 	BusinessInfo       *BusinessInfoInput `json:"businessInfo"`
+	// The individual's enhanced due diligence (DueDiligence); in an update, the members
+	// given replace the stored ones.
+	SourceOfFundsCategories          *[]string `json:"sourceOfFundsCategories"`
+	SourceOfFundsOtherDescription    *string   `json:"sourceOfFundsOtherDescription"`
+	SourceOfWealthCategories         *[]string `json:"sourceOfWealthCategories"`
+	SourceOfWealthOtherDescription   *string   `json:"sourceOfWealthOtherDescription"`
+	PurposeOfAccount                 *string   `json:"purposeOfAccount"`
+	PurposeOfAccountOtherDescription *string   `json:"purposeOfAccountOtherDescription"`
+	ExpectedMonthlyTransactionCount  *string   `json:"expectedMonthlyTransactionCount"`
+	ExpectedMonthlyTransactionVolume *string   `json:"expectedMonthlyTransactionVolume"`
+	AnnualIncomeRange                *string   `json:"annualIncomeRange"`
+	NetWorthRange                    *string   `json:"netWorthRange"`
+	PepStatus                        *string   `json:"pepStatus"`
 	// EndUserTermsConsent records the customer's acceptance of the End User Terms (on
 	// creation or in a later update, which replaces it).
 	EndUserTermsConsent *TermsConsentInput `json:"endUserTermsConsent"`
@@ -109,6 +122,7 @@ type Record struct {
 	Nationality        *string
 	Address            *Address
 	BusinessInfo       *BusinessInfo
+	DueDiligence       *DueDiligence
 	TermsConsent       *TermsConsent
 	IsDeleted          bool
 }

@@ -64,6 +64,36 @@ type Submission struct {
 	Required  []string
 }
 
+// DiligenceRequired reports whether customer c owes enhanced due diligence: an individual
+// who expects to move 100,000 or more a month or who is politically exposed (pepStatus other
+// than NONE) gives its sources of funds and of wealth and its annual income; a business that
+// expects to move 1,000,000 or more a month its source of funds.
+func DiligenceRequired(c customer.Record) bool {
+	if c.Type == catalog.Business {
+		b := c.BusinessInfo
+		return b != nil && b.ExpectedMonthlyTransactionVolume != nil &&
+			slices.Contains([]string{"VOLUME_1M_TO_10M", "VOLUME_OVER_10M"}, *b.ExpectedMonthlyTransactionVolume)
+	}
+	d := c.DueDiligence
+	if d == nil {
+		return false
+	}
+	large := d.ExpectedMonthlyTransactionVolume != nil &&
+		slices.Contains([]string{"VOLUME_100K_TO_1M", "VOLUME_1M_TO_10M", "VOLUME_OVER_10M"}, *d.ExpectedMonthlyTransactionVolume)
+	exposed := d.PepStatus != nil && *d.PepStatus != "NONE"
+	return large || exposed
+}
+
+// DiligenceGiven reports whether a customer gave what a customer on HOLD is asked for: an
+// individual its sources of funds and of wealth, a business its source of funds.
+func DiligenceGiven(c customer.Record) bool {
+	if c.Type == catalog.Business {
+		return c.BusinessInfo != nil && c.BusinessInfo.SourceOfFunds != nil
+	}
+	d := c.DueDiligence
+	return d != nil && len(d.SourceOfFundsCategories) > 0 && len(d.SourceOfWealthCategories) > 0
+}
+
 // Check lists what s lacks before it can be reviewed, in a stable order: the customer's
 // fields, the customer's documents, its owners, then each owner's documents. Empty means
 // the submission is complete.
@@ -75,7 +105,7 @@ type Submission struct {
 // proprietorship an ownership-structure document and an owner who is a UBO or control
 // person, each owner an identity document; a partnership also a
 // control-structure document. Outside the US, every customer also needs a proof of
-// address.
+// address. A customer owing enhanced due diligence (DiligenceRequired) needs it too.
 func Check(s Submission) []Error {
 	c := s.Customer
 	cid := ids.Format(ids.Customer, c.ID)
@@ -159,6 +189,15 @@ func missingFields(c customer.Record, required []string) []string {
 				want("email", c.Email != nil)
 			}
 		}
+		if DiligenceRequired(c) {
+			d := c.DueDiligence
+			if d == nil {
+				d = &customer.DueDiligence{}
+			}
+			want("sourceOfFundsCategories", len(d.SourceOfFundsCategories) > 0)
+			want("sourceOfWealthCategories", len(d.SourceOfWealthCategories) > 0)
+			want("annualIncomeRange", d.AnnualIncomeRange != nil)
+		}
 	} else {
 		b := c.BusinessInfo
 		if b == nil {
@@ -181,6 +220,9 @@ func missingFields(c customer.Record, required []string) []string {
 			case "EMAIL":
 				want("email", c.Email != nil)
 			}
+		}
+		if DiligenceRequired(c) {
+			want("businessInfo.sourceOfFunds", b.SourceOfFunds != nil)
 		}
 	}
 	var out []string

@@ -12,7 +12,8 @@ import (
 )
 
 // SandboxOutcome is the sandbox's KYC or KYB result for a value by its last three
-// characters: 001 PENDING (a manual review), 002 REJECTED, anything else APPROVED. The
+// characters: 001 PENDING (a manual review), 002 REJECTED, 003 HOLD (more information is
+// asked for; see Decide), anything else APPROVED. The
 // business's registrationNumber decides its KYB, an owner's lastName its KYC, and an
 // individual's fullName its KYC.
 func SandboxOutcome(v string) catalog.KycStatus {
@@ -22,6 +23,8 @@ func SandboxOutcome(v string) catalog.KycStatus {
 			return catalog.KycPending
 		case "002":
 			return catalog.KycRejected
+		case "003":
+			return catalog.KycHold
 		}
 	}
 	return catalog.KycApproved
@@ -67,8 +70,8 @@ func Decide(c customer.Record, owners []customer.Owner, env catalog.Environment)
 		case catalog.KycRejected:
 			rejected = append(rejected, Error{ResourceID: ids.Format(ids.BeneficialOwner, o.ID), Type: ApplicantRejected,
 				Reason: fmt.Sprintf("the KYC of beneficial owner %s %s was rejected", o.PersonalInfo.FirstName, o.PersonalInfo.LastName)})
-		case catalog.KycPending:
-			review = true
+		case catalog.KycPending, catalog.KycHold:
+			review = true // an owner on hold is reviewed by hand with the business
 		}
 	}
 	outcome := catalog.KycPending
@@ -81,8 +84,14 @@ func Decide(c customer.Record, owners []customer.Owner, env catalog.Environment)
 	case c.Type == catalog.Individual && c.FullName != nil:
 		outcome = SandboxOutcome(*c.FullName)
 	}
+	if outcome == catalog.KycHold && DiligenceGiven(c) {
+		outcome = catalog.KycApproved // what the hold asked for was given
+	}
 	d := Decision{Customer: outcome, Errors: rejected}
 	switch outcome {
+	case catalog.KycHold:
+		d.Status = catalog.VerificationResolveErrors
+		d.Errors = holdErrors(c)
 	case catalog.KycApproved:
 		d.Status = catalog.VerificationApproved
 	case catalog.KycRejected:
@@ -94,6 +103,24 @@ func Decide(c customer.Record, owners []customer.Owner, env catalog.Environment)
 		d.Status = catalog.VerificationManualReview
 	}
 	return d
+}
+
+// holdErrors are what a customer on HOLD is asked for: an individual its enhanced due
+// diligence (sources of funds and of wealth), a business its source of funds and an
+// explanation of its activity, reviewed by hand once given.
+func holdErrors(c customer.Record) []Error {
+	cid := ids.Format(ids.Customer, c.ID)
+	var fields []string
+	if c.Type == catalog.Individual {
+		fields = []string{"customer.sourceOfFundsCategories", "customer.sourceOfWealthCategories"}
+	} else {
+		fields = []string{"customer.businessInfo.sourceOfFunds"}
+	}
+	out := make([]Error, len(fields))
+	for i, f := range fields {
+		out[i] = Error{ResourceID: cid, Type: MissingField, Field: &f, Reason: "the customer is on hold: " + f + " is asked for before it can be approved"}
+	}
+	return out
 }
 
 // Ready refuses moving money for customer c unless its KYC/KYB status is APPROVED: a

@@ -117,7 +117,7 @@ func TestCheckBusiness(t *testing.T) {
 
 func TestSandboxOutcome(t *testing.T) {
 	for v, want := range map[string]catalog.KycStatus{"REG001": catalog.KycPending, "Smith002": catalog.KycRejected,
-		"REG003": catalog.KycApproved, "01": catalog.KycApproved, "": catalog.KycApproved} {
+		"REG003": catalog.KycHold, "REG004": catalog.KycApproved, "01": catalog.KycApproved, "": catalog.KycApproved} {
 		if got := SandboxOutcome(v); got != want {
 			t.Errorf("%q: %s, want %s", v, got, want)
 		}

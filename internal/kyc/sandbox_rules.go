@@ -2,7 +2,7 @@ package kyc
 
 // SandboxSuffixes are the last three characters SandboxOutcome treats specially; every
 // other value is APPROVED.
-func SandboxSuffixes() []string { return []string{"001", "002"} }
+func SandboxSuffixes() []string { return []string{"001", "002", "003"} }
 
 // SandboxSubjects says which value's suffix decides each sandbox verification (see Decide
 // and OwnerOutcome), in one line of Markdown.

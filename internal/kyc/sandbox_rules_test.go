@@ -16,7 +16,7 @@ func TestSandboxRulesAreComplete(t *testing.T) {
 			t.Errorf("suffix %s gives %s but is not in SandboxSuffixes", s, got)
 		}
 	}
-	want := []SandboxRule{{"001", "PENDING"}, {"002", "REJECTED"}, {"any other", "APPROVED"}}
+	want := []SandboxRule{{"001", "PENDING"}, {"002", "REJECTED"}, {"003", "HOLD"}, {"any other", "APPROVED"}}
 	if got := SandboxRules(); !slices.Equal(got, want) {
 		t.Errorf("rules %+v, want %+v", got, want)
 	}

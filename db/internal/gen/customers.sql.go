@@ -68,9 +68,9 @@ func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsPa
 
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
 `
 
 type CustomerCreateParams struct {
@@ -89,6 +89,7 @@ type CustomerCreateParams struct {
 	Address             json.RawMessage
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
+	DueDiligence        json.RawMessage
 }
 
 func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) (Customer, error) {
@@ -108,6 +109,7 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		arg.Address,
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
+		arg.DueDiligence,
 	)
 	var i Customer
 	err := row.Scan(
@@ -129,16 +131,17 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
 
 const customerCreateIfAbsent = `-- name: CustomerCreateIfAbsent :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 ON CONFLICT DO NOTHING
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
 `
 
 type CustomerCreateIfAbsentParams struct {
@@ -157,6 +160,7 @@ type CustomerCreateIfAbsentParams struct {
 	Address             json.RawMessage
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
+	DueDiligence        json.RawMessage
 }
 
 // CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
@@ -178,6 +182,7 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		arg.Address,
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
+		arg.DueDiligence,
 	)
 	var i Customer
 	err := row.Scan(
@@ -199,12 +204,13 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
 
 const customerGet = `-- name: CustomerGet :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE platform_id = $1 AND id = $2
 `
 
 type CustomerGetParams struct {
@@ -234,12 +240,13 @@ func (q *Queries) CustomerGet(ctx context.Context, arg CustomerGetParams) (Custo
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
 
 const customerGetByIDForUpdate = `-- name: CustomerGetByIDForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE id = $1 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE id = $1 FOR NO KEY UPDATE
 `
 
 func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (Customer, error) {
@@ -264,12 +271,13 @@ func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (C
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
 
 const customerGetForUpdate = `-- name: CustomerGetForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type CustomerGetForUpdateParams struct {
@@ -302,6 +310,7 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
@@ -309,7 +318,7 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 const customerMarkDeleted = `-- name: CustomerMarkDeleted :one
 UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
 `
 
 type CustomerMarkDeletedParams struct {
@@ -339,6 +348,7 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
@@ -346,7 +356,7 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 const customerSetKycStatus = `-- name: CustomerSetKycStatus :one
 UPDATE customers SET kyc_status = $2, updated_at = now()
 WHERE id = $1
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
 `
 
 type CustomerSetKycStatusParams struct {
@@ -378,6 +388,7 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }
@@ -385,9 +396,9 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 const customerUpdate = `-- name: CustomerUpdate :one
 UPDATE customers
 SET currencies = $3, email = $4, uma_address = $5, kyc_status = $6, full_name = $7, birth_date = $8,
-    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, updated_at = now()
+    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, due_diligence = $13, updated_at = now()
 WHERE platform_id = $1 AND id = $2
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
 `
 
 type CustomerUpdateParams struct {
@@ -403,6 +414,7 @@ type CustomerUpdateParams struct {
 	Address             json.RawMessage
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
+	DueDiligence        json.RawMessage
 }
 
 func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) (Customer, error) {
@@ -419,6 +431,7 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		arg.Address,
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
+		arg.DueDiligence,
 	)
 	var i Customer
 	err := row.Scan(
@@ -440,6 +453,7 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
+		&i.DueDiligence,
 	)
 	return i, err
 }

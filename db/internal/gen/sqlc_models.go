@@ -189,6 +189,7 @@ type Customer struct {
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
 	EndUserTermsConsent json.RawMessage
+	DueDiligence        json.RawMessage
 }
 
 type Document struct {

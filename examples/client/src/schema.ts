@@ -3271,7 +3271,7 @@ export interface components {
          * @description Webhook event type.
          * @enum {string}
          */
-        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "INCOMING_PAYMENT_REFUND_PENDING" | "INCOMING_PAYMENT_REFUND_COMPLETED" | "INCOMING_PAYMENT_REFUND_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
+        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "INCOMING_PAYMENT_REFUND_PENDING" | "INCOMING_PAYMENT_REFUND_COMPLETED" | "INCOMING_PAYMENT_REFUND_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "CUSTOMER_KYC_HOLD" | "CUSTOMER_KYB_HOLD" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
         /**
          * @description Delivery state: PENDING (not yet delivered, attempts may be running), DELIVERED
          *     (a 2xx or 409 answer), FAILED (retries exhausted), UNDELIVERABLE (the endpoint
@@ -3855,10 +3855,10 @@ export interface components {
         /** @enum {string} */
         CustomerType: "INDIVIDUAL" | "BUSINESS";
         /**
-         * @description KYC status of an individual (`kycStatus`) or KYB status of a business (`kybStatus`).
+         * @description KYC status of an individual (`kycStatus`) or KYB status of a business (`kybStatus`). `HOLD`: the customer is on hold until it provides what its verification asks for (its `errors`); it moves no money meanwhile.
          * @enum {string}
          */
-        KycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
+        KycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
         /** @enum {string} */
         EntityType: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "PUBLICLY_LISTED_COMPANY" | "TRUST" | "PRIVATE_FOUNDATION" | "CHARITY" | "OTHER";
         /**
@@ -3954,13 +3954,42 @@ export interface components {
         /**
          * @description Body of `POST /customers` and `PATCH /customers/{customerId}`. Only `customerType`
          *     is always required. Per customer type:
-         *     - INDIVIDUAL only: `kycStatus`, `fullName`, `birthDate`, `nationality`.
+         *     - INDIVIDUAL only: `kycStatus`, `fullName`, `birthDate`, `nationality`, and the
+         *       enhanced due diligence (`sourceOfFundsCategories`, `sourceOfWealthCategories`,
+         *       `purposeOfAccount`, `expectedMonthlyTransaction*`, `annualIncomeRange`,
+         *       `netWorthRange`, `pepStatus` and the `…OtherDescription` a choice of `OTHER`
+         *       asks for); in an update, the members given replace the stored ones. A customer
+         *       expecting 100,000 or more a month, or politically exposed, is asked for its
+         *       sources of funds and of wealth and its annual income by its verification.
          *     - BUSINESS only: `kybStatus`, `businessInfo` (required on create, with
          *       `legalName`).
          *     A field of the other type is refused with 400. `platformCustomerId` and `region`
          *     are accepted on create only (400 on update). Text fields must not be blank.
          */
         CustomerRequest: {
+            /** @description INDIVIDUAL, enhanced due diligence: where the money the customer moves comes from. */
+            sourceOfFundsCategories?: ("SALARY" | "SELF_EMPLOYMENT_INCOME" | "INVESTMENT_INCOME" | "PENSION" | "RENTAL_INCOME" | "GIFT" | "INHERITANCE" | "LOAN" | "SAVINGS" | "SALE_OF_ASSETS" | "OTHER")[];
+            /** @description Required when `sourceOfFundsCategories` includes `OTHER`. */
+            sourceOfFundsOtherDescription?: string;
+            /** @description INDIVIDUAL, enhanced due diligence: how the customer's wealth was built. */
+            sourceOfWealthCategories?: ("SALARY" | "BUSINESS_INCOME" | "INVESTMENTS" | "INHERITANCE" | "PROPERTY_SALE" | "GIFT" | "RETIREMENT" | "SAVINGS" | "OTHER")[];
+            /** @description Required when `sourceOfWealthCategories` includes `OTHER`. */
+            sourceOfWealthOtherDescription?: string;
+            /** @enum {string} */
+            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+            /** @description Required when `purposeOfAccount` is `OTHER`. */
+            purposeOfAccountOtherDescription?: string;
+            expectedMonthlyTransactionCount?: components["schemas"]["ExpectedMonthlyTransactionCount"];
+            expectedMonthlyTransactionVolume?: components["schemas"]["ExpectedMonthlyTransactionVolume"];
+            /** @enum {string} */
+            annualIncomeRange?: "UNDER_50K" | "RANGE_50K_100K" | "RANGE_100K_250K" | "RANGE_250K_1M" | "OVER_1M";
+            /** @enum {string} */
+            netWorthRange?: "UNDER_100K" | "RANGE_100K_500K" | "RANGE_500K_1M" | "RANGE_1M_5M" | "RANGE_5M_25M" | "OVER_25M";
+            /**
+             * @description Whether the customer is a politically exposed person (or a family member or close associate of one).
+             * @enum {string}
+             */
+            pepStatus?: "NONE" | "DOMESTIC" | "FOREIGN" | "HIO" | "FAMILY_OR_ASSOCIATE";
             /** @description The platform's own id of the customer, unique per platform. Create only; defaults to the new customer's UUID. */
             platformCustomerId?: string;
             /** @description Required; on update it must equal the customer's type. */
@@ -4048,6 +4077,29 @@ export interface components {
          *     `businessInfo`. Optional fields are omitted when not set.
          */
         Customer: {
+            /** @description INDIVIDUAL, enhanced due diligence: where the money the customer moves comes from. */
+            sourceOfFundsCategories?: ("SALARY" | "SELF_EMPLOYMENT_INCOME" | "INVESTMENT_INCOME" | "PENSION" | "RENTAL_INCOME" | "GIFT" | "INHERITANCE" | "LOAN" | "SAVINGS" | "SALE_OF_ASSETS" | "OTHER")[];
+            /** @description Required when `sourceOfFundsCategories` includes `OTHER`. */
+            sourceOfFundsOtherDescription?: string;
+            /** @description INDIVIDUAL, enhanced due diligence: how the customer's wealth was built. */
+            sourceOfWealthCategories?: ("SALARY" | "BUSINESS_INCOME" | "INVESTMENTS" | "INHERITANCE" | "PROPERTY_SALE" | "GIFT" | "RETIREMENT" | "SAVINGS" | "OTHER")[];
+            /** @description Required when `sourceOfWealthCategories` includes `OTHER`. */
+            sourceOfWealthOtherDescription?: string;
+            /** @enum {string} */
+            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+            /** @description Required when `purposeOfAccount` is `OTHER`. */
+            purposeOfAccountOtherDescription?: string;
+            expectedMonthlyTransactionCount?: components["schemas"]["ExpectedMonthlyTransactionCount"];
+            expectedMonthlyTransactionVolume?: components["schemas"]["ExpectedMonthlyTransactionVolume"];
+            /** @enum {string} */
+            annualIncomeRange?: "UNDER_50K" | "RANGE_50K_100K" | "RANGE_100K_250K" | "RANGE_250K_1M" | "OVER_1M";
+            /** @enum {string} */
+            netWorthRange?: "UNDER_100K" | "RANGE_100K_500K" | "RANGE_500K_1M" | "RANGE_1M_5M" | "RANGE_5M_25M" | "OVER_25M";
+            /**
+             * @description Whether the customer is a politically exposed person (or a family member or close associate of one).
+             * @enum {string}
+             */
+            pepStatus?: "NONE" | "DOMESTIC" | "FOREIGN" | "HIO" | "FAMILY_OR_ASSOCIATE";
             id: string;
             platformCustomerId: string;
             customerType: components["schemas"]["CustomerType"];

@@ -35,6 +35,8 @@ export const webhookDataSchemas = {
   CUSTOMER_KYB_APPROVED: "Customer",
   CUSTOMER_KYB_REJECTED: "Customer",
   CUSTOMER_KYB_PENDING: "Customer",
+  CUSTOMER_KYC_HOLD: "Customer",
+  CUSTOMER_KYB_HOLD: "Customer",
   VERIFICATION_APPROVED: "Verification",
   VERIFICATION_REJECTED: "Verification",
   VERIFICATION_RESOLVE_ERRORS: "Verification",
