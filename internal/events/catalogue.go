@@ -53,6 +53,10 @@ func Meaning(t string) string {
 		return "the refund of an incoming payment reached the sender; the transaction is REFUNDED; data: the Transaction"
 	case IncomingPaymentRefundFailed:
 		return "the refund of an incoming payment failed; the money is back on its account; data: the Transaction"
+	case CustomerStatus(false, "HOLD"):
+		return "an individual customer was put on hold until it gives what its verification asks for; data: the Customer"
+	case CustomerStatus(true, "HOLD"):
+		return "a business customer was put on hold until it gives what its verification asks for; data: the Customer"
 	case CustomerStatus(false, "APPROVED"), CustomerStatus(false, "REJECTED"), CustomerStatus(false, "PENDING"):
 		return "an individual customer's KYC status became " + t[len("CUSTOMER_KYC_"):] + "; data: the Customer"
 	case CustomerStatus(true, "APPROVED"), CustomerStatus(true, "REJECTED"), CustomerStatus(true, "PENDING"):
