@@ -122,7 +122,7 @@ func TestKitWalletPage(t *testing.T) {
 	p.click("pay-button")
 	p.waitStatus("error", "refused this device's signature")
 	msg := p.text("#status")
-	if !strings.Contains(msg, "UNAUTHORIZED") {
+	if !strings.Contains(msg, "WALLET_SIGNATURE_INVALID") {
 		t.Fatalf("the refusal does not show the service's code: %q", msg)
 	}
 	p.shot("10-other-key-refused")
