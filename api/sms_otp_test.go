@@ -91,9 +91,21 @@ func TestSMSOTPCredentials(t *testing.T) {
 	if r.Status != 200 || !strings.Contains(string(r.Body), "encryptedSessionSigningKey") {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
-	// A new code by challenge, sent again.
-	if r := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil); r.Status != 200 && r.Status != 429 {
+	// The code used, a challenge sends a new one by text message.
+	if r := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil); r.Status != 200 {
 		t.Fatalf("challenge: %d %s", r.Status, r.Body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 2 || sent[1]["to"] != "+14155550123" || codeRe.FindStringSubmatch(sent[1]["body"]) == nil {
+		t.Fatalf("the gateway got %v, want a second code", sent)
+	}
+	// And within 30 s of it, another is refused without sending anything.
+	if r := c.Do("POST", "/auth/credentials/"+cred.ID+"/challenge", nil); r.Status != 429 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("challenge at once: %d %s", r.Status, r.Body)
+	}
+	if len(sent) != 2 {
+		t.Fatalf("the gateway got %d messages, want 2", len(sent))
 	}
 }
 

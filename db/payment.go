@@ -456,25 +456,22 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 		funding = plan.Quote.OnChain
 	}
 	if plan.OnChain != nil || funding != nil {
-		p := TransactionSetOnChainParams{ID: t.ID}
-		for dst, v := range map[*json.RawMessage]*rail.OnChain{&p.Destination: plan.OnChain, &p.Source: funding} {
-			if v == nil {
-				continue
-			}
-			b, err := json.Marshal(v)
-			if err != nil {
-				return t, fmt.Errorf("encode an on-chain transaction: %w", err)
-			}
-			*dst = b
+		dest, err := encodeDocument(plan.OnChain, "on-chain transaction")
+		if err != nil {
+			return t, err
 		}
-		if err := q.TransactionSetOnChain(ctx, p); err != nil {
+		source, err := encodeDocument(funding, "on-chain deposit")
+		if err != nil {
+			return t, err
+		}
+		if err := q.TransactionSetOnChain(ctx, TransactionSetOnChainParams{ID: t.ID, Destination: dest, Source: source}); err != nil {
 			return t, fmt.Errorf("record the on-chain transactions: %w", err)
 		}
-		if p.Destination != nil {
-			t.DestinationOnChain = p.Destination
+		if dest != nil {
+			t.DestinationOnChain = dest
 		}
-		if p.Source != nil {
-			t.SourceOnChain = p.Source
+		if source != nil {
+			t.SourceOnChain = source
 		}
 	}
 	if c := plan.Status; c != nil {

@@ -124,7 +124,13 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 // any transaction): what a quote to another provider's receiver is checked against before
 // that provider is asked.
 func (s Store) QuoteAccounts(ctx context.Context, r quote.Request) (quote.Accounts, error) {
-	acc, err := quoteAccountsGet(ctx, newQueries(s.pool), r)
+	return s.quoteAccounts(ctx, newQueries(s.pool), r)
+}
+
+// quoteAccounts is quoteAccountsGet with the deployment's payment limits the quote rule
+// applies.
+func (s Store) quoteAccounts(ctx context.Context, q *queries, r quote.Request) (quote.Accounts, error) {
+	acc, err := quoteAccountsGet(ctx, q, r)
 	acc.Limits = s.limits
 	return acc, err
 }
@@ -158,11 +164,10 @@ func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quo
 		} else if !IsNotFound(err) {
 			return fmt.Errorf("read quote: %w", err)
 		}
-		acc, err := quoteAccountsGet(ctx, q, r)
+		acc, err := s.quoteAccounts(ctx, q, r)
 		if err != nil {
 			return err
 		}
-		acc.Limits = s.limits
 		terms, err := decide(acc)
 		if err != nil {
 			return err

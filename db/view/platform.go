@@ -45,9 +45,6 @@ func PlatformConfigOf(p db.Platform) (PlatformConfig, error) {
 	if err != nil {
 		return PlatformConfig{}, err
 	}
-	if fees == nil {
-		fees = platformfee.Configs{}
-	}
 	return PlatformConfig{FeeConfigs: fees,
 		ID: ids.Format(ids.PlatformConfig, p.ConfigID), PlatformID: ids.Format(ids.Platform, p.ID), UmaDomain: p.UmaDomain,
 		ProxyUmaSubdomain: p.ProxyUmaSubdomain, WebhookEndpoint: p.WebhookEndpoint, WebhookEndpointDisabledAt: p.WebhookDisabledAt,

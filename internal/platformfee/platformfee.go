@@ -10,9 +10,11 @@
 package platformfee
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -81,14 +83,17 @@ type OverrideInput struct {
 	PlatformVariableFeeBps *int64         `json:"platformVariableFeeBps"`
 }
 
-// Decode reads the stored configurations (a JSON array; empty or null: none).
+// Decode reads the stored configurations (a JSON array; empty or null: none), never nil.
 func Decode(raw []byte) (Configs, error) {
-	var cs Configs
+	cs := Configs{}
 	if len(raw) == 0 || string(raw) == "null" {
 		return cs, nil
 	}
 	if err := json.Unmarshal(raw, &cs); err != nil {
 		return nil, fmt.Errorf("decode fee configs: %w", err)
+	}
+	if cs == nil {
+		cs = Configs{}
 	}
 	return cs, nil
 }
@@ -201,25 +206,12 @@ func Merge(stored Configs, patch []Config) Configs {
 		}
 	}
 	slices.SortFunc(out, func(a, b Config) int {
-		if a.FeeType != b.FeeType {
-			return compare(a.FeeType, b.FeeType)
-		}
-		return compare(a.SourceCurrency, b.SourceCurrency)
+		return cmp.Or(strings.Compare(a.FeeType, b.FeeType), strings.Compare(a.SourceCurrency, b.SourceCurrency))
 	})
 	if out == nil {
 		out = Configs{}
 	}
 	return out
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // bpsRate is a number of basis points as a fraction.
