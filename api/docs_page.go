@@ -292,6 +292,11 @@ func docsReference(cfg config.Config) string {
 	b.WriteString("\n")
 	b.WriteString("## Beneficiary name check\n\nCreating an external bank account. " + suffix + "\n\n")
 	table([2]string{"Suffix", "Result"}, sandbox.BeneficiaryRules())
+	b.WriteString("## Wallet ownership\n\nA `FIRST_PARTY` self-custody wallet proves its owner's control with " +
+		"`POST /customers/external-accounts/{externalAccountId}/challenge` (or the platform's route). A `WALLET_SIGNATURE` " +
+		"challenge accepts `" + string(sandbox.WalletSignature) + "` in place of the wallet's signature; a `LIVENESS` check decides by itself after " +
+		sandbox.FormatDelay(cfg.KycReviewDelay) + ": it fails (`UNVERIFIED`) for an address ending in `" + sandbox.LivenessDead +
+		"` (any letter case) and passes (`ACTIVE`) otherwise.\n\n")
 	b.WriteString("## KYC and KYB\n\nA complete verification is decided by the last three characters of a value: " + kyc.SandboxSubjects + ".\n\n")
 	var kycRules []sandbox.Rule
 	for _, r := range kyc.SandboxRules() {

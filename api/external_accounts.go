@@ -8,6 +8,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/extaccount"
 	"paycore/internal/ids"
+	"paycore/internal/ownership"
 
 	"github.com/google/uuid"
 )
@@ -38,7 +39,8 @@ func (s *Server) createExternalAccount(w http.ResponseWriter, r *http.Request, p
 }
 
 // addExternalAccount registers the checked account n of the platform: its customer, if
-// any, must not be deleted; then the beneficiary check and the insert.
+// any, must not be deleted; then the beneficiary check and the insert, PENDING_OWNERSHIP_VERIFICATION
+// when its ownership is to be proven (ownership.InitialStatus).
 func (s *Server) addExternalAccount(w http.ResponseWriter, r *http.Request, platformID uuid.UUID, sandbox bool, n extaccount.New) error {
 	if n.CustomerID.Valid {
 		c, err := db.CustomerRecordGet(r.Context(), s.Pool, platformID, n.CustomerID.UUID)
@@ -53,6 +55,7 @@ func (s *Server) addExternalAccount(w http.ResponseWriter, r *http.Request, plat
 	if err != nil {
 		return err
 	}
+	n.Status = ownership.InitialStatus(n.Info.AccountType, ownership.Type(n.Ownership), n.Info.Custodial)
 	out, err := db.ExternalAccountAdd(r.Context(), s.Pool, platformID, n)
 	if err != nil {
 		return err

@@ -154,7 +154,7 @@ func permissionRules() map[string]routeRule {
 	}
 	// Outside the platform routes: health, documents, hosted pages, the agents' own routes.
 	public("GET /healthz", "GET /readyz", "GET /openapi.yaml", "GET /docs", "GET /docs/{asset}", "GET /docs/document",
-		"GET /kyc/{token}", "POST /kyc/{token}", "GET /invite/{invitationCode}", "GET /dev/mailbox", "GET /dev/sms",
+		"GET /kyc/{token}", "POST /kyc/{token}", "GET /invite/{invitationCode}", "GET /sandbox/liveness", "GET /dev/mailbox", "GET /dev/sms",
 		"GET /docs/openapi.yaml", "GET /.well-known/lnurlp/{user}", "GET /.well-known/lnurlp/{user}/callback", "POST /.well-known/lnurlp/{user}/callback", "POST /uma/utxo-callback/{transactionId}", "GET /.well-known/lnurlpubkey")
 	// The agents' own routes: the device-code redeem (no credential) and /agents/me (the
 	// agent's Bearer token, checked against its policy; a platform token is not one).
@@ -193,7 +193,9 @@ func permissionRules() map[string]routeRule {
 		"POST /transactions/{transactionId}/reject", "POST /transactions/{transactionId}/cancel", "POST /transactions/{transactionId}/refund", "POST /sandbox/uma/receive", "POST /invitations",
 		"POST /invitations/{invitationCode}/claim", "POST /invitations/{invitationCode}/cancel",
 		"POST /agents/{agentId}/actions/{actionId}/approve", "POST /agents/{agentId}/actions/{actionId}/reject")
-	set(manageTransact, "POST /customers/external-accounts", "POST /platform/external-accounts", "POST /internal-accounts/{id}/export")
+	set(manageTransact, "POST /customers/external-accounts", "POST /platform/external-accounts", "POST /internal-accounts/{id}/export",
+		"POST /customers/external-accounts/{externalAccountId}/challenge", "POST /customers/external-accounts/{externalAccountId}/verify",
+		"POST /platform/external-accounts/{externalAccountId}/challenge", "POST /platform/external-accounts/{externalAccountId}/verify")
 	for route, rule := range conditionalRules() {
 		rules[route] = rule
 	}

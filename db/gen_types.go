@@ -93,6 +93,8 @@ type (
 	ExternalAccountCreateParams           = gen.ExternalAccountCreateParams
 	ExternalAccountDeleteParams           = gen.ExternalAccountDeleteParams
 	ExternalAccountGetParams              = gen.ExternalAccountGetParams
+	ExternalAccountLockForOwnershipParams = gen.ExternalAccountLockForOwnershipParams
+	ExternalAccountSetOwnershipParams     = gen.ExternalAccountSetOwnershipParams
 	IdempotencyClaimParams                = gen.IdempotencyClaimParams
 	IdempotencyCompleteParams             = gen.IdempotencyCompleteParams
 	IdempotencyGetParams                  = gen.IdempotencyGetParams

@@ -13,6 +13,7 @@ import (
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/instructions"
+	"paycore/internal/ownership"
 	"paycore/internal/payment"
 	"paycore/internal/platformconfig"
 	"paycore/internal/platformfee"
@@ -110,7 +111,8 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 		a.Destination = &quote.DestinationState{ID: row.DestInternalID.UUID, Internal: true, Active: row.DestInternalStatus == string(catalog.AccountActive),
 			Status: row.DestInternalStatus, Currency: row.DestInternalCurrency, CustomerID: row.DestInternalCustomerID, HolderName: row.DestInternalHolder}
 	case !r.Destination.Internal && row.DestExternalID.Valid:
-		a.Destination = &quote.DestinationState{ID: row.DestExternalID.UUID, Active: row.DestExternalStatus == string(catalog.ExternalActive),
+		a.Destination = &quote.DestinationState{ID: row.DestExternalID.UUID, Active: row.DestExternalStatus == string(catalog.ExternalActive) ||
+			ownership.Unproven(catalog.ExternalAccountStatus(row.DestExternalStatus)),
 			Status: row.DestExternalStatus, Currency: row.DestExternalCurrency, CustomerID: row.DestExternalCustomerID,
 			Identifier: row.DestExternalIdentifier, AccountType: row.DestExternalAccountType, HolderName: row.DestExternalHolder}
 		if err := json.Unmarshal([]byte(row.DestExternalPaymentRails), &a.Destination.PaymentRails); err != nil {

@@ -26,6 +26,7 @@ type Views interface {
 	// IncomingPending is the event of an incoming payment awaiting approval.
 	IncomingPending(t Transaction, requestedFields []string) any
 	InternalAccount(a InternalAccount, balance, held int64) any
+	ExternalAccount(e ExternalAccount) any
 	Reference(transactionID uuid.UUID) string
 }
 

@@ -31,6 +31,7 @@ func All() []Definition {
 		{"AgentAction", AgentAction, upgrade},
 		{"EndPayment", EndPayment, pinned},
 		{"Refund", Refund, pinned},
+		{"OwnershipVerification", OwnershipVerification, upgrade},
 	}
 }
 

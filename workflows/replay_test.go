@@ -21,7 +21,8 @@ import (
 // approved, its owner's KYC), bulk imports (a run continued as new, the last run) and
 // agent actions (executed at once, approved then executed, rejected, expired) and transfers an
 // operator failed at the rail (during the slow wait, after a retry), and refunds of incoming
-// payments (completed, failed at the rail).
+// payments (completed, failed at the rail), and wallets' ownership verifications (a sandbox liveness check passed,
+// failed).
 // cmd/paycore's TestRecordHistories refreshes them. A change that breaks replay needs
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {

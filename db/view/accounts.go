@@ -19,6 +19,7 @@ type ExternalAccount struct {
 	DefaultUmaDepositAccount      *bool                         `json:"defaultUmaDepositAccount,omitempty"`
 	BeneficiaryVerificationStatus *string                       `json:"beneficiaryVerificationStatus,omitempty"`
 	BeneficiaryVerifiedData       *BeneficiaryData              `json:"beneficiaryVerifiedData,omitempty"`
+	OwnershipType                 *string                       `json:"ownershipType,omitempty"`
 	AccountInfo                   json.RawMessage               `json:"accountInfo"`
 	CreatedAt                     time.Time                     `json:"createdAt"`
 	UpdatedAt                     time.Time                     `json:"updatedAt"`
@@ -33,7 +34,7 @@ type BeneficiaryData struct {
 // customerId and defaultUmaDepositAccount.
 func ExternalAccountOf(e db.ExternalAccount) ExternalAccount {
 	out := ExternalAccount{ID: ids.Format(ids.ExternalAccount, e.ID), Status: e.Status, PlatformAccountID: e.PlatformAccountID,
-		Currency: e.Currency, BeneficiaryVerificationStatus: e.BeneficiaryVerificationStatus, AccountInfo: e.AccountInfo,
+		Currency: e.Currency, BeneficiaryVerificationStatus: e.BeneficiaryVerificationStatus, AccountInfo: e.AccountInfo, OwnershipType: e.OwnershipType,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if e.CustomerID.Valid {
 		out.CustomerID = ids.Format(ids.Customer, e.CustomerID.UUID)

@@ -20,6 +20,9 @@ func (Resources) InternalAccount(a db.InternalAccount, balance, held int64) any 
 	return InternalAccountOf(a, balance, held)
 }
 
+// ExternalAccount renders an external account.
+func (Resources) ExternalAccount(e db.ExternalAccount) any { return ExternalAccountOf(e) }
+
 // Reference is a transaction's reconciliation reference.
 func (Resources) Reference(transactionID uuid.UUID) string {
 	return TransactionReference(transactionID)

@@ -49,6 +49,9 @@ const (
 	// did not answer its pay request with an invoice the service may pay (424): nothing is
 	// created or held.
 	PayreqRequestFailed Code = "PAYREQ_REQUEST_FAILED"
+	// ExternalAccountVerificationRequired refuses a payment above the unverified-wallet
+	// threshold to a wallet whose ownership is not verified (400).
+	ExternalAccountVerificationRequired Code = "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED"
 )
 
 // Invitations: claiming or cancelling one that is no longer pending, and a platform that

@@ -81,6 +81,11 @@ const (
 	ExternalActive      ExternalAccountStatus = "ACTIVE"
 	ExternalUnderReview ExternalAccountStatus = "UNDER_REVIEW"
 	ExternalInactive    ExternalAccountStatus = "INACTIVE"
+	// ExternalPendingOwnership: a FIRST_PARTY self-custody wallet whose owner has not yet
+	// proven control of it (internal/ownership); it receives payments up to the
+	// unverified-wallet threshold only. ExternalUnverified: its last proof failed.
+	ExternalPendingOwnership ExternalAccountStatus = "PENDING_OWNERSHIP_VERIFICATION"
+	ExternalUnverified       ExternalAccountStatus = "UNVERIFIED"
 )
 
 // KycStatus is the verification status of a customer.

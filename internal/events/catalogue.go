@@ -25,6 +25,8 @@ func Meaning(t string) string {
 		return "an internal account's balance changed; data: the InternalAccount"
 	case InternalAccountStatusUpdated:
 		return "an internal account's status changed; data: the InternalAccount"
+	case ExternalAccountStatusUpdated:
+		return "an external account's status changed: a wallet's ownership verification started again, succeeded (`ACTIVE`) or failed (`UNVERIFIED`); data: the ExternalAccount"
 	case OutgoingPaymentPending:
 		return "an outgoing payment was accepted and waits to be processed; data: the Transaction"
 	case OutgoingPaymentProcessing:

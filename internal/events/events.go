@@ -11,11 +11,14 @@ const (
 	Test                          = "TEST"
 	InternalAccountBalanceUpdated = "INTERNAL_ACCOUNT_BALANCE_UPDATED"
 	InternalAccountStatusUpdated  = "INTERNAL_ACCOUNT_STATUS_UPDATED"
-	OutgoingPaymentPending        = "OUTGOING_PAYMENT_PENDING"
-	OutgoingPaymentProcessing     = "OUTGOING_PAYMENT_PROCESSING"
-	OutgoingPaymentCompleted      = "OUTGOING_PAYMENT_COMPLETED"
-	OutgoingPaymentFailed         = "OUTGOING_PAYMENT_FAILED"
-	OutgoingPaymentExpired        = "OUTGOING_PAYMENT_EXPIRED"
+	// ExternalAccountStatusUpdated: an external account's status changed (its ownership
+	// verification began again, succeeded or failed).
+	ExternalAccountStatusUpdated = "EXTERNAL_ACCOUNT_STATUS_UPDATED"
+	OutgoingPaymentPending       = "OUTGOING_PAYMENT_PENDING"
+	OutgoingPaymentProcessing    = "OUTGOING_PAYMENT_PROCESSING"
+	OutgoingPaymentCompleted     = "OUTGOING_PAYMENT_COMPLETED"
+	OutgoingPaymentFailed        = "OUTGOING_PAYMENT_FAILED"
+	OutgoingPaymentExpired       = "OUTGOING_PAYMENT_EXPIRED"
 	// The refund of a failed outgoing payment: opened, then completed or failed.
 	OutgoingPaymentRefundPending   = "OUTGOING_PAYMENT_REFUND_PENDING"
 	OutgoingPaymentRefundCompleted = "OUTGOING_PAYMENT_REFUND_COMPLETED"
@@ -50,7 +53,7 @@ func Verification(status string) string { return "VERIFICATION_" + status }
 
 // Types lists every known event type, for validating filters.
 var Types = []string{
-	Test, InternalAccountBalanceUpdated, InternalAccountStatusUpdated,
+	Test, InternalAccountBalanceUpdated, InternalAccountStatusUpdated, ExternalAccountStatusUpdated,
 	OutgoingPaymentPending, OutgoingPaymentProcessing, OutgoingPaymentCompleted, OutgoingPaymentFailed,
 	OutgoingPaymentExpired, OutgoingPaymentRefundPending, OutgoingPaymentRefundCompleted, OutgoingPaymentRefundFailed,
 	IncomingPaymentPending, IncomingPaymentCompleted, IncomingPaymentFailed,

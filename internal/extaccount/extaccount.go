@@ -65,6 +65,8 @@ type Info struct {
 	BeneficiaryName string
 	// IsWallet is true for the wallet types (…_WALLET and LIGHTNING).
 	IsWallet bool
+	// Custodial: a wallet held by a VASP (vaspName given), not by its owner.
+	Custodial bool
 }
 
 // AccountTypes returns every accountType Parse accepts, sorted.
@@ -199,6 +201,7 @@ func Parse(currency string, raw json.RawMessage) (Info, *FieldError) {
 		}
 		if ok {
 			out["vaspName"] = v
+			info.Custodial = true
 		}
 	} else {
 		b, name, fe := parseBeneficiary(at, obj)

@@ -20,6 +20,7 @@ type Request struct {
 	Currency                 *string         `json:"currency"`
 	PlatformAccountID        *string         `json:"platformAccountId"`
 	DefaultUmaDepositAccount *bool           `json:"defaultUmaDepositAccount"`
+	OwnershipType            *string         `json:"ownershipType"`
 	AccountInfo              json.RawMessage `json:"accountInfo"`
 }
 
@@ -35,6 +36,11 @@ type New struct {
 	// VerificationStatus and VerifiedName are what beneficiary verification found (Verify).
 	VerificationStatus *string
 	VerifiedName       *string
+	// Ownership is the ownershipType given (FIRST_PARTY, THIRD_PARTY), "" when none was.
+	Ownership string
+	// Status is the status it is created with (ACTIVE unless its ownership is to be
+	// verified: internal/ownership), set by the caller.
+	Status catalog.ExternalAccountStatus
 }
 
 // Check checks a request that came on the platform route (platformOwned) or the
@@ -54,13 +60,18 @@ func (r Request) Check(platformOwned bool) (New, error) {
 		return New{}, problem.Field("accountInfo", "accountInfo is required")
 	case r.PlatformAccountID != nil && (strings.TrimSpace(*r.PlatformAccountID) == "" || len(*r.PlatformAccountID) > 255):
 		return New{}, problem.Field("platformAccountId", "platformAccountId must be 1 to 255 characters")
+	case r.OwnershipType != nil && *r.OwnershipType != "FIRST_PARTY" && *r.OwnershipType != "THIRD_PARTY":
+		return New{}, problem.Field("ownershipType", "ownershipType must be FIRST_PARTY or THIRD_PARTY")
 	}
 	info, fe := Parse(*r.Currency, r.AccountInfo)
 	if fe != nil {
 		return New{}, problem.Field(fe.Field, "%s: %s", fe.Field, fe.Message)
 	}
 	n := New{Currency: *r.Currency, Info: info, PlatformAccountID: r.PlatformAccountID,
-		Default: r.DefaultUmaDepositAccount != nil && *r.DefaultUmaDepositAccount}
+		Default: r.DefaultUmaDepositAccount != nil && *r.DefaultUmaDepositAccount, Status: catalog.ExternalActive}
+	if r.OwnershipType != nil {
+		n.Ownership = *r.OwnershipType
+	}
 	if r.CustomerID != nil {
 		id, err := ids.Parse(ids.Customer, *r.CustomerID)
 		if err != nil {

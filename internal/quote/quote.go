@@ -25,6 +25,7 @@ import (
 	"paycore/internal/instructions"
 	"paycore/internal/kyc"
 	"paycore/internal/money"
+	"paycore/internal/ownership"
 	"paycore/internal/paylimits"
 	"paycore/internal/platformconfig"
 	"paycore/internal/platformfee"
@@ -499,6 +500,11 @@ func Price(r Request, a Accounts, rates fx.Provider, p fx.Pricing, at time.Time,
 	}
 	if err := a.Currencies.CheckAmount(to.Code, receivingType(a), conv.Receiving); err != nil {
 		return Priced{}, amountField(err)
+	}
+	if a.Destination != nil && !a.Destination.Internal {
+		if err := ownership.CheckPayment(catalog.ExternalAccountStatus(a.Destination.Status), to.Code, conv.Receiving); err != nil {
+			return Priced{}, err
+		}
 	}
 	if r.ImmediatelyExecute && a.Source != nil && a.Source.Available < conv.Total {
 		return Priced{}, problem.FieldCode(catalog.InsufficientFunds, fieldAmount,

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"strings"
+
 	"paycore/internal/banking"
 	"paycore/internal/catalog"
 )
@@ -25,4 +27,14 @@ func BeneficiaryCheck(identifier string) (status catalog.BeneficiaryStatus, inva
 		return catalog.BeneficiaryCheckedByBank, false
 	}
 	return catalog.BeneficiaryMatched, false
+}
+
+// LivenessDead is the ending of a wallet address (any letter case) whose sandbox liveness
+// check fails.
+const LivenessDead = "dead"
+
+// LivenessPasses is the outcome of the sandbox's liveness check of the owner of the wallet
+// at address: it fails when the address ends in LivenessDead, and passes otherwise.
+func LivenessPasses(address string) bool {
+	return !strings.HasSuffix(strings.ToLower(address), LivenessDead)
 }

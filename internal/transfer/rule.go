@@ -9,6 +9,7 @@ import (
 	"paycore/internal/customer"
 	"paycore/internal/extaccount"
 	"paycore/internal/kyc"
+	"paycore/internal/ownership"
 	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/rail"
@@ -62,7 +63,8 @@ type ExternalAccount struct {
 // refusal (a *problem.FieldError or *problem.Refusal with its catalogue code). The create
 // step applies it under the internal account's lock, where what it reads stays true until
 // the transfer is written. In order: both accounts exist, hold the same currency, have one
-// owner and are ACTIVE; the customer is not deleted; the platform supports the currency
+// owner and are ACTIVE (or a wallet whose ownership is unproven, for an amount up to
+// ownership.Threshold); the customer is not deleted; the platform supports the currency
 // with the transfer's direction enabled and the amount within its limits; and a transfer
 // out does not exceed the available balance.
 func Check(r Request, a Accounts) error {
@@ -87,7 +89,7 @@ func checkAccounts(r Request, a Accounts) error {
 		return problem.Field(externalField, "the external account belongs to another owner than the internal account")
 	case a.Internal.Status != catalog.AccountActive:
 		return problem.Field(internalField, "the internal account is %s", a.Internal.Status)
-	case a.External.Status != catalog.ExternalActive:
+	case a.External.Status != catalog.ExternalActive && !ownership.Unproven(a.External.Status):
 		return problem.Field(externalField, "the external account is %s", a.External.Status)
 	case a.CustomerDeleted:
 		return problem.Refuse(catalog.CustomerDeleted, "the accounts' customer is deleted")
@@ -98,6 +100,10 @@ func checkAccounts(r Request, a Accounts) error {
 	}
 	if a.TermsMissing {
 		return customer.TermsNotAccepted()
+	}
+	// A wallet whose ownership is unproven moves small amounts only.
+	if err := ownership.CheckPayment(a.External.Status, a.External.Currency, r.Amount); err != nil {
+		return err
 	}
 	if _, err := r.ChooseRail(a); err != nil {
 		return err

@@ -340,16 +340,33 @@ func (s Starter) Verification(ctx context.Context, in workflows.VerificationInpu
 	if arg != nil {
 		args = []any{arg}
 	}
+	return s.updateWithStart(ctx, client.StartWorkflowOptions{
+		ID:                    workflows.CustomerVerificationWorkflowID(in.CustomerID),
+		TypedSearchAttributes: workflows.VerificationSearchAttributes(in),
+	}, workflows.CustomerVerification, in, name, args)
+}
+
+// Ownership starts (or joins) the ownership verification workflow of a wallet with
+// Update-with-Start and sends it the update name with arg, waiting for its result (JSON).
+// Refusals come back as for Transfer.
+func (s Starter) Ownership(ctx context.Context, in workflows.OwnershipInput, name string, arg any) (json.RawMessage, error) {
+	return s.updateWithStart(ctx, client.StartWorkflowOptions{
+		ID:                    workflows.OwnershipWorkflowID(in),
+		TypedSearchAttributes: workflows.OwnershipSearchAttributes(in),
+	}, workflows.OwnershipVerification, in, name, []any{arg})
+}
+
+// updateWithStart starts (or joins) the workflow of opts (its id and search attributes;
+// the run under way is used, a closed one replaced) with Update-with-Start, sends it the
+// update name with args and waits for its result. A run that closed as the update came is
+// tried once more: the next run takes it.
+func (s Starter) updateWithStart(ctx context.Context, opts client.StartWorkflowOptions, workflow, input any, name string, args []any) (json.RawMessage, error) {
+	opts.TaskQueue = s.queue()
+	opts.WorkflowIDConflictPolicy = enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
+	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	for attempt := 0; ; attempt++ {
-		op := s.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-			ID:                       workflows.CustomerVerificationWorkflowID(in.CustomerID),
-			TaskQueue:                s.queue(),
-			WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-			WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-			TypedSearchAttributes:    workflows.VerificationSearchAttributes(in),
-		}, workflows.CustomerVerification, in)
 		h, err := s.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-			StartWorkflowOperation: op,
+			StartWorkflowOperation: s.Client.NewWithStartWorkflowOperation(opts, workflow, input),
 			UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted},
 		})
 		var notFound *serviceerror.NotFound
@@ -357,7 +374,7 @@ func (s Starter) Verification(ctx context.Context, in workflows.VerificationInpu
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", name, workflows.CustomerVerificationWorkflowID(in.CustomerID), err)
+			return nil, fmt.Errorf("%s %s: %w", name, opts.ID, err)
 		}
 		var out json.RawMessage
 		err = h.Get(ctx, &out)

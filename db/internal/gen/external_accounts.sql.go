@@ -8,6 +8,7 @@ package gen
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -25,9 +26,10 @@ func (q *Queries) ExternalAccountClearDefault(ctx context.Context, customerID uu
 const externalAccountCreate = `-- name: ExternalAccountCreate :one
 INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, identifier,
                                platform_account_id, default_uma_deposit_account, beneficiary_verification_status,
-                               beneficiary_verified_name)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at
+                               beneficiary_verified_name, ownership_type, status)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+        coalesce($13::text, 'ACTIVE'))
+RETURNING id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at
 `
 
 type ExternalAccountCreateParams struct {
@@ -42,8 +44,11 @@ type ExternalAccountCreateParams struct {
 	DefaultUmaDepositAccount      bool
 	BeneficiaryVerificationStatus *string
 	BeneficiaryVerifiedName       *string
+	OwnershipType                 *string
+	Status                        *string
 }
 
+// status: ACTIVE when not given.
 func (q *Queries) ExternalAccountCreate(ctx context.Context, arg ExternalAccountCreateParams) (ExternalAccount, error) {
 	row := q.db.QueryRow(ctx, externalAccountCreate,
 		arg.ID,
@@ -57,6 +62,8 @@ func (q *Queries) ExternalAccountCreate(ctx context.Context, arg ExternalAccount
 		arg.DefaultUmaDepositAccount,
 		arg.BeneficiaryVerificationStatus,
 		arg.BeneficiaryVerifiedName,
+		arg.OwnershipType,
+		arg.Status,
 	)
 	var i ExternalAccount
 	err := row.Scan(
@@ -75,6 +82,10 @@ func (q *Queries) ExternalAccountCreate(ctx context.Context, arg ExternalAccount
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
 	)
 	return i, err
 }
@@ -109,7 +120,7 @@ func (q *Queries) ExternalAccountDelete(ctx context.Context, arg ExternalAccount
 }
 
 const externalAccountGet = `-- name: ExternalAccountGet :one
-SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at FROM external_accounts WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
+SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at FROM external_accounts WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
 `
 
 type ExternalAccountGetParams struct {
@@ -136,12 +147,16 @@ func (q *Queries) ExternalAccountGet(ctx context.Context, arg ExternalAccountGet
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
 	)
 	return i, err
 }
 
 const externalAccountGetByID = `-- name: ExternalAccountGetByID :one
-SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at FROM external_accounts WHERE id = $1
+SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at FROM external_accounts WHERE id = $1
 `
 
 func (q *Queries) ExternalAccountGetByID(ctx context.Context, id uuid.UUID) (ExternalAccount, error) {
@@ -163,6 +178,141 @@ func (q *Queries) ExternalAccountGetByID(ctx context.Context, id uuid.UUID) (Ext
 		&i.IsDeleted,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
+	)
+	return i, err
+}
+
+const externalAccountLockByID = `-- name: ExternalAccountLockByID :one
+SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at FROM external_accounts WHERE id = $1 AND NOT is_deleted FOR UPDATE
+`
+
+func (q *Queries) ExternalAccountLockByID(ctx context.Context, id uuid.UUID) (ExternalAccount, error) {
+	row := q.db.QueryRow(ctx, externalAccountLockByID, id)
+	var i ExternalAccount
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Currency,
+		&i.AccountType,
+		&i.AccountInfo,
+		&i.Identifier,
+		&i.PlatformAccountID,
+		&i.DefaultUmaDepositAccount,
+		&i.BeneficiaryVerificationStatus,
+		&i.BeneficiaryVerifiedName,
+		&i.Status,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
+	)
+	return i, err
+}
+
+const externalAccountLockForOwnership = `-- name: ExternalAccountLockForOwnership :one
+SELECT id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at FROM external_accounts
+WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
+  AND ($3::boolean = (customer_id IS NULL))
+  AND ($4::uuid IS NULL OR customer_id = $4::uuid)
+FOR UPDATE
+`
+
+type ExternalAccountLockForOwnershipParams struct {
+	PlatformID    uuid.UUID
+	ID            uuid.UUID
+	PlatformOwned bool
+	CustomerID    uuid.NullUUID
+}
+
+// The account whose ownership is being proven, locked: the platform's own (platform_owned)
+// or, when customer_id is given, that customer's only.
+func (q *Queries) ExternalAccountLockForOwnership(ctx context.Context, arg ExternalAccountLockForOwnershipParams) (ExternalAccount, error) {
+	row := q.db.QueryRow(ctx, externalAccountLockForOwnership,
+		arg.PlatformID,
+		arg.ID,
+		arg.PlatformOwned,
+		arg.CustomerID,
+	)
+	var i ExternalAccount
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Currency,
+		&i.AccountType,
+		&i.AccountInfo,
+		&i.Identifier,
+		&i.PlatformAccountID,
+		&i.DefaultUmaDepositAccount,
+		&i.BeneficiaryVerificationStatus,
+		&i.BeneficiaryVerifiedName,
+		&i.Status,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
+	)
+	return i, err
+}
+
+const externalAccountSetOwnership = `-- name: ExternalAccountSetOwnership :one
+UPDATE external_accounts
+SET status = $2::text, ownership_method = $3, ownership_message = $4,
+    ownership_expires_at = $5, updated_at = now()
+WHERE id = $1
+RETURNING id, platform_id, customer_id, currency, account_type, account_info, identifier, platform_account_id, default_uma_deposit_account, beneficiary_verification_status, beneficiary_verified_name, status, is_deleted, created_at, updated_at, ownership_type, ownership_method, ownership_message, ownership_expires_at
+`
+
+type ExternalAccountSetOwnershipParams struct {
+	ID                 uuid.UUID
+	Status             string
+	OwnershipMethod    *string
+	OwnershipMessage   *string
+	OwnershipExpiresAt *time.Time
+}
+
+// Records an ownership challenge or its outcome: the status, and the outstanding challenge
+// (all three null when none is).
+func (q *Queries) ExternalAccountSetOwnership(ctx context.Context, arg ExternalAccountSetOwnershipParams) (ExternalAccount, error) {
+	row := q.db.QueryRow(ctx, externalAccountSetOwnership,
+		arg.ID,
+		arg.Status,
+		arg.OwnershipMethod,
+		arg.OwnershipMessage,
+		arg.OwnershipExpiresAt,
+	)
+	var i ExternalAccount
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.CustomerID,
+		&i.Currency,
+		&i.AccountType,
+		&i.AccountInfo,
+		&i.Identifier,
+		&i.PlatformAccountID,
+		&i.DefaultUmaDepositAccount,
+		&i.BeneficiaryVerificationStatus,
+		&i.BeneficiaryVerifiedName,
+		&i.Status,
+		&i.IsDeleted,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OwnershipType,
+		&i.OwnershipMethod,
+		&i.OwnershipMessage,
+		&i.OwnershipExpiresAt,
 	)
 	return i, err
 }

@@ -228,6 +228,10 @@ type ExternalAccount struct {
 	IsDeleted                     bool
 	CreatedAt                     time.Time
 	UpdatedAt                     time.Time
+	OwnershipType                 *string
+	OwnershipMethod               *string
+	OwnershipMessage              *string
+	OwnershipExpiresAt            *time.Time
 }
 
 type IdempotencyKey struct {

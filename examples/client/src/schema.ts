@@ -389,6 +389,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/external-accounts/{externalAccountId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an ownership verification challenge (a customer's)
+         * @description Starts (or restarts) the ownership verification of a `FIRST_PARTY` self-custody
+         *     crypto wallet (a customer's) in `PENDING_OWNERSHIP_VERIFICATION` or `UNVERIFIED`.
+         *     `WALLET_SIGNATURE` answers with a `messageToSign`: have the wallet sign it exactly
+         *     and send the signature to `.../verify`. `LIVENESS` (sandbox platforms only; no
+         *     liveness provider is connected for production ones, 501 `NOT_IMPLEMENTED`) answers
+         *     with a hosted `verificationLink`; the outcome arrives later as an
+         *     `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook (the sandbox's check fails for an address
+         *     ending in `dead`, in any letter case, and passes otherwise). A new challenge abandons
+         *     the outstanding one; an `UNVERIFIED` account is `PENDING_OWNERSHIP_VERIFICATION`
+         *     again. Requires `MANAGE` and `TRANSACT`: a verified wallet receives any amount.
+         */
+        post: operations["createExternalAccountOwnershipChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a wallet's ownership with its signature (a customer's)
+         * @description Answers the outstanding `WALLET_SIGNATURE` challenge of a wallet (a customer's) with the
+         *     signature the wallet made over the challenge's `messageToSign`, before its
+         *     `expiresAt`: EIP-191 (`personal_sign`) hex for Ethereum, Base, Polygon and Plasma
+         *     wallets, TIP-191 (`signMessageV2`) hex for Tron, base58 Ed25519 for Solana, base64
+         *     Bitcoin message signatures (`bip137` or `electrum`) by the identity key for Spark.
+         *     A valid signature makes the account `ACTIVE` (200); an invalid or late one makes it
+         *     `UNVERIFIED` (400; start a new challenge). Either way the challenge is used up and
+         *     an `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook is sent. Sandbox platforms may send
+         *     `sandbox-valid-signature` in place of a real signature. Requires `MANAGE` and
+         *     `TRANSACT`.
+         */
+        post: operations["verifyExternalAccountOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customerId}": {
         parameters: {
             query?: never;
@@ -729,6 +799,76 @@ export interface paths {
          * @description Deletes one of the platform's own external accounts (it becomes INACTIVE and disappears from lists and reads); it can no longer be used in transfers. Requires the `MANAGE` permission.
          */
         delete: operations["deletePlatformExternalAccountById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/external-accounts/{externalAccountId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an ownership verification challenge (the platform's own)
+         * @description Starts (or restarts) the ownership verification of a `FIRST_PARTY` self-custody
+         *     crypto wallet (the platform's own) in `PENDING_OWNERSHIP_VERIFICATION` or `UNVERIFIED`.
+         *     `WALLET_SIGNATURE` answers with a `messageToSign`: have the wallet sign it exactly
+         *     and send the signature to `.../verify`. `LIVENESS` (sandbox platforms only; no
+         *     liveness provider is connected for production ones, 501 `NOT_IMPLEMENTED`) answers
+         *     with a hosted `verificationLink`; the outcome arrives later as an
+         *     `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook (the sandbox's check fails for an address
+         *     ending in `dead`, in any letter case, and passes otherwise). A new challenge abandons
+         *     the outstanding one; an `UNVERIFIED` account is `PENDING_OWNERSHIP_VERIFICATION`
+         *     again. Requires `MANAGE` and `TRANSACT`: a verified wallet receives any amount.
+         */
+        post: operations["createPlatformExternalAccountOwnershipChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/external-accounts/{externalAccountId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a wallet's ownership with its signature (the platform's own)
+         * @description Answers the outstanding `WALLET_SIGNATURE` challenge of a wallet (the platform's own) with the
+         *     signature the wallet made over the challenge's `messageToSign`, before its
+         *     `expiresAt`: EIP-191 (`personal_sign`) hex for Ethereum, Base, Polygon and Plasma
+         *     wallets, TIP-191 (`signMessageV2`) hex for Tron, base58 Ed25519 for Solana, base64
+         *     Bitcoin message signatures (`bip137` or `electrum`) by the identity key for Spark.
+         *     A valid signature makes the account `ACTIVE` (200); an invalid or late one makes it
+         *     `UNVERIFIED` (400; start a new challenge). Either way the challenge is used up and
+         *     an `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook is sent. Sandbox platforms may send
+         *     `sandbox-valid-signature` in place of a real signature. Requires `MANAGE` and
+         *     `TRANSACT`.
+         */
+        post: operations["verifyPlatformExternalAccountOwnership"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2873,6 +3013,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/liveness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox liveness page
+         * @description The page a sandbox `LIVENESS` challenge's `verificationLink` opens: the stand-in for
+         *     a liveness provider's hosted check. Nothing is asked on it; the sandbox's check
+         *     decides by itself after the review delay (`PAYCORE_SANDBOX_KYC_REVIEW_DELAY`).
+         */
+        get: operations["sandboxLivenessPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -3229,7 +3391,8 @@ export interface components {
              *     PAYREQ_REQUEST_FAILED, WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED,
              *     WALLET_SIGNATURE_BODY_MISMATCH, WALLET_SIGNATURE_INVALID, REQUEST_ID_MISSING, TRANSACTION_NOT_REFUNDABLE,
              *     TRANSACTION_SIZE_LIMIT_EXCEEDED (400: above this deployment's largest single payment in the sending currency),
-             *     DAILY_VOLUME_LIMIT_EXCEEDED (429), SMS_OTP_CREDENTIAL_ALREADY_EXISTS, SMS_DELIVERY_FAILED (502).
+             *     DAILY_VOLUME_LIMIT_EXCEEDED (429), SMS_OTP_CREDENTIAL_ALREADY_EXISTS, SMS_DELIVERY_FAILED (502),
+             *     EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED (400: above what a wallet whose ownership is unproven receives).
              * @example INVALID_INPUT
              */
             code: string;
@@ -3271,7 +3434,7 @@ export interface components {
          * @description Webhook event type.
          * @enum {string}
          */
-        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "INCOMING_PAYMENT_REFUND_PENDING" | "INCOMING_PAYMENT_REFUND_COMPLETED" | "INCOMING_PAYMENT_REFUND_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "CUSTOMER_KYC_HOLD" | "CUSTOMER_KYB_HOLD" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
+        WebhookEventType: "TEST" | "INTERNAL_ACCOUNT_BALANCE_UPDATED" | "INTERNAL_ACCOUNT_STATUS_UPDATED" | "EXTERNAL_ACCOUNT_STATUS_UPDATED" | "OUTGOING_PAYMENT_PENDING" | "OUTGOING_PAYMENT_PROCESSING" | "OUTGOING_PAYMENT_COMPLETED" | "OUTGOING_PAYMENT_FAILED" | "OUTGOING_PAYMENT_EXPIRED" | "OUTGOING_PAYMENT_REFUND_PENDING" | "OUTGOING_PAYMENT_REFUND_COMPLETED" | "OUTGOING_PAYMENT_REFUND_FAILED" | "INCOMING_PAYMENT_PENDING" | "INCOMING_PAYMENT_COMPLETED" | "INCOMING_PAYMENT_FAILED" | "INCOMING_PAYMENT_REFUND_PENDING" | "INCOMING_PAYMENT_REFUND_COMPLETED" | "INCOMING_PAYMENT_REFUND_FAILED" | "CUSTOMER_KYC_APPROVED" | "CUSTOMER_KYC_REJECTED" | "CUSTOMER_KYC_PENDING" | "CUSTOMER_KYB_APPROVED" | "CUSTOMER_KYB_REJECTED" | "CUSTOMER_KYB_PENDING" | "CUSTOMER_KYC_HOLD" | "CUSTOMER_KYB_HOLD" | "VERIFICATION_APPROVED" | "VERIFICATION_REJECTED" | "VERIFICATION_RESOLVE_ERRORS" | "VERIFICATION_IN_PROGRESS" | "VERIFICATION_PENDING_MANUAL_REVIEW" | "VERIFICATION_READY_FOR_VERIFICATION" | "INVITATION_CLAIMED" | "BULK_UPLOAD_COMPLETED" | "BULK_UPLOAD_FAILED" | "AGENT_ACTION_PENDING_APPROVAL";
         /**
          * @description Delivery state: PENDING (not yet delivered, attempts may be running), DELIVERED
          *     (a 2xx or 409 answer), FAILED (retries exhausted), UNDELIVERABLE (the endpoint
@@ -3798,10 +3961,10 @@ export interface components {
              *     `INCOMING_PAYMENT_*`, `UmaInvitation` for `INVITATION_CLAIMED`, `Verification` for
              *     `VERIFICATION_*`, the Customer for `CUSTOMER_KYC_*` and `CUSTOMER_KYB_*`,
              *     `BulkCustomerImportJob` for `BULK_UPLOAD_*`, `AgentAction` for
-             *     `AGENT_ACTION_PENDING_APPROVAL`).
+             *     `AGENT_ACTION_PENDING_APPROVAL`, `ExternalAccount` for `EXTERNAL_ACCOUNT_STATUS_UPDATED`).
              */
             data: Record<string, unknown>;
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description A bulk customer import whose rows are stored. */
         BulkCustomerImportJobAccepted: {
             jobId: string;
@@ -4923,8 +5086,65 @@ export interface components {
             /** @description Optional memo. */
             description?: string;
         };
-        /** @enum {string} */
-        ExternalAccountStatus: "PENDING" | "ACTIVE" | "UNDER_REVIEW" | "INACTIVE";
+        /**
+         * @description `PENDING_OWNERSHIP_VERIFICATION`: a `FIRST_PARTY` self-custody wallet whose owner
+         *     has not proven control of it yet; it receives at most 1 000 USDC, USDT or USDB, or
+         *     0.01 BTC, per payment (`EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED` above). `UNVERIFIED`:
+         *     its last proof failed (the same limit). A verified wallet is `ACTIVE`.
+         * @enum {string}
+         */
+        ExternalAccountStatus: "PENDING" | "ACTIVE" | "UNDER_REVIEW" | "INACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED";
+        /**
+         * @description Whose the account is: the customer's (or platform's) own (`FIRST_PARTY`) or someone
+         *     else's (`THIRD_PARTY`). A `FIRST_PARTY` self-custody crypto wallet (no `vaspName`)
+         *     is created `PENDING_OWNERSHIP_VERIFICATION`.
+         * @enum {string}
+         */
+        OwnershipType: "FIRST_PARTY" | "THIRD_PARTY";
+        OwnershipChallengeRequest: {
+            /** @enum {string} */
+            method: "WALLET_SIGNATURE" | "LIVENESS";
+        };
+        /** @description A challenge, by its `method`. */
+        OwnershipChallenge: components["schemas"]["WalletSignatureChallenge"] | components["schemas"]["LivenessChallenge"];
+        WalletSignatureChallenge: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "WALLET_SIGNATURE";
+            /**
+             * @description The exact text the wallet signs.
+             * @example I verify that I control the wallet 0x1111111111111111111111111111111111111111. Nonce: 0190a000-0000-7000-8000-000000000001
+             */
+            messageToSign: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        LivenessChallenge: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "LIVENESS";
+            /**
+             * Format: uri
+             * @description The hosted check to open (in the sandbox, the service's stand-in page).
+             */
+            verificationLink: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        OwnershipVerifyRequest: {
+            /** @description The wallet's signature over `messageToSign` (see the operation for each chain's format). */
+            signature: string;
+            /**
+             * @description Bitcoin message-signing format (Spark wallets); ignored for other chains.
+             * @default bip137
+             * @enum {string}
+             */
+            signatureScheme?: "bip137" | "electrum";
+        };
         /**
          * @description Result of the beneficiary name check: MATCHED (exact), PARTIAL_MATCH (fuzzy),
          *     NOT_MATCHED, PENDING, UNSUPPORTED (the rail has no name check),
@@ -5028,6 +5248,7 @@ export interface components {
              * @default false
              */
             defaultUmaDepositAccount?: boolean;
+            ownershipType?: components["schemas"]["OwnershipType"];
             accountInfo: components["schemas"]["ExternalAccountInfoInput"];
         };
         /** @description Body of `POST /platform/external-accounts`. */
@@ -5039,6 +5260,7 @@ export interface components {
             currency: string;
             /** @description The platform's own id for the account. */
             platformAccountId?: string;
+            ownershipType?: components["schemas"]["OwnershipType"];
             accountInfo: components["schemas"]["ExternalAccountInfoInput"];
         };
         /** @description A bank account, mobile-money account or wallet outside the service, of a customer or of the platform. */
@@ -5058,6 +5280,7 @@ export interface components {
             beneficiaryVerifiedData?: {
                 fullName: string;
             };
+            ownershipType?: components["schemas"]["OwnershipType"];
             accountInfo: components["schemas"]["ExternalAccountInfo"];
             /** Format: date-time */
             createdAt: string;
@@ -5867,6 +6090,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `CONFLICT`: ownership verification does not apply to this account (not a `FIRST_PARTY` self-custody wallet, already verified, inactive), or (verify) no `WALLET_SIGNATURE` challenge is outstanding. */
+        OwnershipNotApplicable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `INVALID_INPUT`: a malformed body (`details.field` names the field), or a signature that is not the wallet's over `messageToSign`, malformed for the wallet's chain, or sent after the challenge expired: the account is then `UNVERIFIED`. */
+        OwnershipProofFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `EXTERNAL_ACCOUNT_NOT_FOUND`: there is no such (undeleted) external account of the platform's customers (`/customers/...`) or of the platform itself (`/platform/...`). */
         ExternalAccountNotFound: {
             headers: {
@@ -6081,6 +6324,16 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `NOT_IMPLEMENTED`: a `LIVENESS` challenge for a production platform (no liveness provider is connected). */
+        LivenessNotOffered: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -7676,6 +7929,85 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    createExternalAccountOwnershipChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnershipChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The challenge. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnershipChallenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExternalAccountNotFound"];
+            409: components["responses"]["OwnershipNotApplicable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["LivenessNotOffered"];
+        };
+    };
+    verifyExternalAccountOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnershipVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The signature is the wallet's; the account is `ACTIVE`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAccount"];
+                };
+            };
+            400: components["responses"]["OwnershipProofFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExternalAccountNotFound"];
+            409: components["responses"]["OwnershipNotApplicable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getCustomerById: {
         parameters: {
             query?: never;
@@ -8384,6 +8716,85 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ExternalAccountNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPlatformExternalAccountOwnershipChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnershipChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The challenge. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnershipChallenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExternalAccountNotFound"];
+            409: components["responses"]["OwnershipNotApplicable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["LivenessNotOffered"];
+        };
+    };
+    verifyPlatformExternalAccountOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The external account id, `ExternalAccount:<uuid>`. Any other value answers 404 `EXTERNAL_ACCOUNT_NOT_FOUND`.
+                 * @example ExternalAccount:0190a000-0000-7000-8000-000000000001
+                 */
+                externalAccountId: components["parameters"]["ExternalAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnershipVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The signature is the wallet's; the account is `ACTIVE`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAccount"];
+                };
+            };
+            400: components["responses"]["OwnershipProofFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExternalAccountNotFound"];
+            409: components["responses"]["OwnershipNotApplicable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -11865,6 +12276,26 @@ export interface operations {
             };
             /** @description Unknown invitation (a page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    sandboxLivenessPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,7 @@ export const webhookDataSchemas = {
   TEST: null,
   INTERNAL_ACCOUNT_BALANCE_UPDATED: null,
   INTERNAL_ACCOUNT_STATUS_UPDATED: null,
+  EXTERNAL_ACCOUNT_STATUS_UPDATED: "ExternalAccount",
   OUTGOING_PAYMENT_PENDING: "OutgoingTransaction",
   OUTGOING_PAYMENT_PROCESSING: "OutgoingTransaction",
   OUTGOING_PAYMENT_COMPLETED: "OutgoingTransaction",
