@@ -235,7 +235,7 @@ func bulkImportRow(ctx context.Context, q *queries, box *sealbox.Box, job BulkIm
 	if err != nil {
 		return err
 	}
-	params, err := customerCreateParams(job.PlatformID, n.Record)
+	params, err := customerCreateParams(box, job.PlatformID, n.Record)
 	if err != nil {
 		return err
 	}

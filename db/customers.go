@@ -32,10 +32,33 @@ func CustomerRecord(c Customer) (customer.Record, error) {
 	if err != nil {
 		return customer.Record{}, fmt.Errorf("customer %s: %w", c.ID, err)
 	}
-	return customer.Record{ID: c.ID, PlatformCustomerID: c.PlatformCustomerID, Type: c.CustomerType, Region: c.Region,
+	rec := customer.Record{ID: c.ID, PlatformCustomerID: c.PlatformCustomerID, Type: c.CustomerType, Region: c.Region,
 		Currencies: c.Currencies, Email: c.Email, UmaAddress: c.UmaAddress, KycStatus: c.KycStatus, FullName: c.FullName,
 		BirthDate: c.BirthDate, Nationality: c.Nationality, Address: addr, BusinessInfo: info, TermsConsent: consent, IsDeleted: c.IsDeleted,
-		DueDiligence: diligence}, nil
+		DueDiligence: diligence}
+	if c.IDType != nil && c.IDCountry != nil {
+		rec.Identification = &customer.Identification{IDType: *c.IDType, Country: *c.IDCountry}
+	}
+	return rec, nil
+}
+
+// identifierLabel is the secret box's label of an individual's sealed tax identifier.
+const identifierLabel = "customer-identifier"
+
+// identification is the stored form of r's identification: its type and country, and its
+// identifier sealed with box (nil when none was given, the stored one then standing).
+func identification(box *sealbox.Box, r customer.Record) (idType, country *string, sealed []byte, err error) {
+	id := r.Identification
+	if id == nil {
+		return nil, nil, nil, nil
+	}
+	if id.Number != "" {
+		if box == nil {
+			return nil, nil, nil, fmt.Errorf("customer %s: an identifier to seal without a secret box", r.ID)
+		}
+		sealed = box.Seal(identifierLabel, []byte(id.Number))
+	}
+	return &id.IDType, &id.Country, sealed, nil
 }
 
 // customerRecordGet reads a customer of a platform for the customer rules; an unknown
@@ -88,7 +111,7 @@ func encodeDocument[T any](v *T, what string) (json.RawMessage, error) {
 // umaAddress the platform already uses is refused (PLATFORM_CUSTOMER_ID_EXISTS,
 // UMA_ADDRESS_EXISTS) and nothing is written.
 func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, platformID uuid.UUID, n customer.New) (Customer, error) {
-	params, err := customerCreateParams(platformID, n.Record)
+	params, err := customerCreateParams(box, platformID, n.Record)
 	if err != nil {
 		return Customer{}, err
 	}
@@ -104,16 +127,20 @@ func CustomerCreateWithAccounts(ctx context.Context, pool *pgxpool.Pool, box *se
 	return out, err
 }
 
-// customerCreateParams is the row of a checked new customer.
-func customerCreateParams(platformID uuid.UUID, r customer.Record) (CustomerCreateParams, error) {
+// customerCreateParams is the row of a checked new customer, its identifier sealed with box.
+func customerCreateParams(box *sealbox.Box, platformID uuid.UUID, r customer.Record) (CustomerCreateParams, error) {
 	d, err := documents(r)
+	if err != nil {
+		return CustomerCreateParams{}, err
+	}
+	idType, idCountry, sealed, err := identification(box, r)
 	if err != nil {
 		return CustomerCreateParams{}, err
 	}
 	return CustomerCreateParams{ID: r.ID, PlatformID: platformID, PlatformCustomerID: r.PlatformCustomerID,
 		CustomerType: r.Type, Region: r.Region, Currencies: r.Currencies, Email: r.Email, UmaAddress: r.UmaAddress, KycStatus: r.KycStatus,
 		FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality, Address: d.address, BusinessInfo: d.business,
-		EndUserTermsConsent: d.consent, DueDiligence: d.diligence}, nil
+		EndUserTermsConsent: d.consent, DueDiligence: d.diligence, IDType: idType, IDCountry: idCountry, IDNumberSealed: sealed}, nil
 }
 
 // customerAccountsOpen opens, in the caller's transaction, the internal accounts a new
@@ -174,9 +201,14 @@ func customerPatchTx(ctx context.Context, q *queries, box *sealbox.Box, p Custom
 	if err != nil {
 		return Customer{}, err
 	}
+	idType, idCountry, sealed, err := identification(box, r)
+	if err != nil {
+		return Customer{}, err
+	}
 	out, err := q.CustomerUpdate(ctx, CustomerUpdateParams{PlatformID: p.PlatformID, ID: p.ID, Currencies: r.Currencies, Email: r.Email,
 		UmaAddress: r.UmaAddress, KycStatus: r.KycStatus, FullName: r.FullName, BirthDate: r.BirthDate, Nationality: r.Nationality,
-		Address: d.address, BusinessInfo: d.business, EndUserTermsConsent: d.consent, DueDiligence: d.diligence})
+		Address: d.address, BusinessInfo: d.business, EndUserTermsConsent: d.consent, DueDiligence: d.diligence,
+		IDType: idType, IDCountry: idCountry, IDNumberSealed: sealed})
 	if err != nil {
 		return Customer{}, MapConstraint(fmt.Errorf("update customer: %w", err))
 	}

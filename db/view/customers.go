@@ -32,6 +32,10 @@ type Customer struct {
 	// EndUserTermsConsent is the customer's recorded acceptance of the End User Terms;
 	// omitted until one is recorded.
 	EndUserTermsConsent *customer.TermsConsent `json:"endUserTermsConsent,omitempty"`
+	// IDType and CountryOfIssuance are an individual's tax identification; its identifier
+	// is write-only and never shown.
+	IDType            *string `json:"idType,omitempty"`
+	CountryOfIssuance *string `json:"countryOfIssuance,omitempty"`
 	// DueDiligence is an individual's enhanced due diligence, its members at the top level
 	// (sourceOfFundsCategories, pepStatus …), each omitted until given.
 	*customer.DueDiligence
@@ -68,5 +72,6 @@ func CustomerOf(c db.Customer) Customer {
 	out.BusinessInfo, _ = customer.DecodeBusinessInfo(c.BusinessInfo)
 	out.EndUserTermsConsent, _ = customer.DecodeTermsConsent(c.EndUserTermsConsent)
 	out.DueDiligence, _ = customer.DecodeDueDiligence(c.DueDiligence)
+	out.IDType, out.CountryOfIssuance = c.IDType, c.IDCountry
 	return out
 }

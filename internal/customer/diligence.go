@@ -117,18 +117,30 @@ func checkDiligence(c *problem.Collect, in Input, prev *DueDiligence) *DueDilige
 			*d.dst = d.v
 		}
 	}
-	for _, o := range []struct {
-		field, describedBy string
-		other              bool
-		description        *string
-	}{{"sourceOfFundsCategories", "sourceOfFundsOtherDescription", slices.Contains(out.SourceOfFundsCategories, "OTHER"), out.SourceOfFundsOtherDescription},
-		{"sourceOfWealthCategories", "sourceOfWealthOtherDescription", slices.Contains(out.SourceOfWealthCategories, "OTHER"), out.SourceOfWealthOtherDescription},
-		{"purposeOfAccount", "purposeOfAccountOtherDescription", out.PurposeOfAccount != nil && *out.PurposeOfAccount == "OTHER", out.PurposeOfAccountOtherDescription}} {
-		if o.other && o.description == nil && !c.Has(o.describedBy) {
-			c.Add(problem.Field(o.describedBy, "%s is required when %s is OTHER", o.describedBy, o.field))
+	describeOther(c, "",
+		otherChoice{"sourceOfFundsCategories", "sourceOfFundsOtherDescription", slices.Contains(out.SourceOfFundsCategories, "OTHER"), out.SourceOfFundsOtherDescription},
+		otherChoice{"sourceOfWealthCategories", "sourceOfWealthOtherDescription", slices.Contains(out.SourceOfWealthCategories, "OTHER"), out.SourceOfWealthOtherDescription},
+		otherChoice{"purposeOfAccount", "purposeOfAccountOtherDescription", out.PurposeOfAccount != nil && *out.PurposeOfAccount == "OTHER", out.PurposeOfAccountOtherDescription})
+	return &out
+}
+
+// otherChoice is a choice of OTHER (other) in field, which describedBy describes.
+type otherChoice struct {
+	field, describedBy string
+	other              bool
+	description        *string
+}
+
+// describeOther adds, into c, the description each OTHER choice asks for (its members
+// under prefix), unless c already refused that description; false when one is missing.
+func describeOther(c *problem.Collect, prefix string, choices ...otherChoice) bool {
+	ok := true
+	for _, o := range choices {
+		if o.other && o.description == nil && !c.Has(prefix+o.describedBy) {
+			ok = c.Add(problem.Field(prefix+o.describedBy, "%s%s is required when %s%s is OTHER", prefix, o.describedBy, prefix, o.field)) && ok
 		}
 	}
-	return &out
+	return ok
 }
 
 // checkCategories checks a list of categories into c: each one of values, none twice, at

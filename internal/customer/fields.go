@@ -2,6 +2,7 @@ package customer
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -147,8 +148,21 @@ func checkBusinessInfo(c *problem.Collect, b *BusinessInfoInput, requireLegalNam
 		out = *prev
 	}
 	mergeBusinessInfo(&out, b)
+	// OTHER chosen in this request is described, in it or before (a business stored with
+	// an undescribed OTHER before descriptions existed is not refused other updates).
+	if !describeOther(c, "businessInfo.",
+		otherChoice{"sourceOfFundsCategories", "sourceOfFundsOtherDescription", slices.Contains(b.SourceOfFundsCategories, "OTHER"), out.SourceOfFundsOtherDescription},
+		otherChoice{"purposeOfAccount", "purposeOfAccountOtherDescription", b.PurposeOfAccount != nil && *b.PurposeOfAccount == "OTHER", out.PurposeOfAccountOtherDescription}) {
+		return nil
+	}
 	return &out
 }
+
+// businessFundsCategories are the categories of a business's source of funds.
+var businessFundsCategories = []string{"OPERATING_REVENUE", "INVESTMENT_INCOME", "LOANS", "VENTURE_CAPITAL", "PERSONAL_SAVINGS", "DONATIONS", "OTHER"}
+
+// naicsRE is a NAICS code: 2 to 6 digits.
+var naicsRE = regexp.MustCompile(`^[0-9]{2,6}$`)
 
 // checkBusinessMembers checks every member of business information into c; false when
 // one failed.
@@ -156,6 +170,15 @@ func checkBusinessMembers(c *problem.Collect, b *BusinessInfoInput) bool {
 	const p = "businessInfo."
 	ok := collectText(c, 255, named{p + "legalName", b.LegalName}, named{p + "doingBusinessAs", b.DoingBusinessAs},
 		named{p + "registrationNumber", b.RegistrationNumber}, named{p + "taxId", b.TaxID}, named{p + "sourceOfFunds", b.SourceOfFunds})
+	ok = collectText(c, maxDescription, named{p + "sourceOfFundsOtherDescription", b.SourceOfFundsOtherDescription},
+		named{p + "purposeOfAccountOtherDescription", b.PurposeOfAccountOtherDescription}) && ok
+	ok = collectText(c, 250, named{p + "primaryContactFirstName", b.PrimaryContactFirstName}, named{p + "primaryContactLastName", b.PrimaryContactLastName}) && ok
+	if b.NaicsCode != nil && !naicsRE.MatchString(*b.NaicsCode) {
+		ok = c.Add(problem.Field(p+"naicsCode", "businessInfo.naicsCode must be a NAICS code: 2 to 6 digits")) && ok
+	}
+	if b.SourceOfFundsCategories != nil {
+		ok = checkCategories(c, p+"sourceOfFundsCategories", b.SourceOfFundsCategories, businessFundsCategories) && ok
+	}
 	ok = c.Add(countryField(p+"country", b.Country)) && ok
 	_, err := dateField(p+"incorporatedOn", b.IncorporatedOn, true)
 	ok = c.Add(err) && ok
@@ -171,7 +194,8 @@ func checkBusinessMembers(c *problem.Collect, b *BusinessInfoInput) bool {
 	for _, l := range []struct {
 		name string
 		list []string
-	}{{"countriesOfOperation", b.CountriesOfOperation}, {"expectedRecipientJurisdictions", b.ExpectedRecipientJurisdictions}} {
+	}{{"countriesOfOperation", b.CountriesOfOperation}, {"expectedRecipientJurisdictions", b.ExpectedRecipientJurisdictions},
+		{"expectedCounterpartyCountries", b.ExpectedCounterpartyCountries}} {
 		for i, code := range l.list {
 			if !country.Valid(code) {
 				ok = c.Add(problem.Field(fmt.Sprintf("businessInfo.%s[%d]", l.name, i), "businessInfo.%s[%d] must be an ISO 3166-1 alpha-2 country code", l.name, i)) && ok
@@ -203,6 +227,17 @@ func mergeBusinessInfo(out *BusinessInfo, b *BusinessInfoInput) {
 	if b.ExpectedRecipientJurisdictions != nil {
 		out.ExpectedRecipientJurisdictions = b.ExpectedRecipientJurisdictions
 	}
+	set(&out.NaicsCode, b.NaicsCode)
+	set(&out.SourceOfFundsOtherDescription, b.SourceOfFundsOtherDescription)
+	set(&out.PurposeOfAccountOtherDescription, b.PurposeOfAccountOtherDescription)
+	set(&out.PrimaryContactFirstName, b.PrimaryContactFirstName)
+	set(&out.PrimaryContactLastName, b.PrimaryContactLastName)
+	if b.SourceOfFundsCategories != nil {
+		out.SourceOfFundsCategories = b.SourceOfFundsCategories
+	}
+	if b.ExpectedCounterpartyCountries != nil {
+		out.ExpectedCounterpartyCountries = b.ExpectedCounterpartyCountries
+	}
 }
 
 func set(dst **string, v *string) {
@@ -227,7 +262,8 @@ func checkTypeFields(c *problem.Collect, typ catalog.CustomerType, in Input) {
 		}
 		return
 	}
-	for _, f := range []named{{"kycStatus", in.KycStatus}, {"fullName", in.FullName}, {"birthDate", in.BirthDate}, {"nationality", in.Nationality}} {
+	for _, f := range []named{{"kycStatus", in.KycStatus}, {"fullName", in.FullName}, {"birthDate", in.BirthDate}, {"nationality", in.Nationality},
+		{"idType", in.IDType}, {"identifier", in.Identifier}, {"countryOfIssuance", in.CountryOfIssuance}} {
 		if f.v != nil {
 			c.Add(problem.Field(f.field, "%s applies to INDIVIDUAL customers; businesses carry businessInfo (and kybStatus)", f.field))
 		}

@@ -11,7 +11,7 @@ import (
 // the members a KYC or KYB verification checked. For an individual they are the full
 // name, birth date, nationality and address; for a business, the registration data of
 // businessInfo (legal name, country, registration number, incorporation date, entity
-// type, tax id) and the registered address. Contact members (e-mail, UMA address), the
+// type, tax id) and the registered address; an individual's tax identifier given anew. Contact members (e-mail, UMA address), the
 // currencies and a business's trade name and account profile are not identity. A member
 // re-sent with the value it has is no change.
 func IdentityChanged(cur, next Record) bool {
@@ -21,8 +21,9 @@ func IdentityChanged(cur, next Record) bool {
 	if cur.Type == catalog.Business {
 		return !reflect.DeepEqual(registration(cur.BusinessInfo), registration(next.BusinessInfo))
 	}
+	// A tax identifier given is a change: stored sealed, it is not compared.
 	return !equal(cur.FullName, next.FullName) || !equal(cur.Nationality, next.Nationality) ||
-		!sameDate(cur.BirthDate, next.BirthDate)
+		!sameDate(cur.BirthDate, next.BirthDate) || (next.Identification != nil && next.Identification.Number != "")
 }
 
 // registration is the part of business information a KYB verification checked.

@@ -81,6 +81,7 @@ func newRecord(c *problem.Collect, in Input) (rec Record, ok bool) {
 	rec.Address = collectAddress(c, "address", in.Address)
 	if typ == catalog.Individual {
 		rec.DueDiligence = checkDiligence(c, in, nil)
+		rec.Identification = checkIdentification(c, in, nil)
 	}
 	if typ == catalog.Business {
 		if in.BusinessInfo == nil {
@@ -220,6 +221,9 @@ func patchRecord(c *problem.Collect, cur Record, in Input) Record {
 	}
 	if cur.Type == catalog.Individual {
 		next.DueDiligence = checkDiligence(c, in, cur.DueDiligence)
+		if id := checkIdentification(c, in, cur.Identification); id != nil {
+			next.Identification = id
+		}
 	}
 	return next
 }

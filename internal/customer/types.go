@@ -42,6 +42,14 @@ type BusinessInfo struct {
 	ExpectedMonthlyTransactionCount  *string  `json:"expectedMonthlyTransactionCount,omitempty"`
 	ExpectedMonthlyTransactionVolume *string  `json:"expectedMonthlyTransactionVolume,omitempty"`
 	ExpectedRecipientJurisdictions   []string `json:"expectedRecipientJurisdictions,omitempty"`
+	// The newer peer document's business due diligence.
+	NaicsCode                        *string  `json:"naicsCode,omitempty"`
+	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories,omitempty"`
+	SourceOfFundsOtherDescription    *string  `json:"sourceOfFundsOtherDescription,omitempty"`
+	PurposeOfAccountOtherDescription *string  `json:"purposeOfAccountOtherDescription,omitempty"`
+	ExpectedCounterpartyCountries    []string `json:"expectedCounterpartyCountries,omitempty"`
+	PrimaryContactFirstName          *string  `json:"primaryContactFirstName,omitempty"`
+	PrimaryContactLastName           *string  `json:"primaryContactLastName,omitempty"`
 }
 
 // AddressInput is an address in a request (pointers tell absent from empty).
@@ -71,6 +79,13 @@ type BusinessInfoInput struct {
 	ExpectedMonthlyTransactionCount  *string  `json:"expectedMonthlyTransactionCount"`
 	ExpectedMonthlyTransactionVolume *string  `json:"expectedMonthlyTransactionVolume"`
 	ExpectedRecipientJurisdictions   []string `json:"expectedRecipientJurisdictions"`
+	NaicsCode                        *string  `json:"naicsCode"`
+	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories"`
+	SourceOfFundsOtherDescription    *string  `json:"sourceOfFundsOtherDescription"`
+	PurposeOfAccountOtherDescription *string  `json:"purposeOfAccountOtherDescription"`
+	ExpectedCounterpartyCountries    []string `json:"expectedCounterpartyCountries"`
+	PrimaryContactFirstName          *string  `json:"primaryContactFirstName"`
+	PrimaryContactLastName           *string  `json:"primaryContactLastName"`
 }
 
 // Input is the create and update body of both customer types.
@@ -101,6 +116,10 @@ type Input struct {
 	AnnualIncomeRange                *string   `json:"annualIncomeRange"`
 	NetWorthRange                    *string   `json:"netWorthRange"`
 	PepStatus                        *string   `json:"pepStatus"`
+	// An individual's tax identification (Identification); identifier is write-only.
+	IDType            *string `json:"idType"`
+	Identifier        *string `json:"identifier"`
+	CountryOfIssuance *string `json:"countryOfIssuance"`
 	// EndUserTermsConsent records the customer's acceptance of the End User Terms (on
 	// creation or in a later update, which replaces it).
 	EndUserTermsConsent *TermsConsentInput `json:"endUserTermsConsent"`
@@ -123,6 +142,7 @@ type Record struct {
 	Address            *Address
 	BusinessInfo       *BusinessInfo
 	DueDiligence       *DueDiligence
+	Identification     *Identification
 	TermsConsent       *TermsConsent
 	IsDeleted          bool
 }

@@ -68,9 +68,10 @@ func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsPa
 
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence,
+                       id_type, id_country, id_number_sealed)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
 `
 
 type CustomerCreateParams struct {
@@ -90,6 +91,9 @@ type CustomerCreateParams struct {
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
 	DueDiligence        json.RawMessage
+	IDType              *string
+	IDCountry           *string
+	IDNumberSealed      []byte
 }
 
 func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) (Customer, error) {
@@ -110,6 +114,9 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
 		arg.DueDiligence,
+		arg.IDType,
+		arg.IDCountry,
+		arg.IDNumberSealed,
 	)
 	var i Customer
 	err := row.Scan(
@@ -132,16 +139,20 @@ func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) 
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
 
 const customerCreateIfAbsent = `-- name: CustomerCreateIfAbsent :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence,
+                       id_type, id_country, id_number_sealed)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 ON CONFLICT DO NOTHING
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
 `
 
 type CustomerCreateIfAbsentParams struct {
@@ -161,6 +172,9 @@ type CustomerCreateIfAbsentParams struct {
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
 	DueDiligence        json.RawMessage
+	IDType              *string
+	IDCountry           *string
+	IDNumberSealed      []byte
 }
 
 // CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
@@ -183,6 +197,9 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
 		arg.DueDiligence,
+		arg.IDType,
+		arg.IDCountry,
+		arg.IDNumberSealed,
 	)
 	var i Customer
 	err := row.Scan(
@@ -205,12 +222,15 @@ func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreate
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
 
 const customerGet = `-- name: CustomerGet :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed FROM customers WHERE platform_id = $1 AND id = $2
 `
 
 type CustomerGetParams struct {
@@ -241,12 +261,15 @@ func (q *Queries) CustomerGet(ctx context.Context, arg CustomerGetParams) (Custo
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
 
 const customerGetByIDForUpdate = `-- name: CustomerGetByIDForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE id = $1 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed FROM customers WHERE id = $1 FOR NO KEY UPDATE
 `
 
 func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (Customer, error) {
@@ -272,12 +295,15 @@ func (q *Queries) CustomerGetByIDForUpdate(ctx context.Context, id uuid.UUID) (C
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
 
 const customerGetForUpdate = `-- name: CustomerGetForUpdate :one
-SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed FROM customers WHERE platform_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type CustomerGetForUpdateParams struct {
@@ -311,6 +337,9 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
@@ -318,7 +347,7 @@ func (q *Queries) CustomerGetForUpdate(ctx context.Context, arg CustomerGetForUp
 const customerMarkDeleted = `-- name: CustomerMarkDeleted :one
 UPDATE customers SET is_deleted = true, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND NOT is_deleted
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
 `
 
 type CustomerMarkDeletedParams struct {
@@ -349,6 +378,9 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
@@ -356,7 +388,7 @@ func (q *Queries) CustomerMarkDeleted(ctx context.Context, arg CustomerMarkDelet
 const customerSetKycStatus = `-- name: CustomerSetKycStatus :one
 UPDATE customers SET kyc_status = $2, updated_at = now()
 WHERE id = $1
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
 `
 
 type CustomerSetKycStatusParams struct {
@@ -389,6 +421,9 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }
@@ -396,9 +431,10 @@ func (q *Queries) CustomerSetKycStatus(ctx context.Context, arg CustomerSetKycSt
 const customerUpdate = `-- name: CustomerUpdate :one
 UPDATE customers
 SET currencies = $3, email = $4, uma_address = $5, kyc_status = $6, full_name = $7, birth_date = $8,
-    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, due_diligence = $13, updated_at = now()
+    nationality = $9, address = $10, business_info = $11, end_user_terms_consent = $12, due_diligence = $13,
+    id_type = $14, id_country = $15, id_number_sealed = coalesce($16, id_number_sealed), updated_at = now()
 WHERE platform_id = $1 AND id = $2
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence
+RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
 `
 
 type CustomerUpdateParams struct {
@@ -415,6 +451,9 @@ type CustomerUpdateParams struct {
 	BusinessInfo        json.RawMessage
 	EndUserTermsConsent json.RawMessage
 	DueDiligence        json.RawMessage
+	IDType              *string
+	IDCountry           *string
+	IDNumberSealed      []byte
 }
 
 func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) (Customer, error) {
@@ -432,6 +471,9 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		arg.BusinessInfo,
 		arg.EndUserTermsConsent,
 		arg.DueDiligence,
+		arg.IDType,
+		arg.IDCountry,
+		arg.IDNumberSealed,
 	)
 	var i Customer
 	err := row.Scan(
@@ -454,6 +496,9 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		&i.UpdatedAt,
 		&i.EndUserTermsConsent,
 		&i.DueDiligence,
+		&i.IDType,
+		&i.IDCountry,
+		&i.IDNumberSealed,
 	)
 	return i, err
 }

@@ -190,6 +190,9 @@ type Customer struct {
 	UpdatedAt           time.Time
 	EndUserTermsConsent json.RawMessage
 	DueDiligence        json.RawMessage
+	IDType              *string
+	IDCountry           *string
+	IDNumberSealed      []byte
 }
 
 type Document struct {

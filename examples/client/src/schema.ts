@@ -4086,6 +4086,18 @@ export interface components {
             expectedMonthlyTransactionVolume?: components["schemas"]["ExpectedMonthlyTransactionVolume"];
             /** @description ISO 3166-1 alpha-2 country codes; omitted when empty. */
             expectedRecipientJurisdictions?: string[];
+            /** @description NAICS code of the business's activity (2 to 6 digits). */
+            naicsCode?: string;
+            sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
+            /** @description Required when `sourceOfFundsCategories` is given with `OTHER`. */
+            sourceOfFundsOtherDescription?: string;
+            /** @description Required when `purposeOfAccount` is given as `OTHER`. */
+            purposeOfAccountOtherDescription?: string;
+            /** @description ISO 3166-1 alpha-2 countries of the business's expected counterparties. */
+            expectedCounterpartyCountries?: string[];
+            /** @description First name of the business's primary contact (a director or authorised representative). */
+            primaryContactFirstName?: string;
+            primaryContactLastName?: string;
         };
         /**
          * @description Business details (request form; BUSINESS customers only). On create `legalName` is
@@ -4113,6 +4125,18 @@ export interface components {
             expectedMonthlyTransactionCount?: components["schemas"]["ExpectedMonthlyTransactionCount"];
             expectedMonthlyTransactionVolume?: components["schemas"]["ExpectedMonthlyTransactionVolume"];
             expectedRecipientJurisdictions?: string[];
+            /** @description NAICS code of the business's activity (2 to 6 digits). */
+            naicsCode?: string;
+            sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
+            /** @description Required when `sourceOfFundsCategories` is given with `OTHER`. */
+            sourceOfFundsOtherDescription?: string;
+            /** @description Required when `purposeOfAccount` is given as `OTHER`. */
+            purposeOfAccountOtherDescription?: string;
+            /** @description ISO 3166-1 alpha-2 countries of the business's expected counterparties. */
+            expectedCounterpartyCountries?: string[];
+            /** @description First name of the business's primary contact (a director or authorised representative). */
+            primaryContactFirstName?: string;
+            primaryContactLastName?: string;
         };
         /**
          * @description Body of `POST /customers` and `PATCH /customers/{customerId}`. Only `customerType`
@@ -4123,7 +4147,8 @@ export interface components {
          *       `netWorthRange`, `pepStatus` and the `…OtherDescription` a choice of `OTHER`
          *       asks for); in an update, the members given replace the stored ones. A customer
          *       expecting 100,000 or more a month, or politically exposed, is asked for its
-         *       sources of funds and of wealth and its annual income by its verification.
+         *       sources of funds and of wealth and its annual income by its verification; and the
+         *       tax identification (`idType`, `identifier` — write-only —, `countryOfIssuance`).
          *     - BUSINESS only: `kybStatus`, `businessInfo` (required on create, with
          *       `legalName`).
          *     A field of the other type is refused with 400. `platformCustomerId` and `region`
@@ -4153,6 +4178,19 @@ export interface components {
              * @enum {string}
              */
             pepStatus?: "NONE" | "DOMESTIC" | "FOREIGN" | "HIO" | "FAMILY_OR_ASSOCIATE";
+            /**
+             * @description An individual's tax identification type, given with `identifier`. Only `SSN` and `ITIN` are accepted (a US account holder's); `EIN` and `NON_US_TAX_ID` are refused for individuals.
+             * @enum {string}
+             */
+            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+            /** @description The SSN or ITIN (`###-##-####`, a number that can be issued). Write-only: stored sealed, never returned. Given to an `APPROVED` customer, it sends the customer through verification again. */
+            identifier?: string;
+            /**
+             * @description The country that issued the identification; `US` (the default) only.
+             * @default US
+             * @enum {string}
+             */
+            countryOfIssuance?: "US";
             /** @description The platform's own id of the customer, unique per platform. Create only; defaults to the new customer's UUID. */
             platformCustomerId?: string;
             /** @description Required; on update it must equal the customer's type. */
@@ -4263,6 +4301,13 @@ export interface components {
              * @enum {string}
              */
             pepStatus?: "NONE" | "DOMESTIC" | "FOREIGN" | "HIO" | "FAMILY_OR_ASSOCIATE";
+            /**
+             * @description The type of the individual's tax identification, once given (its identifier is never shown).
+             * @enum {string}
+             */
+            idType?: "SSN" | "ITIN";
+            /** @description The country that issued it. */
+            countryOfIssuance?: string;
             id: string;
             platformCustomerId: string;
             customerType: components["schemas"]["CustomerType"];
