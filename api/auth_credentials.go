@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"
 	"paycore/internal/walletauth"
+	"paycore/internal/walletcrypto"
 )
 
 // walletAccount resolves an accountId given in a body or query: malformed → 400,
@@ -115,11 +117,11 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 	}
-	cred, err := s.storeCredential(r.Context(), p)
+	out, err := s.storeCredential(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, view.AuthMethodOf(cred))
+	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
 
@@ -170,34 +172,71 @@ func (s *Server) credentialEmail(ctx context.Context, acct db.InternalAccountGet
 }
 
 // storeCredential stores a new credential; an OTP credential (EMAIL_OTP, SMS_OTP) gets its
-// first code, sent once the credential exists.
-func (s *Server) storeCredential(ctx context.Context, p db.AuthCredentialCreateParams) (db.AuthCredential, error) {
+// first code, sent once the credential exists, and is shown with the code's target bundle.
+func (s *Server) storeCredential(ctx context.Context, p db.AuthCredentialCreateParams) (view.AuthMethod, error) {
 	if !p.Type.IsOTP() {
-		return db.CredentialCreate(ctx, s.Pool, p, nil)
+		cred, err := db.CredentialCreate(ctx, s.Pool, p, nil)
+		return view.AuthMethodOf(cred), err
 	}
 	pol, code, otp, err := s.newOTP(ctx, p.ID)
 	if err != nil {
-		return db.AuthCredential{}, err
+		return view.AuthMethod{}, err
 	}
-	cred, err := db.CredentialCreate(ctx, s.Pool, p, &otp)
+	cred, err := db.CredentialCreate(ctx, s.Pool, p, &otp.OTPCode)
 	if err != nil {
-		return cred, err
+		return view.AuthMethod{}, err
 	}
-	return cred, s.sendOTP(ctx, cred, code, pol)
+	return otp.shown(cred), s.sendOTP(ctx, cred, code, pol)
 }
 
-// newOTP draws a fresh code for a credential under the caller's platform policy.
-func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.OTPPolicy, string, db.OTPCode, error) {
+// issuedOTP is a code to store and the target bundle its encrypted attempt is sealed to.
+type issuedOTP struct {
+	db.OTPCode
+	Bundle string
+}
+
+// shown is credential c as the answer that issued the code shows it: with the code's
+// otpEncryptionTargetBundle.
+func (o issuedOTP) shown(c db.AuthCredential) view.AuthMethod {
+	out := view.AuthMethodOf(c)
+	out.OtpEncryptionTargetBundle = o.Bundle
+	return out
+}
+
+// otpTargetLabel is the secret box's label of a code's target key.
+const otpTargetLabel = "otp-target-key"
+
+// otpSigner is the deployment's signer of target bundles, derived from the secret box.
+func (s *Server) otpSigner() (*ecdsa.PrivateKey, error) {
+	return walletcrypto.OTPSigner(s.Box.Derive("otp-bundle-signer"))
+}
+
+// newOTP draws a fresh code for a credential under the caller's platform policy, with the
+// target key its encrypted attempt is sealed to (stored sealed, shown in a signed bundle).
+func (s *Server) newOTP(ctx context.Context, credential uuid.UUID) (walletauth.OTPPolicy, string, issuedOTP, error) {
 	c, err := s.walletConfig(ctx)
 	if err != nil {
-		return walletauth.OTPPolicy{}, "", db.OTPCode{}, err
+		return walletauth.OTPPolicy{}, "", issuedOTP{}, err
 	}
 	pol := walletauth.OTPPolicyOf(c, s.Config.MailFrom)
 	code, err := pol.NewCode()
 	if err != nil {
-		return pol, "", db.OTPCode{}, err
+		return pol, "", issuedOTP{}, err
 	}
-	return pol, code, db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: s.now().Add(pol.TTL)}, nil
+	target, err := walletcrypto.NewOTPTarget()
+	if err != nil {
+		return pol, "", issuedOTP{}, err
+	}
+	signer, err := s.otpSigner()
+	if err != nil {
+		return pol, "", issuedOTP{}, err
+	}
+	bundle, err := walletcrypto.OTPTargetBundle(signer, target)
+	if err != nil {
+		return pol, "", issuedOTP{}, err
+	}
+	return pol, code, issuedOTP{OTPCode: db.OTPCode{Hash: walletauth.OTPHash(credential, code), ExpiresAt: s.now().Add(pol.TTL),
+		TargetSealed: s.Box.Seal(otpTargetLabel, target.Bytes())}, Bundle: bundle}, nil
 }
 
 // sendOTP sends a code to an OTP credential: by text message to an SMS_OTP credential's
@@ -292,23 +331,24 @@ func (s *Server) challengeCredential(w http.ResponseWriter, r *http.Request) err
 		writeJSON(w, http.StatusOK, ch)
 		return nil
 	}
-	if err := s.reissueOTP(r.Context(), c); err != nil {
+	otp, err := s.reissueOTP(r.Context(), c)
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view.AuthMethodOf(c))
+	writeJSON(w, http.StatusOK, otp.shown(c))
 	return nil
 }
 
 // reissueOTP replaces the pending code of an OTP credential and sends it.
-func (s *Server) reissueOTP(ctx context.Context, c db.AuthCredential) error {
+func (s *Server) reissueOTP(ctx context.Context, c db.AuthCredential) (issuedOTP, error) {
 	pol, code, otp, err := s.newOTP(ctx, c.ID)
 	if err != nil {
-		return err
+		return otp, err
 	}
-	if err := db.OTPReissue(ctx, s.Pool, c.ID, otp, s.now()); err != nil {
-		return err
+	if err := db.OTPReissue(ctx, s.Pool, c.ID, otp.OTPCode, s.now()); err != nil {
+		return otp, err
 	}
-	return s.sendOTP(ctx, c, code, pol)
+	return otp, s.sendOTP(ctx, c, code, pol)
 }
 
 type verifyBody struct {
@@ -317,6 +357,8 @@ type verifyBody struct {
 	OidcToken       *string                 `json:"oidcToken"`
 	ClientPublicKey *string                 `json:"clientPublicKey"`
 	Assertion       json.RawMessage         `json:"assertion"`
+	// EncryptedOtpBundle is the code sealed to its target key with the client's key.
+	EncryptedOtpBundle *string `json:"encryptedOtpBundle"`
 }
 
 // verifyCredential checks the proof of a credential and issues a session: a fresh P-256
@@ -331,13 +373,16 @@ func (s *Server) verifyCredential(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	clientKey, err := walletauth.Verification{Type: b.Type, Otp: b.Otp, OidcToken: b.OidcToken, ClientPublicKey: b.ClientPublicKey,
-		Assertion: len(b.Assertion) > 0}.Check(c.Type)
+		EncryptedOtp: b.EncryptedOtpBundle, Assertion: len(b.Assertion) > 0}.Check(c.Type)
 	if err != nil {
 		return err
 	}
 	wc, err := s.walletConfig(r.Context())
 	if err != nil {
 		return err
+	}
+	if b.EncryptedOtpBundle != nil {
+		return s.verifyEncryptedOTP(w, r, c, *b.EncryptedOtpBundle, wc)
 	}
 	var out view.Session
 	switch c.Type {

@@ -296,7 +296,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/auth/credentials", handler(s.listCredentials))
 		r.With(manage, keepBody).Delete("/auth/credentials/{id}", handler(s.deleteCredential))
 		r.With(manage).Post("/auth/credentials/{id}/challenge", handler(s.challengeCredential))
-		r.With(manage).Post("/auth/credentials/{id}/verify", handler(s.verifyCredential))
+		r.With(manage, keepBody).Post("/auth/credentials/{id}/verify", handler(s.verifyCredential))
 		r.Get("/auth/sessions", handler(s.listSessions))
 		r.With(manage, keepBody).Delete("/auth/sessions/{id}", handler(s.deleteSession))
 		r.With(manage, keepBody).Post("/auth/sessions/{id}/refresh", handler(s.refreshSession))

@@ -109,7 +109,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 	acct := walletAccount(t, c, "ana@example.com")
 	js := jsinterop.Start(t)
 
-	// First credential: 201 with a strict AuthMethod, and a code by e-mail.
+	// First credential: 201 with a strict AuthMethod (and the code's target bundle), and a code by e-mail.
 	r := c.Do("POST", "/auth/credentials", map[string]any{"type": "EMAIL_OTP", "accountId": acct})
 	if r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
@@ -119,7 +119,7 @@ func TestEmailOTPCredentialsSessionsAndSignedRetries(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if strings.Join(keys, ",") != "accountId,createdAt,id,nickname,type,updatedAt" {
+	if strings.Join(keys, ",") != "accountId,createdAt,id,nickname,otpEncryptionTargetBundle,type,updatedAt" {
 		t.Fatalf("AuthMethod is not strict: %v", keys)
 	}
 	var cred view.AuthMethod

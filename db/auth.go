@@ -17,6 +17,8 @@ import (
 type OTPCode struct {
 	Hash      []byte
 	ExpiresAt time.Time
+	// TargetSealed is the code's sealed target key (the encrypted attempt's recipient).
+	TargetSealed []byte
 }
 
 // CredentialCreate stores a new credential and, when otp is not nil (EMAIL_OTP), its first
@@ -74,6 +76,9 @@ type OTPVerification struct {
 	Unchecked bool
 	// Session is the session to create when the code is right.
 	Session AuthSessionCreateParams
+	// Retry, when set, is stored instead of creating a session: the challenge of the
+	// encrypted code's signed retry, which creates the session (ChallengeSessionCreate).
+	Retry *SignedRequestCreateParams
 }
 
 // OTPVerify checks a code with walletauth.CheckOTP and, when it is right, spends it,
@@ -107,6 +112,12 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now t
 		if err := q.AuthOtpLockoutClear(ctx, v.CredentialID); err != nil {
 			return fmt.Errorf("clear OTP failures: %w", err)
 		}
+		if v.Retry != nil {
+			if _, err := q.SignedRequestCreate(ctx, *v.Retry); err != nil {
+				return fmt.Errorf("store the code's signed retry: %w", err)
+			}
+			return nil
+		}
 		var err error
 		if sess, err = q.AuthSessionCreate(ctx, v.Session); err != nil {
 			return fmt.Errorf("create session: %w", err)
@@ -124,14 +135,21 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now t
 // stores the credential's new details (its sign counter; nil leaves them) and creates the
 // session.
 func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams) (AuthSession, error) {
+	return ChallengeSessionCreate(ctx, pool, challengeID, details, p, walletauth.PasskeyChallengeUsed())
+}
+
+// ChallengeSessionCreate completes an authentication that answered a stored challenge, in
+// one transaction: it uses the challenge (once: used when another request used it first),
+// stores the credential's new details (nil leaves them) and creates the session.
+func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, used error) (AuthSession, error) {
 	var sess AuthSession
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		n, err := q.SignedRequestUse(ctx, challengeID)
 		if err != nil {
-			return fmt.Errorf("use passkey challenge: %w", err)
+			return fmt.Errorf("use challenge: %w", err)
 		}
 		if n == 0 {
-			return walletauth.PasskeyChallengeUsed()
+			return used
 		}
 		if details != nil {
 			if err := q.AuthCredentialSetDetails(ctx, AuthCredentialSetDetailsParams{ID: p.CredentialID, Details: details}); err != nil {
@@ -149,7 +167,8 @@ func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID u
 // otpStore stores code as the credential's pending code, replacing any other, with a
 // fresh attempt count.
 func otpStore(ctx context.Context, q *queries, credentialID uuid.UUID, code OTPCode) error {
-	if err := q.AuthOtpUpsert(ctx, AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: code.Hash, ExpiresAt: code.ExpiresAt}); err != nil {
+	if err := q.AuthOtpUpsert(ctx, AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: code.Hash, ExpiresAt: code.ExpiresAt,
+		TargetKeySealed: code.TargetSealed}); err != nil {
 		return fmt.Errorf("store OTP: %w", err)
 	}
 	return nil
@@ -194,4 +213,17 @@ func otpRecordWrong(ctx context.Context, q *queries, credentialID uuid.UUID, f w
 		return fmt.Errorf("save OTP failures: %w", err)
 	}
 	return nil
+}
+
+// OTPTargetKey is the sealed target key of a credential's pending code; nil when there is
+// no pending code or it was issued without one.
+func OTPTargetKey(ctx context.Context, d DBTX, credentialID uuid.UUID) ([]byte, error) {
+	k, err := newQueries(d).AuthOtpTargetKey(ctx, credentialID)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the code's target key: %w", err)
+	}
+	return k, nil
 }

@@ -13,9 +13,14 @@ SELECT * FROM auth_credentials WHERE account_id = $1 AND deleted_at IS NULL ORDE
 UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
 
 -- name: AuthOtpUpsert :exec
-INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at)
-VALUES ($1, $2, $3, 0, now())
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now();
+INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
+VALUES ($1, $2, $3, 0, now(), $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+    target_key_sealed = EXCLUDED.target_key_sealed;
+
+-- name: AuthOtpTargetKey :one
+-- The sealed target key of a credential's pending code (NULL for a code issued without one).
+SELECT target_key_sealed FROM auth_otps WHERE credential_id = $1;
 
 -- name: AuthOtpGetForUpdate :one
 SELECT * FROM auth_otps WHERE credential_id = $1 FOR UPDATE;

@@ -18,6 +18,9 @@ type AuthMethod struct {
 	CreatedAt    time.Time              `json:"createdAt"`
 	UpdatedAt    time.Time              `json:"updatedAt"`
 	CredentialID string                 `json:"credentialId,omitempty"`
+	// OtpEncryptionTargetBundle is, on an answer that issued an OTP credential's code, the
+	// signed target bundle the client encrypts its attempt to (encryptedOtpBundle).
+	OtpEncryptionTargetBundle string `json:"otpEncryptionTargetBundle,omitempty"`
 }
 
 // AuthMethodOf renders a credential; a PASSKEY shows its WebAuthn credential id.

@@ -153,6 +153,9 @@ func CheckChallenge(t catalog.CredentialType, clientPublicKey *string) error {
 type Verification struct {
 	Type                            *catalog.CredentialType
 	Otp, OidcToken, ClientPublicKey *string
+	// EncryptedOtp is an encryptedOtpBundle: the code sealed to its target key with the
+	// client's key, which the session then holds (the two-leg flow of OTPRetry).
+	EncryptedOtp *string
 	// Assertion reports whether an assertion was given.
 	Assertion bool
 }
@@ -168,6 +171,17 @@ func (v Verification) Check(t catalog.CredentialType) ([]byte, error) {
 		default:
 			return nil, problem.Field("type", "type must be EMAIL_OTP, SMS_OTP, OAUTH or PASSKEY (the credential's type, %s)", t)
 		}
+	}
+	if v.EncryptedOtp != nil {
+		switch {
+		case !t.IsOTP():
+			return nil, problem.Field("encryptedOtpBundle", "encryptedOtpBundle verifies EMAIL_OTP and SMS_OTP credentials only; this one is %s", t)
+		case v.Otp != nil || v.ClientPublicKey != nil:
+			return nil, problem.Field("encryptedOtpBundle", "encryptedOtpBundle carries the code and the client's key: send it without otp and clientPublicKey")
+		case *v.EncryptedOtp == "":
+			return nil, problem.Field("encryptedOtpBundle", "encryptedOtpBundle must not be empty")
+		}
+		return nil, nil
 	}
 	if t == catalog.CredentialPasskey {
 		if v.ClientPublicKey != nil || v.Otp != nil || v.OidcToken != nil {

@@ -2,9 +2,11 @@ package walletauth
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +35,9 @@ const (
 	KindPasskeySession = "PASSKEY_SESSION"
 	// KindExecuteQuote authorises executing a quote whose source is an embedded wallet.
 	KindExecuteQuote = "EXECUTE_QUOTE"
+	// KindOTPSession is the second leg of an encrypted one-time code: the client key the
+	// code came with signs for its session.
+	KindOTPSession = "OTP_SESSION"
 )
 
 // Challenge is a challenge to store and hand out.
@@ -171,4 +176,55 @@ func CheckSigner(key []byte, active []SessionSigner, exclude uuid.UUID) error {
 		}
 	}
 	return SignatureRefused(catalog.WalletSignatureInvalid, "the signing key is not an active session of this account (of another credential, for a revocation)")
+}
+
+// NewOTPRetry is the challenge of an encrypted one-time code that was right: its
+// payloadToSign carries a fresh verificationToken bound to clientKey (the key the code came
+// with, hex in publicKey), and only that key's stamp over it, on a retry of the same
+// request, issues the session (OTPRetryKey).
+func NewOTPRetry(accountID uuid.UUID, clientKey []byte, method, path string, body []byte, now time.Time) (Challenge, error) {
+	token := make([]byte, 32)
+	if _, err := rand.Read(token); err != nil {
+		return Challenge{}, fmt.Errorf("verification token: %w", err)
+	}
+	c := Challenge{ID: ids.New(), Kind: KindOTPSession, AccountID: accountID, Binding: RequestHash(method, path, body), ExpiresAt: challengeExpiry(now)}
+	payload, err := json.Marshal(otpRetryPayload{RequestID: c.RequestID(), Type: KindOTPSession, AccountID: ids.Format(ids.InternalAccount, accountID),
+		ExpiresAt: c.ExpiresAt.Format(time.RFC3339), VerificationToken: hex.EncodeToString(token), PublicKey: hex.EncodeToString(clientKey)})
+	if err != nil {
+		return Challenge{}, fmt.Errorf("encode OTP retry: %w", err)
+	}
+	c.Payload = string(payload)
+	return c, nil
+}
+
+// otpRetryPayload is the payloadToSign of an encrypted code's retry.
+type otpRetryPayload struct {
+	RequestID         string `json:"requestId"`
+	Type              string `json:"type"`
+	AccountID         string `json:"accountId"`
+	ExpiresAt         string `json:"expiresAt"`
+	VerificationToken string `json:"verificationToken"`
+	PublicKey         string `json:"publicKey"`
+}
+
+// OTPRetryKey checks the stamp sig of an encrypted code's retry over its challenge's
+// payload and returns the key the session is issued to: the stamp must be by the key the
+// code came with.
+func OTPRetryKey(sig, payload string) ([]byte, error) {
+	var p otpRetryPayload
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		return nil, fmt.Errorf("decode OTP retry payload: %w", err)
+	}
+	want, err := hex.DecodeString(p.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("decode OTP retry key: %w", err)
+	}
+	key, err := StampKey(sig, payload)
+	if err != nil {
+		return nil, err
+	}
+	if !walletcrypto.SameKey(key, want) {
+		return nil, SignatureRefused(catalog.WalletSignatureInvalid, "the signed retry of an encrypted code is signed by the key the code came with (public_key in encryptedOtpBundle)")
+	}
+	return want, nil
 }

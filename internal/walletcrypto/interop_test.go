@@ -46,3 +46,45 @@ func TestInteropWithClientLibraries(t *testing.T) {
 		}
 	}
 }
+
+// A target bundle signed here is accepted by encryptOtpCodeToBundle (with the service's
+// signer as the expected one, and refused with another), and what it encrypts opens here to
+// the code and the client's key.
+func TestOTPBundleInterop(t *testing.T) {
+	js := jsinterop.Start(t)
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	signer, err := walletcrypto.OTPSigner(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		target, err := walletcrypto.NewOTPTarget()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bundle, err := walletcrypto.OTPTargetBundle(signer, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tek, _ := walletcrypto.NewSessionKey()
+		enc, err := js.EncryptOTP("123456", bundle, hex.EncodeToString(tek), walletcrypto.OTPSignerPublic(signer))
+		if err != nil {
+			t.Fatalf("encryptOtpCodeToBundle: %v", err)
+		}
+		code, key, err := walletcrypto.OpenOTPBundle(target, enc)
+		if err != nil || code != "123456" || !bytes.Equal(key, tek) {
+			t.Fatalf("opened %q %x %v", code, key, err)
+		}
+		other, _ := walletcrypto.NewOTPTarget()
+		if _, _, err := walletcrypto.OpenOTPBundle(other, enc); err == nil {
+			t.Fatal("another target key opened the bundle")
+		}
+		other2 := make([]byte, 32)
+		_, _ = rand.Read(other2)
+		stranger, _ := walletcrypto.OTPSigner(other2)
+		if _, err := js.EncryptOTP("123456", bundle, hex.EncodeToString(tek), walletcrypto.OTPSignerPublic(stranger)); err == nil {
+			t.Fatal("encryptOtpCodeToBundle accepted a bundle signed by another key than the expected one")
+		}
+	}
+}

@@ -68,25 +68,35 @@ func SealBundle(clientPublicKey, secret []byte) (string, error) {
 	if err != nil {
 		return "", ErrBadClientKey
 	}
-	pub, err := ecdh.P256().NewPublicKey(full)
+	enc, ct, err := hpkeSeal(full, secret)
 	if err != nil {
-		return "", ErrBadClientKey
-	}
-	pk, err := hpke.NewDHKEMPublicKey(pub)
-	if err != nil {
-		return "", fmt.Errorf("hpke public key: %w", err)
-	}
-	enc, sender, err := hpke.NewSender(pk, hpke.HKDFSHA256(), hpke.AES256GCM(), hpkeInfo)
-	if err != nil {
-		return "", fmt.Errorf("hpke sender: %w", err)
-	}
-	aad := append(append([]byte{}, enc...), full...) // the receiver's key uncompressed, however it was given
-	ct, err := sender.Seal(aad, secret)
-	if err != nil {
-		return "", fmt.Errorf("hpke seal: %w", err)
+		return "", err
 	}
 	encC := append([]byte{0x02 | (enc[64] & 1)}, enc[1:33]...)
 	return base58Check(append(encC, ct...)), nil
+}
+
+// hpkeSeal seals plaintext to the receiver's uncompressed P-256 key (the wire formats'
+// HPKE: info turnkey_hpke, the AAD the encapsulated key followed by the receiver's key) and
+// returns the encapsulated key (uncompressed) and the ciphertext.
+func hpkeSeal(receiver, plaintext []byte) (enc, ct []byte, err error) {
+	pub, err := ecdh.P256().NewPublicKey(receiver)
+	if err != nil {
+		return nil, nil, ErrBadClientKey
+	}
+	pk, err := hpke.NewDHKEMPublicKey(pub)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hpke public key: %w", err)
+	}
+	enc, sender, err := hpke.NewSender(pk, hpke.HKDFSHA256(), hpke.AES256GCM(), hpkeInfo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hpke sender: %w", err)
+	}
+	ct, err = sender.Seal(append(append([]byte{}, enc...), receiver...), plaintext)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hpke seal: %w", err)
+	}
+	return enc, ct, nil
 }
 
 // OpenBundle decrypts a bundle with the client's private key (what a client library does);

@@ -208,7 +208,7 @@ func (q *Queries) AuthOtpDelete(ctx context.Context, credentialID uuid.UUID) err
 }
 
 const authOtpGetForUpdate = `-- name: AuthOtpGetForUpdate :one
-SELECT credential_id, code_hash, expires_at, attempts, sent_at FROM auth_otps WHERE credential_id = $1 FOR UPDATE
+SELECT credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed FROM auth_otps WHERE credential_id = $1 FOR UPDATE
 `
 
 func (q *Queries) AuthOtpGetForUpdate(ctx context.Context, credentialID uuid.UUID) (AuthOtp, error) {
@@ -220,6 +220,7 @@ func (q *Queries) AuthOtpGetForUpdate(ctx context.Context, credentialID uuid.UUI
 		&i.ExpiresAt,
 		&i.Attempts,
 		&i.SentAt,
+		&i.TargetKeySealed,
 	)
 	return i, err
 }
@@ -276,20 +277,39 @@ func (q *Queries) AuthOtpLockoutSave(ctx context.Context, arg AuthOtpLockoutSave
 	return err
 }
 
+const authOtpTargetKey = `-- name: AuthOtpTargetKey :one
+SELECT target_key_sealed FROM auth_otps WHERE credential_id = $1
+`
+
+// The sealed target key of a credential's pending code (NULL for a code issued without one).
+func (q *Queries) AuthOtpTargetKey(ctx context.Context, credentialID uuid.UUID) ([]byte, error) {
+	row := q.db.QueryRow(ctx, authOtpTargetKey, credentialID)
+	var target_key_sealed []byte
+	err := row.Scan(&target_key_sealed)
+	return target_key_sealed, err
+}
+
 const authOtpUpsert = `-- name: AuthOtpUpsert :exec
-INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at)
-VALUES ($1, $2, $3, 0, now())
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now()
+INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
+VALUES ($1, $2, $3, 0, now(), $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+    target_key_sealed = EXCLUDED.target_key_sealed
 `
 
 type AuthOtpUpsertParams struct {
-	CredentialID uuid.UUID
-	CodeHash     []byte
-	ExpiresAt    time.Time
+	CredentialID    uuid.UUID
+	CodeHash        []byte
+	ExpiresAt       time.Time
+	TargetKeySealed []byte
 }
 
 func (q *Queries) AuthOtpUpsert(ctx context.Context, arg AuthOtpUpsertParams) error {
-	_, err := q.db.Exec(ctx, authOtpUpsert, arg.CredentialID, arg.CodeHash, arg.ExpiresAt)
+	_, err := q.db.Exec(ctx, authOtpUpsert,
+		arg.CredentialID,
+		arg.CodeHash,
+		arg.ExpiresAt,
+		arg.TargetKeySealed,
+	)
 	return err
 }
 

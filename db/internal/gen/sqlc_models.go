@@ -100,11 +100,12 @@ type AuthCredential struct {
 }
 
 type AuthOtp struct {
-	CredentialID uuid.UUID
-	CodeHash     []byte
-	ExpiresAt    time.Time
-	Attempts     int32
-	SentAt       time.Time
+	CredentialID    uuid.UUID
+	CodeHash        []byte
+	ExpiresAt       time.Time
+	Attempts        int32
+	SentAt          time.Time
+	TargetKeySealed []byte
 }
 
 type AuthOtpLockout struct {

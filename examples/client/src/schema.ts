@@ -1660,6 +1660,14 @@ export interface paths {
          *       otherwise, with a message naming the check that failed. Sandbox platforms accept
          *       the signature `sandbox-valid-passkey-signature`.
          *
+         *     `EMAIL_OTP` and `SMS_OTP` may instead send `encryptedOtpBundle` (the code never
+         *     travels in clear): the code inside is checked with the same rules; a right one is
+         *     spent and answered `202` with a `payloadToSign` bound to the client's key from the
+         *     bundle, and the retry of the same request signed by that key (`Grid-Wallet-Signature`
+         *     or `Service-Wallet-Signature`, with `Request-Id`) answers `200` with the session,
+         *     which has no `encryptedSessionSigningKey`: its key is the client's. The sandbox's
+         *     code `000000` works inside the bundle; no magic signature does.
+         *
          *     `type` may be given (as the discriminator of the request); it must be the
          *     credential's type. Requires the `MANAGE` permission.
          */
@@ -5357,6 +5365,15 @@ export interface components {
             nickname: string;
             /** @description `PASSKEY` only: the WebAuthn credential id. */
             credentialId?: string;
+            /**
+             * @description `EMAIL_OTP` and `SMS_OTP`, on the answers that issue a code (`POST /auth/credentials`,
+             *     `POST /auth/credentials/{id}/challenge`): the signed target bundle
+             *     (`{version, data, dataSignature, enclaveQuorumPublic}`, JSON text) the client
+             *     encrypts its attempt to (`encryptOtpCodeToBundle` of `@turnkey/crypto`, with this
+             *     deployment's `enclaveQuorumPublic` as the expected signer: it is the same for every
+             *     bundle of the deployment). One per issued code.
+             */
+            otpEncryptionTargetBundle?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5441,6 +5458,16 @@ export interface components {
             assertion?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `EMAIL_OTP` and `SMS_OTP`, in place of `otp` and `clientPublicKey`: the JSON text
+             *     `{encappedPublic, ciphertext}` sealing `{otp_code, public_key}` (the code and a
+             *     compressed P-256 public key the client keeps) to the pending code's
+             *     `otpEncryptionTargetBundle`. Answered `202` with a `payloadToSign` bound to that key;
+             *     the retry of the same request signed by it (`Grid-Wallet-Signature` or
+             *     `Service-Wallet-Signature`, with `Request-Id`) opens the session, whose signing key
+             *     is the client's.
+             */
+            encryptedOtpBundle?: string;
         };
         /**
          * @description A wallet session, opened by verifying a credential; valid for 15 minutes. Its
@@ -9936,6 +9963,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthSession"];
                 };
             };
+            202: components["responses"]["SignedRetryChallenge"];
             /**
              * @description `INVALID_INPUT`: malformed, empty or too large body, unknown field,
              *     `clientPublicKey` missing or not an uncompressed P-256 point, `otp` missing,

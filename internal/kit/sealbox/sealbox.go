@@ -5,7 +5,9 @@ package sealbox
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ const KeySize = 32
 // Box seals and opens values under one master key.
 type Box struct {
 	aead cipher.AEAD
+	key  []byte
 }
 
 // New builds a Box from a 32-byte master key.
@@ -32,7 +35,7 @@ func New(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("master key: %w", err)
 	}
-	return &Box{aead: aead}, nil
+	return &Box{aead: aead, key: append([]byte(nil), key...)}, nil
 }
 
 // ParseKey decodes a base64 (standard or URL alphabet, padded or not) 32-byte key.
@@ -53,6 +56,17 @@ func NewKey() string {
 	b := make([]byte, KeySize)
 	_, _ = rand.Read(b)
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Derive is a 32-byte secret of its own for purpose label, derived from the master key
+// with HKDF-SHA256: the same label always gives the same secret, and no secret tells
+// anything about the master key or another label's.
+func (b *Box) Derive(label string) []byte {
+	out, err := hkdf.Key(sha256.New, b.key, nil, "paycore sealbox derive: "+label, 32)
+	if err != nil {
+		panic(err) // only for an output too long for SHA-256, and 32 bytes is not
+	}
+	return out
 }
 
 // Seal encrypts plaintext; label binds the ciphertext to its purpose (it is authenticated

@@ -46,3 +46,17 @@ func TestParseKeyRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestDerive(t *testing.T) {
+	k1, _ := ParseKey(NewKey())
+	k2, _ := ParseKey(NewKey())
+	a, _ := New(k1)
+	b, _ := New(k1)
+	c, _ := New(k2)
+	if !bytes.Equal(a.Derive("x"), b.Derive("x")) || len(a.Derive("x")) != 32 {
+		t.Fatal("the same key and label derive another secret")
+	}
+	if bytes.Equal(a.Derive("x"), a.Derive("y")) || bytes.Equal(a.Derive("x"), c.Derive("x")) || bytes.Equal(a.Derive("x"), k1) {
+		t.Fatal("a derived secret repeats another label's, another key's or the key")
+	}
+}

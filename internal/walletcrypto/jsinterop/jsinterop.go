@@ -41,3 +41,12 @@ func (c *Client) Decrypt(bundle, privateKey string) string {
 func (c *Client) Stamp(payload, privateKey string) string {
 	return c.call(map[string]string{"op": "stamp", "payload": payload, "privateKey": privateKey})["stamp"]
 }
+
+// EncryptOTP encrypts code and the client's compressed public key (hex) to a target bundle
+// with encryptOtpCodeToBundle, which first checks the bundle's signature against signer
+// (hex, uncompressed). A refusal (a bundle signed by another key) is the error.
+func (c *Client) EncryptOTP(code, bundle, publicKey, signer string) (string, error) {
+	var resp map[string]string
+	err := c.s.Try(map[string]string{"op": "encryptOtp", "code": code, "bundle": bundle, "publicKey": publicKey, "signer": signer}, &resp)
+	return resp["encrypted"], err
+}

@@ -2,8 +2,9 @@
 // client libraries a platform would use:
 //   {"op":"decrypt","bundle":"...","privateKey":"<hex>"}            -> {"secret":"<hex>"}
 //   {"op":"stamp","payload":"...","publicKey":"<hex>","privateKey":"<hex>"} -> {"stamp":"..."}
+//   {"op":"encryptOtp","code":"...","bundle":"<target bundle>","publicKey":"<hex>","signer":"<hex>"} -> {"encrypted":"..."}
 import { createInterface } from "node:readline";
-import { decryptCredentialBundle, getPublicKey } from "@turnkey/crypto";
+import { decryptCredentialBundle, encryptOtpCodeToBundle, getPublicKey } from "@turnkey/crypto";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 
 const rl = createInterface({ input: process.stdin });
@@ -19,6 +20,9 @@ for await (const line of rl) {
       const stamper = new ApiKeyStamper({ apiPublicKey: publicKey, apiPrivateKey: req.privateKey });
       const { stampHeaderValue } = await stamper.stamp(req.payload);
       console.log(JSON.stringify({ stamp: stampHeaderValue }));
+    } else if (req.op === "encryptOtp") {
+      const encrypted = await encryptOtpCodeToBundle(req.code, req.bundle, req.publicKey, req.signer);
+      console.log(JSON.stringify({ encrypted }));
     } else {
       console.log(JSON.stringify({ error: "unknown op " + req.op }));
     }
