@@ -33,7 +33,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -196,6 +196,17 @@ fuzz: ## run every fuzz test for FUZZTIME (default 3s) beyond its seed corpus
 			rm -f $$out; \
 		done; \
 	done
+
+# The peer check (docs/peer-conformance.md): the api and end-to-end tests run with every 2xx
+# answer also validated against PEER_OPENAPI (another provider's document of the same API,
+# not part of this repository); the mismatches are summarised from PEER_REPORT.
+PEER_REPORT ?= .data/peer-report.jsonl
+peer-check: $(BIN)/temporal ## validate every 2xx answer of the api and end-to-end tests against PEER_OPENAPI too, then summarise the mismatches
+	@test -n "$(PEER_OPENAPI)" || { echo "set PEER_OPENAPI to the peer's openapi.yaml"; exit 2; }
+	@mkdir -p $$(dirname $(PEER_REPORT)); rm -f $(PEER_REPORT)
+	PAYCORE_PEER_OPENAPI=$(abspath $(PEER_OPENAPI)) PAYCORE_PEER_REPORT=$(abspath $(PEER_REPORT)) PAYCORE_LIGHTNING_BIN=$(abspath $(BIN)) \
+		$(GO) test -count=1 -timeout 30m ./api/ ./cmd/paycore/
+	$(GO) run ./api/apitest/peerreport $(PEER_REPORT)
 
 test-short: $(BIN)/temporal ## the quick tests only (-short), without the race detector
 	$(GO) test -count=1 -short $(PKGS)

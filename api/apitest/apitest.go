@@ -232,6 +232,7 @@ func (c *Client) validate(method, path string, reqBody []byte, resp *http.Respon
 	validateMu.Lock()
 	ok, errs := v.ValidateHttpResponse(req, resp)
 	validateMu.Unlock()
+	c.peerValidate(method, path, reqBody, resp, body)
 	if !ok {
 		for _, e := range errs {
 			msg := e.Message + ": " + e.Reason

@@ -71,7 +71,7 @@ func QuoteOf(q db.QuoteWithTransaction) Quote {
 		Destination:     QuoteEnd{DestinationType: q.Quote.DestinationKind, Currency: receivingCode},
 		SendingCurrency: currencyOf(t.Currency), ReceivingCurrency: currencyOf(receivingCode),
 		TotalSendingAmount: t.Amount, TotalReceivingAmount: receiving, TransactionID: ids.Format(ids.Transaction, t.ID),
-		CounterpartyInformation: t.CounterpartyInformation, RateDetails: t.RateDetails,
+		CounterpartyInformation: t.CounterpartyInformation, RateDetails: rateDetailsOf(t.RateDetails),
 		LockedCurrencySide: q.Quote.LockedSide, LockedCurrencyAmount: q.Quote.LockedAmount, SenderCustomerInfo: q.Quote.SenderCustomerInfo,
 		Description: q.Quote.Description, PurposeOfPayment: q.Quote.PurposeOfPayment}
 	if t.ExchangeRate.Valid {

@@ -179,7 +179,7 @@ func TransactionOf(t db.Transaction) Transaction {
 		Destination:        endOf(t.DestinationKind, t.DestinationAccountID, receivingCode, false),
 		PlatformCustomerID: t.PlatformCustomerID, ReceivedAmount: AmountOf(receiving, receivingCode),
 		SettledAt: t.SettledAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Description: t.Description,
-		FailureReason: t.FailureReason, PendingReason: t.PendingReason, Fees: t.Fees, RateDetails: t.RateDetails, CounterpartyInformation: t.CounterpartyInformation,
+		FailureReason: t.FailureReason, PendingReason: t.PendingReason, Fees: t.Fees, RateDetails: rateDetailsOf(t.RateDetails), CounterpartyInformation: t.CounterpartyInformation,
 		Refund: refundOf(t), PaymentRail: t.PaymentRail, RailSelectionMode: t.RailSelectionMode, ExpectedSettlementAt: t.ExpectedSettlementAt,
 		SettlementTimelineSeconds: t.SettlementTimelineSeconds}
 	if t.Fees != nil {
@@ -233,6 +233,32 @@ func TransactionOf(t db.Transaction) Transaction {
 	if t.FailureDetail != nil {
 		code, msg, _ := strings.Cut(*t.FailureDetail, ": ")
 		out.FailureDetails = &FailureDetails{Code: code, Message: msg}
+	}
+	return out
+}
+
+// rateDetailsOf is stored rate details as shown: the service's parts also under the peer
+// API's names (gridApiMultiplier, gridApiFixedFee, gridApiVariableFeeRate,
+// gridApiVariableFeeAmount), which its clients require, with the same values. Details that
+// do not decode are shown as stored.
+func rateDetailsOf(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return raw
+	}
+	for _, part := range []string{"Multiplier", "FixedFee", "VariableFeeRate", "VariableFeeAmount"} {
+		if v, ok := m["serviceApi"+part]; ok {
+			if _, given := m["gridApi"+part]; !given {
+				m["gridApi"+part] = v
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
 	}
 	return out
 }

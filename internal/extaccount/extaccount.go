@@ -431,6 +431,12 @@ func parseBeneficiary(at string, acct *object) (map[string]any, string, *FieldEr
 			return nil, "", fe
 		}
 		out["address"] = a
+		// An individual named by address only (as the peer's older document allows) lives
+		// where the address is: its countryOfResidence, which the newer document requires,
+		// is the address's country.
+		if _, given := out["countryOfResidence"]; bt == "INDIVIDUAL" && !given && allowed["countryOfResidence"] && a["country"] != nil {
+			out["countryOfResidence"] = a["country"]
+		}
 	} else if slices.Contains(required, "address") {
 		return nil, "", &FieldError{path + ".address", fmt.Sprintf("is required for an individual beneficiary of a %s", at)}
 	}

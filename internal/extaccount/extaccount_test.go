@@ -163,7 +163,8 @@ func TestParseValid(t *testing.T) {
 			if info.IsWallet != wantWallet {
 				t.Errorf("IsWallet = %v, want %v", info.IsWallet, wantWallet)
 			}
-			// Normalized = input + paymentRails (bank types only).
+			// Normalized = input + paymentRails (bank types only) + an individual's
+			// countryOfResidence from its address where its type takes one.
 			var norm map[string]any
 			if err := json.Unmarshal(info.Normalized, &norm); err != nil {
 				t.Fatalf("Normalized %s: %v", info.Normalized, err)
@@ -177,6 +178,15 @@ func TestParseValid(t *testing.T) {
 				in["paymentRails"] = norm["paymentRails"]
 			} else if _, ok := norm["paymentRails"]; ok {
 				t.Errorf("wallet Normalized has paymentRails: %s", info.Normalized)
+			}
+			if nb, _ := norm["beneficiary"].(map[string]any); nb != nil {
+				ib, _ := in["beneficiary"].(map[string]any)
+				if addr, _ := ib["address"].(map[string]any); ib["countryOfResidence"] == nil && nb["countryOfResidence"] != nil {
+					if nb["countryOfResidence"] != addr["country"] {
+						t.Errorf("countryOfResidence %v, want the address's %v", nb["countryOfResidence"], addr["country"])
+					}
+					ib["countryOfResidence"] = nb["countryOfResidence"]
+				}
 			}
 			a, _ := json.Marshal(in)
 			b, _ := json.Marshal(norm)
@@ -625,4 +635,23 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("re-parse differs: %s vs %s", info2.Normalized, info.Normalized)
 		}
 	})
+}
+
+// An individual given by address only is shown with the countryOfResidence the newer peer
+// document requires: its address's country; one given is kept.
+func TestCountryOfResidenceFromAddress(t *testing.T) {
+	for _, c := range []struct{ beneficiary, want string }{
+		{`{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","address":{"line1":"1 Rue","postalCode":"75001","country":"FR"}}`, "FR"},
+		{`{"beneficiaryType":"INDIVIDUAL","fullName":"Ada","countryOfResidence":"BE","address":{"line1":"1 Rue","postalCode":"75001","country":"FR"}}`, "BE"},
+	} {
+		info, fe := Parse("EUR", json.RawMessage(`{"accountType":"EUR_ACCOUNT","iban":"NL91ABNA0417164300","beneficiary":`+c.beneficiary+`}`))
+		if fe != nil {
+			t.Fatal(fe)
+		}
+		var out struct{ Beneficiary struct{ CountryOfResidence string } }
+		_ = json.Unmarshal(info.Normalized, &out)
+		if out.Beneficiary.CountryOfResidence != c.want {
+			t.Errorf("%s: countryOfResidence %q, want %q", c.beneficiary, out.Beneficiary.CountryOfResidence, c.want)
+		}
+	}
 }

@@ -4840,6 +4840,20 @@ export interface components {
             serviceApiVariableFeeRate: number;
             /** Format: int64 */
             serviceApiVariableFeeAmount: number;
+            /** @description `serviceApiMultiplier` under the peer API's name (the same value). */
+            gridApiMultiplier: number;
+            /**
+             * Format: int64
+             * @description `serviceApiFixedFee` under the peer API's name.
+             */
+            gridApiFixedFee: number;
+            /** @description `serviceApiVariableFeeRate` under the peer API's name. */
+            gridApiVariableFeeRate: number;
+            /**
+             * Format: int64
+             * @description `serviceApiVariableFeeAmount` under the peer API's name.
+             */
+            gridApiVariableFeeAmount: number;
         };
         /**
          * @description Money sent from an internal account (transfer out). Its `status` and
@@ -5042,7 +5056,9 @@ export interface components {
          *     smallest unit. `counterpartyFixedFee`, in the receiving currency's smallest unit, is
          *     the network fee the quote reserves for its payout where the payout's network charges
          *     one on top of the amount (a Lightning route's fees): the payer buys the receiving
-         *     amount plus it, and the payout may spend at most it on the network; 0 elsewhere.
+         *     amount plus it, and the payout may spend at most it on the network; 0 elsewhere. The
+         *     service's four parts are also shown under the peer API's names (`gridApi…`), with the
+         *     same values.
          */
         OutgoingRateDetails: {
             counterpartyMultiplier: number;
@@ -5054,6 +5070,20 @@ export interface components {
             serviceApiVariableFeeRate: number;
             /** Format: int64 */
             serviceApiVariableFeeAmount: number;
+            /** @description `serviceApiMultiplier` under the peer API's name (the same value). */
+            gridApiMultiplier: number;
+            /**
+             * Format: int64
+             * @description `serviceApiFixedFee` under the peer API's name.
+             */
+            gridApiFixedFee: number;
+            /** @description `serviceApiVariableFeeRate` under the peer API's name. */
+            gridApiVariableFeeRate: number;
+            /**
+             * Format: int64
+             * @description `serviceApiVariableFeeAmount` under the peer API's name.
+             */
+            gridApiVariableFeeAmount: number;
         };
         /**
          * @description The refund of a failed outgoing payment whose money had been taken, or of a completed
