@@ -648,7 +648,9 @@ func TestCountryOfResidenceFromAddress(t *testing.T) {
 		if fe != nil {
 			t.Fatal(fe)
 		}
-		var out struct{ Beneficiary struct{ CountryOfResidence string } }
+		var out struct {
+			Beneficiary struct{ CountryOfResidence string }
+		}
 		_ = json.Unmarshal(info.Normalized, &out)
 		if out.Beneficiary.CountryOfResidence != c.want {
 			t.Errorf("%s: countryOfResidence %q, want %q", c.beneficiary, out.Beneficiary.CountryOfResidence, c.want)
