@@ -221,22 +221,21 @@ func mergeBusinessInfo(out *BusinessInfo, b *BusinessInfoInput) {
 	set(&out.SourceOfFunds, b.SourceOfFunds)
 	set(&out.ExpectedMonthlyTransactionCount, b.ExpectedMonthlyTransactionCount)
 	set(&out.ExpectedMonthlyTransactionVolume, b.ExpectedMonthlyTransactionVolume)
-	if b.CountriesOfOperation != nil {
-		out.CountriesOfOperation = b.CountriesOfOperation
-	}
-	if b.ExpectedRecipientJurisdictions != nil {
-		out.ExpectedRecipientJurisdictions = b.ExpectedRecipientJurisdictions
-	}
 	set(&out.NaicsCode, b.NaicsCode)
 	set(&out.SourceOfFundsOtherDescription, b.SourceOfFundsOtherDescription)
 	set(&out.PurposeOfAccountOtherDescription, b.PurposeOfAccountOtherDescription)
 	set(&out.PrimaryContactFirstName, b.PrimaryContactFirstName)
 	set(&out.PrimaryContactLastName, b.PrimaryContactLastName)
-	if b.SourceOfFundsCategories != nil {
-		out.SourceOfFundsCategories = b.SourceOfFundsCategories
-	}
-	if b.ExpectedCounterpartyCountries != nil {
-		out.ExpectedCounterpartyCountries = b.ExpectedCounterpartyCountries
+	setList(&out.CountriesOfOperation, b.CountriesOfOperation)
+	setList(&out.ExpectedRecipientJurisdictions, b.ExpectedRecipientJurisdictions)
+	setList(&out.SourceOfFundsCategories, b.SourceOfFundsCategories)
+	setList(&out.ExpectedCounterpartyCountries, b.ExpectedCounterpartyCountries)
+}
+
+// setList replaces *dst with a list given (nil: not given).
+func setList(dst *[]string, v []string) {
+	if v != nil {
+		*dst = v
 	}
 }
 
