@@ -11,9 +11,11 @@ import (
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/catalog"
+	"paycore/internal/infra/umaclient"
 	"paycore/internal/payment"
 	"paycore/internal/problem"
 	"paycore/internal/rail"
+	"paycore/internal/uma"
 )
 
 // OpenedRefund is what the create step of a refund answers: the Transaction resource
@@ -24,20 +26,36 @@ type OpenedRefund struct {
 }
 
 // OpenIncomingRefund opens the platform's refund of a completed incoming payment: the
-// rail that would carry it back must be able to (rail.Registry.Refundable), then under the
-// payment's lock the refund rule, the hold of the amount on its account and the PENDING
-// refund with its webhook event (db.Store.IncomingRefundOpen). Every refusal is a
-// non-retryable application error and nothing is written: TRANSACTION_NOT_REFUNDABLE,
-// or INSUFFICIENT_FUNDS when the account no longer has the amount available.
+// rail that would carry it back must be able to, by itself (rail.Registry.Refundable) or,
+// for a payment received from a UMA address over a rail that pays invoices (Lightning),
+// by paying the invoice the sender's provider answers the refund's pay request with
+// (askRefundInvoice). Then under the payment's lock the refund rule, the hold of the
+// amount on its account and the PENDING refund with its webhook event and the invoice
+// (db.Store.IncomingRefundOpen). Every refusal is a non-retryable application error and
+// nothing is written: TRANSACTION_NOT_REFUNDABLE, INSUFFICIENT_FUNDS when the account no
+// longer has the amount available, the sender's provider's failure (INVALID_UMA_ADDRESS
+// with LNURLP_FAILED, PAYREQ_REQUEST_FAILED). Run again after it opened the refund, it
+// answers the refund as opened, with the invoice it asked for then.
 func (a *Activities) OpenIncomingRefund(ctx context.Context, transactionID uuid.UUID) (OpenedRefund, error) {
 	in, err := db.RefundInstruction(ctx, a.pool, transactionID)
 	if err != nil {
 		return OpenedRefund{}, refusal(err)
 	}
 	if !a.rails.Refundable(in.Target()) {
-		return OpenedRefund{}, refusal(payment.NotRefundable("its rail cannot send money back to %s without a new payment request", in.Identifier))
+		invoices, ok := a.rails.RefundPayer(in.Target())
+		if !ok {
+			return OpenedRefund{}, refusal(payment.NotRefundable("its rail cannot send money back to %s", in.Identifier))
+		}
+		if in.Invoice == "" {
+			if in.Invoice, err = a.askRefundInvoice(ctx, transactionID, in, invoices); err != nil {
+				return OpenedRefund{}, refusal(err)
+			}
+		}
+		if reserve := a.rails.FeeReserve(in.Target()); reserve != nil {
+			in.FeeLimit = reserve(in.Amount)
+		}
 	}
-	t, err := a.store.IncomingRefundOpen(ctx, transactionID, a.now())
+	t, err := a.store.IncomingRefundOpen(ctx, transactionID, in.Invoice, a.now())
 	switch {
 	case errors.Is(err, db.ErrInsufficientFunds):
 		err = problem.Refuse(catalog.InsufficientFunds, "the account's available balance is below the amount to refund")
@@ -54,6 +72,53 @@ func (a *Activities) OpenIncomingRefund(ctx context.Context, transactionID uuid.
 		return OpenedRefund{}, fmt.Errorf("render transaction: %w", err)
 	}
 	return OpenedRefund{Resource: res, Instruction: in}, nil
+}
+
+// askRefundInvoice asks the provider of the sender of the incoming payment transactionID,
+// over UMA, for the invoice its refund in pays: an ordinary payment of the amount in (what
+// was sent, in millisatoshis) from the receiving customer's UMA address to the sender's,
+// converted into the first currency the sender's provider offers (its preferred one), the
+// payer's data what the service knows of the customer. The provider's failure is a refusal;
+// nothing is asked of the rail yet.
+func (a *Activities) askRefundInvoice(ctx context.Context, transactionID uuid.UUID, in rail.Instruction, invoices rail.InvoicePayer) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	now := a.now()
+	who, err := db.RefundPayer(ctx, a.pool, transactionID)
+	if err != nil {
+		return "", err
+	}
+	if in.Currency != "BTC" {
+		return "", payment.NotRefundable("it was sent in %s, which no invoice of its sender's provider is paid in", in.Currency)
+	}
+	if who.CustomerUma == "" || who.PlatformUmaDomain == "" {
+		return "", payment.NotRefundable("its customer has no UMA address to send it back from")
+	}
+	lnurlp, keys, err := a.umaLnurlp(ctx, who.Environment, who.PlatformUmaDomain, who.PlatformRegulated, in.Identifier, "", now)
+	if err != nil {
+		return "", err
+	}
+	if len(lnurlp.Currencies) == 0 {
+		return "", payRequestFailed(in.Identifier, "", fmt.Errorf("%w: the sender's provider offers no currency", umaclient.ErrPayRequestFailed))
+	}
+	_, domain, _ := uma.SplitAddress(in.Identifier)
+	info := map[string]string{}
+	for name, v := range map[string]string{"FULL_NAME": who.CustomerFullName, "BIRTH_DATE": who.CustomerBirthDate,
+		"NATIONALITY": who.CustomerNationality, "EMAIL": who.CustomerEmail} {
+		if v != "" {
+			info[name] = v
+		}
+	}
+	p := uma.Payer{Identifier: who.CustomerUma, KycStatus: "VERIFIED"}
+	payerFields(lnurlp, info, &p)
+	msats := in.Amount * 1000
+	resp, _, err := a.umaInvoice(ctx, umaAsk{env: who.Environment, address: in.Identifier, domain: domain, regulated: who.PlatformRegulated,
+		lnurlp: lnurlp, keys: keys, payer: p, info: info, amount: uma.Amount(fmt.Sprint(msats)), convert: lnurlp.Currencies[0].Code,
+		invoices: invoices, maxMsats: msats}, now)
+	if err != nil {
+		return "", err
+	}
+	return resp.PR, nil
 }
 
 // RefundProcessing is the status the refund step of transaction transactionID goes on

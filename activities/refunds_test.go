@@ -47,4 +47,10 @@ func TestRefundOfEmbeddedWalletMoneyIsRefused(t *testing.T) {
 	if err != nil || opened.Instruction.Amount != 700 || opened.Instruction.Key != in.TransactionID.String()+"/refund" {
 		t.Fatalf("refund: %+v %v", opened, err)
 	}
+	// The step run again (its worker died before the workflow recorded it) answers the
+	// refund it opened, holding nothing more.
+	again, err := f.acts.OpenIncomingRefund(ctx, in.TransactionID)
+	if _, held, _ := f.ledger(t, a.id); err != nil || again.Instruction != opened.Instruction || held != 700 {
+		t.Fatalf("the step run again: %+v, held %d, %v", again, held, err)
+	}
 }

@@ -45,20 +45,9 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	if err := quote.CheckElsewhere(in, acc, payable); err != nil {
 		return nil, err
 	}
-	listed, allowed, err := a.store.UmaProviderListed(ctx, domain)
+	lnurlp, keys, err := a.umaLnurlp(ctx, acc.Environment, acc.UmaDomain, acc.Regulated, address, "destination.umaAddress", now)
 	if err != nil {
 		return nil, err
-	}
-	if err := uma.CheckCounterparty(domain, listed, allowed, a.umaAllowlistOnly); err != nil {
-		return nil, problem.Refuse(catalog.CounterpartyNotAllowed, "%v", err).With(map[string]any{"field": "destination.umaAddress"})
-	}
-	keys, err := a.umaKeys(ctx, now)
-	if err != nil {
-		return nil, err
-	}
-	lnurlp, err := a.umaClient.Lnurlp(ctx, acc.Environment, keys.Signing, acc.UmaDomain, address, acc.Regulated)
-	if err != nil {
-		return nil, lnurlpFailed(address, err)
 	}
 	offered := make([]string, 0, len(lnurlp.Currencies))
 	currencies := map[string]uma.Currency{}
@@ -73,6 +62,65 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	maps.Copy(info, in.SenderCustomerInfo)
 	p := uma.Payer{Identifier: acc.SenderUma, KycStatus: "VERIFIED",
 		UtxoCallback: uma.UtxoCallbackURL(acc.UmaDomain, in.TransactionID)}
+	required := payerFields(lnurlp, info, &p)
+	ask, err := quote.AskFor(in, acc, offered, a.ratesFor(acc.Environment), a.pricing, now, a.rails.FeeReserve(target))
+	if err != nil {
+		return nil, err
+	}
+	if err := quote.CheckPayer(in, acc, ask.Currency, required); err != nil {
+		return nil, err
+	}
+	amount := uma.Amount(fmt.Sprint(ask.Amount))
+	if ask.InCurrency {
+		amount = uma.Amount(fmt.Sprintf("%d.%s", ask.Amount, ask.Currency))
+	}
+	most := int64(math.MaxInt64 / 4)
+	if !ask.InCurrency {
+		most = ask.Amount
+	}
+	resp, inv, err := a.umaInvoice(ctx, umaAsk{env: acc.Environment, address: address, domain: domain, field: "destination.umaAddress",
+		regulated: acc.Regulated, lnurlp: lnurlp, keys: keys, payer: p, info: info, amount: amount, convert: ask.Currency,
+		invoices: payer, maxMsats: most}, now)
+	if err != nil {
+		return nil, err
+	}
+	c := resp.Converted
+	return &quote.Remote{Address: address, Domain: domain, Currency: c.CurrencyCode, Decimals: currencies[c.CurrencyCode].Decimals, Amount: c.Amount,
+		Multiplier: c.Multiplier, Fee: c.Fee, Invoice: resp.PR, InvoiceMsat: inv.AmountMsat, ExpiresAt: inv.ExpiresAt, AnsweredAt: now,
+		ReceiverName: resp.PayeeData.Name, UtxoCallback: resp.PayeeData.Compliance.UtxoCallback, PayerDomain: acc.UmaDomain, PayerFields: required}, nil
+}
+
+// umaLnurlp is the first half of a payment to the UMA address of another provider (of
+// domain-less address), at now: the provider must not be blocked (the allowlist), and its
+// answer to the LNURLP request, signed with the deployment's key for payerDomain, is
+// returned with the deployment's keys. A refusal names field ("" for none): the address
+// blocked (COUNTERPARTY_NOT_ALLOWED) or its provider's failure (LNURLP_FAILED).
+func (a *Activities) umaLnurlp(ctx context.Context, env catalog.Environment, payerDomain string, regulated bool, address, field string, now time.Time) (uma.LnurlpResponse, uma.KeySet, error) {
+	_, domain, err := uma.SplitAddress(address)
+	if err != nil {
+		return uma.LnurlpResponse{}, uma.KeySet{}, withField(problem.Refuse(catalog.InvalidUmaAddress, "%s is not a UMA address ($name@domain)", address), field)
+	}
+	listed, allowed, err := a.store.UmaProviderListed(ctx, domain)
+	if err != nil {
+		return uma.LnurlpResponse{}, uma.KeySet{}, err
+	}
+	if err := uma.CheckCounterparty(domain, listed, allowed, a.umaAllowlistOnly); err != nil {
+		return uma.LnurlpResponse{}, uma.KeySet{}, withField(problem.Refuse(catalog.CounterpartyNotAllowed, "%v", err), field)
+	}
+	keys, err := a.umaKeys(ctx, now)
+	if err != nil {
+		return uma.LnurlpResponse{}, uma.KeySet{}, err
+	}
+	lnurlp, err := a.umaClient.Lnurlp(ctx, env, keys.Signing, payerDomain, address, regulated)
+	if err != nil {
+		return uma.LnurlpResponse{}, uma.KeySet{}, lnurlpFailed(address, field, err)
+	}
+	return lnurlp, keys, nil
+}
+
+// payerFields fills p with what the receiver's provider asks of the payer (its name,
+// e-mail) from info, and answers the payer fields it requires (uma.PayerFieldNames).
+func payerFields(lnurlp uma.LnurlpResponse, info map[string]string, p *uma.Payer) []string {
 	var required []string
 	for key, f := range lnurlp.PayerData {
 		name, known := uma.PayerFieldNames[key]
@@ -90,56 +138,74 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 		}
 	}
 	slices.Sort(required)
-	ask, err := quote.AskFor(in, acc, offered, a.ratesFor(acc.Environment), a.pricing, now, a.rails.FeeReserve(target))
+	return required
+}
+
+// umaAsk is the second half of a payment to the UMA address of another provider: the pay
+// request, for amount converted into convert, from payer, whose travel-rule data is info.
+type umaAsk struct {
+	env       catalog.Environment
+	address   string
+	domain    string
+	field     string // the field a refusal names, "" for none
+	regulated bool
+	lnurlp    uma.LnurlpResponse
+	keys      uma.KeySet
+	payer     uma.Payer
+	info      map[string]string
+	amount    uma.Amount
+	convert   string
+	// invoices reads the invoice; maxMsats is the most it may ask.
+	invoices rail.InvoicePayer
+	maxMsats int64
+}
+
+// umaInvoice sends the pay request of r to the receiver's provider, at now, and answers its
+// response with the invoice checked: it asks what the response says, at most r.maxMsats,
+// payable past the quote's execution margin. A failure of the provider, or an invoice the
+// service may not pay, is a refusal (PAYREQ_REQUEST_FAILED, failure PAY_REQUEST_FAILED).
+func (a *Activities) umaInvoice(ctx context.Context, r umaAsk, now time.Time) (uma.PayReqResponse, rail.Invoice, error) {
+	receiverKeys, err := a.umaClient.ProviderKeys(ctx, r.env, r.domain)
 	if err != nil {
-		return nil, err
+		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
 	}
-	if err := quote.CheckPayer(in, acc, ask.Currency, required); err != nil {
-		return nil, err
-	}
-	receiverKeys, err := a.umaClient.ProviderKeys(ctx, acc.Environment, domain)
-	if err != nil {
-		return nil, payRequestFailed(address, err)
-	}
-	if lnurlp.Compliance.IsSubjectToTravelRule && acc.Regulated && len(info) > 0 {
-		b, err := json.Marshal(info)
+	p := r.payer
+	if r.lnurlp.Compliance.IsSubjectToTravelRule && r.regulated && len(r.info) > 0 {
+		b, err := json.Marshal(r.info)
 		if err != nil {
-			return nil, fmt.Errorf("encode the travel-rule data: %w", err)
+			return uma.PayReqResponse{}, rail.Invoice{}, fmt.Errorf("encode the travel-rule data: %w", err)
 		}
 		p.TravelRuleInfo = string(b)
 	}
-	amount := uma.Amount(fmt.Sprint(ask.Amount))
-	if ask.InCurrency {
-		amount = uma.Amount(fmt.Sprintf("%d.%s", ask.Amount, ask.Currency))
-	}
 	payee := map[string]uma.CounterpartyField{"identifier": {Mandatory: true}, "name": {Mandatory: false}, "compliance": {Mandatory: true}}
-	req, err := uma.NewPayRequest(keys.Signing, receiverKeys.Encryption, amount, ask.Currency, p, payee, now)
+	req, err := uma.NewPayRequest(r.keys.Signing, receiverKeys.Encryption, r.amount, r.convert, p, payee, now)
 	if err != nil {
-		return nil, payRequestFailed(address, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
 	}
-	resp, err := a.umaClient.PayRequest(ctx, acc.Environment, lnurlp.Callback, address, req)
+	resp, err := a.umaClient.PayRequest(ctx, r.env, r.lnurlp.Callback, r.address, req)
 	if err != nil {
-		return nil, payRequestFailed(address, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
 	}
-	inv, err := payer.ReadInvoice(ctx, resp.PR)
+	inv, err := r.invoices.ReadInvoice(ctx, resp.PR)
 	var unpayable *rail.Unpayable
 	if errors.As(err, &unpayable) {
-		return nil, payRequestFailed(address, fmt.Errorf("%w: %v", uma.ErrInvoiceMismatch, err))
+		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, fmt.Errorf("%w: %v", uma.ErrInvoiceMismatch, err))
 	}
 	if err != nil {
-		return nil, err
+		return uma.PayReqResponse{}, rail.Invoice{}, err
 	}
-	most := int64(math.MaxInt64 / 4)
-	if !ask.InCurrency {
-		most = ask.Amount
+	if err := resp.CheckInvoice(req, inv.AmountMsat, inv.ExpiresAt, now.Add(2*quote.InvoiceMargin), r.maxMsats); err != nil {
+		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
 	}
-	if err := resp.CheckInvoice(req, inv.AmountMsat, inv.ExpiresAt, now.Add(2*quote.InvoiceMargin), most); err != nil {
-		return nil, payRequestFailed(address, err)
+	return resp, inv, nil
+}
+
+// withField names field in the details of refusal err ("" names none).
+func withField(err *problem.Refusal, field string) error {
+	if field == "" {
+		return err
 	}
-	c := resp.Converted
-	return &quote.Remote{Address: address, Domain: domain, Currency: c.CurrencyCode, Decimals: currencies[c.CurrencyCode].Decimals, Amount: c.Amount,
-		Multiplier: c.Multiplier, Fee: c.Fee, Invoice: resp.PR, InvoiceMsat: inv.AmountMsat, ExpiresAt: inv.ExpiresAt, AnsweredAt: now,
-		ReceiverName: resp.PayeeData.Name, UtxoCallback: resp.PayeeData.Compliance.UtxoCallback, PayerDomain: acc.UmaDomain, PayerFields: required}, nil
+	return err.With(map[string]any{"field": field})
 }
 
 // askTimeout bounds everything a quote asks a receiver's provider (its keys, the LNURLP
@@ -161,28 +227,34 @@ func (a *Activities) umaKeys(ctx context.Context, now time.Time) (uma.KeySet, er
 	return keys, nil
 }
 
-// lnurlpFailed is the refusal of a quote whose receiver's provider did not answer the
-// LNURLP request as UMA requires: INVALID_UMA_ADDRESS, failure LNURLP_FAILED, with the
-// protocol's code of the cause where there is one. The service's own failures (its
-// database) are returned as they are, to be retried.
-func lnurlpFailed(address string, err error) error {
+// lnurlpFailed is the refusal of a payment whose receiver's provider did not answer the
+// LNURLP request as UMA requires: INVALID_UMA_ADDRESS naming field ("" for none), failure
+// LNURLP_FAILED, with the protocol's code of the cause where there is one. The service's
+// own failures (its database) are returned as they are, to be retried.
+func lnurlpFailed(address, field string, err error) error {
 	details, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
 	if !ok {
 		return err
 	}
-	return problem.FieldCode(catalog.InvalidUmaAddress, "destination.umaAddress",
-		"the UMA provider of %s did not answer the LNURLP request as UMA requires: %v", address, err).With(details)
+	const format = "the UMA provider of %s did not answer the LNURLP request as UMA requires: %v"
+	if field != "" {
+		return problem.FieldCode(catalog.InvalidUmaAddress, field, format, address, err).With(details)
+	}
+	return problem.Refuse(catalog.InvalidUmaAddress, format, address, err).With(details)
 }
 
-// payRequestFailed is the refusal of a quote whose receiver's provider did not answer its
-// pay request with an invoice the service may pay: 424 PAYREQ_REQUEST_FAILED, failure
-// PAY_REQUEST_FAILED, with the protocol's code of the cause where there is one.
-func payRequestFailed(address string, err error) error {
+// payRequestFailed is the refusal of a payment whose receiver's provider did not answer its
+// pay request with an invoice the service may pay: 424 PAYREQ_REQUEST_FAILED naming field
+// ("" for none), failure PAY_REQUEST_FAILED, with the protocol's code of the cause where
+// there is one.
+func payRequestFailed(address, field string, err error) error {
 	details, ok := umaclient.Failure(err, umaclient.ErrPayRequestFailed, "PAY_REQUEST_FAILED")
 	if !ok {
 		return err
 	}
-	details["field"] = "destination.umaAddress"
+	if field != "" {
+		details["field"] = field
+	}
 	return problem.Refuse(catalog.PayreqRequestFailed,
 		"the UMA provider of %s did not answer the pay request with an invoice this service may pay: %s", address, strings.TrimPrefix(err.Error(), "uma: ")).With(details)
 }

@@ -182,6 +182,7 @@ type (
 	ReceiverLookup                        = gen.ReceiverLookup
 	ReceiverLookupCreateParams            = gen.ReceiverLookupCreateParams
 	ReceiverLookupGetParams               = gen.ReceiverLookupGetParams
+	RefundPayerRow                        = gen.RefundPayerRow
 	ServiceKey                            = gen.ServiceKey
 	ServiceKeyInsertParams                = gen.ServiceKeyInsertParams
 	SignedRequest                         = gen.SignedRequest

@@ -491,7 +491,7 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 	for _, r := range plan.Refunds {
 		var err error
 		if r.Open != "" {
-			t, err = q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: t.ID, Reason: &r.Open})
+			t, err = q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: t.ID, Reason: &r.Open, PaymentRequest: optional(r.PaymentRequest)})
 		} else {
 			t, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &r.End})
 		}

@@ -19,13 +19,14 @@ func RefundableOf(t Transaction) payment.Refundable {
 }
 
 // IncomingRefundOpen opens the platform's refund of the completed incoming payment id under
-// its lock (payment.Snapshot.OpenRefund): the amount held on its account, the refund
-// PENDING, announced. The rule's refusal and the ledger's (ErrInsufficientFunds,
-// ErrAccountClosed, ErrWalletSignatureRequired) come back with nothing written.
-func (s Store) IncomingRefundOpen(ctx context.Context, id uuid.UUID, now time.Time) (Transaction, error) {
+// its lock (payment.Snapshot.OpenRefund), paying request when its rail pays a payment
+// request ("" for none): the amount held on its account, the refund PENDING, announced. The
+// rule's refusal and the ledger's (ErrInsufficientFunds, ErrAccountClosed,
+// ErrWalletSignatureRequired) come back with nothing written; a refund pending already is
+// left as it is.
+func (s Store) IncomingRefundOpen(ctx context.Context, id uuid.UUID, request string, now time.Time) (Transaction, error) {
 	return s.change(ctx, paymentKey{transaction: id}, now, func(_ *queries, p lockedPayment) (payment.Plan, bool, error) {
-		plan, err := p.Snapshot().OpenRefund(RefundableOf(p.Transaction))
-		return plan, err == nil, err
+		return p.Snapshot().OpenRefund(RefundableOf(p.Transaction), request)
 	}, nil, nil)
 }
 
@@ -37,9 +38,11 @@ func (s Store) IncomingRefundFinish(ctx context.Context, id uuid.UUID, out rail.
 	}, nil, nil)
 }
 
-// RefundInstruction is the refund of the incoming payment id as its rail is given it: the
-// amount it credited, back to where it came from (its external account, or the sender's
-// UMA address), under the key "<transaction id>/refund".
+// RefundInstruction is the refund of the incoming payment id as its rail is given it, under
+// the key "<transaction id>/refund": back to where it came from (its external account, or
+// the sender's UMA address), the amount it credited, or, for a payment a rail collected in
+// another currency, what was sent in the currency it was sent in. A refund already opened
+// carries the payment request it pays.
 func RefundInstruction(ctx context.Context, d DBTX, id uuid.UUID) (rail.Instruction, error) {
 	q := newQueries(d)
 	t, err := q.TransactionGetByID(ctx, id)
@@ -51,7 +54,7 @@ func RefundInstruction(ctx context.Context, d DBTX, id uuid.UUID) (rail.Instruct
 		return rail.Instruction{}, fmt.Errorf("load platform: %w", err)
 	}
 	in := rail.Instruction{Key: id.String() + "/refund", Payment: rail.Refund, Environment: p.Environment, Platform: t.PlatformID,
-		Currency: t.Currency, Amount: t.Amount}
+		Currency: t.Currency, Amount: t.Amount, Invoice: Deref(t.RefundPaymentRequest)}
 	switch {
 	case t.SourceKind == string(catalog.EndpointExternal) && t.SourceAccountID.Valid:
 		ext, err := q.ExternalAccountGetByID(ctx, t.SourceAccountID.UUID)
@@ -61,8 +64,21 @@ func RefundInstruction(ctx context.Context, d DBTX, id uuid.UUID) (rail.Instruct
 		in.Kind, in.AccountType, in.Identifier = rail.ExternalAccount, ext.AccountType, ext.Identifier
 	case t.SourceKind == string(catalog.EndpointUma) && t.SourceUmaAddress != nil:
 		in.Kind, in.Identifier = rail.UMA, *t.SourceUmaAddress
+		if t.SentCurrency != nil && t.SentAmount != nil {
+			in.Currency, in.Amount = *t.SentCurrency, *t.SentAmount
+		}
 	default:
 		return rail.Instruction{}, payment.NotRefundable("it did not come from an external account or a UMA address")
 	}
 	return in, nil
+}
+
+// RefundPayer is who sends the refund of the incoming payment id back over UMA: its
+// platform and its receiving customer (see the RefundPayer query).
+func RefundPayer(ctx context.Context, d DBTX, id uuid.UUID) (RefundPayerRow, error) {
+	row, err := newQueries(d).RefundPayer(ctx, id)
+	if err != nil {
+		return RefundPayerRow{}, fmt.Errorf("load the refund's payer: %w", err)
+	}
+	return row, nil
 }

@@ -70,8 +70,10 @@ LEFT JOIN customers c ON c.id = a.customer_id
 WHERE p.id = @platform_id;
 
 -- name: TransactionRefundStart :one
--- Opens the refund of a failed payment (PENDING); no row when it is already open.
-UPDATE transactions SET refund_status = 'PENDING', refund_reason = @reason, refund_initiated_at = now(), updated_at = now()
+-- Opens the refund of a payment (PENDING), with the payment request it pays when its rail
+-- pays one; no row when it is already open.
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = @reason, refund_initiated_at = now(),
+    refund_payment_request = sqlc.narg(payment_request), updated_at = now()
 WHERE id = @id AND refund_status IS NULL
 RETURNING *;
 
@@ -113,3 +115,16 @@ GROUP BY status;
 -- The payment from this deployment whose receiving side (counterpart) transaction @id is
 -- (transactions_counterpart_idx).
 SELECT id, quote_id FROM transactions WHERE counterpart_transaction_id = @id;
+
+-- name: RefundPayer :one
+-- Who sends the refund of the incoming payment @id back over UMA: its platform (its
+-- environment, UMA domain and whether it is regulated) and the receiving customer (its UMA
+-- address and what the service knows of it).
+SELECT p.environment, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
+       coalesce(c.uma_address, '')::text AS customer_uma, coalesce(c.full_name, '')::text AS customer_full_name,
+       coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
+       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email
+FROM transactions t
+JOIN platforms p ON p.id = t.platform_id
+LEFT JOIN customers c ON c.id = t.customer_id
+WHERE t.id = @id;

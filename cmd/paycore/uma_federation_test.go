@@ -395,6 +395,14 @@ func TestLightningUmaFederation(t *testing.T) {
 		t.Fatalf("execute: %d %s", r.Status, r.Body)
 	}
 	eventually(t, 90*time.Second, "the payment made while the receiver's API was down", func() bool { return A.status(q.TransactionID) == "COMPLETED" })
+	// A refund to carol, whose provider is down, is refused at once, nothing held.
+	fromCarol := findIncoming(t, A, "$carol@"+bob)
+	held = A.held()
+	r = A.c.Do("POST", "/transactions/"+fromCarol+"/refund", nil)
+	if r.Status != 400 || r.Code(t) != "INVALID_UMA_ADDRESS" || !strings.Contains(string(r.Body), `"failure":"LNURLP_FAILED"`) || A.held() != held ||
+		A.status(fromCarol) != "COMPLETED" {
+		t.Fatalf("a refund to a provider that is down: %d %s", r.Status, r.Body)
+	}
 	B.api = B.start("serve")
 	eventually(t, 60*time.Second, "bob credited three times", func() bool { return len(B.completed("INCOMING")) == 3 })
 	if got, want := B.completed("INCOMING"), []int64{15_000, 12_300, 4_500}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -402,6 +410,35 @@ func TestLightningUmaFederation(t *testing.T) {
 	}
 	if got := A.completed("OUTGOING"); len(got) != 3 {
 		t.Fatalf("alice's completed payments %v, want 3", got)
+	}
+
+	// Asked again, alice's platform sends carol's payment back. Its refund asks carol's provider for an
+	// invoice over UMA (an ordinary payment from alice's address to carol's) and pays it over
+	// Lightning; alice's worker dies meanwhile. Carol is credited once, in her currency, the
+	// satoshis she sent; alice's payment is REFUNDED and nothing stays held.
+	waitAPI(t, f, B)
+	carolCredits := func() (n, sum int64) {
+		_ = B.pool.QueryRow(context.Background(), "SELECT count(*), coalesce(sum(amount), 0)::bigint FROM transactions WHERE type = 'INCOMING' AND status = 'COMPLETED' AND source_uma_address IS NOT NULL AND destination_account_id = $1",
+			uuidOf(carolEUR)).Scan(&n, &sum)
+		return n, sum
+	}
+	if r := A.c.Do("POST", "/transactions/"+fromCarol+"/refund", nil); r.Status != 200 || !strings.Contains(string(r.Body), `"status":"PENDING"`) {
+		t.Fatalf("refund: %d %s", r.Status, r.Body)
+	}
+	A.worker.kill()
+	A.worker = A.start("worker")
+	eventually(t, 2*time.Minute, "the refund of carol's payment", func() bool { return A.status(fromCarol) == "REFUNDED" })
+	eventually(t, 60*time.Second, "carol credited by the refund", func() bool { n, _ := carolCredits(); return n == 1 })
+	var paid int64 // what carol's payment took from her account, fees included
+	_ = B.pool.QueryRow(context.Background(), "SELECT amount FROM transactions WHERE id = $1", uuidOf(toAlice)).Scan(&paid)
+	if n, eur := carolCredits(); n != 1 || eur <= 0 || eur > paid {
+		t.Fatalf("carol was credited %d times, %d EUR cents (she paid %d)", n, eur, paid)
+	}
+	if r := A.c.Do("POST", "/transactions/"+fromCarol+"/refund", nil); r.Status != 409 || r.Code(t) != "TRANSACTION_NOT_REFUNDABLE" {
+		t.Fatalf("a second refund: %d %s", r.Status, r.Body)
+	}
+	if A.held() != 0 {
+		t.Fatalf("alice's deployment still holds %d", A.held())
 	}
 
 	// The channel and both ledgers agree to the satoshi.

@@ -121,9 +121,12 @@ type StatusChange struct {
 // RefundChange opens a failed payment's refund (Open, its reason) or ends it (End, its
 // status), with the webhook event that announces the transaction afterwards.
 type RefundChange struct {
-	Open    string
-	End     string
-	Webhook string
+	Open string
+	// PaymentRequest, with Open, is the payment request the refund pays when its rail pays
+	// one (an invoice of the sender's provider), "" for none.
+	PaymentRequest string
+	End            string
+	Webhook        string
 }
 
 // QuoteChange is what a plan records on the payment's quote: who executed it (ExecuteKey)

@@ -58,18 +58,23 @@ func NotRefundable(format string, args ...any) error {
 // OpenRefund opens the platform's refund of a completed incoming payment r describes (the
 // rule is CheckRefund): the amount it credited is held on its internal account, the
 // refund is PENDING (reason RefundReasonPlatform), announced by
-// INCOMING_PAYMENT_REFUND_PENDING. The hold refuses an account without that much available
+// INCOMING_PAYMENT_REFUND_PENDING, with request, the payment request the refund pays when
+// its rail pays one ("" for none). The hold refuses an account without that much available
 // (the ledger's refusal) and an embedded wallet (its money moves only with the customer's
-// signature).
-func (s Snapshot) OpenRefund(r Refundable) (Plan, error) {
+// signature). ok is false, nothing to write, when the refund is pending already: only the
+// refund's own workflow opens one, so an earlier attempt of the same step opened it.
+func (s Snapshot) OpenRefund(r Refundable, request string) (p Plan, ok bool, err error) {
+	if r.RefundStatus == RefundPending && r.Type == catalog.Incoming {
+		return Plan{}, false, nil
+	}
 	if err := CheckRefund(r); err != nil {
-		return Plan{}, err
+		return Plan{}, false, err
 	}
 	if !s.Destination.Valid {
-		return Plan{}, NotRefundable("it credited no internal account")
+		return Plan{}, false, NotRefundable("it credited no internal account")
 	}
 	return Plan{Hold: &Hold{Account: s.Destination.UUID, Amount: s.Amount},
-		Refunds: []RefundChange{{Open: RefundReasonPlatform, Webhook: events.IncomingPaymentRefundPending}}}, nil
+		Refunds: []RefundChange{{Open: RefundReasonPlatform, PaymentRequest: request, Webhook: events.IncomingPaymentRefundPending}}}, true, nil
 }
 
 // FinishRefund ends the pending refund of an incoming payment with its rail's outcome: a
@@ -77,6 +82,12 @@ func (s Snapshot) OpenRefund(r Refundable) (Plan, error) {
 // (the money went back), the refund is COMPLETED and the transaction REFUNDED; any other
 // outcome releases the hold (the money stays) and the refund is FAILED, the transaction
 // still COMPLETED. ok is false when no refund is pending (an earlier run ended it).
+//
+// A payment a rail collected in another currency (s.Sent: satoshis paid to the
+// deployment's invoice, credited in USD) goes back as it came: what was sent, in the
+// currency it was sent in. The FX account buys the held amount back and pays what was
+// sent to the rail's funds (the reverse of the conversion the receiver locked), and the
+// network's fee for carrying it is the deployment's (RAIL_FEES).
 func (s Snapshot) FinishRefund(out rail.Outcome) (p Plan, ok bool, err error) {
 	if s.RefundStatus != RefundPending || !s.Destination.Valid {
 		return Plan{}, false, nil
@@ -90,8 +101,28 @@ func (s Snapshot) FinishRefund(out rail.Outcome) (p Plan, ok bool, err error) {
 	if err != nil {
 		return Plan{}, false, fmt.Errorf("refund %s: %w", s.ID, err)
 	}
-	return Plan{Legs: []Leg{{Currency: s.Currency, Moves: []Move{{Account: account, Amount: -s.Amount, Held: -s.Amount},
-		{Account: funds(out), Amount: s.Amount}}}},
-		Status:  &StatusChange{Event: catalog.TxEventRefund, To: to},
+	return Plan{Legs: s.refunded(out), Status: &StatusChange{Event: catalog.TxEventRefund, To: to},
 		Refunds: []RefundChange{{End: RefundCompleted, Webhook: events.IncomingPaymentRefundCompleted}}}, true, nil
+}
+
+// refunded is the legs of a completed refund (see FinishRefund): the reverse of the legs
+// that credited the payment, and the network's fee.
+func (s Snapshot) refunded(out rail.Outcome) []Leg {
+	account := Internal(s.Destination.UUID)
+	if s.Sent == nil {
+		return []Leg{{Currency: s.Currency, Moves: []Move{{Account: account, Amount: -s.Amount, Held: -s.Amount},
+			{Account: funds(out), Amount: s.Amount}}}}
+	}
+	sent := s.Sent.Amount
+	if s.Sent.Currency != s.Currency {
+		return append([]Leg{
+			{Currency: s.Currency, Moves: []Move{{Account: account, Amount: -s.Amount, Held: -s.Amount}, {Account: System(FX), Amount: s.Amount}}},
+			{Currency: s.Sent.Currency, Moves: []Move{{Account: System(FX), Amount: -sent}, {Account: funds(out), Amount: sent}}},
+		}, railFee(s.Sent.Currency, out)...)
+	}
+	leg := Leg{Currency: s.Currency, Moves: []Move{{Account: account, Amount: -s.Amount, Held: -s.Amount}, {Account: funds(out), Amount: sent}}}
+	if sent != s.Amount {
+		leg.Moves = append(leg.Moves, Move{Account: System(FX), Amount: s.Amount - sent})
+	}
+	return append([]Leg{leg}, railFee(s.Currency, out)...)
 }

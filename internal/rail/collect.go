@@ -106,3 +106,15 @@ func (r *Registry) Carrier(t Target) (Carrier, bool) {
 	c, ok := rl.(Carrier)
 	return c, ok
 }
+
+// RefundPayer is the rail that carries a refund to t by paying a payment request: a refund
+// to a UMA address through a rail that pays the invoices other providers answer (the
+// Lightning rail), for which the sender's provider is asked for an invoice as for any
+// payment to it. false when t's rail sends refunds back by itself (Refundable) or cannot
+// carry them at all.
+func (r *Registry) RefundPayer(t Target) (InvoicePayer, bool) {
+	if t.Kind != UMA || r.Refundable(t) {
+		return nil, false
+	}
+	return r.InvoicePayer(t)
+}

@@ -180,8 +180,8 @@ type Capabilities struct {
 	Cancellable bool
 	// Refunds is whether the rail can send a completed incoming payment back to where it
 	// came from (an instruction of Payment Refund) without a new payment request from the
-	// other side: a bank rail can, a Lightning rail cannot (the sender's provider would have
-	// to issue an invoice).
+	// other side: a bank rail can; a Lightning rail cannot, and pays instead the invoice the
+	// sender's provider answers a pay request with (Registry.RefundPayer).
 	Refunds bool
 	// Settlement is how long a payment typically takes to settle.
 	Settlement time.Duration

@@ -339,3 +339,41 @@ func TestPlatformRoutes(t *testing.T) {
 		}
 	}
 }
+
+// invoicer is a rail that pays the invoices other providers answer (a Lightning rail).
+type invoicer struct{ fake }
+
+func (invoicer) ReadInvoice(context.Context, string) (rail.Invoice, error) {
+	return rail.Invoice{}, nil
+}
+
+// A refund goes back by a rail that refunds by itself; to a UMA address, a rail that pays
+// invoices carries it by paying one of the sender's provider; any other rail cannot.
+func TestRegistryRefunds(t *testing.T) {
+	refunds := fake{"refunds", rail.Capabilities{Environments: []catalog.Environment{catalog.Sandbox}, Kinds: rail.Kinds, Refunds: true}}
+	lightning := invoicer{fake{"lightning", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Currencies: []string{"BTC"},
+		Kinds: []rail.Kind{rail.ExternalAccount, rail.UMA}, AccountTypes: []string{"LIGHTNING"}}}}
+	routes, err := rail.ParseRoutes("SANDBOX:*:*=refunds,PRODUCTION:BTC:*=lightning,PRODUCTION:USD:EXTERNAL_ACCOUNT=bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rail.NewRegistry(routes, refunds, lightning, bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		t                 rail.Target
+		refundable, payer bool
+	}{
+		{rail.Target{Environment: catalog.Sandbox, Currency: "USD", Kind: rail.UMA}, true, false},
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.UMA}, false, true},
+		{rail.Target{Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}, false, false},
+		{rail.Target{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, AccountType: "US_ACCOUNT"}, false, false},
+		{rail.Target{Environment: catalog.Production, Currency: "EUR", Kind: rail.UMA}, false, false},
+	} {
+		_, payer := r.RefundPayer(tc.t)
+		if r.Refundable(tc.t) != tc.refundable || payer != tc.payer {
+			t.Errorf("%+v: refundable %v, by an invoice %v", tc.t, r.Refundable(tc.t), payer)
+		}
+	}
+}

@@ -332,7 +332,7 @@ func (q *Queries) AgentActionLockLiveByTransaction(ctx context.Context, transact
 }
 
 const agentActionQuotes = `-- name: AgentActionQuotes :many
-SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, t.destination_on_chain, t.source_on_chain, coalesce(s.payload, '')::text AS payload_to_sign
+SELECT q.id, q.platform_id, q.customer_id, q.transaction_id, q.source_kind, q.source_account_id, q.crypto_network, q.destination_kind, q.destination_account_id, q.destination_internal, q.destination_identifier, q.destination_uma, q.payment_rail, q.locked_side, q.locked_amount, q.multiplier, q.fixed_fee, q.variable_fee_rate, q.description, q.purpose_of_payment, q.sender_customer_info, q.expires_at, q.signed_request_id, q.execute_key, q.executed_at, q.created_at, q.payment_instructions, q.deposit_amount, q.deposit_key, t.id, t.platform_id, t.customer_id, t.platform_customer_id, t.kind, t.type, t.status, t.source_kind, t.source_account_id, t.destination_kind, t.destination_account_id, t.currency, t.amount, t.reference, t.description, t.failure_reason, t.failure_detail, t.settled_at, t.created_at, t.updated_at, t.receiving_currency, t.receiving_amount, t.quote_id, t.fees, t.exchange_rate, t.rate_details, t.counterparty_information, t.refund_status, t.refund_reason, t.refund_initiated_at, t.refund_settled_at, t.source_uma_address, t.receiver_customer_info, t.destination_uma_address, t.counterpart_transaction_id, t.agent_id, t.network_fee, t.sent_currency, t.sent_amount, t.pending_reason, t.payment_rail, t.rail_selection_mode, t.expected_settlement_at, t.settlement_timeline_seconds, t.remittance_information, t.purpose_of_payment, t.originator, t.platform_fees, t.platform_fee_account_id, t.destination_on_chain, t.source_on_chain, t.refund_payment_request, coalesce(s.payload, '')::text AS payload_to_sign
 FROM quotes q
 JOIN transactions t ON t.id = q.transaction_id
 LEFT JOIN signed_requests s ON s.id = q.signed_request_id
@@ -436,6 +436,7 @@ func (q *Queries) AgentActionQuotes(ctx context.Context, ids []uuid.UUID) ([]Age
 			&i.Transaction.PlatformFeeAccountID,
 			&i.Transaction.DestinationOnChain,
 			&i.Transaction.SourceOnChain,
+			&i.Transaction.RefundPaymentRequest,
 			&i.PayloadToSign,
 		); err != nil {
 			return nil, err
@@ -508,7 +509,7 @@ func (q *Queries) AgentActionSetStatus(ctx context.Context, arg AgentActionSetSt
 }
 
 const agentActionTransactions = `-- name: AgentActionTransactions :many
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain FROM transactions WHERE id = ANY($1::uuid[]) AND agent_id IS NOT NULL
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request FROM transactions WHERE id = ANY($1::uuid[]) AND agent_id IS NOT NULL
 `
 
 // The transactions actions made (executed by their agent).
@@ -573,6 +574,7 @@ func (q *Queries) AgentActionTransactions(ctx context.Context, ids []uuid.UUID) 
 			&i.PlatformFeeAccountID,
 			&i.DestinationOnChain,
 			&i.SourceOnChain,
+			&i.RefundPaymentRequest,
 		); err != nil {
 			return nil, err
 		}

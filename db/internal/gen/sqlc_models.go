@@ -502,6 +502,7 @@ type Transaction struct {
 	PlatformFeeAccountID      uuid.NullUUID
 	DestinationOnChain        json.RawMessage
 	SourceOnChain             json.RawMessage
+	RefundPaymentRequest      *string
 }
 
 type UmaDomainProof struct {

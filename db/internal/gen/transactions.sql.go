@@ -15,6 +15,47 @@ import (
 	"paycore/internal/catalog"
 )
 
+const refundPayer = `-- name: RefundPayer :one
+SELECT p.environment, p.uma_domain AS platform_uma_domain, p.is_regulated_financial_institution AS platform_regulated,
+       coalesce(c.uma_address, '')::text AS customer_uma, coalesce(c.full_name, '')::text AS customer_full_name,
+       coalesce(to_char(c.birth_date, 'YYYY-MM-DD'), '')::text AS customer_birth_date,
+       coalesce(c.nationality, '')::text AS customer_nationality, coalesce(c.email, '')::text AS customer_email
+FROM transactions t
+JOIN platforms p ON p.id = t.platform_id
+LEFT JOIN customers c ON c.id = t.customer_id
+WHERE t.id = $1
+`
+
+type RefundPayerRow struct {
+	Environment         catalog.Environment
+	PlatformUmaDomain   string
+	PlatformRegulated   bool
+	CustomerUma         string
+	CustomerFullName    string
+	CustomerBirthDate   string
+	CustomerNationality string
+	CustomerEmail       string
+}
+
+// Who sends the refund of the incoming payment @id back over UMA: its platform (its
+// environment, UMA domain and whether it is regulated) and the receiving customer (its UMA
+// address and what the service knows of it).
+func (q *Queries) RefundPayer(ctx context.Context, id uuid.UUID) (RefundPayerRow, error) {
+	row := q.db.QueryRow(ctx, refundPayer, id)
+	var i RefundPayerRow
+	err := row.Scan(
+		&i.Environment,
+		&i.PlatformUmaDomain,
+		&i.PlatformRegulated,
+		&i.CustomerUma,
+		&i.CustomerFullName,
+		&i.CustomerBirthDate,
+		&i.CustomerNationality,
+		&i.CustomerEmail,
+	)
+	return i, err
+}
+
 const transactionCountStuck = `-- name: TransactionCountStuck :many
 SELECT status, count(*)::bigint AS count
 FROM transactions
@@ -61,7 +102,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
         $26, $27, $28, $29,
         $30, $31, $32, $33,
         $34, $35, $36, $37)
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionCreateParams struct {
@@ -197,12 +238,13 @@ func (q *Queries) TransactionCreate(ctx context.Context, arg TransactionCreatePa
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
 
 const transactionGet = `-- name: TransactionGet :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain FROM transactions WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request FROM transactions WHERE platform_id = $1 AND id = $2
 `
 
 type TransactionGetParams struct {
@@ -265,12 +307,13 @@ func (q *Queries) TransactionGet(ctx context.Context, arg TransactionGetParams) 
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
 
 const transactionGetByID = `-- name: TransactionGetByID :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain FROM transactions WHERE id = $1
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request FROM transactions WHERE id = $1
 `
 
 func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -328,12 +371,13 @@ func (q *Queries) TransactionGetByID(ctx context.Context, id uuid.UUID) (Transac
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
 
 const transactionGetForUpdate = `-- name: TransactionGetForUpdate :one
-SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain FROM transactions WHERE id = $1 FOR UPDATE
+SELECT id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request FROM transactions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Transaction, error) {
@@ -391,6 +435,7 @@ func (q *Queries) TransactionGetForUpdate(ctx context.Context, id uuid.UUID) (Tr
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
@@ -448,7 +493,7 @@ const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
 SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
 WHERE id = $2 AND refund_status = 'PENDING'
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionRefundEndParams struct {
@@ -512,24 +557,28 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
 
 const transactionRefundStart = `-- name: TransactionRefundStart :one
-UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(), updated_at = now()
-WHERE id = $2 AND refund_status IS NULL
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(),
+    refund_payment_request = $2, updated_at = now()
+WHERE id = $3 AND refund_status IS NULL
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionRefundStartParams struct {
-	Reason *string
-	ID     uuid.UUID
+	Reason         *string
+	PaymentRequest *string
+	ID             uuid.UUID
 }
 
-// Opens the refund of a failed payment (PENDING); no row when it is already open.
+// Opens the refund of a payment (PENDING), with the payment request it pays when its rail
+// pays one; no row when it is already open.
 func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRefundStartParams) (Transaction, error) {
-	row := q.db.QueryRow(ctx, transactionRefundStart, arg.Reason, arg.ID)
+	row := q.db.QueryRow(ctx, transactionRefundStart, arg.Reason, arg.PaymentRequest, arg.ID)
 	var i Transaction
 	err := row.Scan(
 		&i.ID,
@@ -583,6 +632,7 @@ func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRef
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
@@ -606,7 +656,7 @@ const transactionSetPendingReason = `-- name: TransactionSetPendingReason :one
 UPDATE transactions
 SET pending_reason = $1, updated_at = now()
 WHERE id = $2 AND status IN ('PENDING', 'PROCESSING')
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionSetPendingReasonParams struct {
@@ -671,6 +721,7 @@ func (q *Queries) TransactionSetPendingReason(ctx context.Context, arg Transacti
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }
@@ -680,7 +731,7 @@ UPDATE transactions
 SET status = $1, failure_reason = $2, failure_detail = $3,
     settled_at = coalesce($4, settled_at), pending_reason = NULL, updated_at = now()
 WHERE id = $5 AND status = ANY($6::text[])
-RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain
+RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionSetStatusParams struct {
@@ -756,6 +807,7 @@ func (q *Queries) TransactionSetStatus(ctx context.Context, arg TransactionSetSt
 		&i.PlatformFeeAccountID,
 		&i.DestinationOnChain,
 		&i.SourceOnChain,
+		&i.RefundPaymentRequest,
 	)
 	return i, err
 }

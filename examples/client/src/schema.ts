@@ -1305,8 +1305,12 @@ export interface paths {
          *     `TRANSACTION_NOT_REFUNDABLE` for an outgoing payment, one not `COMPLETED`, one refunded
          *     already, one paid by a customer of this deployment, one whose money is in an embedded
          *     wallet (only the customer's signature moves it), or one whose rail cannot send money
-         *     back without a new payment request from the other side (Lightning); 400
-         *     `INSUFFICIENT_FUNDS` when the account no longer has the amount available. In the
+         *     back; 400 `INSUFFICIENT_FUNDS` when the account no longer has the amount available.
+         *     A UMA payment received over Lightning from another provider goes back by paying the
+         *     invoice that provider answers a UMA pay request for the satoshis sent with (from the
+         *     receiving customer's UMA address to the sender's); when the provider fails, nothing is
+         *     held: 400 `INVALID_UMA_ADDRESS` with `details.failure` `LNURLP_FAILED`, or 424
+         *     `PAYREQ_REQUEST_FAILED`, and the refund may be asked again. In the
          *     sandbox, refunding a transfer in from an external account whose identifier ends in
          *     `009` fails, `008` waits the slow-scenario delay under compliance review first; the
          *     refund of a UMA payment from `$pending.long.usd` waits the slow-scenario delay.
@@ -9537,6 +9541,7 @@ export interface operations {
             404: components["responses"]["TransactionNotFound"];
             409: components["responses"]["NotRefundable"];
             413: components["responses"]["PayloadTooLarge"];
+            424: components["responses"]["PayRequestFailed"];
             500: components["responses"]["InternalError"];
         };
     };
