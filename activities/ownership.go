@@ -13,7 +13,6 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
 	"paycore/internal/ownership"
-	"paycore/internal/sandbox"
 )
 
 func ownerOf(t ownership.Target) db.ExternalAccountOwner {
@@ -47,12 +46,27 @@ func (a *Activities) VerifyOwnership(ctx context.Context, t ownership.Target, r 
 	return res, nil
 }
 
-// DecideLiveness applies the sandbox provider's outcome of the liveness check issued with
-// the challenge expiring at expiresAt (sandbox.LivenessPasses), unless that challenge was
-// replaced or answered meanwhile. It reports whether the account changed.
+// DecideLiveness applies the verdict of the liveness check issued with the challenge
+// expiring at expiresAt, as the provider of the rail that serves the account gives it
+// (rail.LivenessChecker: the sandbox's is a magic ending), unless that challenge was
+// replaced or answered meanwhile. With no such provider any more (the configuration
+// changed), nothing is decided: the challenge expires. It reports whether the account
+// changed.
 func (a *Activities) DecideLiveness(ctx context.Context, accountID uuid.UUID, expiresAt time.Time) (bool, error) {
+	target, address, err := db.ExternalAccountRoute(ctx, a.pool, accountID)
+	if err != nil {
+		return false, err
+	}
+	checker, ok := a.rails.LivenessChecker(target)
+	if !ok {
+		return false, nil
+	}
+	passed, err := checker.LivenessPasses(ctx, address)
+	if err != nil {
+		return false, fmt.Errorf("ask the liveness verdict: %w", err)
+	}
 	_, changed, err := a.store.OwnershipLivenessDecide(ctx, accountID, func(acc ownership.Account) (catalog.ExternalAccountStatus, bool) {
-		return ownership.LivenessDecision(acc, expiresAt, sandbox.LivenessPasses(acc.Address))
+		return ownership.LivenessDecision(acc, expiresAt, passed)
 	})
 	return changed, err
 }

@@ -38,7 +38,12 @@ func (s *Server) challengeOwnership(platformOwned bool) http.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		m, err := ownership.CheckMethod(in.Method, t.Sandbox)
+		route, _, err := db.ExternalAccountRoute(r.Context(), s.Pool, t.AccountID)
+		if err != nil {
+			return err
+		}
+		_, offered := s.Rails.LivenessChecker(route)
+		m, err := ownership.CheckMethod(in.Method, offered)
 		if err != nil {
 			return err
 		}

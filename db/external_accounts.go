@@ -15,6 +15,7 @@ import (
 	"paycore/internal/extaccount"
 	"paycore/internal/ids"
 	"paycore/internal/ownership"
+	"paycore/internal/rail"
 )
 
 // ExternalAccountAdd registers a checked external account of a platform in one
@@ -184,4 +185,21 @@ func (s Store) ownershipWrite(ctx context.Context, q *queries, cur ExternalAccou
 		}
 	}
 	return out, nil
+}
+
+// ExternalAccountRoute is what routes payments to the external account id to a rail (its
+// platform's environment, its currency and type), and its primary identifier (a wallet's
+// address).
+func ExternalAccountRoute(ctx context.Context, d DBTX, id uuid.UUID) (rail.Target, string, error) {
+	q := newQueries(d)
+	e, err := q.ExternalAccountGetByID(ctx, id)
+	if err != nil {
+		return rail.Target{}, "", fmt.Errorf("load external account: %w", err)
+	}
+	p, err := q.PlatformGet(ctx, e.PlatformID)
+	if err != nil {
+		return rail.Target{}, "", fmt.Errorf("load platform: %w", err)
+	}
+	return rail.Target{Environment: p.Environment, Platform: e.PlatformID, Currency: e.Currency, Kind: rail.ExternalAccount,
+		AccountType: e.AccountType}, e.Identifier, nil
 }

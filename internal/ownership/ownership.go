@@ -105,8 +105,9 @@ func Unproven(status catalog.ExternalAccountStatus) bool {
 }
 
 // CheckMethod checks the method of a challenge request; livenessOffered says whether a
-// liveness check can be run for the platform (sandbox platforms only: no liveness provider
-// is connected for production ones).
+// liveness check can be run for the account: the rail that serves it has a provider that
+// checks owners (rail.LivenessChecker; the sandbox rail simulates one, no production rail
+// has one yet), else LIVENESS is 501 NOT_IMPLEMENTED.
 func CheckMethod(m *string, livenessOffered bool) (Method, error) {
 	switch {
 	case m == nil:
@@ -117,7 +118,7 @@ func CheckMethod(m *string, livenessOffered bool) (Method, error) {
 		return "", problem.Field("method", "method must be WALLET_SIGNATURE or LIVENESS")
 	case !livenessOffered:
 		return "", problem.FieldCode(catalog.NotImplemented, "method",
-			"no liveness provider is connected to this deployment: prove ownership with WALLET_SIGNATURE")
+			"no liveness provider is connected for this account's rail: prove ownership with WALLET_SIGNATURE")
 	}
 	return Liveness, nil
 }

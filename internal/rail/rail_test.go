@@ -377,3 +377,41 @@ func TestRegistryRefunds(t *testing.T) {
 		}
 	}
 }
+
+// checker is a rail whose provider checks owners' liveness.
+type checker struct{ fake }
+
+func (checker) LivenessPasses(_ context.Context, address string) (bool, error) {
+	return !strings.HasSuffix(address, "x"), nil
+}
+
+// A liveness check is offered for an external account only when the rail that serves it
+// checks owners, and its verdict is that rail's.
+func TestRegistryLivenessChecker(t *testing.T) {
+	kyc := checker{fake{"kyc", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Currencies: []string{"USDC"},
+		Kinds: []rail.Kind{rail.ExternalAccount}}}}
+	routes, err := rail.ParseRoutes("PRODUCTION:USDC:EXTERNAL_ACCOUNT=kyc,PRODUCTION:USD:EXTERNAL_ACCOUNT=bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rail.NewRegistry(routes, kyc, bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := r.LivenessChecker(rail.Target{Environment: catalog.Production, Currency: "USDC", Kind: rail.ExternalAccount, AccountType: "ETHEREUM_WALLET"})
+	if !ok {
+		t.Fatal("the kyc rail's accounts are not offered a liveness check")
+	}
+	if pass, _ := c.LivenessPasses(context.Background(), "0xabc"); !pass {
+		t.Fatal("the rail's verdict was not asked")
+	}
+	for _, tc := range []rail.Target{
+		{Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount, AccountType: "US_ACCOUNT"},
+		{Environment: catalog.Production, Currency: "EUR", Kind: rail.ExternalAccount, AccountType: "IBAN"},
+		{Environment: catalog.Sandbox, Currency: "USDC", Kind: rail.ExternalAccount, AccountType: "ETHEREUM_WALLET"},
+	} {
+		if _, ok := r.LivenessChecker(tc); ok {
+			t.Errorf("%+v: offered a liveness check by a rail without a provider", tc)
+		}
+	}
+}

@@ -409,8 +409,9 @@ export interface paths {
          * @description Starts (or restarts) the ownership verification of a `FIRST_PARTY` self-custody
          *     crypto wallet (a customer's) in `PENDING_OWNERSHIP_VERIFICATION` or `UNVERIFIED`.
          *     `WALLET_SIGNATURE` answers with a `messageToSign`: have the wallet sign it exactly
-         *     and send the signature to `.../verify`. `LIVENESS` (sandbox platforms only; no
-         *     liveness provider is connected for production ones, 501 `NOT_IMPLEMENTED`) answers
+         *     and send the signature to `.../verify`. `LIVENESS` (where the rail that serves the
+         *     account has a liveness provider: the sandbox rail simulates one; for an account of a
+         *     rail without one, 501 `NOT_IMPLEMENTED`) answers
          *     with a hosted `verificationLink`; the outcome arrives later as an
          *     `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook (the sandbox's check fails for an address
          *     ending in `dead`, in any letter case, and passes otherwise). A new challenge abandons
@@ -824,8 +825,9 @@ export interface paths {
          * @description Starts (or restarts) the ownership verification of a `FIRST_PARTY` self-custody
          *     crypto wallet (the platform's own) in `PENDING_OWNERSHIP_VERIFICATION` or `UNVERIFIED`.
          *     `WALLET_SIGNATURE` answers with a `messageToSign`: have the wallet sign it exactly
-         *     and send the signature to `.../verify`. `LIVENESS` (sandbox platforms only; no
-         *     liveness provider is connected for production ones, 501 `NOT_IMPLEMENTED`) answers
+         *     and send the signature to `.../verify`. `LIVENESS` (where the rail that serves the
+         *     account has a liveness provider: the sandbox rail simulates one; for an account of a
+         *     rail without one, 501 `NOT_IMPLEMENTED`) answers
          *     with a hosted `verificationLink`; the outcome arrives later as an
          *     `EXTERNAL_ACCOUNT_STATUS_UPDATED` webhook (the sandbox's check fails for an address
          *     ending in `dead`, in any letter case, and passes otherwise). A new challenge abandons
@@ -6436,7 +6438,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `NOT_IMPLEMENTED`: a `LIVENESS` challenge for a production platform (no liveness provider is connected). */
+        /** @description `NOT_IMPLEMENTED`: a `LIVENESS` challenge for an account whose rail has no liveness provider (every production rail today). */
         LivenessNotOffered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -36,6 +36,12 @@ func (Rail) Submit(_ context.Context, in rail.Instruction) (rail.Outcome, error)
 	return Outcome(in), nil
 }
 
+// LivenessPasses is the sandbox provider's verdict on the owner of the wallet at address
+// (rail.LivenessChecker): sandbox.LivenessPasses, a magic ending.
+func (Rail) LivenessPasses(_ context.Context, address string) (bool, error) {
+	return sandbox.LivenessPasses(address), nil
+}
+
 // Track is rail.ErrNotFound: the sandbox records nothing, and submitting the instruction
 // again under its key answers the same outcome.
 func (Rail) Track(context.Context, string) (rail.Outcome, error) {
