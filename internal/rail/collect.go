@@ -54,12 +54,7 @@ type Collector interface {
 // Collector is the collecting rail that serves payments to t (see For), false when that
 // rail collects nothing or no rail serves t.
 func (r *Registry) Collector(t Target) (Collector, bool) {
-	rl, ok := r.For(t)
-	if !ok {
-		return nil, false
-	}
-	c, ok := rl.(Collector)
-	return c, ok
+	return capability[Collector](r, t)
 }
 
 // Invoice is what a payment request (a BOLT11 invoice) asks: AmountMsat millisatoshis (0:
@@ -81,12 +76,7 @@ type InvoicePayer interface {
 // InvoicePayer is the rail that serves payments to t when it pays payment requests (see
 // InvoicePayer), false otherwise.
 func (r *Registry) InvoicePayer(t Target) (InvoicePayer, bool) {
-	rl, ok := r.For(t)
-	if !ok {
-		return nil, false
-	}
-	p, ok := rl.(InvoicePayer)
-	return p, ok
+	return capability[InvoicePayer](r, t)
 }
 
 // Carrier is implemented by rails that can tell which of the deployment's channels carried
@@ -99,12 +89,7 @@ type Carrier interface {
 // Carrier is the rail that serves payments to t when it tells which channels carried them,
 // false otherwise.
 func (r *Registry) Carrier(t Target) (Carrier, bool) {
-	rl, ok := r.For(t)
-	if !ok {
-		return nil, false
-	}
-	c, ok := rl.(Carrier)
-	return c, ok
+	return capability[Carrier](r, t)
 }
 
 // RefundPayer is the rail that carries a refund to t by paying a payment request: a refund
@@ -117,4 +102,16 @@ func (r *Registry) RefundPayer(t Target) (InvoicePayer, bool) {
 		return nil, false
 	}
 	return r.InvoicePayer(t)
+}
+
+// capability is the rail that serves payments to t when it implements T (one of the
+// port's optional parts), false when it does not or no rail serves t.
+func capability[T any](r *Registry, t Target) (T, bool) {
+	rl, ok := r.For(t)
+	if !ok {
+		var none T
+		return none, false
+	}
+	c, ok := rl.(T)
+	return c, ok
 }

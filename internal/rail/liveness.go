@@ -15,10 +15,5 @@ type LivenessChecker interface {
 // provider checks owners' liveness, false otherwise: then no liveness check is offered for
 // such accounts.
 func (r *Registry) LivenessChecker(t Target) (LivenessChecker, bool) {
-	rl, ok := r.For(t)
-	if !ok {
-		return nil, false
-	}
-	c, ok := rl.(LivenessChecker)
-	return c, ok
+	return capability[LivenessChecker](r, t)
 }
