@@ -573,16 +573,7 @@ func TestLightningFunding(t *testing.T) {
 		t.Fatalf("umaDomain: %d %s", r.Status, r.Body)
 	}
 	prover.prove(t, w.c, domain)
-	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
-		"fullName": "Hal Finney", "currencies": []string{"BTC"}, "umaAddress": "$hal@" + domain})
-	if r.Status != 201 {
-		t.Fatalf("customer: %d %s", r.Status, r.Body)
-	}
-	var halAccounts struct {
-		Data []view.InternalAccount `json:"data"`
-	}
-	w.c.Do("GET", "/customers/internal-accounts?currency=BTC&customerId="+r.JSON(t)["id"].(string), nil).Decode(t, &halAccounts)
-	hal := halAccounts.Data[0].ID
+	_, hal := w.umaCustomer("Hal Finney", "US", "BTC", "$hal@"+domain)
 	lnurl := func(path string) (int, []byte) { return s.hostGet(domain, path) }
 	status, body := lnurl("/.well-known/lnurlp/hal")
 	payReq, err := lightning.ParsePayRequest(body)

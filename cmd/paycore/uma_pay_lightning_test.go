@@ -69,16 +69,7 @@ func TestLightningUmaSend(t *testing.T) {
 		t.Fatalf("sending config: %d %s", r.Status, r.Body)
 	}
 	prover.prove(t, sw.c, alice)
-	r = sw.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "US",
-		"fullName": "Alice Sender", "currencies": []string{"USD"}, "umaAddress": "$alice@" + alice})
-	if r.Status != 201 {
-		t.Fatalf("sender: %d %s", r.Status, r.Body)
-	}
-	var accounts struct {
-		Data []view.InternalAccount `json:"data"`
-	}
-	sw.c.Do("GET", "/customers/internal-accounts?customerId="+r.JSON(t)["id"].(string), nil).Decode(t, &accounts)
-	sw.customer, sw.account = r.JSON(t)["id"].(string), accounts.Data[0].ID
+	sw.customer, sw.account = sw.umaCustomer("Alice Sender", "US", "USD", "$alice@"+alice)
 	sw.fund(100_000)
 
 	ledgerA, ledgerB := ledgerLightning(t, sending), ledgerLightning(t, receiving)
@@ -198,4 +189,24 @@ func TestLightningUmaSend(t *testing.T) {
 	}
 	checkLedger(t, sending)
 	checkLedger(t, receiving)
+}
+
+// umaCustomer creates an approved customer of w's platform in region holding currency, at
+// the UMA address, and answers its id and its account in that currency.
+func (w *world) umaCustomer(name, region, currency, address string) (id, account string) {
+	w.t.Helper()
+	r := w.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": region,
+		"fullName": name, "currencies": []string{currency}, "umaAddress": address})
+	if r.Status != 201 {
+		w.t.Fatalf("customer %s: %d %s", address, r.Status, r.Body)
+	}
+	id = r.JSON(w.t)["id"].(string)
+	var accounts struct {
+		Data []view.InternalAccount `json:"data"`
+	}
+	w.c.Do("GET", "/customers/internal-accounts?currency="+currency+"&customerId="+id, nil).Decode(w.t, &accounts)
+	if len(accounts.Data) == 0 {
+		w.t.Fatalf("customer %s has no %s account", address, currency)
+	}
+	return id, accounts.Data[0].ID
 }
