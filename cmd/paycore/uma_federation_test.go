@@ -452,8 +452,16 @@ func TestLightningUmaFederation(t *testing.T) {
 	}
 	A.conserved()
 	B.conserved()
-	if f.hooks.asked(findIncoming(t, B, "$alice@"+alice)) == nil {
-		t.Error("bob's platform was not asked to approve alice's payment")
+	// Each platform was asked to approve what it received, with what the sender's provider
+	// said of the sender.
+	for _, p := range []struct {
+		d      *federated
+		sender string
+	}{{B, "$alice@" + alice}, {A, "$carol@" + bob}} {
+		info := f.hooks.asked(findIncoming(t, p.d, p.sender))
+		if info == nil || info["UMA_ADDRESS"] != p.sender || info["KYC_STATUS"] != "VERIFIED" {
+			t.Errorf("%s's platform was asked about %s's payment with %v", p.d.domain, p.sender, info)
+		}
 	}
 }
 
