@@ -156,7 +156,7 @@ func (a *Activities) SubmitQuote(ctx context.Context, r quote.Rail) (rail.Outcom
 	if !ok {
 		return r.Settle(r.Completed()), nil
 	}
-	out, err := a.rails.Submit(ctx, in, r.Unavailable())
+	out, err := a.rails.Submit(ctx, in, r.Unavailable(), resumed(ctx))
 	if err != nil {
 		return rail.Outcome{}, err
 	}

@@ -138,7 +138,7 @@ func (a *Activities) RefundProcessing(ctx context.Context, transactionID uuid.UU
 // SubmitRefund hands a refund to the rail that serves it and reports how it ends; with no
 // rail configured for it any more, it fails RAIL_UNAVAILABLE (the money stays).
 func (a *Activities) SubmitRefund(ctx context.Context, in rail.Instruction) (rail.Outcome, error) {
-	return a.rails.Submit(ctx, in, rail.Unavailable())
+	return a.rails.Submit(ctx, in, rail.Unavailable(), resumed(ctx))
 }
 
 // FinishIncomingRefund ends the pending refund of transactionID with its rail's outcome

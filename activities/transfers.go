@@ -84,7 +84,7 @@ func (a *Activities) SubmitTransfer(ctx context.Context, transactionID uuid.UUID
 			return rail.Outcome{}, err
 		}
 	}
-	return a.rails.Submit(ctx, r.Instruction(transactionID.String()), r.Unavailable())
+	return a.rails.Submit(ctx, r.Instruction(transactionID.String()), r.Unavailable(), resumed(ctx))
 }
 
 // CancelTransfer asks the rail of a transfer waiting there to cancel it (see

@@ -338,7 +338,7 @@ func payout(t *testing.T, r Rail) rail.Outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := reg.Submit(context.Background(), in, r.Unavailable())
+	out, err := reg.Submit(context.Background(), in, r.Unavailable(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

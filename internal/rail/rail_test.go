@@ -155,7 +155,7 @@ func TestRegistryFor(t *testing.T) {
 			t.Errorf("Require(%s, %q, %s) = %v, want %q", tc.env, tc.currency, tc.kind, err, want)
 		}
 		unavailable := rail.Unavailable()
-		out, err := reg.Submit(context.Background(), rail.Instruction{Key: "k", Environment: tc.env, Currency: tc.currency, Kind: tc.kind}, unavailable)
+		out, err := reg.Submit(context.Background(), rail.Instruction{Key: "k", Environment: tc.env, Currency: tc.currency, Kind: tc.kind}, unavailable, false)
 		if err != nil || (tc.want == "" && out != unavailable) || (tc.want != "" && out.Message != tc.want) {
 			t.Errorf("Submit(%s, %q, %s) = %+v, %v", tc.env, tc.currency, tc.kind, out, err)
 		}
@@ -257,7 +257,7 @@ func TestRegistryForAccountType(t *testing.T) {
 		t.Fatalf("some type is served: %v", err)
 	}
 	out, err := reg.Submit(context.Background(), rail.Instruction{Key: "k", Environment: catalog.Production, Currency: "BTC", Kind: rail.ExternalAccount,
-		AccountType: "LIGHTNING"}, rail.Unavailable())
+		AccountType: "LIGHTNING"}, rail.Unavailable(), false)
 	if err != nil || out.Message != "ln" {
 		t.Fatalf("submit a Lightning payout: %+v %v", out, err)
 	}
@@ -323,7 +323,7 @@ func TestPlatformRoutes(t *testing.T) {
 			t.Errorf("platform %s: routed to %v, want %s", tc.platform, got, tc.want)
 		}
 		in := rail.Instruction{Key: "k", Environment: catalog.Sandbox, Platform: tc.platform, Currency: "BTC", Kind: rail.ExternalAccount, AccountType: "LIGHTNING"}
-		if out, err := reg.Submit(context.Background(), in, rail.Unavailable()); err != nil || out.Message != tc.want {
+		if out, err := reg.Submit(context.Background(), in, rail.Unavailable(), false); err != nil || out.Message != tc.want {
 			t.Errorf("platform %s: submitted to %q (%v), want %s", tc.platform, out.Message, err, tc.want)
 		}
 	}
@@ -413,5 +413,49 @@ func TestRegistryLivenessChecker(t *testing.T) {
 		if _, ok := r.LivenessChecker(tc); ok {
 			t.Errorf("%+v: offered a liveness check by a rail without a provider", tc)
 		}
+	}
+}
+
+// ledgerRail is a rail that remembers the payments it took, by key, as a bank's API does.
+type ledgerRail struct {
+	fake
+	submitted map[string]int
+	tracked   map[string]rail.Outcome
+}
+
+func (l *ledgerRail) Submit(_ context.Context, in rail.Instruction) (rail.Outcome, error) {
+	l.submitted[in.Key]++
+	out := rail.Outcome{Status: catalog.TxCompleted, Message: "submitted"}
+	l.tracked[in.Key] = rail.Outcome{Status: catalog.TxCompleted, Message: "tracked"}
+	return out, nil
+}
+
+func (l *ledgerRail) Track(_ context.Context, key string) (rail.Outcome, error) {
+	if out, ok := l.tracked[key]; ok {
+		return out, nil
+	}
+	return rail.Outcome{}, rail.ErrNotFound
+}
+
+// A payment handed in again after its answer was lost is asked of its rail by its key
+// first: a payment the rail has is answered as it ended, never submitted twice; one it
+// does not know is submitted. A first attempt is submitted without asking.
+func TestRegistrySubmitResumed(t *testing.T) {
+	l := &ledgerRail{fake: fake{"bank", rail.Capabilities{Environments: []catalog.Environment{catalog.Production}, Kinds: rail.Kinds}},
+		submitted: map[string]int{}, tracked: map[string]rail.Outcome{}}
+	routes, _ := rail.ParseRoutes("PRODUCTION:*:*=bank")
+	reg, err := rail.NewRegistry(routes, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rail.Instruction{Key: "tx-1", Environment: catalog.Production, Currency: "USD", Kind: rail.ExternalAccount}
+	if out, err := reg.Submit(context.Background(), in, rail.Unavailable(), true); err != nil || out.Message != "submitted" || l.submitted["tx-1"] != 1 {
+		t.Fatalf("resumed, unknown to the rail: %+v %v %v", out, err, l.submitted)
+	}
+	if out, err := reg.Submit(context.Background(), in, rail.Unavailable(), true); err != nil || out.Message != "tracked" || l.submitted["tx-1"] != 1 {
+		t.Fatalf("resumed, known to the rail: %+v %v %v", out, err, l.submitted)
+	}
+	if out, err := reg.Submit(context.Background(), in, rail.Unavailable(), false); err != nil || out.Message != "submitted" || l.submitted["tx-1"] != 2 {
+		t.Fatalf("a first attempt: %+v %v %v", out, err, l.submitted)
 	}
 }

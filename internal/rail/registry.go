@@ -2,6 +2,7 @@ package rail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -271,11 +272,23 @@ type Configured struct {
 }
 
 // Submit hands in to the rail that serves it (For) and reports how the payment ends;
-// unavailable is the outcome when no configured rail serves it.
-func (r *Registry) Submit(ctx context.Context, in Instruction, unavailable Outcome) (Outcome, error) {
+// unavailable is the outcome when no configured rail serves it. When resumed (an earlier
+// attempt may have handed it in before it was lost: a crash, a timeout), the rail is first
+// asked what became of the payment under its key (Rail.Track), and it is handed in again
+// only when the rail knows no payment under that key.
+func (r *Registry) Submit(ctx context.Context, in Instruction, unavailable Outcome, resumed bool) (Outcome, error) {
 	rl, ok := r.For(in.Target())
 	if !ok {
 		return unavailable, nil
+	}
+	if resumed {
+		out, err := rl.Track(ctx, in.Key)
+		if err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Outcome{}, fmt.Errorf("rail %s: track %s: %w", rl.Name(), in.Key, err)
+		}
 	}
 	out, err := rl.Submit(ctx, in)
 	if err != nil {

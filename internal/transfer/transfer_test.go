@@ -88,7 +88,7 @@ func TestRailOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	submit := func(r Rail) rail.Outcome {
-		out, err := reg.Submit(context.Background(), r.Instruction("key"), r.Unavailable())
+		out, err := reg.Submit(context.Background(), r.Instruction("key"), r.Unavailable(), false)
 		if err != nil {
 			t.Fatal(err)
 		}
