@@ -83,3 +83,31 @@ func TestReceivingCurrencies(t *testing.T) {
 		}
 	}
 }
+
+// protocolStatuses are the HTTP statuses the protocol's error catalogue (schemas/errors of
+// the UMA protocol repository) gives the codes this service answers.
+var protocolStatuses = map[string]int{
+	"COUNTERPARTY_PUBKEY_FETCH_ERROR": 424, "INVALID_PUBKEY_FORMAT": 400, "CERT_CHAIN_INVALID": 400, "CERT_CHAIN_EXPIRED": 400,
+	"INVALID_SIGNATURE": 401, "INVALID_TIMESTAMP": 400, "INVALID_NONCE": 400, "INTERNAL_ERROR": 500,
+	"MISSING_REQUIRED_UMA_PARAMETERS": 400, "UNSUPPORTED_UMA_VERSION": 412, "PARSE_LNURLP_REQUEST_ERROR": 400,
+	"USER_NOT_FOUND": 404, "USER_NOT_READY": 403, "REQUEST_NOT_FOUND": 404, "PARSE_PAYREQ_REQUEST_ERROR": 400,
+	"AMOUNT_OUT_OF_RANGE": 400, "INVALID_CURRENCY": 400, "SENDER_NOT_ACCEPTED": 400, "MISSING_MANDATORY_PAYER_DATA": 400,
+	"UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY": 501, "PARSE_UTXO_CALLBACK_ERROR": 400, "COUNTERPARTY_NOT_ALLOWED": 403,
+	"INVALID_INVOICE": 400, "INVALID_INPUT": 400,
+}
+
+// Every refusal the service answers in the protocol's format has the code and status the
+// protocol's catalogue gives it.
+func TestRefusalsFollowTheProtocolCatalogue(t *testing.T) {
+	for _, err := range []error{ErrBadSignature, ErrCertChainExpired, ErrCertChainInvalid, ErrMissingParameters, ErrNotUma,
+		ErrInvalidAddress, ErrInvalidTimestamp, ErrNonceUsed, ErrKeysUnavailable, ErrInvalidPubKeyResponse, ErrUserNotFound,
+		ErrCounterpartyNotAllowed, ErrInvalidAmount, ErrDecrypt, ErrInvoiceMismatch, ErrInvalidCurrency, ErrSenderNotAccepted,
+		ErrMissingPayerData, ErrParsePayRequest, ErrUserNotReady, ErrParseUtxoCallback, ErrRequestNotFound, ErrUnrecognizedPayeeKey,
+		&UnsupportedVersionError{Version: "2.0"}, errors.New("anything else")} {
+		e := Refusal(fmt.Errorf("x: %w", err))
+		want, ok := protocolStatuses[e.Code]
+		if !ok || e.Status != want {
+			t.Errorf("%v: %s %d; the protocol's catalogue: %d (listed %v)", err, e.Code, e.Status, want, ok)
+		}
+	}
+}
