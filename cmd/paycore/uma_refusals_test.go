@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"paycore/api/apitest"
+	"paycore/db"
+	"paycore/db/view"
 	"paycore/internal/infra/config"
+	"paycore/internal/infra/lnd"
 	"paycore/internal/infra/lnregtest/lntest"
 	"paycore/internal/uma"
 )
@@ -28,9 +31,15 @@ type misbehaving struct {
 	// replayed is the one answer the replay domain gives every LNURLP request.
 	mu       sync.Mutex
 	replayed *uma.LnurlpResponse
+	// invoice makes the invoice the no-route domain answers with, for sats.
+	invoice func(sats int64) string
 }
 
 const providerSuffix = ".provider.internal"
+
+// noRouteMsatPerCent prices the no-route domain's peso so that 10.00 MXN is 800 000 sat,
+// more than the test channel's sending side holds.
+const noRouteMsatPerCent = 800_000
 
 func newMisbehaving(t *testing.T) *misbehaving {
 	t.Helper()
@@ -110,6 +119,10 @@ func (m *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 		if name == "payreq-version" {
 			resp.UmaVersion = "2.0"
 		}
+		if name == "payreq-noroute" && m.invoice != nil { // a real invoice, of more than the channel holds
+			resp.Converted.Multiplier = noRouteMsatPerCent
+			resp.PR = m.invoice(resp.Converted.Amount * noRouteMsatPerCent / 1000)
+		}
 		_ = json.NewEncoder(w).Encode(resp)
 	default:
 		http.NotFound(w, r)
@@ -123,7 +136,8 @@ func (m *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 // and nothing is held or created: the provider down, answering garbage, too slowly, with a
 // redirect to a private address (not followed), a signature of another key, an old
 // timestamp, a nonce it used before, another major version, keys whose certificate expired, a refusal of its own,
-// or an invoice this service cannot pay.
+// or an invoice this service cannot pay. An invoice that passes but that the network cannot
+// deliver fails the executed payment before anything left, its hold released.
 func TestLightningUmaSendRefusals(t *testing.T) {
 	ctx := context.Background()
 	const alice = "pay.alice.internal"
@@ -135,7 +149,7 @@ func TestLightningUmaSendRefusals(t *testing.T) {
 	payCases := []string{"payreq-refused", "payreq-garbage", "payreq-slow", "payreq-redirect", "payreq-signature", "payreq-timestamp", "payreq-version", "payreq-invoice"}
 	s := lightningStackOn(t, n.Node, func(c *config.Config) {
 		c.Resolve = map[string]string{alice + ":80": strings.TrimPrefix(prover.srv.URL, "http://"), "down" + providerSuffix + ":80": "127.0.0.1:1"}
-		for _, name := range append(lnurlpCases[1:], payCases...) {
+		for _, name := range append(append(lnurlpCases[1:], payCases...), "payreq-noroute") {
 			c.Resolve[name+providerSuffix+":80"] = fake
 		}
 	})
@@ -223,4 +237,37 @@ func TestLightningUmaSendRefusals(t *testing.T) {
 	if got := w.balance(); got != 100_000 {
 		t.Fatalf("the sender's balance %d", got)
 	}
+
+	// An invoice its provider answered that the network cannot deliver (more than the
+	// channel holds) fails the payment when it is executed, before anything left: FAILED
+	// with the network's cause, the hold released, the sender's balance whole again.
+	peer := lntest.Dial(t, n.Peer)
+	m.mu.Lock()
+	m.invoice = func(sats int64) string {
+		inv, err := peer.AddInvoice(ctx, lnd.NewInvoice{Sats: sats, Memo: "no route", Expiry: time.Hour})
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		return inv.PaymentRequest
+	}
+	m.mu.Unlock()
+	w.fund(20_000_000)
+	before := w.balance()
+	body := quote("$bob@payreq-noroute" + providerSuffix)
+	body["immediatelyExecute"] = true
+	r := w.c.Do("POST", "/quotes", body)
+	if r.Status != 201 {
+		t.Fatalf("a quote whose invoice cannot be delivered: %d %s", r.Status, r.Body)
+	}
+	var q view.Quote
+	r.Decode(t, &q)
+	failed := w.waitFinal(q.TransactionID, 90*time.Second)
+	if failed.Status != "FAILED" || failed.FailureDetails == nil || w.balance() != before {
+		t.Fatalf("undeliverable: %+v, balance %d (was %d)", failed, w.balance(), before)
+	}
+	if held, _ := written(); held != heldBefore {
+		t.Fatalf("undeliverable: %d still held", held)
+	}
+	t.Logf("undeliverable: failureReason %v, failureDetails %+v", db.Deref(failed.FailureReason), *failed.FailureDetails)
 }
