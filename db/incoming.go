@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"paycore/internal/catalog"
 	"paycore/internal/events"
@@ -34,18 +33,19 @@ type IncomingCreated struct {
 // nothing.
 func (s Store) IncomingCreate(ctx context.Context, r incoming.Request, now time.Time) (IncomingCreated, error) {
 	var out IncomingCreated
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
-			ev, err := q.WebhookEventFind(ctx, WebhookEventFindParams{PlatformID: t.PlatformID, Type: events.IncomingPaymentPending,
-				TransactionRef: ids.Format(ids.Transaction, t.ID)})
-			if err != nil {
-				return fmt.Errorf("find approval event: %w", err)
-			}
-			out = IncomingCreated{Transaction: t, EventID: ev, Receiver: receiverInfo(t)}
-			return nil
-		} else if !IsNotFound(err) {
-			return fmt.Errorf("read transaction: %w", err)
+	err := s.createOnce(ctx, func(q *queries) (bool, error) {
+		t, found, err := earlierTransaction(ctx, q, r.TransactionID)
+		if !found {
+			return false, err
 		}
+		ev, err := q.WebhookEventFind(ctx, WebhookEventFindParams{PlatformID: t.PlatformID, Type: events.IncomingPaymentPending,
+			TransactionRef: ids.Format(ids.Transaction, t.ID)})
+		if err != nil {
+			return false, fmt.Errorf("find approval event: %w", err)
+		}
+		out = IncomingCreated{Transaction: t, EventID: ev, Receiver: receiverInfo(t)}
+		return true, nil
+	}, func(q *queries) error {
 		home, err := q.UmaAddressHome(ctx, UmaAddressHomeParams{Domain: r.Sender.Domain(), Address: r.Sender.Address})
 		if err != nil {
 			return fmt.Errorf("find the sender's platform: %w", err)

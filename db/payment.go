@@ -568,3 +568,28 @@ func applyStatus(ctx context.Context, q *queries, v Views, t Transaction, c *pay
 	}
 	return out, recordTransaction(ctx, q, v, out, c.Webhook)
 }
+
+// createOnce is the start every payment's creation shares, in one database transaction:
+// earlier looks for what an earlier attempt of the same creation wrote (found: that is the
+// answer, nothing more is written); otherwise create loads, checks and writes the payment.
+func (s Store) createOnce(ctx context.Context, earlier func(q *queries) (found bool, err error), create func(q *queries) error) error {
+	return withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+		found, err := earlier(q)
+		if err != nil || found {
+			return err
+		}
+		return create(q)
+	})
+}
+
+// earlierTransaction is the transaction id, when an earlier attempt created it (found).
+func earlierTransaction(ctx context.Context, q *queries, id uuid.UUID) (t Transaction, found bool, err error) {
+	t, err = q.TransactionGetByID(ctx, id)
+	switch {
+	case IsNotFound(err):
+		return Transaction{}, false, nil
+	case err != nil:
+		return Transaction{}, false, fmt.Errorf("read transaction: %w", err)
+	}
+	return t, true, nil
+}

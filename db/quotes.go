@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"paycore/internal/catalog"
@@ -158,14 +157,18 @@ func (s Store) QuoteExists(ctx context.Context, id uuid.UUID) (bool, error) {
 func (s Store) QuoteCreate(ctx context.Context, r quote.Request, decide func(quote.Accounts) (quote.Terms, error), ch walletauth.Challenge) (QuoteWithTransaction, quote.Rail, error) {
 	var out QuoteWithTransaction
 	var rail quote.Rail
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
-		if existing, err := q.QuoteGetByID(ctx, r.QuoteID); err == nil {
-			out = QuoteWithTransaction(existing) // created by an earlier attempt
-			rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction)
-			return err
-		} else if !IsNotFound(err) {
-			return fmt.Errorf("read quote: %w", err)
+	err := s.createOnce(ctx, func(q *queries) (bool, error) {
+		existing, err := q.QuoteGetByID(ctx, r.QuoteID)
+		switch {
+		case IsNotFound(err):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("read quote: %w", err)
 		}
+		out = QuoteWithTransaction(existing) // created by an earlier attempt
+		rail, err = quoteRail(ctx, q, existing.Quote, existing.Transaction)
+		return true, err
+	}, func(q *queries) error {
 		acc, err := s.quoteAccounts(ctx, q, r)
 		if err != nil {
 			return err

@@ -92,21 +92,21 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.Time, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
 	var out Transaction
 	var rail transfer.Rail
-	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
+	err := s.createOnce(ctx, func(q *queries) (bool, error) {
 		// The account's ledger row lock, held until this transaction commits, orders the
 		// creation against a close of the account (either the close comes first and the
 		// status read next is CLOSED, or it comes after and sees this transaction) and
 		// against another attempt at the same transfer, which is looked for under it.
 		if _, err := q.LedgerAccountsLock(ctx, []uuid.UUID{r.InternalAccountID}); err != nil {
-			return fmt.Errorf("lock ledger account: %w", err)
+			return false, fmt.Errorf("lock ledger account: %w", err)
 		}
-		if t, err := q.TransactionGetByID(ctx, r.TransactionID); err == nil {
-			out = t // created by an earlier attempt
+		t, found, err := earlierTransaction(ctx, q, r.TransactionID)
+		if found {
+			out = t
 			rail, err = railOf(ctx, q, t)
-			return err
-		} else if !IsNotFound(err) {
-			return fmt.Errorf("read transaction: %w", err)
 		}
+		return found, err
+	}, func(q *queries) error {
 		acc, err := transferAccountsGet(ctx, q, r.PlatformID, r.InternalAccountID, r.ExternalAccountID)
 		if err != nil {
 			return err
