@@ -1,10 +1,8 @@
 package activities
 
 import (
-	"context"
 	"errors"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
@@ -62,12 +60,4 @@ func unsettled(err error) error {
 		return err
 	}
 	return temporal.NewNonRetryableApplicationError(err.Error(), string(code), err)
-}
-
-// resumed reports whether the activity of ctx runs again after an attempt that may have
-// handed its payment to the rail before it was lost (a worker's crash, a timeout): the rail
-// is then asked what became of it first (rail.Registry.Submit). Called outside an activity
-// (the tests' direct calls), it is false.
-func resumed(ctx context.Context) bool {
-	return activity.IsActivity(ctx) && activity.GetInfo(ctx).Attempt > 1
 }

@@ -81,20 +81,20 @@ func (a *Activities) OpenIncomingRefund(ctx context.Context, transactionID uuid.
 // payer's data what the service knows of the customer. The provider's failure is a refusal;
 // nothing is asked of the rail yet.
 func (a *Activities) askRefundInvoice(ctx context.Context, transactionID uuid.UUID, in rail.Instruction, invoices rail.InvoicePayer) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, askTimeout)
-	defer cancel()
-	now := a.now()
-	who, err := db.RefundPayer(ctx, a.pool, transactionID)
-	if err != nil {
-		return "", err
-	}
 	if in.Currency != "BTC" {
 		return "", payment.NotRefundable("it was sent in %s, which no invoice of its sender's provider is paid in", in.Currency)
 	}
-	if who.CustomerUma == "" || who.PlatformUmaDomain == "" {
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	now := a.now()
+	who, err := db.RefundPayerOf(ctx, a.pool, transactionID)
+	if err != nil {
+		return "", err
+	}
+	if who.CustomerUma == "" || who.UmaDomain == "" {
 		return "", payment.NotRefundable("its customer has no UMA address to send it back from")
 	}
-	lnurlp, keys, err := a.umaLnurlp(ctx, who.Environment, who.PlatformUmaDomain, who.PlatformRegulated, in.Identifier, "", now)
+	lnurlp, keys, err := a.umaLnurlp(ctx, who.Environment, who.UmaDomain, who.Regulated, in.Identifier, "", now)
 	if err != nil {
 		return "", err
 	}
@@ -102,18 +102,11 @@ func (a *Activities) askRefundInvoice(ctx context.Context, transactionID uuid.UU
 		return "", payRequestFailed(in.Identifier, "", fmt.Errorf("%w: the sender's provider offers no currency", umaclient.ErrPayRequestFailed))
 	}
 	_, domain, _ := uma.SplitAddress(in.Identifier)
-	info := map[string]string{}
-	for name, v := range map[string]string{"FULL_NAME": who.CustomerFullName, "BIRTH_DATE": who.CustomerBirthDate,
-		"NATIONALITY": who.CustomerNationality, "EMAIL": who.CustomerEmail} {
-		if v != "" {
-			info[name] = v
-		}
-	}
 	p := uma.Payer{Identifier: who.CustomerUma, KycStatus: "VERIFIED"}
-	payerFields(lnurlp, info, &p)
+	payerFields(lnurlp, who.Info, &p)
 	msats := in.Amount * 1000
-	resp, _, err := a.umaInvoice(ctx, umaAsk{env: who.Environment, address: in.Identifier, domain: domain, regulated: who.PlatformRegulated,
-		lnurlp: lnurlp, keys: keys, payer: p, info: info, amount: uma.Amount(fmt.Sprint(msats)), convert: lnurlp.Currencies[0].Code,
+	resp, _, err := a.umaInvoice(ctx, umaAsk{env: who.Environment, address: in.Identifier, domain: domain, regulated: who.Regulated,
+		lnurlp: lnurlp, keys: keys, payer: p, info: who.Info, amount: uma.Amount(fmt.Sprint(msats)), convert: lnurlp.Currencies[0].Code,
 		invoices: invoices, maxMsats: msats}, now)
 	if err != nil {
 		return "", err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
 
 	"paycore/db"
 	"paycore/db/view"
@@ -113,4 +114,12 @@ func (a *Activities) FinishTransfer(ctx context.Context, in transfer.Request, ou
 		return "", unsettled(fmt.Errorf("finish transfer: %w", err))
 	}
 	return t.Status, nil
+}
+
+// resumed reports whether the activity of ctx runs again after an attempt that may have
+// handed its payment to the rail before it was lost (a worker's crash, a timeout): the rail
+// is then asked what became of it first (rail.Registry.Submit). Called outside an activity
+// (the tests' direct calls), it is false.
+func resumed(ctx context.Context) bool {
+	return activity.IsActivity(ctx) && activity.GetInfo(ctx).Attempt > 1
 }

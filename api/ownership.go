@@ -9,6 +9,7 @@ import (
 	"paycore/db"
 	"paycore/internal/ids"
 	"paycore/internal/ownership"
+	"paycore/internal/rail"
 	"paycore/internal/sandbox"
 	"paycore/workflows"
 )
@@ -34,11 +35,7 @@ func (s *Server) challengeOwnership(platformOwned bool) http.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		t, err := s.ownershipTarget(r, platformOwned)
-		if err != nil {
-			return err
-		}
-		route, _, err := db.ExternalAccountRoute(r.Context(), s.Pool, t.AccountID)
+		t, route, err := s.ownershipTarget(r, platformOwned)
 		if err != nil {
 			return err
 		}
@@ -73,7 +70,7 @@ func (s *Server) verifyOwnership(platformOwned bool) http.HandlerFunc {
 		if err := in.Check(); err != nil {
 			return err
 		}
-		t, err := s.ownershipTarget(r, platformOwned)
+		t, _, err := s.ownershipTarget(r, platformOwned)
 		if err != nil {
 			return err
 		}
@@ -87,22 +84,23 @@ func (s *Server) verifyOwnership(platformOwned bool) http.HandlerFunc {
 }
 
 // ownershipTarget is the wallet in the path as the route reaches it (the platform's own
-// accounts, or its customers'): one it does not reach is 404 before any workflow starts
-// (the workflow's steps check it again under lock).
-func (s *Server) ownershipTarget(r *http.Request, platformOwned bool) (ownership.Target, error) {
+// accounts, or its customers'), with what routes payments to it to a rail: one it does not
+// reach is 404 before any workflow starts (the workflow's steps check it again under lock).
+func (s *Server) ownershipTarget(r *http.Request, platformOwned bool) (ownership.Target, rail.Target, error) {
 	id, err := pathID(r, "externalAccountId", ids.ExternalAccount, errExternalNotFound)
 	if err != nil {
-		return ownership.Target{}, err
+		return ownership.Target{}, rail.Target{}, err
 	}
 	pr := principalFrom(r.Context())
 	e, err := db.ExternalAccountGet(r.Context(), s.Pool, db.ExternalAccountGetParams{PlatformID: pr.PlatformID, ID: id})
 	if isNoRows(err) || (err == nil && !(extOwner{platform: platformOwned}).owns(e)) {
-		return ownership.Target{}, errExternalNotFound
+		return ownership.Target{}, rail.Target{}, errExternalNotFound
 	}
 	if err != nil {
-		return ownership.Target{}, err
+		return ownership.Target{}, rail.Target{}, err
 	}
-	return ownership.Target{PlatformID: pr.PlatformID, AccountID: id, PlatformOwned: platformOwned, Sandbox: pr.Sandbox}, nil
+	return ownership.Target{PlatformID: pr.PlatformID, AccountID: id, PlatformOwned: platformOwned, Sandbox: pr.Sandbox},
+		db.ExternalAccountTarget(e, pr.environment()), nil
 }
 
 func (s *Server) ownershipInput(t ownership.Target) workflows.OwnershipInput {

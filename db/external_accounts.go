@@ -187,9 +187,8 @@ func (s Store) ownershipWrite(ctx context.Context, q *queries, cur ExternalAccou
 	return out, nil
 }
 
-// ExternalAccountRoute is what routes payments to the external account id to a rail (its
-// platform's environment, its currency and type), and its primary identifier (a wallet's
-// address).
+// ExternalAccountRoute is what routes payments to the external account id to a rail
+// (ExternalAccountTarget), and its primary identifier (a wallet's address).
 func ExternalAccountRoute(ctx context.Context, d DBTX, id uuid.UUID) (rail.Target, string, error) {
 	q := newQueries(d)
 	e, err := q.ExternalAccountGetByID(ctx, id)
@@ -200,6 +199,11 @@ func ExternalAccountRoute(ctx context.Context, d DBTX, id uuid.UUID) (rail.Targe
 	if err != nil {
 		return rail.Target{}, "", fmt.Errorf("load platform: %w", err)
 	}
-	return rail.Target{Environment: p.Environment, Platform: e.PlatformID, Currency: e.Currency, Kind: rail.ExternalAccount,
-		AccountType: e.AccountType}, e.Identifier, nil
+	return ExternalAccountTarget(e, p.Environment), e.Identifier, nil
+}
+
+// ExternalAccountTarget is what routes payments to external account e of a platform of
+// environment env to a rail: the environment, its platform, its currency and its type.
+func ExternalAccountTarget(e ExternalAccount, env catalog.Environment) rail.Target {
+	return rail.Target{Environment: env, Platform: e.PlatformID, Currency: e.Currency, Kind: rail.ExternalAccount, AccountType: e.AccountType}
 }

@@ -66,13 +66,7 @@ func quoteAccountsGet(ctx context.Context, q *queries, r quote.Request) (quote.A
 			Currency: row.SourceCurrency, CustomerID: row.SourceCustomerID, Available: row.SourceAvailable}
 	}
 	if row.CustomerID.Valid {
-		a.Sender = map[string]string{}
-		for name, v := range map[string]string{"FULL_NAME": row.CustomerFullName, "BIRTH_DATE": row.CustomerBirthDate,
-			"NATIONALITY": row.CustomerNationality, "EMAIL": row.CustomerEmail} {
-			if v != "" {
-				a.Sender[name] = v
-			}
-		}
+		a.Sender = customerInfo(row.CustomerFullName, row.CustomerBirthDate, row.CustomerNationality, row.CustomerEmail)
 	}
 	if r.Lookup.Valid {
 		l, err := q.ReceiverLookupGet(ctx, ReceiverLookupGetParams{PlatformID: r.PlatformID, ID: r.Lookup.UUID})
@@ -400,4 +394,17 @@ func jsonOrNil(m map[string]string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
 	return b, nil
+}
+
+// customerInfo is what the service knows of a customer that a payment may carry to its
+// counterparty (the sender's data of a UMA pay request: FULL_NAME, BIRTH_DATE,
+// NATIONALITY, EMAIL), the empty ones left out.
+func customerInfo(fullName, birthDate, nationality, email string) map[string]string {
+	info := map[string]string{}
+	for name, v := range map[string]string{"FULL_NAME": fullName, "BIRTH_DATE": birthDate, "NATIONALITY": nationality, "EMAIL": email} {
+		if v != "" {
+			info[name] = v
+		}
+	}
+	return info
 }

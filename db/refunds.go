@@ -73,12 +73,23 @@ func RefundInstruction(ctx context.Context, d DBTX, id uuid.UUID) (rail.Instruct
 	return in, nil
 }
 
-// RefundPayer is who sends the refund of the incoming payment id back over UMA: its
-// platform and its receiving customer (see the RefundPayer query).
-func RefundPayer(ctx context.Context, d DBTX, id uuid.UUID) (RefundPayerRow, error) {
+// RefundPayer is who sends the refund of an incoming payment back over UMA: its platform
+// (environment, UMA domain, whether it is regulated) and the receiving customer (its UMA
+// address, and what the service knows of it by the names of a sender's data).
+type RefundPayer struct {
+	Environment catalog.Environment
+	UmaDomain   string
+	Regulated   bool
+	CustomerUma string
+	Info        map[string]string
+}
+
+// RefundPayerOf reads who sends the refund of the incoming payment id back over UMA.
+func RefundPayerOf(ctx context.Context, d DBTX, id uuid.UUID) (RefundPayer, error) {
 	row, err := newQueries(d).RefundPayer(ctx, id)
 	if err != nil {
-		return RefundPayerRow{}, fmt.Errorf("load the refund's payer: %w", err)
+		return RefundPayer{}, fmt.Errorf("load the refund's payer: %w", err)
 	}
-	return row, nil
+	return RefundPayer{Environment: row.Environment, UmaDomain: row.PlatformUmaDomain, Regulated: row.PlatformRegulated, CustomerUma: row.CustomerUma,
+		Info: customerInfo(row.CustomerFullName, row.CustomerBirthDate, row.CustomerNationality, row.CustomerEmail)}, nil
 }

@@ -41,11 +41,7 @@ func TestLightningUmaSend(t *testing.T) {
 
 	// The receiving platform: bob's domain proven, a customer paid in MXN, approvals by webhook.
 	rw := lightningWorld(t, receiving, 1)
-	if r := rw.c.Do("PATCH", "/config", map[string]any{"umaDomain": bob,
-		"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC"), currencyItem("MXN")}}); r.Status != 200 {
-		t.Fatalf("receiving config: %d %s", r.Status, r.Body)
-	}
-	prover.prove(t, rw.c, bob)
+	rw.provenUmaDomain(prover, bob)
 	hooks, hookURL := newUmaWebhooks(t, 77_700)
 	setEndpointDirect(t, receiving, rw.platform, hookURL)
 	r := rw.c.Do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "kycStatus": "APPROVED", "region": "MX",
@@ -64,11 +60,7 @@ func TestLightningUmaSend(t *testing.T) {
 
 	// The sending platform: alice's domain proven, a customer with USD whose address is there.
 	sw := lightningWorld(t, sending, 1)
-	if r := sw.c.Do("PATCH", "/config", map[string]any{"umaDomain": alice,
-		"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC"), currencyItem("MXN")}}); r.Status != 200 {
-		t.Fatalf("sending config: %d %s", r.Status, r.Body)
-	}
-	prover.prove(t, sw.c, alice)
+	sw.provenUmaDomain(prover, alice)
 	sw.customer, sw.account = sw.umaCustomer("Alice Sender", "US", "USD", "$alice@"+alice)
 	sw.fund(100_000)
 
@@ -209,4 +201,15 @@ func (w *world) umaCustomer(name, region, currency, address string) (id, account
 		w.t.Fatalf("customer %s has no %s account", address, currency)
 	}
 	return id, accounts.Data[0].ID
+}
+
+// provenUmaDomain makes domain w's platform's UMA domain, proven, its currencies USD, BTC and
+// MXN.
+func (w *world) provenUmaDomain(prover *domainProver, domain string) {
+	w.t.Helper()
+	if r := w.c.Do("PATCH", "/config", map[string]any{"umaDomain": domain,
+		"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC"), currencyItem("MXN")}}); r.Status != 200 {
+		w.t.Fatalf("config of %s: %d %s", domain, r.Status, r.Body)
+	}
+	prover.prove(w.t, w.c, domain)
 }

@@ -60,6 +60,22 @@ func newMisbehaving(t *testing.T) *misbehaving {
 	return m
 }
 
+// signing is how the domain of case name signs its answer to step (lnurlp, payreq): the
+// provider's key now, in version 1, unless the case is step's "-signature" (another key),
+// "-timestamp" (two hours ago) or "-version" (2.0).
+func (m *misbehaving) signing(name, step string) (key uma.PrivateKey, at time.Time, version string) {
+	key, at, version = m.key, time.Now(), uma.Version
+	switch strings.TrimPrefix(name, step) {
+	case "-signature":
+		key = m.stranger
+	case "-timestamp":
+		at = at.Add(-2 * time.Hour)
+	case "-version":
+		version = "2.0"
+	}
+	return key, at, version
+}
+
 func (m *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 	host, _, _ := strings.Cut(r.Host, ":")
 	name := strings.TrimSuffix(host, providerSuffix)
@@ -75,19 +91,10 @@ func (m *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 		if bad := m.lnurlpBad[name]; bad != nil && bad(w, r) {
 			return
 		}
-		key, at := m.key, time.Now()
-		switch name {
-		case "lnurlp-signature":
-			key = m.stranger
-		case "lnurlp-timestamp":
-			at = at.Add(-2 * time.Hour)
-		}
+		key, at, version := m.signing(name, "lnurlp")
 		resp := uma.LnurlpResponse{Tag: "payRequest", Callback: "http://" + host + "/callback", MinSendable: 1000, MaxSendable: 1_000_000_000, Metadata: "[]",
 			Currencies: []uma.Currency{{Code: "MXN", Name: "Peso", Symbol: "$", Multiplier: 1000, Decimals: 2, Convertible: uma.Convertible{Min: 1, Max: 1_000_000}}},
-			UmaVersion: uma.Version, Compliance: uma.SignedCompliance(key, uma.LnurlpRequest{ReceiverAddress: "$bob@" + host}, uma.KycVerified, true, at)}
-		if name == "lnurlp-version" {
-			resp.UmaVersion = "2.0"
-		}
+			UmaVersion: version, Compliance: uma.SignedCompliance(key, uma.LnurlpRequest{ReceiverAddress: "$bob@" + host}, uma.KycVerified, true, at)}
 		if name == "lnurlp-replay" {
 			m.mu.Lock()
 			if m.replayed == nil {
@@ -106,19 +113,10 @@ func (m *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 		if bad := m.payBad[name]; bad != nil && bad(w, r) {
 			return
 		}
-		key, at := m.key, time.Now()
-		switch name {
-		case "payreq-signature":
-			key = m.stranger
-		case "payreq-timestamp":
-			at = at.Add(-2 * time.Hour)
-		}
-		resp := uma.PayReqResponse{PR: "lnbcrt10u1notaninvoice", Routes: []struct{}{}, UmaVersion: uma.Version,
+		key, at, version := m.signing(name, "payreq")
+		resp := uma.PayReqResponse{PR: "lnbcrt10u1notaninvoice", Routes: []struct{}{}, UmaVersion: version,
 			Converted: &uma.Converted{Amount: 1000, CurrencyCode: "MXN", Decimals: 2, Multiplier: 1000},
 			PayeeData: uma.PayeeData{Identifier: "$bob@" + host, Compliance: uma.SignedPayeeCompliance(key, pr.PayerData.Identifier, "$bob@"+host, "", "", at)}}
-		if name == "payreq-version" {
-			resp.UmaVersion = "2.0"
-		}
 		if name == "payreq-noroute" && m.invoice != nil { // a real invoice, of more than the channel holds
 			resp.Converted.Multiplier = noRouteMsatPerCent
 			resp.PR = m.invoice(resp.Converted.Amount * noRouteMsatPerCent / 1000)
@@ -175,11 +173,7 @@ func TestLightningUmaSendRefusals(t *testing.T) {
 	}
 
 	w := lightningWorld(t, s, 1)
-	if r := w.c.Do("PATCH", "/config", map[string]any{"umaDomain": alice,
-		"supportedCurrencies": []any{currencyItem("USD"), currencyItem("BTC"), currencyItem("MXN")}}); r.Status != 200 {
-		t.Fatalf("config: %d %s", r.Status, r.Body)
-	}
-	prover.prove(t, w.c, alice)
+	w.provenUmaDomain(prover, alice)
 	w.customer, w.account = w.umaCustomer("Alice Sender", "US", "USD", "$alice@"+alice)
 	w.fund(100_000)
 
