@@ -1,10 +1,8 @@
 package workflows
 
 import (
-	"errors"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"paycore/internal/catalog"
@@ -40,10 +38,6 @@ type Cancellable interface {
 type PendingRecorder interface {
 	MarkPending(ctx workflow.Context, reason string) error
 }
-
-// errNotAtRail rejects an operator action on a payment that does not wait at its rail
-// (not there yet, finished, or one whose rail step cannot be interrupted).
-var errNotAtRail = errors.New("the payment is not waiting at its rail")
 
 // Interruptible is implemented by the steps of payments whose rail step an operator may
 // only interrupt sometimes (a quote paying another customer of this deployment runs a
@@ -99,10 +93,10 @@ func newOperatorDesk(ctx workflow.Context, steps RailSteps) (*operatorDesk, erro
 		return d.act(ctx, deskAction{retry: r.Action == operator.RetryRail, end: operator.FailOutcome(r)})
 	}, workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, r operator.Request) error {
 		if err := r.Check(); err != nil {
-			return temporal.NewNonRetryableApplicationError(err.Error(), string(catalog.InvalidInput), nil)
+			return coded(err)
 		}
 		if !d.interruptible() {
-			return errNotAtRail
+			return coded(operator.NotAtRail())
 		}
 		return nil
 	}})

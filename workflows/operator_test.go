@@ -3,12 +3,15 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -94,7 +97,7 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
 	}, 0)
-	for _, a := range actions {
+	for i, a := range actions {
 		env.RegisterDelayedCallback(func() {
 			if a.before != nil {
 				a.before()
@@ -103,8 +106,8 @@ func runOperator(t *testing.T, steps *railSteps, actions ...timedAction) operato
 			if a.cancel != nil {
 				name, arg = UpdateCancelPayment, *a.cancel
 			}
-			env.UpdateWorkflow(name, "op-"+a.at.String(), &testsuite.TestUpdateCallback{
-				OnReject: func(err error) { run.answers = append(run.answers, "rejected: "+err.Error()) },
+			env.UpdateWorkflow(name, fmt.Sprintf("op-%d-%s", i, a.at), &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { run.answers = append(run.answers, "rejected: "+rejection(err)) },
 				OnAccept: func() {},
 				OnComplete: func(v any, err error) {
 					if err != nil {
@@ -192,11 +195,26 @@ func TestOperatorActionsRefused(t *testing.T) {
 		t.Fatalf("answers %v", run.answers)
 	}
 	for _, a := range run.answers {
-		if !strings.HasPrefix(a, "rejected: ") {
+		if !strings.HasPrefix(a, "rejected: INVALID_INPUT: ") {
 			t.Fatalf("answers %v", run.answers)
 		}
 	}
 	if steps.finished.Status != catalog.TxCompleted {
+		t.Fatalf("finished %+v", steps.finished)
+	}
+}
+
+// A second action sent while the first is being carried out finds the payment no longer
+// waiting at its rail: it is rejected with the coded CONFLICT refusal, and the first
+// action alone takes effect.
+func TestOperatorSecondActionIsACodedConflict(t *testing.T) {
+	steps := &railSteps{up: true, fakeSteps: fakeSteps{status: catalog.TxProcessing, outcome: sandbox.Outcome{Status: catalog.TxCompleted, Slow: true}, final: catalog.TxFailed}}
+	run := runOperator(t, steps, timedAction{at: 5 * time.Second, r: failIt}, timedAction{at: 5 * time.Second, r: failIt})
+	if len(run.answers) != 2 || !slices.Contains(run.answers, "rejected: CONFLICT: the payment is not waiting at its rail") ||
+		!slices.Contains(run.answers, string(catalog.TxFailed)) {
+		t.Fatalf("answers %v", run.answers)
+	}
+	if steps.finished.Code != catalog.FailByOperator {
 		t.Fatalf("finished %+v", steps.finished)
 	}
 }
@@ -212,13 +230,13 @@ func TestOperatorActionBeforeRail(t *testing.T) {
 	var answer string
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateOperator, "early", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { answer = "rejected" }, OnAccept: func() {}, OnComplete: func(any, error) { answer = "completed" }}, failIt)
+			OnReject: func(err error) { answer = "rejected: " + rejection(err) }, OnAccept: func() {}, OnComplete: func(any, error) { answer = "completed" }}, failIt)
 	}, 0)
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateCreate, "create", &testsuite.TestUpdateCallback{OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {}})
 	}, time.Second)
 	env.ExecuteWorkflow("FakePayment")
-	if answer != "rejected" {
+	if !strings.HasPrefix(answer, "rejected: ") {
 		t.Fatalf("an action before the rail: %q", answer)
 	}
 }
@@ -237,4 +255,14 @@ func TestSlowOutcomeRecordsItsPendingReason(t *testing.T) {
 	if len(plain.pending) != 0 {
 		t.Fatalf("pending %v", plain.pending)
 	}
+}
+
+// rejection is how a validator's rejection reads in these tests: the code it carries (the
+// application error's type, which the API answers) and its message.
+func rejection(err error) string {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return "UNCODED: " + err.Error()
+	}
+	return app.Type() + ": " + app.Message()
 }

@@ -160,10 +160,12 @@ func allHandlersFinished(ctx workflow.Context) error {
 
 // awaitCreate registers the UpdateCreate handler, which runs create (with the LocalStep
 // preset) once and answers every create request with its resource, and waits until it has
-// run: true when it created the payment, false when it refused it (later requests are then
-// rejected).
+// run: true when it created the payment, false when it refused it. A create request that
+// arrives after the refusal, while the workflow ends, is rejected with the same refusal
+// (createRefusal), its code included.
 func awaitCreate(ctx workflow.Context, create func(workflow.Context) (json.RawMessage, error)) (bool, error) {
-	created, refused := false, false
+	created := false
+	var refusal error
 	var resource json.RawMessage
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCreate,
 		func(ctx workflow.Context) (json.RawMessage, error) {
@@ -172,25 +174,31 @@ func awaitCreate(ctx workflow.Context, create func(workflow.Context) (json.RawMe
 			}
 			r, err := create(LocalStep(ctx))
 			if err != nil {
-				refused = true
+				refusal = createRefusal(err)
 				return nil, err
 			}
 			resource, created = r, true
 			return resource, nil
 		},
-		workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error {
-			if refused {
-				return errors.New("this payment was refused")
-			}
-			return nil
-		}})
+		workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error { return refusal }})
 	if err != nil {
 		return false, err
 	}
-	if err := workflow.Await(ctx, func() bool { return created || refused }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return created || refusal != nil }); err != nil {
 		return false, err
 	}
 	return created, nil
+}
+
+// createRefusal is what a create request is rejected with once the payment's creation was
+// refused with err: the step's coded application error (the refusal's code and its
+// problem.Wire, which the API answers as it is), else err itself.
+func createRefusal(err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app
+	}
+	return err
 }
 
 // settle runs the rail steps of a created payment: PROCESSING, the rail, the slow

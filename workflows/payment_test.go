@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -170,6 +171,23 @@ func TestPaymentRefusedCreate(t *testing.T) {
 	}
 	if !slices.Equal(steps.ran, []string{"create"}) || len(run.statuses) != 0 {
 		t.Fatalf("steps %v, statuses %v", steps.ran, run.statuses)
+	}
+}
+
+// A create request arriving after the creation was refused is rejected with that refusal,
+// its code included, whether the step's error came bare or wrapped (as a local activity's
+// error wraps its application error).
+func TestCreateRefusalKeepsItsCode(t *testing.T) {
+	refusal := temporal.NewNonRetryableApplicationError("the account's available balance is below 5", string(catalog.InsufficientFunds), nil)
+	for _, err := range []error{refusal, fmt.Errorf("local activity: %w", refusal)} {
+		var app *temporal.ApplicationError
+		if got := createRefusal(err); !errors.As(got, &app) || app.Type() != string(catalog.InsufficientFunds) || got.Error() != refusal.Error() {
+			t.Fatalf("createRefusal(%v) = %v", err, got)
+		}
+	}
+	plain := errors.New("database unavailable")
+	if got := createRefusal(plain); got != plain {
+		t.Fatalf("createRefusal(%v) = %v", plain, got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"paycore/internal/catalog"
+	"paycore/internal/problem"
 	"paycore/internal/sandbox"
 )
 
@@ -37,20 +38,26 @@ type Request struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-// Check refuses a request that does not say who asks (operator), or that fails a payment
-// without saying why.
+// Check refuses (INVALID_INPUT) a request that does not say who asks (operator), or that
+// fails a payment without saying why.
 func (r Request) Check() error {
 	switch {
 	case r.Action != RetryRail && r.Action != Fail:
-		return fmt.Errorf("unknown operator action %q (want %s or %s)", r.Action, RetryRail, Fail)
+		return problem.Refuse(catalog.InvalidInput, "unknown operator action %q (want %s or %s)", r.Action, RetryRail, Fail)
 	case strings.TrimSpace(r.Operator) == "":
-		return fmt.Errorf("an operator action names the operator who takes it")
+		return problem.Refuse(catalog.InvalidInput, "an operator action names the operator who takes it")
 	case r.Action == Fail && strings.TrimSpace(r.Reason) == "":
-		return fmt.Errorf("failing a payment by hand needs a reason")
+		return problem.Refuse(catalog.InvalidInput, "failing a payment by hand needs a reason")
 	case !utf8.ValidString(r.Reason) || utf8.RuneCountInString(r.Reason) > MaxReasonLength:
-		return fmt.Errorf("the reason must be at most %d characters", MaxReasonLength)
+		return problem.Refuse(catalog.InvalidInput, "the reason must be at most %d characters", MaxReasonLength)
 	}
 	return nil
+}
+
+// NotAtRail refuses (CONFLICT) an operator action on a payment that does not wait at its
+// rail: not there yet, finished, or one whose rail step cannot be interrupted now.
+func NotAtRail() error {
+	return problem.Refuse(catalog.Conflict, "the payment is not waiting at its rail")
 }
 
 // FailOutcome is how a payment failed by an operator ends: FAILED with failureDetails

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"paycore/internal/catalog"
+	"paycore/internal/problem"
 )
 
 func TestRequestCheck(t *testing.T) {
@@ -22,8 +23,12 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Action: Fail, Operator: "alice", Reason: strings.Repeat("x", MaxReasonLength+1)}, false},
 		{Request{Action: Fail, Operator: "alice", Reason: "\xff"}, false},
 	} {
-		if err := tc.r.Check(); (err == nil) != tc.ok {
+		err := tc.r.Check()
+		if (err == nil) != tc.ok {
 			t.Errorf("%+v: %v", tc.r, err)
+		}
+		if w, ok := problem.ToWire(err); err != nil && (!ok || w.Code != catalog.InvalidInput) {
+			t.Errorf("%+v: refused with %v, want the code %s", tc.r, err, catalog.InvalidInput)
 		}
 	}
 	out := FailOutcome(Request{Action: Fail, Operator: "alice", Reason: "never sent"})
@@ -51,5 +56,11 @@ func TestStuck(t *testing.T) {
 		if got := Stuck(c.workflow, c.waiting, c.older); got != c.want {
 			t.Errorf("Stuck(%q, %v, %v) = %q, want %q", c.workflow, c.waiting, c.older, got, c.want)
 		}
+	}
+}
+
+func TestNotAtRailIsACodedConflict(t *testing.T) {
+	if w, ok := problem.ToWire(NotAtRail()); !ok || w.Code != catalog.Conflict {
+		t.Fatalf("NotAtRail() = %v", NotAtRail())
 	}
 }
