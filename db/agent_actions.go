@@ -172,31 +172,59 @@ func actionPayment(ctx context.Context, q *queries, ag Agent, n agent.Request, n
 	return actionPaymentOf{transaction: agent.TransferTransactionID(n.ActionID), account: n.InternalAccountID, amount: n.Amount, currency: acc.Internal.Currency}, nil
 }
 
-// AgentActionDecide applies the platform's decision to an action under its lock
-// (load → agent.Action.Decide → apply): approval makes a pending action APPROVED (to be
-// executed), or FAILED when its agent was paused or deleted meanwhile; rejection makes it
-// REJECTED with the reason, its reservation given back. The machine's refusal (409
-// AGENT_ACTION_NOT_PENDING: decided already, or at or after its approvalExpiresAt, or
-// with open false, the action's workflow having ended) is returned as it is, with nothing
+// AgentActionDecide applies the platform's decision to an action (changeAction →
+// agent.Action.Decide): approval makes a pending action APPROVED (to be executed), or
+// FAILED when its agent was paused or deleted meanwhile; rejection makes it REJECTED with
+// the reason, its reservation given back. The machine's refusal (409
+// AGENT_ACTION_NOT_PENDING: decided already, or at or after its approvalExpiresAt, or with
+// open false, the action's workflow having ended) is returned as it is, with nothing
 // written.
 func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time, open bool) (AgentActionFull, error) {
+	return changeAction(ctx, pool, id, func(q *queries, a AgentAction) (agent.Next, bool, error) {
+		var actor agent.Actor
+		if d.Approve && a.Status == agent.PendingApproval {
+			var err error
+			if actor, err = agentActionActor(ctx, q, a.AgentID); err != nil {
+				return agent.Next{}, false, err
+			}
+		}
+		next, err := ActionState(a).Decide(d, actor, now, open)
+		return next, err == nil, err
+	})
+}
+
+// AgentActionFail ends an action that is in one of from FAILED with reason (its approval
+// expired, its execution was refused), its reservation given back (changeAction →
+// agent.Action.Fail). An action in another status is returned as it is.
+func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
+	return changeAction(ctx, pool, id, failAction(reason, from...))
+}
+
+// actionDecision decides one change of the agent action a, locked in q's database
+// transaction (it may read more there): the next state, ok false when there is nothing to
+// write, or the machine's refusal.
+type actionDecision func(q *queries, a AgentAction) (agent.Next, bool, error)
+
+// failAction is the decision that ends an action in one of from FAILED with reason.
+func failAction(reason string, from ...agent.ActionStatus) actionDecision {
+	return func(_ *queries, a AgentAction) (agent.Next, bool, error) {
+		next, ok := ActionState(a).Fail(reason, from...)
+		return next, ok, nil
+	}
+}
+
+// changeAction is every change of an agent action after its submission, in one database
+// transaction: lock the action, decide and apply (decideAction), and return it with what
+// it is rendered with. (The money an action moves is a payment's, changed through
+// lockPayment like any other.)
+func changeAction(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, decide actionDecision) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
 		}
-		var actor agent.Actor
-		if d.Approve && a.Status == agent.PendingApproval {
-			if actor, err = agentActionActor(ctx, q, a.AgentID); err != nil {
-				return err
-			}
-		}
-		next, err := ActionState(a).Decide(d, actor, now, open)
-		if err != nil {
-			return err
-		}
-		if a, err = applyAction(ctx, q, a, next); err != nil {
+		if a, err = decideAction(ctx, q, a, decide); err != nil {
 			return err
 		}
 		out, err = agentActionFull(ctx, q, a)
@@ -205,25 +233,14 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 	return out, err
 }
 
-// AgentActionFail ends an action that is in one of from FAILED with reason (its approval
-// expired, its execution was refused), its reservation given back (agent.Action.Fail). An
-// action in another status is returned as it is.
-func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
-	var out AgentActionFull
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		a, err := q.AgentActionLock(ctx, id)
-		if err != nil {
-			return fmt.Errorf("lock agent action: %w", err)
-		}
-		if next, ok := ActionState(a).Fail(reason, from...); ok {
-			if a, err = applyAction(ctx, q, a, next); err != nil {
-				return err
-			}
-		}
-		out, err = agentActionFull(ctx, q, a)
-		return err
-	})
-	return out, err
+// decideAction lets decide (the action's state machine) judge the locked action a and
+// applies what it returned (applyAction); it returns the action afterwards.
+func decideAction(ctx context.Context, q *queries, a AgentAction, decide actionDecision) (AgentAction, error) {
+	next, ok, err := decide(q, a)
+	if err != nil || !ok {
+		return a, err
+	}
+	return applyAction(ctx, q, a, next)
 }
 
 // ActionState is what the agent action's state machine reads of a stored action.
@@ -276,7 +293,8 @@ func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next
 
 // agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
 // is, when t ended without moving money (agent.TransactionEnded), giving its reservation
-// back; it runs in the transaction that ends t, under t's lock.
+// back (decideAction, as changeAction does); it runs in the transaction that ends t, under
+// t's lock.
 func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction) error {
 	if !t.AgentID.Valid {
 		return nil
@@ -292,11 +310,7 @@ func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction)
 	if err != nil {
 		return fmt.Errorf("lock agent action of transaction: %w", err)
 	}
-	next, ok := ActionState(a).Fail(reason, agent.Approved)
-	if !ok {
-		return nil
-	}
-	_, err = applyAction(ctx, q, a, next)
+	_, err = decideAction(ctx, q, a, failAction(reason, agent.Approved))
 	return err
 }
 
