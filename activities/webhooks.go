@@ -219,7 +219,7 @@ func attemptRecord(eventID uuid.UUID, out DeliveryOutcome, now time.Time) db.Web
 
 // signingSecrets returns the platform's Standard Webhooks secrets, newest first.
 func (a *Activities) signingSecrets(ctx context.Context, platformID uuid.UUID) ([][]byte, error) {
-	rows, err := db.WebhookSecretListActive(ctx, a.pool, platformID)
+	rows, err := db.WebhookSecretListActive(ctx, a.pool, platformID, a.now())
 	if err != nil {
 		return nil, fmt.Errorf("load webhook secrets: %w", err)
 	}

@@ -133,18 +133,19 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now t
 // PasskeySessionCreate completes a passkey authentication in one transaction: it uses the
 // challenge (once: walletauth.PasskeyChallengeUsed when another request used it first),
 // stores the credential's new details (its sign counter; nil leaves them) and creates the
-// session.
-func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams) (AuthSession, error) {
-	return ChallengeSessionCreate(ctx, pool, challengeID, details, p, walletauth.PasskeyChallengeUsed())
+// session. The challenge is judged, and marked used, at now.
+func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, now time.Time) (AuthSession, error) {
+	return ChallengeSessionCreate(ctx, pool, challengeID, details, p, now, walletauth.PasskeyChallengeUsed())
 }
 
 // ChallengeSessionCreate completes an authentication that answered a stored challenge, in
 // one transaction: it uses the challenge (once: used when another request used it first),
-// stores the credential's new details (nil leaves them) and creates the session.
-func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, used error) (AuthSession, error) {
+// stores the credential's new details (nil leaves them) and creates the session. A
+// challenge expired at now counts as used.
+func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, now time.Time, used error) (AuthSession, error) {
 	var sess AuthSession
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		n, err := q.SignedRequestUse(ctx, challengeID)
+		n, err := q.SignedRequestUse(ctx, SignedRequestUseParams{ID: challengeID, Now: now})
 		if err != nil {
 			return fmt.Errorf("use challenge: %w", err)
 		}

@@ -101,7 +101,7 @@ func TestCredentialCreateOnePerType(t *testing.T) {
 	if err := db.CredentialRevoke(ctx, pool, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	if active, _ := db.New(pool).AuthSessionListActive(ctx, acct); len(active) != 0 {
+	if active, _ := db.New(pool).AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: acct, Now: time.Now()}); len(active) != 0 {
 		t.Fatalf("sessions of a revoked credential: %+v", active)
 	}
 	if _, err := credential(t, pool, p, acct, catalog.CredentialEmailOTP, "654321"); err != nil {
@@ -131,7 +131,7 @@ func TestOTPVerifyAndReissue(t *testing.T) {
 	if attempts != 1 || failures != 1 {
 		t.Fatalf("attempts %d failures %d after a wrong code", attempts, failures)
 	}
-	if n, _ := q.AuthSessionListActive(ctx, cred.AccountID); len(n) != 0 {
+	if n, _ := q.AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: cred.AccountID, Now: time.Now()}); len(n) != 0 {
 		t.Fatal("a wrong code created a session")
 	}
 	// The right code: a session, the code spent, the record cleared.
@@ -218,7 +218,7 @@ func TestPasskeySessionCreateUsesTheChallengeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = db.PasskeySessionCreate(ctx, pool, ch.ID, details, sessionFor(cred))
+			_, errs[i] = db.PasskeySessionCreate(ctx, pool, ch.ID, details, sessionFor(cred), time.Now())
 		}()
 	}
 	wg.Wait()
@@ -231,7 +231,7 @@ func TestPasskeySessionCreateUsesTheChallengeOnce(t *testing.T) {
 			t.Fatalf("lost race: %v", err)
 		}
 	}
-	sessions, _ := q.AuthSessionListActive(ctx, acct)
+	sessions, _ := q.AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: acct, Now: time.Now()})
 	if won != 1 || len(sessions) != 1 {
 		t.Fatalf("%d winners, %d sessions", won, len(sessions))
 	}

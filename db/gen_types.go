@@ -48,6 +48,7 @@ type (
 	AuthSession                           = gen.AuthSession
 	AuthSessionCreateParams               = gen.AuthSessionCreateParams
 	AuthSessionGetParams                  = gen.AuthSessionGetParams
+	AuthSessionListActiveParams           = gen.AuthSessionListActiveParams
 	AuthSessionListActiveRow              = gen.AuthSessionListActiveRow
 	BeneficialOwner                       = gen.BeneficialOwner
 	BulkImportError                       = gen.BulkImportError
@@ -190,6 +191,7 @@ type (
 	SignedRequestCountRecentParams        = gen.SignedRequestCountRecentParams
 	SignedRequestCreateParams             = gen.SignedRequestCreateParams
 	SignedRequestGetParams                = gen.SignedRequestGetParams
+	SignedRequestUseParams                = gen.SignedRequestUseParams
 	TokenAuthenticateRow                  = gen.TokenAuthenticateRow
 	TokenCreateParams                     = gen.TokenCreateParams
 	TokenDeleteParams                     = gen.TokenDeleteParams
@@ -256,4 +258,5 @@ type (
 	WebhookSecret                         = gen.WebhookSecret
 	WebhookSecretCreateParams             = gen.WebhookSecretCreateParams
 	WebhookSecretExpireCurrentParams      = gen.WebhookSecretExpireCurrentParams
+	WebhookSecretListActiveParams         = gen.WebhookSecretListActiveParams
 )

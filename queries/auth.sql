@@ -57,7 +57,7 @@ RETURNING *;
 -- name: AuthSessionListActive :many
 SELECT sqlc.embed(s), c.type AS credential_type, c.nickname AS credential_nickname
 FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
-WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
+WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > sqlc.arg(now)::timestamptz AND c.deleted_at IS NULL
 ORDER BY s.created_at, s.id;
 
 -- name: AuthSessionGet :one
@@ -79,7 +79,7 @@ SELECT * FROM signed_requests WHERE platform_id = $1 AND id = $2;
 
 -- name: SignedRequestUse :execrows
 -- Single use: only the first retry that gets here wins.
-UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now();
+UPDATE signed_requests SET used_at = sqlc.arg(now)::timestamptz WHERE id = $1 AND used_at IS NULL AND expires_at > sqlc.arg(now)::timestamptz;
 
 -- name: AuthEmailCredentialOfCustomer :one
 -- The EMAIL_OTP credential on one of a customer's embedded wallets, if any.

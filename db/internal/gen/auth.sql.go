@@ -381,9 +381,14 @@ func (q *Queries) AuthSessionGet(ctx context.Context, arg AuthSessionGetParams) 
 const authSessionListActive = `-- name: AuthSessionListActive :many
 SELECT s.id, s.platform_id, s.account_id, s.credential_id, s.public_key, s.expires_at, s.revoked_at, s.created_at, s.updated_at, c.type AS credential_type, c.nickname AS credential_nickname
 FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
-WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
+WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > $2::timestamptz AND c.deleted_at IS NULL
 ORDER BY s.created_at, s.id
 `
+
+type AuthSessionListActiveParams struct {
+	AccountID uuid.UUID
+	Now       time.Time
+}
 
 type AuthSessionListActiveRow struct {
 	AuthSession        AuthSession
@@ -391,8 +396,8 @@ type AuthSessionListActiveRow struct {
 	CredentialNickname string
 }
 
-func (q *Queries) AuthSessionListActive(ctx context.Context, accountID uuid.UUID) ([]AuthSessionListActiveRow, error) {
-	rows, err := q.db.Query(ctx, authSessionListActive, accountID)
+func (q *Queries) AuthSessionListActive(ctx context.Context, arg AuthSessionListActiveParams) ([]AuthSessionListActiveRow, error) {
+	rows, err := q.db.Query(ctx, authSessionListActive, arg.AccountID, arg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -558,12 +563,17 @@ func (q *Queries) SignedRequestGet(ctx context.Context, arg SignedRequestGetPara
 }
 
 const signedRequestUse = `-- name: SignedRequestUse :execrows
-UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()
+UPDATE signed_requests SET used_at = $2::timestamptz WHERE id = $1 AND used_at IS NULL AND expires_at > $2::timestamptz
 `
 
+type SignedRequestUseParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
 // Single use: only the first retry that gets here wins.
-func (q *Queries) SignedRequestUse(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, signedRequestUse, id)
+func (q *Queries) SignedRequestUse(ctx context.Context, arg SignedRequestUseParams) (int64, error) {
+	result, err := q.db.Exec(ctx, signedRequestUse, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}
