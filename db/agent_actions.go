@@ -196,7 +196,7 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 		if err != nil {
 			return err
 		}
-		if a, err = applyAction(ctx, q, a, next); err != nil {
+		if a, err = applyAction(ctx, q, a, next, now); err != nil {
 			return err
 		}
 		out, err = agentActionFull(ctx, q, a)
@@ -207,8 +207,8 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 
 // AgentActionFail ends an action that is in one of from FAILED with reason (its approval
 // expired, its execution was refused), its reservation given back (agent.Action.Fail). An
-// action in another status is returned as it is.
-func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
+// action in another status is returned as it is. The reservation is marked given back at now.
+func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, now time.Time, from ...agent.ActionStatus) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
@@ -216,7 +216,7 @@ func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reas
 			return fmt.Errorf("lock agent action: %w", err)
 		}
 		if next, ok := ActionState(a).Fail(reason, from...); ok {
-			if a, err = applyAction(ctx, q, a, next); err != nil {
+			if a, err = applyAction(ctx, q, a, next, now); err != nil {
 				return err
 			}
 		}
@@ -259,15 +259,16 @@ func AgentActionGetFull(ctx context.Context, d DBTX, platformID, agentID, id uui
 }
 
 // applyAction moves locked action a as the state machine decided (next), from the status
-// it was read in: a reservation to give back is given back once, with the move.
-func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next) (AgentAction, error) {
+// it was read in: a reservation to give back is given back once, with the move, marked
+// given back at now.
+func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next, now time.Time) (AgentAction, error) {
 	if next.Release && a.ReleasedAt == nil {
 		if _, err := releaseUsage(ctx, q, a.AgentID, a.ReservedAt, a.ReservedAmount, a.ReservedCurrency); err != nil {
 			return a, err
 		}
 	}
 	out, err := q.AgentActionSetStatus(ctx, AgentActionSetStatusParams{ID: a.ID, Status: next.Status, RejectionReason: optional(next.Rejection),
-		FailureReason: optional(next.Failure), Release: next.Release, FromStatuses: []string{string(a.Status)}})
+		FailureReason: optional(next.Failure), Release: next.Release, Now: now, FromStatuses: []string{string(a.Status)}})
 	if err != nil {
 		return a, fmt.Errorf("set agent action %s: %w", next.Status, err)
 	}
@@ -276,8 +277,8 @@ func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next
 
 // agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
 // is, when t ended without moving money (agent.TransactionEnded), giving its reservation
-// back; it runs in the transaction that ends t, under t's lock.
-func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction) error {
+// back (at now); it runs in the transaction that ends t, under t's lock.
+func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction, now time.Time) error {
 	if !t.AgentID.Valid {
 		return nil
 	}
@@ -296,7 +297,7 @@ func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction)
 	if !ok {
 		return nil
 	}
-	_, err = applyAction(ctx, q, a, next)
+	_, err = applyAction(ctx, q, a, next, now)
 	return err
 }
 

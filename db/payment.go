@@ -498,7 +498,7 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 		if err != nil {
 			return t, fmt.Errorf("change refund: %w", err)
 		}
-		if err := recordTransaction(ctx, q, v, t, r.Webhook); err != nil {
+		if err := recordTransaction(ctx, q, v, t, r.Webhook, now); err != nil {
 			return t, err
 		}
 	}
@@ -566,7 +566,7 @@ func applyStatus(ctx context.Context, q *queries, v Views, t Transaction, c *pay
 	if c.Webhook == "" {
 		return out, nil
 	}
-	return out, recordTransaction(ctx, q, v, out, c.Webhook)
+	return out, recordTransaction(ctx, q, v, out, c.Webhook, now)
 }
 
 // createOnce is the start every payment's creation shares, in one database transaction:
