@@ -126,7 +126,8 @@ func (a *Activities) recordOutcome(ctx context.Context, ev db.WebhookEvent, p db
 	case out.StatusCode == http.StatusGone:
 		decision = db.WebhookAttemptGone
 	}
-	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out, a.now()), decision)
+	now := a.now()
+	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out, now), decision, now)
 }
 
 // attempt signs and sends the event once. When the request got no HTTP answer on behalf of

@@ -70,7 +70,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID); err != nil {
+	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID, s.now()); err != nil {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	w.WriteHeader(http.StatusNoContent)

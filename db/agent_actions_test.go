@@ -456,7 +456,7 @@ func TestAgentActionApproveDeletedAgent(t *testing.T) {
 	now := time.Now().UTC()
 	p := w.submit(w.request(1200), now, true)
 	w.wantUsage("USD", 1, 1200)
-	if err := db.AgentDelete(ctx, w.pool, w.platform, w.agent.ID); err != nil {
+	if err := db.AgentDelete(ctx, w.pool, w.platform, w.agent.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now(), true)

@@ -48,7 +48,8 @@ func AuthSessionListActive(ctx context.Context, pool *pgxpool.Pool, accountID uu
 	return newQueries(pool).AuthSessionListActive(ctx, AuthSessionListActiveParams{AccountID: accountID, Now: now})
 }
 
-// AuthSessionRevoke runs the AuthSessionRevoke query on pool.
-func AuthSessionRevoke(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (int64, error) {
-	return newQueries(pool).AuthSessionRevoke(ctx, id)
+// AuthSessionRevoke runs the AuthSessionRevoke query on pool: the session is marked
+// revoked at now.
+func AuthSessionRevoke(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time) (int64, error) {
+	return newQueries(pool).AuthSessionRevoke(ctx, AuthSessionRevokeParams{ID: id, Now: now})
 }

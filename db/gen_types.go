@@ -23,8 +23,11 @@ type (
 	AgentDeviceCode                       = gen.AgentDeviceCode
 	AgentDeviceCodeInsertParams           = gen.AgentDeviceCodeInsertParams
 	AgentDeviceCodeLockRow                = gen.AgentDeviceCodeLockRow
+	AgentDeviceCodeMarkRedeemedParams     = gen.AgentDeviceCodeMarkRedeemedParams
+	AgentDeviceCodeRetireParams           = gen.AgentDeviceCodeRetireParams
 	AgentDeviceCodeStatusParams           = gen.AgentDeviceCodeStatusParams
 	AgentDeviceCodeStatusRow              = gen.AgentDeviceCodeStatusRow
+	AgentDeviceCodesReplaceParams         = gen.AgentDeviceCodesReplaceParams
 	AgentGetForUpdateParams               = gen.AgentGetForUpdateParams
 	AgentGetParams                        = gen.AgentGetParams
 	AgentInsertParams                     = gen.AgentInsertParams
@@ -38,6 +41,7 @@ type (
 	ApiToken                              = gen.ApiToken
 	AuthCredential                        = gen.AuthCredential
 	AuthCredentialCreateParams            = gen.AuthCredentialCreateParams
+	AuthCredentialDeleteParams            = gen.AuthCredentialDeleteParams
 	AuthCredentialGetParams               = gen.AuthCredentialGetParams
 	AuthCredentialSetDetailsParams        = gen.AuthCredentialSetDetailsParams
 	AuthCredentialSetNicknameParams       = gen.AuthCredentialSetNicknameParams
@@ -50,6 +54,8 @@ type (
 	AuthSessionGetParams                  = gen.AuthSessionGetParams
 	AuthSessionListActiveParams           = gen.AuthSessionListActiveParams
 	AuthSessionListActiveRow              = gen.AuthSessionListActiveRow
+	AuthSessionRevokeByCredentialParams   = gen.AuthSessionRevokeByCredentialParams
+	AuthSessionRevokeParams               = gen.AuthSessionRevokeParams
 	BeneficialOwner                       = gen.BeneficialOwner
 	BulkImportError                       = gen.BulkImportError
 	BulkImportErrorCreateParams           = gen.BulkImportErrorCreateParams
@@ -130,6 +136,7 @@ type (
 	KycLink                               = gen.KycLink
 	KycLinkAddDocumentsParams             = gen.KycLinkAddDocumentsParams
 	KycLinkCreateParams                   = gen.KycLinkCreateParams
+	KycLinkUseParams                      = gen.KycLinkUseParams
 	LedgerAccount                         = gen.LedgerAccount
 	LedgerAccountApplyParams              = gen.LedgerAccountApplyParams
 	LedgerAccountCreateParams             = gen.LedgerAccountCreateParams
@@ -253,6 +260,7 @@ type (
 	WebhookEventCreateParams              = gen.WebhookEventCreateParams
 	WebhookEventFindParams                = gen.WebhookEventFindParams
 	WebhookEventGetParams                 = gen.WebhookEventGetParams
+	WebhookEventMarkDeliveredParams       = gen.WebhookEventMarkDeliveredParams
 	WebhookEventMarkFinalParams           = gen.WebhookEventMarkFinalParams
 	WebhookEventRecordAttemptParams       = gen.WebhookEventRecordAttemptParams
 	WebhookSecret                         = gen.WebhookSecret

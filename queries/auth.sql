@@ -10,12 +10,12 @@ SELECT * FROM auth_credentials WHERE platform_id = $1 AND id = $2 AND deleted_at
 SELECT * FROM auth_credentials WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at, id;
 
 -- name: AuthCredentialDelete :execrows
-UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
+UPDATE auth_credentials SET deleted_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
 
 -- name: AuthOtpUpsert :exec
 INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
-VALUES ($1, $2, $3, 0, now(), $4)
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+VALUES ($1, $2, $3, 0, sqlc.arg(now)::timestamptz, $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = EXCLUDED.sent_at,
     target_key_sealed = EXCLUDED.target_key_sealed;
 
 -- name: AuthOtpTargetKey :one
@@ -36,8 +36,8 @@ DELETE FROM auth_otps WHERE credential_id = $1;
 SELECT * FROM auth_otp_lockouts WHERE credential_id = $1;
 
 -- name: AuthOtpLockoutSave :exec
-INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
-VALUES ($1, $2, $3, $4, now())
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until)
+VALUES ($1, $2, $3, $4)
 ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
     locked_until = EXCLUDED.locked_until, updated_at = now();
 
@@ -64,10 +64,10 @@ ORDER BY s.created_at, s.id;
 SELECT * FROM auth_sessions WHERE platform_id = $1 AND id = $2;
 
 -- name: AuthSessionRevoke :execrows
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL;
+UPDATE auth_sessions SET revoked_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE id = $1 AND revoked_at IS NULL;
 
 -- name: AuthSessionRevokeByCredential :exec
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL;
+UPDATE auth_sessions SET revoked_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL;
 
 -- name: SignedRequestCreate :one
 INSERT INTO signed_requests (id, platform_id, account_id, kind, payload, request_hash, expires_at)

@@ -54,11 +54,16 @@ func (q *Queries) AuthCredentialCreate(ctx context.Context, arg AuthCredentialCr
 }
 
 const authCredentialDelete = `-- name: AuthCredentialDelete :execrows
-UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL
+UPDATE auth_credentials SET deleted_at = $2::timestamptz, updated_at = now() WHERE id = $1 AND deleted_at IS NULL
 `
 
-func (q *Queries) AuthCredentialDelete(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, authCredentialDelete, id)
+type AuthCredentialDeleteParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
+func (q *Queries) AuthCredentialDelete(ctx context.Context, arg AuthCredentialDeleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, authCredentialDelete, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -254,8 +259,8 @@ func (q *Queries) AuthOtpLockoutGet(ctx context.Context, credentialID uuid.UUID)
 }
 
 const authOtpLockoutSave = `-- name: AuthOtpLockoutSave :exec
-INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
-VALUES ($1, $2, $3, $4, now())
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until)
+VALUES ($1, $2, $3, $4)
 ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
     locked_until = EXCLUDED.locked_until, updated_at = now()
 `
@@ -291,8 +296,8 @@ func (q *Queries) AuthOtpTargetKey(ctx context.Context, credentialID uuid.UUID) 
 
 const authOtpUpsert = `-- name: AuthOtpUpsert :exec
 INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
-VALUES ($1, $2, $3, 0, now(), $4)
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+VALUES ($1, $2, $3, 0, $5::timestamptz, $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = EXCLUDED.sent_at,
     target_key_sealed = EXCLUDED.target_key_sealed
 `
 
@@ -301,6 +306,7 @@ type AuthOtpUpsertParams struct {
 	CodeHash        []byte
 	ExpiresAt       time.Time
 	TargetKeySealed []byte
+	Now             time.Time
 }
 
 func (q *Queries) AuthOtpUpsert(ctx context.Context, arg AuthOtpUpsertParams) error {
@@ -309,6 +315,7 @@ func (q *Queries) AuthOtpUpsert(ctx context.Context, arg AuthOtpUpsertParams) er
 		arg.CodeHash,
 		arg.ExpiresAt,
 		arg.TargetKeySealed,
+		arg.Now,
 	)
 	return err
 }
@@ -429,11 +436,16 @@ func (q *Queries) AuthSessionListActive(ctx context.Context, arg AuthSessionList
 }
 
 const authSessionRevoke = `-- name: AuthSessionRevoke :execrows
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL
+UPDATE auth_sessions SET revoked_at = $2::timestamptz, updated_at = now() WHERE id = $1 AND revoked_at IS NULL
 `
 
-func (q *Queries) AuthSessionRevoke(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, authSessionRevoke, id)
+type AuthSessionRevokeParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
+func (q *Queries) AuthSessionRevoke(ctx context.Context, arg AuthSessionRevokeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, authSessionRevoke, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -441,11 +453,16 @@ func (q *Queries) AuthSessionRevoke(ctx context.Context, id uuid.UUID) (int64, e
 }
 
 const authSessionRevokeByCredential = `-- name: AuthSessionRevokeByCredential :exec
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL
+UPDATE auth_sessions SET revoked_at = $2::timestamptz, updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL
 `
 
-func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, credentialID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, authSessionRevokeByCredential, credentialID)
+type AuthSessionRevokeByCredentialParams struct {
+	CredentialID uuid.UUID
+	Now          time.Time
+}
+
+func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, arg AuthSessionRevokeByCredentialParams) error {
+	_, err := q.db.Exec(ctx, authSessionRevokeByCredential, arg.CredentialID, arg.Now)
 	return err
 }
 
