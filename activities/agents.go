@@ -130,7 +130,7 @@ func (a *Activities) DecideAgentAction(ctx context.Context, actionID uuid.UUID, 
 // FAILED (APPROVAL_EXPIRED), its reservation given back. An action decided meanwhile is
 // left as it is.
 func (a *Activities) ExpireAgentAction(ctx context.Context, actionID uuid.UUID) (ActionStep, error) {
-	act, err := db.AgentActionFail(ctx, a.pool, actionID, agent.FailureApprovalExpired, agent.PendingApproval)
+	act, err := db.AgentActionFail(ctx, a.pool, actionID, agent.FailureApprovalExpired, a.now(), agent.PendingApproval)
 	if err != nil {
 		return ActionStep{}, err
 	}
@@ -176,7 +176,7 @@ func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (
 // failAction ends an approved action FAILED with reason, its reservation given back, and
 // answers it with the refusal w.
 func (a *Activities) failAction(ctx context.Context, actionID uuid.UUID, reason string, w problem.Wire) (ActionStep, error) {
-	act, err := db.AgentActionFail(ctx, a.pool, actionID, reason, agent.Approved)
+	act, err := db.AgentActionFail(ctx, a.pool, actionID, reason, a.now(), agent.Approved)
 	if err != nil {
 		return ActionStep{}, err
 	}

@@ -54,7 +54,7 @@ func (a *Activities) ChangeOwner(ctx context.Context, ch customer.OwnerChange) (
 
 // ReviewOwner decides the KYC of a beneficial owner under review (kyc.OwnerOutcome).
 func (a *Activities) ReviewOwner(ctx context.Context, ownerID uuid.UUID) (catalog.KycStatus, error) {
-	return db.OwnerDecide(ctx, a.pool, ownerID, kyc.OwnerOutcome)
+	return db.OwnerDecide(ctx, a.pool, ownerID, a.now(), kyc.OwnerOutcome)
 }
 
 // SubmittedVerification is the Verification resource a submission answers with, and
@@ -68,7 +68,7 @@ type SubmittedVerification struct {
 // SubmitVerification submits a customer for verification (see db.VerificationSubmit); the
 // provider's required fields are those of the customer's currencies.
 func (a *Activities) SubmitVerification(ctx context.Context, platformID, customerID uuid.UUID) (SubmittedVerification, error) {
-	s, err := a.store.VerificationSubmit(ctx, platformID, customerID)
+	s, err := a.store.VerificationSubmit(ctx, platformID, customerID, a.now())
 	if err != nil {
 		return SubmittedVerification{}, refusal(err)
 	}

@@ -126,7 +126,8 @@ func (a *Activities) recordOutcome(ctx context.Context, ev db.WebhookEvent, p db
 	case out.StatusCode == http.StatusGone:
 		decision = db.WebhookAttemptGone
 	}
-	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out, a.now()), decision)
+	now := a.now()
+	return db.WebhookAttemptRecord(ctx, a.pool, p.ID, attemptRecord(ev.ID, out, now), decision, now)
 }
 
 // attempt signs and sends the event once. When the request got no HTTP answer on behalf of
@@ -219,7 +220,7 @@ func attemptRecord(eventID uuid.UUID, out DeliveryOutcome, now time.Time) db.Web
 
 // signingSecrets returns the platform's Standard Webhooks secrets, newest first.
 func (a *Activities) signingSecrets(ctx context.Context, platformID uuid.UUID) ([][]byte, error) {
-	rows, err := db.WebhookSecretListActive(ctx, a.pool, platformID)
+	rows, err := db.WebhookSecretListActive(ctx, a.pool, platformID, a.now())
 	if err != nil {
 		return nil, fmt.Errorf("load webhook secrets: %w", err)
 	}

@@ -209,7 +209,7 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := db.AgentDelete(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id); err != nil {
+	if err := db.AgentDelete(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, s.now()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -244,8 +244,9 @@ func (s *Server) issueDeviceCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	code := agent.NewDeviceCode()
-	expires := s.codeExpiry(s.now())
-	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires, canTransact(r)); err != nil {
+	now := s.now()
+	expires := s.codeExpiry(now)
+	if err := db.AgentDeviceCodeIssue(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, agent.CodeHash(code), expires, now, canTransact(r)); err != nil {
 		return err
 	}
 	noStore(w)

@@ -76,7 +76,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error 
 		return errDeviceCodeNotFound
 	}
 	if err := s.countAttempt(r.Context(), agent.CodeKey(code), limits.PerCode, now, "of this code (a live code tried this often is retired: ask the platform for a new one)"); err != nil {
-		if _, rerr := db.AgentDeviceCodeRetire(r.Context(), s.Pool, agent.CodeHash(code)); rerr != nil {
+		if _, rerr := db.AgentDeviceCodeRetire(r.Context(), s.Pool, agent.CodeHash(code), now); rerr != nil {
 			return fmt.Errorf("retire device code: %w", rerr)
 		}
 		return err

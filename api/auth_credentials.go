@@ -175,14 +175,14 @@ func (s *Server) credentialEmail(ctx context.Context, acct db.InternalAccountGet
 // first code, sent once the credential exists, and is shown with the code's target bundle.
 func (s *Server) storeCredential(ctx context.Context, p db.AuthCredentialCreateParams) (view.AuthMethod, error) {
 	if !p.Type.IsOTP() {
-		cred, err := db.CredentialCreate(ctx, s.Pool, p, nil)
+		cred, err := db.CredentialCreate(ctx, s.Pool, p, nil, s.now())
 		return view.AuthMethodOf(cred), err
 	}
 	pol, code, otp, err := s.newOTP(ctx, p.ID)
 	if err != nil {
 		return view.AuthMethod{}, err
 	}
-	cred, err := db.CredentialCreate(ctx, s.Pool, p, &otp.OTPCode)
+	cred, err := db.CredentialCreate(ctx, s.Pool, p, &otp.OTPCode, s.now())
 	if err != nil {
 		return view.AuthMethod{}, err
 	}
@@ -294,7 +294,7 @@ func (s *Server) deleteCredential(w http.ResponseWriter, r *http.Request) error 
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	if err := db.CredentialRevoke(r.Context(), s.Pool, c.ID); err != nil {
+	if err := db.CredentialRevoke(r.Context(), s.Pool, c.ID, s.now()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -54,7 +54,7 @@ func (s *Server) verifyEncryptedOTP(w http.ResponseWriter, r *http.Request, c db
 		if err != nil {
 			return err
 		}
-		sess, err := db.ChallengeSessionCreate(ctx, s.Pool, reqID, nil, p, walletauth.RetryUsed())
+		sess, err := db.ChallengeSessionCreate(ctx, s.Pool, reqID, nil, p, s.now(), walletauth.RetryUsed())
 		if err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
 	if answered, err := s.requireSignature(w, r, req); answered || err != nil {
 		return err
 	}
-	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID); err != nil {
+	if _, err := db.AuthSessionRevoke(r.Context(), s.Pool, sess.ID, s.now()); err != nil {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -125,7 +125,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// activeSessions lists the active sessions of a wallet account.
+// activeSessions lists the sessions of a wallet account active at the API's clock.
 func (s *Server) activeSessions(ctx context.Context, accountID uuid.UUID) ([]db.AuthSessionListActiveRow, error) {
-	return db.AuthSessionListActive(ctx, s.Pool, accountID)
+	return db.AuthSessionListActive(ctx, s.Pool, accountID, s.now())
 }

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -466,11 +467,11 @@ func TestSubmittedDocuments(t *testing.T) {
 	}
 	first, second, others := upload(cust.ID), upload(cust.ID), upload(other.ID)
 	custID, _ := ids.Parse(ids.Customer, cust.ID)
-	n, err := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID)
+	n, err := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID, time.Now())
 	if err != nil || n != 2 {
 		t.Fatalf("marked %d, %v; want the customer's 2", n, err)
 	}
-	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID); n != 0 {
+	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID, time.Now()); n != 0 {
 		t.Fatalf("marked %d again", n)
 	}
 	before, _ := e.docs.Names(context.Background())
@@ -493,11 +494,11 @@ func TestSubmittedDocuments(t *testing.T) {
 			t.Fatalf("replace %s: %d %s", d.ID, r.Status, r.Body)
 		}
 	}
-	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID); n != 1 {
+	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, p.ID, custID, time.Now()); n != 1 {
 		t.Fatalf("marked %d, want the later upload", n)
 	}
 	// Another platform marks nothing of this one's.
-	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, ids.New(), custID); n != 0 {
+	if n, _ := db.DocumentsMarkSubmitted(context.Background(), e.pool, ids.New(), custID, time.Now()); n != 0 {
 		t.Fatalf("another platform marked %d", n)
 	}
 	if r := c.Do("DELETE", "/documents/"+others.ID, nil); r.Status != 204 {

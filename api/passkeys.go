@@ -159,7 +159,7 @@ func (s *Server) verifyPasskey(r *http.Request, c db.AuthCredential, raw json.Ra
 	if err != nil {
 		return view.Session{}, fmt.Errorf("issue passkey session: %w", err)
 	}
-	sess, err := db.PasskeySessionCreate(ctx, s.Pool, reqID, details, p)
+	sess, err := db.PasskeySessionCreate(ctx, s.Pool, reqID, details, p, s.now())
 	if err != nil {
 		return view.Session{}, err
 	}

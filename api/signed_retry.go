@@ -121,10 +121,11 @@ func (s *Server) useRetry(ctx context.Context, req signedRequest, hash []byte, s
 	if err != nil {
 		return reqID, err
 	}
-	err = db.SignedRetryUse(ctx, s.Pool, principalFrom(ctx).PlatformID, reqID, func(sr db.SignedRetry) error {
+	now := s.now()
+	err = db.SignedRetryUse(ctx, s.Pool, principalFrom(ctx).PlatformID, reqID, now, func(sr db.SignedRetry) error {
 		issued := walletauth.Issued{AccountID: sr.Request.AccountID, Kind: sr.Request.Kind, Payload: sr.Request.Payload,
 			Binding: sr.Request.RequestHash, ExpiresAt: sr.Request.ExpiresAt, UsedAt: sr.Request.UsedAt}
-		if err := walletauth.CheckRetry(issued, req.accountID, req.kind, hash, s.now()); err != nil {
+		if err := walletauth.CheckRetry(issued, req.accountID, req.kind, hash, now); err != nil {
 			return err
 		}
 		if sandbox.WalletSignature.Accepts(principalFrom(ctx).Sandbox, sig) {

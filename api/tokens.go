@@ -70,7 +70,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := db.TokenRevoke(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id); err != nil {
+	if err := db.TokenRevoke(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, id, s.now()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

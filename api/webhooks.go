@@ -120,7 +120,7 @@ func (s *Server) getSigningKey(w http.ResponseWriter, _ *http.Request) error {
 const secretGrace = 24 * time.Hour
 
 func (s *Server) getWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	rows, err := db.WebhookSecretListActive(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID)
+	rows, err := db.WebhookSecretListActive(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, s.now())
 	if err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}

@@ -180,7 +180,7 @@ func actionPayment(ctx context.Context, q *queries, ag Agent, n agent.Request, n
 // open false, the action's workflow having ended) is returned as it is, with nothing
 // written.
 func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d agent.Decision, now time.Time, open bool) (AgentActionFull, error) {
-	return changeAction(ctx, pool, id, func(q *queries, a AgentAction) (agent.Next, bool, error) {
+	return changeAction(ctx, pool, id, now, func(q *queries, a AgentAction) (agent.Next, bool, error) {
 		var actor agent.Actor
 		if d.Approve && a.Status == agent.PendingApproval {
 			var err error
@@ -194,10 +194,10 @@ func AgentActionDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, d 
 }
 
 // AgentActionFail ends an action that is in one of from FAILED with reason (its approval
-// expired, its execution was refused), its reservation given back (changeAction →
+// expired, its execution was refused), its reservation given back at now (changeAction →
 // agent.Action.Fail). An action in another status is returned as it is.
-func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, from ...agent.ActionStatus) (AgentActionFull, error) {
-	return changeAction(ctx, pool, id, failAction(reason, from...))
+func AgentActionFail(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, reason string, now time.Time, from ...agent.ActionStatus) (AgentActionFull, error) {
+	return changeAction(ctx, pool, id, now, failAction(reason, from...))
 }
 
 // actionDecision decides one change of the agent action a, locked in q's database
@@ -214,17 +214,17 @@ func failAction(reason string, from ...agent.ActionStatus) actionDecision {
 }
 
 // changeAction is every change of an agent action after its submission, in one database
-// transaction: lock the action, decide and apply (decideAction), and return it with what
-// it is rendered with. (The money an action moves is a payment's, changed through
+// transaction: lock the action, decide and apply (decideAction) at now, and return it with
+// what it is rendered with. (The money an action moves is a payment's, changed through
 // lockPayment like any other.)
-func changeAction(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, decide actionDecision) (AgentActionFull, error) {
+func changeAction(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time, decide actionDecision) (AgentActionFull, error) {
 	var out AgentActionFull
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentActionLock(ctx, id)
 		if err != nil {
 			return fmt.Errorf("lock agent action: %w", err)
 		}
-		if a, err = decideAction(ctx, q, a, decide); err != nil {
+		if a, err = decideAction(ctx, q, a, now, decide); err != nil {
 			return err
 		}
 		out, err = agentActionFull(ctx, q, a)
@@ -234,13 +234,13 @@ func changeAction(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, decide 
 }
 
 // decideAction lets decide (the action's state machine) judge the locked action a and
-// applies what it returned (applyAction); it returns the action afterwards.
-func decideAction(ctx context.Context, q *queries, a AgentAction, decide actionDecision) (AgentAction, error) {
+// applies what it returned at now (applyAction); it returns the action afterwards.
+func decideAction(ctx context.Context, q *queries, a AgentAction, now time.Time, decide actionDecision) (AgentAction, error) {
 	next, ok, err := decide(q, a)
 	if err != nil || !ok {
 		return a, err
 	}
-	return applyAction(ctx, q, a, next)
+	return applyAction(ctx, q, a, next, now)
 }
 
 // ActionState is what the agent action's state machine reads of a stored action.
@@ -276,15 +276,16 @@ func AgentActionGetFull(ctx context.Context, d DBTX, platformID, agentID, id uui
 }
 
 // applyAction moves locked action a as the state machine decided (next), from the status
-// it was read in: a reservation to give back is given back once, with the move.
-func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next) (AgentAction, error) {
+// it was read in: a reservation to give back is given back once, with the move, marked
+// given back at now.
+func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next, now time.Time) (AgentAction, error) {
 	if next.Release && a.ReleasedAt == nil {
 		if _, err := releaseUsage(ctx, q, a.AgentID, a.ReservedAt, a.ReservedAmount, a.ReservedCurrency); err != nil {
 			return a, err
 		}
 	}
 	out, err := q.AgentActionSetStatus(ctx, AgentActionSetStatusParams{ID: a.ID, Status: next.Status, RejectionReason: optional(next.Rejection),
-		FailureReason: optional(next.Failure), Release: next.Release, FromStatuses: []string{string(a.Status)}})
+		FailureReason: optional(next.Failure), Release: next.Release, Now: now, FromStatuses: []string{string(a.Status)}})
 	if err != nil {
 		return a, fmt.Errorf("set agent action %s: %w", next.Status, err)
 	}
@@ -293,9 +294,9 @@ func applyAction(ctx context.Context, q *queries, a AgentAction, next agent.Next
 
 // agentActionTransactionEnded ends FAILED the approved agent action whose transaction t
 // is, when t ended without moving money (agent.TransactionEnded), giving its reservation
-// back (decideAction, as changeAction does); it runs in the transaction that ends t, under
-// t's lock.
-func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction) error {
+// back at now (decideAction, as changeAction does); it runs in the transaction that ends t,
+// under t's lock.
+func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction, now time.Time) error {
 	if !t.AgentID.Valid {
 		return nil
 	}
@@ -310,7 +311,7 @@ func agentActionTransactionEnded(ctx context.Context, q *queries, t Transaction)
 	if err != nil {
 		return fmt.Errorf("lock agent action of transaction: %w", err)
 	}
-	_, err = decideAction(ctx, q, a, failAction(reason, agent.Approved))
+	_, err = decideAction(ctx, q, a, now, failAction(reason, agent.Approved))
 	return err
 }
 

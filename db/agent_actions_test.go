@@ -222,7 +222,7 @@ func TestAgentActionFailReleasesOnce(t *testing.T) {
 	w.wantUsage("USD", 2, 2500)
 
 	// Not PENDING_APPROVAL's "from": nothing changes.
-	got, err := db.AgentActionFail(ctx, w.pool, p.ID, "EXECUTION_REFUSED", agent.Approved)
+	got, err := db.AgentActionFail(ctx, w.pool, p.ID, "EXECUTION_REFUSED", now, agent.Approved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,14 +230,14 @@ func TestAgentActionFailReleasesOnce(t *testing.T) {
 	w.wantUsage("USD", 2, 2500)
 
 	for range 2 {
-		got, err := db.AgentActionFail(ctx, w.pool, p.ID, agent.FailureApprovalExpired, agent.PendingApproval)
+		got, err := db.AgentActionFail(ctx, w.pool, p.ID, agent.FailureApprovalExpired, now, agent.PendingApproval)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantAction(t, got, agent.Failed, agent.FailureApprovalExpired, true)
 		w.wantUsage("USD", 1, 1000)
 	}
-	if _, err := db.AgentActionFail(ctx, w.pool, ids.New(), agent.FailureApprovalExpired, agent.PendingApproval); err == nil {
+	if _, err := db.AgentActionFail(ctx, w.pool, ids.New(), agent.FailureApprovalExpired, now, agent.PendingApproval); err == nil {
 		t.Fatal("failed an action that does not exist")
 	}
 }
@@ -343,7 +343,7 @@ func TestAgentActionTransactionFailedReleasesOnce(t *testing.T) {
 		w.wantUsage("USD", 1, 1000)
 	}
 	// The execution step retried after the transaction failed changes nothing either.
-	got, err := db.AgentActionFail(ctx, w.pool, bad.ID, string(catalog.InsufficientFunds), agent.Approved)
+	got, err := db.AgentActionFail(ctx, w.pool, bad.ID, string(catalog.InsufficientFunds), now, agent.Approved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestAgentActionPolicyCurrencyChange(t *testing.T) {
 	}
 	wantAction(t, got, agent.Rejected, "", true)
 	w.wantUsage("EUR", 1, 900)
-	if _, err := db.AgentActionFail(ctx, w.pool, e.ID, "EXECUTION_REFUSED", agent.Approved); err != nil {
+	if _, err := db.AgentActionFail(ctx, w.pool, e.ID, "EXECUTION_REFUSED", now, agent.Approved); err != nil {
 		t.Fatal(err)
 	}
 	w.wantUsage("EUR", 0, 0)
@@ -456,7 +456,7 @@ func TestAgentActionApproveDeletedAgent(t *testing.T) {
 	now := time.Now().UTC()
 	p := w.submit(w.request(1200), now, true)
 	w.wantUsage("USD", 1, 1200)
-	if err := db.AgentDelete(ctx, w.pool, w.platform, w.agent.ID); err != nil {
+	if err := db.AgentDelete(ctx, w.pool, w.platform, w.agent.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.AgentActionDecide(ctx, w.pool, p.ID, agent.Decision{Approve: true}, time.Now(), true)

@@ -152,10 +152,11 @@ func AgentPolicyUpdate(ctx context.Context, pool *pgxpool.Pool, platformID, id u
 	return out, err
 }
 
-// AgentDelete deletes an agent of the platform; its access token stops working at once.
-func AgentDelete(ctx context.Context, d DBTX, platformID, id uuid.UUID) error {
+// AgentDelete deletes an agent of the platform at now; its access token stops working at
+// once.
+func AgentDelete(ctx context.Context, d DBTX, platformID, id uuid.UUID, now time.Time) error {
 	q := newQueries(d)
-	n, err := q.AgentMarkDeleted(ctx, AgentMarkDeletedParams{PlatformID: platformID, ID: id})
+	n, err := q.AgentMarkDeleted(ctx, AgentMarkDeletedParams{PlatformID: platformID, ID: id, Now: now})
 	if err != nil {
 		return fmt.Errorf("delete agent: %w", err)
 	}
@@ -167,9 +168,9 @@ func AgentDelete(ctx context.Context, d DBTX, platformID, id uuid.UUID) error {
 
 // AgentDeviceCodeIssue issues a new device code (its digest) for an agent of the platform
 // that is not connected (else 409 AGENT_ALREADY_CONNECTED); the agent's codes that were not
-// redeemed are replaced and can no longer be redeemed. An agent whose policy moves money
-// needs canTransact (agentpolicy.CheckMoneyAgent).
-func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, codeHash []byte, expiresAt time.Time, canTransact bool) error {
+// redeemed are replaced (at now) and can no longer be redeemed. An agent whose policy moves
+// money needs canTransact (agentpolicy.CheckMoneyAgent).
+func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, codeHash []byte, expiresAt, now time.Time, canTransact bool) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		a, err := q.AgentGetForUpdate(ctx, AgentGetForUpdateParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
@@ -193,7 +194,7 @@ func AgentDeviceCodeIssue(ctx context.Context, pool *pgxpool.Pool, platformID, i
 		} else if c.IsDeleted {
 			return customer.AlreadyDeleted()
 		}
-		if err := q.AgentDeviceCodesReplace(ctx, id); err != nil {
+		if err := q.AgentDeviceCodesReplace(ctx, AgentDeviceCodesReplaceParams{AgentID: id, Now: now}); err != nil {
 			return fmt.Errorf("replace device codes: %w", err)
 		}
 		if err := q.AgentDeviceCodeInsert(ctx, AgentDeviceCodeInsertParams{CodeHash: codeHash, AgentID: id, ExpiresAt: expiresAt}); err != nil {
@@ -233,12 +234,12 @@ func AgentRedeem(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now t
 		if c.CustomerDeleted {
 			return customer.AlreadyDeleted()
 		}
-		if n, err := q.AgentDeviceCodeMarkRedeemed(ctx, codeHash); err != nil {
+		if n, err := q.AgentDeviceCodeMarkRedeemed(ctx, AgentDeviceCodeMarkRedeemedParams{CodeHash: codeHash, Now: now}); err != nil {
 			return fmt.Errorf("mark device code redeemed: %w", err)
 		} else if n != 1 {
 			return fmt.Errorf("mark device code redeemed: %d rows changed under the lock", n)
 		}
-		out, err = q.AgentConnect(ctx, AgentConnectParams{ID: c.AgentID, TokenHash: mint(c.AgentID)})
+		out, err = q.AgentConnect(ctx, AgentConnectParams{ID: c.AgentID, TokenHash: mint(c.AgentID), Now: now})
 		if err != nil {
 			return fmt.Errorf("connect agent: %w", err)
 		}

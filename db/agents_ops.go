@@ -4,6 +4,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,9 +15,10 @@ func AgentAuthenticate(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (A
 	return newQueries(pool).AgentAuthenticate(ctx, id)
 }
 
-// AgentDeviceCodeRetire runs the AgentDeviceCodeRetire query on pool.
-func AgentDeviceCodeRetire(ctx context.Context, pool *pgxpool.Pool, codeHash []byte) (int64, error) {
-	return newQueries(pool).AgentDeviceCodeRetire(ctx, codeHash)
+// AgentDeviceCodeRetire runs the AgentDeviceCodeRetire query on pool: the code is marked
+// replaced at now.
+func AgentDeviceCodeRetire(ctx context.Context, pool *pgxpool.Pool, codeHash []byte, now time.Time) (int64, error) {
+	return newQueries(pool).AgentDeviceCodeRetire(ctx, AgentDeviceCodeRetireParams{CodeHash: codeHash, Now: now})
 }
 
 // AgentDeviceCodeStatus runs the AgentDeviceCodeStatus query on pool.

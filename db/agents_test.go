@@ -209,10 +209,10 @@ func TestAgentDeviceCodes(t *testing.T) {
 	a, first := w.create(agentPolicy(t, basicAgentPolicy), time.Minute)
 
 	second := agent.NewDeviceCode()
-	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.other, a.ID, agent.CodeHash(second), now.Add(time.Minute), true); problem.CodeOf(err) != catalog.AgentNotFound {
+	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.other, a.ID, agent.CodeHash(second), now.Add(time.Minute), now, true); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("another platform issued a code: %v", err)
 	}
-	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(second), now.Add(time.Minute), true); err != nil {
+	if err := db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(second), now.Add(time.Minute), now, true); err != nil {
 		t.Fatal(err)
 	}
 	_, tokenDigest := agent.NewAccessToken(a.ID)
@@ -267,7 +267,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if _, err := w.q.AgentDeviceCodeStatus(ctx, db.AgentDeviceCodeStatusParams{CodeHash: agent.CodeHash(second), PlatformID: w.other}); !db.IsNotFound(err) {
 		t.Fatalf("another platform reads the code's status: %v", err)
 	}
-	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
+	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), now, true)
 	refusedWith(t, err, catalog.AgentConnected)
 
 	// The bearer read finds the connected agent until it is deleted.
@@ -278,11 +278,11 @@ func TestAgentDeviceCodes(t *testing.T) {
 	if _, err := w.q.AgentAuthenticate(ctx, b.ID); !db.IsNotFound(err) {
 		t.Fatalf("an agent that is not connected authenticated: %v", err)
 	}
-	if err := db.AgentDelete(ctx, w.pool, w.other, b.ID); problem.CodeOf(err) != catalog.AgentNotFound {
+	if err := db.AgentDelete(ctx, w.pool, w.other, b.ID, time.Now()); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("another platform deleted the agent: %v", err)
 	}
 	for _, id := range []uuid.UUID{a.ID, b.ID} {
-		if err := db.AgentDelete(ctx, w.pool, w.platform, id); err != nil {
+		if err := db.AgentDelete(ctx, w.pool, w.platform, id, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,7 +291,7 @@ func TestAgentDeviceCodes(t *testing.T) {
 	}
 	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, mint)
 	refusedWith(t, err, catalog.DeviceCodeNotFound)
-	refusedWith(t, db.AgentDelete(ctx, w.pool, w.platform, a.ID), catalog.AgentNotFound)
+	refusedWith(t, db.AgentDelete(ctx, w.pool, w.platform, a.ID, time.Now()), catalog.AgentNotFound)
 	if _, err := db.AgentUpdate(ctx, w.pool, w.platform, a.ID, db.AgentChange{}); problem.CodeOf(err) != catalog.AgentNotFound {
 		t.Fatalf("a deleted agent updated: %v", err)
 	}
@@ -362,7 +362,7 @@ func TestAgentPage(t *testing.T) {
 	if _, err := db.AgentRedeem(ctx, w.pool, agent.CodeHash(codeB), time.Now(), func(uuid.UUID) []byte { return []byte("digest") }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AgentDelete(ctx, w.pool, w.platform, c.ID); err != nil {
+	if err := db.AgentDelete(ctx, w.pool, w.platform, c.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	list := func(f db.AgentFilter) []uuid.UUID {
@@ -423,7 +423,7 @@ func TestAgentCodesAndPolicyEdges(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			issueErr = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
+			issueErr = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), now, true)
 		}()
 		go func() {
 			defer wg.Done()
@@ -463,6 +463,6 @@ func TestAgentCodesAndPolicyEdges(t *testing.T) {
 	}
 	_, err = db.AgentRedeem(ctx, w.pool, agent.CodeHash(code), now, func(uuid.UUID) []byte { return []byte("digest") })
 	refusedWith(t, err, catalog.CustomerDeleted)
-	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), true)
+	err = db.AgentDeviceCodeIssue(ctx, w.pool, w.platform, a.ID, agent.CodeHash(agent.NewDeviceCode()), now.Add(time.Minute), now, true)
 	refusedWith(t, err, catalog.CustomerDeleted)
 }

@@ -22,9 +22,9 @@ type OTPCode struct {
 }
 
 // CredentialCreate stores a new credential and, when otp is not nil (EMAIL_OTP), its first
-// code, in one transaction. A second credential of a type an account holds once is refused
-// (walletauth.CredentialExists), whatever request got there first.
-func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialCreateParams, otp *OTPCode) (AuthCredential, error) {
+// code, sent at now, in one transaction. A second credential of a type an account holds
+// once is refused (walletauth.CredentialExists), whatever request got there first.
+func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialCreateParams, otp *OTPCode, now time.Time) (AuthCredential, error) {
 	var cred AuthCredential
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		var err error
@@ -34,18 +34,18 @@ func CredentialCreate(ctx context.Context, pool *pgxpool.Pool, p AuthCredentialC
 		if otp == nil {
 			return nil
 		}
-		return otpStore(ctx, q, cred.ID, *otp)
+		return otpStore(ctx, q, cred.ID, *otp, now)
 	})
 	return cred, err
 }
 
-// CredentialRevoke revokes a credential and every session it issued, at once.
-func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID) error {
+// CredentialRevoke revokes a credential and every session it issued, at once (at now).
+func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, now time.Time) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		if _, err := q.AuthCredentialDelete(ctx, credentialID); err != nil {
+		if _, err := q.AuthCredentialDelete(ctx, AuthCredentialDeleteParams{ID: credentialID, Now: now}); err != nil {
 			return fmt.Errorf("revoke credential: %w", err)
 		}
-		if err := q.AuthSessionRevokeByCredential(ctx, credentialID); err != nil {
+		if err := q.AuthSessionRevokeByCredential(ctx, AuthSessionRevokeByCredentialParams{CredentialID: credentialID, Now: now}); err != nil {
 			return fmt.Errorf("revoke the credential's sessions: %w", err)
 		}
 		return nil
@@ -54,7 +54,8 @@ func CredentialRevoke(ctx context.Context, pool *pgxpool.Pool, credentialID uuid
 
 // OTPReissue replaces the pending code of an EMAIL_OTP credential by code unless
 // walletauth.CheckReissue refuses it (the credential is locked, or the last code is too
-// recent, at now). The pending code's row lock orders concurrent requests.
+// recent, at now); the new code is sent at now. The pending code's row lock orders
+// concurrent requests.
 func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID, code OTPCode, now time.Time) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		pending, fails, err := otpStateForUpdate(ctx, q, credentialID)
@@ -64,7 +65,7 @@ func OTPReissue(ctx context.Context, pool *pgxpool.Pool, credentialID uuid.UUID,
 		if err := walletauth.CheckReissue(pending, fails, now); err != nil {
 			return err
 		}
-		return otpStore(ctx, q, credentialID, code)
+		return otpStore(ctx, q, credentialID, code, now)
 	})
 }
 
@@ -133,18 +134,19 @@ func OTPVerify(ctx context.Context, pool *pgxpool.Pool, v OTPVerification, now t
 // PasskeySessionCreate completes a passkey authentication in one transaction: it uses the
 // challenge (once: walletauth.PasskeyChallengeUsed when another request used it first),
 // stores the credential's new details (its sign counter; nil leaves them) and creates the
-// session.
-func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams) (AuthSession, error) {
-	return ChallengeSessionCreate(ctx, pool, challengeID, details, p, walletauth.PasskeyChallengeUsed())
+// session. The challenge is judged, and marked used, at now.
+func PasskeySessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, now time.Time) (AuthSession, error) {
+	return ChallengeSessionCreate(ctx, pool, challengeID, details, p, now, walletauth.PasskeyChallengeUsed())
 }
 
 // ChallengeSessionCreate completes an authentication that answered a stored challenge, in
 // one transaction: it uses the challenge (once: used when another request used it first),
-// stores the credential's new details (nil leaves them) and creates the session.
-func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, used error) (AuthSession, error) {
+// stores the credential's new details (nil leaves them) and creates the session. A
+// challenge expired at now counts as used.
+func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID uuid.UUID, details []byte, p AuthSessionCreateParams, now time.Time, used error) (AuthSession, error) {
 	var sess AuthSession
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		n, err := q.SignedRequestUse(ctx, challengeID)
+		n, err := q.SignedRequestUse(ctx, SignedRequestUseParams{ID: challengeID, Now: now})
 		if err != nil {
 			return fmt.Errorf("use challenge: %w", err)
 		}
@@ -165,10 +167,10 @@ func ChallengeSessionCreate(ctx context.Context, pool *pgxpool.Pool, challengeID
 }
 
 // otpStore stores code as the credential's pending code, replacing any other, with a
-// fresh attempt count.
-func otpStore(ctx context.Context, q *queries, credentialID uuid.UUID, code OTPCode) error {
+// fresh attempt count, sent at now.
+func otpStore(ctx context.Context, q *queries, credentialID uuid.UUID, code OTPCode, now time.Time) error {
 	if err := q.AuthOtpUpsert(ctx, AuthOtpUpsertParams{CredentialID: credentialID, CodeHash: code.Hash, ExpiresAt: code.ExpiresAt,
-		TargetKeySealed: code.TargetSealed}); err != nil {
+		TargetKeySealed: code.TargetSealed, Now: now}); err != nil {
 		return fmt.Errorf("store OTP: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -41,12 +42,14 @@ func AuthSessionGet(ctx context.Context, pool *pgxpool.Pool, arg AuthSessionGetP
 	return newQueries(pool).AuthSessionGet(ctx, arg)
 }
 
-// AuthSessionListActive runs the AuthSessionListActive query on pool.
-func AuthSessionListActive(ctx context.Context, pool *pgxpool.Pool, accountID uuid.UUID) ([]AuthSessionListActiveRow, error) {
-	return newQueries(pool).AuthSessionListActive(ctx, accountID)
+// AuthSessionListActive runs the AuthSessionListActive query on pool: the account's
+// sessions neither revoked nor expired at now.
+func AuthSessionListActive(ctx context.Context, pool *pgxpool.Pool, accountID uuid.UUID, now time.Time) ([]AuthSessionListActiveRow, error) {
+	return newQueries(pool).AuthSessionListActive(ctx, AuthSessionListActiveParams{AccountID: accountID, Now: now})
 }
 
-// AuthSessionRevoke runs the AuthSessionRevoke query on pool.
-func AuthSessionRevoke(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID) (int64, error) {
-	return newQueries(pool).AuthSessionRevoke(ctx, id)
+// AuthSessionRevoke runs the AuthSessionRevoke query on pool: the session is marked
+// revoked at now.
+func AuthSessionRevoke(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time) (int64, error) {
+	return newQueries(pool).AuthSessionRevoke(ctx, AuthSessionRevokeParams{ID: id, Now: now})
 }

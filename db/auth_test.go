@@ -25,7 +25,7 @@ func credential(t *testing.T, pool *pgxpool.Pool, p, acct uuid.UUID, typ catalog
 	if typ == catalog.CredentialEmailOTP {
 		otp = &db.OTPCode{Hash: walletauth.OTPHash(in.ID, code), ExpiresAt: time.Now().Add(time.Minute)}
 	}
-	return db.CredentialCreate(context.Background(), pool, in, otp)
+	return db.CredentialCreate(context.Background(), pool, in, otp, time.Now())
 }
 
 // otpCredential is an EMAIL_OTP credential with the pending code 123456, in a database of
@@ -98,10 +98,10 @@ func TestCredentialCreateOnePerType(t *testing.T) {
 	if _, err := db.New(pool).AuthSessionCreate(ctx, sessionFor(first)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CredentialRevoke(ctx, pool, first.ID); err != nil {
+	if err := db.CredentialRevoke(ctx, pool, first.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if active, _ := db.New(pool).AuthSessionListActive(ctx, acct); len(active) != 0 {
+	if active, _ := db.New(pool).AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: acct, Now: time.Now()}); len(active) != 0 {
 		t.Fatalf("sessions of a revoked credential: %+v", active)
 	}
 	if _, err := credential(t, pool, p, acct, catalog.CredentialEmailOTP, "654321"); err != nil {
@@ -131,7 +131,7 @@ func TestOTPVerifyAndReissue(t *testing.T) {
 	if attempts != 1 || failures != 1 {
 		t.Fatalf("attempts %d failures %d after a wrong code", attempts, failures)
 	}
-	if n, _ := q.AuthSessionListActive(ctx, cred.AccountID); len(n) != 0 {
+	if n, _ := q.AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: cred.AccountID, Now: time.Now()}); len(n) != 0 {
 		t.Fatal("a wrong code created a session")
 	}
 	// The right code: a session, the code spent, the record cleared.
@@ -218,7 +218,7 @@ func TestPasskeySessionCreateUsesTheChallengeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = db.PasskeySessionCreate(ctx, pool, ch.ID, details, sessionFor(cred))
+			_, errs[i] = db.PasskeySessionCreate(ctx, pool, ch.ID, details, sessionFor(cred), time.Now())
 		}()
 	}
 	wg.Wait()
@@ -231,7 +231,7 @@ func TestPasskeySessionCreateUsesTheChallengeOnce(t *testing.T) {
 			t.Fatalf("lost race: %v", err)
 		}
 	}
-	sessions, _ := q.AuthSessionListActive(ctx, acct)
+	sessions, _ := q.AuthSessionListActive(ctx, db.AuthSessionListActiveParams{AccountID: acct, Now: time.Now()})
 	if won != 1 || len(sessions) != 1 {
 		t.Fatalf("%d winners, %d sessions", won, len(sessions))
 	}
@@ -255,10 +255,10 @@ func TestTokenRevokeKeepsOne(t *testing.T) {
 		}
 		tokens[i] = tok.ID
 	}
-	if err := db.TokenRevoke(ctx, pool, p, ids.New()); refusalCode(err) != catalog.TokenNotFound {
+	if err := db.TokenRevoke(ctx, pool, p, ids.New(), time.Now()); refusalCode(err) != catalog.TokenNotFound {
 		t.Fatalf("unknown token: %v", err)
 	}
-	if err := db.TokenRevoke(ctx, pool, newPlatform(t, pool), tokens[0]); refusalCode(err) != catalog.TokenNotFound {
+	if err := db.TokenRevoke(ctx, pool, newPlatform(t, pool), tokens[0], time.Now()); refusalCode(err) != catalog.TokenNotFound {
 		t.Fatalf("deleting through another platform: %v", err)
 	}
 	if n, _ := q.TokenCountActive(ctx, p); n != 2 {
@@ -270,7 +270,7 @@ func TestTokenRevokeKeepsOne(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = db.TokenRevoke(ctx, pool, p, id)
+			errs[i] = db.TokenRevoke(ctx, pool, p, id, time.Now())
 		}()
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -195,10 +196,11 @@ func documentLocked(ctx context.Context, q *queries, platformID, id uuid.UUID) (
 
 // documentsMarkSubmitted marks every document of a customer of a platform, and of its
 // beneficial owners, that is not yet submitted as taken in by a verification: from then
-// on they can be neither replaced nor deleted (409 DOCUMENT_ALREADY_SUBMITTED). It
-// returns how many it marked. A verification calls it in the transaction that records it.
-func documentsMarkSubmitted(ctx context.Context, q *queries, platformID, customerID uuid.UUID) (int64, error) {
-	n, err := q.DocumentMarkSubmittedByCustomer(ctx, DocumentMarkSubmittedByCustomerParams{PlatformID: platformID, CustomerID: customerID})
+// on they can be neither replaced nor deleted (409 DOCUMENT_ALREADY_SUBMITTED). They are
+// marked submitted at now. It returns how many it marked. A verification calls it in the
+// transaction that records it.
+func documentsMarkSubmitted(ctx context.Context, q *queries, platformID, customerID uuid.UUID, now time.Time) (int64, error) {
+	n, err := q.DocumentMarkSubmittedByCustomer(ctx, DocumentMarkSubmittedByCustomerParams{PlatformID: platformID, CustomerID: customerID, Now: now})
 	if err != nil {
 		return 0, fmt.Errorf("mark documents submitted: %w", err)
 	}

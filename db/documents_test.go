@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -87,10 +88,10 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 	d3, _ := db.DocumentCreate(ctx, q, p.ID, ids.New(), passport(h2), docFile())
 
 	// Another platform's verification of the same customer id marks nothing.
-	if n, err := db.DocumentsMarkSubmitted(ctx, pool, other.ID, c1.ID); err != nil || n != 0 {
+	if n, err := db.DocumentsMarkSubmitted(ctx, pool, other.ID, c1.ID, time.Now()); err != nil || n != 0 {
 		t.Fatalf("another platform marked %d, %v", n, err)
 	}
-	if n, err := db.DocumentsMarkSubmitted(ctx, pool, p.ID, c1.ID); err != nil || n != 2 {
+	if n, err := db.DocumentsMarkSubmitted(ctx, pool, p.ID, c1.ID, time.Now()); err != nil || n != 2 {
 		t.Fatalf("marked %d, %v; want c1's two", n, err)
 	}
 	if n := count(t, pool, "SELECT count(*) FROM documents WHERE submitted_at IS NOT NULL"); n != 2 {

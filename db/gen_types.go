@@ -23,8 +23,11 @@ type (
 	AgentDeviceCode                       = gen.AgentDeviceCode
 	AgentDeviceCodeInsertParams           = gen.AgentDeviceCodeInsertParams
 	AgentDeviceCodeLockRow                = gen.AgentDeviceCodeLockRow
+	AgentDeviceCodeMarkRedeemedParams     = gen.AgentDeviceCodeMarkRedeemedParams
+	AgentDeviceCodeRetireParams           = gen.AgentDeviceCodeRetireParams
 	AgentDeviceCodeStatusParams           = gen.AgentDeviceCodeStatusParams
 	AgentDeviceCodeStatusRow              = gen.AgentDeviceCodeStatusRow
+	AgentDeviceCodesReplaceParams         = gen.AgentDeviceCodesReplaceParams
 	AgentGetForUpdateParams               = gen.AgentGetForUpdateParams
 	AgentGetParams                        = gen.AgentGetParams
 	AgentInsertParams                     = gen.AgentInsertParams
@@ -38,6 +41,7 @@ type (
 	ApiToken                              = gen.ApiToken
 	AuthCredential                        = gen.AuthCredential
 	AuthCredentialCreateParams            = gen.AuthCredentialCreateParams
+	AuthCredentialDeleteParams            = gen.AuthCredentialDeleteParams
 	AuthCredentialGetParams               = gen.AuthCredentialGetParams
 	AuthCredentialSetDetailsParams        = gen.AuthCredentialSetDetailsParams
 	AuthCredentialSetNicknameParams       = gen.AuthCredentialSetNicknameParams
@@ -48,7 +52,10 @@ type (
 	AuthSession                           = gen.AuthSession
 	AuthSessionCreateParams               = gen.AuthSessionCreateParams
 	AuthSessionGetParams                  = gen.AuthSessionGetParams
+	AuthSessionListActiveParams           = gen.AuthSessionListActiveParams
 	AuthSessionListActiveRow              = gen.AuthSessionListActiveRow
+	AuthSessionRevokeByCredentialParams   = gen.AuthSessionRevokeByCredentialParams
+	AuthSessionRevokeParams               = gen.AuthSessionRevokeParams
 	BeneficialOwner                       = gen.BeneficialOwner
 	BulkImportError                       = gen.BulkImportError
 	BulkImportErrorCreateParams           = gen.BulkImportErrorCreateParams
@@ -129,6 +136,7 @@ type (
 	KycLink                               = gen.KycLink
 	KycLinkAddDocumentsParams             = gen.KycLinkAddDocumentsParams
 	KycLinkCreateParams                   = gen.KycLinkCreateParams
+	KycLinkUseParams                      = gen.KycLinkUseParams
 	LedgerAccount                         = gen.LedgerAccount
 	LedgerAccountApplyParams              = gen.LedgerAccountApplyParams
 	LedgerAccountCreateParams             = gen.LedgerAccountCreateParams
@@ -190,6 +198,7 @@ type (
 	SignedRequestCountRecentParams        = gen.SignedRequestCountRecentParams
 	SignedRequestCreateParams             = gen.SignedRequestCreateParams
 	SignedRequestGetParams                = gen.SignedRequestGetParams
+	SignedRequestUseParams                = gen.SignedRequestUseParams
 	TokenAuthenticateRow                  = gen.TokenAuthenticateRow
 	TokenCreateParams                     = gen.TokenCreateParams
 	TokenDeleteParams                     = gen.TokenDeleteParams
@@ -251,9 +260,11 @@ type (
 	WebhookEventCreateParams              = gen.WebhookEventCreateParams
 	WebhookEventFindParams                = gen.WebhookEventFindParams
 	WebhookEventGetParams                 = gen.WebhookEventGetParams
+	WebhookEventMarkDeliveredParams       = gen.WebhookEventMarkDeliveredParams
 	WebhookEventMarkFinalParams           = gen.WebhookEventMarkFinalParams
 	WebhookEventRecordAttemptParams       = gen.WebhookEventRecordAttemptParams
 	WebhookSecret                         = gen.WebhookSecret
 	WebhookSecretCreateParams             = gen.WebhookSecretCreateParams
 	WebhookSecretExpireCurrentParams      = gen.WebhookSecretExpireCurrentParams
+	WebhookSecretListActiveParams         = gen.WebhookSecretListActiveParams
 )

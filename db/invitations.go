@@ -111,7 +111,7 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 		case next == catalog.InvClaimed:
 			key := e.claim.Key
 			out, err = q.InvitationMarkClaimed(ctx, InvitationMarkClaimedParams{Code: code, InviteeUma: &e.claim.InviteeUma,
-				ClaimedByPlatformID: uuid.NullUUID{UUID: e.claim.PlatformID, Valid: true}, EndKey: &key})
+				ClaimedByPlatformID: uuid.NullUUID{UUID: e.claim.PlatformID, Valid: true}, EndKey: &key, Now: now})
 			if err != nil {
 				return fmt.Errorf("claim invitation: %w", err)
 			}
@@ -119,7 +119,7 @@ func endInvitation(ctx context.Context, pool *pgxpool.Pool, code string, e invit
 			return err
 		case next == catalog.InvCancelled:
 			key := e.cancel.Key
-			if out, err = q.InvitationMarkCancelled(ctx, InvitationMarkCancelledParams{Code: code, EndKey: &key}); err != nil {
+			if out, err = q.InvitationMarkCancelled(ctx, InvitationMarkCancelledParams{Code: code, EndKey: &key, Now: now}); err != nil {
 				return fmt.Errorf("cancel invitation: %w", err)
 			}
 			return nil

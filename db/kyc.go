@@ -159,9 +159,9 @@ func OwnerPatch(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUI
 	return out, reverify, err
 }
 
-// OwnerDecide records the KYC outcome of an owner under review, decided by outcome from
-// the owner and its platform's environment. An owner already decided keeps its outcome.
-func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
+// OwnerDecide records the KYC outcome of an owner under review, decided at now by outcome
+// from the owner and its platform's environment. An owner already decided keeps its outcome.
+func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID, now time.Time,
 	outcome func(customer.Owner, catalog.Environment) catalog.KycStatus) (catalog.KycStatus, error) {
 	var status catalog.KycStatus
 	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
@@ -183,7 +183,7 @@ func OwnerDecide(ctx context.Context, pool *pgxpool.Pool, id uuid.UUID,
 		if err != nil {
 			return err
 		}
-		row, err = q.OwnerDecideKyc(ctx, OwnerDecideKycParams{ID: id, KycStatus: outcome(o, p.Environment)})
+		row, err = q.OwnerDecideKyc(ctx, OwnerDecideKycParams{ID: id, KycStatus: outcome(o, p.Environment), Now: now})
 		if err != nil {
 			return fmt.Errorf("record beneficial owner KYC: %w", err)
 		}
@@ -207,9 +207,9 @@ type Submitted struct {
 // documents of both and the customer fields the provider requires for the customer's
 // currencies) is checked with kyc.Check: what it lacks makes the open
 // verification (or a new one) RESOLVE_ERRORS; a complete submission makes it IN_PROGRESS
-// and the customer PENDING. Each outcome records its VERIFICATION_* (and CUSTOMER_*)
-// webhook.
-func (s Store) VerificationSubmit(ctx context.Context, platformID, id uuid.UUID) (Submitted, error) {
+// and the customer PENDING, its documents marked submitted at now. Each outcome records
+// its VERIFICATION_* (and CUSTOMER_*) webhook.
+func (s Store) VerificationSubmit(ctx context.Context, platformID, id uuid.UUID, now time.Time) (Submitted, error) {
 	var out Submitted
 	err := withTx(ctx, s.pool, func(q *queries, _ pgx.Tx) error {
 		_, c, err := lockCustomer(ctx, q, platformID, id)
@@ -270,7 +270,7 @@ func (s Store) VerificationSubmit(ctx context.Context, platformID, id uuid.UUID)
 		}
 		if outcome.InProgress {
 			out.InProgress = true
-			if _, err := documentsMarkSubmitted(ctx, q, platformID, id); err != nil {
+			if _, err := documentsMarkSubmitted(ctx, q, platformID, id, now); err != nil {
 				return err
 			}
 		}
@@ -480,7 +480,7 @@ func (s Store) KycPageWrite(ctx context.Context, box *sealbox.Box, token string,
 		if st := kyc.StateOf(link.ExpiresAt, link.UsedAt, latest, cust.KycStatus, now); st != kyc.LinkUsable {
 			return kyc.LinkClosed(st)
 		}
-		if _, err := q.KycLinkUse(ctx, link.ID); err != nil {
+		if _, err := q.KycLinkUse(ctx, KycLinkUseParams{ID: link.ID, Now: now}); err != nil {
 			return fmt.Errorf("spend KYC link: %w", err)
 		}
 		if patch != nil {

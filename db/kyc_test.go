@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"paycore/db"
 	"paycore/db/dbtest"
@@ -106,7 +107,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := store.VerificationSubmit(ctx, p.ID, biz.ID)
+	first, err := store.VerificationSubmit(ctx, p.ID, biz.ID, time.Now())
 	if err != nil || first.InProgress || first.Verification.Status != catalog.VerificationResolveErrors {
 		t.Fatalf("first submission %+v %v", first, err)
 	}
@@ -121,7 +122,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	second, err := store.VerificationSubmit(ctx, p.ID, biz.ID)
+	second, err := store.VerificationSubmit(ctx, p.ID, biz.ID, time.Now())
 	if err != nil || !second.InProgress || second.Verification.ID != first.Verification.ID {
 		t.Fatalf("re-submission %+v %v", second, err)
 	}
@@ -133,7 +134,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 	if err != nil || len(undecided) != 1 || undecided[0] != owner.ID {
 		t.Fatalf("decided before the owner: %v %v", undecided, err)
 	}
-	if st, err := db.OwnerDecide(ctx, pool, owner.ID, kyc.OwnerOutcome); err != nil || st != catalog.KycApproved {
+	if st, err := db.OwnerDecide(ctx, pool, owner.ID, time.Now(), kyc.OwnerOutcome); err != nil || st != catalog.KycApproved {
 		t.Fatalf("owner %s %v", st, err)
 	}
 	v, undecided, err := store.VerificationDecide(ctx, second.Verification.ID, kyc.Decide)

@@ -133,7 +133,7 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 		if err := q.LightningInvoiceCredited(ctx, LightningInvoiceCreditedParams{PaymentHash: hash, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}}); err != nil {
 			return fmt.Errorf("mark Lightning invoice credited: %w", err)
 		}
-		if err := recordTransaction(ctx, q, s.views, t, events.IncomingPaymentCompleted); err != nil {
+		if err := recordTransaction(ctx, q, s.views, t, events.IncomingPaymentCompleted, now); err != nil {
 			return err
 		}
 		out = LightningReceipt{Transaction: t, Credited: true}

@@ -419,7 +419,7 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 			}
 		}
 		if c.ExecuteKey != "" {
-			if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: t.QuoteID.UUID, ExecuteKey: &c.ExecuteKey}); err != nil {
+			if err := q.QuoteMarkExecuted(ctx, QuoteMarkExecutedParams{ID: t.QuoteID.UUID, ExecuteKey: &c.ExecuteKey, Now: now}); err != nil {
 				return t, fmt.Errorf("mark quote executed: %w", err)
 			}
 		}
@@ -491,14 +491,14 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 	for _, r := range plan.Refunds {
 		var err error
 		if r.Open != "" {
-			t, err = q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: t.ID, Reason: &r.Open, PaymentRequest: optional(r.PaymentRequest)})
+			t, err = q.TransactionRefundStart(ctx, TransactionRefundStartParams{ID: t.ID, Reason: &r.Open, PaymentRequest: optional(r.PaymentRequest), Now: now})
 		} else {
-			t, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &r.End})
+			t, err = q.TransactionRefundEnd(ctx, TransactionRefundEndParams{ID: t.ID, Status: &r.End, Now: now})
 		}
 		if err != nil {
 			return t, fmt.Errorf("change refund: %w", err)
 		}
-		if err := recordTransaction(ctx, q, v, t, r.Webhook); err != nil {
+		if err := recordTransaction(ctx, q, v, t, r.Webhook, now); err != nil {
 			return t, err
 		}
 	}
@@ -566,7 +566,7 @@ func applyStatus(ctx context.Context, q *queries, v Views, t Transaction, c *pay
 	if c.Webhook == "" {
 		return out, nil
 	}
-	return out, recordTransaction(ctx, q, v, out, c.Webhook)
+	return out, recordTransaction(ctx, q, v, out, c.Webhook, now)
 }
 
 // createOnce is the start every payment's creation shares, in one database transaction:

@@ -51,8 +51,8 @@ func AuthorizeWalletDebit(ctx context.Context, d DBTX, signedRequestID, accountI
 }
 
 // DocumentsMarkSubmitted runs documentsMarkSubmitted on d: the pool, or a caller's transaction.
-func DocumentsMarkSubmitted(ctx context.Context, d DBTX, platformID, customerID uuid.UUID) (int64, error) {
-	return documentsMarkSubmitted(ctx, newQueries(d), platformID, customerID)
+func DocumentsMarkSubmitted(ctx context.Context, d DBTX, platformID, customerID uuid.UUID, now time.Time) (int64, error) {
+	return documentsMarkSubmitted(ctx, newQueries(d), platformID, customerID, now)
 }
 
 // InternalAccountClose runs internalAccountClose on d: the pool, or a caller's transaction.

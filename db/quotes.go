@@ -256,7 +256,8 @@ func depositInstructions(ctx context.Context, q *queries, r quote.Request, acc q
 	return b, nil
 }
 
-// createQuoteTransaction writes a new quote's PENDING transaction and its event.
+// createQuoteTransaction writes a new quote's PENDING transaction and its event, at the
+// time the terms were decided.
 func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, acc quote.Accounts, terms quote.Terms, v Views) error {
 	details, err := json.Marshal(terms.Details)
 	if err != nil {
@@ -313,7 +314,7 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 	if err != nil {
 		return fmt.Errorf("create transaction: %w", err)
 	}
-	return recordTransaction(ctx, q, v, t, events.OutgoingPaymentPending)
+	return recordTransaction(ctx, q, v, t, events.OutgoingPaymentPending, terms.DecidedAt)
 }
 
 // quoteRail is what executing an existing quote (with its transaction t) takes.

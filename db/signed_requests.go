@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -32,10 +33,10 @@ func SignedRequestStore(ctx context.Context, pool *pgxpool.Pool, p SignedRequest
 
 // SignedRetryUse is the signed retry as one operation, in one transaction: it looks up the
 // challenge id of platformID, lets verify check the retry against it (the request hash,
-// expiry and the stamp over its payload, by an active session), and marks it used.
-// It returns ErrNotFound when there is no such challenge, verify's error as it is, and
-// ErrSignedRequestUsed when another retry used it first.
-func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, verify func(SignedRetry) error) error {
+// expiry and the stamp over its payload, by a session active at now), and marks it used
+// at now. It returns ErrNotFound when there is no such challenge, verify's error as it is,
+// and ErrSignedRequestUsed when another retry used it first (or it expired at now).
+func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, now time.Time, verify func(SignedRetry) error) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		sr, err := q.SignedRequestGet(ctx, SignedRequestGetParams{PlatformID: platformID, ID: id})
 		if IsNotFound(err) {
@@ -45,7 +46,7 @@ func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 			return fmt.Errorf("load signed request: %w", err)
 		}
 		sessions := func() ([]AuthSessionListActiveRow, error) {
-			rows, err := q.AuthSessionListActive(ctx, sr.AccountID)
+			rows, err := q.AuthSessionListActive(ctx, AuthSessionListActiveParams{AccountID: sr.AccountID, Now: now})
 			if err != nil {
 				return nil, fmt.Errorf("list active sessions: %w", err)
 			}
@@ -54,7 +55,7 @@ func SignedRetryUse(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid
 		if err := verify(SignedRetry{Request: sr, Sessions: sessions}); err != nil {
 			return err
 		}
-		n, err := q.SignedRequestUse(ctx, id)
+		n, err := q.SignedRequestUse(ctx, SignedRequestUseParams{ID: id, Now: now})
 		if err != nil {
 			return fmt.Errorf("use signed request: %w", err)
 		}

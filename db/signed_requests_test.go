@@ -65,23 +65,23 @@ func TestSignedRetryUse(t *testing.T) {
 	key := []byte("session key")
 	id := signedRequest(t, pool, p, acct, key)
 
-	if err := db.SignedRetryUse(ctx, pool, p, id, stampBy([]byte("another key"))); !errors.Is(err, errWrongStamp) {
+	if err := db.SignedRetryUse(ctx, pool, p, id, time.Now(), stampBy([]byte("another key"))); !errors.Is(err, errWrongStamp) {
 		t.Fatalf("wrong stamp: %v, want the verify's refusal", err)
 	}
-	if err := db.SignedRetryUse(ctx, pool, p, id, stampBy(key)); err != nil {
+	if err := db.SignedRetryUse(ctx, pool, p, id, time.Now(), stampBy(key)); err != nil {
 		t.Fatalf("valid stamp after a refused one: %v", err)
 	}
 	sr, err := db.SignedRequestFind(ctx, pool, p, id)
 	if err != nil || sr.UsedAt == nil {
 		t.Fatalf("after use: %+v, %v; want used", sr, err)
 	}
-	if err := db.SignedRetryUse(ctx, pool, p, id, func(db.SignedRetry) error { return nil }); !errors.Is(err, db.ErrSignedRequestUsed) {
+	if err := db.SignedRetryUse(ctx, pool, p, id, time.Now(), func(db.SignedRetry) error { return nil }); !errors.Is(err, db.ErrSignedRequestUsed) {
 		t.Fatalf("reuse: %v, want ErrSignedRequestUsed", err)
 	}
-	if err := db.SignedRetryUse(ctx, pool, p, ids.New(), stampBy(key)); !errors.Is(err, db.ErrNotFound) {
+	if err := db.SignedRetryUse(ctx, pool, p, ids.New(), time.Now(), stampBy(key)); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("unknown id: %v, want ErrNotFound", err)
 	}
-	if err := db.SignedRetryUse(ctx, pool, ids.New(), id, stampBy(key)); !errors.Is(err, db.ErrNotFound) {
+	if err := db.SignedRetryUse(ctx, pool, ids.New(), id, time.Now(), stampBy(key)); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("other platform: %v, want ErrNotFound", err)
 	}
 }
@@ -95,12 +95,12 @@ func TestSignedRetryUseRace(t *testing.T) {
 	key := []byte("session key")
 	id := signedRequest(t, pool, p, internalAccount(t, pool, p), key)
 
-	err := db.SignedRetryUse(ctx, pool, p, id, func(sr db.SignedRetry) error {
+	err := db.SignedRetryUse(ctx, pool, p, id, time.Now(), func(sr db.SignedRetry) error {
 		if sr.Request.UsedAt != nil {
 			t.Fatal("looked up as used")
 		}
 		// Another retry of the same request completes while this one is being verified.
-		if err := db.SignedRetryUse(ctx, pool, p, id, stampBy(key)); err != nil {
+		if err := db.SignedRetryUse(ctx, pool, p, id, time.Now(), stampBy(key)); err != nil {
 			t.Fatalf("racing retry: %v", err)
 		}
 		return stampBy(key)(sr)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -14,8 +15,8 @@ import (
 // TokenRevoke deletes an API token of a platform, refusing to delete its last one (the
 // platform would lock itself out). The platform row's lock serialises deletions, so two
 // concurrent deletes can never remove the last two tokens. An unknown token (or another
-// platform's) is TOKEN_NOT_FOUND.
-func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID) error {
+// platform's) is TOKEN_NOT_FOUND. The token is marked deleted at now.
+func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UUID, now time.Time) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if _, err := q.PlatformGetForUpdate(ctx, platformID); err != nil {
 			return fmt.Errorf("lock platform: %w", err)
@@ -32,7 +33,7 @@ func TokenRevoke(ctx context.Context, pool *pgxpool.Pool, platformID, id uuid.UU
 		if err := apitoken.CheckRevoke(n); err != nil {
 			return err
 		}
-		if _, err := q.TokenDelete(ctx, TokenDeleteParams{PlatformID: platformID, ID: id}); err != nil {
+		if _, err := q.TokenDelete(ctx, TokenDeleteParams{PlatformID: platformID, ID: id, Now: now}); err != nil {
 			return fmt.Errorf("delete token: %w", err)
 		}
 		return nil

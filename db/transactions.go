@@ -150,7 +150,7 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.
 			return fmt.Errorf("create transaction: %w", err)
 		}
 		out = t
-		return recordTransaction(ctx, q, s.views, t, event)
+		return recordTransaction(ctx, q, s.views, t, event, now)
 	})
 	return out, rail, err
 }
@@ -253,9 +253,9 @@ func (s Store) SandboxFund(ctx context.Context, platformID, accountID uuid.UUID,
 // recordTransaction records the webhook event of a transaction's new state. Every change
 // of a transaction's status comes through here, in the database transaction that makes
 // it: a transaction an agent action made that ended without moving money also ends the
-// action FAILED and gives its reservation back.
-func recordTransaction(ctx context.Context, q *queries, v Views, t Transaction, eventType string) error {
-	if err := agentActionTransactionEnded(ctx, q, t); err != nil {
+// action FAILED and gives its reservation back, at now.
+func recordTransaction(ctx context.Context, q *queries, v Views, t Transaction, eventType string, now time.Time) error {
+	if err := agentActionTransactionEnded(ctx, q, t, now); err != nil {
 		return err
 	}
 	_, err := eventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), nil)

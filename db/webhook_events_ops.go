@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -60,8 +61,9 @@ const (
 )
 
 // WebhookAttemptRecord records a delivery attempt of an event of the platform (the
-// attempt's row and the event's last attempt) and what it decides, in one transaction.
-func WebhookAttemptRecord(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, attempt WebhookAttemptCreateParams, decision WebhookAttemptDecision) error {
+// attempt's row and the event's last attempt) and what it decides, in one transaction: the
+// event delivered, or the endpoint disabled, at now.
+func WebhookAttemptRecord(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, attempt WebhookAttemptCreateParams, decision WebhookAttemptDecision, now time.Time) error {
 	return withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
 		if err := q.WebhookAttemptCreate(ctx, attempt); err != nil {
 			return fmt.Errorf("record attempt: %w", err)
@@ -74,11 +76,11 @@ func WebhookAttemptRecord(ctx context.Context, pool *pgxpool.Pool, platformID uu
 		var err error
 		switch decision {
 		case WebhookAttemptDelivered:
-			err = q.WebhookEventMarkDelivered(ctx, attempt.EventID)
+			err = q.WebhookEventMarkDelivered(ctx, WebhookEventMarkDeliveredParams{ID: attempt.EventID, Now: now})
 		case WebhookAttemptFailed:
 			err = q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookFailed})
 		case WebhookAttemptGone:
-			if err = q.PlatformDisableWebhook(ctx, PlatformDisableWebhookParams{ID: platformID, WebhookEndpoint: attempt.Url}); err != nil {
+			if err = q.PlatformDisableWebhook(ctx, PlatformDisableWebhookParams{ID: platformID, WebhookEndpoint: attempt.Url, Now: now}); err != nil {
 				return fmt.Errorf("disable the webhook endpoint: %w", err)
 			}
 			err = q.WebhookEventMarkFinal(ctx, WebhookEventMarkFinalParams{ID: attempt.EventID, Status: catalog.WebhookUndeliverable})

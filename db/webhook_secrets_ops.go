@@ -4,12 +4,14 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// WebhookSecretListActive runs the WebhookSecretListActive query on pool.
-func WebhookSecretListActive(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID) ([]WebhookSecret, error) {
-	return newQueries(pool).WebhookSecretListActive(ctx, platformID)
+// WebhookSecretListActive runs the WebhookSecretListActive query on pool: the platform's
+// secrets that have not expired at now, newest first.
+func WebhookSecretListActive(ctx context.Context, pool *pgxpool.Pool, platformID uuid.UUID, now time.Time) ([]WebhookSecret, error) {
+	return newQueries(pool).WebhookSecretListActive(ctx, WebhookSecretListActiveParams{PlatformID: platformID, Now: now})
 }

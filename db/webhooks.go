@@ -43,7 +43,7 @@ func WebhookSecretRotate(ctx context.Context, pool *pgxpool.Pool, box *sealbox.B
 			return err
 		}
 		var err error
-		rows, err = q.WebhookSecretListActive(ctx, platformID)
+		rows, err = q.WebhookSecretListActive(ctx, WebhookSecretListActiveParams{PlatformID: platformID, Now: now})
 		return err
 	})
 	if err != nil {

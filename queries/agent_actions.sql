@@ -31,7 +31,7 @@ SELECT * FROM agent_actions WHERE transaction_id = @transaction_id AND status = 
 UPDATE agent_actions
 SET status = @status, rejection_reason = coalesce(sqlc.narg(rejection_reason), rejection_reason),
     failure_reason = coalesce(sqlc.narg(failure_reason), failure_reason),
-    released_at = CASE WHEN @release::boolean THEN coalesce(released_at, now()) ELSE released_at END,
+    released_at = CASE WHEN @release::boolean THEN coalesce(released_at, @now::timestamptz) ELSE released_at END,
     updated_at = now()
 WHERE id = @id AND status = ANY(@from_statuses::text[])
 RETURNING *;

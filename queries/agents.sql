@@ -33,7 +33,7 @@ RETURNING *;
 
 -- name: AgentMarkDeleted :execrows
 -- Deleting an agent revokes its access token at once (authentication reads deleted_at).
-UPDATE agents SET deleted_at = now(), updated_at = now()
+UPDATE agents SET deleted_at = @now::timestamptz, updated_at = now()
 WHERE platform_id = @platform_id AND id = @id AND deleted_at IS NULL;
 
 -- name: AgentDeviceCodeInsert :exec
@@ -41,12 +41,12 @@ INSERT INTO agent_device_codes (code_hash, agent_id, expires_at) VALUES (@code_h
 
 -- name: AgentDeviceCodesReplace :exec
 -- A new code replaces the agent's codes that were not redeemed.
-UPDATE agent_device_codes SET replaced_at = now()
+UPDATE agent_device_codes SET replaced_at = @now::timestamptz
 WHERE agent_id = @agent_id AND redeemed_at IS NULL AND replaced_at IS NULL;
 
 -- name: AgentDeviceCodeRetire :execrows
 -- A code tried wrongly too often dies: it is marked replaced unless it was redeemed.
-UPDATE agent_device_codes SET replaced_at = now()
+UPDATE agent_device_codes SET replaced_at = @now::timestamptz
 WHERE code_hash = @code_hash AND redeemed_at IS NULL AND replaced_at IS NULL;
 
 -- name: AgentDeviceCodeAgent :one
@@ -68,11 +68,11 @@ WHERE c.code_hash = @code_hash AND a.deleted_at IS NULL
 FOR NO KEY UPDATE OF c;
 
 -- name: AgentDeviceCodeMarkRedeemed :execrows
-UPDATE agent_device_codes SET redeemed_at = now()
+UPDATE agent_device_codes SET redeemed_at = @now::timestamptz
 WHERE code_hash = @code_hash AND redeemed_at IS NULL AND replaced_at IS NULL;
 
 -- name: AgentConnect :one
-UPDATE agents SET connected_at = now(), token_hash = @token_hash, updated_at = now()
+UPDATE agents SET connected_at = @now::timestamptz, token_hash = @token_hash, updated_at = now()
 WHERE id = @id AND connected_at IS NULL AND deleted_at IS NULL
 RETURNING *;
 

@@ -17,5 +17,5 @@ SELECT * FROM api_tokens WHERE platform_id = $1 AND id = $2 AND deleted_at IS NU
 SELECT count(*) FROM api_tokens WHERE platform_id = $1 AND deleted_at IS NULL;
 
 -- name: TokenDelete :execrows
-UPDATE api_tokens SET deleted_at = now(), updated_at = now()
+UPDATE api_tokens SET deleted_at = sqlc.arg(now)::timestamptz, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL;

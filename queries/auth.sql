@@ -10,12 +10,12 @@ SELECT * FROM auth_credentials WHERE platform_id = $1 AND id = $2 AND deleted_at
 SELECT * FROM auth_credentials WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at, id;
 
 -- name: AuthCredentialDelete :execrows
-UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
+UPDATE auth_credentials SET deleted_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE id = $1 AND deleted_at IS NULL;
 
 -- name: AuthOtpUpsert :exec
 INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
-VALUES ($1, $2, $3, 0, now(), $4)
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+VALUES ($1, $2, $3, 0, sqlc.arg(now)::timestamptz, $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = EXCLUDED.sent_at,
     target_key_sealed = EXCLUDED.target_key_sealed;
 
 -- name: AuthOtpTargetKey :one
@@ -36,8 +36,8 @@ DELETE FROM auth_otps WHERE credential_id = $1;
 SELECT * FROM auth_otp_lockouts WHERE credential_id = $1;
 
 -- name: AuthOtpLockoutSave :exec
-INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
-VALUES ($1, $2, $3, $4, now())
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until)
+VALUES ($1, $2, $3, $4)
 ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
     locked_until = EXCLUDED.locked_until, updated_at = now();
 
@@ -57,17 +57,17 @@ RETURNING *;
 -- name: AuthSessionListActive :many
 SELECT sqlc.embed(s), c.type AS credential_type, c.nickname AS credential_nickname
 FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
-WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
+WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > sqlc.arg(now)::timestamptz AND c.deleted_at IS NULL
 ORDER BY s.created_at, s.id;
 
 -- name: AuthSessionGet :one
 SELECT * FROM auth_sessions WHERE platform_id = $1 AND id = $2;
 
 -- name: AuthSessionRevoke :execrows
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL;
+UPDATE auth_sessions SET revoked_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE id = $1 AND revoked_at IS NULL;
 
 -- name: AuthSessionRevokeByCredential :exec
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL;
+UPDATE auth_sessions SET revoked_at = sqlc.arg(now)::timestamptz, updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL;
 
 -- name: SignedRequestCreate :one
 INSERT INTO signed_requests (id, platform_id, account_id, kind, payload, request_hash, expires_at)
@@ -79,7 +79,7 @@ SELECT * FROM signed_requests WHERE platform_id = $1 AND id = $2;
 
 -- name: SignedRequestUse :execrows
 -- Single use: only the first retry that gets here wins.
-UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now();
+UPDATE signed_requests SET used_at = sqlc.arg(now)::timestamptz WHERE id = $1 AND used_at IS NULL AND expires_at > sqlc.arg(now)::timestamptz;
 
 -- name: AuthEmailCredentialOfCustomer :one
 -- The EMAIL_OTP credential on one of a customer's embedded wallets, if any.

@@ -22,7 +22,7 @@ RETURNING *;
 
 -- name: OwnerDecideKyc :one
 -- Records the KYC outcome of an owner still under review (a repeated step changes nothing).
-UPDATE beneficial_owners SET kyc_status = $2, kyc_decided_at = now(), updated_at = now()
+UPDATE beneficial_owners SET kyc_status = $2, kyc_decided_at = sqlc.arg(now)::timestamptz, updated_at = now()
 WHERE id = $1 AND kyc_decided_at IS NULL
 RETURNING *;
 

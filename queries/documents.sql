@@ -24,7 +24,7 @@ DELETE FROM documents WHERE platform_id = $1 AND id = $2;
 -- name: DocumentMarkSubmittedByCustomer :execrows
 -- Marks every document of a customer and of its beneficial owners that is not yet
 -- submitted as taken in by a verification.
-UPDATE documents SET submitted_at = now()
+UPDATE documents SET submitted_at = sqlc.arg(now)::timestamptz
 WHERE platform_id = $1 AND customer_id = $2 AND submitted_at IS NULL;
 
 -- name: DocumentsOfCustomer :many

@@ -27,12 +27,12 @@ SELECT * FROM invitations WHERE code = @code;
 
 -- name: InvitationMarkClaimed :one
 UPDATE invitations SET status = 'CLAIMED', invitee_uma = @invitee_uma, claimed_by_platform_id = @claimed_by_platform_id,
-                       claimed_at = now(), end_key = @end_key, updated_at = now()
+                       claimed_at = @now::timestamptz, end_key = @end_key, updated_at = now()
 WHERE code = @code AND status = 'PENDING'
 RETURNING *;
 
 -- name: InvitationMarkCancelled :one
-UPDATE invitations SET status = 'CANCELLED', cancelled_at = now(), end_key = @end_key, updated_at = now()
+UPDATE invitations SET status = 'CANCELLED', cancelled_at = @now::timestamptz, end_key = @end_key, updated_at = now()
 WHERE code = @code AND status = 'PENDING'
 RETURNING *;
 

@@ -11,7 +11,7 @@ SELECT * FROM kyc_links WHERE token_hash = $1 FOR UPDATE;
 
 -- name: KycLinkUse :execrows
 -- Spends a link; no row when it was spent already.
-UPDATE kyc_links SET used_at = now() WHERE id = $1 AND used_at IS NULL;
+UPDATE kyc_links SET used_at = sqlc.arg(now)::timestamptz WHERE id = $1 AND used_at IS NULL;
 
 -- name: KycLinkAddDocuments :one
 -- Counts the files a submission stores through a link; returns the link's new total.

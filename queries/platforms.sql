@@ -25,7 +25,7 @@ WHERE id = $1
 RETURNING *;
 
 -- name: PlatformDisableWebhook :exec
-UPDATE platforms SET webhook_disabled_at = now(), updated_at = now()
+UPDATE platforms SET webhook_disabled_at = sqlc.arg(now)::timestamptz, updated_at = now()
 WHERE id = $1 AND webhook_endpoint = $2 AND webhook_disabled_at IS NULL;
 
 -- name: UmaDomainHolders :one

@@ -77,7 +77,7 @@ WHERE q.id = @id;
 SELECT * FROM quotes WHERE id = @id FOR UPDATE;
 
 -- name: QuoteMarkExecuted :exec
-UPDATE quotes SET execute_key = @execute_key, executed_at = now() WHERE id = @id AND execute_key IS NULL;
+UPDATE quotes SET execute_key = @execute_key, executed_at = @now::timestamptz WHERE id = @id AND execute_key IS NULL;
 
 -- name: TransactionSetOriginator :exec
 -- Records who sent the deposit that funded a quote's payment, as its rail reported it.

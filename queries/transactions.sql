@@ -72,7 +72,7 @@ WHERE p.id = @platform_id;
 -- name: TransactionRefundStart :one
 -- Opens the refund of a payment (PENDING), with the payment request it pays when its rail
 -- pays one; no row when it is already open.
-UPDATE transactions SET refund_status = 'PENDING', refund_reason = @reason, refund_initiated_at = now(),
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = @reason, refund_initiated_at = @now::timestamptz,
     refund_payment_request = sqlc.narg(payment_request), updated_at = now()
 WHERE id = @id AND refund_status IS NULL
 RETURNING *;
@@ -80,7 +80,7 @@ RETURNING *;
 -- name: TransactionRefundEnd :one
 -- Ends a pending refund as COMPLETED or FAILED; no row when it already ended.
 UPDATE transactions
-SET refund_status = @status, refund_settled_at = CASE WHEN @status = 'COMPLETED' THEN now() END, updated_at = now()
+SET refund_status = @status, refund_settled_at = CASE WHEN @status = 'COMPLETED' THEN @now::timestamptz END, updated_at = now()
 WHERE id = @id AND refund_status = 'PENDING'
 RETURNING *;
 

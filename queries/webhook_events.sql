@@ -36,7 +36,7 @@ SET attempt_count = attempt_count + 1, last_attempt_at = @attempted_at,
 WHERE id = @id;
 
 -- name: WebhookEventMarkDelivered :exec
-UPDATE webhook_events SET status = 'DELIVERED', delivered_at = now(), updated_at = now()
+UPDATE webhook_events SET status = 'DELIVERED', delivered_at = sqlc.arg(now)::timestamptz, updated_at = now()
 WHERE id = $1;
 
 -- name: WebhookEventMarkFinal :exec

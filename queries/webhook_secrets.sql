@@ -11,5 +11,5 @@ WHERE platform_id = $1 AND expires_at IS NULL;
 -- The signing secrets of a platform, newest first: the current one and any rotated-out one
 -- still inside its grace period.
 SELECT * FROM webhook_secrets
-WHERE platform_id = $1 AND (expires_at IS NULL OR expires_at > now())
+WHERE platform_id = $1 AND (expires_at IS NULL OR expires_at > sqlc.arg(now)::timestamptz)
 ORDER BY created_at DESC, id DESC;

@@ -453,9 +453,9 @@ const agentActionSetStatus = `-- name: AgentActionSetStatus :one
 UPDATE agent_actions
 SET status = $1, rejection_reason = coalesce($2, rejection_reason),
     failure_reason = coalesce($3, failure_reason),
-    released_at = CASE WHEN $4::boolean THEN coalesce(released_at, now()) ELSE released_at END,
+    released_at = CASE WHEN $4::boolean THEN coalesce(released_at, $5::timestamptz) ELSE released_at END,
     updated_at = now()
-WHERE id = $5 AND status = ANY($6::text[])
+WHERE id = $6 AND status = ANY($7::text[])
 RETURNING id, workflow_id, platform_id, agent_id, customer_id, type, status, quote_id, transaction_id, internal_account_id, external_account_id, amount, currency, description, reserved_amount, reserved_currency, reserved_at, released_at, approval_expires_at, rejection_reason, failure_reason, created_at, updated_at
 `
 
@@ -464,6 +464,7 @@ type AgentActionSetStatusParams struct {
 	RejectionReason *string
 	FailureReason   *string
 	Release         bool
+	Now             time.Time
 	ID              uuid.UUID
 	FromStatuses    []string
 }
@@ -476,6 +477,7 @@ func (q *Queries) AgentActionSetStatus(ctx context.Context, arg AgentActionSetSt
 		arg.RejectionReason,
 		arg.FailureReason,
 		arg.Release,
+		arg.Now,
 		arg.ID,
 		arg.FromStatuses,
 	)

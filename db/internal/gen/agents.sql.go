@@ -52,18 +52,19 @@ func (q *Queries) AgentAuthenticate(ctx context.Context, id uuid.UUID) (AgentAut
 }
 
 const agentConnect = `-- name: AgentConnect :one
-UPDATE agents SET connected_at = now(), token_hash = $1, updated_at = now()
-WHERE id = $2 AND connected_at IS NULL AND deleted_at IS NULL
+UPDATE agents SET connected_at = $1::timestamptz, token_hash = $2, updated_at = now()
+WHERE id = $3 AND connected_at IS NULL AND deleted_at IS NULL
 RETURNING id, platform_id, customer_id, name, policy, is_paused, connected_at, token_hash, deleted_at, created_at, updated_at
 `
 
 type AgentConnectParams struct {
+	Now       time.Time
 	TokenHash []byte
 	ID        uuid.UUID
 }
 
 func (q *Queries) AgentConnect(ctx context.Context, arg AgentConnectParams) (Agent, error) {
-	row := q.db.QueryRow(ctx, agentConnect, arg.TokenHash, arg.ID)
+	row := q.db.QueryRow(ctx, agentConnect, arg.Now, arg.TokenHash, arg.ID)
 	var i Agent
 	err := row.Scan(
 		&i.ID,
@@ -196,12 +197,17 @@ func (q *Queries) AgentDeviceCodeLock(ctx context.Context, codeHash []byte) (Age
 }
 
 const agentDeviceCodeMarkRedeemed = `-- name: AgentDeviceCodeMarkRedeemed :execrows
-UPDATE agent_device_codes SET redeemed_at = now()
-WHERE code_hash = $1 AND redeemed_at IS NULL AND replaced_at IS NULL
+UPDATE agent_device_codes SET redeemed_at = $1::timestamptz
+WHERE code_hash = $2 AND redeemed_at IS NULL AND replaced_at IS NULL
 `
 
-func (q *Queries) AgentDeviceCodeMarkRedeemed(ctx context.Context, codeHash []byte) (int64, error) {
-	result, err := q.db.Exec(ctx, agentDeviceCodeMarkRedeemed, codeHash)
+type AgentDeviceCodeMarkRedeemedParams struct {
+	Now      time.Time
+	CodeHash []byte
+}
+
+func (q *Queries) AgentDeviceCodeMarkRedeemed(ctx context.Context, arg AgentDeviceCodeMarkRedeemedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, agentDeviceCodeMarkRedeemed, arg.Now, arg.CodeHash)
 	if err != nil {
 		return 0, err
 	}
@@ -209,13 +215,18 @@ func (q *Queries) AgentDeviceCodeMarkRedeemed(ctx context.Context, codeHash []by
 }
 
 const agentDeviceCodeRetire = `-- name: AgentDeviceCodeRetire :execrows
-UPDATE agent_device_codes SET replaced_at = now()
-WHERE code_hash = $1 AND redeemed_at IS NULL AND replaced_at IS NULL
+UPDATE agent_device_codes SET replaced_at = $1::timestamptz
+WHERE code_hash = $2 AND redeemed_at IS NULL AND replaced_at IS NULL
 `
 
+type AgentDeviceCodeRetireParams struct {
+	Now      time.Time
+	CodeHash []byte
+}
+
 // A code tried wrongly too often dies: it is marked replaced unless it was redeemed.
-func (q *Queries) AgentDeviceCodeRetire(ctx context.Context, codeHash []byte) (int64, error) {
-	result, err := q.db.Exec(ctx, agentDeviceCodeRetire, codeHash)
+func (q *Queries) AgentDeviceCodeRetire(ctx context.Context, arg AgentDeviceCodeRetireParams) (int64, error) {
+	result, err := q.db.Exec(ctx, agentDeviceCodeRetire, arg.Now, arg.CodeHash)
 	if err != nil {
 		return 0, err
 	}
@@ -248,13 +259,18 @@ func (q *Queries) AgentDeviceCodeStatus(ctx context.Context, arg AgentDeviceCode
 }
 
 const agentDeviceCodesReplace = `-- name: AgentDeviceCodesReplace :exec
-UPDATE agent_device_codes SET replaced_at = now()
-WHERE agent_id = $1 AND redeemed_at IS NULL AND replaced_at IS NULL
+UPDATE agent_device_codes SET replaced_at = $1::timestamptz
+WHERE agent_id = $2 AND redeemed_at IS NULL AND replaced_at IS NULL
 `
 
+type AgentDeviceCodesReplaceParams struct {
+	Now     time.Time
+	AgentID uuid.UUID
+}
+
 // A new code replaces the agent's codes that were not redeemed.
-func (q *Queries) AgentDeviceCodesReplace(ctx context.Context, agentID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, agentDeviceCodesReplace, agentID)
+func (q *Queries) AgentDeviceCodesReplace(ctx context.Context, arg AgentDeviceCodesReplaceParams) error {
+	_, err := q.db.Exec(ctx, agentDeviceCodesReplace, arg.Now, arg.AgentID)
 	return err
 }
 
@@ -367,18 +383,19 @@ func (q *Queries) AgentLockByID(ctx context.Context, id uuid.UUID) (uuid.UUID, e
 }
 
 const agentMarkDeleted = `-- name: AgentMarkDeleted :execrows
-UPDATE agents SET deleted_at = now(), updated_at = now()
-WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL
+UPDATE agents SET deleted_at = $1::timestamptz, updated_at = now()
+WHERE platform_id = $2 AND id = $3 AND deleted_at IS NULL
 `
 
 type AgentMarkDeletedParams struct {
+	Now        time.Time
 	PlatformID uuid.UUID
 	ID         uuid.UUID
 }
 
 // Deleting an agent revokes its access token at once (authentication reads deleted_at).
 func (q *Queries) AgentMarkDeleted(ctx context.Context, arg AgentMarkDeletedParams) (int64, error) {
-	result, err := q.db.Exec(ctx, agentMarkDeleted, arg.PlatformID, arg.ID)
+	result, err := q.db.Exec(ctx, agentMarkDeleted, arg.Now, arg.PlatformID, arg.ID)
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ package gen
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"paycore/internal/catalog"
@@ -89,17 +90,18 @@ func (q *Queries) TokenCreate(ctx context.Context, arg TokenCreateParams) (ApiTo
 }
 
 const tokenDelete = `-- name: TokenDelete :execrows
-UPDATE api_tokens SET deleted_at = now(), updated_at = now()
+UPDATE api_tokens SET deleted_at = $3::timestamptz, updated_at = now()
 WHERE platform_id = $1 AND id = $2 AND deleted_at IS NULL
 `
 
 type TokenDeleteParams struct {
 	PlatformID uuid.UUID
 	ID         uuid.UUID
+	Now        time.Time
 }
 
 func (q *Queries) TokenDelete(ctx context.Context, arg TokenDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, tokenDelete, arg.PlatformID, arg.ID)
+	result, err := q.db.Exec(ctx, tokenDelete, arg.PlatformID, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}

@@ -54,11 +54,16 @@ func (q *Queries) AuthCredentialCreate(ctx context.Context, arg AuthCredentialCr
 }
 
 const authCredentialDelete = `-- name: AuthCredentialDelete :execrows
-UPDATE auth_credentials SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL
+UPDATE auth_credentials SET deleted_at = $2::timestamptz, updated_at = now() WHERE id = $1 AND deleted_at IS NULL
 `
 
-func (q *Queries) AuthCredentialDelete(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, authCredentialDelete, id)
+type AuthCredentialDeleteParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
+func (q *Queries) AuthCredentialDelete(ctx context.Context, arg AuthCredentialDeleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, authCredentialDelete, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -254,8 +259,8 @@ func (q *Queries) AuthOtpLockoutGet(ctx context.Context, credentialID uuid.UUID)
 }
 
 const authOtpLockoutSave = `-- name: AuthOtpLockoutSave :exec
-INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until, updated_at)
-VALUES ($1, $2, $3, $4, now())
+INSERT INTO auth_otp_lockouts (credential_id, failures, recent_failures, locked_until)
+VALUES ($1, $2, $3, $4)
 ON CONFLICT (credential_id) DO UPDATE SET failures = EXCLUDED.failures, recent_failures = EXCLUDED.recent_failures,
     locked_until = EXCLUDED.locked_until, updated_at = now()
 `
@@ -291,8 +296,8 @@ func (q *Queries) AuthOtpTargetKey(ctx context.Context, credentialID uuid.UUID) 
 
 const authOtpUpsert = `-- name: AuthOtpUpsert :exec
 INSERT INTO auth_otps (credential_id, code_hash, expires_at, attempts, sent_at, target_key_sealed)
-VALUES ($1, $2, $3, 0, now(), $4)
-ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = now(),
+VALUES ($1, $2, $3, 0, $5::timestamptz, $4)
+ON CONFLICT (credential_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, expires_at = EXCLUDED.expires_at, attempts = 0, sent_at = EXCLUDED.sent_at,
     target_key_sealed = EXCLUDED.target_key_sealed
 `
 
@@ -301,6 +306,7 @@ type AuthOtpUpsertParams struct {
 	CodeHash        []byte
 	ExpiresAt       time.Time
 	TargetKeySealed []byte
+	Now             time.Time
 }
 
 func (q *Queries) AuthOtpUpsert(ctx context.Context, arg AuthOtpUpsertParams) error {
@@ -309,6 +315,7 @@ func (q *Queries) AuthOtpUpsert(ctx context.Context, arg AuthOtpUpsertParams) er
 		arg.CodeHash,
 		arg.ExpiresAt,
 		arg.TargetKeySealed,
+		arg.Now,
 	)
 	return err
 }
@@ -381,9 +388,14 @@ func (q *Queries) AuthSessionGet(ctx context.Context, arg AuthSessionGetParams) 
 const authSessionListActive = `-- name: AuthSessionListActive :many
 SELECT s.id, s.platform_id, s.account_id, s.credential_id, s.public_key, s.expires_at, s.revoked_at, s.created_at, s.updated_at, c.type AS credential_type, c.nickname AS credential_nickname
 FROM auth_sessions s JOIN auth_credentials c ON c.id = s.credential_id
-WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND c.deleted_at IS NULL
+WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > $2::timestamptz AND c.deleted_at IS NULL
 ORDER BY s.created_at, s.id
 `
+
+type AuthSessionListActiveParams struct {
+	AccountID uuid.UUID
+	Now       time.Time
+}
 
 type AuthSessionListActiveRow struct {
 	AuthSession        AuthSession
@@ -391,8 +403,8 @@ type AuthSessionListActiveRow struct {
 	CredentialNickname string
 }
 
-func (q *Queries) AuthSessionListActive(ctx context.Context, accountID uuid.UUID) ([]AuthSessionListActiveRow, error) {
-	rows, err := q.db.Query(ctx, authSessionListActive, accountID)
+func (q *Queries) AuthSessionListActive(ctx context.Context, arg AuthSessionListActiveParams) ([]AuthSessionListActiveRow, error) {
+	rows, err := q.db.Query(ctx, authSessionListActive, arg.AccountID, arg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -424,11 +436,16 @@ func (q *Queries) AuthSessionListActive(ctx context.Context, accountID uuid.UUID
 }
 
 const authSessionRevoke = `-- name: AuthSessionRevoke :execrows
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL
+UPDATE auth_sessions SET revoked_at = $2::timestamptz, updated_at = now() WHERE id = $1 AND revoked_at IS NULL
 `
 
-func (q *Queries) AuthSessionRevoke(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, authSessionRevoke, id)
+type AuthSessionRevokeParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
+func (q *Queries) AuthSessionRevoke(ctx context.Context, arg AuthSessionRevokeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, authSessionRevoke, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -436,11 +453,16 @@ func (q *Queries) AuthSessionRevoke(ctx context.Context, id uuid.UUID) (int64, e
 }
 
 const authSessionRevokeByCredential = `-- name: AuthSessionRevokeByCredential :exec
-UPDATE auth_sessions SET revoked_at = now(), updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL
+UPDATE auth_sessions SET revoked_at = $2::timestamptz, updated_at = now() WHERE credential_id = $1 AND revoked_at IS NULL
 `
 
-func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, credentialID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, authSessionRevokeByCredential, credentialID)
+type AuthSessionRevokeByCredentialParams struct {
+	CredentialID uuid.UUID
+	Now          time.Time
+}
+
+func (q *Queries) AuthSessionRevokeByCredential(ctx context.Context, arg AuthSessionRevokeByCredentialParams) error {
+	_, err := q.db.Exec(ctx, authSessionRevokeByCredential, arg.CredentialID, arg.Now)
 	return err
 }
 
@@ -558,12 +580,17 @@ func (q *Queries) SignedRequestGet(ctx context.Context, arg SignedRequestGetPara
 }
 
 const signedRequestUse = `-- name: SignedRequestUse :execrows
-UPDATE signed_requests SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()
+UPDATE signed_requests SET used_at = $2::timestamptz WHERE id = $1 AND used_at IS NULL AND expires_at > $2::timestamptz
 `
 
+type SignedRequestUseParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
 // Single use: only the first retry that gets here wins.
-func (q *Queries) SignedRequestUse(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, signedRequestUse, id)
+func (q *Queries) SignedRequestUse(ctx context.Context, arg SignedRequestUseParams) (int64, error) {
+	result, err := q.db.Exec(ctx, signedRequestUse, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}

@@ -8,6 +8,7 @@ package gen
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 	"paycore/internal/catalog"
@@ -56,7 +57,7 @@ func (q *Queries) OwnerCreate(ctx context.Context, arg OwnerCreateParams) (Benef
 }
 
 const ownerDecideKyc = `-- name: OwnerDecideKyc :one
-UPDATE beneficial_owners SET kyc_status = $2, kyc_decided_at = now(), updated_at = now()
+UPDATE beneficial_owners SET kyc_status = $2, kyc_decided_at = $3::timestamptz, updated_at = now()
 WHERE id = $1 AND kyc_decided_at IS NULL
 RETURNING id, platform_id, customer_id, roles, ownership_percentage, personal_info, kyc_status, kyc_decided_at, created_at, updated_at
 `
@@ -64,11 +65,12 @@ RETURNING id, platform_id, customer_id, roles, ownership_percentage, personal_in
 type OwnerDecideKycParams struct {
 	ID        uuid.UUID
 	KycStatus catalog.KycStatus
+	Now       time.Time
 }
 
 // Records the KYC outcome of an owner still under review (a repeated step changes nothing).
 func (q *Queries) OwnerDecideKyc(ctx context.Context, arg OwnerDecideKycParams) (BeneficialOwner, error) {
-	row := q.db.QueryRow(ctx, ownerDecideKyc, arg.ID, arg.KycStatus)
+	row := q.db.QueryRow(ctx, ownerDecideKyc, arg.ID, arg.KycStatus, arg.Now)
 	var i BeneficialOwner
 	err := row.Scan(
 		&i.ID,

@@ -7,6 +7,7 @@ package gen
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -175,19 +176,20 @@ func (q *Queries) DocumentInsert(ctx context.Context, arg DocumentInsertParams) 
 }
 
 const documentMarkSubmittedByCustomer = `-- name: DocumentMarkSubmittedByCustomer :execrows
-UPDATE documents SET submitted_at = now()
+UPDATE documents SET submitted_at = $3::timestamptz
 WHERE platform_id = $1 AND customer_id = $2 AND submitted_at IS NULL
 `
 
 type DocumentMarkSubmittedByCustomerParams struct {
 	PlatformID uuid.UUID
 	CustomerID uuid.UUID
+	Now        time.Time
 }
 
 // Marks every document of a customer and of its beneficial owners that is not yet
 // submitted as taken in by a verification.
 func (q *Queries) DocumentMarkSubmittedByCustomer(ctx context.Context, arg DocumentMarkSubmittedByCustomerParams) (int64, error) {
-	result, err := q.db.Exec(ctx, documentMarkSubmittedByCustomer, arg.PlatformID, arg.CustomerID)
+	result, err := q.db.Exec(ctx, documentMarkSubmittedByCustomer, arg.PlatformID, arg.CustomerID, arg.Now)
 	if err != nil {
 		return 0, err
 	}

@@ -193,18 +193,19 @@ func (q *Queries) InvitationLock(ctx context.Context, arg InvitationLockParams) 
 }
 
 const invitationMarkCancelled = `-- name: InvitationMarkCancelled :one
-UPDATE invitations SET status = 'CANCELLED', cancelled_at = now(), end_key = $1, updated_at = now()
-WHERE code = $2 AND status = 'PENDING'
+UPDATE invitations SET status = 'CANCELLED', cancelled_at = $1::timestamptz, end_key = $2, updated_at = now()
+WHERE code = $3 AND status = 'PENDING'
 RETURNING code, platform_id, inviter_customer_id, inviter_uma, first_name, amount_to_send, currency, url, status, invitee_uma, claimed_by_platform_id, claimed_at, cancelled_at, end_key, expires_at, created_at, updated_at
 `
 
 type InvitationMarkCancelledParams struct {
+	Now    time.Time
 	EndKey *string
 	Code   string
 }
 
 func (q *Queries) InvitationMarkCancelled(ctx context.Context, arg InvitationMarkCancelledParams) (Invitation, error) {
-	row := q.db.QueryRow(ctx, invitationMarkCancelled, arg.EndKey, arg.Code)
+	row := q.db.QueryRow(ctx, invitationMarkCancelled, arg.Now, arg.EndKey, arg.Code)
 	var i Invitation
 	err := row.Scan(
 		&i.Code,
@@ -230,14 +231,15 @@ func (q *Queries) InvitationMarkCancelled(ctx context.Context, arg InvitationMar
 
 const invitationMarkClaimed = `-- name: InvitationMarkClaimed :one
 UPDATE invitations SET status = 'CLAIMED', invitee_uma = $1, claimed_by_platform_id = $2,
-                       claimed_at = now(), end_key = $3, updated_at = now()
-WHERE code = $4 AND status = 'PENDING'
+                       claimed_at = $3::timestamptz, end_key = $4, updated_at = now()
+WHERE code = $5 AND status = 'PENDING'
 RETURNING code, platform_id, inviter_customer_id, inviter_uma, first_name, amount_to_send, currency, url, status, invitee_uma, claimed_by_platform_id, claimed_at, cancelled_at, end_key, expires_at, created_at, updated_at
 `
 
 type InvitationMarkClaimedParams struct {
 	InviteeUma          *string
 	ClaimedByPlatformID uuid.NullUUID
+	Now                 time.Time
 	EndKey              *string
 	Code                string
 }
@@ -246,6 +248,7 @@ func (q *Queries) InvitationMarkClaimed(ctx context.Context, arg InvitationMarkC
 	row := q.db.QueryRow(ctx, invitationMarkClaimed,
 		arg.InviteeUma,
 		arg.ClaimedByPlatformID,
+		arg.Now,
 		arg.EndKey,
 		arg.Code,
 	)

@@ -121,12 +121,17 @@ func (q *Queries) KycLinkReopen(ctx context.Context, id uuid.UUID) error {
 }
 
 const kycLinkUse = `-- name: KycLinkUse :execrows
-UPDATE kyc_links SET used_at = now() WHERE id = $1 AND used_at IS NULL
+UPDATE kyc_links SET used_at = $2::timestamptz WHERE id = $1 AND used_at IS NULL
 `
 
+type KycLinkUseParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
 // Spends a link; no row when it was spent already.
-func (q *Queries) KycLinkUse(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, kycLinkUse, id)
+func (q *Queries) KycLinkUse(ctx context.Context, arg KycLinkUseParams) (int64, error) {
+	result, err := q.db.Exec(ctx, kycLinkUse, arg.ID, arg.Now)
 	if err != nil {
 		return 0, err
 	}

@@ -65,17 +65,18 @@ func (q *Queries) PlatformCreate(ctx context.Context, arg PlatformCreateParams) 
 }
 
 const platformDisableWebhook = `-- name: PlatformDisableWebhook :exec
-UPDATE platforms SET webhook_disabled_at = now(), updated_at = now()
+UPDATE platforms SET webhook_disabled_at = $3::timestamptz, updated_at = now()
 WHERE id = $1 AND webhook_endpoint = $2 AND webhook_disabled_at IS NULL
 `
 
 type PlatformDisableWebhookParams struct {
 	ID              uuid.UUID
 	WebhookEndpoint string
+	Now             time.Time
 }
 
 func (q *Queries) PlatformDisableWebhook(ctx context.Context, arg PlatformDisableWebhookParams) error {
-	_, err := q.db.Exec(ctx, platformDisableWebhook, arg.ID, arg.WebhookEndpoint)
+	_, err := q.db.Exec(ctx, platformDisableWebhook, arg.ID, arg.WebhookEndpoint, arg.Now)
 	return err
 }
 

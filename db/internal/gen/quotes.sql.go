@@ -551,16 +551,17 @@ func (q *Queries) QuoteLock(ctx context.Context, id uuid.UUID) (Quote, error) {
 }
 
 const quoteMarkExecuted = `-- name: QuoteMarkExecuted :exec
-UPDATE quotes SET execute_key = $1, executed_at = now() WHERE id = $2 AND execute_key IS NULL
+UPDATE quotes SET execute_key = $1, executed_at = $2::timestamptz WHERE id = $3 AND execute_key IS NULL
 `
 
 type QuoteMarkExecutedParams struct {
 	ExecuteKey *string
+	Now        time.Time
 	ID         uuid.UUID
 }
 
 func (q *Queries) QuoteMarkExecuted(ctx context.Context, arg QuoteMarkExecutedParams) error {
-	_, err := q.db.Exec(ctx, quoteMarkExecuted, arg.ExecuteKey, arg.ID)
+	_, err := q.db.Exec(ctx, quoteMarkExecuted, arg.ExecuteKey, arg.Now, arg.ID)
 	return err
 }
 

@@ -491,19 +491,20 @@ func (q *Queries) TransactionPayerOf(ctx context.Context, id uuid.NullUUID) (Tra
 
 const transactionRefundEnd = `-- name: TransactionRefundEnd :one
 UPDATE transactions
-SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN now() END, updated_at = now()
-WHERE id = $2 AND refund_status = 'PENDING'
+SET refund_status = $1, refund_settled_at = CASE WHEN $1 = 'COMPLETED' THEN $2::timestamptz END, updated_at = now()
+WHERE id = $3 AND refund_status = 'PENDING'
 RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionRefundEndParams struct {
 	Status *string
+	Now    time.Time
 	ID     uuid.UUID
 }
 
 // Ends a pending refund as COMPLETED or FAILED; no row when it already ended.
 func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefundEndParams) (Transaction, error) {
-	row := q.db.QueryRow(ctx, transactionRefundEnd, arg.Status, arg.ID)
+	row := q.db.QueryRow(ctx, transactionRefundEnd, arg.Status, arg.Now, arg.ID)
 	var i Transaction
 	err := row.Scan(
 		&i.ID,
@@ -563,14 +564,15 @@ func (q *Queries) TransactionRefundEnd(ctx context.Context, arg TransactionRefun
 }
 
 const transactionRefundStart = `-- name: TransactionRefundStart :one
-UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = now(),
-    refund_payment_request = $2, updated_at = now()
-WHERE id = $3 AND refund_status IS NULL
+UPDATE transactions SET refund_status = 'PENDING', refund_reason = $1, refund_initiated_at = $2::timestamptz,
+    refund_payment_request = $3, updated_at = now()
+WHERE id = $4 AND refund_status IS NULL
 RETURNING id, platform_id, customer_id, platform_customer_id, kind, type, status, source_kind, source_account_id, destination_kind, destination_account_id, currency, amount, reference, description, failure_reason, failure_detail, settled_at, created_at, updated_at, receiving_currency, receiving_amount, quote_id, fees, exchange_rate, rate_details, counterparty_information, refund_status, refund_reason, refund_initiated_at, refund_settled_at, source_uma_address, receiver_customer_info, destination_uma_address, counterpart_transaction_id, agent_id, network_fee, sent_currency, sent_amount, pending_reason, payment_rail, rail_selection_mode, expected_settlement_at, settlement_timeline_seconds, remittance_information, purpose_of_payment, originator, platform_fees, platform_fee_account_id, destination_on_chain, source_on_chain, refund_payment_request
 `
 
 type TransactionRefundStartParams struct {
 	Reason         *string
+	Now            time.Time
 	PaymentRequest *string
 	ID             uuid.UUID
 }
@@ -578,7 +580,12 @@ type TransactionRefundStartParams struct {
 // Opens the refund of a payment (PENDING), with the payment request it pays when its rail
 // pays one; no row when it is already open.
 func (q *Queries) TransactionRefundStart(ctx context.Context, arg TransactionRefundStartParams) (Transaction, error) {
-	row := q.db.QueryRow(ctx, transactionRefundStart, arg.Reason, arg.PaymentRequest, arg.ID)
+	row := q.db.QueryRow(ctx, transactionRefundStart,
+		arg.Reason,
+		arg.Now,
+		arg.PaymentRequest,
+		arg.ID,
+	)
 	var i Transaction
 	err := row.Scan(
 		&i.ID,

@@ -181,12 +181,17 @@ func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (Webhoo
 }
 
 const webhookEventMarkDelivered = `-- name: WebhookEventMarkDelivered :exec
-UPDATE webhook_events SET status = 'DELIVERED', delivered_at = now(), updated_at = now()
+UPDATE webhook_events SET status = 'DELIVERED', delivered_at = $2::timestamptz, updated_at = now()
 WHERE id = $1
 `
 
-func (q *Queries) WebhookEventMarkDelivered(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, webhookEventMarkDelivered, id)
+type WebhookEventMarkDeliveredParams struct {
+	ID  uuid.UUID
+	Now time.Time
+}
+
+func (q *Queries) WebhookEventMarkDelivered(ctx context.Context, arg WebhookEventMarkDeliveredParams) error {
+	_, err := q.db.Exec(ctx, webhookEventMarkDelivered, arg.ID, arg.Now)
 	return err
 }
 

@@ -54,14 +54,19 @@ func (q *Queries) WebhookSecretExpireCurrent(ctx context.Context, arg WebhookSec
 
 const webhookSecretListActive = `-- name: WebhookSecretListActive :many
 SELECT id, platform_id, secret_sealed, created_at, expires_at FROM webhook_secrets
-WHERE platform_id = $1 AND (expires_at IS NULL OR expires_at > now())
+WHERE platform_id = $1 AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 ORDER BY created_at DESC, id DESC
 `
 
+type WebhookSecretListActiveParams struct {
+	PlatformID uuid.UUID
+	Now        time.Time
+}
+
 // The signing secrets of a platform, newest first: the current one and any rotated-out one
 // still inside its grace period.
-func (q *Queries) WebhookSecretListActive(ctx context.Context, platformID uuid.UUID) ([]WebhookSecret, error) {
-	rows, err := q.db.Query(ctx, webhookSecretListActive, platformID)
+func (q *Queries) WebhookSecretListActive(ctx context.Context, arg WebhookSecretListActiveParams) ([]WebhookSecret, error) {
+	rows, err := q.db.Query(ctx, webhookSecretListActive, arg.PlatformID, arg.Now)
 	if err != nil {
 		return nil, err
 	}
