@@ -171,9 +171,9 @@ func TestTransferInCreationRacesClose(t *testing.T) {
 		go func() { defer wg.Done(); <-gate; closeErr = f.closeAccount(a) }()
 		close(gate)
 		wg.Wait()
-		var ne *db.AccountNotEmptyError
+		var ne *problem.Refusal
 		switch {
-		case createErr == nil && errors.As(closeErr, &ne) && ne.Incoming == 1:
+		case createErr == nil && errors.As(closeErr, &ne) && ne.Code == catalog.AccountNotEmpty && ne.Details["pendingIncomingTransactions"] == int64(1):
 			created++
 			settle = append(settle, req)
 		case closeErr == nil && refusedClosed(createErr):
@@ -217,7 +217,7 @@ func TestSettlementIntoClosedAccountFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Closed behind the guard's back (the guard itself would refuse: money is on its way).
-	if err := f.closeAccount(a); !errors.Is(err, db.ErrAccountNotEmpty) {
+	if err := f.closeAccount(a); problem.CodeOf(err) != catalog.AccountNotEmpty {
 		t.Fatalf("close with a transfer in pending: %v", err)
 	}
 	if _, err := f.pool.Exec(ctx, "UPDATE internal_accounts SET status = 'CLOSED' WHERE id = $1", a.id); err != nil {

@@ -245,22 +245,22 @@ func (s *Server) sendOTP(ctx context.Context, c db.AuthCredential, code string, 
 	if c.Type == catalog.CredentialSMSOTP {
 		err := s.SMS.Send(ctx, sms.Message{To: c.Nickname, Body: pol.Text(code), Sandbox: principalFrom(ctx).Sandbox})
 		if errors.Is(err, sms.ErrNoTransport) {
-			return problem.Refuse(catalog.SMSDeliveryFailed, "this deployment has no SMS gateway for production platforms (PAYCORE_SMS_URL is not set): the one-time code was not sent")
+			return walletauth.NoSMSGateway()
 		}
 		if err != nil {
 			s.Logger.ErrorContext(ctx, "send OTP by SMS", "error", err)
-			return problem.Refuse(catalog.SMSDeliveryFailed, "the one-time code could not be sent by text message; try the challenge again")
+			return walletauth.SMSNotSent()
 		}
 		return nil
 	}
 	subject, body := pol.Mail(code)
 	err := s.Mailer.Send(ctx, mailer.Message{To: c.Nickname, From: pol.From, Subject: subject, Body: body, Sandbox: principalFrom(ctx).Sandbox})
 	if errors.Is(err, mailer.ErrNoTransport) {
-		return problem.Refuse(catalog.EmailDeliveryFailed, "this deployment has no mail transport for production platforms (PAYCORE_SMTP_HOST is not set): the one-time code was not sent")
+		return walletauth.NoMailTransport()
 	}
 	if err != nil {
 		s.Logger.ErrorContext(ctx, "send OTP", "error", err)
-		return problem.Refuse(catalog.EmailDeliveryFailed, "the one-time code could not be e-mailed; try the challenge again")
+		return walletauth.MailNotSent()
 	}
 	return nil
 }

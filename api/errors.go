@@ -2,14 +2,13 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
+	"paycore/internal/account"
 	"paycore/internal/catalog"
-	"paycore/internal/ids"
 	"paycore/internal/problem"
 )
 
@@ -92,14 +91,14 @@ func retryAfter(e *Error, seconds int) *Error {
 }
 
 // errorOf maps any error a handler returns to its API error: an *Error as it is, the typed
-// errors of the domain packages (problem.FieldError, problem.Refusal), the refusals of the
-// db operations, and the business errors of workflow updates (an application error whose
-// type is a catalogue code). nil means an internal error.
+// errors of the domain packages (problem.FieldError, problem.Refusal, which db operations
+// return too), the ledger's refusal of a closed account (as the account package words it),
+// and the business errors of workflow updates (an application error whose type is a
+// catalogue code). nil means an internal error.
 func errorOf(err error) *Error {
 	var e *Error
 	var fe *problem.FieldError
 	var rf *problem.Refusal
-	var notEmpty *db.AccountNotEmptyError
 	var appErr *temporal.ApplicationError
 	switch {
 	case errors.As(err, &e):
@@ -122,14 +121,8 @@ func errorOf(err error) *Error {
 		e := refusal(rf.Code, rf.Message, rf.Details)
 		e.Reason, e.RetryAfter = rf.Reason, rf.RetryAfter
 		return e
-	case errors.As(err, &notEmpty):
-		return refusal(catalog.AccountNotEmpty,
-			fmt.Sprintf("the %s account %s cannot be closed: %s; move the money out and let pending transfers finish first",
-				notEmpty.Currency, ids.Format(ids.InternalAccount, notEmpty.AccountID), notEmpty.Reason()),
-			map[string]any{"accountId": ids.Format(ids.InternalAccount, notEmpty.AccountID), "currency": notEmpty.Currency,
-				"balance": notEmpty.Balance, "held": notEmpty.Held, "pendingIncomingTransactions": notEmpty.Incoming})
 	case errors.Is(err, db.ErrAccountClosed):
-		return invalid("the internal account is CLOSED and can neither receive nor send money")
+		return errorOf(account.Closed())
 	case errors.As(err, &appErr):
 		var w problem.Wire
 		if appErr.HasDetails() && appErr.Details(&w) == nil && w.Code != "" {

@@ -8,6 +8,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"paycore/db"
+	"paycore/internal/account"
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -34,6 +36,8 @@ func TestErrorOfMapsDomainErrorsOnce(t *testing.T) {
 		{"unlisted code is a 400", problem.Refuse(catalog.InsufficientFunds, "low"), http.StatusBadRequest, catalog.InsufficientFunds, ""},
 		{"field error from a workflow", viaWorkflow(field), http.StatusBadRequest, catalog.AmountOutOfRange, "amount"},
 		{"refusal from a workflow", viaWorkflow(deleted), http.StatusGone, catalog.CustomerDeleted, ""},
+		{"refusal from db", fmt.Errorf("close USD account: %w", account.CheckClose(account.Contents{Currency: "USD", Balance: 5})), http.StatusConflict, catalog.AccountNotEmpty, ""},
+		{"the ledger's closed account", fmt.Errorf("ledger account: %w", db.ErrAccountClosed), http.StatusBadRequest, catalog.InvalidInput, ""},
 	}
 	for _, tc := range cases {
 		e := errorOf(tc.err)

@@ -40,11 +40,11 @@ func (s *Server) lookupUmaReceiver(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return fmt.Errorf("find UMA receiver: %w", err)
 	case len(found) > 1 && !quote.IsSandboxUma(address):
-		return refusal(catalog.InvalidUmaAddress, address+" names more than one receiver on this deployment", map[string]any{"field": "receiverUmaAddress"})
+		return quote.LookupAmbiguous(address)
 	case len(found) == 1 && !quote.IsSandboxUma(address):
 		// A customer of a platform of the same environment on this deployment: paid internally.
 		if currencies = found[0].Currencies; len(currencies) == 0 {
-			return refusal(catalog.InvalidCurrency, "the receiver takes no currency", map[string]any{"field": "receiverUmaAddress"})
+			return quote.LookupNoCurrency()
 		}
 	case len(found) == 0 && !quote.IsSandboxUma(address):
 		// A customer of another UMA provider: its provider answers (UMAD-03, UMAD-04).
@@ -121,9 +121,9 @@ func (s *Server) lookup(ctx context.Context, set platformconfig.Settings, custom
 		}
 		senderCurrencies = c.Currencies
 	}
-	sending, ok := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving[0])
-	if !ok {
-		return view.ReceiverLookup{}, refusal(catalog.InvalidCurrency, fmt.Sprintf("the sender has no currency to pay %s from (the platform's supported currencies with OUTGOING enabled)", receiving[0]), nil)
+	sending, err := quote.SendingCurrency(set.Currencies, senderCurrencies, receiving[0])
+	if err != nil {
+		return view.ReceiverLookup{}, err
 	}
 	prefs, err := quote.Preferences(s.rates(p.Sandbox), s.Config.FXPricing, set.Currencies, sending, receiving, s.now())
 	if err != nil {

@@ -3,14 +3,12 @@ package api
 import (
 	"context"
 	"net/http"
-	"slices"
 
 	"github.com/google/uuid"
 
 	"paycore/db"
 	"paycore/db/view"
 	"paycore/internal/apitoken"
-	"paycore/internal/catalog"
 	"paycore/internal/ids"
 )
 
@@ -27,12 +25,8 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if e := checkTokenRequest(body.Name, body.Permissions); e != nil {
 		return e
 	}
-	// A token cannot mint more than it holds.
-	held := principalFrom(r.Context()).Permissions
-	for _, p := range body.Permissions {
-		if !slices.Contains(held, p) {
-			return refusal(catalog.Forbidden, "this API token lacks the "+p+" permission, so it cannot create a token that has it", map[string]any{"field": "permissions", "permission": p})
-		}
+	if err := apitoken.CheckMint(principalFrom(r.Context()).Permissions, body.Permissions); err != nil {
+		return err
 	}
 	tok, err := issueToken(r.Context(), s.Pool, principalFrom(r.Context()).PlatformID, body.Name, body.Permissions)
 	if err != nil {

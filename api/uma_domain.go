@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"paycore/db"
-	"paycore/internal/catalog"
 	"paycore/internal/infra/netguard"
 	"paycore/internal/platformconfig"
 	"paycore/internal/uma"
@@ -41,8 +40,7 @@ func (s *Server) verifyUmaDomain(w http.ResponseWriter, r *http.Request) error {
 			err = platformconfig.CheckProof(body, proof.Token)
 		}
 		if err != nil {
-			return refusal(catalog.UmaDomainNotProven, fmt.Sprintf("%s does not prove the domain: %v", umaDomainProofURL(p.UmaDomain), err),
-				map[string]any{"field": "umaDomain"})
+			return platformconfig.DomainNotProven(umaDomainProofURL(p.UmaDomain), err)
 		}
 		if err := s.store.UmaDomainProofVerified(r.Context(), p.ID, p.UmaDomain, now); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/catalog"
 	"paycore/internal/infra/umaclient"
+	"paycore/internal/quote"
 	"paycore/internal/uma"
 )
 
@@ -25,10 +26,10 @@ import (
 func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env catalog.Environment, address string, customer uuid.NullUUID) error {
 	_, domain, err := uma.SplitAddress(address)
 	if err != nil {
-		return refusal(catalog.InvalidUmaAddress, address+" is not a UMA address ($name@domain)", map[string]any{"field": "receiverUmaAddress"})
+		return quote.LookupNotUma(address)
 	}
 	if err := s.umaCounterpartyAllowed(r.Context(), domain); errors.Is(err, uma.ErrCounterpartyNotAllowed) {
-		return refusal(catalog.CounterpartyNotAllowed, err.Error(), map[string]any{"field": "receiverUmaAddress"})
+		return quote.LookupCounterpartyRefused(err)
 	} else if err != nil {
 		return err
 	}
@@ -75,14 +76,14 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 	return nil
 }
 
-// lnurlpRefusal is the API's refusal of a failed LNURLP request to address's provider:
-// INVALID_UMA_ADDRESS (its provider does not answer as UMA), failure LNURLP_FAILED, and
-// the protocol's code of the cause where there is one.
+// lnurlpRefusal is the lookup's refusal of a failed LNURLP request to address's provider
+// (quote.LookupLnurlpFailed: INVALID_UMA_ADDRESS, failure LNURLP_FAILED, and the protocol's
+// code of the cause where there is one); the service's own failure (its database) is not
+// the provider's and stays what it is.
 func lnurlpRefusal(address string, err error) error {
-	details, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
+	failure, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
 	if !ok {
-		return err // the service's own failure (its database), not the provider's
+		return err
 	}
-	details["field"] = "receiverUmaAddress"
-	return refusal(catalog.InvalidUmaAddress, fmt.Sprintf("the UMA provider of %s did not answer the LNURLP request as UMA requires: %v", address, err), details)
+	return quote.LookupLnurlpFailed(address, err, failure)
 }

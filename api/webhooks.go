@@ -51,12 +51,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if out.StatusCode == 0 {
-		msg := out.Error
-		if msg == "" {
-			msg = "no response"
-		}
-		return problem.Refuse(catalog.WebhookDeliveryError, "test webhook could not be delivered: %s", msg).
-			With(map[string]any{"url": p.WebhookEndpoint})
+		return events.TestNotDelivered(p.WebhookEndpoint, out.Error)
 	}
 	writeJSON(w, http.StatusOK, view.TestWebhookResult{URL: out.URL, ResponseStatus: out.StatusCode, ResponseBody: out.Body})
 	return nil
@@ -101,7 +96,7 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) error 
 	}
 	err = s.start.WebhookRedelivery(r.Context(), ids.Format(ids.Webhook, id), pid, ev.Type, s.webhookRetry(), ev.Status != catalog.WebhookPending, "")
 	if errors.Is(err, start.ErrDeliveryRunning) {
-		return problem.Refuse(catalog.WebhookDeliveryInProgress, "a delivery of this event is still in progress")
+		return events.DeliveryInProgress()
 	}
 	if err != nil {
 		return problem.Refuse(catalog.Unavailable, "the delivery could not be started; try again")

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -22,44 +21,6 @@ import (
 // ErrAccountClosed is returned when a movement touches a CLOSED internal account: a closed
 // account never receives, holds or sends money.
 var ErrAccountClosed = errors.New("the internal account is closed")
-
-// ErrAccountNotEmpty matches every *AccountNotEmptyError (errors.Is).
-var ErrAccountNotEmpty = errors.New("the internal account is not empty")
-
-// AccountNotEmptyError says why an internal account cannot be closed: it holds a balance,
-// part of it is held by pending transfers out, or transactions that will credit it have
-// not finished yet.
-type AccountNotEmptyError struct {
-	AccountID uuid.UUID
-	Currency  string
-	Balance   int64 // posted balance, in the currency's smallest unit
-	Held      int64 // reserved by pending transfers out
-	Incoming  int64 // transactions still on the way into the account
-}
-
-func (e *AccountNotEmptyError) Error() string {
-	return fmt.Sprintf("internal account %s (%s) cannot be closed: %s", e.AccountID, e.Currency, e.Reason())
-}
-
-// Is makes errors.Is(err, ErrAccountNotEmpty) hold.
-func (e *AccountNotEmptyError) Is(target error) bool { return target == ErrAccountNotEmpty }
-
-// Reason lists, in words, everything that keeps the account open.
-func (e *AccountNotEmptyError) Reason() string {
-	var why []string
-	if e.Balance != 0 {
-		why = append(why, fmt.Sprintf("it holds a balance of %d (smallest unit of %s)", e.Balance, e.Currency))
-	}
-	if e.Held != 0 {
-		why = append(why, fmt.Sprintf("%d of it is held by pending transfers out", e.Held))
-	}
-	if e.Incoming == 1 {
-		why = append(why, "1 incoming transaction to it is still pending")
-	} else if e.Incoming > 1 {
-		why = append(why, fmt.Sprintf("%d incoming transactions to it are still pending", e.Incoming))
-	}
-	return strings.Join(why, "; ")
-}
 
 // internalAccountLock locks an internal account's ledger row (FOR UPDATE, the lock every
 // posting takes, see LedgerApply) and then reads the account with its status, balance and
@@ -90,10 +51,11 @@ func internalAccountLock(ctx context.Context, q *queries, platformID, id uuid.UU
 
 // internalAccountClose closes an internal account inside the caller's transaction. It
 // holds the account's ledger row lock while it checks and writes, so it is atomic with
-// every posting and every creation of an incoming transfer: it refuses with an
-// *AccountNotEmptyError while the account has a balance, a hold, or an incoming
-// transaction that has not finished, and once it has closed the account the ledger refuses
-// every movement on it (ErrAccountClosed). Closing a closed account changes nothing.
+// every posting and every creation of an incoming transfer: it refuses with the rule's
+// refusal (account.CheckClose, ACCOUNT_NOT_EMPTY) while the account has a balance, a hold,
+// or an incoming transaction that has not finished, and once it has closed the account the
+// ledger refuses every movement on it (ErrAccountClosed). Closing a closed account changes
+// nothing.
 //
 // A caller closing several accounts in one transaction closes them in id order (the
 // ledger's lock order).
@@ -109,8 +71,8 @@ func internalAccountClose(ctx context.Context, q *queries, platformID, id uuid.U
 	if err != nil {
 		return fmt.Errorf("count incoming transactions: %w", err)
 	}
-	if a.Balance != 0 || a.Held != 0 || incoming != 0 {
-		return &AccountNotEmptyError{AccountID: id, Currency: a.InternalAccount.Currency, Balance: a.Balance, Held: a.Held, Incoming: incoming}
+	if err := account.CheckClose(account.Contents{AccountID: id, Currency: a.InternalAccount.Currency, Balance: a.Balance, Held: a.Held, Incoming: incoming}); err != nil {
+		return err
 	}
 	if err := q.InternalAccountSetStatus(ctx, InternalAccountSetStatusParams{ID: id, Status: catalog.AccountClosed}); err != nil {
 		return fmt.Errorf("close internal account: %w", err)

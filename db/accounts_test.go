@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
+	"paycore/internal/account"
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
+	"paycore/internal/problem"
 )
 
 // internalAccount opens the USD internal account (ledger row and internal_accounts row)
@@ -61,13 +64,19 @@ func accountState(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) (status string
 	return
 }
 
-func notEmpty(t *testing.T, err error) *db.AccountNotEmptyError {
+// notEmpty is what the ACCOUNT_NOT_EMPTY refusal err must be says the account holds.
+func notEmpty(t *testing.T, err error) account.Contents {
 	t.Helper()
-	var ne *db.AccountNotEmptyError
-	if !errors.As(err, &ne) || !errors.Is(err, db.ErrAccountNotEmpty) {
-		t.Fatalf("close: %v, want an AccountNotEmptyError", err)
+	var rf *problem.Refusal
+	if !errors.As(err, &rf) || rf.Code != catalog.AccountNotEmpty {
+		t.Fatalf("close: %v, want an ACCOUNT_NOT_EMPTY refusal", err)
 	}
-	return ne
+	id, err := ids.Parse(ids.InternalAccount, rf.Details["accountId"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return account.Contents{AccountID: id, Currency: rf.Details["currency"].(string), Balance: rf.Details["balance"].(int64),
+		Held: rf.Details["held"].(int64), Incoming: rf.Details["pendingIncomingTransactions"].(int64)}
 }
 
 // An account closes only when it holds nothing, has nothing held and nothing on its way
@@ -102,12 +111,12 @@ func TestInternalAccountCloseRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ne := notEmpty(t, closeAccount(pool, p, acct))
-	if ne.Balance != 0 || ne.Held != 0 || ne.Incoming != 1 {
+	err = closeAccount(pool, p, acct)
+	if ne := notEmpty(t, err); ne.Balance != 0 || ne.Held != 0 || ne.Incoming != 1 {
 		t.Fatalf("incoming refusal %+v", ne)
 	}
-	if ne.Reason() == "" || ne.Error() == "" {
-		t.Fatal("the refusal does not say why")
+	if !strings.Contains(err.Error(), "1 incoming transaction to it is still pending") {
+		t.Fatalf("the refusal does not say why: %v", err)
 	}
 	if status, _, _ := accountState(t, pool, acct); status != "ACTIVE" {
 		t.Fatalf("refused close left the account %s", status)
@@ -244,7 +253,7 @@ func TestCloseRacingCredits(t *testing.T) {
 			t.Fatal("both the close and the credit succeeded")
 		case closeErr == nil && errors.Is(creditErr, db.ErrAccountClosed):
 			closedCount++
-		case creditErr == nil && errors.Is(closeErr, db.ErrAccountNotEmpty):
+		case creditErr == nil && problem.CodeOf(closeErr) == catalog.AccountNotEmpty:
 			creditedCount++
 		default:
 			t.Fatalf("close %v, credit %v", closeErr, creditErr)

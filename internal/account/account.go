@@ -1,9 +1,16 @@
 // Package account holds the rules of internal accounts that do not need the ledger: which
-// type of account a currency gets, and which changes an account accepts.
+// type of account a currency gets, which changes an account accepts, and when what the
+// ledger holds of an account lets it close.
 package account
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
 	"paycore/internal/catalog"
+	"paycore/internal/ids"
 	"paycore/internal/money"
 	"paycore/internal/problem"
 )
@@ -71,6 +78,53 @@ func CustomerAccountExists() error {
 // platform.
 func PlatformAccountExists() error {
 	return problem.Refuse(catalog.Conflict, "the platform already has an account of this currency and type")
+}
+
+// Contents is what an internal account holds when its close is checked (under the lock
+// every posting takes): its posted Balance and the part of it Held by pending transfers out,
+// in the currency's smallest unit, and the Incoming transactions still on their way in.
+type Contents struct {
+	AccountID uuid.UUID
+	Currency  string
+	Balance   int64
+	Held      int64
+	Incoming  int64
+}
+
+// CheckClose is the rule of closing an internal account: it closes only when it holds
+// nothing, has nothing held and nothing on its way in. Otherwise 409 ACCOUNT_NOT_EMPTY says
+// why in words and carries the contents in its details.
+func CheckClose(c Contents) error {
+	if c.Balance == 0 && c.Held == 0 && c.Incoming == 0 {
+		return nil
+	}
+	id := ids.Format(ids.InternalAccount, c.AccountID)
+	return problem.Refuse(catalog.AccountNotEmpty, "the %s account %s cannot be closed: %s; move the money out and let pending transfers finish first",
+		c.Currency, id, c.reason()).
+		With(map[string]any{"accountId": id, "currency": c.Currency, "balance": c.Balance, "held": c.Held, "pendingIncomingTransactions": c.Incoming})
+}
+
+// reason lists, in words, everything that keeps the account open.
+func (c Contents) reason() string {
+	var why []string
+	if c.Balance != 0 {
+		why = append(why, fmt.Sprintf("it holds a balance of %d (smallest unit of %s)", c.Balance, c.Currency))
+	}
+	if c.Held != 0 {
+		why = append(why, fmt.Sprintf("%d of it is held by pending transfers out", c.Held))
+	}
+	if c.Incoming == 1 {
+		why = append(why, "1 incoming transaction to it is still pending")
+	} else if c.Incoming > 1 {
+		why = append(why, fmt.Sprintf("%d incoming transactions to it are still pending", c.Incoming))
+	}
+	return strings.Join(why, "; ")
+}
+
+// Closed is the refusal of a movement of money that touches a CLOSED internal account: a
+// closed account never receives, holds or sends money.
+func Closed() error {
+	return problem.Refuse(catalog.InvalidInput, "the internal account is CLOSED and can neither receive nor send money")
 }
 
 // NotFound is the refusal of an internal account the caller's platform does not have

@@ -1,8 +1,10 @@
 // Package apitoken holds the rules of a platform's API tokens that are not their
-// storage: which token may be revoked, and the refusals of the token endpoints.
+// storage: which token may be created and revoked, and the refusals of the token endpoints.
 package apitoken
 
 import (
+	"slices"
+
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -16,6 +18,19 @@ func ErrNotFound() error { return problem.NotFound(catalog.TokenNotFound, "token
 func CheckRevoke(active int64) error {
 	if active <= 1 {
 		return problem.Refuse(catalog.InvalidInput, "this is the platform's last API token; create another token before deleting it")
+	}
+	return nil
+}
+
+// CheckMint decides whether a token holding the permissions held may create a token with
+// the permissions requested: a token cannot mint more than it holds, and the first
+// permission it lacks is refused, 403 FORBIDDEN on permissions.
+func CheckMint(held, requested []string) error {
+	for _, p := range requested {
+		if !slices.Contains(held, p) {
+			return problem.Refuse(catalog.Forbidden, "this API token lacks the %s permission, so it cannot create a token that has it", p).
+				With(map[string]any{"field": "permissions", "permission": p})
+		}
 	}
 	return nil
 }

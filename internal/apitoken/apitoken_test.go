@@ -6,6 +6,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 func TestCheckRevoke(t *testing.T) {
@@ -37,4 +38,18 @@ func TestErrNotFound(t *testing.T) {
 	if want := (problem.Wire{Code: catalog.TokenNotFound, Message: "token not found"}); !reflect.DeepEqual(w, want) {
 		t.Errorf("ErrNotFound() = %+v, want %+v", w, want)
 	}
+}
+
+// A token creates tokens with the permissions it holds, not one more; the refusal names the
+// first it lacks, as the API answered it when it built it itself.
+func TestCheckMint(t *testing.T) {
+	held := []string{"VIEW", "TRANSACT"}
+	for _, ok := range [][]string{nil, {"VIEW"}, {"TRANSACT", "VIEW"}} {
+		if err := CheckMint(held, ok); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+	problemtest.Check(t, problemtest.Case{Name: "lacks MANAGE", Err: CheckMint(held, []string{"VIEW", "MANAGE"}), Want: problem.Wire{Code: catalog.Forbidden,
+		Message: "this API token lacks the MANAGE permission, so it cannot create a token that has it",
+		Details: map[string]any{"field": "permissions", "permission": "MANAGE"}}})
 }

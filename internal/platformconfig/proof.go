@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
 )
 
 // A platform's umaDomain is served by the deployment (its customers' Lightning addresses and
@@ -34,4 +37,12 @@ func CheckProof(body []byte, token string) error {
 		return ErrProofMismatch
 	}
 	return nil
+}
+
+// DomainNotProven is the refusal of a verification whose domain did not prove itself: what
+// was fetched from url (the domain's ProofPath) failed with cause, an answer without the
+// token (ErrProofMismatch) or none at all. 400 UMA_DOMAIN_NOT_PROVEN on umaDomain.
+func DomainNotProven(url string, cause error) error {
+	return problem.Refuse(catalog.UmaDomainNotProven, "%s does not prove the domain: %v", url, cause).
+		With(map[string]any{"field": "umaDomain"})
 }

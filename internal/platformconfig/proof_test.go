@@ -3,6 +3,10 @@ package platformconfig
 import (
 	"strings"
 	"testing"
+
+	"paycore/internal/catalog"
+	"paycore/internal/problem"
+	"paycore/internal/problem/problemtest"
 )
 
 // A domain proves itself by publishing its token, white space around it allowed; anything
@@ -18,4 +22,12 @@ func TestCheckProof(t *testing.T) {
 			t.Errorf("%q: %v", body, err)
 		}
 	}
+}
+
+// The refusal of an unproven domain is answered byte for byte as the API answered it when
+// it built it itself.
+func TestDomainNotProven(t *testing.T) {
+	problemtest.Check(t, problemtest.Case{Name: "DomainNotProven", Err: DomainNotProven("https://pay.example"+ProofPath, ErrProofMismatch),
+		Want: problem.Wire{Code: catalog.UmaDomainNotProven, Message: "https://pay.example/.well-known/uma-domain-proof does not prove the domain: the domain does not publish its token",
+			Details: map[string]any{"field": "umaDomain"}}})
 }

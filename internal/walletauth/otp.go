@@ -97,6 +97,34 @@ func (p OTPPolicy) Text(code string) string {
 	return fmt.Sprintf("%s: your one-time code is %s. It expires in %s.", p.AppName, code, lifetimeText(p.TTL))
 }
 
+// The refusals of a code that did not leave (502): a production platform's code is only
+// ever sent, never kept in the development outbox, so a deployment without a transport for
+// it refuses the challenge, as does a transport that failed; the caller asks again.
+
+// NoSMSGateway is the refusal of an SMS_OTP challenge of a production platform on a
+// deployment without an SMS gateway: SMS_DELIVERY_FAILED.
+func NoSMSGateway() error {
+	return problem.Refuse(catalog.SMSDeliveryFailed, "this deployment has no SMS gateway for production platforms (PAYCORE_SMS_URL is not set): the one-time code was not sent")
+}
+
+// SMSNotSent is the refusal of an SMS_OTP challenge whose text message the gateway did not
+// send: SMS_DELIVERY_FAILED.
+func SMSNotSent() error {
+	return problem.Refuse(catalog.SMSDeliveryFailed, "the one-time code could not be sent by text message; try the challenge again")
+}
+
+// NoMailTransport is the refusal of an EMAIL_OTP challenge of a production platform on a
+// deployment without a mail transport: EMAIL_DELIVERY_FAILED.
+func NoMailTransport() error {
+	return problem.Refuse(catalog.EmailDeliveryFailed, "this deployment has no mail transport for production platforms (PAYCORE_SMTP_HOST is not set): the one-time code was not sent")
+}
+
+// MailNotSent is the refusal of an EMAIL_OTP challenge whose e-mail the transport did not
+// send: EMAIL_DELIVERY_FAILED.
+func MailNotSent() error {
+	return problem.Refuse(catalog.EmailDeliveryFailed, "the one-time code could not be e-mailed; try the challenge again")
+}
+
 // lifetimeText words a code's lifetime exactly, never longer than it is (WaitText rounds
 // up to whole minutes, right for a wait, not for an expiry): "30 seconds", "1 minute",
 // "1 minute 30 seconds", "5 minutes".

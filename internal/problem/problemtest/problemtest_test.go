@@ -34,3 +34,22 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("%d of 3 wrong refusals failed", r.failed)
 	}
 }
+
+// The scan finds the catalogue's codes (constants and functions returning one) and not its
+// other names, and the problem package's builders and not its readers.
+func TestScan(t *testing.T) {
+	codes := Codes(t, "../../catalog")
+	for name, want := range map[string]bool{"AccountNotEmpty": true, "InvalidInput": true, "FailAccountClosed": true, "CredentialExists": true,
+		"Production": false, "AccountClosed": false, "Names": false} {
+		if codes[name] != want {
+			t.Errorf("catalog.%s a code: %v, want %v", name, codes[name], want)
+		}
+	}
+	builders := Builders(t, "..")
+	for name, want := range map[string]bool{"Refuse": true, "NotFound": true, "Field": true, "FieldCode": true, "RateLimited": true,
+		"CodeOf": false, "ToWire": false, "Entries": false} {
+		if builders[name] != want {
+			t.Errorf("problem.%s a builder: %v, want %v", name, builders[name], want)
+		}
+	}
+}
