@@ -13,7 +13,6 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/infra/umaclient"
 	"paycore/internal/payment"
-	"paycore/internal/problem"
 	"paycore/internal/rail"
 	"paycore/internal/uma"
 )
@@ -58,7 +57,7 @@ func (a *Activities) OpenIncomingRefund(ctx context.Context, transactionID uuid.
 	t, err := a.store.IncomingRefundOpen(ctx, transactionID, in.Invoice, a.now())
 	switch {
 	case errors.Is(err, db.ErrInsufficientFunds):
-		err = problem.Refuse(catalog.InsufficientFunds, "the account's available balance is below the amount to refund")
+		err = payment.RefundUnaffordable()
 	case errors.Is(err, db.ErrWalletSignatureRequired):
 		err = payment.NotRefundable("the money is in the customer's embedded wallet, which only the customer's signature moves")
 	case errors.Is(err, db.ErrAccountClosed):
@@ -99,7 +98,7 @@ func (a *Activities) askRefundInvoice(ctx context.Context, transactionID uuid.UU
 		return "", err
 	}
 	if len(lnurlp.Currencies) == 0 {
-		return "", payRequestFailed(in.Identifier, "", fmt.Errorf("%w: the sender's provider offers no currency", umaclient.ErrPayRequestFailed))
+		return "", umaclient.PayRequestRefusal(in.Identifier, "", fmt.Errorf("%w: the sender's provider offers no currency", umaclient.ErrPayRequestFailed))
 	}
 	_, domain, _ := uma.SplitAddress(in.Identifier)
 	p := uma.Payer{Identifier: who.CustomerUma, KycStatus: "VERIFIED"}

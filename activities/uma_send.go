@@ -8,12 +8,10 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"paycore/internal/catalog"
 	"paycore/internal/infra/umaclient"
-	"paycore/internal/problem"
 	"paycore/internal/quote"
 	"paycore/internal/rail"
 	"paycore/internal/uma"
@@ -38,7 +36,7 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 	address := in.Destination.UmaAddress
 	_, domain, err := uma.SplitAddress(address)
 	if err != nil {
-		return nil, problem.FieldCode(catalog.InvalidUmaAddress, "destination.umaAddress", "%s is not a UMA address ($name@domain)", address)
+		return nil, quote.NotUmaAddress(address, "destination.umaAddress")
 	}
 	target, _ := quote.PayoutTarget(in, acc)
 	payer, payable := a.rails.InvoicePayer(target)
@@ -98,14 +96,14 @@ func (a *Activities) askElsewhere(ctx context.Context, in quote.Request, acc quo
 func (a *Activities) umaLnurlp(ctx context.Context, env catalog.Environment, payerDomain string, regulated bool, address, field string, now time.Time) (uma.LnurlpResponse, uma.KeySet, error) {
 	_, domain, err := uma.SplitAddress(address)
 	if err != nil {
-		return uma.LnurlpResponse{}, uma.KeySet{}, withField(problem.Refuse(catalog.InvalidUmaAddress, "%s is not a UMA address ($name@domain)", address), field)
+		return uma.LnurlpResponse{}, uma.KeySet{}, quote.NotUmaAddress(address, field)
 	}
 	listed, allowed, err := a.store.UmaProviderListed(ctx, domain)
 	if err != nil {
 		return uma.LnurlpResponse{}, uma.KeySet{}, err
 	}
 	if err := uma.CheckCounterparty(domain, listed, allowed, a.umaAllowlistOnly); err != nil {
-		return uma.LnurlpResponse{}, uma.KeySet{}, withField(problem.Refuse(catalog.CounterpartyNotAllowed, "%v", err), field)
+		return uma.LnurlpResponse{}, uma.KeySet{}, quote.CounterpartyRefused(err, field)
 	}
 	keys, err := a.umaKeys(ctx, now)
 	if err != nil {
@@ -113,7 +111,7 @@ func (a *Activities) umaLnurlp(ctx context.Context, env catalog.Environment, pay
 	}
 	lnurlp, err := a.umaClient.Lnurlp(ctx, env, keys.Signing, payerDomain, address, regulated)
 	if err != nil {
-		return uma.LnurlpResponse{}, uma.KeySet{}, lnurlpFailed(address, field, err)
+		return uma.LnurlpResponse{}, uma.KeySet{}, umaclient.LnurlpRefusal(address, field, err)
 	}
 	return lnurlp, keys, nil
 }
@@ -167,7 +165,7 @@ type umaAsk struct {
 func (a *Activities) umaInvoice(ctx context.Context, r umaAsk, now time.Time) (uma.PayReqResponse, rail.Invoice, error) {
 	receiverKeys, err := a.umaClient.ProviderKeys(ctx, r.env, r.domain)
 	if err != nil {
-		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, umaclient.PayRequestRefusal(r.address, r.field, err)
 	}
 	p := r.payer
 	if r.lnurlp.Compliance.IsSubjectToTravelRule && r.regulated && len(r.info) > 0 {
@@ -180,32 +178,24 @@ func (a *Activities) umaInvoice(ctx context.Context, r umaAsk, now time.Time) (u
 	payee := map[string]uma.CounterpartyField{"identifier": {Mandatory: true}, "name": {Mandatory: false}, "compliance": {Mandatory: true}}
 	req, err := uma.NewPayRequest(r.keys.Signing, receiverKeys.Encryption, r.amount, r.convert, p, payee, now)
 	if err != nil {
-		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, umaclient.PayRequestRefusal(r.address, r.field, err)
 	}
 	resp, err := a.umaClient.PayRequest(ctx, r.env, r.lnurlp.Callback, r.address, req)
 	if err != nil {
-		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, umaclient.PayRequestRefusal(r.address, r.field, err)
 	}
 	inv, err := r.invoices.ReadInvoice(ctx, resp.PR)
 	var unpayable *rail.Unpayable
 	if errors.As(err, &unpayable) {
-		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, fmt.Errorf("%w: %v", uma.ErrInvoiceMismatch, err))
+		return uma.PayReqResponse{}, rail.Invoice{}, umaclient.PayRequestRefusal(r.address, r.field, fmt.Errorf("%w: %v", uma.ErrInvoiceMismatch, err))
 	}
 	if err != nil {
 		return uma.PayReqResponse{}, rail.Invoice{}, err
 	}
 	if err := resp.CheckInvoice(req, inv.AmountMsat, inv.ExpiresAt, now.Add(2*quote.InvoiceMargin), r.maxMsats); err != nil {
-		return uma.PayReqResponse{}, rail.Invoice{}, payRequestFailed(r.address, r.field, err)
+		return uma.PayReqResponse{}, rail.Invoice{}, umaclient.PayRequestRefusal(r.address, r.field, err)
 	}
 	return resp, inv, nil
-}
-
-// withField names field in the details of refusal err ("" names none).
-func withField(err *problem.Refusal, field string) error {
-	if field == "" {
-		return err
-	}
-	return err.With(map[string]any{"field": field})
 }
 
 // askTimeout bounds everything a quote asks a receiver's provider (its keys, the LNURLP
@@ -225,36 +215,4 @@ func (a *Activities) umaKeys(ctx context.Context, now time.Time) (uma.KeySet, er
 		return uma.KeySet{}, fmt.Errorf("open the UMA keys: %w", err)
 	}
 	return keys, nil
-}
-
-// lnurlpFailed is the refusal of a payment whose receiver's provider did not answer the
-// LNURLP request as UMA requires: INVALID_UMA_ADDRESS naming field ("" for none), failure
-// LNURLP_FAILED, with the protocol's code of the cause where there is one. The service's
-// own failures (its database) are returned as they are, to be retried.
-func lnurlpFailed(address, field string, err error) error {
-	details, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
-	if !ok {
-		return err
-	}
-	const format = "the UMA provider of %s did not answer the LNURLP request as UMA requires: %v"
-	if field != "" {
-		return problem.FieldCode(catalog.InvalidUmaAddress, field, format, address, err).With(details)
-	}
-	return problem.Refuse(catalog.InvalidUmaAddress, format, address, err).With(details)
-}
-
-// payRequestFailed is the refusal of a payment whose receiver's provider did not answer its
-// pay request with an invoice the service may pay: 424 PAYREQ_REQUEST_FAILED naming field
-// ("" for none), failure PAY_REQUEST_FAILED, with the protocol's code of the cause where
-// there is one.
-func payRequestFailed(address, field string, err error) error {
-	details, ok := umaclient.Failure(err, umaclient.ErrPayRequestFailed, "PAY_REQUEST_FAILED")
-	if !ok {
-		return err
-	}
-	if field != "" {
-		details["field"] = field
-	}
-	return problem.Refuse(catalog.PayreqRequestFailed,
-		"the UMA provider of %s did not answer the pay request with an invoice this service may pay: %s", address, strings.TrimPrefix(err.Error(), "uma: ")).With(details)
 }

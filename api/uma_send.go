@@ -26,10 +26,10 @@ import (
 func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env catalog.Environment, address string, customer uuid.NullUUID) error {
 	_, domain, err := uma.SplitAddress(address)
 	if err != nil {
-		return quote.LookupNotUma(address)
+		return quote.NotUmaAddress(address, quote.FieldLookupUma)
 	}
 	if err := s.umaCounterpartyAllowed(r.Context(), domain); errors.Is(err, uma.ErrCounterpartyNotAllowed) {
-		return quote.LookupCounterpartyRefused(err)
+		return quote.CounterpartyRefused(err, quote.FieldLookupUma)
 	} else if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 	}
 	resp, err := s.UMA.Lnurlp(r.Context(), env, keys.Signing, platform.UmaDomain, address, platform.IsRegulatedFinancialInstitution)
 	if err != nil {
-		return lnurlpRefusal(address, err)
+		return umaclient.LnurlpRefusal(address, quote.FieldLookupUma, err)
 	}
 	codes := make([]string, 0, len(resp.Currencies))
 	ranges := map[string]uma.Convertible{}
@@ -74,16 +74,4 @@ func (s *Server) lookupRemoteUma(w http.ResponseWriter, r *http.Request, env cat
 	out.ReceiverUmaAddress = address
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// lnurlpRefusal is the lookup's refusal of a failed LNURLP request to address's provider
-// (quote.LookupLnurlpFailed: INVALID_UMA_ADDRESS, failure LNURLP_FAILED, and the protocol's
-// code of the cause where there is one); the service's own failure (its database) is not
-// the provider's and stays what it is.
-func lnurlpRefusal(address string, err error) error {
-	failure, ok := umaclient.Failure(err, umaclient.ErrLnurlpFailed, "LNURLP_FAILED")
-	if !ok {
-		return err
-	}
-	return quote.LookupLnurlpFailed(address, err, failure)
 }

@@ -1,7 +1,6 @@
 package quote
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -23,8 +22,8 @@ type Preference struct {
 	Min, Max     int64
 }
 
-// fieldLookupUma is the UMA address a receiver lookup names (GET /receiver/uma/{receiverUmaAddress}).
-const fieldLookupUma = "receiverUmaAddress"
+// FieldLookupUma is the UMA address a receiver lookup names (GET /receiver/uma/{receiverUmaAddress}).
+const FieldLookupUma = "receiverUmaAddress"
 
 // SendingCurrency is the currency a lookup prices from: the first of the sender's
 // currencies (none: the platform's) that the platform sends (OUTGOING enabled) and that
@@ -45,41 +44,13 @@ func SendingCurrency(supported platformconfig.Currencies, senderCurrencies []str
 // on this deployment holds: INVALID_UMA_ADDRESS on receiverUmaAddress.
 func LookupAmbiguous(address string) error {
 	return problem.Refuse(catalog.InvalidUmaAddress, "%s names more than one receiver on this deployment", address).
-		With(map[string]any{"field": fieldLookupUma})
+		With(map[string]any{"field": FieldLookupUma})
 }
 
 // LookupNoCurrency is the refusal of a lookup of a receiver on this deployment that holds
 // no currency: INVALID_CURRENCY on receiverUmaAddress.
 func LookupNoCurrency() error {
-	return problem.Refuse(catalog.InvalidCurrency, "the receiver takes no currency").With(map[string]any{"field": fieldLookupUma})
-}
-
-// LookupNotUma is the refusal of a lookup of an address that is no UMA address
-// ($name@domain): INVALID_UMA_ADDRESS on receiverUmaAddress.
-func LookupNotUma(address string) error {
-	return problem.Refuse(catalog.InvalidUmaAddress, "%s is not a UMA address ($name@domain)", address).
-		With(map[string]any{"field": fieldLookupUma})
-}
-
-// LookupCounterpartyRefused is the refusal of a lookup of a receiver whose provider the
-// deployment does not transact with (cause, from uma.CheckCounterparty): 403
-// COUNTERPARTY_NOT_ALLOWED on receiverUmaAddress.
-func LookupCounterpartyRefused(cause error) error {
-	return problem.Refuse(catalog.CounterpartyNotAllowed, "%v", cause).With(map[string]any{"field": fieldLookupUma})
-}
-
-// LookupLnurlpFailed is the refusal of a lookup of a receiver elsewhere whose provider did
-// not answer the LNURLP request as UMA requires (cause): INVALID_UMA_ADDRESS on
-// receiverUmaAddress, its details those failure tells of the failure (details.failure
-// LNURLP_FAILED, details.umaCode the protocol's code of the cause where there is one).
-func LookupLnurlpFailed(address string, cause error, failure map[string]any) error {
-	details := maps.Clone(failure)
-	if details == nil {
-		details = map[string]any{}
-	}
-	details["field"] = fieldLookupUma
-	return problem.Refuse(catalog.InvalidUmaAddress, "the UMA provider of %s did not answer the LNURLP request as UMA requires: %v", address, cause).
-		With(details)
+	return problem.Refuse(catalog.InvalidCurrency, "the receiver takes no currency").With(map[string]any{"field": FieldLookupUma})
 }
 
 // Preferences prices each receiving currency from sending under the platform's pricing

@@ -33,26 +33,42 @@ func TestSendingCurrency(t *testing.T) {
 		Message: "the sender has no currency to pay BTC from (the platform's supported currencies with OUTGOING enabled)"}})
 }
 
-// The lookup's refusals are answered byte for byte as the API answered them when it built
-// them itself.
+// The lookup's own refusals are answered byte for byte as the API answered them when it
+// built them itself.
 func TestLookupRefusals(t *testing.T) {
 	field := map[string]any{"field": "receiverUmaAddress"}
-	failure := map[string]any{"failure": "LNURLP_FAILED", "umaCode": "INVALID_SIGNATURE"}
-	cause := errors.New("uma: the LNURLP request failed: bad signature")
 	problemtest.Check(t,
 		problemtest.Case{Name: "LookupAmbiguous", Err: LookupAmbiguous("$bob@pay.example"), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
 			Message: "$bob@pay.example names more than one receiver on this deployment", Details: field}},
 		problemtest.Case{Name: "LookupNoCurrency", Err: LookupNoCurrency(), Want: problem.Wire{Code: catalog.InvalidCurrency,
 			Message: "the receiver takes no currency", Details: field}},
-		problemtest.Case{Name: "LookupNotUma", Err: LookupNotUma("bob%x"), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
-			Message: "bob%x is not a UMA address ($name@domain)", Details: field}},
-		problemtest.Case{Name: "LookupCounterpartyRefused", Err: LookupCounterpartyRefused(errors.New("uma: payments with this provider are not allowed: evil.example is blocked")),
-			Want: problem.Wire{Code: catalog.CounterpartyNotAllowed, Message: "uma: payments with this provider are not allowed: evil.example is blocked", Details: field}},
-		problemtest.Case{Name: "LookupLnurlpFailed", Err: LookupLnurlpFailed("$bob@pay.example", cause, failure), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
+	)
+}
+
+// The refusals of a payment to another provider's UMA address are one function each,
+// whichever request meets them (the lookup names receiverUmaAddress, a quote
+// destination.umaAddress, a refund no field).
+func TestUmaRefusals(t *testing.T) {
+	failure := map[string]any{"failure": "LNURLP_FAILED", "umaCode": "INVALID_SIGNATURE"}
+	cause := errors.New("uma: the LNURLP request failed: bad signature")
+	blocked := errors.New("uma: payments with this provider are not allowed: evil.example is blocked")
+	payFailure := map[string]any{"failure": "PAY_REQUEST_FAILED"}
+	problemtest.Check(t,
+		problemtest.Case{Name: "NotUmaAddress", Err: NotUmaAddress("bob%x", FieldLookupUma), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
+			Message: "bob%x is not a UMA address ($name@domain)", Details: map[string]any{"field": "receiverUmaAddress"}}},
+		problemtest.Case{Name: "NotUmaAddress, no field", Err: NotUmaAddress("bob%x", ""), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
+			Message: "bob%x is not a UMA address ($name@domain)"}},
+		problemtest.Case{Name: "CounterpartyRefused", Err: CounterpartyRefused(blocked, "destination.umaAddress"),
+			Want: problem.Wire{Code: catalog.CounterpartyNotAllowed, Message: blocked.Error(), Details: map[string]any{"field": "destination.umaAddress"}}},
+		problemtest.Case{Name: "LnurlpFailed", Err: LnurlpFailed("$bob@pay.example", FieldLookupUma, cause, failure), Want: problem.Wire{Code: catalog.InvalidUmaAddress,
 			Message: "the UMA provider of $bob@pay.example did not answer the LNURLP request as UMA requires: uma: the LNURLP request failed: bad signature",
 			Details: map[string]any{"failure": "LNURLP_FAILED", "umaCode": "INVALID_SIGNATURE", "field": "receiverUmaAddress"}}},
+		problemtest.Case{Name: "PayRequestFailed, no field", Err: PayRequestFailed("$alice@here.example", "", errors.New("uma: the sender's provider offers no currency"), payFailure),
+			Want: problem.Wire{Code: catalog.PayreqRequestFailed,
+				Message: "the UMA provider of $alice@here.example did not answer the pay request with an invoice this service may pay: the sender's provider offers no currency",
+				Details: payFailure}},
 	)
-	if len(failure) != 2 {
-		t.Errorf("LookupLnurlpFailed changed the failure it was given: %v", failure)
+	if len(failure) != 2 || len(payFailure) != 1 {
+		t.Errorf("a refusal changed the failure it was given: %v, %v", failure, payFailure)
 	}
 }

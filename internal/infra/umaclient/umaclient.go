@@ -14,6 +14,7 @@ import (
 
 	"paycore/internal/catalog"
 	"paycore/internal/infra/netguard"
+	"paycore/internal/quote"
 	"paycore/internal/uma"
 )
 
@@ -220,4 +221,26 @@ func Failure(err, sentinel error, failure string) (details map[string]any, ok bo
 		return nil, false
 	}
 	return details, true
+}
+
+// LnurlpRefusal is the refusal of a request whose receiver's provider (of address) did not
+// answer the LNURLP request as UMA requires (quote.LnurlpFailed, naming field; "" names
+// none). The service's own failure (see Failure) is returned as it is, to be retried.
+func LnurlpRefusal(address, field string, err error) error {
+	failure, ok := Failure(err, ErrLnurlpFailed, "LNURLP_FAILED")
+	if !ok {
+		return err
+	}
+	return quote.LnurlpFailed(address, field, err, failure)
+}
+
+// PayRequestRefusal is the refusal of a payment whose receiver's provider (of address) did
+// not answer its pay request with an invoice the service may pay (quote.PayRequestFailed,
+// naming field; "" names none). The service's own failure is returned as it is.
+func PayRequestRefusal(address, field string, err error) error {
+	failure, ok := Failure(err, ErrPayRequestFailed, "PAY_REQUEST_FAILED")
+	if !ok {
+		return err
+	}
+	return quote.PayRequestFailed(address, field, err, failure)
 }
