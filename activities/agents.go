@@ -14,7 +14,6 @@ import (
 	"paycore/internal/agent"
 	"paycore/internal/agentpolicy"
 	"paycore/internal/catalog"
-	"paycore/internal/fx"
 	"paycore/internal/ids"
 	"paycore/internal/money"
 	"paycore/internal/problem"
@@ -90,11 +89,11 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 		}
 		reserved, err := agentpolicy.ToPolicyCurrency(rates, amount, from, to, now)
 		if err != nil {
-			return 0, agentpolicy.Decision{}, convertRefusal(err, currency, to.Code)
+			return 0, agentpolicy.Decision{}, agentpolicy.Uncountable(err, currency, to.Code)
 		}
 		threshold, err := policy.Threshold(rates, now)
 		if err != nil {
-			return 0, agentpolicy.Decision{}, convertRefusal(err, policy.ApprovalThresholds.Currency, to.Code)
+			return 0, agentpolicy.Decision{}, agentpolicy.Uncountable(err, policy.ApprovalThresholds.Currency, to.Code)
 		}
 		d, err := policy.Decide(u, now, agentpolicy.Action{Amount: reserved, AccountID: ids.Format(ids.InternalAccount, accountID), Threshold: threshold})
 		return reserved, d, err
@@ -104,15 +103,6 @@ func (a *Activities) SubmitAgentAction(ctx context.Context, in agent.Request) (A
 		return ActionStep{}, refusal(err)
 	}
 	return actionStep(act)
-}
-
-// convertRefusal is the refusal of an amount that cannot be expressed in the policy
-// currency (no rate between the two, or too large).
-func convertRefusal(err error, from, to string) error {
-	if errors.Is(err, fx.ErrTooLarge) || errors.Is(err, fx.ErrNegative) || errors.Is(err, fx.ErrNoRate) {
-		return problem.Field("amount", "the amount in %s cannot be counted in the policy currency %s: %v", from, to, err)
-	}
-	return err
 }
 
 // DecideAgentAction applies the platform's decision to a pending action
@@ -156,7 +146,8 @@ func (a *Activities) ExecuteAgentAction(ctx context.Context, in agent.Request) (
 		if err != nil {
 			return ActionStep{}, err
 		}
-		return a.failAction(ctx, in.ActionID, reason, problem.Wire{Code: catalog.Forbidden, Message: "the agent was paused or deleted before the action was executed"})
+		w, _ := problem.ToWire(agent.GoneBeforeExecution())
+		return a.failAction(ctx, in.ActionID, reason, w)
 	}
 	refused := a.executeAction(ctx, in, act)
 	var w problem.Wire
@@ -234,7 +225,7 @@ func (a *Activities) executeAction(ctx context.Context, in agent.Request, act db
 	} else if !db.IsNotFound(err) {
 		return fmt.Errorf("read transaction: %w", err)
 	}
-	return problem.Refuse(catalog.InvalidInput, "the transfer was refused")
+	return agent.TransferRefused()
 }
 
 // asRefusal reports whether err is a refusal of a domain rule, and puts its wire form in w.

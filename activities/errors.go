@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"paycore/db"
+	"paycore/internal/account"
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -30,11 +31,11 @@ const (
 func refusal(err error) error {
 	switch {
 	case errors.Is(err, db.ErrWalletSignatureRequired):
-		err = problem.Refuse(catalog.WalletSignatureRequired, "moving money out of an embedded wallet needs the customer's wallet signature")
+		err = account.SignatureRequired()
 	case errors.Is(err, db.ErrInsufficientFunds):
-		err = problem.FieldCode(catalog.InsufficientFunds, "amount", "the account's available balance is too low")
+		err = account.BalanceTooLow()
 	case errors.Is(err, db.ErrAccountClosed):
-		err = problem.Refuse(catalog.InvalidInput, "the internal account is closed")
+		err = account.Closed()
 	}
 	w, ok := problem.ToWire(err)
 	if !ok {

@@ -130,3 +130,17 @@ func Closed() error {
 // NotFound is the refusal of an internal account the caller's platform does not have
 // (another platform's included): 404 ACCOUNT_NOT_FOUND.
 func NotFound() error { return problem.NotFound(catalog.AccountNotFound, "internal account") }
+
+// BalanceTooLow is the ledger's refusal of a movement that would take an account's
+// available balance below zero: INSUFFICIENT_FUNDS on amount. (The payment's own rule,
+// checked first under the same lock, names the amount; the ledger refuses only when a rule
+// let it through.)
+func BalanceTooLow() error {
+	return problem.FieldCode(catalog.InsufficientFunds, "amount", "the account's available balance is too low")
+}
+
+// SignatureRequired is the ledger's refusal of money leaving an embedded wallet without
+// the customer's wallet signature bound to the payment: WALLET_SIGNATURE_REQUIRED.
+func SignatureRequired() error {
+	return problem.Refuse(catalog.WalletSignatureRequired, "moving money out of an embedded wallet needs the customer's wallet signature")
+}

@@ -17,6 +17,10 @@ func TestRefusals(t *testing.T) {
 		problemtest.Case{Name: "PlatformAccountExists", Err: PlatformAccountExists(), Want: problem.Wire{Code: catalog.Conflict, Message: "the platform already has an account of this currency and type"}},
 		problemtest.Case{Name: "NotFound", Err: NotFound(), Want: problem.Wire{Code: catalog.AccountNotFound, Message: "internal account not found"}},
 		problemtest.Case{Name: "Closed", Err: Closed(), Want: problem.Wire{Code: catalog.InvalidInput, Message: "the internal account is CLOSED and can neither receive nor send money"}},
+		problemtest.Case{Name: "BalanceTooLow", Err: BalanceTooLow(), Want: problem.Wire{Code: catalog.InsufficientFunds, Message: "the account's available balance is too low",
+			Field: "amount"}},
+		problemtest.Case{Name: "SignatureRequired", Err: SignatureRequired(), Want: problem.Wire{Code: catalog.WalletSignatureRequired,
+			Message: "moving money out of an embedded wallet needs the customer's wallet signature"}},
 	)
 }
 

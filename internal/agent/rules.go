@@ -147,3 +147,16 @@ func ErrDeviceCodeNotFound() error {
 // ErrActionNotFound is the refusal of an agent action the agent (or the platform) does not
 // have.
 func ErrActionNotFound() error { return problem.NotFound(catalog.AgentActionNotFound, "agent action") }
+
+// GoneBeforeExecution is the refusal an approved action fails with when its agent was
+// paused or deleted before it was executed: 403 FORBIDDEN.
+func GoneBeforeExecution() error {
+	return problem.Refuse(catalog.Forbidden, "the agent was paused or deleted before the action was executed")
+}
+
+// TransferRefused is the refusal of an approved transfer action whose transfer's workflow
+// ended without creating it (the transfer's own refusal could no longer be read):
+// INVALID_INPUT.
+func TransferRefused() error {
+	return problem.Refuse(catalog.InvalidInput, "the transfer was refused")
+}

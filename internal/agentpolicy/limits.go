@@ -1,6 +1,7 @@
 package agentpolicy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -203,4 +204,14 @@ func convert(rates fx.Provider, amount int64, from, to money.Currency, at time.T
 		return 0, fx.ErrTooLarge
 	}
 	return d.IntPart(), nil
+}
+
+// Uncountable is the refusal of an amount in from that cannot be counted in the policy
+// currency to (err from ToPolicyCurrency: no rate between the two, negative, or too large),
+// on amount; any other error is returned as it is.
+func Uncountable(err error, from, to string) error {
+	if errors.Is(err, fx.ErrTooLarge) || errors.Is(err, fx.ErrNegative) || errors.Is(err, fx.ErrNoRate) {
+		return problem.Field("amount", "the amount in %s cannot be counted in the policy currency %s: %v", from, to, err)
+	}
+	return err
 }

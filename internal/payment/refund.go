@@ -126,3 +126,9 @@ func (s Snapshot) refunded(out rail.Outcome) []Leg {
 	}
 	return append([]Leg{leg}, railFee(s.Currency, out)...)
 }
+
+// RefundUnaffordable is the refusal of a refund the receiving account cannot pay back:
+// its available balance is below the amount to refund (INSUFFICIENT_FUNDS).
+func RefundUnaffordable() error {
+	return problem.Refuse(catalog.InsufficientFunds, "the account's available balance is below the amount to refund")
+}
