@@ -16,6 +16,7 @@ import (
 	"paycore/db/view"
 	"paycore/internal/ids"
 	"paycore/internal/ownership"
+	"paycore/internal/sandbox"
 	"paycore/internal/walletsig/jsinterop"
 	"paycore/workflows"
 )
@@ -31,10 +32,16 @@ type ownershipWorld struct {
 // key is returned (hex); extra fields go into accountInfo.
 func (w ownershipWorld) wallet(ownershipType string, extra map[string]any) (view.ExternalAccount, string) {
 	w.t.Helper()
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	priv := hex.EncodeToString(key)
-	info := map[string]any{"accountType": "BASE_WALLET", "address": w.js.Sign("evm", "", "address", priv).Address}
+	// A random address ends in a sandbox magic suffix now and then ("002": the payment
+	// fails); draw again until it does not.
+	var priv, address string
+	for address == "" || !sandbox.Ordinary(address) {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		priv = hex.EncodeToString(key)
+		address = w.js.Sign("evm", "", "address", priv).Address
+	}
+	info := map[string]any{"accountType": "BASE_WALLET", "address": address}
 	for k, v := range extra {
 		info[k] = v
 	}

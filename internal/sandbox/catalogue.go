@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"paycore/internal/banking"
 	"paycore/internal/catalog"
 )
 
@@ -157,4 +159,18 @@ func FormatDelay(d time.Duration) string {
 		return fmt.Sprintf("%d s", d/time.Second)
 	}
 	return d.String()
+}
+
+// Ordinary reports whether no magic value of the sandbox treats identifier (an account
+// number, a wallet address) specially: its suffix is none of the transfers', quotes' or
+// beneficiary checks', and it does not end in the liveness check's "dead". Tests that make
+// random identifiers draw again until one is ordinary.
+func Ordinary(identifier string) bool {
+	suffix := banking.SandboxSuffix(identifier)
+	for _, set := range [][]string{TransferSuffixes(), QuoteSuffixes(), BeneficiarySuffixes()} {
+		if slices.Contains(set, suffix) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(strings.ToLower(identifier), LivenessDead)
 }

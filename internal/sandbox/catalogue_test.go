@@ -78,3 +78,25 @@ func TestRulesDescribeOutcomes(t *testing.T) {
 		t.Errorf("funding rule: %s", FundingRule())
 	}
 }
+
+// An identifier is ordinary unless some magic value of the sandbox names it: every suffix
+// of every list, and the liveness check's "dead", in any case.
+func TestOrdinary(t *testing.T) {
+	for _, set := range [][]string{TransferSuffixes(), QuoteSuffixes(), BeneficiarySuffixes()} {
+		for _, s := range set {
+			if Ordinary("0x4a7c0000000000000000000000000000000" + s) {
+				t.Errorf("an address ending in %s is ordinary", s)
+			}
+		}
+	}
+	for _, id := range []string{"0x71C7656EC7ab88b098defB751B7401B5f6d8DEAD", "0x71c7656ec7ab88b098defb751b7401b5f6d8dead"} {
+		if Ordinary(id) {
+			t.Errorf("%s is ordinary", id)
+		}
+	}
+	for _, id := range []string{"0x71C7656EC7ab88b098defB751B7401B5f6d8976F", "000000000999", "$bob@pay.example"} {
+		if !Ordinary(id) {
+			t.Errorf("%s is not ordinary", id)
+		}
+	}
+}
