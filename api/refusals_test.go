@@ -2,13 +2,9 @@ package api_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"paycore/internal/problem/problemtest"
@@ -51,26 +47,9 @@ func TestNoDomainRefusalsInAPI(t *testing.T) {
 		}
 	}
 	used := map[string]bool{}
-	var found []string
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		if problemtest.Generated(f) {
-			return nil
-		}
-		found = append(found, domainCodesIn(fset, f, codes, used)...)
-		return nil
+	found := problemtest.HandWritten(t, ".", func(fset *token.FileSet, f *ast.File) []string {
+		return domainCodesIn(fset, f, codes, used)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("%s: a domain rule's refusal; build it in the domain package that owns the rule and return it", f)
 	}

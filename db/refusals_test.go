@@ -2,13 +2,9 @@ package db_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"paycore/internal/problem/problemtest"
@@ -29,26 +25,9 @@ func TestNoRefusalsInDB(t *testing.T) {
 	if len(builders) == 0 || len(codes) == 0 {
 		t.Fatalf("found %d refusal builders in problem and %d codes in catalog; the scan is broken", len(builders), len(codes))
 	}
-	var found []string
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		if problemtest.Generated(f) {
-			return nil
-		}
-		found = append(found, refusalsIn(fset, f, builders, codes)...)
-		return nil
+	found := problemtest.HandWritten(t, ".", func(fset *token.FileSet, f *ast.File) []string {
+		return refusalsIn(fset, f, builders, codes)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("%s: a refusal is the domain's; call the domain package's function instead", f)
 	}

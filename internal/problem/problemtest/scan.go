@@ -4,8 +4,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -127,4 +129,31 @@ func typeName(e ast.Expr) string {
 		return id.Name
 	}
 	return ""
+}
+
+// HandWritten parses every hand-written, non-test Go file under root (generated ones
+// aside), lets find list what it finds in each, and returns the findings sorted: the walk
+// every refusal guard makes.
+func HandWritten(t testing.TB, root string, find func(fset *token.FileSet, f *ast.File) []string) []string {
+	t.Helper()
+	var found []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if !Generated(f) {
+			found = append(found, find(fset, f)...)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(found)
+	return found
 }
