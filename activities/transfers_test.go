@@ -111,7 +111,7 @@ func (f *fixture) transferPlatform(t *testing.T) db.Platform {
 
 func (f *fixture) ledger(t *testing.T, id uuid.UUID) (balance, held int64, status string) {
 	t.Helper()
-	err := f.pool.QueryRow(context.Background(), `SELECT l.balance, l.held, coalesce(a.status, '') FROM ledger_accounts l
+	err := f.pool.QueryRow(context.Background(), `SELECT l.balance, l.held, coalesce(a.status, '') FROM ledger_balances l
 		LEFT JOIN internal_accounts a ON a.id = l.id WHERE l.id = $1`, id).Scan(&balance, &held, &status)
 	if err != nil {
 		t.Fatal(err)

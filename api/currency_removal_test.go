@@ -98,8 +98,8 @@ func TestCurrencyRemovalRacesFunding(t *testing.T) {
 	}
 	var stranded, unbalanced int
 	if err := e.pool.QueryRow(context.Background(), `SELECT
-		(SELECT count(*) FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id WHERE a.status = 'CLOSED' AND (l.balance <> 0 OR l.held <> 0)),
-		(SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&stranded, &unbalanced); err != nil {
+		(SELECT count(*) FROM internal_accounts a JOIN ledger_balances l ON l.id = a.id WHERE a.status = 'CLOSED' AND (l.balance <> 0 OR l.held <> 0)),
+		(SELECT count(*) FROM (SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&stranded, &unbalanced); err != nil {
 		t.Fatal(err)
 	}
 	if stranded != 0 || unbalanced != 0 {

@@ -71,7 +71,7 @@ func TestSandboxFundingAndTransactions(t *testing.T) {
 		t.Fatalf("balance %+v", a.Balance)
 	}
 	var sum int64
-	_ = e.pool.QueryRow(t.Context(), "SELECT sum(balance) FROM ledger_accounts WHERE currency = 'USD'").Scan(&sum)
+	_ = e.pool.QueryRow(t.Context(), "SELECT sum(balance) FROM ledger_balances WHERE currency = 'USD'").Scan(&sum)
 	if sum != 0 {
 		t.Fatalf("USD ledger sums to %d", sum)
 	}

@@ -22,7 +22,7 @@ import (
 // account never receives, holds or sends money.
 var ErrAccountClosed = errors.New("the internal account is closed")
 
-// internalAccountLock locks an internal account's ledger row (FOR UPDATE, the lock every
+// internalAccountLock locks an internal account's ledger row (FOR NO KEY UPDATE, the lock every
 // posting takes, see LedgerApply) and then reads the account with its status, balance and
 // held amount. A status change happens only under the same lock (InternalAccountClose),
 // so what the caller reads stays true until its transaction ends: an incoming transfer
@@ -32,7 +32,7 @@ var ErrAccountClosed = errors.New("the internal account is closed")
 // data committed when it starts, so reading the status in the locking statement could
 // return the status from before a close that committed while this one waited for the lock.
 func internalAccountLock(ctx context.Context, q *queries, platformID, id uuid.UUID) (InternalAccountGetRow, error) {
-	rows, err := q.LedgerAccountsLock(ctx, []uuid.UUID{id})
+	rows, err := q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: []uuid.UUID{id}})
 	if err != nil {
 		return InternalAccountGetRow{}, fmt.Errorf("lock ledger account: %w", err)
 	}

@@ -56,7 +56,7 @@ func closeAccount(pool *pgxpool.Pool, p, id uuid.UUID) error {
 
 func accountState(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) (status string, balance, held int64) {
 	t.Helper()
-	err := pool.QueryRow(context.Background(), `SELECT a.status, l.balance, l.held FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id
+	err := pool.QueryRow(context.Background(), `SELECT a.status, l.balance, l.held FROM internal_accounts a JOIN ledger_balances l ON l.id = a.id
 		WHERE a.id = $1`, id).Scan(&status, &balance, &held)
 	if err != nil {
 		t.Fatal(err)

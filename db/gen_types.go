@@ -140,8 +140,12 @@ type (
 	LedgerAccount                         = gen.LedgerAccount
 	LedgerAccountApplyParams              = gen.LedgerAccountApplyParams
 	LedgerAccountCreateParams             = gen.LedgerAccountCreateParams
+	LedgerAccountsLockParams              = gen.LedgerAccountsLockParams
+	LedgerBalance                         = gen.LedgerBalance
+	LedgerEntriesCreateParams             = gen.LedgerEntriesCreateParams
 	LedgerEntry                           = gen.LedgerEntry
-	LedgerEntryCreateParams               = gen.LedgerEntryCreateParams
+	LedgerHousePostParams                 = gen.LedgerHousePostParams
+	LedgerHousePosting                    = gen.LedgerHousePosting
 	LedgerSumByCurrencyRow                = gen.LedgerSumByCurrencyRow
 	LedgerSystemAccountEnsureParams       = gen.LedgerSystemAccountEnsureParams
 	LedgerSystemAccountGetParams          = gen.LedgerSystemAccountGetParams

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/internal/catalog"
 	"paycore/internal/ids"
@@ -44,73 +45,17 @@ type Move struct {
 // Accounts are locked in id order (no deadlocks between concurrent movements), checked
 // for currency, no internal account may end with a negative available balance, and no
 // move may touch a CLOSED internal account (ErrAccountClosed, returned before anything is
-// written, so the caller's transaction stays usable).
+// written, so the caller's transaction stays usable). A move that changes only a house
+// account's balance takes no lock: it is appended (see postLeg).
 func LedgerApply(ctx context.Context, d DBTX, txID uuid.UUID, currency string, moves []Move) error {
 	q := newQueries(d)
 	_, err := ledgerApplyAccounts(ctx, q, txID, currency, moves)
 	return err
 }
 
-// ledgerApplyAccounts is LedgerApply returning the accounts as they are afterwards.
+// ledgerApplyAccounts is LedgerApply returning the locked accounts as they are afterwards.
 func ledgerApplyAccounts(ctx context.Context, q *queries, txID uuid.UUID, currency string, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
-	var sum int64
-	ids := make([]uuid.UUID, 0, len(moves))
-	for _, m := range moves {
-		sum += m.Amount
-		ids = append(ids, m.Account)
-	}
-	if sum != 0 {
-		return nil, fmt.Errorf("unbalanced postings for %s: sum %d", txID, sum)
-	}
-	rows, err := q.LedgerAccountsLock(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("lock ledger accounts: %w", err)
-	}
-	byID := make(map[uuid.UUID]LedgerAccount, len(rows))
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	// Statuses are read after the locks are granted, in their own statement: an account
-	// closed by a transaction that committed while this one waited is seen as CLOSED.
-	checks, err := q.InternalAccountPostingChecks(ctx, InternalAccountPostingChecksParams{Ids: ids, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
-	if err != nil {
-		return nil, fmt.Errorf("read internal account statuses: %w", err)
-	}
-	if err := postingAllowed(checks, moves); err != nil {
-		return nil, err
-	}
-	for _, m := range moves {
-		a, ok := byID[m.Account]
-		if !ok {
-			return nil, fmt.Errorf("ledger account %s: %w", m.Account, ErrNotFound)
-		}
-		if a.Currency != currency {
-			return nil, fmt.Errorf("ledger account %s holds %s, not %s", a.ID, a.Currency, currency)
-		}
-		a.Balance += m.Amount
-		a.Held += m.Held
-		if a.Held < 0 {
-			return nil, fmt.Errorf("ledger account %s: releasing more than is held", a.ID)
-		}
-		if a.Kind == KindInternal && a.Balance-a.Held < 0 {
-			return nil, ErrInsufficientFunds
-		}
-		byID[m.Account] = a
-	}
-	for _, m := range moves {
-		if m.Amount != 0 {
-			if err := q.LedgerEntryCreate(ctx, LedgerEntryCreateParams{TransactionID: txID, AccountID: m.Account, Amount: m.Amount, Currency: currency}); err != nil {
-				return nil, fmt.Errorf("post ledger entry: %w", err)
-			}
-		}
-		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
-			if ConstraintViolated(err, ConstraintAvailableNonNegative) {
-				return nil, ErrInsufficientFunds
-			}
-			return nil, fmt.Errorf("apply ledger move: %w", err)
-		}
-	}
-	return byID, nil
+	return ledgerApplyLegs(ctx, q, txID, []Leg{{Currency: currency, Moves: moves}})
 }
 
 // Leg is one currency's moves of a transaction that posts in several currencies (a
@@ -120,30 +65,131 @@ type Leg struct {
 	Moves    []Move
 }
 
-// ledgerApplyLegs applies the legs of transaction txID, each like LedgerApply (balanced in
-// its currency), after locking every account of every leg at once in id order, so that
-// conversions in opposite directions never deadlock. It returns the accounts afterwards.
+// ledgerApplyLegs applies the legs of transaction txID, each balanced in its currency,
+// after locking what every leg must lock at once in id order, so that conversions in
+// opposite directions never deadlock. It returns the locked accounts afterwards: the
+// internal accounts and those whose held part changed; a house account whose balance
+// alone changed is neither locked nor returned.
 func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg) (map[uuid.UUID]LedgerAccount, error) {
-	var all []uuid.UUID
+	var all []Move
 	for _, l := range legs {
+		var sum int64
 		for _, m := range l.Moves {
-			all = append(all, m.Account)
+			sum += m.Amount
 		}
+		if sum != 0 {
+			return nil, fmt.Errorf("unbalanced postings for %s in %s: sum %d", txID, l.Currency, sum)
+		}
+		all = append(all, l.Moves...)
 	}
-	if _, err := q.LedgerAccountsLock(ctx, all); err != nil {
-		return nil, fmt.Errorf("lock ledger accounts: %w", err)
+	locked, err := lockMoves(ctx, q, txID, all)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[uuid.UUID]LedgerAccount, len(all))
 	for _, l := range legs {
-		after, err := ledgerApplyAccounts(ctx, q, txID, l.Currency, l.Moves)
-		if err != nil {
+		if err := postLeg(ctx, q, txID, l, locked); err != nil {
 			return nil, err
 		}
-		for id, a := range after {
-			out[id] = a
+	}
+	return locked, nil
+}
+
+// lockMoves locks, in id order, the accounts moves must lock (LedgerAccountsLock: internal
+// accounts and those whose held part changes) and refuses the moves a locked internal
+// account does not allow (postingAllowed), before anything is written.
+func lockMoves(ctx context.Context, q *queries, txID uuid.UUID, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
+	ids := make([]uuid.UUID, 0, len(moves))
+	var held []uuid.UUID
+	for _, m := range moves {
+		ids = append(ids, m.Account)
+		if m.Held != 0 {
+			held = append(held, m.Account)
 		}
 	}
-	return out, nil
+	rows, err := q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: ids, HeldIds: held})
+	if err != nil {
+		return nil, fmt.Errorf("lock ledger accounts: %w", err)
+	}
+	locked := make(map[uuid.UUID]LedgerAccount, len(rows))
+	lockedIDs := make([]uuid.UUID, 0, len(rows))
+	for _, r := range rows {
+		locked[r.ID] = r
+		lockedIDs = append(lockedIDs, r.ID)
+	}
+	// Statuses are read after the locks are granted, in their own statement: an account
+	// closed by a transaction that committed while this one waited is seen as CLOSED.
+	checks, err := q.InternalAccountPostingChecks(ctx, InternalAccountPostingChecksParams{Ids: lockedIDs, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}})
+	if err != nil {
+		return nil, fmt.Errorf("read internal account statuses: %w", err)
+	}
+	if err := postingAllowed(checks, moves); err != nil {
+		return nil, err
+	}
+	return locked, nil
+}
+
+// postLeg posts leg l of transaction txID: the moves on the house accounts that were not
+// locked (an account lockMoves did not return) appended to ledger_house_postings in one
+// statement that takes no lock on them, its ledger entries in one statement, and each
+// locked account's balance and held part checked and updated. Every move on an
+// internal account is among the locked ones, so the available balance of each is checked
+// under its lock; a house account may go negative and needs no check.
+func postLeg(ctx context.Context, q *queries, txID uuid.UUID, l Leg, locked map[uuid.UUID]LedgerAccount) error {
+	var entryAccounts, houseAccounts []uuid.UUID
+	var entryAmounts, houseAmounts []int64
+	for _, m := range l.Moves {
+		if m.Amount != 0 {
+			entryAccounts, entryAmounts = append(entryAccounts, m.Account), append(entryAmounts, m.Amount)
+		}
+		a, ok := locked[m.Account]
+		if !ok && m.Held != 0 {
+			return fmt.Errorf("ledger account %s: %w", m.Account, ErrNotFound)
+		}
+		if !ok {
+			if m.Amount != 0 {
+				houseAccounts, houseAmounts = append(houseAccounts, m.Account), append(houseAmounts, m.Amount)
+			}
+			continue
+		}
+		if a.Currency != l.Currency {
+			return fmt.Errorf("ledger account %s holds %s, not %s", a.ID, a.Currency, l.Currency)
+		}
+		a.Balance += m.Amount
+		a.Held += m.Held
+		if a.Held < 0 {
+			return fmt.Errorf("ledger account %s: releasing more than is held", a.ID)
+		}
+		if a.Kind == KindInternal && a.Balance-a.Held < 0 {
+			return ErrInsufficientFunds
+		}
+		locked[m.Account] = a
+	}
+	if len(houseAccounts) > 0 {
+		n, err := q.LedgerHousePost(ctx, LedgerHousePostParams{Currency: l.Currency, AccountIds: houseAccounts, Amounts: houseAmounts})
+		if err != nil {
+			return fmt.Errorf("append house postings: %w", err)
+		}
+		if n != int64(len(houseAccounts)) {
+			return fmt.Errorf("post %s for %s: %d of the accounts %v are not house accounts in that currency: %w", l.Currency, txID, int64(len(houseAccounts))-n, houseAccounts, ErrNotFound)
+		}
+	}
+	if len(entryAccounts) > 0 {
+		if err := q.LedgerEntriesCreate(ctx, LedgerEntriesCreateParams{TransactionID: txID, Currency: l.Currency, AccountIds: entryAccounts, Amounts: entryAmounts}); err != nil {
+			return fmt.Errorf("post ledger entries: %w", err)
+		}
+	}
+	for _, m := range l.Moves {
+		if _, ok := locked[m.Account]; !ok {
+			continue
+		}
+		if err := q.LedgerAccountApply(ctx, LedgerAccountApplyParams{ID: m.Account, Delta: m.Amount, HeldDelta: m.Held}); err != nil {
+			if ConstraintViolated(err, ConstraintAvailableNonNegative) {
+				return ErrInsufficientFunds
+			}
+			return fmt.Errorf("apply ledger move: %w", err)
+		}
+	}
+	return nil
 }
 
 // holdFunds holds an outgoing payment's amount on its internal account (a transfer out's,
@@ -257,4 +303,26 @@ func authorizeWalletDebit(ctx context.Context, q *queries, signedRequestID, acco
 		return ErrWalletSignatureRequired
 	}
 	return nil
+}
+
+// LedgerHouseRollUp folds the postings appended to house accounts (migration 0057) into
+// their balances, each account in its own short transaction (one row lock at a time, so it
+// never deadlocks with a posting), and returns how many postings it folded. A house
+// account's balance, read through ledger_balances, is the same before and after in every
+// snapshot. Postings committed while it runs are left for the next run; two runs at once
+// fold each posting once (the second finds the rows deleted).
+func LedgerHouseRollUp(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	accounts, err := newQueries(pool).LedgerHouseAccountsPending(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("find house accounts to roll up: %w", err)
+	}
+	var folded int64
+	for _, id := range accounts {
+		n, err := newQueries(pool).LedgerHouseRollUp(ctx, id)
+		if err != nil {
+			return folded, fmt.Errorf("roll up house account %s: %w", id, err)
+		}
+		folded += n
+	}
+	return folded, nil
 }

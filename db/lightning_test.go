@@ -26,7 +26,7 @@ func btcAccount(t *testing.T, pool *pgxpool.Pool, p uuid.UUID) uuid.UUID {
 func systemBalance(t *testing.T, pool *pgxpool.Pool, p uuid.UUID, kind string) int64 {
 	t.Helper()
 	var b int64
-	if err := pool.QueryRow(context.Background(), `SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE platform_id = $1 AND kind = $2 AND currency = 'BTC'`,
+	if err := pool.QueryRow(context.Background(), `SELECT coalesce(sum(balance), 0) FROM ledger_balances WHERE platform_id = $1 AND kind = $2 AND currency = 'BTC'`,
 		p, kind).Scan(&b); err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.
 		// creation against a close of the account (either the close comes first and the
 		// status read next is CLOSED, or it comes after and sees this transaction) and
 		// against another attempt at the same transfer, which is looked for under it.
-		if _, err := q.LedgerAccountsLock(ctx, []uuid.UUID{r.InternalAccountID}); err != nil {
+		if _, err := q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: []uuid.UUID{r.InternalAccountID}}); err != nil {
 			return false, fmt.Errorf("lock ledger account: %w", err)
 		}
 		t, found, err := earlierTransaction(ctx, q, r.TransactionID)

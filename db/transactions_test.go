@@ -39,7 +39,7 @@ func (w *actionWorld) incomingRequest(t *testing.T, amount int64) incoming.Reque
 func (w *actionWorld) balance(t *testing.T) int64 {
 	t.Helper()
 	var b int64
-	if err := w.pool.QueryRow(context.Background(), "SELECT balance FROM ledger_accounts WHERE id = $1", w.account).Scan(&b); err != nil {
+	if err := w.pool.QueryRow(context.Background(), "SELECT balance FROM ledger_balances WHERE id = $1", w.account).Scan(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b

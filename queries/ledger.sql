@@ -12,12 +12,56 @@ ON CONFLICT (platform_id, currency, kind) WHERE kind <> 'INTERNAL' DO NOTHING;
 SELECT * FROM ledger_accounts WHERE platform_id = $1 AND currency = $2 AND kind = $3;
 
 -- name: LedgerAccountsLock :many
--- Locks accounts in id order so concurrent postings never deadlock.
-SELECT * FROM ledger_accounts WHERE id = ANY(@ids::uuid[]) ORDER BY id FOR UPDATE;
+-- Locks, in id order so that concurrent postings never deadlock, the accounts among ids a
+-- posting must lock: every INTERNAL account (its available balance is checked) and those in
+-- held_ids (their held part changes). A house account whose balance alone changes is left
+-- unlocked and unread: its posting is appended (LedgerHousePost). FOR NO KEY UPDATE: it
+-- excludes every other posting's lock, and the foreign-key checks of concurrent ledger
+-- entries (KEY SHARE) do not wait for it.
+SELECT * FROM ledger_accounts
+WHERE id = ANY(@ids::uuid[]) AND (kind = 'INTERNAL' OR id = ANY(@held_ids::uuid[]))
+ORDER BY id FOR NO KEY UPDATE;
 
--- name: LedgerEntryCreate :exec
+-- name: LedgerEntriesCreate :exec
+-- Posts a transaction's entries in one currency, one per account_ids[i] and amounts[i].
 INSERT INTO ledger_entries (transaction_id, account_id, amount, currency)
-VALUES ($1, $2, $3, $4);
+SELECT @transaction_id::uuid, unnest(@account_ids::uuid[]), unnest(@amounts::bigint[]), @currency::text;
+
+-- name: LedgerHousePost :one
+-- Appends the postings amounts[i] to the house accounts account_ids[i] without locking
+-- them (migration 0057), and returns how many it appended: only to house accounts of
+-- currency, so a caller that gets fewer than it asked for named another account.
+WITH posted AS (
+    INSERT INTO ledger_house_postings (account_id, amount)
+    SELECT e.account_id, e.amount
+    FROM (SELECT unnest(@account_ids::uuid[]) AS account_id, unnest(@amounts::bigint[]) AS amount) e
+    JOIN ledger_accounts a ON a.id = e.account_id
+    WHERE a.kind <> 'INTERNAL' AND a.currency = @currency::text
+    RETURNING 1
+)
+SELECT count(*) FROM posted;
+
+-- name: LedgerHouseAccountsPending :many
+-- The house accounts with appended postings not yet rolled up.
+SELECT a.id FROM ledger_accounts a
+WHERE a.kind <> 'INTERNAL' AND EXISTS (SELECT 1 FROM ledger_house_postings p WHERE p.account_id = a.id)
+ORDER BY a.id;
+
+-- name: LedgerHouseRollUp :one
+-- Folds the postings appended to house account id into its balance and returns how many it
+-- folded: the deleted rows and their sum change places at once, so its balance (the row's
+-- plus its postings) is the same before and after in every snapshot. Postings committed
+-- while it runs are left for the next roll-up.
+WITH folded AS (
+    DELETE FROM ledger_house_postings WHERE account_id = @id RETURNING amount
+), total AS (
+    SELECT count(*) AS n, coalesce(sum(amount), 0)::bigint AS amount FROM folded
+), rolled AS (
+    UPDATE ledger_accounts a SET balance = a.balance + t.amount, updated_at = now()
+    FROM total t WHERE a.id = @id AND t.n > 0
+    RETURNING a.id
+)
+SELECT n FROM total;
 
 -- name: LedgerAccountApply :exec
 -- Applies a posting (balance) and a hold change (held) to one locked account.
@@ -25,7 +69,7 @@ UPDATE ledger_accounts SET balance = balance + @delta, held = held + @held_delta
 WHERE id = @id;
 
 -- name: LedgerSumByCurrency :many
-SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM ledger_accounts GROUP BY currency ORDER BY currency;
+SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM ledger_balances GROUP BY currency ORDER BY currency;
 
 -- name: LedgerAvailable :one
 -- An account's available balance (its balance less what is held), as last committed.

@@ -18,7 +18,7 @@ UPDATE lightning_invoices SET unapplied_at = $2 WHERE payment_hash = $1 AND tran
 -- name: LightningUnappliedSats :one
 -- What every platform's UNAPPLIED accounts hold in BTC: payments received for accounts that
 -- were closed, waiting for an operator.
-SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'UNAPPLIED' AND currency = 'BTC';
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'UNAPPLIED' AND currency = 'BTC';
 
 -- name: LightningInvoiceCredited :exec
 UPDATE lightning_invoices SET transaction_id = $2 WHERE payment_hash = $1 AND transaction_id IS NULL;
@@ -42,7 +42,7 @@ LIMIT sqlc.arg(row_limit);
 -- name: LightningLedgerBalance :one
 -- What the LIGHTNING accounts of every platform say, in satoshis: what left the node less
 -- what came in.
-SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'LIGHTNING' AND currency = 'BTC';
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'LIGHTNING' AND currency = 'BTC';
 
 -- name: LightningBaseline :one
 SELECT * FROM lightning_reconciliation_baselines WHERE node_pubkey = $1;

@@ -13,8 +13,8 @@ import (
 )
 
 // Janitor deletes expired idempotency records and ended rate-limit windows, compacts the
-// list counts, and (with Metrics) counts the stuck payments and the webhook backlog
-// periodically.
+// list counts, rolls the house accounts' appended postings up into their balances, and
+// (with Metrics) counts the stuck payments and the webhook backlog periodically.
 type Janitor struct {
 	Pool     *pgxpool.Pool
 	Logger   *slog.Logger
@@ -23,6 +23,10 @@ type Janitor struct {
 	// below refreshed; default 1 minute. Counts read the deltas written since, so this
 	// bounds their number.
 	CountsInterval time.Duration
+	// HouseInterval is how often the postings appended to house accounts are rolled up into
+	// their balances (db.LedgerHouseRollUp); default 5 seconds. Balances read the postings
+	// appended since, so this bounds their number.
+	HouseInterval time.Duration
 	// Metrics, when set, receives the stuck-payment and webhook-backlog gauges.
 	Metrics *metrics.Metrics
 	// StuckAfter is how long an open transaction (CREATED, PENDING, PROCESSING) may go
@@ -44,10 +48,16 @@ func (j *Janitor) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(j.Interval)
 	defer t.Stop()
+	if j.HouseInterval <= 0 {
+		j.HouseInterval = 5 * time.Second
+	}
 	counts := time.NewTicker(j.CountsInterval)
 	defer counts.Stop()
+	house := time.NewTicker(j.HouseInterval)
+	defer house.Stop()
 	j.deleteExpired(ctx)
 	j.compactCounts(ctx)
+	j.rollUpHouse(ctx)
 	j.updateGauges(ctx)
 	for {
 		select {
@@ -58,6 +68,8 @@ func (j *Janitor) Run(ctx context.Context) {
 		case <-counts.C:
 			j.compactCounts(ctx)
 			j.updateGauges(ctx)
+		case <-house.C:
+			j.rollUpHouse(ctx)
 		}
 	}
 }
@@ -83,6 +95,15 @@ func (j *Janitor) compactCounts(ctx context.Context) {
 		j.Logger.Warn("janitor: compact list counts", "error", err)
 	} else if n > 0 {
 		j.Logger.Debug("janitor: compacted list counts", "rows", n)
+	}
+}
+
+func (j *Janitor) rollUpHouse(ctx context.Context) {
+	n, err := db.LedgerHouseRollUp(ctx, j.Pool)
+	if err != nil && ctx.Err() == nil {
+		j.Logger.Warn("janitor: roll up house accounts", "error", err)
+	} else if n > 0 {
+		j.Logger.Debug("janitor: rolled up house postings", "postings", n)
 	}
 }
 

@@ -59,8 +59,8 @@ func checkNothingStranded(t *testing.T, s *stack) {
 	})
 	var stranded, unbalanced, creditedClosed int
 	err := s.app.pool.QueryRow(context.Background(), `SELECT
-		(SELECT count(*) FROM internal_accounts a JOIN ledger_accounts l ON l.id = a.id WHERE a.status = 'CLOSED' AND (l.balance <> 0 OR l.held <> 0)),
-		(SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x),
+		(SELECT count(*) FROM internal_accounts a JOIN ledger_balances l ON l.id = a.id WHERE a.status = 'CLOSED' AND (l.balance <> 0 OR l.held <> 0)),
+		(SELECT count(*) FROM (SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0) x),
 		(SELECT count(*) FROM ledger_entries e JOIN internal_accounts a ON a.id = e.account_id
 		   WHERE a.status = 'CLOSED' AND e.created_at > a.updated_at)`).Scan(&stranded, &unbalanced, &creditedClosed)
 	if err != nil {

@@ -68,8 +68,8 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 			}
 			var negative, unbalanced int
 			err := s.app.pool.QueryRow(context.Background(), `
-				SELECT (SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND (balance - held < 0 OR balance < 0 OR held < 0)),
-				       (SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&negative, &unbalanced)
+				SELECT (SELECT count(*) FROM ledger_balances WHERE kind = 'INTERNAL' AND (balance - held < 0 OR balance < 0 OR held < 0)),
+				       (SELECT count(*) FROM (SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&negative, &unbalanced)
 			if err == nil {
 				samples.Add(1)
 				if negative > 0 || unbalanced > 0 {
@@ -171,7 +171,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	// Final state: balanced, no holds, every balance equal to its postings and to the
 	// sum of its completed movements.
 	var held, sum int64
-	if err := s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(held),0), coalesce(sum(balance),0) FROM ledger_accounts").Scan(&held, &sum); err != nil {
+	if err := s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(held),0), coalesce(sum(balance),0) FROM ledger_balances").Scan(&held, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if held != 0 || sum != 0 {
@@ -179,7 +179,7 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	}
 	var mismatched int
 	if err := s.app.pool.QueryRow(context.Background(), `
-		SELECT count(*) FROM ledger_accounts a
+		SELECT count(*) FROM ledger_balances a
 		WHERE a.balance <> coalesce((SELECT sum(amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)`).Scan(&mismatched); err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +196,9 @@ func TestConservationUnderConcurrentLoad(t *testing.T) {
 	var usdIn, usdHeld, eurOut, eurPaid int64
 	if err := s.app.pool.QueryRow(context.Background(), `
 		SELECT (SELECT coalesce(sum(amount), 0) FROM transactions WHERE kind = 'QUOTE' AND (status = 'COMPLETED' OR refund_status = 'FAILED')),
-		       (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind IN ('FX', 'FEES') AND currency = 'USD'),
+		       (SELECT coalesce(sum(balance), 0) FROM ledger_balances WHERE kind IN ('FX', 'FEES') AND currency = 'USD'),
 		       (SELECT coalesce(sum(receiving_amount), 0) FROM transactions WHERE kind = 'QUOTE' AND (status = 'COMPLETED' OR refund_status = 'FAILED')),
-		       (SELECT coalesce(-sum(balance), 0) FROM ledger_accounts WHERE kind = 'FX' AND currency = 'EUR')`).Scan(&usdIn, &usdHeld, &eurOut, &eurPaid); err != nil {
+		       (SELECT coalesce(-sum(balance), 0) FROM ledger_balances WHERE kind = 'FX' AND currency = 'EUR')`).Scan(&usdIn, &usdHeld, &eurOut, &eurPaid); err != nil {
 		t.Fatal(err)
 	}
 	if usdIn != usdHeld || eurOut != eurPaid || usdIn == 0 {

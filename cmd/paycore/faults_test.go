@@ -346,8 +346,8 @@ func (d *faultDeployment) monitor() (stop func() (samples, violations int64, las
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			var negative, unbalanced int
 			err := d.pool.QueryRow(ctx, `
-				SELECT (SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND (balance - held < 0 OR balance < 0 OR held < 0)),
-				       (SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&negative, &unbalanced)
+				SELECT (SELECT count(*) FROM ledger_balances WHERE kind = 'INTERNAL' AND (balance - held < 0 OR balance < 0 OR held < 0)),
+				       (SELECT count(*) FROM (SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0) x)`).Scan(&negative, &unbalanced)
 			cancel()
 			if err == nil {
 				samples++
@@ -569,18 +569,18 @@ func (d *faultDeployment) checkMoney(t *testing.T, b *faultBank) {
 	var mismatched int
 	if err := d.pool.QueryRow(context.Background(), `
 		SELECT coalesce(sum(held), 0),
-		       (SELECT count(*) FROM ledger_accounts a WHERE a.balance <> coalesce((SELECT sum(amount) FROM ledger_entries e WHERE e.account_id = a.id), 0))
+		       (SELECT count(*) FROM ledger_balances a WHERE a.balance <> coalesce((SELECT sum(amount) FROM ledger_entries e WHERE e.account_id = a.id), 0))
 		FROM ledger_accounts`).Scan(&held, &mismatched); err != nil {
 		t.Fatal(err)
 	}
-	unbalanced := queryStrings(t, d.pool, "SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0")
+	unbalanced := queryStrings(t, d.pool, "SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0")
 	if held != 0 || len(unbalanced) > 0 || mismatched != 0 {
 		t.Fatalf("held %d, unbalanced currencies %v, %d accounts whose balance differs from their postings", held, unbalanced, mismatched)
 	}
 	for _, cu := range b.customers {
 		var balance, movements int64
 		if err := d.pool.QueryRow(context.Background(), `
-			SELECT (SELECT balance FROM ledger_accounts WHERE id = $1::uuid),
+			SELECT (SELECT balance FROM ledger_balances WHERE id = $1::uuid),
 			       (SELECT $2 + coalesce(sum(CASE WHEN type = 'INCOMING' THEN amount ELSE -amount END), 0) FROM transactions
 			        WHERE kind <> 'SANDBOX_FUNDING' AND (status = 'COMPLETED' OR refund_status = 'FAILED') AND (destination_account_id = $1::uuid OR source_account_id = $1::uuid))`,
 			bareID(cu.account), int64(funding)).Scan(&balance, &movements); err != nil {

@@ -134,7 +134,7 @@ func ledgerBTC(t *testing.T, s *stack, kind string) int64 {
 	t.Helper()
 	var sum int64
 	if err := s.app.pool.QueryRow(context.Background(),
-		`SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind = $1 AND currency = 'BTC'`, kind).Scan(&sum); err != nil {
+		`SELECT coalesce(sum(balance), 0) FROM ledger_balances WHERE kind = $1 AND currency = 'BTC'`, kind).Scan(&sum); err != nil {
 		t.Fatal(err)
 	}
 	return sum

@@ -105,7 +105,7 @@ func TestPlatformFees(t *testing.T) {
 		t.Fatalf("platform account %d, want %d + %d", got, platformBefore, q.PlatformFeesIncluded)
 	}
 	var feesAccount int64
-	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'FEES' AND platform_id = $1 AND currency = 'USD'", w.platform.ID).Scan(&feesAccount)
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'FEES' AND platform_id = $1 AND currency = 'USD'", w.platform.ID).Scan(&feesAccount)
 	if feesAccount != q.FeesIncluded-q.PlatformFeesIncluded {
 		t.Fatalf("the service's fees account holds %d, want %d", feesAccount, q.FeesIncluded-q.PlatformFeesIncluded)
 	}

@@ -46,31 +46,58 @@ func parallel(b *testing.B, n int, op func(i int) error) []time.Duration {
 	return lat
 }
 
-// quoteBench is a funded USD customer with a EUR payee, its client's own response checks
-// off (they would compete for the CPU).
-func quoteBench(b *testing.B) (*stack, *world, string) {
+// corridor is one platform's USD→EUR corridor: customers funded USD customers, each with
+// a EUR payee of its own, their client's own response checks off (they would compete for
+// the CPU).
+type corridor struct {
+	s      *stack
+	worlds []*world
+	payees []string
+}
+
+// quoteBench opens a corridor of customers customers, each funded for perCustomer quotes.
+func quoteBench(b *testing.B, customers, perCustomer int) corridor {
 	s := newStack(b, func(c *config.Config) { c.WorkerPollers = 16 })
-	w := newWorld(b, s)
-	if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+	first := newWorld(b, s)
+	if r := first.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
 		b.Fatalf("config: %d %s", r.Status, r.Body)
 	}
-	w.fund(int64(b.N)*1000 + 1000)
-	ext := w.euroAccount("001")
-	w.c.SkipValidation = true
-	return s, w, ext
+	k := corridor{s: s}
+	for i := range customers {
+		w := first
+		if i > 0 {
+			w = newWorldOn(b, s, first.c, first.platform)
+		}
+		w.fund(int64(perCustomer)*1000 + 1000)
+		k.payees = append(k.payees, w.euroAccount("001"))
+		k.worlds = append(k.worlds, w)
+	}
+	first.c.SkipValidation = true
+	return k
+}
+
+// quote creates a quote of 10.00 USD from customer i's account to its payee.
+func (k corridor) quote(i int) (view.Quote, error) {
+	var q view.Quote
+	w := k.worlds[i%len(k.worlds)]
+	r := w.quote(k.payees[i%len(k.worlds)], "SENDING", 1000)
+	if r.Status != 201 {
+		return q, fmt.Errorf("quote: %d %s", r.Status, r.Body)
+	}
+	r.Decode(w.t, &q)
+	return q, nil
 }
 
 // BenchmarkQuoteCreate measures POST /quotes (priced and persisted by the quote's
-// workflow) with 16 concurrent clients: quotes created per second and the latency.
+// workflow) with 16 concurrent clients, one customer each: quotes created per second and
+// the latency.
 func BenchmarkQuoteCreate(b *testing.B) {
-	_, w, ext := quoteBench(b)
+	k := quoteBench(b, benchClients, b.N/benchClients+1)
 	b.ResetTimer()
 	start := time.Now()
-	lat := parallel(b, b.N, func(int) error {
-		if r := w.quote(ext, "SENDING", 1000); r.Status != 201 {
-			return fmt.Errorf("quote: %d %s", r.Status, r.Body)
-		}
-		return nil
+	lat := parallel(b, b.N, func(i int) error {
+		_, err := k.quote(i)
+		return err
 	})
 	elapsed := time.Since(start)
 	b.StopTimer()
@@ -78,32 +105,50 @@ func BenchmarkQuoteCreate(b *testing.B) {
 	reportLatencyAs(b, lat, "create")
 }
 
-// BenchmarkQuoteExecute measures executing quotes created beforehand, with 16 concurrent
-// clients, until every payment is COMPLETED (converted through the FX and fees accounts
-// and paid out): payments per second, the execute call's latency, and the Temporal work
-// per quote. BenchmarkBareQuoteWorkflow runs the same shape doing nothing.
+// BenchmarkQuoteExecute measures executing quotes created beforehand on one platform's
+// USD→EUR corridor until every payment is COMPLETED (converted through the FX and fees
+// accounts and paid out), with 16 and with 64 concurrent clients, each executing its own
+// customer's quotes one after another: payments per second, the execute call's latency,
+// the Temporal work per quote, and how often the database was waiting on a ledger row lock
+// (lockWaits). BenchmarkBareQuoteWorkflow runs the same shape doing nothing.
 func BenchmarkQuoteExecute(b *testing.B) {
-	s, w, ext := quoteBench(b)
+	for _, clients := range []int{benchClients, 64} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) { quoteExecute(b, clients) })
+	}
+}
+
+func quoteExecute(b *testing.B, clients int) {
+	per := b.N/clients + 1
+	k := quoteBench(b, clients, per)
 	quotes := make([]view.Quote, b.N)
 	parallel(b, b.N, func(i int) error {
-		r := w.quote(ext, "SENDING", 1000)
-		if r.Status != 201 {
-			return fmt.Errorf("quote: %d %s", r.Status, r.Body)
-		}
-		r.Decode(b, &quotes[i])
-		return nil
+		var err error
+		quotes[i], err = k.quote(i)
+		return err
 	})
+	sampling := sampleLockWaits(k.s)
 	b.ResetTimer()
 	start := time.Now()
-	lat := parallel(b, b.N, func(i int) error {
-		if r := w.c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
-			return fmt.Errorf("execute: %d %s", r.Status, r.Body)
-		}
-		return nil
-	})
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < b.N; i += clients { // customer c's quotes, one after another
+				t0 := time.Now()
+				if r := k.worlds[0].c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
+					b.Errorf("execute: %d %s", r.Status, r.Body)
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
 	for {
 		var open int
-		_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM transactions WHERE kind = 'QUOTE' AND status <> 'COMPLETED'").Scan(&open)
+		_ = k.s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM transactions WHERE kind = 'QUOTE' AND status <> 'COMPLETED'").Scan(&open)
 		if open == 0 {
 			break
 		}
@@ -111,9 +156,67 @@ func BenchmarkQuoteExecute(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	waits := sampling()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "payments/s")
 	reportLatencyAs(b, lat, "execute")
-	countHistory(b, s, workflows.QuoteWorkflowID(uuid.MustParse(quotes[b.N-1].ID[len("Quote:"):])))
+	waits.report(b)
+	countHistory(b, k.s, workflows.QuoteWorkflowID(uuid.MustParse(quotes[b.N-1].ID[len("Quote:"):])))
+}
+
+// lockWaits counts samples of the database's backends taken while a benchmark runs:
+// samples in all, those where some backend waited on a row lock of a ledger account, and
+// those where one waited on a house account's (any kind but INTERNAL).
+type lockWaits struct{ samples, ledger, house int }
+
+func (w lockWaits) report(b *testing.B) {
+	if w.samples == 0 {
+		return
+	}
+	b.ReportMetric(float64(w.samples), "lock-samples")
+	b.ReportMetric(100*float64(w.ledger)/float64(w.samples), "ledger-lock-wait-%")
+	b.ReportMetric(100*float64(w.house)/float64(w.samples), "house-lock-wait-%")
+}
+
+// sampleLockWaits samples pg_locks every 10 ms until the function it returns is called,
+// which returns the counts. A backend waiting for a row lock holds or waits for the row's
+// tuple lock (locktype tuple, with the row's page and item), so the row it waits on is read
+// by that ctid: the version the holder locked is still visible while it has not committed.
+func sampleLockWaits(s *stack) func() lockWaits {
+	const q = `
+		SELECT count(*), count(*) FILTER (WHERE k.kind <> 'INTERNAL')
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		LEFT JOIN LATERAL (SELECT kind FROM ledger_accounts WHERE ctid = format('(%s,%s)', l.page, l.tuple)::tid) k ON true
+		WHERE l.locktype = 'tuple' AND a.wait_event_type = 'Lock'
+		  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND l.relation = 'ledger_accounts'::regclass`
+	var w lockWaits
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			var ledger, house int
+			if err := s.app.pool.QueryRow(context.Background(), q).Scan(&ledger, &house); err != nil {
+				continue
+			}
+			w.samples++
+			if ledger > 0 {
+				w.ledger++
+			}
+			if house > 0 {
+				w.house++
+			}
+		}
+	}()
+	return func() lockWaits {
+		close(stop)
+		<-done
+		return w
+	}
 }
 
 // BareQuote is the quote's shape with nothing inside: a create update running one local

@@ -107,7 +107,7 @@ func (w *world) events(txID string) []string {
 // available balance is negative.
 func checkLedger(t *testing.T, s *stack) {
 	t.Helper()
-	rows, err := s.app.pool.Query(context.Background(), "SELECT currency, sum(balance)::bigint FROM ledger_accounts GROUP BY currency")
+	rows, err := s.app.pool.Query(context.Background(), "SELECT currency, sum(balance)::bigint FROM ledger_balances GROUP BY currency")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func checkLedger(t *testing.T, s *stack) {
 		}
 	}
 	var negative int
-	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND balance - held < 0").Scan(&negative)
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_balances WHERE kind = 'INTERNAL' AND balance - held < 0").Scan(&negative)
 	if negative != 0 {
 		t.Errorf("%d internal accounts below zero", negative)
 	}
@@ -218,7 +218,7 @@ func TestQuoteOutcomesBySuffix(t *testing.T) {
 	// The fees of the completed payments (001, 003) and of the one whose refund failed (007)
 	// are in the fees account; the refunded ones gave theirs back.
 	var fees int64
-	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'FEES' AND platform_id = $1", w.platform.ID).Scan(&fees)
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'FEES' AND platform_id = $1", w.platform.ID).Scan(&fees)
 	var want int64
 	_ = s.app.pool.QueryRow(context.Background(), `SELECT coalesce(sum(fees), 0)::bigint FROM transactions WHERE platform_id = $1 AND kind = 'QUOTE'
 		AND (status = 'COMPLETED' OR refund_status = 'FAILED')`, w.platform.ID).Scan(&want)
@@ -559,7 +559,7 @@ func TestRealtimeFundedQuotes(t *testing.T) {
 
 	// Nothing is left in the deposits account, and only the paid quote's money moved on.
 	var deposits, held int64
-	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint, coalesce(sum(held), 0)::bigint FROM ledger_accounts WHERE kind = 'DEPOSITS'").Scan(&deposits, &held)
+	_ = s.app.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0)::bigint, coalesce(sum(held), 0)::bigint FROM ledger_balances WHERE kind = 'DEPOSITS'").Scan(&deposits, &held)
 	if deposits != 0 || held != 0 {
 		t.Fatalf("deposits account holds %d (%d held)", deposits, held)
 	}

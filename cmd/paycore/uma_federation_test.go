@@ -274,7 +274,7 @@ func (d *federated) status(id string) string {
 // ledger is the sum of the deployment's system accounts of kind in currency.
 func (d *federated) ledger(kind, currency string) int64 {
 	var sum int64
-	if err := d.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind = $1 AND currency = $2",
+	if err := d.pool.QueryRow(context.Background(), "SELECT coalesce(sum(balance), 0) FROM ledger_balances WHERE kind = $1 AND currency = $2",
 		kind, currency).Scan(&sum); err != nil {
 		d.t.Fatal(err)
 	}
@@ -295,8 +295,8 @@ func (d *federated) held() int64 {
 func (d *federated) conserved() {
 	d.t.Helper()
 	var unbalanced, negative int
-	_ = d.pool.QueryRow(context.Background(), "SELECT count(*) FROM (SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(balance) <> 0) x").Scan(&unbalanced)
-	_ = d.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_accounts WHERE kind = 'INTERNAL' AND balance - held < 0").Scan(&negative)
+	_ = d.pool.QueryRow(context.Background(), "SELECT count(*) FROM (SELECT currency FROM ledger_balances GROUP BY currency HAVING sum(balance) <> 0) x").Scan(&unbalanced)
+	_ = d.pool.QueryRow(context.Background(), "SELECT count(*) FROM ledger_balances WHERE kind = 'INTERNAL' AND balance - held < 0").Scan(&negative)
 	if unbalanced != 0 || negative != 0 {
 		d.t.Errorf("%s: %d currencies unbalanced, %d accounts below zero", d.domain, unbalanced, negative)
 	}

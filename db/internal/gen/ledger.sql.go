@@ -64,12 +64,24 @@ func (q *Queries) LedgerAccountCreate(ctx context.Context, arg LedgerAccountCrea
 }
 
 const ledgerAccountsLock = `-- name: LedgerAccountsLock :many
-SELECT id, platform_id, currency, kind, balance, held, created_at, updated_at FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
+SELECT id, platform_id, currency, kind, balance, held, created_at, updated_at FROM ledger_accounts
+WHERE id = ANY($1::uuid[]) AND (kind = 'INTERNAL' OR id = ANY($2::uuid[]))
+ORDER BY id FOR NO KEY UPDATE
 `
 
-// Locks accounts in id order so concurrent postings never deadlock.
-func (q *Queries) LedgerAccountsLock(ctx context.Context, ids []uuid.UUID) ([]LedgerAccount, error) {
-	rows, err := q.db.Query(ctx, ledgerAccountsLock, ids)
+type LedgerAccountsLockParams struct {
+	Ids     []uuid.UUID
+	HeldIds []uuid.UUID
+}
+
+// Locks, in id order so that concurrent postings never deadlock, the accounts among ids a
+// posting must lock: every INTERNAL account (its available balance is checked) and those in
+// held_ids (their held part changes). A house account whose balance alone changes is left
+// unlocked and unread: its posting is appended (LedgerHousePost). FOR NO KEY UPDATE: it
+// excludes every other posting's lock, and the foreign-key checks of concurrent ledger
+// entries (KEY SHARE) do not wait for it.
+func (q *Queries) LedgerAccountsLock(ctx context.Context, arg LedgerAccountsLockParams) ([]LedgerAccount, error) {
+	rows, err := q.db.Query(ctx, ledgerAccountsLock, arg.Ids, arg.HeldIds)
 	if err != nil {
 		return nil, err
 	}
@@ -109,30 +121,110 @@ func (q *Queries) LedgerAvailable(ctx context.Context, id uuid.UUID) (int64, err
 	return available, err
 }
 
-const ledgerEntryCreate = `-- name: LedgerEntryCreate :exec
+const ledgerEntriesCreate = `-- name: LedgerEntriesCreate :exec
 INSERT INTO ledger_entries (transaction_id, account_id, amount, currency)
-VALUES ($1, $2, $3, $4)
+SELECT $1::uuid, unnest($2::uuid[]), unnest($3::bigint[]), $4::text
 `
 
-type LedgerEntryCreateParams struct {
+type LedgerEntriesCreateParams struct {
 	TransactionID uuid.UUID
-	AccountID     uuid.UUID
-	Amount        int64
+	AccountIds    []uuid.UUID
+	Amounts       []int64
 	Currency      string
 }
 
-func (q *Queries) LedgerEntryCreate(ctx context.Context, arg LedgerEntryCreateParams) error {
-	_, err := q.db.Exec(ctx, ledgerEntryCreate,
+// Posts a transaction's entries in one currency, one per account_ids[i] and amounts[i].
+func (q *Queries) LedgerEntriesCreate(ctx context.Context, arg LedgerEntriesCreateParams) error {
+	_, err := q.db.Exec(ctx, ledgerEntriesCreate,
 		arg.TransactionID,
-		arg.AccountID,
-		arg.Amount,
+		arg.AccountIds,
+		arg.Amounts,
 		arg.Currency,
 	)
 	return err
 }
 
+const ledgerHouseAccountsPending = `-- name: LedgerHouseAccountsPending :many
+SELECT a.id FROM ledger_accounts a
+WHERE a.kind <> 'INTERNAL' AND EXISTS (SELECT 1 FROM ledger_house_postings p WHERE p.account_id = a.id)
+ORDER BY a.id
+`
+
+// The house accounts with appended postings not yet rolled up.
+func (q *Queries) LedgerHouseAccountsPending(ctx context.Context) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, ledgerHouseAccountsPending)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const ledgerHousePost = `-- name: LedgerHousePost :one
+WITH posted AS (
+    INSERT INTO ledger_house_postings (account_id, amount)
+    SELECT e.account_id, e.amount
+    FROM (SELECT unnest($1::uuid[]) AS account_id, unnest($2::bigint[]) AS amount) e
+    JOIN ledger_accounts a ON a.id = e.account_id
+    WHERE a.kind <> 'INTERNAL' AND a.currency = $3::text
+    RETURNING 1
+)
+SELECT count(*) FROM posted
+`
+
+type LedgerHousePostParams struct {
+	AccountIds []uuid.UUID
+	Amounts    []int64
+	Currency   string
+}
+
+// Appends the postings amounts[i] to the house accounts account_ids[i] without locking
+// them (migration 0057), and returns how many it appended: only to house accounts of
+// currency, so a caller that gets fewer than it asked for named another account.
+func (q *Queries) LedgerHousePost(ctx context.Context, arg LedgerHousePostParams) (int64, error) {
+	row := q.db.QueryRow(ctx, ledgerHousePost, arg.AccountIds, arg.Amounts, arg.Currency)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const ledgerHouseRollUp = `-- name: LedgerHouseRollUp :one
+WITH folded AS (
+    DELETE FROM ledger_house_postings WHERE account_id = $1 RETURNING amount
+), total AS (
+    SELECT count(*) AS n, coalesce(sum(amount), 0)::bigint AS amount FROM folded
+), rolled AS (
+    UPDATE ledger_accounts a SET balance = a.balance + t.amount, updated_at = now()
+    FROM total t WHERE a.id = $1 AND t.n > 0
+    RETURNING a.id
+)
+SELECT n FROM total
+`
+
+// Folds the postings appended to house account id into its balance and returns how many it
+// folded: the deleted rows and their sum change places at once, so its balance (the row's
+// plus its postings) is the same before and after in every snapshot. Postings committed
+// while it runs are left for the next roll-up.
+func (q *Queries) LedgerHouseRollUp(ctx context.Context, id uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, ledgerHouseRollUp, id)
+	var n int64
+	err := row.Scan(&n)
+	return n, err
+}
+
 const ledgerSumByCurrency = `-- name: LedgerSumByCurrency :many
-SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM ledger_accounts GROUP BY currency ORDER BY currency
+SELECT currency, sum(balance)::bigint AS total, sum(held)::bigint AS held FROM ledger_balances GROUP BY currency ORDER BY currency
 `
 
 type LedgerSumByCurrencyRow struct {

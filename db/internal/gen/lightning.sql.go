@@ -310,7 +310,7 @@ func (q *Queries) LightningInvoicesUncredited(ctx context.Context, arg Lightning
 }
 
 const lightningLedgerBalance = `-- name: LightningLedgerBalance :one
-SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'LIGHTNING' AND currency = 'BTC'
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'LIGHTNING' AND currency = 'BTC'
 `
 
 // What the LIGHTNING accounts of every platform say, in satoshis: what left the node less
@@ -375,7 +375,7 @@ func (q *Queries) LightningSettleCursorAdvance(ctx context.Context, arg Lightnin
 }
 
 const lightningUnappliedSats = `-- name: LightningUnappliedSats :one
-SELECT coalesce(sum(balance), 0)::bigint FROM ledger_accounts WHERE kind = 'UNAPPLIED' AND currency = 'BTC'
+SELECT coalesce(sum(balance), 0)::bigint FROM ledger_balances WHERE kind = 'UNAPPLIED' AND currency = 'BTC'
 `
 
 // What every platform's UNAPPLIED accounts hold in BTC: payments received for accounts that

@@ -309,6 +309,17 @@ type LedgerAccount struct {
 	UpdatedAt  time.Time
 }
 
+type LedgerBalance struct {
+	ID         uuid.UUID
+	PlatformID uuid.UUID
+	Currency   string
+	Kind       string
+	Balance    int64
+	Held       int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 type LedgerEntry struct {
 	ID            int64
 	TransactionID uuid.UUID
@@ -316,6 +327,11 @@ type LedgerEntry struct {
 	Amount        int64
 	Currency      string
 	CreatedAt     time.Time
+}
+
+type LedgerHousePosting struct {
+	AccountID uuid.UUID
+	Amount    int64
 }
 
 type LightningInvoice struct {
