@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -22,19 +20,25 @@ import (
 	"paycore/workflows/start"
 )
 
-// Relay hands committed webhook events (the outbox) to delivery workflows. It wakes on the
-// NOTIFY that every insert sends at commit, and also polls, so an event committed while
-// no relay was listening is still picked up. Workflow ids derive from event ids, so a
-// relay that crashes between starting a workflow and marking the row never delivers twice.
+// Relay hands committed webhook events (the outbox) to delivery workflows. It polls for
+// them: at once again after a full batch, after Busy when it found some, and backing off
+// to Interval while it finds none. It does not LISTEN: a NOTIFY from the inserting
+// transaction would serialise the commits of every payment on the server (PostgreSQL
+// commits notifying transactions one at a time), see ADR 0018. Workflow ids derive from
+// event ids, so a relay that crashes between starting a workflow and marking the row
+// never delivers twice, and several relays claim disjoint rows (SKIP LOCKED).
 type Relay struct {
-	Pool     *pgxpool.Pool
-	Starter  start.Starter
-	Retry    workflows.WebhookRetry
-	Logger   *slog.Logger
-	Interval time.Duration // poll interval when no notification arrives; default 2s
-	// Debounce, when set, waits this long after a notification before dispatching, so
-	// events committed together go out in one batch.
-	Debounce time.Duration
+	Pool    *pgxpool.Pool
+	Starter start.Starter
+	Retry   workflows.WebhookRetry
+	Logger  *slog.Logger
+	// Interval is the longest wait between polls, reached while no event comes; default
+	// 250 ms.
+	Interval time.Duration
+	// Busy is the wait after a poll that found events, so that events committed together
+	// go out in one batch; default 10 ms. The wait doubles from it after every empty poll
+	// up to Interval.
+	Busy time.Duration
 	// Tracer, when set, records a span for every event handed to a delivery workflow: the
 	// root of the delivery's trace (workflow start, workflow, activity, webhook POST).
 	Tracer trace.TracerProvider
@@ -45,58 +49,33 @@ type Relay struct {
 // Run relays until ctx ends.
 func (r *Relay) Run(ctx context.Context) error {
 	if r.Interval <= 0 {
-		r.Interval = 2 * time.Second
+		r.Interval = 250 * time.Millisecond
 	}
+	if r.Busy <= 0 {
+		r.Busy = 10 * time.Millisecond
+	}
+	wait := r.Busy
 	for ctx.Err() == nil {
-		if err := r.listen(ctx); err != nil && ctx.Err() == nil {
-			r.Logger.Warn("webhook relay: reconnecting", "error", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
+		n, err := r.DispatchBatch(ctx)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				r.Logger.Warn("webhook relay: dispatch", "error", err)
 			}
+			wait = time.Second
+		case n == batchSize:
+			continue
+		case n > 0:
+			wait = r.Busy
+		default:
+			wait = min(2*wait, r.Interval)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
 		}
 	}
 	return nil
-}
-
-func (r *Relay) listen(ctx context.Context) error {
-	conn, err := r.Pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("acquire listen connection: %w", err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN webhook_events"); err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "UNLISTEN webhook_events") }()
-	for {
-		for {
-			n, err := r.DispatchBatch(ctx)
-			if err != nil {
-				return err
-			}
-			if n < batchSize {
-				break
-			}
-		}
-		wctx, cancel := context.WithTimeout(ctx, r.Interval)
-		_, err := conn.Conn().WaitForNotification(wctx)
-		cancel()
-		if err != nil && ctx.Err() != nil {
-			return nil
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("wait for notification: %w", err)
-		}
-		if err == nil && r.Debounce > 0 {
-			// Let a burst of commits land so one dispatch takes them all.
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(r.Debounce):
-			}
-		}
-	}
 }
 
 const batchSize = 100

@@ -426,7 +426,7 @@ func (a *app) runWorker(ctx context.Context) error {
 			return err
 		}
 	}
-	relay := &worker.Relay{Pool: a.pool, Debounce: 2 * time.Millisecond, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
+	relay := &worker.Relay{Pool: a.pool, Starter: start.Starter{Client: a.temporal, TaskQueue: a.cfg.TaskQueue}, Logger: a.log.With("component", "relay"),
 		Retry:  workflows.WebhookRetry{Initial: a.cfg.WebhookRetryStart, MaxInterval: a.cfg.WebhookRetryMax, MaxAge: a.cfg.WebhookRetryAge},
 		Tracer: a.tel.Tracer, Metrics: a.metrics}
 	janitor := &worker.Janitor{Pool: a.pool, Logger: a.log.With("component", "janitor"), Metrics: a.metrics, StuckAfter: a.cfg.StuckPaymentAfter}
