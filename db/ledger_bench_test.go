@@ -107,12 +107,18 @@ type postingWorld struct {
 }
 
 // newPostingWorld creates the benchmark's database: a sandbox platform and postingPayers
-// payers, opened eight at a time.
+// payers, opened eight at a time on a pool closed afterwards (the server's connections are
+// shared with the 32 of the last sub-benchmark and pgbench's).
 func newPostingWorld(b *testing.B) *postingWorld {
 	b.Helper()
 	ctx := context.Background()
 	start := time.Now()
-	pool, url := dbtest.NewPool(b)
+	url := dbtest.New(b)
+	pool, err := db.Connect(ctx, url, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
 	store := db.NewStore(pool, view.Resources{})
 	box := newBox(b)
 	p, s := provision(b, pool, box)
@@ -167,8 +173,8 @@ func (w *postingWorld) post(b *testing.B, conns int) (int64, time.Duration) {
 	for i := range conns {
 		warm.Add(1)
 		wg.Go(func() {
-			mine := w.payers[i:]
-			step := func(n int) error { return w.posting(ctx, store, mine[(n*conns)%len(mine)]) }
+			mine := (len(w.payers) - i + conns - 1) / conns // the payers i, i+conns, … there are
+			step := func(n int) error { return w.posting(ctx, store, w.payers[i+(n%mine)*conns]) }
 			err := step(0)
 			warm.Done()
 			if err != nil {
