@@ -33,7 +33,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists bench-ledger lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -211,9 +211,10 @@ peer-check: $(BIN)/temporal ## validate every 2xx answer of the api and end-to-e
 test-short: $(BIN)/temporal ## the quick tests only (-short), without the race detector
 	$(GO) test -count=1 -short $(PKGS)
 
-bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists
+bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists and bench-ledger
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkListTransactions$$' -benchtime 3s -timeout 20m ./cmd/paycore ./api ./internal/...
 	$(MAKE) --no-print-directory bench-lists
+	$(MAKE) --no-print-directory bench-ledger
 
 bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it
 	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayouts$$' -benchtime 120x -timeout 20m ./cmd/paycore
@@ -221,6 +222,14 @@ bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbo
 # The seed takes a minute or two.
 bench-lists: ## GET /transactions on 1,000,000 seeded transactions: p50/p99 per filter, one at a time and at 20 req/s
 	$(GO) test ./api -run '^$$' -bench '^BenchmarkListTransactions$$' -benchtime 200x -timeout 30m
+
+# A transfer's create + finish at the database (no Temporal) beside pgbench's TPC-B on the
+# same database, each side LEDGER_BENCHTIME per concurrency. The setup (1,000 funded
+# customers, pgbench's tables at scale 32, about 500 MB) takes half a minute; without
+# pgbench installed the benchmark is skipped.
+LEDGER_BENCHTIME ?= 5s
+bench-ledger: ## a transfer's create + finish on the database at 1, 8 and 32 connections beside pgbench TPC-B: postings/s, pgbench tx/s, ratio
+	$(GO) test ./db -run '^$$' -bench '^BenchmarkLedgerPosting$$' -benchtime $(LEDGER_BENCHTIME) -timeout 15m
 
 # The TypeScript client (examples/client): its pinned packages, installed with npm ci from its
 # package-lock.json, again whenever that changes (the Go test of examples/client reads the same

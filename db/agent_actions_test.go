@@ -3,11 +3,13 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"paycore/db"
 	"paycore/db/dbtest"
@@ -17,6 +19,8 @@ import (
 	"paycore/internal/catalog"
 	"paycore/internal/extaccount"
 	"paycore/internal/ids"
+	"paycore/internal/kit/sealbox"
+	"paycore/internal/platformconfig"
 	"paycore/internal/problem"
 	"paycore/internal/sandbox"
 	"paycore/internal/transfer"
@@ -37,49 +41,73 @@ const actionPolicy = `{"permissions": ["CREATE_TRANSFERS"], "defaultExecutionMod
 
 func newActionWorld(t *testing.T, policy string) *actionWorld {
 	t.Helper()
-	ctx := context.Background()
 	pool, _ := dbtest.NewPool(t)
 	store := db.NewStore(pool, view.Resources{})
 	box := newBox(t)
 	p, s := provision(t, pool, box)
-	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "agent-owner", "$owner@"+s.UmaDomain))
+	payer, err := openPayer(context.Background(), pool, store, box, p.ID, s, "agent-owner", "$owner@"+s.UmaDomain, 100_000)
 	if err != nil {
 		t.Fatal(err)
+	}
+	w := &actionWorld{agentWorld: &agentWorld{t: t, pool: pool, q: db.New(pool), platform: p.ID, customer: payer.customer, account: payer.account},
+		store: store, external: payer.external}
+	w.agent, _ = w.create(agentPolicy(t, policy), time.Minute)
+	return w
+}
+
+// payer is a customer who can send a transfer out: KYC approved, with a funded USD
+// internal account and a USD external account of its own.
+type payer struct {
+	customer          db.Customer
+	account, external uuid.UUID
+}
+
+// openPayer creates a payer of platform (settings s) through the operations of the
+// service: the customer with its accounts, its KYC approval, a sandbox funding of amount
+// into its USD account and its external account.
+func openPayer(ctx context.Context, pool *pgxpool.Pool, store db.Store, box *sealbox.Box, platform uuid.UUID, s platformconfig.Settings,
+	platformCustomerID, uma string, amount int64) (payer, error) {
+	n, err := individual(s, platformCustomerID, uma)
+	if err != nil {
+		return payer{}, err
+	}
+	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, platform, n)
+	if err != nil {
+		return payer{}, fmt.Errorf("create customer %s: %w", platformCustomerID, err)
 	}
 	q := db.New(pool)
 	if _, err := q.CustomerSetKycStatus(ctx, db.CustomerSetKycStatusParams{ID: c.ID, KycStatus: catalog.KycApproved}); err != nil {
-		t.Fatal(err)
+		return payer{}, fmt.Errorf("approve customer %s: %w", platformCustomerID, err)
 	}
 	accts, err := q.InternalAccountsOfCustomer(ctx, uuid.NullUUID{UUID: c.ID, Valid: true})
 	if err != nil {
-		t.Fatal(err)
+		return payer{}, fmt.Errorf("accounts of customer %s: %w", platformCustomerID, err)
 	}
-	var account uuid.UUID
+	out := payer{customer: c}
 	for _, a := range accts {
 		if a.InternalAccount.Currency == "USD" {
-			account = a.InternalAccount.ID
+			out.account = a.InternalAccount.ID
 		}
 	}
-	if account == uuid.Nil {
-		t.Fatalf("no USD account among %+v", accts)
+	if out.account == uuid.Nil {
+		return payer{}, fmt.Errorf("no USD account among %+v", accts)
 	}
-	if _, err := store.SandboxFund(ctx, p.ID, account, 100_000, time.Now(), func(*sandbox.FundingTarget) error { return nil }); err != nil {
-		t.Fatal(err)
+	if _, err := store.SandboxFund(ctx, platform, out.account, amount, time.Now(), func(*sandbox.FundingTarget) error { return nil }); err != nil {
+		return payer{}, fmt.Errorf("fund customer %s: %w", platformCustomerID, err)
 	}
 	cid, currency := ids.Format(ids.Customer, c.ID), "USD"
 	en, err := extaccount.Request{CustomerID: &cid, Currency: &currency,
 		AccountInfo: []byte(`{"accountType":"USD_ACCOUNT","accountNumber":"123456789001","routingNumber":"021000021",
 			"beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Grace Hopper"}}`)}.Check(false)
 	if err != nil {
-		t.Fatal(err)
+		return payer{}, fmt.Errorf("external account of customer %s: %w", platformCustomerID, err)
 	}
-	ext, err := db.ExternalAccountAdd(ctx, pool, p.ID, en)
+	ext, err := db.ExternalAccountAdd(ctx, pool, platform, en)
 	if err != nil {
-		t.Fatal(err)
+		return payer{}, fmt.Errorf("add external account of customer %s: %w", platformCustomerID, err)
 	}
-	w := &actionWorld{agentWorld: &agentWorld{t: t, pool: pool, q: q, platform: p.ID, customer: c, account: account}, store: store, external: ext.ID}
-	w.agent, _ = w.create(agentPolicy(t, policy), time.Minute)
-	return w
+	out.external = ext.ID
+	return out, nil
 }
 
 // request is a transfer out of amount from the customer's account by the world's agent.

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -21,7 +22,7 @@ import (
 	"paycore/internal/problem"
 )
 
-func newBox(t *testing.T) *sealbox.Box {
+func newBox(t testing.TB) *sealbox.Box {
 	t.Helper()
 	key, err := sealbox.ParseKey(sealbox.NewKey())
 	if err != nil {
@@ -35,7 +36,7 @@ func newBox(t *testing.T) *sealbox.Box {
 }
 
 // provision creates a sandbox platform through the provisioning operation.
-func provision(t *testing.T, pool *pgxpool.Pool, box *sealbox.Box) (db.Platform, platformconfig.Settings) {
+func provision(t testing.TB, pool *pgxpool.Pool, box *sealbox.Box) (db.Platform, platformconfig.Settings) {
 	t.Helper()
 	spec, err := platformconfig.Provision(platformconfig.PlatformParams{Name: "Constraint Platform", Sandbox: true})
 	if err != nil {
@@ -73,14 +74,24 @@ func count(t *testing.T, pool *pgxpool.Pool, query string, args ...any) int {
 	return n
 }
 
-func newCustomer(t *testing.T, s platformconfig.Settings, platformCustomerID, uma string) customer.New {
+func newCustomer(t testing.TB, s platformconfig.Settings, platformCustomerID, uma string) customer.New {
 	t.Helper()
-	typ, region := "INDIVIDUAL", "US"
-	n, err := customer.Create(customer.Input{CustomerType: &typ, Region: &region, PlatformCustomerID: &platformCustomerID, UmaAddress: &uma}, s)
+	n, err := individual(s, platformCustomerID, uma)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// individual is a new individual customer in the US of a platform with settings s, checked
+// by the customer rule.
+func individual(s platformconfig.Settings, platformCustomerID, uma string) (customer.New, error) {
+	typ, region := "INDIVIDUAL", "US"
+	n, err := customer.Create(customer.Input{CustomerType: &typ, Region: &region, PlatformCustomerID: &platformCustomerID, UmaAddress: &uma}, s)
+	if err != nil {
+		return customer.New{}, fmt.Errorf("new customer %s: %w", platformCustomerID, err)
+	}
+	return n, nil
 }
 
 func TestCustomerCreateConstraints(t *testing.T) {
