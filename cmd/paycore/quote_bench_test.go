@@ -57,19 +57,29 @@ type corridor struct {
 
 // quoteBench opens a corridor of customers customers, each funded for perCustomer quotes.
 func quoteBench(b *testing.B, customers, perCustomer int) corridor {
+	return openCorridor(b, customers, func(w *world) {
+		if r := w.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
+			b.Fatalf("config: %d %s", r.Status, r.Body)
+		}
+	}, func(w *world) string {
+		w.fund(int64(perCustomer)*1000 + 1000)
+		return w.euroAccount("001")
+	})
+}
+
+// openCorridor opens customers customers on one new platform, configured by platform
+// (given the first customer's world), each set up by customer, which returns its payee.
+func openCorridor(b *testing.B, customers int, platform func(*world), customer func(*world) string) corridor {
 	s := newStack(b, func(c *config.Config) { c.WorkerPollers = 16 })
 	first := newWorld(b, s)
-	if r := first.c.Do("PATCH", "/config", map[string]any{"supportedCurrencies": []any{currencyItem("USD"), currencyItem("EUR")}}); r.Status != 200 {
-		b.Fatalf("config: %d %s", r.Status, r.Body)
-	}
+	platform(first)
 	k := corridor{s: s}
 	for i := range customers {
 		w := first
 		if i > 0 {
 			w = newWorldOn(b, s, first.c, first.platform)
 		}
-		w.fund(int64(perCustomer)*1000 + 1000)
-		k.payees = append(k.payees, w.euroAccount("001"))
+		k.payees = append(k.payees, customer(w))
 		k.worlds = append(k.worlds, w)
 	}
 	first.c.SkipValidation = true
@@ -130,30 +140,15 @@ func quoteExecute(b *testing.B, clients int) {
 	b.ResetTimer()
 	start := time.Now()
 	lat := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := c; i < b.N; i += clients { // customer c's quotes, one after another
-				t0 := time.Now()
-				if r := k.worlds[0].c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
-					b.Errorf("execute: %d %s", r.Status, r.Body)
-					return
-				}
-				lat[i] = time.Since(t0)
-			}
-		}()
-	}
-	wg.Wait()
-	for {
-		var open int
-		_ = k.s.app.pool.QueryRow(context.Background(), "SELECT count(*) FROM transactions WHERE kind = 'QUOTE' AND status <> 'COMPLETED'").Scan(&open)
-		if open == 0 {
-			break
+	clientsDo(b, clients, b.N, func(i int) error { // customer i % clients's quotes, one after another
+		t0 := time.Now()
+		if r := k.worlds[0].c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
+			return fmt.Errorf("execute: %d %s", r.Status, r.Body)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		lat[i] = time.Since(t0)
+		return nil
+	})
+	waitCompleted(k.s, "QUOTE")
 	elapsed := time.Since(start)
 	b.StopTimer()
 	waits := sampling()
