@@ -267,6 +267,7 @@ type (
 	WebhookEventMarkDeliveredParams       = gen.WebhookEventMarkDeliveredParams
 	WebhookEventMarkFinalParams           = gen.WebhookEventMarkFinalParams
 	WebhookEventRecordAttemptParams       = gen.WebhookEventRecordAttemptParams
+	WebhookEventsCreateParams             = gen.WebhookEventsCreateParams
 	WebhookSecret                         = gen.WebhookSecret
 	WebhookSecretCreateParams             = gen.WebhookSecretCreateParams
 	WebhookSecretExpireCurrentParams      = gen.WebhookSecretExpireCurrentParams

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,13 +50,24 @@ type Move struct {
 // account's balance takes no lock: it is appended (see postLeg).
 func LedgerApply(ctx context.Context, d DBTX, txID uuid.UUID, currency string, moves []Move) error {
 	q := newQueries(d)
-	_, err := ledgerApplyAccounts(ctx, q, txID, currency, moves)
+	_, err := ledgerApplyAccounts(ctx, q, txID, currency, moves, nil)
 	return err
 }
 
+// lockedAccount is an account a posting locked, as it is afterwards: its ledger row and,
+// for an internal account, its internal_accounts row as read under the lock
+// (InternalAccountPostingChecks), which its balance event renders.
+type lockedAccount struct {
+	LedgerAccount
+	Internal *InternalAccount
+}
+
 // ledgerApplyAccounts is LedgerApply returning the locked accounts as they are afterwards.
-func ledgerApplyAccounts(ctx context.Context, q *queries, txID uuid.UUID, currency string, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
-	return ledgerApplyLegs(ctx, q, txID, []Leg{{Currency: currency, Moves: moves}})
+// prelocked (nil: none) are ledger rows the caller has locked (LedgerAccountsLock) in this
+// database transaction and not changed since: when they are every account the moves must
+// lock, they are not locked again.
+func ledgerApplyAccounts(ctx context.Context, q *queries, txID uuid.UUID, currency string, moves []Move, prelocked []LedgerAccount) (map[uuid.UUID]lockedAccount, error) {
+	return ledgerApplyLegs(ctx, q, txID, []Leg{{Currency: currency, Moves: moves}}, prelocked)
 }
 
 // Leg is one currency's moves of a transaction that posts in several currencies (a
@@ -69,8 +81,8 @@ type Leg struct {
 // after locking what every leg must lock at once in id order, so that conversions in
 // opposite directions never deadlock. It returns the locked accounts afterwards: the
 // internal accounts and those whose held part changed; a house account whose balance
-// alone changed is neither locked nor returned.
-func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg) (map[uuid.UUID]LedgerAccount, error) {
+// alone changed is neither locked nor returned. prelocked is as for ledgerApplyAccounts.
+func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg, prelocked []LedgerAccount) (map[uuid.UUID]lockedAccount, error) {
 	var all []Move
 	for _, l := range legs {
 		var sum int64
@@ -82,7 +94,7 @@ func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg
 		}
 		all = append(all, l.Moves...)
 	}
-	locked, err := lockMoves(ctx, q, txID, all)
+	locked, err := lockMoves(ctx, q, txID, all, prelocked)
 	if err != nil {
 		return nil, err
 	}
@@ -95,25 +107,29 @@ func ledgerApplyLegs(ctx context.Context, q *queries, txID uuid.UUID, legs []Leg
 }
 
 // lockMoves locks, in id order, the accounts moves must lock (LedgerAccountsLock: internal
-// accounts and those whose held part changes) and refuses the moves a locked internal
-// account does not allow (postingAllowed), before anything is written.
-func lockMoves(ctx context.Context, q *queries, txID uuid.UUID, moves []Move) (map[uuid.UUID]LedgerAccount, error) {
-	ids := make([]uuid.UUID, 0, len(moves))
-	var held []uuid.UUID
-	for _, m := range moves {
-		ids = append(ids, m.Account)
-		if m.Held != 0 {
-			held = append(held, m.Account)
+// accounts and those whose held part changes; not again when prelocked are all of them,
+// see ledgerApplyAccounts) and refuses the moves a locked internal account does not allow
+// (postingAllowed), before anything is written.
+func lockMoves(ctx context.Context, q *queries, txID uuid.UUID, moves []Move, prelocked []LedgerAccount) (map[uuid.UUID]lockedAccount, error) {
+	rows, ok := prelockedMoves(moves, prelocked)
+	if !ok {
+		ids := make([]uuid.UUID, 0, len(moves))
+		var held []uuid.UUID
+		for _, m := range moves {
+			ids = append(ids, m.Account)
+			if m.Held != 0 {
+				held = append(held, m.Account)
+			}
+		}
+		var err error
+		if rows, err = q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: ids, HeldIds: held}); err != nil {
+			return nil, fmt.Errorf("lock ledger accounts: %w", err)
 		}
 	}
-	rows, err := q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: ids, HeldIds: held})
-	if err != nil {
-		return nil, fmt.Errorf("lock ledger accounts: %w", err)
-	}
-	locked := make(map[uuid.UUID]LedgerAccount, len(rows))
+	locked := make(map[uuid.UUID]lockedAccount, len(rows))
 	lockedIDs := make([]uuid.UUID, 0, len(rows))
 	for _, r := range rows {
-		locked[r.ID] = r
+		locked[r.ID] = lockedAccount{LedgerAccount: r}
 		lockedIDs = append(lockedIDs, r.ID)
 	}
 	// Statuses are read after the locks are granted, in their own statement: an account
@@ -125,7 +141,34 @@ func lockMoves(ctx context.Context, q *queries, txID uuid.UUID, moves []Move) (m
 	if err := postingAllowed(checks, moves); err != nil {
 		return nil, err
 	}
+	for _, c := range checks {
+		if a, ok := locked[c.InternalAccount.ID]; ok {
+			a.Internal = &c.InternalAccount
+			locked[c.InternalAccount.ID] = a
+		}
+	}
 	return locked, nil
+}
+
+// prelockedMoves returns prelocked when they are exactly the accounts moves must lock:
+// every move's account is among them (an account LedgerAccountsLock would not have
+// returned, a house account, is not), and the rows of those whose held part changes are
+// among them too. Otherwise ok is false and the moves lock their accounts themselves.
+func prelockedMoves(moves []Move, prelocked []LedgerAccount) (rows []LedgerAccount, ok bool) {
+	if len(prelocked) == 0 {
+		return nil, false
+	}
+	for _, m := range moves {
+		if !slices.ContainsFunc(prelocked, func(a LedgerAccount) bool { return a.ID == m.Account }) {
+			return nil, false
+		}
+	}
+	for _, a := range prelocked {
+		if !slices.ContainsFunc(moves, func(m Move) bool { return m.Account == a.ID }) {
+			return nil, false
+		}
+	}
+	return prelocked, true
 }
 
 // postLeg posts leg l of transaction txID: the moves on the house accounts that were not
@@ -134,7 +177,7 @@ func lockMoves(ctx context.Context, q *queries, txID uuid.UUID, moves []Move) (m
 // locked account's balance and held part checked and updated. Every move on an
 // internal account is among the locked ones, so the available balance of each is checked
 // under its lock; a house account may go negative and needs no check.
-func postLeg(ctx context.Context, q *queries, txID uuid.UUID, l Leg, locked map[uuid.UUID]LedgerAccount) error {
+func postLeg(ctx context.Context, q *queries, txID uuid.UUID, l Leg, locked map[uuid.UUID]lockedAccount) error {
 	var entryAccounts, houseAccounts []uuid.UUID
 	var entryAmounts, houseAmounts []int64
 	for _, m := range l.Moves {
@@ -193,8 +236,9 @@ func postLeg(ctx context.Context, q *queries, txID uuid.UUID, l Leg, locked map[
 }
 
 // holdFunds holds an outgoing payment's amount on its internal account (a transfer out's,
-// an executed quote's), first binding the wallet signature, if any, to the transaction.
-func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
+// an executed quote's), first binding the wallet signature, if any, to the transaction,
+// and adds the account's balance event to o.
+func holdFunds(ctx context.Context, q *queries, o *outbox, h holdRequest, v Views) error {
 	if h.WalletSignature.Valid {
 		// An unusable signature binds nothing; the hold below then refuses the debit.
 		err := authorizeWalletDebit(ctx, q, h.WalletSignature.UUID, h.Account, h.TransactionID, h.SignatureKind)
@@ -205,7 +249,7 @@ func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
 	if err := h.Limits.CheckSize("amount", h.Currency, h.Amount); err != nil {
 		return err
 	}
-	after, err := ledgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount)
+	after, err := ledgerHold(ctx, q, h.TransactionID, h.Currency, h.Account, h.Amount, h.Locked)
 	if err != nil {
 		return fmt.Errorf("hold funds: %w", err)
 	}
@@ -219,7 +263,7 @@ func holdFunds(ctx context.Context, q *queries, h holdRequest, v Views) error {
 			return err
 		}
 	}
-	return recordBalance(ctx, q, v, h.PlatformID, after)
+	return recordBalance(ctx, q, o, v, h.PlatformID, after)
 }
 
 // holdRequest is money an outgoing payment holds on an internal account: for an embedded wallet
@@ -234,21 +278,24 @@ type holdRequest struct {
 	// refund of money received).
 	Limits paylimits.Limits
 	Now    time.Time
+	// Locked (nil: none) is the account's ledger row, when the caller has locked it in this
+	// database transaction (see ledgerApplyAccounts's prelocked).
+	Locked []LedgerAccount
 }
 
 // ledgerHold reserves amount of an internal account's available balance for transaction
 // txID and returns the account afterwards. It refuses like LedgerApply: ErrInsufficientFunds,
 // ErrAccountClosed, or ErrWalletSignatureRequired for an embedded wallet no signed retry
-// authorised the transaction for.
-func ledgerHold(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}})
+// authorised the transaction for. prelocked is as for ledgerApplyAccounts.
+func ledgerHold(ctx context.Context, q *queries, txID uuid.UUID, currency string, account uuid.UUID, amount int64, prelocked []LedgerAccount) (lockedAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: account, Held: amount}}, prelocked)
 	return after[account], err
 }
 
 // ledgerPost moves amount from one account to another with no hold involved, e.g. a credit
 // of an internal account from a system account. It returns the destination afterwards.
-func ledgerPost(ctx context.Context, q *queries, txID uuid.UUID, currency string, from, to uuid.UUID, amount int64) (LedgerAccount, error) {
-	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: from, Amount: -amount}, {Account: to, Amount: amount}})
+func ledgerPost(ctx context.Context, q *queries, txID uuid.UUID, currency string, from, to uuid.UUID, amount int64) (lockedAccount, error) {
+	after, err := ledgerApplyAccounts(ctx, q, txID, currency, []Move{{Account: from, Amount: -amount}, {Account: to, Amount: amount}}, nil)
 	return after[to], err
 }
 
@@ -276,10 +323,10 @@ func ledgerSystemAccount(ctx context.Context, q *queries, platformID uuid.UUID, 
 func postingAllowed(checks []InternalAccountPostingChecksRow, moves []Move) error {
 	unsigned := map[uuid.UUID]bool{}
 	for _, c := range checks {
-		if c.Status == catalog.AccountClosed {
-			return fmt.Errorf("ledger account %s: %w", c.ID, ErrAccountClosed)
+		if c.InternalAccount.Status == catalog.AccountClosed {
+			return fmt.Errorf("ledger account %s: %w", c.InternalAccount.ID, ErrAccountClosed)
 		}
-		unsigned[c.ID] = c.WalletUnsigned
+		unsigned[c.InternalAccount.ID] = c.WalletUnsigned
 	}
 	for _, m := range moves {
 		if m.Amount-m.Held < 0 && unsigned[m.Account] {

@@ -121,7 +121,7 @@ func TestLedgerLegsBalancePerCurrency(t *testing.T) {
 			_, err := db.LedgerApplyLegs(ctx, q, tx, []db.Leg{
 				{Currency: "USD", Moves: []db.Move{{Account: src.ID, Amount: -usd}, {Account: usdFX, Amount: usd}}},
 				{Currency: "EUR", Moves: []db.Move{{Account: eurFX, Amount: -eur}, {Account: eurSrc, Amount: eur}}},
-			})
+			}, nil)
 			return err
 		})
 	}

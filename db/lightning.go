@@ -133,11 +133,15 @@ func (s Store) LightningReceive(ctx context.Context, hash []byte, sats int64, no
 		if err := q.LightningInvoiceCredited(ctx, LightningInvoiceCreditedParams{PaymentHash: hash, TransactionID: uuid.NullUUID{UUID: txID, Valid: true}}); err != nil {
 			return fmt.Errorf("mark Lightning invoice credited: %w", err)
 		}
-		if err := recordTransaction(ctx, q, s.views, t, events.IncomingPaymentCompleted, now); err != nil {
+		var o outbox
+		if err := recordTransaction(ctx, q, &o, s.views, t, events.IncomingPaymentCompleted, now); err != nil {
 			return err
 		}
 		out = LightningReceipt{Transaction: t, Credited: true}
-		return recordBalanceOf(ctx, q, s.views, inv.PlatformID, acct, after)
+		if err := recordBalanceOf(&o, s.views, inv.PlatformID, acct, after.LedgerAccount); err != nil {
+			return err
+		}
+		return o.flush(ctx, q)
 	})
 	if err != nil {
 		return LightningReceipt{}, err

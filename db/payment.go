@@ -403,6 +403,7 @@ func (p lockedPayment) Snapshot() payment.Snapshot {
 // writes again), so a caller may decide again.
 func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits, p lockedPayment, plan payment.Plan, now time.Time) (Transaction, error) {
 	t := p.Transaction
+	var o outbox // the plan's webhook events, recorded together at its end
 	if c := plan.Quote; c != nil {
 		if c.Deposit {
 			if err := q.QuoteRecordDeposit(ctx, QuoteRecordDepositParams{ID: t.QuoteID.UUID, Amount: &c.DepositAmount, Key: &c.DepositKey}); err != nil {
@@ -444,11 +445,11 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 		if h.Payment {
 			req.Limits = limits
 		}
-		if err := holdFunds(ctx, q, req, v); err != nil {
+		if err := holdFunds(ctx, q, &o, req, v); err != nil {
 			return t, err
 		}
 	}
-	if err := applyLegs(ctx, q, v, t, plan.Legs); err != nil {
+	if err := applyLegs(ctx, q, &o, v, t, plan.Legs); err != nil {
 		return t, err
 	}
 	var funding *rail.OnChain
@@ -476,7 +477,7 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 	}
 	if c := plan.Status; c != nil {
 		var err error
-		if t, err = applyStatus(ctx, q, v, t, c, now); err != nil {
+		if t, err = applyStatus(ctx, q, &o, v, t, c, now); err != nil {
 			return t, err
 		}
 	}
@@ -484,7 +485,7 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 		if p.Counterpart == nil {
 			return t, fmt.Errorf("transaction %s: its counterpart was not locked", t.ID)
 		}
-		if _, err := applyStatus(ctx, q, v, *p.Counterpart, c, now); err != nil {
+		if _, err := applyStatus(ctx, q, &o, v, *p.Counterpart, c, now); err != nil {
 			return t, fmt.Errorf("end counterpart: %w", err)
 		}
 	}
@@ -498,17 +499,17 @@ func applyPlan(ctx context.Context, q *queries, v Views, limits paylimits.Limits
 		if err != nil {
 			return t, fmt.Errorf("change refund: %w", err)
 		}
-		if err := recordTransaction(ctx, q, v, t, r.Webhook, now); err != nil {
+		if err := recordTransaction(ctx, q, &o, v, t, r.Webhook, now); err != nil {
 			return t, err
 		}
 	}
-	return t, nil
+	return t, o.flush(ctx, q)
 }
 
 // applyLegs posts a plan's legs for transaction t, all at once, with the system accounts
-// they name resolved for t's platform, and announces each internal account they touch
-// with its balance afterwards.
-func applyLegs(ctx context.Context, q *queries, v Views, t Transaction, legs []payment.Leg) error {
+// they name resolved for t's platform, and adds to o the balance event of each internal
+// account they touch, with its balance afterwards.
+func applyLegs(ctx context.Context, q *queries, o *outbox, v Views, t Transaction, legs []payment.Leg) error {
 	if len(legs) == 0 {
 		return nil
 	}
@@ -530,18 +531,18 @@ func applyLegs(ctx context.Context, q *queries, v Views, t Transaction, legs []p
 			resolved[i].Moves = append(resolved[i].Moves, Move{Account: id, Amount: m.Amount, Held: m.Held})
 		}
 	}
-	var after map[uuid.UUID]LedgerAccount
+	var after map[uuid.UUID]lockedAccount
 	var err error
 	if len(resolved) == 1 {
-		after, err = ledgerApplyAccounts(ctx, q, t.ID, resolved[0].Currency, resolved[0].Moves)
+		after, err = ledgerApplyAccounts(ctx, q, t.ID, resolved[0].Currency, resolved[0].Moves, nil)
 	} else {
-		after, err = ledgerApplyLegs(ctx, q, t.ID, resolved)
+		after, err = ledgerApplyLegs(ctx, q, t.ID, resolved, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("post transaction %s: %w", t.ID, err)
 	}
 	for _, id := range touched {
-		if err := recordBalance(ctx, q, v, after[id].PlatformID, after[id]); err != nil {
+		if err := recordBalance(ctx, q, o, v, after[id].PlatformID, after[id]); err != nil {
 			return err
 		}
 	}
@@ -549,8 +550,8 @@ func applyLegs(ctx context.Context, q *queries, v Views, t Transaction, legs []p
 }
 
 // applyStatus applies change c to t, locked by the caller, through the status table, and
-// records its webhook event.
-func applyStatus(ctx context.Context, q *queries, v Views, t Transaction, c *payment.StatusChange, now time.Time) (Transaction, error) {
+// adds its webhook event to o.
+func applyStatus(ctx context.Context, q *queries, o *outbox, v Views, t Transaction, c *payment.StatusChange, now time.Time) (Transaction, error) {
 	var set TransactionSetStatusParams
 	if c.Settled {
 		set.SettledAt = &now
@@ -566,7 +567,7 @@ func applyStatus(ctx context.Context, q *queries, v Views, t Transaction, c *pay
 	if c.Webhook == "" {
 		return out, nil
 	}
-	return out, recordTransaction(ctx, q, v, out, c.Webhook, now)
+	return out, recordTransaction(ctx, q, o, v, out, c.Webhook, now)
 }
 
 // createOnce is the start every payment's creation shares, in one database transaction:

@@ -314,7 +314,11 @@ func createQuoteTransaction(ctx context.Context, q *queries, r quote.Request, ac
 	if err != nil {
 		return fmt.Errorf("create transaction: %w", err)
 	}
-	return recordTransaction(ctx, q, v, t, events.OutgoingPaymentPending, terms.DecidedAt)
+	var o outbox
+	if err := recordTransaction(ctx, q, &o, v, t, events.OutgoingPaymentPending, terms.DecidedAt); err != nil {
+		return err
+	}
+	return o.flush(ctx, q)
 }
 
 // quoteRail is what executing an existing quote (with its transaction t) takes.

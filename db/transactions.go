@@ -92,12 +92,15 @@ func transferAccountsGet(ctx context.Context, q *queries, platformID, internalID
 func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.Time, check func(transfer.Accounts) error) (Transaction, transfer.Rail, error) {
 	var out Transaction
 	var rail transfer.Rail
+	var locked []LedgerAccount // the internal account's row, locked first (the hold locks it no more)
+	var o outbox               // the hold's balance event and the transaction's, recorded together
 	err := s.createOnce(ctx, func(q *queries) (bool, error) {
 		// The account's ledger row lock, held until this transaction commits, orders the
 		// creation against a close of the account (either the close comes first and the
 		// status read next is CLOSED, or it comes after and sees this transaction) and
 		// against another attempt at the same transfer, which is looked for under it.
-		if _, err := q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: []uuid.UUID{r.InternalAccountID}}); err != nil {
+		var err error
+		if locked, err = q.LedgerAccountsLock(ctx, LedgerAccountsLockParams{Ids: []uuid.UUID{r.InternalAccountID}}); err != nil {
 			return false, fmt.Errorf("lock ledger account: %w", err)
 		}
 		t, found, err := earlierTransaction(ctx, q, r.TransactionID)
@@ -137,8 +140,8 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.
 			p.DestinationKind, p.DestinationAccountID = string(catalog.EndpointExternal), uuid.NullUUID{UUID: external, Valid: true}
 			event = events.OutgoingPaymentPending
 			h := holdRequest{TransactionID: r.TransactionID, PlatformID: r.PlatformID, Account: acc.Internal.ID, Currency: acc.Internal.Currency,
-				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out), Limits: s.limits, Now: now}
-			if err := holdFunds(ctx, q, h, s.views); err != nil {
+				Amount: r.Amount, WalletSignature: r.WalletSignature, SignatureKind: string(transfer.Out), Limits: s.limits, Now: now, Locked: locked}
+			if err := holdFunds(ctx, q, &o, h, s.views); err != nil {
 				return err
 			}
 		} else {
@@ -150,7 +153,10 @@ func (s Store) TransferCreate(ctx context.Context, r transfer.Request, now time.
 			return fmt.Errorf("create transaction: %w", err)
 		}
 		out = t
-		return recordTransaction(ctx, q, s.views, t, event, now)
+		if err := recordTransaction(ctx, q, &o, s.views, t, event, now); err != nil {
+			return err
+		}
+		return o.flush(ctx, q)
 	})
 	return out, rail, err
 }
@@ -245,35 +251,41 @@ func (s Store) SandboxFund(ctx context.Context, platformID, accountID uuid.UUID,
 			return fmt.Errorf("record funding transaction: %w", err)
 		}
 		out = InternalAccountGetRow{InternalAccount: acct, Balance: after.Balance, Held: after.Held}
-		return recordBalanceOf(ctx, q, s.views, platformID, acct, after)
+		var o outbox
+		if err := recordBalanceOf(&o, s.views, platformID, acct, after.LedgerAccount); err != nil {
+			return err
+		}
+		return o.flush(ctx, q)
 	})
 	return out, err
 }
 
-// recordTransaction records the webhook event of a transaction's new state. Every change
+// recordTransaction adds the webhook event of a transaction's new state to o. Every change
 // of a transaction's status comes through here, in the database transaction that makes
 // it: a transaction an agent action made that ended without moving money also ends the
 // action FAILED and gives its reservation back, at now.
-func recordTransaction(ctx context.Context, q *queries, v Views, t Transaction, eventType string, now time.Time) error {
+func recordTransaction(ctx context.Context, q *queries, o *outbox, v Views, t Transaction, eventType string, now time.Time) error {
 	if err := agentActionTransactionEnded(ctx, q, t, now); err != nil {
 		return err
 	}
-	_, err := eventRecord(ctx, q, t.PlatformID, eventType, v.Transaction(t), nil)
-	return err
+	return o.add(t.PlatformID, eventType, v.Transaction(t))
 }
 
-// recordBalance records INTERNAL_ACCOUNT_BALANCE_UPDATED for the internal account whose
-// ledger account is now l.
-func recordBalance(ctx context.Context, q *queries, v Views, platformID uuid.UUID, l LedgerAccount) error {
+// recordBalance adds INTERNAL_ACCOUNT_BALANCE_UPDATED to o for the internal account of the
+// platform platformID whose ledger account is now l: as the posting read it under its lock,
+// else (not read, or of another platform) as it is now.
+func recordBalance(ctx context.Context, q *queries, o *outbox, v Views, platformID uuid.UUID, l lockedAccount) error {
+	if l.Internal != nil && l.Internal.PlatformID == platformID {
+		return recordBalanceOf(o, v, platformID, *l.Internal, l.LedgerAccount)
+	}
 	a, err := q.InternalAccountGet(ctx, InternalAccountGetParams{PlatformID: platformID, ID: l.ID})
 	if err != nil {
 		return fmt.Errorf("load internal account: %w", err)
 	}
-	return recordBalanceOf(ctx, q, v, platformID, a.InternalAccount, l)
+	return recordBalanceOf(o, v, platformID, a.InternalAccount, l.LedgerAccount)
 }
 
 // recordBalanceOf is recordBalance for an account the caller has already read.
-func recordBalanceOf(ctx context.Context, q *queries, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
-	_, err := eventRecord(ctx, q, platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held), nil)
-	return err
+func recordBalanceOf(o *outbox, v Views, platformID uuid.UUID, a InternalAccount, l LedgerAccount) error {
+	return o.add(platformID, events.InternalAccountBalanceUpdated, v.InternalAccount(a, l.Balance, l.Held))
 }

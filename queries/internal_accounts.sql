@@ -44,8 +44,9 @@ UPDATE internal_accounts SET status = $2, updated_at = now() WHERE id = $1;
 -- What a posting must know of the internal accounts among ids (system ledger accounts have
 -- none): their status, and for embedded wallets whether a used signed retry is bound to
 -- the posting's transaction. Run it after LedgerAccountsLock, as its own statement, so it
--- sees every status change committed before the locks were granted.
-SELECT a.id, a.status,
+-- sees every status change committed before the locks were granted. It returns the whole
+-- row, which the posting's balance events render (no InternalAccountGet after the posting).
+SELECT sqlc.embed(a),
        (a.type = 'EMBEDDED_WALLET' AND NOT EXISTS (
             SELECT 1 FROM signed_requests s
             WHERE s.account_id = a.id AND s.transaction_id = @transaction_id AND s.used_at IS NOT NULL))::boolean AS wallet_unsigned

@@ -56,3 +56,10 @@ WHERE id = $1;
 SELECT count(*)::bigint AS pending, coalesce(min(created_at), now())::timestamptz AS oldest
 FROM webhook_events
 WHERE status = 'PENDING';
+
+-- name: WebhookEventsCreate :exec
+-- Records the webhook events of one change in one statement (the outbox, see outbox in
+-- db/events.go), in their order: event i is ids[i], of platform platform_ids[i], of type
+-- types[i] with data[i] (JSON), all recorded with traceparent and handed to the relay.
+INSERT INTO webhook_events (id, platform_id, type, data, traceparent)
+SELECT unnest(@ids::uuid[]), unnest(@platform_ids::uuid[]), unnest(@types::text[]), unnest(@data::text[])::jsonb, @traceparent::text;

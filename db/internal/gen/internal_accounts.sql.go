@@ -220,7 +220,7 @@ func (q *Queries) InternalAccountOwner(ctx context.Context, arg InternalAccountO
 }
 
 const internalAccountPostingChecks = `-- name: InternalAccountPostingChecks :many
-SELECT a.id, a.status,
+SELECT a.id, a.platform_id, a.customer_id, a.type, a.status, a.currency, a.account_number, a.funding_instructions, a.private_enabled, a.wallet_sealed, a.created_at, a.updated_at,
        (a.type = 'EMBEDDED_WALLET' AND NOT EXISTS (
             SELECT 1 FROM signed_requests s
             WHERE s.account_id = a.id AND s.transaction_id = $1 AND s.used_at IS NOT NULL))::boolean AS wallet_unsigned
@@ -233,15 +233,15 @@ type InternalAccountPostingChecksParams struct {
 }
 
 type InternalAccountPostingChecksRow struct {
-	ID             uuid.UUID
-	Status         catalog.AccountStatus
-	WalletUnsigned bool
+	InternalAccount InternalAccount
+	WalletUnsigned  bool
 }
 
 // What a posting must know of the internal accounts among ids (system ledger accounts have
 // none): their status, and for embedded wallets whether a used signed retry is bound to
 // the posting's transaction. Run it after LedgerAccountsLock, as its own statement, so it
-// sees every status change committed before the locks were granted.
+// sees every status change committed before the locks were granted. It returns the whole
+// row, which the posting's balance events render (no InternalAccountGet after the posting).
 func (q *Queries) InternalAccountPostingChecks(ctx context.Context, arg InternalAccountPostingChecksParams) ([]InternalAccountPostingChecksRow, error) {
 	rows, err := q.db.Query(ctx, internalAccountPostingChecks, arg.TransactionID, arg.Ids)
 	if err != nil {
@@ -251,7 +251,21 @@ func (q *Queries) InternalAccountPostingChecks(ctx context.Context, arg Internal
 	items := []InternalAccountPostingChecksRow{}
 	for rows.Next() {
 		var i InternalAccountPostingChecksRow
-		if err := rows.Scan(&i.ID, &i.Status, &i.WalletUnsigned); err != nil {
+		if err := rows.Scan(
+			&i.InternalAccount.ID,
+			&i.InternalAccount.PlatformID,
+			&i.InternalAccount.CustomerID,
+			&i.InternalAccount.Type,
+			&i.InternalAccount.Status,
+			&i.InternalAccount.Currency,
+			&i.InternalAccount.AccountNumber,
+			&i.InternalAccount.FundingInstructions,
+			&i.InternalAccount.PrivateEnabled,
+			&i.InternalAccount.WalletSealed,
+			&i.InternalAccount.CreatedAt,
+			&i.InternalAccount.UpdatedAt,
+			&i.WalletUnsigned,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -267,3 +267,30 @@ func (q *Queries) WebhookEventReopen(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, webhookEventReopen, id)
 	return err
 }
+
+const webhookEventsCreate = `-- name: WebhookEventsCreate :exec
+INSERT INTO webhook_events (id, platform_id, type, data, traceparent)
+SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]), unnest($4::text[])::jsonb, $5::text
+`
+
+type WebhookEventsCreateParams struct {
+	Ids         []uuid.UUID
+	PlatformIds []uuid.UUID
+	Types       []string
+	Data        []string
+	Traceparent string
+}
+
+// Records the webhook events of one change in one statement (the outbox, see outbox in
+// db/events.go), in their order: event i is ids[i], of platform platform_ids[i], of type
+// types[i] with data[i] (JSON), all recorded with traceparent and handed to the relay.
+func (q *Queries) WebhookEventsCreate(ctx context.Context, arg WebhookEventsCreateParams) error {
+	_, err := q.db.Exec(ctx, webhookEventsCreate,
+		arg.Ids,
+		arg.PlatformIds,
+		arg.Types,
+		arg.Data,
+		arg.Traceparent,
+	)
+	return err
+}
