@@ -158,6 +158,30 @@ func quoteExecute(b *testing.B, clients int) {
 	countHistory(b, k.s, workflows.QuoteWorkflowID(uuid.MustParse(quotes[b.N-1].ID[len("Quote:"):])))
 }
 
+// BenchmarkQuoteExecuteOpenLoop executes quotes created beforehand on one corridor of 64
+// customers at a fixed arrival rate (PAYCORE_BENCH_RATE per second, 20 by default), b.N
+// calls, whatever the answers' latency, and reports the execute call's p50 and p99, each
+// from when the call was due. With PAYCORE_TEST_TEMPORAL=cluster it runs against the
+// Temporal server on PostgreSQL.
+func BenchmarkQuoteExecuteOpenLoop(b *testing.B) {
+	rate := benchRate(b)
+	k := quoteBench(b, 64, b.N/64+1)
+	quotes := make([]view.Quote, b.N)
+	parallel(b, b.N, func(i int) error {
+		var err error
+		quotes[i], err = k.quote(i)
+		return err
+	})
+	b.ResetTimer()
+	openLoop(b, rate, "execute", func(i int) error {
+		if r := k.worlds[0].c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
+			return fmt.Errorf("execute: %d %s", r.Status, r.Body)
+		}
+		return nil
+	})
+	b.StopTimer()
+}
+
 // lockWaits counts samples of the database's backends taken while a benchmark runs:
 // samples in all, those where some backend waited on a row lock of a ledger account, and
 // those where one waited on a house account's (any kind but INTERNAL).

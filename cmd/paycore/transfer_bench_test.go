@@ -217,12 +217,7 @@ func BenchmarkBareWorkflow(b *testing.B) {
 // PostgreSQL instead of the dev server; with PAYCORE_BENCH_SPANS=1 it also prints where
 // the time of its requests went, from their traces (reportSpans).
 func BenchmarkTransferOutOpenLoop(b *testing.B) {
-	rate := 20.0
-	if v := os.Getenv("PAYCORE_BENCH_RATE"); v != "" {
-		if _, err := fmt.Sscan(v, &rate); err != nil || rate <= 0 {
-			b.Fatalf("PAYCORE_BENCH_RATE=%q: a positive number of requests per second", v)
-		}
-	}
+	rate := benchRate(b)
 	// PAYCORE_BENCH_SPANS=1 traces every request into an in-memory exporter and prints
 	// where the time of the run's requests went (see reportSpans). Tracing costs CPU of its
 	// own: the latencies of such a run are not the plain run's.
@@ -240,29 +235,14 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 	if exp != nil {
 		exp.Reset() // the setup's requests are not the run's
 	}
-	interval := time.Duration(float64(time.Second) / rate)
-	lat := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
 	b.ResetTimer()
-	start := time.Now()
-	for i := range b.N {
-		due := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(due))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := w.transferOut(ext, 10)
-			lat[i] = time.Since(due)
-			if r.Status != 201 {
-				b.Errorf("transfer: %d %s", r.Status, r.Body)
-			}
-		}()
-	}
-	sent := time.Since(start)
-	wg.Wait()
+	openLoop(b, rate, "post", func(int) error {
+		if r := w.transferOut(ext, 10); r.Status != 201 {
+			return fmt.Errorf("transfer: %d %s", r.Status, r.Body)
+		}
+		return nil
+	})
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
-	reportLatencyAs(b, lat, "post")
 	if exp != nil {
 		// The workflows' own spans end with them: wait for every run to end.
 		eventually(b, 2*time.Minute, "every transfer's workflow to end", func() bool {
@@ -276,6 +256,46 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 		})
 		reportSpans(b, exp.GetSpans())
 	}
+}
+
+// benchRate is PAYCORE_BENCH_RATE, the open-loop benchmarks' arrival rate per second (20
+// by default).
+func benchRate(b *testing.B) float64 {
+	rate := 20.0
+	if v := os.Getenv("PAYCORE_BENCH_RATE"); v != "" {
+		if _, err := fmt.Sscan(v, &rate); err != nil || rate <= 0 {
+			b.Fatalf("PAYCORE_BENCH_RATE=%q: a positive number of requests per second", v)
+		}
+	}
+	return rate
+}
+
+// openLoop calls op(i) for i in [0, b.N) at rate calls per second, each when it is due
+// whatever the earlier calls' latency (an open loop), and reports the latencies, each from
+// the moment its call was due (so a backlog counts), as prefix-p50/p99, and the rate the
+// calls were sent at.
+func openLoop(b *testing.B, rate float64, prefix string, op func(i int) error) {
+	interval := time.Duration(float64(time.Second) / rate)
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range b.N {
+		due := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(due))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := op(i)
+			lat[i] = time.Since(due)
+			if err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	sent := time.Since(start)
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
+	reportLatencyAs(b, lat, prefix)
 }
 
 // reportSpans prints where the time of each POST /transfer-out of the run went, from its
