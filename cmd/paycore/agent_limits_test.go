@@ -480,12 +480,13 @@ func TestAgentLimitsAccountRestrictions(t *testing.T) {
 // reservation given back; deciding it afterwards is 409.
 func TestAgentLimitsApprovalExpires(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, fast, func(c *config.Config) { c.AgentApprovalLifetime = 2 * time.Second })
+	// Long enough for the usage to be read while the action is pending on a loaded machine.
+	s := newStack(t, fast, func(c *config.Config) { c.AgentApprovalLifetime = 6 * time.Second })
 	w := newAgentWorld(t, s, 10_000, usdPolicy(5_000, map[string]any{
 		"approvalThresholds": map[string]any{"currency": "USD", "amount": 1_000}}))
 	w.action(w.transferOutAs(500), 201)
 	a := w.action(w.transferOutAs(1_500), 201)
-	if a.Status != "PENDING_APPROVAL" || a.ApprovalExpiresAt == nil || a.ApprovalExpiresAt.Sub(a.CreatedAt) > 3*time.Second {
+	if a.Status != "PENDING_APPROVAL" || a.ApprovalExpiresAt == nil || a.ApprovalExpiresAt.Sub(a.CreatedAt) > 7*time.Second {
 		t.Fatalf("pending %+v", a)
 	}
 	w.wantUsage(2, 2_000)

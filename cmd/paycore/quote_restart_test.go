@@ -65,10 +65,10 @@ func TestSlowQuoteSurvivesARestartOfEveryProcess(t *testing.T) {
 	w.c = &apitest.Client{T: t, BaseURL: fmt.Sprintf("http://127.0.0.1:%d%s", apiPort, s.cfg.BasePath()), User: w.c.User, Password: w.c.Password}
 
 	q := w.newQuote(ext, 10_000)
+	executed := time.Now() // the wait starts when the execution holds the money, after this
 	if r := w.c.Do("POST", "/quotes/"+q.ID+"/execute", nil, "Idempotency-Key", "slow"); r.Status != 200 {
 		t.Fatalf("execute: %d %s", r.Status, r.Body)
 	}
-	executed := time.Now()
 	eventually(t, 10*time.Second, "the payment to be processing", func() bool { return w.transaction(q.TransactionID).Status == "PROCESSING" })
 
 	// Everything stops while the payment waits on its timer, for longer than the wait.
