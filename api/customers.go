@@ -42,7 +42,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := db.CustomerCreateWithAccounts(r.Context(), s.Pool, s.Box, pid, n)
+	out, err := db.CustomerOpen(r.Context(), s.Pool, s.Box, pid, n)
 	if err != nil {
 		return err
 	}

@@ -80,38 +80,93 @@ func internalAccountClose(ctx context.Context, q *queries, platformID, id uuid.U
 	return nil
 }
 
-// internalAccountOpen opens an internal account inside the caller's transaction: its
-// ledger account, then the account itself with funding instructions unique to it. An
-// embedded wallet gets fresh key material, sealed with box. customerID is invalid for the
-// platform's own accounts.
-func internalAccountOpen(ctx context.Context, q *queries, box *sealbox.Box, platformID uuid.UUID, customerID uuid.NullUUID, o account.Opening) (InternalAccount, error) {
-	id := ids.New()
-	if _, err := q.LedgerAccountCreate(ctx, LedgerAccountCreateParams{ID: id, PlatformID: platformID, Currency: o.Currency, Kind: KindInternal}); err != nil {
-		return InternalAccount{}, fmt.Errorf("create ledger account: %w", err)
-	}
-	var sealed []byte
-	var private *bool
-	if o.Type == catalog.EmbeddedWallet {
-		entropy := make([]byte, 32)
-		_, _ = rand.Read(entropy)
-		sealed = box.Seal(account.WalletSealLabel, entropy)
-		private = new(bool)
-	}
-	a, err := q.InternalAccountCreate(ctx, InternalAccountCreateParams{ID: id, PlatformID: platformID, CustomerID: customerID,
-		Type: o.Type, Currency: o.Currency, WalletSealed: sealed, PrivateEnabled: private})
+// accountOpening is an internal account to open: its currency and type, and its
+// customer (invalid for the platform's own accounts).
+type accountOpening struct {
+	customerID uuid.NullUUID
+	account.Opening
+}
+
+// internalAccountsOpen opens internal accounts of a platform inside the caller's
+// transaction, however many, in a fixed number of statements: their account numbers, then
+// every account with its ledger account in one insert (accountsPrepare, accountsInsert). A
+// customer's second open account of one currency and type is refused
+// (account.CustomerAccountExists, the platform's own account.PlatformAccountExists) and
+// nothing is opened.
+func internalAccountsOpen(ctx context.Context, q *queries, box *sealbox.Box, platformID uuid.UUID, openings []accountOpening) error {
+	rows, err := accountsPrepare(ctx, q, box, openings)
 	if err != nil {
-		return InternalAccount{}, MapConstraint(fmt.Errorf("create internal account: %w", err))
+		return err
 	}
-	instr, err := json.Marshal(instructions.For(instructions.Account{ID: ids.Format(ids.InternalAccount, id), Number: a.AccountNumber,
-		Currency: o.Currency, IsPlatform: !customerID.Valid}))
+	return accountsInsert(ctx, q, platformID, accountsParams(rows))
+}
+
+// accountRow is an internal account ready to be inserted: its id, account number, funding
+// instructions unique to it, and for an embedded wallet fresh key material sealed.
+type accountRow struct {
+	id           uuid.UUID
+	opening      accountOpening
+	number       int64
+	instructions json.RawMessage
+	wallet       []byte
+}
+
+// accountsPrepare draws the account numbers of openings (one statement; q need not be on
+// a transaction: numbers come from a sequence, and one drawn for an account never opened
+// is a gap) and makes their rows.
+func accountsPrepare(ctx context.Context, q *queries, box *sealbox.Box, openings []accountOpening) ([]accountRow, error) {
+	if len(openings) == 0 {
+		return nil, nil
+	}
+	numbers, err := q.AccountNumbersNext(ctx, int32(len(openings)))
 	if err != nil {
-		return InternalAccount{}, fmt.Errorf("encode funding instructions: %w", err)
+		return nil, fmt.Errorf("draw account numbers: %w", err)
 	}
-	if err := q.InternalAccountSetInstructions(ctx, InternalAccountSetInstructionsParams{ID: id, FundingInstructions: instr}); err != nil {
-		return InternalAccount{}, fmt.Errorf("store funding instructions: %w", err)
+	if len(numbers) != len(openings) {
+		return nil, fmt.Errorf("drew %d account numbers for %d accounts", len(numbers), len(openings))
 	}
-	a.FundingInstructions = instr
-	return a, nil
+	rows := make([]accountRow, len(openings))
+	for i, o := range openings {
+		id := ids.New()
+		instr, err := json.Marshal(instructions.For(instructions.Account{ID: ids.Format(ids.InternalAccount, id), Number: numbers[i],
+			Currency: o.Currency, IsPlatform: !o.customerID.Valid}))
+		if err != nil {
+			return nil, fmt.Errorf("encode funding instructions: %w", err)
+		}
+		rows[i] = accountRow{id: id, opening: o, number: numbers[i], instructions: instr}
+		if o.Type == catalog.EmbeddedWallet {
+			entropy := make([]byte, 32)
+			_, _ = rand.Read(entropy)
+			rows[i].wallet = box.Seal(account.WalletSealLabel, entropy)
+		}
+	}
+	return rows, nil
+}
+
+// accountsParams are InternalAccountsOpen's parameters for prepared accounts (the
+// platform's id and the ledger kind are set by accountsInsert).
+func accountsParams(rows []accountRow) InternalAccountsOpenParams {
+	var p InternalAccountsOpenParams
+	for _, r := range rows {
+		p.Ids, p.CustomerIds = append(p.Ids, r.id), append(p.CustomerIds, r.opening.customerID.UUID) // uuid.Nil: no customer
+		p.Types, p.Currencies = append(p.Types, string(r.opening.Type)), append(p.Currencies, r.opening.Currency)
+		p.AccountNumbers, p.FundingInstructions = append(p.AccountNumbers, r.number), append(p.FundingInstructions, r.instructions)
+		p.PrivateEnabled, p.WalletsSealed = append(p.PrivateEnabled, false), append(p.WalletsSealed, r.wallet)
+	}
+	return p
+}
+
+// accountsInsert inserts prepared accounts of a platform (accountsParams), each with its
+// ledger account, in one statement.
+func accountsInsert(ctx context.Context, q *queries, platformID uuid.UUID, p InternalAccountsOpenParams) error {
+	if len(p.Ids) == 0 {
+		return nil
+	}
+	p.PlatformID, p.Kind = platformID, KindInternal
+	if err := q.InternalAccountsOpen(ctx, p); err != nil {
+		return MapConstraint(fmt.Errorf("open internal accounts: %w", err))
+	}
+	return nil
 }
 
 // platformAccountsEnsure opens, inside the caller's transaction, the platform's own
@@ -121,13 +176,14 @@ func platformAccountsEnsure(ctx context.Context, q *queries, box *sealbox.Box, p
 	if err != nil {
 		return fmt.Errorf("read platform accounts: %w", err)
 	}
+	var missing []accountOpening
 	for _, c := range currencies {
-		if slices.Contains(have, c.CurrencyCode) {
-			continue
+		if !slices.Contains(have, c.CurrencyCode) {
+			missing = append(missing, accountOpening{Opening: account.ForPlatform(c.CurrencyCode)})
 		}
-		if _, err := internalAccountOpen(ctx, q, box, platformID, uuid.NullUUID{}, account.ForPlatform(c.CurrencyCode)); err != nil {
-			return fmt.Errorf("open platform %s account: %w", c.CurrencyCode, err)
-		}
+	}
+	if err := internalAccountsOpen(ctx, q, box, platformID, missing); err != nil {
+		return fmt.Errorf("open platform accounts: %w", err)
 	}
 	return nil
 }
@@ -154,13 +210,14 @@ func customerAccountsReplace(ctx context.Context, q *queries, box *sealbox.Box, 
 			return fmt.Errorf("close %s account: %w", cur, err)
 		}
 	}
+	var missing []accountOpening
 	for _, o := range want {
-		if open[o.Currency] {
-			continue
+		if !open[o.Currency] {
+			missing = append(missing, accountOpening{customerID: owner, Opening: o})
 		}
-		if _, err := internalAccountOpen(ctx, q, box, platformID, owner, o); err != nil {
-			return fmt.Errorf("open %s account: %w", o.Currency, err)
-		}
+	}
+	if err := internalAccountsOpen(ctx, q, box, platformID, missing); err != nil {
+		return fmt.Errorf("open customer accounts: %w", err)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func openPayer(ctx context.Context, pool *pgxpool.Pool, store db.Store, box *sea
 	if err != nil {
 		return payer{}, err
 	}
-	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, platform, n)
+	c, err := db.CustomerOpen(ctx, pool, box, platform, n)
 	if err != nil {
 		return payer{}, fmt.Errorf("create customer %s: %w", platformCustomerID, err)
 	}

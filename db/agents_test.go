@@ -54,7 +54,7 @@ func newAgentWorld(t *testing.T) *agentWorld {
 	box := newBox(t)
 	p, s := provision(t, pool, box)
 	other, _ := provision(t, pool, box)
-	c, err := db.CustomerCreateWithAccounts(context.Background(), pool, box, p.ID, newCustomer(t, s, "agent-owner", "$owner@"+s.UmaDomain))
+	c, err := db.CustomerOpen(context.Background(), pool, box, p.ID, newCustomer(t, s, "agent-owner", "$owner@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,10 +14,10 @@ import (
 
 	"paycore/internal/bulkimport"
 	"paycore/internal/catalog"
+	"paycore/internal/customer"
 	"paycore/internal/events"
 	"paycore/internal/ids"
 	"paycore/internal/kit/sealbox"
-	"paycore/internal/platformconfig"
 )
 
 // BulkImportRows are the customer rows of an upload, read one at a time: Next returns the
@@ -110,46 +111,78 @@ func BulkImportReportGet(ctx context.Context, d DBTX, platformID, id uuid.UUID) 
 	return BulkImportReport{Job: job, Errors: errs}, nil
 }
 
-// BulkImportBatchParams describe one batch of a job.
+// BulkImportBatchParams describe a step of a job: its next batches.
 type BulkImportBatchParams struct {
 	JobID uuid.UUID
-	// After is the cursor the batch starts from: the last row done.
+	// After is the cursor the step starts from: the last row done.
 	After int
-	// Size is how many rows the batch imports at most.
+	// Size is how many rows a batch imports at most.
 	Size int
+	// Batches is how many batches the step imports at most, one after the other (0: one).
+	Batches int
 	// Render is the resource the job's final webhook event carries (its
 	// BulkCustomerImportJob).
 	Render func(BulkImportReport) any
 }
 
-// BulkImportBatch imports the next rows of a job in one transaction, under the job's row
-// lock: each row goes through the customer rules (bulkimport.Reader.Decide, which is
-// customer.Create with the platform's settings) and becomes a customer with its accounts,
-// exactly as POST /customers makes one, or a refused row (an invalid field, a
-// platformCustomerId or umaAddress already taken — by an existing customer or an earlier
-// row of the file); the job's counts and cursor advance, the staged rows are deleted, and
-// after the last row the job ends (bulkimport.Outcome) with its BULK_UPLOAD_COMPLETED or
-// BULK_UPLOAD_FAILED event.
+// BulkImportBatch imports the next batches of a job, each in one transaction under the
+// job's row lock: each row goes through the customer rules (bulkimport.Reader.Decide,
+// which is customer.Create with the platform's settings), and the customers of the rows
+// that pass are opened together by the operation POST /customers opens one with
+// (customersPrepare, then customersPrepared.open, with the batch), each with its accounts;
+// a row is refused for an invalid field or for a platformCustomerId or umaAddress already
+// taken — by an existing customer or an earlier row of the file, in this batch or an
+// earlier one — exactly as when the rows were opened one at a time. The refused rows are
+// recorded in one statement, the job's counts and cursor advance, the staged rows are
+// deleted, and after the last row the job ends (bulkimport.Outcome) with its
+// BULK_UPLOAD_COMPLETED or BULK_UPLOAD_FAILED event. A batch costs a fixed number of
+// statements whatever its size.
 //
-// A batch whose cursor is not the job's (a batch run again after it committed) or of an
-// ended job changes nothing and returns the job as it is: the caller carries on from its
-// cursor. A customer's id derives from the job and the row (bulkimport.CustomerID), so no
-// row can make two customers in any case.
+// The batches are pipelined: while one batch's transaction runs, the next is read,
+// decided and prepared (bulkImportPrepare writes nothing but draws account numbers), so
+// the service's work and the database's overlap. The transactions still commit one after
+// the other, in the file's order.
+//
+// A batch whose cursor is not the job's (a step run again after it committed) or of an
+// ended job changes nothing, and the step returns the job as it is: the caller carries on
+// from its cursor. A customer's id derives from the job and the row
+// (bulkimport.CustomerID), so no row can make two customers in any case.
 func BulkImportBatch(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, p BulkImportBatchParams, now time.Time) (BulkImportJob, error) {
-	var out BulkImportJob
-	err := withTx(ctx, pool, func(q *queries, _ pgx.Tx) error {
-		job, err := q.BulkImportJobLock(ctx, p.JobID)
+	job, err := newQueries(pool).BulkImportJobRead(ctx, p.JobID)
+	if err != nil {
+		return job, fmt.Errorf("read bulk import job %s: %w", p.JobID, err)
+	}
+	if BulkImportEnded(job) || int(job.LastRow) != p.After {
+		return job, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	remaining := int(job.Total - job.Processed)
+	next := bulkImportPrepareAsync(ctx, pool, box, job, job.LastRow, p.Size)
+	defer func() {
+		if next != nil {
+			cancel()
+			<-next // the preparation under way ends before the step returns
+		}
+	}()
+	for i := range max(p.Batches, 1) {
+		b := <-next
+		next = nil
+		if b.err != nil {
+			return job, b.err
+		}
+		if remaining -= len(b.rows); remaining > 0 && i+1 < max(p.Batches, 1) {
+			next = bulkImportPrepareAsync(ctx, pool, box, job, b.lastRow(), p.Size)
+		}
+		out, err := bulkImportCommit(ctx, pool, b, p.Render, now)
 		if err != nil {
-			return fmt.Errorf("lock bulk import job %s: %w", p.JobID, err)
+			return job, err
 		}
-		if BulkImportEnded(job) || int(job.LastRow) != p.After {
-			out = job
-			return nil
+		if job = out; BulkImportEnded(job) || job.LastRow != b.lastRow() {
+			return job, nil
 		}
-		out, err = bulkImportBatch(ctx, q, box, job, p, now)
-		return err
-	})
-	return out, err
+	}
+	return job, nil
 }
 
 // BulkImportEnded reports whether a job is COMPLETED or FAILED.
@@ -157,43 +190,126 @@ func BulkImportEnded(job BulkImportJob) bool {
 	return job.Status == catalog.BulkCompleted || job.Status == catalog.BulkFailed
 }
 
-func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, p BulkImportBatchParams, now time.Time) (BulkImportJob, error) {
+// bulkImportPrepared is a batch of a job read and made ready to import, all but its
+// writes.
+type bulkImportPrepared struct {
+	job    BulkImportJob // as it stood when the step began: its id, platform and columns
+	after  int32         // the cursor the batch starts from
+	rows   []BulkImportRowsNextRow
+	reader *bulkimport.Reader
+	// refusals holds each row's refusal by the customer rules, nil for a row that passed.
+	refusals []error
+	// customers are the customers of the rows that passed, in order; from is the row of
+	// each.
+	customers customersPrepared
+	from      []int
+	err       error
+}
+
+// lastRow is the number of the batch's last row: the job's cursor once it is imported.
+func (b bulkImportPrepared) lastRow() int32 { return b.rows[len(b.rows)-1].RowNumber }
+
+// bulkImportPrepareAsync runs bulkImportPrepare on its own goroutine; the channel yields
+// its outcome.
+func bulkImportPrepareAsync(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, job BulkImportJob, after int32, size int) chan bulkImportPrepared {
+	c := make(chan bulkImportPrepared, 1)
+	go func() { c <- bulkImportPrepare(ctx, pool, box, job, after, size) }()
+	return c
+}
+
+// bulkImportPrepare reads up to size staged rows of job after row after, puts each
+// through the customer rules with the platform's settings, and prepares the customers of
+// those that pass (customersPrepare). The staged rows of a cursor do not change until the
+// batch that imports them deletes them, so no lock is needed: the transaction that
+// imports the batch checks the job's cursor is still after.
+func bulkImportPrepare(ctx context.Context, pool *pgxpool.Pool, box *sealbox.Box, job BulkImportJob, after int32, size int) bulkImportPrepared {
+	b := bulkImportPrepared{job: job, after: after, reader: bulkimport.NewReader(job.Columns)}
+	q := newQueries(pool)
 	settings, err := platformSettingsGet(ctx, q, job.PlatformID)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	if b.rows, err = q.BulkImportRowsNext(ctx, BulkImportRowsNextParams{JobID: job.ID, RowNumber: after, Limit: int32(size)}); err != nil {
+		b.err = fmt.Errorf("read staged rows: %w", err)
+		return b
+	}
+	if len(b.rows) == 0 {
+		b.err = fmt.Errorf("bulk import job %s: no staged rows after row %d", job.ID, after)
+		return b
+	}
+	b.refusals = make([]error, len(b.rows))
+	batch := make([]customer.New, 0, len(b.rows))
+	for i, staged := range b.rows {
+		n, err := b.reader.Decide(job.ID, settings, bulkimport.Row{Number: int(staged.RowNumber), Fields: staged.Fields})
+		if err != nil {
+			b.refusals[i] = err
+			continue
+		}
+		batch, b.from = append(batch, n), append(b.from, i)
+	}
+	if b.customers, err = customersPrepare(ctx, q, box, batch); err != nil {
+		b.err = err
+	}
+	return b
+}
+
+// bulkImportCommit imports a prepared batch in one transaction, under the job's row lock;
+// a batch whose cursor is no longer the job's, or of an ended job, changes nothing.
+func bulkImportCommit(ctx context.Context, pool *pgxpool.Pool, b bulkImportPrepared, render func(BulkImportReport) any, now time.Time) (BulkImportJob, error) {
+	var out BulkImportJob
+	err := withTx(ctx, pool, func(q *queries, tx pgx.Tx) error {
+		job, err := q.BulkImportJobLock(ctx, b.job.ID)
+		if err != nil {
+			return fmt.Errorf("lock bulk import job %s: %w", b.job.ID, err)
+		}
+		if BulkImportEnded(job) || job.LastRow != b.after {
+			out = job
+			return nil
+		}
+		out, err = bulkImportBatch(ctx, tx, job, b, render, now)
+		return err
+	})
+	return out, err
+}
+
+func bulkImportBatch(ctx context.Context, tx pgx.Tx, job BulkImportJob, b bulkImportPrepared, render func(BulkImportReport) any, now time.Time) (BulkImportJob, error) {
+	q := newQueries(tx)
+	rows, r, refusals := b.rows, b.reader, slices.Clone(b.refusals) // the prepared batch stays as it was
+	verdicts, err := b.customers.open(ctx, tx, job.PlatformID)
 	if err != nil {
 		return job, err
 	}
-	rows, err := q.BulkImportRowsNext(ctx, BulkImportRowsNextParams{JobID: job.ID, RowNumber: job.LastRow, Limit: int32(p.Size)})
-	if err != nil {
-		return job, fmt.Errorf("read staged rows: %w", err)
+	for k, v := range verdicts {
+		if c := v.Clash; c != nil {
+			refusals[b.from[k]] = bulkimport.Taken(job.ID, job.PlatformID, *c)
+		}
 	}
-	if len(rows) == 0 {
-		return job, fmt.Errorf("bulk import job %s: no staged rows after row %d, %d of %d processed", job.ID, job.LastRow, job.Processed, job.Total)
-	}
-	r := bulkimport.NewReader(job.Columns)
 	stored := min(int(job.Failed), bulkimport.MaxErrors)
 	var successful, failed int32
-	for _, staged := range rows {
-		row := bulkimport.Row{Number: int(staged.RowNumber), Fields: staged.Fields}
-		err := bulkImportRow(ctx, q, box, job, settings, r, row)
-		if err == nil {
+	var errs BulkImportErrorsCreateParams
+	for i, staged := range rows {
+		if refusals[i] == nil {
 			successful++
 			continue
 		}
-		e, refused := r.EntryOf(row, err)
+		row := bulkimport.Row{Number: int(staged.RowNumber), Fields: staged.Fields}
+		e, refused := r.EntryOf(row, refusals[i])
 		if !refused {
-			return job, fmt.Errorf("row %d: %w", row.Number, err)
+			return job, fmt.Errorf("row %d: %w", row.Number, refusals[i])
 		}
 		failed++
 		if stored < bulkimport.MaxErrors {
 			stored++
-			var field *string
-			if e.Field != "" {
-				field = &e.Field
-			}
-			if err := q.BulkImportErrorCreate(ctx, BulkImportErrorCreateParams{JobID: job.ID, RowNumber: int32(e.Row), Code: string(e.Code),
-				Message: e.Message, Field: field, CorrelationID: e.CorrelationID}); err != nil {
-				return job, fmt.Errorf("record the error of row %d: %w", row.Number, err)
-			}
+			errs.RowNumbers, errs.Codes = append(errs.RowNumbers, int32(e.Row)), append(errs.Codes, string(e.Code))
+			errs.Messages, errs.Fields = append(errs.Messages, e.Message), append(errs.Fields, e.Field)
+			errs.CorrelationIds = append(errs.CorrelationIds, e.CorrelationID)
+		}
+	}
+	if len(errs.RowNumbers) > 0 {
+		errs.JobID = job.ID
+		if err := q.BulkImportErrorsCreate(ctx, errs); err != nil {
+			return job, fmt.Errorf("record the refused rows: %w", err)
 		}
 	}
 	last := rows[len(rows)-1].RowNumber
@@ -213,7 +329,7 @@ func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job Bulk
 	if !done {
 		return out, nil
 	}
-	errs, err := q.BulkImportErrorList(ctx, job.ID)
+	report, err := q.BulkImportErrorList(ctx, job.ID)
 	if err != nil {
 		return job, fmt.Errorf("read bulk import errors: %w", err)
 	}
@@ -221,53 +337,10 @@ func bulkImportBatch(ctx context.Context, q *queries, box *sealbox.Box, job Bulk
 	if out.Status == catalog.BulkFailed {
 		typ = events.BulkUploadFailed
 	}
-	if _, err := eventRecord(ctx, q, job.PlatformID, typ, p.Render(BulkImportReport{Job: out, Errors: errs}), nil); err != nil {
+	if _, err := eventRecord(ctx, q, job.PlatformID, typ, render(BulkImportReport{Job: out, Errors: report}), nil); err != nil {
 		return job, err
 	}
 	return out, nil
-}
-
-// bulkImportRow imports one row: the customer it creates with its accounts, or the
-// refusal (a domain error). A customer whose platformCustomerId or umaAddress is taken is
-// not inserted and the transaction goes on.
-func bulkImportRow(ctx context.Context, q *queries, box *sealbox.Box, job BulkImportJob, settings platformconfig.Settings, r *bulkimport.Reader, row bulkimport.Row) error {
-	n, err := r.Decide(job.ID, settings, row)
-	if err != nil {
-		return err
-	}
-	params, err := customerCreateParams(box, job.PlatformID, n.Record)
-	if err != nil {
-		return err
-	}
-	c, err := q.CustomerCreateIfAbsent(ctx, CustomerCreateIfAbsentParams(params))
-	if IsNotFound(err) {
-		return customerTaken(ctx, q, job.ID, params)
-	}
-	if err != nil {
-		return fmt.Errorf("create customer: %w", err)
-	}
-	return customerAccountsOpen(ctx, q, box, job.PlatformID, c.ID, n)
-}
-
-// customerTaken says why a new customer of a bulk import was not inserted: its
-// platformCustomerId belongs to another customer of the platform (one made by an earlier
-// row of the file included), or its umaAddress to another customer of the deployment. When its own id is taken, the row's customer exists
-// already and nothing is refused (bulkimport.Conflict decides).
-func customerTaken(ctx context.Context, q *queries, jobID uuid.UUID, p CustomerCreateParams) error {
-	taken, err := q.CustomerConflicts(ctx, CustomerConflictsParams{PlatformID: p.PlatformID, ID: p.ID,
-		PlatformCustomerID: p.PlatformCustomerID, UmaAddress: p.UmaAddress})
-	if err != nil {
-		return fmt.Errorf("find the customer taking the row's identifiers: %w", err)
-	}
-	holders := make([]bulkimport.Identity, len(taken))
-	for i, c := range taken {
-		holders[i] = bulkimport.Identity(c)
-	}
-	want := bulkimport.Identity{ID: p.ID, PlatformID: p.PlatformID, PlatformCustomerID: p.PlatformCustomerID, UmaAddress: p.UmaAddress}
-	if found, refusal := bulkimport.Conflict(jobID, want, holders); found {
-		return refusal
-	}
-	return fmt.Errorf("customer %s was not inserted, yet nothing takes its identifiers", p.ID)
 }
 
 // BulkImportPending lists up to limit jobs created before a moment that still wait for

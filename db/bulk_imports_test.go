@@ -67,6 +67,14 @@ func newBulkWorld(t *testing.T) *bulkWorld {
 
 func (w *bulkWorld) uma(handle string) string { return "$" + handle + "@" + w.settings.UmaDomain }
 
+// open opens a customer of the platform with platformCustomerId id at the address of handle.
+func (w *bulkWorld) open(id, handle string) {
+	w.t.Helper()
+	if _, err := db.CustomerOpen(context.Background(), w.pool, w.box, w.platform.ID, newCustomer(w.t, w.settings, id, w.uma(handle))); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 func (w *bulkWorld) stage(rows [][]string) db.BulkImportJob {
 	w.t.Helper()
 	job, err := db.BulkImportCreate(context.Background(), w.pool, w.platform.ID, bulkHeader, &sliceRows{rows: rows})
@@ -115,24 +123,7 @@ func TestBulkImportBatches(t *testing.T) {
 	t.Parallel()
 	w := newBulkWorld(t)
 	ctx := context.Background()
-	if _, err := db.CustomerCreateWithAccounts(ctx, w.pool, w.box, w.platform.ID, newCustomer(t, w.settings, "taken", w.uma("taken"))); err != nil {
-		t.Fatal(err)
-	}
-	bad := personRow("c-bad-date", w.uma("bad"))
-	bad[4] = "1990-13-01"
-	rows := [][]string{
-		personRow("c-1", w.uma("c1")),    // row 2
-		personRow("c-2", w.uma("c2")),    // 3
-		bad,                              // 4: birthDate
-		personRow("taken", w.uma("x1")),  // 5: an existing customer's platformCustomerId
-		personRow("c-5", w.uma("taken")), // 6: an existing customer's umaAddress
-		personRow("c-6", w.uma("c6")),    // 7
-		personRow("c-1", w.uma("again")), // 8: row 2's platformCustomerId, in another batch
-		personRow("c-8", w.uma("c8")),    // 9
-		personRow("c-9", w.uma("c8")),    // 10: row 9's umaAddress, in the same batch
-		{"INDIVIDUAL", "c-short"},        // 11: too few fields
-		personRow("c-11", w.uma("c11")),  // 12
-	}
+	rows := w.mixedRows()
 	job := w.stage(rows)
 	if job.Status != catalog.BulkPending || job.Total != 11 || job.LastRow != 1 || w.count("SELECT count(*) FROM bulk_import_rows WHERE job_id = $1", job.ID) != 11 {
 		t.Fatalf("staged job %+v", job)
@@ -156,29 +147,7 @@ func TestBulkImportBatches(t *testing.T) {
 	if end.Status != catalog.BulkCompleted || end.Total != 11 || end.Processed != 11 || end.Successful != 5 || end.Failed != 6 || end.CompletedAt == nil {
 		t.Fatalf("job %+v", end)
 	}
-	report, err := db.BulkImportReportGet(ctx, w.pool, w.platform.ID, job.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range report.Errors {
-		field := ""
-		if e.Field != nil {
-			field = *e.Field
-		}
-		got = append(got, fmt.Sprintf("%d %s %s %s: %s", e.RowNumber, e.Code, field, e.CorrelationID, e.Message))
-	}
-	want := []string{
-		"4 INVALID_INPUT birthDate c-bad-date: birthDate must be a date YYYY-MM-DD",
-		"5 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId taken: another customer of the platform already has this platformCustomerId",
-		"6 UMA_ADDRESS_EXISTS umaAddress c-5: another customer of the platform already has this umaAddress",
-		"8 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId c-1: the customer of row 2 of this file already has this platformCustomerId",
-		"10 UMA_ADDRESS_EXISTS umaAddress c-9: the customer of row 9 of this file already has this umaAddress",
-		"11 INVALID_INPUT  c-short: the row has 2 fields; the header has 10 columns",
-	}
-	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-		t.Fatalf("errors:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
-	}
+	report := w.wantErrors(job.ID, mixedRowsRefused...)
 	// Customers: the 5 imported, each once, with the ids of their rows and one USD account.
 	if n := w.count("SELECT count(*) FROM customers WHERE platform_id = $1", w.platform.ID); n != 6 {
 		t.Fatalf("%d customers, want 1 + 5", n)
@@ -213,6 +182,140 @@ func TestBulkImportBatches(t *testing.T) {
 	if err != nil || after.LastRow != end.LastRow || after.Status != end.Status || !after.UpdatedAt.Equal(end.UpdatedAt) {
 		t.Fatalf("batch of an ended job: %+v %v", after, err)
 	}
+}
+
+// mixedRows opens a customer "taken" and returns rows 2 to 12 of a file: good rows, invalid
+// rows, and rows whose platformCustomerId or umaAddress an existing customer or an earlier
+// row of the file took (mixedRowsRefused); in batches of 3, the clashes are both within a
+// batch and across batches.
+func (w *bulkWorld) mixedRows() [][]string {
+	w.open("taken", "taken")
+	bad := personRow("c-bad-date", w.uma("bad"))
+	bad[4] = "1990-13-01"
+	return [][]string{
+		personRow("c-1", w.uma("c1")),    // row 2
+		personRow("c-2", w.uma("c2")),    // 3
+		bad,                              // 4: birthDate
+		personRow("taken", w.uma("x1")),  // 5: an existing customer's platformCustomerId
+		personRow("c-5", w.uma("taken")), // 6: an existing customer's umaAddress
+		personRow("c-6", w.uma("c6")),    // 7
+		personRow("c-1", w.uma("again")), // 8: row 2's platformCustomerId, in another batch
+		personRow("c-8", w.uma("c8")),    // 9
+		personRow("c-9", w.uma("c8")),    // 10: row 9's umaAddress, in the same batch
+		{"INDIVIDUAL", "c-short"},        // 11: too few fields
+		personRow("c-11", w.uma("c11")),  // 12
+	}
+}
+
+// mixedRowsRefused are the refused rows of mixedRows, as wantErrors takes them.
+var mixedRowsRefused = []string{
+	"4 INVALID_INPUT birthDate c-bad-date: birthDate must be a date YYYY-MM-DD",
+	"5 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId taken: another customer of the platform already has this platformCustomerId",
+	"6 UMA_ADDRESS_EXISTS umaAddress c-5: another customer of the platform already has this umaAddress",
+	"8 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId c-1: the customer of row 2 of this file already has this platformCustomerId",
+	"10 UMA_ADDRESS_EXISTS umaAddress c-9: the customer of row 9 of this file already has this umaAddress",
+	"11 INVALID_INPUT  c-short: the row has 2 fields; the header has 10 columns",
+}
+
+// A step of several batches imports them one after the other, each prepared while the one
+// before commits: it stops after its batches with the job's cursor there, and the file's
+// rows are judged exactly as batch by batch (a row clashing with a row of an earlier
+// batch, prepared before that batch committed, is still refused naming it).
+func TestBulkImportStepPipelinesBatches(t *testing.T) {
+	t.Parallel()
+	w := newBulkWorld(t)
+	ctx := context.Background()
+	job := w.stage(w.mixedRows())
+	step := func(after, batches int) db.BulkImportJob {
+		t.Helper()
+		j, err := db.BulkImportBatch(ctx, w.pool, w.box, db.BulkImportBatchParams{JobID: job.ID, After: after, Size: 3, Batches: batches,
+			Render: view.BulkImportRender}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	two := step(1, 2)
+	if two.Status != catalog.BulkProcessing || two.LastRow != 7 || two.Processed != 6 || two.Successful != 3 {
+		t.Fatalf("after a step of 2 batches: %+v", two)
+	}
+	if stale := step(1, 2); stale.LastRow != 7 || !stale.UpdatedAt.Equal(two.UpdatedAt) {
+		t.Fatalf("a step from a cursor the job passed: %+v", stale)
+	}
+	end := step(int(two.LastRow), 100) // more batches than rows are left: it ends with the job
+	if end.Status != catalog.BulkCompleted || end.Processed != 11 || end.Successful != 5 || end.Failed != 6 {
+		t.Fatalf("job %+v", end)
+	}
+	w.wantErrors(job.ID, mixedRowsRefused...)
+	if n := w.count("SELECT count(*) FROM customers c JOIN internal_accounts a ON a.customer_id = c.id WHERE c.platform_id = $1", w.platform.ID); n != 6 {
+		t.Fatalf("%d customers with an account, want 1 + 5", n)
+	}
+	if n := w.count("SELECT count(*) FROM webhook_events WHERE platform_id = $1 AND type = $2", w.platform.ID, events.BulkUploadCompleted); n != 1 {
+		t.Fatalf("%d BULK_UPLOAD_COMPLETED events", n)
+	}
+}
+
+// One batch is judged row by row in its order, as the rows were imported one at a time: a
+// row refused for an existing customer's platformCustomerId or for an invalid field holds
+// nothing, so a later row of the batch with its umaAddress or platformCustomerId is
+// imported; a row clashing with an earlier row of the batch names it.
+func TestBulkImportBatchJudgedInOrder(t *testing.T) {
+	t.Parallel()
+	w := newBulkWorld(t)
+	w.open("taken", "taken")
+	bad := personRow("c-7", w.uma("c7"))
+	bad[4] = "1990-02-30"
+	rows := [][]string{
+		personRow("c-1", w.uma("c1")),    // row 2
+		personRow("taken", w.uma("c3")),  // 3: an existing customer's platformCustomerId
+		personRow("c-4", w.uma("c3")),    // 4: row 3's umaAddress, row 3 refused
+		personRow("c-4", w.uma("c5")),    // 5: row 4's platformCustomerId
+		personRow("c-6", w.uma("c1")),    // 6: row 2's umaAddress
+		bad,                              // 7: birthDate
+		personRow("c-7", w.uma("c7")),    // 8: row 7's identifiers, row 7 refused
+		personRow("c-9", w.uma("taken")), // 9: an existing customer's umaAddress
+	}
+	end, cursors := w.run(w.stage(rows), 100)
+	if fmt.Sprint(cursors) != "[9]" || end.Status != catalog.BulkCompleted || end.Successful != 3 || end.Failed != 5 {
+		t.Fatalf("job %+v, cursors %v", end, cursors)
+	}
+	w.wantErrors(end.ID,
+		"3 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId taken: another customer of the platform already has this platformCustomerId",
+		"5 PLATFORM_CUSTOMER_ID_EXISTS platformCustomerId c-4: the customer of row 4 of this file already has this platformCustomerId",
+		"6 UMA_ADDRESS_EXISTS umaAddress c-6: the customer of row 2 of this file already has this umaAddress",
+		"7 INVALID_INPUT birthDate c-7: birthDate must be a date YYYY-MM-DD",
+		"9 UMA_ADDRESS_EXISTS umaAddress c-9: another customer of the platform already has this umaAddress",
+	)
+	for r, uma := range map[int]string{2: w.uma("c1"), 4: w.uma("c3"), 8: w.uma("c7")} {
+		if w.count("SELECT count(*) FROM customers c JOIN internal_accounts a ON a.customer_id = c.id WHERE c.id = $1 AND c.uma_address = $2", bulkimport.CustomerID(end.ID, r), uma) != 1 {
+			t.Errorf("row %d: no customer with %s and its account", r, uma)
+		}
+	}
+	if n := w.count("SELECT count(*) FROM customers WHERE platform_id = $1", w.platform.ID); n != 4 {
+		t.Fatalf("%d customers, want 1 + 3", n)
+	}
+}
+
+// wantErrors fails the test unless the job's refused rows are want, each as "row CODE
+// field correlationId: message", and returns the job's report.
+func (w *bulkWorld) wantErrors(jobID uuid.UUID, want ...string) db.BulkImportReport {
+	w.t.Helper()
+	report, err := db.BulkImportReportGet(context.Background(), w.pool, w.platform.ID, jobID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var got []string
+	for _, e := range report.Errors {
+		field := ""
+		if e.Field != nil {
+			field = *e.Field
+		}
+		got = append(got, fmt.Sprintf("%d %s %s %s: %s", e.RowNumber, e.Code, field, e.CorrelationID, e.Message))
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		w.t.Fatalf("errors:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
+	}
+	return report
 }
 
 func joinLines(s []string) string {

@@ -104,13 +104,13 @@ func TestCustomerCreateConstraints(t *testing.T) {
 		t.Fatalf("provisioning opened %d platform accounts, want 1 (USD)", n)
 	}
 
-	first, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$ana@"+s.UmaDomain))
+	first, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$ana@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "p-2", "$ana@"+s.UmaDomain))
+	_, err = db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "p-2", "$ana@"+s.UmaDomain))
 	refusedWith(t, err, catalog.UmaAddressExists)
-	_, err = db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$bob@"+s.UmaDomain))
+	_, err = db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$bob@"+s.UmaDomain))
 	refusedWith(t, err, catalog.PlatformCustomerIDExists)
 	if n := count(t, pool, "SELECT count(*) FROM customers"); n != 1 {
 		t.Fatalf("%d customers, want 1", n)
@@ -120,7 +120,7 @@ func TestCustomerCreateConstraints(t *testing.T) {
 	}
 
 	// An update to another customer's UMA address is refused the same way.
-	second, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "p-2", "$bob@"+s.UmaDomain))
+	second, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "p-2", "$bob@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +133,7 @@ func TestCustomerCreateConstraints(t *testing.T) {
 
 	// Opening a second open account of one currency and type is a conflict.
 	err = db.WithTx(ctx, pool, func(q *db.Queries, _ pgx.Tx) error {
-		_, err := db.InternalAccountOpen(ctx, q, box, p.ID, uuid.NullUUID{UUID: first.ID, Valid: true}, account.Opening{Currency: "USD", Type: catalog.InternalFiat})
-		return err
+		return db.InternalAccountOpen(ctx, q, box, p.ID, uuid.NullUUID{UUID: first.ID, Valid: true}, account.Opening{Currency: "USD", Type: catalog.InternalFiat})
 	})
 	refusedWith(t, err, catalog.Conflict)
 
@@ -153,7 +152,7 @@ func TestExternalAccountAddConstraint(t *testing.T) {
 	box := newBox(t)
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
-	c, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$ana@"+s.UmaDomain))
+	c, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "p-1", "$ana@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}

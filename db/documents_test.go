@@ -36,11 +36,11 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 	q := db.New(pool)
 	p, s := provision(t, pool, box)
 	other, _ := provision(t, pool, box)
-	c1, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "c-1", "$one@"+s.UmaDomain))
+	c1, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "c-1", "$one@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "c-2", "$two@"+s.UmaDomain))
+	c2, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "c-2", "$two@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestDocumentHoldersAndSubmission(t *testing.T) {
 		refusedWith(t, err, catalog.ReferenceNotFound)
 	}
 
-	biz, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newBusinessRecord(t, s))
+	biz, err := db.CustomerOpen(ctx, pool, box, p.ID, newBusinessRecord(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}

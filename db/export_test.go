@@ -8,7 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"paycore/internal/account"
 	"paycore/internal/agentpolicy"
+	"paycore/internal/kit/sealbox"
 )
 
 // Usage reservations on their own, for the tests of the usage windows and limits; agent
@@ -51,11 +53,16 @@ func AgentUsageRelease(ctx context.Context, pool *pgxpool.Pool, agentID uuid.UUI
 type Queries = queries
 
 var (
-	New                 = newQueries
-	WithTx              = withTx
-	AgentUsages         = agentUsages
-	DocumentCreate      = documentCreate
-	DocumentHolderGet   = documentHolderGet
-	InternalAccountOpen = internalAccountOpen
-	LedgerApplyLegs     = ledgerApplyLegs
+	New               = newQueries
+	WithTx            = withTx
+	AgentUsages       = agentUsages
+	DocumentCreate    = documentCreate
+	DocumentHolderGet = documentHolderGet
+	LedgerApplyLegs   = ledgerApplyLegs
 )
+
+// InternalAccountOpen opens one internal account of a platform in q's transaction:
+// internalAccountsOpen with one opening (customerID invalid for the platform's own).
+func InternalAccountOpen(ctx context.Context, q *Queries, box *sealbox.Box, platformID uuid.UUID, customerID uuid.NullUUID, o account.Opening) error {
+	return internalAccountsOpen(ctx, q, box, platformID, []accountOpening{{customerID: customerID, Opening: o}})
+}

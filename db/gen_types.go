@@ -58,7 +58,7 @@ type (
 	AuthSessionRevokeParams               = gen.AuthSessionRevokeParams
 	BeneficialOwner                       = gen.BeneficialOwner
 	BulkImportError                       = gen.BulkImportError
-	BulkImportErrorCreateParams           = gen.BulkImportErrorCreateParams
+	BulkImportErrorsCreateParams          = gen.BulkImportErrorsCreateParams
 	BulkImportJob                         = gen.BulkImportJob
 	BulkImportJobAdvanceParams            = gen.BulkImportJobAdvanceParams
 	BulkImportJobCreateParams             = gen.BulkImportJobCreateParams
@@ -73,9 +73,6 @@ type (
 	BulkImportRowsNextParams              = gen.BulkImportRowsNextParams
 	BulkImportRowsNextRow                 = gen.BulkImportRowsNextRow
 	Customer                              = gen.Customer
-	CustomerConflictsParams               = gen.CustomerConflictsParams
-	CustomerConflictsRow                  = gen.CustomerConflictsRow
-	CustomerCreateIfAbsentParams          = gen.CustomerCreateIfAbsentParams
 	CustomerCreateParams                  = gen.CustomerCreateParams
 	CustomerFindByUmaParams               = gen.CustomerFindByUmaParams
 	CustomerFindByUmaRow                  = gen.CustomerFindByUmaRow
@@ -84,6 +81,9 @@ type (
 	CustomerMarkDeletedParams             = gen.CustomerMarkDeletedParams
 	CustomerSetKycStatusParams            = gen.CustomerSetKycStatusParams
 	CustomerUpdateParams                  = gen.CustomerUpdateParams
+	CustomersGetParams                    = gen.CustomersGetParams
+	CustomersHoldingParams                = gen.CustomersHoldingParams
+	CustomersInsertParams                 = gen.CustomersInsertParams
 	Document                              = gen.Document
 	DocumentCountOfCustomerParams         = gen.DocumentCountOfCustomerParams
 	DocumentDeleteParams                  = gen.DocumentDeleteParams
@@ -120,10 +120,10 @@ type (
 	InternalAccountOwnerRow               = gen.InternalAccountOwnerRow
 	InternalAccountPostingChecksParams    = gen.InternalAccountPostingChecksParams
 	InternalAccountPostingChecksRow       = gen.InternalAccountPostingChecksRow
-	InternalAccountSetInstructionsParams  = gen.InternalAccountSetInstructionsParams
 	InternalAccountSetPrivateParams       = gen.InternalAccountSetPrivateParams
 	InternalAccountSetStatusParams        = gen.InternalAccountSetStatusParams
 	InternalAccountsOfCustomerRow         = gen.InternalAccountsOfCustomerRow
+	InternalAccountsOpenParams            = gen.InternalAccountsOpenParams
 	Invitation                            = gen.Invitation
 	InvitationGetParams                   = gen.InvitationGetParams
 	InvitationInsertParams                = gen.InvitationInsertParams

@@ -29,7 +29,7 @@ func TestInvitationLifecycle(t *testing.T) {
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
 	other, os := provision(t, pool, box)
-	bob, err := db.CustomerCreateWithAccounts(ctx, pool, box, other.ID, newCustomer(t, os, "bob", "$bob@"+os.UmaDomain))
+	bob, err := db.CustomerOpen(ctx, pool, box, other.ID, newCustomer(t, os, "bob", "$bob@"+os.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestInvitationLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alice, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
+	alice, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +161,13 @@ func TestInvitationConcurrentClaimsAndCancels(t *testing.T) {
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
 	other, os := provision(t, pool, box)
-	alice, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
+	alice, err := db.CustomerOpen(ctx, pool, box, p.ID, newCustomer(t, s, "alice", "$alice@"+s.UmaDomain))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var invitees []string
 	for i := range 16 {
-		c, err := db.CustomerCreateWithAccounts(ctx, pool, box, other.ID, newCustomer(t, os, fmt.Sprintf("user%d", i), fmt.Sprintf("$user%d@%s", i, os.UmaDomain)))
+		c, err := db.CustomerOpen(ctx, pool, box, other.ID, newCustomer(t, os, fmt.Sprintf("user%d", i), fmt.Sprintf("$user%d@%s", i, os.UmaDomain)))
 		if err != nil {
 			t.Fatal(err)
 		}

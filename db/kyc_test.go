@@ -49,7 +49,7 @@ func TestOwnersNeverPassAHundredPercent(t *testing.T) {
 	box := newBox(t)
 	ctx := context.Background()
 	p, s := provision(t, pool, box)
-	biz, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, newBusinessRecord(t, s))
+	biz, err := db.CustomerOpen(ctx, pool, box, p.ID, newBusinessRecord(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestVerificationSubmitAndDecide(t *testing.T) {
 	n.Record.Address = &customer.Address{Line1: "1 Main St", PostalCode: "94105", Country: "US"}
 	country := "US"
 	n.Record.BusinessInfo.Country = &country
-	biz, err := db.CustomerCreateWithAccounts(ctx, pool, box, p.ID, n)
+	biz, err := db.CustomerOpen(ctx, pool, box, p.ID, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestBulkImportAddressOfAnotherPlatform(t *testing.T) {
 	w := newBulkWorld(t)
 	ctx := context.Background()
 	other, os := provision(t, w.pool, w.box)
-	if _, err := db.CustomerCreateWithAccounts(ctx, w.pool, w.box, other.ID, newCustomer(t, os, "first", "$first@"+os.UmaDomain)); err != nil {
+	if _, err := db.CustomerOpen(ctx, w.pool, w.box, other.ID, newCustomer(t, os, "first", "$first@"+os.UmaDomain)); err != nil {
 		t.Fatal(err)
 	}
 	// The other platform's customer has an address on this platform's domain (a legacy row).

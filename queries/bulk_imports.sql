@@ -9,6 +9,9 @@ RETURNING *;
 -- name: BulkImportJobGet :one
 SELECT * FROM bulk_import_jobs WHERE platform_id = $1 AND id = $2;
 
+-- name: BulkImportJobRead :one
+SELECT * FROM bulk_import_jobs WHERE id = $1;
+
 -- name: BulkImportJobLock :one
 SELECT * FROM bulk_import_jobs WHERE id = $1 FOR UPDATE;
 
@@ -50,9 +53,12 @@ LIMIT $3;
 -- name: BulkImportRowsDelete :exec
 DELETE FROM bulk_import_rows WHERE job_id = $1 AND row_number <= $2;
 
--- name: BulkImportErrorCreate :exec
+-- name: BulkImportErrorsCreate :exec
+-- The refused rows of a batch, in one statement: element i of each array is row i's
+-- (an empty field: the row as a whole is at fault).
 INSERT INTO bulk_import_errors (job_id, row_number, code, message, field, correlation_id)
-VALUES ($1, $2, $3, $4, $5, $6);
+SELECT sqlc.arg(job_id), unnest(sqlc.arg(row_numbers)::integer[]), unnest(sqlc.arg(codes)::text[]),
+       unnest(sqlc.arg(messages)::text[]), nullif(unnest(sqlc.arg(fields)::text[]), ''), unnest(sqlc.arg(correlation_ids)::text[]);
 
 -- name: BulkImportErrorList :many
 SELECT * FROM bulk_import_errors WHERE job_id = $1 ORDER BY row_number;

@@ -3,8 +3,30 @@ INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, wal
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 RETURNING *;
 
--- name: InternalAccountSetInstructions :exec
-UPDATE internal_accounts SET funding_instructions = $2 WHERE id = $1;
+-- name: AccountNumbersNext :many
+-- count account numbers for internal accounts about to be opened.
+SELECT nextval('account_number_seq')::bigint AS account_number FROM generate_series(1, sqlc.arg(count)::integer);
+
+-- name: InternalAccountsOpen :exec
+-- A batch of internal accounts of a platform, each with its ledger account of kind, in one
+-- statement, given column by column: element i of each array is account i's (the nil uuid
+-- for no customer, the platform's own accounts; a NULL private_enabled and wallet_sealed
+-- but for embedded wallets).
+WITH a AS (
+    SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, nullif(unnest(sqlc.arg(customer_ids)::uuid[]), '00000000-0000-0000-0000-000000000000') AS customer_id,
+           unnest(sqlc.arg(types)::text[]) AS type, unnest(sqlc.arg(currencies)::text[]) AS currency,
+           unnest(sqlc.arg(account_numbers)::bigint[]) AS account_number,
+           unnest(sqlc.arg(funding_instructions)::jsonb[]) AS funding_instructions,
+           unnest(sqlc.arg(private_enabled)::bool[]) AS private_enabled, unnest(sqlc.arg(wallets_sealed)::bytea[]) AS wallet_sealed
+), ledger AS (
+    INSERT INTO ledger_accounts (id, platform_id, currency, kind)
+    SELECT a.id, sqlc.arg(platform_id), a.currency, sqlc.arg(kind) FROM a
+)
+INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, account_number, funding_instructions,
+                               private_enabled, wallet_sealed)
+SELECT a.id, sqlc.arg(platform_id), a.customer_id, a.type, a.currency, a.account_number, a.funding_instructions,
+       CASE WHEN a.wallet_sealed IS NOT NULL THEN a.private_enabled END, a.wallet_sealed
+FROM a;
 
 -- name: InternalAccountGet :one
 SELECT sqlc.embed(a), l.balance, l.held

@@ -35,7 +35,7 @@ func (j *fakeJob) batch(_ context.Context, b activities.BulkBatch) (activities.B
 		return activities.BulkProgress{}, errors.New("connection refused")
 	}
 	if b.After == j.lastRow && j.lastRow < j.total+1 {
-		j.lastRow = min(j.lastRow+b.Size, j.total+1)
+		j.lastRow = min(j.lastRow+b.Size*max(b.Batches, 1), j.total+1)
 	}
 	j.batches = append(j.batches, fmt.Sprintf("%d→%d", b.After, j.lastRow))
 	if b.After == j.commitThenFail {
@@ -79,13 +79,13 @@ func runBulkImport(t *testing.T, job *fakeJob, in BulkImportInput) []BulkImportI
 	return nil
 }
 
-// A job of 23 rows in batches of 5, 2 batches per run: each run takes two batches from
-// the cursor it carries, then continues as new; the last batch ends it.
+// A job of 23 rows in batches of 5, 2 batches per run: each run's step takes two batches
+// from the cursor it carries, then the run continues as new; the last batch ends it.
 func TestBulkImportBatchesAndContinuesAsNew(t *testing.T) {
 	job := &fakeJob{total: 23, lastRow: 1}
 	in := BulkImportInput{JobID: uuid.New(), PlatformID: uuid.New(), After: 1, BatchSize: 5, BatchesPerRun: 2}
 	runs := runBulkImport(t, job, in)
-	if got := fmt.Sprint(job.batches); got != "[1→6 6→11 11→16 16→21 21→24]" {
+	if got := fmt.Sprint(job.batches); got != "[1→11 11→21 21→24]" {
 		t.Fatalf("batches %s", got)
 	}
 	var afters []int
@@ -105,7 +105,7 @@ func TestBulkImportBatchesAndContinuesAsNew(t *testing.T) {
 // transient failure is retried.
 func TestBulkImportRetriedBatchesCarryOnFromTheJob(t *testing.T) {
 	job := &fakeJob{total: 12, lastRow: 1, commitThenFail: 6, transient: true}
-	runBulkImport(t, job, BulkImportInput{JobID: uuid.New(), After: 1, BatchSize: 5, BatchesPerRun: 10})
+	runBulkImport(t, job, BulkImportInput{JobID: uuid.New(), After: 1, BatchSize: 5, BatchesPerRun: 1})
 	if got := fmt.Sprint(job.batches); got != "[1→error 1→6 6→11 6→11 11→13]" {
 		t.Fatalf("batches %s", got)
 	}

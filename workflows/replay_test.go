@@ -18,7 +18,7 @@ import (
 // (completed, slow then failed, refused), quotes (completed, refunded, returned, expired,
 // funded by a deposit, paid to a customer of another platform), incoming payments
 // (approved, timed out), invitations (claimed, cancelled, expired), verifications (a business
-// approved, its owner's KYC), bulk imports (a run continued as new, the last run) and
+// approved, its owner's KYC), bulk imports (a run continued as new, the last run; one batch per step and one step per run) and
 // agent actions (executed at once, approved then executed, rejected, expired) and transfers an
 // operator failed at the rail (during the slow wait, after a retry), and refunds of incoming
 // payments (completed, failed at the rail), and wallets' ownership verifications (a sandbox liveness check passed,

@@ -104,10 +104,10 @@ func OutboundCall(ctx workflow.Context, initial, maxInterval, maxAge time.Durati
 // retryWithoutEnd is the ScheduleToCloseTimeout of local activities retried without end.
 const retryWithoutEnd = 10 * 365 * 24 * time.Hour
 
-// BatchStep is the preset for the batches of bulk work (a bulk import's batch of rows), run
-// as local activities: each is one database transaction over up to a few hundred rows, so
-// it gets longer than a payment's step. Transient errors are retried quickly and without
-// end (a batch that committed answers where its job stands); refusals end at once.
+// BatchStep is the preset for the steps of bulk work (a bulk import's batches of rows), run
+// as local activities: each is a few database transactions over up to a few thousand rows
+// each, so it gets longer than a payment's step. Transient errors are retried quickly and
+// without end (a batch that committed answers where its job stands); refusals end at once.
 func BatchStep(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,

@@ -27,7 +27,7 @@ import (
 // TestRecordHistories records the workflow histories that workflows/replay_test.go
 // replays: PAYCORE_RECORD_HISTORIES=../../workflows/testdata go test -run RecordHistories.
 // It is skipped otherwise. Each shape of a workflow gets files of its own (the _v2 names:
-// the create step answering the rail, the redelivery's reopen step); the files of earlier
+// the create step answering the rail, the redelivery's reopen step, a bulk import run's one step); the files of earlier
 // shapes stay, so running workflows recorded with them keep replaying. One group can be
 // recorded alone: -run 'RecordHistories/agent_actions'.
 func TestRecordHistories(t *testing.T) {
@@ -39,6 +39,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("agent_actions", func(t *testing.T) { recordAgentActions(t, dir) })
 	t.Run("operator", func(t *testing.T) { recordOperator(t, dir) })
 	t.Run("refunds", func(t *testing.T) { recordRefunds(t, dir) })
+	t.Run("bulk_import", func(t *testing.T) { recordBulkImport(t, dir) })
 }
 
 // recordRefunds records refunds of transfers in: one completed, one its rail failed.
@@ -258,7 +259,6 @@ func recordPayments(t *testing.T, dir string) {
 		return err == nil && d.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED && rc.count() == 2
 	})
 	record("webhook_delivery_redelivered", workflows.WebhookDeliveryWorkflowID(ev))
-	recordBulkImport(t, record)
 }
 
 // recordAgentActions records agent actions: executed at once (AUTO), approved then
@@ -310,8 +310,9 @@ func recordAgentActions(t *testing.T, dir string) {
 
 // recordBulkImport records a bulk import of 12 rows in batches of 5, 2 per run: its first
 // run (continued as new) and its last (the job's end).
-func recordBulkImport(t *testing.T, record func(name, workflowID string, runID ...string)) {
+func recordBulkImport(t *testing.T, dir string) {
 	s := newStack(t, func(c *config.Config) { c.BulkImportBatchSize, c.BulkImportBatchesPerRun = 5, 2 })
+	record := func(name, workflowID string, runID ...string) { recordHistory(t, s, dir, name, workflowID, runID...) }
 	c, p := s.platform(true)
 	id := uploadBulk(t, c, bulkFile(12, p.UmaDomain))
 	eventually(t, 30*time.Second, "the import to end", func() bool { return bulkJob(t, c, id).Status == "COMPLETED" })
@@ -326,9 +327,9 @@ func recordBulkImport(t *testing.T, record func(name, workflowID string, runID .
 	for _, e := range runs.Executions {
 		switch e.Status {
 		case enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
-			record("bulk_import_continued", wid, e.Execution.RunId)
+			record("bulk_import_continued_v2", wid, e.Execution.RunId)
 		case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-			record("bulk_import_completed", wid, e.Execution.RunId)
+			record("bulk_import_completed_v2", wid, e.Execution.RunId)
 		}
 	}
 }

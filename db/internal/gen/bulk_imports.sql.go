@@ -13,32 +13,6 @@ import (
 	"paycore/internal/catalog"
 )
 
-const bulkImportErrorCreate = `-- name: BulkImportErrorCreate :exec
-INSERT INTO bulk_import_errors (job_id, row_number, code, message, field, correlation_id)
-VALUES ($1, $2, $3, $4, $5, $6)
-`
-
-type BulkImportErrorCreateParams struct {
-	JobID         uuid.UUID
-	RowNumber     int32
-	Code          string
-	Message       string
-	Field         *string
-	CorrelationID string
-}
-
-func (q *Queries) BulkImportErrorCreate(ctx context.Context, arg BulkImportErrorCreateParams) error {
-	_, err := q.db.Exec(ctx, bulkImportErrorCreate,
-		arg.JobID,
-		arg.RowNumber,
-		arg.Code,
-		arg.Message,
-		arg.Field,
-		arg.CorrelationID,
-	)
-	return err
-}
-
 const bulkImportErrorList = `-- name: BulkImportErrorList :many
 SELECT job_id, row_number, code, message, field, correlation_id FROM bulk_import_errors WHERE job_id = $1 ORDER BY row_number
 `
@@ -68,6 +42,35 @@ func (q *Queries) BulkImportErrorList(ctx context.Context, jobID uuid.UUID) ([]B
 		return nil, err
 	}
 	return items, nil
+}
+
+const bulkImportErrorsCreate = `-- name: BulkImportErrorsCreate :exec
+INSERT INTO bulk_import_errors (job_id, row_number, code, message, field, correlation_id)
+SELECT $1, unnest($2::integer[]), unnest($3::text[]),
+       unnest($4::text[]), nullif(unnest($5::text[]), ''), unnest($6::text[])
+`
+
+type BulkImportErrorsCreateParams struct {
+	JobID          uuid.UUID
+	RowNumbers     []int32
+	Codes          []string
+	Messages       []string
+	Fields         []string
+	CorrelationIds []string
+}
+
+// The refused rows of a batch, in one statement: element i of each array is row i's
+// (an empty field: the row as a whole is at fault).
+func (q *Queries) BulkImportErrorsCreate(ctx context.Context, arg BulkImportErrorsCreateParams) error {
+	_, err := q.db.Exec(ctx, bulkImportErrorsCreate,
+		arg.JobID,
+		arg.RowNumbers,
+		arg.Codes,
+		arg.Messages,
+		arg.Fields,
+		arg.CorrelationIds,
+	)
+	return err
 }
 
 const bulkImportJobAdvance = `-- name: BulkImportJobAdvance :one
@@ -188,6 +191,30 @@ SELECT id, platform_id, status, columns, total, processed, successful, failed, l
 
 func (q *Queries) BulkImportJobLock(ctx context.Context, id uuid.UUID) (BulkImportJob, error) {
 	row := q.db.QueryRow(ctx, bulkImportJobLock, id)
+	var i BulkImportJob
+	err := row.Scan(
+		&i.ID,
+		&i.PlatformID,
+		&i.Status,
+		&i.Columns,
+		&i.Total,
+		&i.Processed,
+		&i.Successful,
+		&i.Failed,
+		&i.LastRow,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.CompletedAt,
+	)
+	return i, err
+}
+
+const bulkImportJobRead = `-- name: BulkImportJobRead :one
+SELECT id, platform_id, status, columns, total, processed, successful, failed, last_row, created_at, updated_at, completed_at FROM bulk_import_jobs WHERE id = $1
+`
+
+func (q *Queries) BulkImportJobRead(ctx context.Context, id uuid.UUID) (BulkImportJob, error) {
+	row := q.db.QueryRow(ctx, bulkImportJobRead, id)
 	var i BulkImportJob
 	err := row.Scan(
 		&i.ID,

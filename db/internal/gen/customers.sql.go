@@ -14,58 +14,6 @@ import (
 	"paycore/internal/catalog"
 )
 
-const customerConflicts = `-- name: CustomerConflicts :many
-SELECT id, platform_id, platform_customer_id, uma_address FROM customers
-WHERE (platform_id = $1 AND (id = $2 OR platform_customer_id = $3))
-   OR lower(uma_address) = lower($4)
-`
-
-type CustomerConflictsParams struct {
-	PlatformID         uuid.UUID
-	ID                 uuid.UUID
-	PlatformCustomerID string
-	UmaAddress         string
-}
-
-type CustomerConflictsRow struct {
-	ID                 uuid.UUID
-	PlatformID         uuid.UUID
-	PlatformCustomerID string
-	UmaAddress         string
-}
-
-// The customers that take a new customer's id or platformCustomerId (of its platform) or
-// umaAddress (of any platform: addresses are unique deployment-wide).
-func (q *Queries) CustomerConflicts(ctx context.Context, arg CustomerConflictsParams) ([]CustomerConflictsRow, error) {
-	rows, err := q.db.Query(ctx, customerConflicts,
-		arg.PlatformID,
-		arg.ID,
-		arg.PlatformCustomerID,
-		arg.UmaAddress,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CustomerConflictsRow{}
-	for rows.Next() {
-		var i CustomerConflictsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.PlatformID,
-			&i.PlatformCustomerID,
-			&i.UmaAddress,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const customerCreate = `-- name: CustomerCreate :one
 INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
                        kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence,
@@ -98,89 +46,6 @@ type CustomerCreateParams struct {
 
 func (q *Queries) CustomerCreate(ctx context.Context, arg CustomerCreateParams) (Customer, error) {
 	row := q.db.QueryRow(ctx, customerCreate,
-		arg.ID,
-		arg.PlatformID,
-		arg.PlatformCustomerID,
-		arg.CustomerType,
-		arg.Region,
-		arg.Currencies,
-		arg.Email,
-		arg.UmaAddress,
-		arg.KycStatus,
-		arg.FullName,
-		arg.BirthDate,
-		arg.Nationality,
-		arg.Address,
-		arg.BusinessInfo,
-		arg.EndUserTermsConsent,
-		arg.DueDiligence,
-		arg.IDType,
-		arg.IDCountry,
-		arg.IDNumberSealed,
-	)
-	var i Customer
-	err := row.Scan(
-		&i.ID,
-		&i.PlatformID,
-		&i.PlatformCustomerID,
-		&i.CustomerType,
-		&i.Region,
-		&i.Currencies,
-		&i.Email,
-		&i.UmaAddress,
-		&i.KycStatus,
-		&i.FullName,
-		&i.BirthDate,
-		&i.Nationality,
-		&i.Address,
-		&i.BusinessInfo,
-		&i.IsDeleted,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.EndUserTermsConsent,
-		&i.DueDiligence,
-		&i.IDType,
-		&i.IDCountry,
-		&i.IDNumberSealed,
-	)
-	return i, err
-}
-
-const customerCreateIfAbsent = `-- name: CustomerCreateIfAbsent :one
-INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
-                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence,
-                       id_type, id_country, id_number_sealed)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-ON CONFLICT DO NOTHING
-RETURNING id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed
-`
-
-type CustomerCreateIfAbsentParams struct {
-	ID                  uuid.UUID
-	PlatformID          uuid.UUID
-	PlatformCustomerID  string
-	CustomerType        catalog.CustomerType
-	Region              string
-	Currencies          []string
-	Email               *string
-	UmaAddress          string
-	KycStatus           catalog.KycStatus
-	FullName            *string
-	BirthDate           *time.Time
-	Nationality         *string
-	Address             json.RawMessage
-	BusinessInfo        json.RawMessage
-	EndUserTermsConsent json.RawMessage
-	DueDiligence        json.RawMessage
-	IDType              *string
-	IDCountry           *string
-	IDNumberSealed      []byte
-}
-
-// CustomerCreate for bulk imports: a customer whose id, platformCustomerId or umaAddress is
-// taken is not inserted (no row returned) and the transaction goes on.
-func (q *Queries) CustomerCreateIfAbsent(ctx context.Context, arg CustomerCreateIfAbsentParams) (Customer, error) {
-	row := q.db.QueryRow(ctx, customerCreateIfAbsent,
 		arg.ID,
 		arg.PlatformID,
 		arg.PlatformCustomerID,
@@ -501,4 +366,222 @@ func (q *Queries) CustomerUpdate(ctx context.Context, arg CustomerUpdateParams) 
 		&i.IDNumberSealed,
 	)
 	return i, err
+}
+
+const customersGet = `-- name: CustomersGet :many
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed FROM customers WHERE platform_id = $1 AND id = ANY($2::uuid[])
+`
+
+type CustomersGetParams struct {
+	PlatformID uuid.UUID
+	Ids        []uuid.UUID
+}
+
+func (q *Queries) CustomersGet(ctx context.Context, arg CustomersGetParams) ([]Customer, error) {
+	rows, err := q.db.Query(ctx, customersGet, arg.PlatformID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Customer{}
+	for rows.Next() {
+		var i Customer
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.PlatformCustomerID,
+			&i.CustomerType,
+			&i.Region,
+			&i.Currencies,
+			&i.Email,
+			&i.UmaAddress,
+			&i.KycStatus,
+			&i.FullName,
+			&i.BirthDate,
+			&i.Nationality,
+			&i.Address,
+			&i.BusinessInfo,
+			&i.IsDeleted,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EndUserTermsConsent,
+			&i.DueDiligence,
+			&i.IDType,
+			&i.IDCountry,
+			&i.IDNumberSealed,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const customersHolding = `-- name: CustomersHolding :many
+SELECT id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address, kyc_status, full_name, birth_date, nationality, address, business_info, is_deleted, created_at, updated_at, end_user_terms_consent, due_diligence, id_type, id_country, id_number_sealed FROM customers
+WHERE id = ANY(ARRAY(
+    SELECT h.id FROM unnest($1::uuid[]) AS k(v)
+    CROSS JOIN LATERAL (SELECT x.id FROM customers x WHERE x.id = k.v LIMIT 1) h
+    UNION
+    SELECT h.id FROM unnest($2::text[]) AS k(v)
+    CROSS JOIN LATERAL (SELECT x.id FROM customers x WHERE x.platform_id = $3 AND x.platform_customer_id = k.v LIMIT 1) h
+    UNION
+    SELECT h.id FROM unnest($4::text[]) AS k(v)
+    CROSS JOIN LATERAL (SELECT x.id FROM customers x WHERE lower(x.uma_address) = lower(k.v) LIMIT 1) h
+))
+`
+
+type CustomersHoldingParams struct {
+	Ids                 []uuid.UUID
+	PlatformCustomerIds []string
+	PlatformID          uuid.UUID
+	UmaAddresses        []string
+}
+
+// The customers holding an identifier of a batch of new customers of a platform: one of
+// their ids, one of their platformCustomerIds (on the platform) or one of their
+// umaAddresses (on the deployment, without regard to case) — what the unique indexes of
+// customers would refuse. Each identifier is one probe of its index (a lateral lookup with
+// LIMIT 1, which no statistics can turn into a scan of the table), so the read costs the
+// batch's size, not the table's.
+func (q *Queries) CustomersHolding(ctx context.Context, arg CustomersHoldingParams) ([]Customer, error) {
+	rows, err := q.db.Query(ctx, customersHolding,
+		arg.Ids,
+		arg.PlatformCustomerIds,
+		arg.PlatformID,
+		arg.UmaAddresses,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Customer{}
+	for rows.Next() {
+		var i Customer
+		if err := rows.Scan(
+			&i.ID,
+			&i.PlatformID,
+			&i.PlatformCustomerID,
+			&i.CustomerType,
+			&i.Region,
+			&i.Currencies,
+			&i.Email,
+			&i.UmaAddress,
+			&i.KycStatus,
+			&i.FullName,
+			&i.BirthDate,
+			&i.Nationality,
+			&i.Address,
+			&i.BusinessInfo,
+			&i.IsDeleted,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EndUserTermsConsent,
+			&i.DueDiligence,
+			&i.IDType,
+			&i.IDCountry,
+			&i.IDNumberSealed,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const customersInsert = `-- name: CustomersInsert :many
+INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, region, currencies, email, uma_address,
+                       kyc_status, full_name, birth_date, nationality, address, business_info, end_user_terms_consent, due_diligence,
+                       id_type, id_country, id_number_sealed)
+SELECT r.id, $1, r.platform_customer_id, r.customer_type, r.region, string_to_array(r.currencies, ','),
+       convert_from(r.email, 'UTF8'), r.uma_address, r.kyc_status, convert_from(r.full_name, 'UTF8'), nullif(r.birth_date, '')::date,
+       convert_from(r.nationality, 'UTF8'), r.address, r.business_info, r.end_user_terms_consent, r.due_diligence,
+       convert_from(r.id_type, 'UTF8'), convert_from(r.id_country, 'UTF8'), r.id_number_sealed
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS platform_customer_id,
+             unnest($4::text[]) AS customer_type, unnest($5::text[]) AS region,
+             unnest($6::text[]) AS currencies, unnest($7::bytea[]) AS email,
+             unnest($8::text[]) AS uma_address, unnest($9::text[]) AS kyc_status,
+             unnest($10::bytea[]) AS full_name, unnest($11::text[]) AS birth_date,
+             unnest($12::bytea[]) AS nationality, unnest($13::jsonb[]) AS address,
+             unnest($14::jsonb[]) AS business_info,
+             unnest($15::jsonb[]) AS end_user_terms_consent,
+             unnest($16::jsonb[]) AS due_diligence, unnest($17::bytea[]) AS id_type,
+             unnest($18::bytea[]) AS id_country, unnest($19::bytea[]) AS id_number_sealed) r
+ON CONFLICT DO NOTHING
+RETURNING id
+`
+
+type CustomersInsertParams struct {
+	PlatformID           uuid.UUID
+	Ids                  []uuid.UUID
+	PlatformCustomerIds  []string
+	CustomerTypes        []string
+	Regions              []string
+	Currencies           []string
+	Emails               [][]byte
+	UmaAddresses         []string
+	KycStatuses          []string
+	FullNames            [][]byte
+	BirthDates           []string
+	Nationalities        [][]byte
+	Addresses            []json.RawMessage
+	BusinessInfos        []json.RawMessage
+	EndUserTermsConsents []json.RawMessage
+	DueDiligences        []json.RawMessage
+	IDTypes              [][]byte
+	IDCountries          [][]byte
+	IDNumbersSealed      [][]byte
+}
+
+// A batch of new customers of a platform in one statement, judged by the caller
+// (customer.Admit), given column by column: element i of each array is customer i's. The
+// arrays are typed, so the server parses no text but the documents: an optional text column
+// comes as bytea (its UTF-8, NULL when absent), the currencies as one comma-separated text,
+// the birth date as YYYY-MM-DD text (” when absent). One whose identifier a customer the
+// caller did not judge against holds (a stored one, or a concurrent transaction's) is not
+// inserted (its id not returned) and the statement goes on.
+func (q *Queries) CustomersInsert(ctx context.Context, arg CustomersInsertParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, customersInsert,
+		arg.PlatformID,
+		arg.Ids,
+		arg.PlatformCustomerIds,
+		arg.CustomerTypes,
+		arg.Regions,
+		arg.Currencies,
+		arg.Emails,
+		arg.UmaAddresses,
+		arg.KycStatuses,
+		arg.FullNames,
+		arg.BirthDates,
+		arg.Nationalities,
+		arg.Addresses,
+		arg.BusinessInfos,
+		arg.EndUserTermsConsents,
+		arg.DueDiligences,
+		arg.IDTypes,
+		arg.IDCountries,
+		arg.IDNumbersSealed,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -13,6 +13,31 @@ import (
 	"paycore/internal/catalog"
 )
 
+const accountNumbersNext = `-- name: AccountNumbersNext :many
+SELECT nextval('account_number_seq')::bigint AS account_number FROM generate_series(1, $1::integer)
+`
+
+// count account numbers for internal accounts about to be opened.
+func (q *Queries) AccountNumbersNext(ctx context.Context, count int32) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountNumbersNext, count)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var account_number int64
+		if err := rows.Scan(&account_number); err != nil {
+			return nil, err
+		}
+		items = append(items, account_number)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const internalAccountCreate = `-- name: InternalAccountCreate :one
 INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, wallet_sealed, private_enabled)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -276,20 +301,6 @@ func (q *Queries) InternalAccountPostingChecks(ctx context.Context, arg Internal
 	return items, nil
 }
 
-const internalAccountSetInstructions = `-- name: InternalAccountSetInstructions :exec
-UPDATE internal_accounts SET funding_instructions = $2 WHERE id = $1
-`
-
-type InternalAccountSetInstructionsParams struct {
-	ID                  uuid.UUID
-	FundingInstructions json.RawMessage
-}
-
-func (q *Queries) InternalAccountSetInstructions(ctx context.Context, arg InternalAccountSetInstructionsParams) error {
-	_, err := q.db.Exec(ctx, internalAccountSetInstructions, arg.ID, arg.FundingInstructions)
-	return err
-}
-
 const internalAccountSetPrivate = `-- name: InternalAccountSetPrivate :one
 UPDATE internal_accounts SET private_enabled = $3, updated_at = now()
 WHERE platform_id = $1 AND id = $2
@@ -384,4 +395,55 @@ func (q *Queries) InternalAccountsOfCustomer(ctx context.Context, customerID uui
 		return nil, err
 	}
 	return items, nil
+}
+
+const internalAccountsOpen = `-- name: InternalAccountsOpen :exec
+WITH a AS (
+    SELECT unnest($2::uuid[]) AS id, nullif(unnest($3::uuid[]), '00000000-0000-0000-0000-000000000000') AS customer_id,
+           unnest($4::text[]) AS type, unnest($5::text[]) AS currency,
+           unnest($6::bigint[]) AS account_number,
+           unnest($7::jsonb[]) AS funding_instructions,
+           unnest($8::bool[]) AS private_enabled, unnest($9::bytea[]) AS wallet_sealed
+), ledger AS (
+    INSERT INTO ledger_accounts (id, platform_id, currency, kind)
+    SELECT a.id, $1, a.currency, $10 FROM a
+)
+INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, account_number, funding_instructions,
+                               private_enabled, wallet_sealed)
+SELECT a.id, $1, a.customer_id, a.type, a.currency, a.account_number, a.funding_instructions,
+       CASE WHEN a.wallet_sealed IS NOT NULL THEN a.private_enabled END, a.wallet_sealed
+FROM a
+`
+
+type InternalAccountsOpenParams struct {
+	PlatformID          uuid.UUID
+	Ids                 []uuid.UUID
+	CustomerIds         []uuid.UUID
+	Types               []string
+	Currencies          []string
+	AccountNumbers      []int64
+	FundingInstructions []json.RawMessage
+	PrivateEnabled      []bool
+	WalletsSealed       [][]byte
+	Kind                string
+}
+
+// A batch of internal accounts of a platform, each with its ledger account of kind, in one
+// statement, given column by column: element i of each array is account i's (the nil uuid
+// for no customer, the platform's own accounts; a NULL private_enabled and wallet_sealed
+// but for embedded wallets).
+func (q *Queries) InternalAccountsOpen(ctx context.Context, arg InternalAccountsOpenParams) error {
+	_, err := q.db.Exec(ctx, internalAccountsOpen,
+		arg.PlatformID,
+		arg.Ids,
+		arg.CustomerIds,
+		arg.Types,
+		arg.Currencies,
+		arg.AccountNumbers,
+		arg.FundingInstructions,
+		arg.PrivateEnabled,
+		arg.WalletsSealed,
+		arg.Kind,
+	)
+	return err
 }

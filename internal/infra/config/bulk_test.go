@@ -10,7 +10,7 @@ func TestBulkImportSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BulkImportMaxBytes != 100<<20 || c.BulkImportUploadTimeout != 10*time.Minute || c.BulkImportBatchSize != 500 || c.BulkImportBatchesPerRun != 20 {
+	if c.BulkImportMaxBytes != 100<<20 || c.BulkImportUploadTimeout != 10*time.Minute || c.BulkImportBatchSize != 2000 || c.BulkImportBatchesPerRun != 20 {
 		t.Fatalf("defaults %d %s %d %d", c.BulkImportMaxBytes, c.BulkImportUploadTimeout, c.BulkImportBatchSize, c.BulkImportBatchesPerRun)
 	}
 	env := map[string]string{"PAYCORE_BULK_IMPORT_MAX_BYTES": "2048", "PAYCORE_BULK_IMPORT_UPLOAD_TIMEOUT": "90s",

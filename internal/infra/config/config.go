@@ -247,7 +247,7 @@ func Defaults() Config {
 
 		BulkImportMaxBytes:      100 << 20,
 		BulkImportUploadTimeout: 10 * time.Minute,
-		BulkImportBatchSize:     500,
+		BulkImportBatchSize:     2000,
 		BulkImportBatchesPerRun: 20,
 
 		AgentDeviceCodeLifetime: 15 * time.Minute,
