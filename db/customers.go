@@ -180,7 +180,7 @@ const customersOpenAttempts = 5
 // the transaction that inserts them can give.
 type customersPrepared struct {
 	records  []customer.Record
-	rows     []customerRow
+	rows     []customerRow  // the stored form of each record
 	accounts [][]accountRow // of each entry, opened with it if it is admitted
 	// all are the statements' parameters with every entry admitted, the common case, made
 	// here so that the transaction does not wait for them.
@@ -204,8 +204,8 @@ func customersPrepare(ctx context.Context, q *queries, box *sealbox.Box, batch [
 		if p.rows[i], err = newCustomerRow(box, n.Record); err != nil {
 			return customersPrepared{}, err
 		}
-		p.rows[i].appendTo(&p.all.customers)
 		p.records[i] = n.Record
+		p.rows[i].appendTo(&p.all.customers, n.Record)
 		owner := uuid.NullUUID{UUID: n.Record.ID, Valid: true}
 		for _, a := range n.Accounts {
 			openings, owners = append(openings, accountOpening{customerID: owner, Opening: a}), append(owners, i)
@@ -262,7 +262,7 @@ func customersInsert(ctx context.Context, tx pgx.Tx, platformID uuid.UUID, p cus
 	for attempt := range customersOpenAttempts {
 		if attempt > 0 {
 			var err error
-			if holders, err = customersHolding(ctx, newQueries(tx), platformID, p.rows); err != nil {
+			if holders, err = customersHolding(ctx, newQueries(tx), platformID, p.records); err != nil {
 				return nil, err
 			}
 		}
@@ -276,7 +276,7 @@ func customersInsert(ctx context.Context, tx pgx.Tx, platformID uuid.UUID, p cus
 			params = CustomersInsertParams{}
 			for i, v := range verdicts {
 				if v.Opens() {
-					p.rows[i].appendTo(&params)
+					p.rows[i].appendTo(&params, p.records[i])
 				}
 			}
 		}
@@ -292,11 +292,11 @@ func customersInsert(ctx context.Context, tx pgx.Tx, platformID uuid.UUID, p cus
 	return nil, fmt.Errorf("open %d customers: concurrent customers took their identifiers %d times over", len(p.rows), customersOpenAttempts-1)
 }
 
-// customersHolding reads the customers holding an identifier of rows.
-func customersHolding(ctx context.Context, q *queries, platformID uuid.UUID, rows []customerRow) ([]customer.Identifiers, error) {
-	p := CustomersHoldingParams{PlatformID: platformID, Ids: make([]uuid.UUID, len(rows)),
-		PlatformCustomerIds: make([]string, len(rows)), UmaAddresses: make([]string, len(rows))}
-	for i, r := range rows {
+// customersHolding reads the customers holding an identifier of records.
+func customersHolding(ctx context.Context, q *queries, platformID uuid.UUID, records []customer.Record) ([]customer.Identifiers, error) {
+	p := CustomersHoldingParams{PlatformID: platformID, Ids: make([]uuid.UUID, len(records)),
+		PlatformCustomerIds: make([]string, len(records)), UmaAddresses: make([]string, len(records))}
+	for i, r := range records {
 		p.Ids[i], p.PlatformCustomerIds[i], p.UmaAddresses[i] = r.ID, r.PlatformCustomerID, r.UmaAddress
 	}
 	holding, err := q.CustomersHolding(ctx, p)
@@ -335,32 +335,28 @@ func customersInsertAdmitted(ctx context.Context, tx pgx.Tx, p CustomersInsertPa
 	return true, nil
 }
 
-// customerRow is a new customer as stored: its columns, its documents encoded, its
-// identifier sealed.
+// customerRow is what a new customer's record is stored as beyond its plain fields: its
+// documents encoded, its identification with the identifier sealed.
 type customerRow struct {
-	ID                 uuid.UUID
-	PlatformCustomerID string
-	UmaAddress         string
-	record             customer.Record
-	docs               customerDocuments
-	idType, idCountry  *string
-	idNumberSealed     []byte
+	docs              customerDocuments
+	idType, idCountry *string
+	idNumberSealed    []byte
 }
 
-// appendTo adds the row to CustomersInsert's columns (queries/customers.sql).
-func (r customerRow) appendTo(p *CustomersInsertParams) {
-	c := r.record
+// appendTo adds the customer of record c, stored as r, to CustomersInsert's columns
+// (queries/customers.sql).
+func (r customerRow) appendTo(p *CustomersInsertParams, c customer.Record) {
 	birth := ""
 	if c.BirthDate != nil {
 		birth = c.BirthDate.Format(time.DateOnly)
 	}
-	p.Ids = append(p.Ids, r.ID)
-	p.PlatformCustomerIds = append(p.PlatformCustomerIds, r.PlatformCustomerID)
+	p.Ids = append(p.Ids, c.ID)
+	p.PlatformCustomerIds = append(p.PlatformCustomerIds, c.PlatformCustomerID)
 	p.CustomerTypes = append(p.CustomerTypes, string(c.Type))
 	p.Regions = append(p.Regions, c.Region)
 	p.Currencies = append(p.Currencies, strings.Join(c.Currencies, ","))
 	p.Emails = append(p.Emails, optionalText(c.Email))
-	p.UmaAddresses = append(p.UmaAddresses, r.UmaAddress)
+	p.UmaAddresses = append(p.UmaAddresses, c.UmaAddress)
 	p.KycStatuses = append(p.KycStatuses, string(c.KycStatus))
 	p.FullNames = append(p.FullNames, optionalText(c.FullName))
 	p.BirthDates = append(p.BirthDates, birth)
@@ -393,8 +389,7 @@ func newCustomerRow(box *sealbox.Box, r customer.Record) (customerRow, error) {
 	if err != nil {
 		return customerRow{}, err
 	}
-	return customerRow{ID: r.ID, PlatformCustomerID: r.PlatformCustomerID, UmaAddress: r.UmaAddress, record: r, docs: d,
-		idType: idType, idCountry: idCountry, idNumberSealed: sealed}, nil
+	return customerRow{docs: d, idType: idType, idCountry: idCountry, idNumberSealed: sealed}, nil
 }
 
 // CustomerPatchParams describe an update of a customer.
