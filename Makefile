@@ -33,7 +33,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists bench-ledger lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists bench-ledger bench-capacity lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -161,10 +161,13 @@ deploy-check: $(BIN)/helm ## lint and render the Helm chart, validate the manife
 	echo ">> helm lint $(CHART)"; \
 	$(BIN)/helm lint --strict --kube-version $(K8S_SCHEMA_VERSION) $(CHART) --set secrets.existingSecret=paycore; \
 	$(BIN)/helm lint --strict --kube-version $(K8S_SCHEMA_VERSION) $(CHART) -f deploy/helm/ci-values.yaml; \
+	$(BIN)/helm lint --strict --kube-version $(K8S_SCHEMA_VERSION) $(CHART) -f deploy/helm/sizing-1000.yaml --set secrets.existingSecret=paycore; \
 	echo ">> helm template $(CHART) | deploycheck manifests (default values)"; \
 	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) --set secrets.existingSecret=paycore | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
 	echo ">> helm template $(CHART) | deploycheck manifests (deploy/helm/ci-values.yaml)"; \
 	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) -f deploy/helm/ci-values.yaml | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
+	echo ">> helm template $(CHART) | deploycheck manifests (deploy/helm/sizing-1000.yaml)"; \
+	$(BIN)/helm template paycore $(CHART) --namespace paycore --kube-version $(K8S_SCHEMA_VERSION) -f deploy/helm/sizing-1000.yaml --set secrets.existingSecret=paycore | $$check manifests -schemas "$$dir/api/openapi-spec/v3"; \
 	echo ">> deploycheck compose deploy/compose.yaml"; \
 	PAYCORE_MASTER_KEY=placeholder PAYCORE_POSTGRES_PASSWORD=placeholder $$check compose deploy/compose.yaml
 
@@ -211,13 +214,29 @@ peer-check: $(BIN)/temporal ## validate every 2xx answer of the api and end-to-e
 test-short: $(BIN)/temporal ## the quick tests only (-short), without the race detector
 	$(GO) test -count=1 -short $(PKGS)
 
-bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists and bench-ledger
+bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists, bench-ledger and bench-capacity
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkListTransactions$$' -benchtime 3s -timeout 20m ./cmd/paycore ./api ./internal/...
 	$(MAKE) --no-print-directory bench-lists
 	$(MAKE) --no-print-directory bench-ledger
+	$(MAKE) --no-print-directory bench-capacity
 
-bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it
-	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayouts$$' -benchtime 120x -timeout 20m ./cmd/paycore
+# The capacity model's measurements (docs/performance/capacity.md) on the Temporal server on
+# PostgreSQL: what a transfer and a quote cost (400 each, closed loop), transfers at rising
+# arrival rates (30 s each), then transfers and quote executions at half their ceilings on
+# this machine (CAPACITY_TRANSFER_RATE, CAPACITY_QUOTE_RATE) for the p99 of the answer.
+CAPACITY_RATES ?= 5 10 15 20 25
+CAPACITY_TRANSFER_RATE ?= 10
+CAPACITY_QUOTE_RATE ?= 11.5
+bench-capacity: $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## per-payment costs, the load raised, and p50/p99 at half the ceiling, on the Temporal server on PostgreSQL
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(GO) test -c -o $$tmp/paycore.test ./cmd/paycore; cd cmd/paycore; \
+	export PAYCORE_TEST_TEMPORAL=cluster; \
+	$$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkPaymentCosts$$' -test.benchtime 400x -test.timeout 20m; \
+	for r in $(CAPACITY_RATES); do PAYCORE_BENCH_RATE=$$r $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkTransferOutOpenLoop$$' -test.benchtime $$((r * 30))x -test.timeout 20m; done; \
+	PAYCORE_BENCH_RATE=$(CAPACITY_TRANSFER_RATE) $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkTransferOutOpenLoop$$' -test.benchtime 600x -test.timeout 20m; \
+	PAYCORE_BENCH_RATE=$(CAPACITY_QUOTE_RATE) $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkQuoteExecuteOpenLoop$$' -test.benchtime 600x -test.timeout 20m
+
+bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it; then a Lightning payout's costs
+	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayout(s|Costs)$$' -benchtime 120x -timeout 20m ./cmd/paycore
 
 # The seed takes a minute or two.
 bench-lists: ## GET /transactions on 1,000,000 seeded transactions: p50/p99 per filter, one at a time and at 20 req/s

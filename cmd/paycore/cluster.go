@@ -68,7 +68,7 @@ func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args [
 	}
 	defer logFile.Close()
 	fmt.Fprintln(stdout, "starting the Temporal server on PostgreSQL ...")
-	tc, err := StartTemporalCluster(ctx, cfg.DatabaseURL, f.server, f.sqlTool, f.port, filepath.Join(cfg.DataDir, "cluster"), logFile)
+	tc, err := StartTemporalCluster(ctx, cfg.DatabaseURL, f.server, f.sqlTool, f.port, 0, filepath.Join(cfg.DataDir, "cluster"), logFile)
 	if err != nil {
 		return err
 	}
@@ -104,12 +104,13 @@ func runCluster(ctx context.Context, cfg config.Config, log *slog.Logger, args [
 // StartTemporalCluster starts the Temporal server on the PostgreSQL server of databaseURL
 // (databases paycore_temporal and paycore_temporal_visibility, named after the service's
 // database), with the default namespace and the project's search attributes registered.
-func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool string, port int, dir string, logw io.Writer) (*tcluster.Cluster, error) {
+// A metricsPort other than 0 serves the server's Prometheus metrics there.
+func StartTemporalCluster(ctx context.Context, databaseURL, server, sqlTool string, port, metricsPort int, dir string, logw io.Writer) (*tcluster.Cluster, error) {
 	o, err := clusterOptions(databaseURL)
 	if err != nil {
 		return nil, err
 	}
-	o.ServerPath, o.SQLToolPath, o.Port, o.Dir, o.Log = server, sqlTool, port, dir, logw
+	o.ServerPath, o.SQLToolPath, o.Port, o.MetricsPort, o.Dir, o.Log = server, sqlTool, port, metricsPort, dir, logw
 	tc, err := tcluster.Start(ctx, o)
 	if err != nil {
 		return nil, err

@@ -307,7 +307,7 @@ func temporalUnit(t *testing.T, p *ownPostgres, logw io.Writer) (*unit, string) 
 	u := newUnit("temporal", logw, func() (<-chan struct{}, func(), error) {
 		if first {
 			tc, err := StartTemporalCluster(context.Background(), p.url("paycore"), filepath.Join(bin, "temporal-server"),
-				filepath.Join(bin, "temporal-sql-tool"), port, dir, logw)
+				filepath.Join(bin, "temporal-sql-tool"), port, 0, dir, logw)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -60,6 +60,41 @@ func BenchmarkLightningPayouts(b *testing.B) {
 	}
 }
 
+// BenchmarkLightningPayoutCosts is BenchmarkPaymentCosts for a Lightning payout: b.N USD
+// payouts of 1,000 sat each (POST /quotes with immediatelyExecute) to invoices of the
+// regtest network's counterparty node, 16 at a time from one customer, each waited for
+// until COMPLETED; then per payout the CPU time of the test process, of each child process
+// by name (the Temporal server, the Lightning nodes, the chain backend), of PostgreSQL,
+// the WAL bytes and the database's transactions and rows, and one payout's workflow
+// history. make bench-lightning runs it.
+func BenchmarkLightningPayoutCosts(b *testing.B) {
+	s, n, _ := lightningStack(b, 18790)
+	w := lightningWorld(b, s, int64(b.N+100)*20_000)
+	w.c.SkipValidation = true
+	peer := lntest.Dial(b, n.Peer)
+	dests := make([]string, b.N)
+	for i := range dests {
+		dests[i] = w.lightningAccount(peerInvoice(b, peer, 1_000))
+	}
+	m := startCosts(b, s)
+	b.ResetTimer()
+	start := time.Now()
+	clientsDo(b, benchClients, b.N, func(i int) error {
+		id, err := w.payout(dests[i], 1_000)
+		if err == nil {
+			settledAt(b, s, id)
+		}
+		return err
+	})
+	waitCompleted(s, "QUOTE")
+	b.StopTimer()
+	m.report(b, b.N, time.Since(start))
+	countPaymentHistory(b, s, "QUOTE")
+	if got := reconcile(b, s, n); got["reconciliation"].(map[string]any)["agree"] != true {
+		b.Fatalf("the node and the ledger differ after the run: %v", got)
+	}
+}
+
 // peerInvoice is a new invoice of sats of the counterparty node.
 func peerInvoice(b *testing.B, peer *lnd.Client, sats int64) string {
 	inv, err := peer.AddInvoice(context.Background(), lnd.NewInvoice{Sats: sats})

@@ -35,6 +35,14 @@ import (
 // stack gets its own task queue and database so tests run in parallel.
 var temporalAddr string
 
+// temporalMetricsURL and temporalDatabases are, on the cluster profile, where the Temporal
+// server serves its Prometheus metrics and the databases it persists to (empty on the dev
+// server): BenchmarkPaymentCosts reads both.
+var (
+	temporalMetricsURL string
+	temporalDatabases  []string
+)
+
 // runTestsOnCluster is the cluster test profile (make test-cluster): the end-to-end tests
 // against the Temporal server itself, on PostgreSQL databases of their own (dropped after),
 // instead of the dev server.
@@ -44,7 +52,7 @@ func runTestsOnCluster(m *testing.M, wd string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	port, err := tcluster.FreePortRange(21)
+	port, err := tcluster.FreePortRange(22) // the last one serves the server's metrics
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -61,7 +69,7 @@ func runTestsOnCluster(m *testing.M, wd string) int {
 	if os.Getenv("PAYCORE_TEST_LOG") != "" {
 		logw = os.Stderr
 	}
-	tc, err := StartTemporalCluster(context.Background(), u, filepath.Join(bin, "temporal-server"), filepath.Join(bin, "temporal-sql-tool"), port, dir, logw)
+	tc, err := StartTemporalCluster(context.Background(), u, filepath.Join(bin, "temporal-server"), filepath.Join(bin, "temporal-sql-tool"), port, port+21, dir, logw)
 	defer dropDatabases(name+"_temporal", name+"_temporal_visibility")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the Temporal server:", err)
@@ -69,6 +77,8 @@ func runTestsOnCluster(m *testing.M, wd string) int {
 	}
 	defer tc.Stop()
 	temporalAddr = tc.Address
+	temporalMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", port+21)
+	temporalDatabases = []string{name + "_temporal", name + "_temporal_visibility"}
 	return m.Run()
 }
 

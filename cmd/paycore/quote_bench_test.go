@@ -138,6 +138,7 @@ func quoteExecute(b *testing.B, clients int) {
 	})
 	sampling := sampleLockWaits(k.s)
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	lat := make([]time.Duration, b.N)
 	clientsDo(b, clients, b.N, func(i int) error { // customer i % clients's quotes, one after another
@@ -152,6 +153,9 @@ func quoteExecute(b *testing.B, clients int) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	waits := sampling()
+	end := readCPU()
+	end.reportCores(b, cpu)
+	end.reportPerPayment(b, cpu, b.N)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "payments/s")
 	reportLatencyAs(b, lat, "execute")
 	waits.report(b)
@@ -173,6 +177,7 @@ func BenchmarkQuoteExecuteOpenLoop(b *testing.B) {
 		return err
 	})
 	b.ResetTimer()
+	probe := startProbe(b, k.s)
 	openLoop(b, rate, "execute", func(i int) error {
 		if r := k.worlds[0].c.Do("POST", "/quotes/"+quotes[i].ID+"/execute", nil); r.Status != 200 {
 			return fmt.Errorf("execute: %d %s", r.Status, r.Body)
@@ -180,6 +185,7 @@ func BenchmarkQuoteExecuteOpenLoop(b *testing.B) {
 		return nil
 	})
 	b.StopTimer()
+	probe.report(b)
 }
 
 // lockWaits counts samples of the database's backends taken while a benchmark runs:
@@ -288,6 +294,7 @@ func BenchmarkBareQuoteWorkflow(b *testing.B) {
 		return err
 	})
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	lat := parallel(b, b.N, func(i int) error {
 		h, err := c.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{WorkflowID: prefix + fmt.Sprint(i), UpdateName: "execute",
@@ -304,6 +311,9 @@ func BenchmarkBareQuoteWorkflow(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	end := readCPU()
+	end.reportCores(b, cpu)
+	end.reportPerPayment(b, cpu, b.N)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "workflows/s")
 	reportLatencyAs(b, lat, "execute")
 	countHistory(b, s, prefix+fmt.Sprint(b.N-1))

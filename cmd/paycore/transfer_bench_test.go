@@ -85,15 +85,17 @@ func BenchmarkTransferOut(b *testing.B) {
 	countHistory(b, s, workflows.TransferWorkflowID("TRANSFER_OUT", uuid.MustParse(last[len("Transaction:"):])))
 }
 
-// countHistory reports the workflow tasks, activities and local activities of one run.
+// countHistory reports the events, workflow tasks, activities and local activities of one
+// run.
 func countHistory(b *testing.B, s *stack, workflowID string) {
 	iter := s.app.temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var tasks, acts, locals float64
+	var events, tasks, acts, locals float64
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		if err != nil {
 			b.Fatal(err)
 		}
+		events++
 		switch ev.GetEventType() {
 		case enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
 			tasks++
@@ -103,6 +105,7 @@ func countHistory(b *testing.B, s *stack, workflowID string) {
 			locals++
 		}
 	}
+	b.ReportMetric(events, "history-events/op")
 	b.ReportMetric(tasks, "wf-tasks/op")
 	b.ReportMetric(acts, "activities/op")
 	b.ReportMetric(locals, "local-activities/op")
@@ -236,6 +239,7 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 		exp.Reset() // the setup's requests are not the run's
 	}
 	b.ResetTimer()
+	probe := startProbe(b, s)
 	openLoop(b, rate, "post", func(int) error {
 		if r := w.transferOut(ext, 10); r.Status != 201 {
 			return fmt.Errorf("transfer: %d %s", r.Status, r.Body)
@@ -243,6 +247,7 @@ func BenchmarkTransferOutOpenLoop(b *testing.B) {
 		return nil
 	})
 	b.StopTimer()
+	probe.report(b)
 	if exp != nil {
 		// The workflows' own spans end with them: wait for every run to end.
 		eventually(b, 2*time.Minute, "every transfer's workflow to end", func() bool {
@@ -273,11 +278,13 @@ func benchRate(b *testing.B) float64 {
 // openLoop calls op(i) for i in [0, b.N) at rate calls per second, each when it is due
 // whatever the earlier calls' latency (an open loop), and reports the latencies, each from
 // the moment its call was due (so a backlog counts), as prefix-p50/p99, and the rate the
-// calls were sent at.
+// calls were sent at, and how busy the machine and each process were while they were sent
+// (reportCores).
 func openLoop(b *testing.B, rate float64, prefix string, op func(i int) error) {
 	interval := time.Duration(float64(time.Second) / rate)
 	lat := make([]time.Duration, b.N)
 	var wg sync.WaitGroup
+	cpu := readCPU()
 	start := time.Now()
 	for i := range b.N {
 		due := start.Add(time.Duration(i) * interval)
@@ -293,6 +300,7 @@ func openLoop(b *testing.B, rate float64, prefix string, op func(i int) error) {
 		}()
 	}
 	sent := time.Since(start)
+	readCPU().reportCores(b, cpu)
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
 	reportLatencyAs(b, lat, prefix)

@@ -55,6 +55,9 @@ type Options struct {
 	// "temporal-system:admin"). The server's own worker service then goes through an
 	// internal frontend (ports Port+4, Port+14 and Port+19), which checks no token.
 	JWKSURL string
+	// MetricsPort, when set, makes the server serve its Prometheus metrics (state
+	// transitions, persistence requests, actions) on IP:MetricsPort at /metrics.
+	MetricsPort int
 }
 
 // FrontendTLS are the PEM files of a frontend that requires mutual TLS.
@@ -267,6 +270,12 @@ global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "{{.o.IP}}"
+{{- if .o.MetricsPort}}
+  metrics:
+    prometheus:
+      timerType: histogram
+      listenAddress: "{{.o.IP}}:{{.o.MetricsPort}}"
+{{- end}}
 {{- with .o.FrontendTLS}}
   tls:
     frontend:
