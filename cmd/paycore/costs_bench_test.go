@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"paycore/internal/infra/tcluster"
 	"paycore/workflows"
 )
 
@@ -166,9 +167,7 @@ func (m *costMeter) report(b *testing.B, n int, elapsed time.Duration) {
 	// The first reading was taken before the payments started, the busy interval is theirs.
 	start := m.before.cpu
 	start.at = time.Now().Add(-elapsed)
-	end := readCPU()
-	end.reportCores(b, start)
-	end.reportPerPayment(b, m.before.cpu, n) // before the wait below, whose idle CPU is not theirs
+	reportCPU(b, start, n) // before the wait below, whose idle CPU is not theirs
 	flushStats()
 	after := readCosts(b, m.s)
 	var wal int64
@@ -218,13 +217,7 @@ func (m *costMeter) report(b *testing.B, n int, elapsed time.Duration) {
 			workflowWrites += d
 		}
 	}
-	// The mean time of a workflow's update on the database: the time a history shard is
-	// busy per write.
-	const update = "/UpdateWorkflowExecution"
-	if calls := after.server["persistence_latency_count"+update] - m.before.server["persistence_latency_count"+update]; calls > 0 {
-		secs := after.server["persistence_latency_sum"+update] - m.before.server["persistence_latency_sum"+update]
-		b.ReportMetric(1000*secs/calls, "update-workflow-ms")
-	}
+	reportUpdateLatency(b, after.server, m.before.server)
 	if len(ops) > 0 {
 		slices.Sort(ops)
 		b.ReportMetric(writes, "persistence-writes/op")
@@ -271,7 +264,7 @@ func readDBCounts(b *testing.B, s *stack, names []string) dbCounts {
 // scrapeMetrics reads the Prometheus text exposition at url and sums, for each name of
 // names, the samples of that metric over all their labels, and for the persistence_
 // metrics also by operation (keys "<name>/<operation>").
-func scrapeMetrics(b *testing.B, url string, names []string) map[string]float64 {
+func scrapeMetrics(b testing.TB, url string, names []string) map[string]float64 {
 	resp, err := http.Get(url)
 	if err != nil {
 		b.Fatalf("temporal metrics: %v", err)
@@ -367,6 +360,14 @@ func (r cpuReading) reportCores(b *testing.B, before cpuReading) {
 	}
 }
 
+// reportCPU reads the CPU now and reports, since before, how busy the machine and each
+// process were (reportCores) and the CPU time each used per payment of n (reportPerPayment).
+func reportCPU(b *testing.B, before cpuReading, n int) {
+	end := readCPU()
+	end.reportCores(b, before)
+	end.reportPerPayment(b, before, n)
+}
+
 // reportPerPayment reports the CPU time each process used between before and r per
 // payment of n (cpu-ms-<name>/op), and all of them together (cpu-ms-all/op).
 func (r cpuReading) reportPerPayment(b *testing.B, before cpuReading, n int) {
@@ -423,15 +424,19 @@ func (p *loadProbe) report(b *testing.B) {
 	for _, op := range []string{"CreateWorkflowExecution", "UpdateWorkflowExecution"} {
 		busy += after["persistence_latency_sum/"+op] - p.server["persistence_latency_sum/"+op]
 	}
-	b.ReportMetric(100*busy/(wall.Seconds()*historyShards), "shard-busy-%")
-	const update = "/UpdateWorkflowExecution"
-	if calls := after["persistence_latency_count"+update] - p.server["persistence_latency_count"+update]; calls > 0 {
-		b.ReportMetric(1000*(after["persistence_latency_sum"+update]-p.server["persistence_latency_sum"+update])/calls, "update-workflow-ms")
-	}
+	b.ReportMetric(100*busy/(wall.Seconds()*tcluster.HistoryShards), "shard-busy-%")
+	reportUpdateLatency(b, after, p.server)
 }
 
-// historyShards is the cluster profile's number of history shards (internal/infra/tcluster).
-const historyShards = 4
+// reportUpdateLatency reports the mean time of a workflow's update on the database
+// between two scrapes of the Temporal server's metrics (update-workflow-ms): how long a
+// history shard is busy per write.
+func reportUpdateLatency(b *testing.B, after, before map[string]float64) {
+	const update = "/UpdateWorkflowExecution"
+	if calls := after["persistence_latency_count"+update] - before["persistence_latency_count"+update]; calls > 0 {
+		b.ReportMetric(1000*(after["persistence_latency_sum"+update]-before["persistence_latency_sum"+update])/calls, "update-workflow-ms")
+	}
+}
 
 // procName is the command name of process pid (/proc/pid/comm).
 func procName(pid string) string {

@@ -25,6 +25,11 @@ import (
 	"paycore/internal/infra/devserver"
 )
 
+// HistoryShards is the number of history shards of the servers Start runs: each writes
+// one workflow change at a time, so a benchmark's shard use is its workflow writes' time
+// over HistoryShards × the wall time.
+const HistoryShards = 4
+
 // Options configures Start.
 type Options struct {
 	ServerPath  string // bin/temporal-server
@@ -212,7 +217,7 @@ func writeConfig(path string, o Options) error {
 	}
 	var b bytes.Buffer
 	err := configTemplate.Execute(&b, map[string]any{"o": o, "dyn": dyn, "pg": net.JoinHostPort(o.PGHost, strconv.Itoa(o.PGPort)),
-		"p": func(offset int) int { return o.Port + offset }})
+		"p": func(offset int) int { return o.Port + offset }, "shards": HistoryShards})
 	if err != nil {
 		return fmt.Errorf("render temporal config: %w", err)
 	}
@@ -242,7 +247,7 @@ var configTemplate = template.Must(template.New("temporal").Parse(`log:
 persistence:
   defaultStore: default
   visibilityStore: visibility
-  numHistoryShards: 4
+  numHistoryShards: {{.shards}}
   datastores:
     default:
       sql:
