@@ -221,19 +221,25 @@ bench: $(BIN)/temporal ## every benchmark (-benchtime 3s), then bench-lists, ben
 	$(MAKE) --no-print-directory bench-capacity
 
 # The capacity model's measurements (docs/performance/capacity.md) on the Temporal server on
-# PostgreSQL: what a transfer and a quote cost (400 each, closed loop), transfers at rising
-# arrival rates (30 s each), then transfers and quote executions at half their ceilings on
-# this machine (CAPACITY_TRANSFER_RATE, CAPACITY_QUOTE_RATE) for the p99 of the answer.
-CAPACITY_RATES ?= 5 10 15 20 25
-CAPACITY_TRANSFER_RATE ?= 10
-CAPACITY_QUOTE_RATE ?= 11.5
+# PostgreSQL: what a transfer and a quote cost (400 each, closed loop, 16 clients: the
+# transfer's payments/s is its ceiling here), the quote executions' ceiling (the same, quotes
+# created beforehand), transfers at CAPACITY_LOADS times their ceiling (30 s each), then
+# transfers and quote executions at half their ceilings (60 s each) for the p99 of the
+# answer. The rates follow from this run's ceilings, whatever the machine.
+CAPACITY_LOADS ?= 0.25 0.5 0.75 1 1.25
 bench-capacity: $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## per-payment costs, the load raised, and p50/p99 at half the ceiling, on the Temporal server on PostgreSQL
-	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(GO) test -c -o $$tmp/paycore.test ./cmd/paycore; cd cmd/paycore; \
+	@set -eo pipefail; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(GO) test -c -o $$tmp/paycore.test ./cmd/paycore; cd cmd/paycore; \
 	export PAYCORE_TEST_TEMPORAL=cluster; \
-	$$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkPaymentCosts$$' -test.benchtime 400x -test.timeout 20m; \
-	for r in $(CAPACITY_RATES); do PAYCORE_BENCH_RATE=$$r $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkTransferOutOpenLoop$$' -test.benchtime $$((r * 30))x -test.timeout 20m; done; \
-	PAYCORE_BENCH_RATE=$(CAPACITY_TRANSFER_RATE) $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkTransferOutOpenLoop$$' -test.benchtime 600x -test.timeout 20m; \
-	PAYCORE_BENCH_RATE=$(CAPACITY_QUOTE_RATE) $$tmp/paycore.test -test.run '^$$' -test.bench '^BenchmarkQuoteExecuteOpenLoop$$' -test.benchtime 600x -test.timeout 20m
+	run() { $$tmp/paycore.test -test.run '^$$' -test.bench "$$1" -test.benchtime "$$2" -test.timeout 20m; }; \
+	rate() { awk -v f="$$2" -v b="$$1" 'index($$1, b) == 1 { for (i = 2; i < NF; i++) if ($$(i+1) == "payments/s") r = $$i * f } END { if (!r) exit 1; printf "%.1f", r }'; }; \
+	run '^BenchmarkPaymentCosts$$' 400x | tee $$tmp/costs.txt; \
+	run '^BenchmarkQuoteExecute/clients=16$$' 400x | tee $$tmp/quotes.txt; \
+	for f in $(CAPACITY_LOADS); do r=$$(rate BenchmarkPaymentCosts/transfer $$f < $$tmp/costs.txt); \
+		echo "transfers at $$f × the ceiling: $$r/s"; PAYCORE_BENCH_RATE=$$r run '^BenchmarkTransferOutOpenLoop$$' $$(awk -v r=$$r 'BEGIN { printf "%d", r * 30 }')x; done; \
+	t=$$(rate BenchmarkPaymentCosts/transfer 0.5 < $$tmp/costs.txt); q=$$(rate BenchmarkQuoteExecute/clients=16 0.5 < $$tmp/quotes.txt); \
+	echo "half the ceilings: transfers $$t/s, quote executions $$q/s"; \
+	PAYCORE_BENCH_RATE=$$t run '^BenchmarkTransferOutOpenLoop$$' $$(awk -v r=$$t 'BEGIN { printf "%d", r * 60 }')x; \
+	PAYCORE_BENCH_RATE=$$q run '^BenchmarkQuoteExecuteOpenLoop$$' $$(awk -v r=$$q 'BEGIN { printf "%d", r * 60 }')x
 
 bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it; then a Lightning payout's costs
 	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayout(s|Costs)$$' -benchtime 120x -timeout 20m ./cmd/paycore

@@ -304,6 +304,41 @@ func openLoop(b *testing.B, rate float64, prefix string, op func(i int) error) {
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/sent.Seconds(), "sent/s")
 	reportLatencyAs(b, lat, prefix)
+	logSlow(b, lat, interval, 100*time.Millisecond)
+}
+
+// logSlow reports the share of answers slower than limit and logs, for each second of the
+// run (counted from the first request's due time) that had any, how many there were and
+// the slowest: whether a tail is spread over the run or one stall.
+func logSlow(b *testing.B, lat []time.Duration, interval, limit time.Duration) {
+	type second struct {
+		n   int
+		max time.Duration
+	}
+	var seconds []int
+	slow := map[int]*second{}
+	for i, d := range lat {
+		if d <= limit {
+			continue
+		}
+		s := int((time.Duration(i) * interval).Seconds())
+		if slow[s] == nil {
+			slow[s] = &second{}
+			seconds = append(seconds, s)
+		}
+		slow[s].n++
+		slow[s].max = max(slow[s].max, d)
+	}
+	n := 0
+	var line strings.Builder
+	for _, s := range seconds {
+		n += slow[s].n
+		fmt.Fprintf(&line, " %ds:%d(max %v)", s, slow[s].n, slow[s].max.Round(time.Millisecond))
+	}
+	b.ReportMetric(100*float64(n)/float64(max(len(lat), 1)), fmt.Sprintf("over-%dms-%%", limit.Milliseconds()))
+	if n > 0 {
+		b.Logf("answers over %v by second of the run:%s", limit, line.String())
+	}
 }
 
 // reportSpans prints where the time of each POST /transfer-out of the run went, from its

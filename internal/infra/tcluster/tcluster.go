@@ -22,6 +22,7 @@ import (
 	"text/template"
 	"time"
 
+	deploytemporal "paycore/deploy/temporal"
 	"paycore/internal/infra/devserver"
 )
 
@@ -208,11 +209,12 @@ func (c *Cluster) Kill() {
 
 // writeConfig writes the server's configuration: SQL persistence and visibility on
 // PostgreSQL (small pools: each of the four services opens its own, and PostgreSQL's
-// default max_connections is 100, shared with the service), the four services on loopback ports, and the dynamic configuration the
-// service relies on (updates, Update-with-Start, eager starts).
+// default max_connections is 100, shared with the service), the four services on
+// loopback ports, and the dynamic configuration a deployment gets
+// (deploy/temporal/paycore.yaml).
 func writeConfig(path string, o Options) error {
 	dyn := filepath.Join(filepath.Dir(path), "dynamicconfig.yaml")
-	if err := os.WriteFile(dyn, []byte(dynamicConfig), 0o644); err != nil {
+	if err := os.WriteFile(dyn, deploytemporal.DynamicConfig, 0o644); err != nil {
 		return fmt.Errorf("write dynamic config: %w", err)
 	}
 	var b bytes.Buffer
@@ -226,20 +228,6 @@ func writeConfig(path string, o Options) error {
 	}
 	return nil
 }
-
-const dynamicConfig = `frontend.enableUpdateWorkflowExecution:
-  - value: true
-system.enableEagerWorkflowStart:
-  - value: true
-system.enableActivityEagerExecution:
-  - value: true
-frontend.workerVersioningWorkflowAPIs:
-  - value: true
-frontend.workerVersioningDataAPIs:
-  - value: true
-system.enableDeploymentVersions:
-  - value: true
-`
 
 var configTemplate = template.Must(template.New("temporal").Parse(`log:
   stdout: true
