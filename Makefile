@@ -234,12 +234,13 @@ bench-capacity: $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## per-payment c
 	rate() { awk -v f="$$2" -v b="$$1" 'index($$1, b) == 1 { for (i = 2; i < NF; i++) if ($$(i+1) == "payments/s") r = $$i * f } END { if (!r) exit 1; printf "%.1f", r }'; }; \
 	run '^BenchmarkPaymentCosts$$' 400x | tee $$tmp/costs.txt; \
 	run '^BenchmarkQuoteExecute/clients=16$$' 400x | tee $$tmp/quotes.txt; \
+	loop() { PAYCORE_BENCH_RATE=$$2 run "$$1" $$(awk -v r=$$2 -v s=$$3 'BEGIN { printf "%d", r * s }')x; }; \
 	for f in $(CAPACITY_LOADS); do r=$$(rate BenchmarkPaymentCosts/transfer $$f < $$tmp/costs.txt); \
-		echo "transfers at $$f × the ceiling: $$r/s"; PAYCORE_BENCH_RATE=$$r run '^BenchmarkTransferOutOpenLoop$$' $$(awk -v r=$$r 'BEGIN { printf "%d", r * 30 }')x; done; \
+		echo "transfers at $$f × the ceiling: $$r/s"; loop '^BenchmarkTransferOutOpenLoop$$' $$r 30; done; \
 	t=$$(rate BenchmarkPaymentCosts/transfer 0.5 < $$tmp/costs.txt); q=$$(rate BenchmarkQuoteExecute/clients=16 0.5 < $$tmp/quotes.txt); \
 	echo "half the ceilings: transfers $$t/s, quote executions $$q/s"; \
-	PAYCORE_BENCH_RATE=$$t run '^BenchmarkTransferOutOpenLoop$$' $$(awk -v r=$$t 'BEGIN { printf "%d", r * 60 }')x; \
-	PAYCORE_BENCH_RATE=$$q run '^BenchmarkQuoteExecuteOpenLoop$$' $$(awk -v r=$$q 'BEGIN { printf "%d", r * 60 }')x
+	loop '^BenchmarkTransferOutOpenLoop$$' $$t 60; \
+	loop '^BenchmarkQuoteExecuteOpenLoop$$' $$q 60
 
 bench-lightning: $(LIGHTNING_BINS) $(BIN)/temporal ## payouts through the sandbox rail and the Lightning rail (regtest) side by side: ceiling, then p50/p99 to COMPLETED at half of it; then a Lightning payout's costs
 	PAYCORE_LIGHTNING_BIN=$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLightningPayout(s|Costs)$$' -benchtime 120x -timeout 20m ./cmd/paycore

@@ -311,29 +311,29 @@ func openLoop(b *testing.B, rate float64, prefix string, op func(i int) error) {
 // run (counted from the first request's due time) that had any, how many there were and
 // the slowest: whether a tail is spread over the run or one stall.
 func logSlow(b *testing.B, lat []time.Duration, interval, limit time.Duration) {
+	// lat is in the order the requests were due, so the seconds come in order.
 	type second struct {
-		n   int
-		max time.Duration
+		at, n int
+		max   time.Duration
 	}
-	var seconds []int
-	slow := map[int]*second{}
+	var slow []second
 	for i, d := range lat {
 		if d <= limit {
 			continue
 		}
-		s := int((time.Duration(i) * interval).Seconds())
-		if slow[s] == nil {
-			slow[s] = &second{}
-			seconds = append(seconds, s)
+		at := int((time.Duration(i) * interval).Seconds())
+		if len(slow) == 0 || slow[len(slow)-1].at != at {
+			slow = append(slow, second{at: at})
 		}
-		slow[s].n++
-		slow[s].max = max(slow[s].max, d)
+		last := &slow[len(slow)-1]
+		last.n++
+		last.max = max(last.max, d)
 	}
 	n := 0
 	var line strings.Builder
-	for _, s := range seconds {
-		n += slow[s].n
-		fmt.Fprintf(&line, " %ds:%d(max %v)", s, slow[s].n, slow[s].max.Round(time.Millisecond))
+	for _, s := range slow {
+		n += s.n
+		fmt.Fprintf(&line, " %ds:%d(max %v)", s.at, s.n, s.max.Round(time.Millisecond))
 	}
 	b.ReportMetric(100*float64(n)/float64(max(len(lat), 1)), fmt.Sprintf("over-%dms-%%", limit.Milliseconds()))
 	if n > 0 {
