@@ -33,7 +33,7 @@ PKGS := ./...
 
 export PAYCORE_TEMPORAL_CLI ?= $(BIN)/temporal
 
-.PHONY: peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists bench-ledger bench-capacity lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
+.PHONY: api-compat peer-check help lightning-tools test-lightning bench-lightning run-lightning run run-cluster test-cluster test-faults test-quickstart cluster-tools build test test-short fuzz bench bench-lists bench-ledger bench-capacity lint verify generate docs-renderer docs-renderer-check tools deploy-check clean-data
 
 help: ## list the targets (the default)
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -291,6 +291,18 @@ verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## gener
 		echo "$(CLIENT)/src/schema.ts is not what api/openapi.yaml generates: run make generate"; exit 1; \
 	fi
 	$(MAKE) --no-print-directory docs-renderer-check
+
+# The base api-compat compares api/openapi.yaml with: the newest api-<version> tag reachable
+# from HEAD (a released API version), else the commit that started CHANGELOG.md. Set API_BASE
+# to any commit to compare with that instead.
+API_BASE ?= $(shell git describe --tags --abbrev=0 --match 'api-*' 2>/dev/null || git log --diff-filter=A --format=%H -1 -- CHANGELOG.md)
+
+api-compat: ## fail on a breaking change to api/openapi.yaml (oasdiff, against API_BASE) that CHANGELOG.md does not record
+	@test -n "$(API_BASE)" || { echo "api-compat: no base: tag a released version api-<version> or commit CHANGELOG.md"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	git show "$(API_BASE):api/openapi.yaml" > "$$tmp/base.yaml"; \
+	echo ">> api/openapi.yaml against $(API_BASE)"; \
+	$(GO) run ./cmd/apicompat -base "$$tmp/base.yaml" -doc api/openapi.yaml -changelog CHANGELOG.md
 
 # The API reference page (/docs) serves Redoc's standalone bundle, vendored in api/docs/ so
 # that `go build` needs no npm; api/docs/package.json and package-lock.json pin it (the
