@@ -96,6 +96,9 @@ type Deps struct {
 	// outbound-address guard (production: public addresses only; sandbox platforms as
 	// Config.SandboxPrivateOK says), caching keys in the database.
 	UMA *umaclient.Client
+	// StreamPoll is how often an idle event stream (GET /webhooks/events/stream) looks for
+	// new events (500 ms when zero).
+	StreamPoll time.Duration
 }
 
 // Server serves the API.
@@ -118,6 +121,8 @@ type Server struct {
 	sandboxRates *fx.Table
 	// docsSite is the API reference (GET /docs), built on first use.
 	docsSite docsSiteOnce
+	// streams are the open event streams (GET /webhooks/events/stream).
+	streams *streams
 }
 
 // New builds the HTTP handler of the whole service.
@@ -153,7 +158,7 @@ func New(d Deps) *Server {
 		d.Propagator = propagation.TraceContext{}
 	}
 	s := &Server{Deps: d, store: db.NewStore(d.Pool, view.Resources{}), sandboxRates: d.Rates.Sandbox(), start: start.Starter{Client: d.Temporal, TaskQueue: d.Config.TaskQueue},
-		oidc: newOIDCProviders(d.Config.SandboxPrivateOK)}
+		oidc: newOIDCProviders(d.Config.SandboxPrivateOK), streams: newStreams()}
 	if s.UMA == nil {
 		if s.Outbound == nil {
 			s.Outbound = netguard.PerEnvironment(d.Config.SandboxPrivateOK, d.Config.Resolve, nil)
@@ -331,6 +336,7 @@ func (s *Server) routes() chi.Router {
 		r.With(manage, s.idempotent).Post("/webhooks/test", handler(s.testWebhook))
 		r.With(manage, sandboxOnly, s.idempotent).Post("/sandbox/webhooks/test", handler(s.testWebhook))
 		r.Get("/webhooks/events", handler(s.listWebhookEvents))
+		r.Get("/webhooks/events/stream", handler(s.streamWebhookEvents))
 		r.Get("/webhooks/events/{eventId}", handler(s.getWebhookEvent))
 		r.With(manage, s.idempotent).Post("/webhooks/events/{eventId}/redeliver", handler(s.redeliverWebhook))
 		r.Get("/webhooks/signing-key", handler(s.getSigningKey))

@@ -267,7 +267,10 @@ type (
 	WebhookEventMarkDeliveredParams       = gen.WebhookEventMarkDeliveredParams
 	WebhookEventMarkFinalParams           = gen.WebhookEventMarkFinalParams
 	WebhookEventRecordAttemptParams       = gen.WebhookEventRecordAttemptParams
+	WebhookEventStreamLastRow             = gen.WebhookEventStreamLastRow
 	WebhookEventsCreateParams             = gen.WebhookEventsCreateParams
+	WebhookEventsStreamParams             = gen.WebhookEventsStreamParams
+	WebhookEventsStreamRow                = gen.WebhookEventsStreamRow
 	WebhookSecret                         = gen.WebhookSecret
 	WebhookSecretCreateParams             = gen.WebhookSecretCreateParams
 	WebhookSecretExpireCurrentParams      = gen.WebhookSecretExpireCurrentParams

@@ -63,3 +63,21 @@ WHERE status = 'PENDING';
 -- types[i] with data[i] (JSON), all recorded with traceparent and handed to the relay.
 INSERT INTO webhook_events (id, platform_id, type, data, traceparent)
 SELECT unnest(@ids::uuid[]), unnest(@platform_ids::uuid[]), unnest(@types::text[]), unnest(@data::text[])::jsonb, @traceparent::text;
+
+-- name: WebhookEventsStream :many
+-- The platform's events after the position (after_xact, after_id) in stream order, those
+-- whose recording transaction and every earlier one have ended (migration 0060).
+SELECT id, type, data, created_at, xact
+FROM webhook_events
+WHERE platform_id = @platform_id
+  AND (xact, id) > (@after_xact::bigint, @after_id::uuid)
+  AND xact < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+ORDER BY xact, id
+LIMIT @max;
+
+-- name: WebhookEventStreamLast :one
+-- The platform's newest event in stream order: where a stream that names no event starts.
+SELECT xact, id FROM webhook_events
+WHERE platform_id = $1
+ORDER BY xact DESC, id DESC
+LIMIT 1;

@@ -339,7 +339,10 @@ func (a *app) runAPI(ctx context.Context, ln net.Listener) error {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}})
 	}
-	return serveHTTP(ctx, "http", api.NewHTTPServer(a.cfg, a.apiHandler(docs)), api.EnvelopeListener(ln))
+	h := a.apiHandler(docs)
+	srv := api.NewHTTPServer(a.cfg, h)
+	srv.RegisterOnShutdown(h.CloseStreams) // event streams never end on their own
+	return serveHTTP(ctx, "http", srv, api.EnvelopeListener(ln))
 }
 
 // outboundClients is the outbound-address guard's client for domains platforms and other

@@ -64,6 +64,7 @@ commands:
   uma allow|block D   list the UMA provider of domain D as allowed or blocked (operator only)
   uma providers FILE  list the UMA providers of a JSON file (GET /uma-providers shows them; operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
+  listen              forward the platform's webhook events to a local URL (development; -forward-to URL)
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
 func run(args []string, stdout io.Writer) error {
@@ -111,6 +112,8 @@ func run(args []string, stdout io.Writer) error {
 		return umaCmd(ctx, cfg, args[1:], os.Stdin, stdout)
 	case "verifications":
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
+	case "listen":
+		return listen(ctx, cfg, args[1:], os.Getenv, stdout)
 	case "healthcheck":
 		if len(args) != 2 {
 			return fmt.Errorf("usage: paycore healthcheck URL")

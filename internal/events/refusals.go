@@ -1,6 +1,8 @@
 package events
 
 import (
+	"time"
+
 	"paycore/internal/catalog"
 	"paycore/internal/problem"
 )
@@ -25,4 +27,14 @@ func TestNotDelivered(url, failure string) error {
 // still trying: 409 WEBHOOK_DELIVERY_IN_PROGRESS.
 func DeliveryInProgress() error {
 	return problem.Refuse(catalog.WebhookDeliveryInProgress, "a delivery of this event is still in progress")
+}
+
+// StreamsPerPlatform is how many event streams (GET /webhooks/events/stream) one API process
+// serves to one platform at a time: a developer's listener or two, not a delivery channel.
+const StreamsPerPlatform = 5
+
+// TooManyStreams is the refusal of an event stream beyond StreamsPerPlatform: 429
+// RATE_LIMITED, to retry after a few seconds.
+func TooManyStreams() error {
+	return problem.RateLimited(5*time.Second, "too many event streams open for this platform (at most %d); close one and retry", StreamsPerPlatform)
 }

@@ -135,3 +135,17 @@ func SignStandard(secrets [][]byte, msgID string, ts time.Time, body []byte) str
 	}
 	return strings.Join(parts, " ")
 }
+
+// ParseSecret reads a secret in its printable form ("whsec_<base64>"), as FormatSecret
+// writes it.
+func ParseSecret(s string) ([]byte, error) {
+	b64, ok := strings.CutPrefix(s, SecretPrefix)
+	if !ok {
+		return nil, fmt.Errorf("a webhook secret starts with %q", SecretPrefix)
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(raw) < 24 {
+		return nil, errors.New("a webhook secret is whsec_ and the base64 of at least 24 bytes")
+	}
+	return raw, nil
+}

@@ -615,6 +615,7 @@ type WebhookEvent struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	Traceparent    string
+	Xact           int64
 }
 
 type WebhookSecret struct {

@@ -82,7 +82,7 @@ func (q *Queries) WebhookEventClaimUndispatched(ctx context.Context, limit int32
 const webhookEventCreate = `-- name: WebhookEventCreate :one
 INSERT INTO webhook_events (id, platform_id, type, data, dispatched_at, traceparent)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent
+RETURNING id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent, xact
 `
 
 type WebhookEventCreateParams struct {
@@ -119,12 +119,13 @@ func (q *Queries) WebhookEventCreate(ctx context.Context, arg WebhookEventCreate
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Traceparent,
+		&i.Xact,
 	)
 	return i, err
 }
 
 const webhookEventGet = `-- name: WebhookEventGet :one
-SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent FROM webhook_events WHERE platform_id = $1 AND id = $2
+SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent, xact FROM webhook_events WHERE platform_id = $1 AND id = $2
 `
 
 type WebhookEventGetParams struct {
@@ -150,12 +151,13 @@ func (q *Queries) WebhookEventGet(ctx context.Context, arg WebhookEventGetParams
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Traceparent,
+		&i.Xact,
 	)
 	return i, err
 }
 
 const webhookEventGetByID = `-- name: WebhookEventGetByID :one
-SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent FROM webhook_events WHERE id = $1
+SELECT id, platform_id, type, data, status, dispatched_at, attempt_count, last_attempt_at, last_status_code, last_error, delivered_at, created_at, updated_at, traceparent, xact FROM webhook_events WHERE id = $1
 `
 
 func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (WebhookEvent, error) {
@@ -176,6 +178,7 @@ func (q *Queries) WebhookEventGetByID(ctx context.Context, id uuid.UUID) (Webhoo
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Traceparent,
+		&i.Xact,
 	)
 	return i, err
 }
@@ -268,6 +271,26 @@ func (q *Queries) WebhookEventReopen(ctx context.Context, id uuid.UUID) error {
 	return err
 }
 
+const webhookEventStreamLast = `-- name: WebhookEventStreamLast :one
+SELECT xact, id FROM webhook_events
+WHERE platform_id = $1
+ORDER BY xact DESC, id DESC
+LIMIT 1
+`
+
+type WebhookEventStreamLastRow struct {
+	Xact int64
+	ID   uuid.UUID
+}
+
+// The platform's newest event in stream order: where a stream that names no event starts.
+func (q *Queries) WebhookEventStreamLast(ctx context.Context, platformID uuid.UUID) (WebhookEventStreamLastRow, error) {
+	row := q.db.QueryRow(ctx, webhookEventStreamLast, platformID)
+	var i WebhookEventStreamLastRow
+	err := row.Scan(&i.Xact, &i.ID)
+	return i, err
+}
+
 const webhookEventsCreate = `-- name: WebhookEventsCreate :exec
 INSERT INTO webhook_events (id, platform_id, type, data, traceparent)
 SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]), unnest($4::text[])::jsonb, $5::text
@@ -293,4 +316,62 @@ func (q *Queries) WebhookEventsCreate(ctx context.Context, arg WebhookEventsCrea
 		arg.Traceparent,
 	)
 	return err
+}
+
+const webhookEventsStream = `-- name: WebhookEventsStream :many
+SELECT id, type, data, created_at, xact
+FROM webhook_events
+WHERE platform_id = $1
+  AND (xact, id) > ($2::bigint, $3::uuid)
+  AND xact < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+ORDER BY xact, id
+LIMIT $4
+`
+
+type WebhookEventsStreamParams struct {
+	PlatformID uuid.UUID
+	AfterXact  int64
+	AfterID    uuid.UUID
+	Max        int32
+}
+
+type WebhookEventsStreamRow struct {
+	ID        uuid.UUID
+	Type      string
+	Data      json.RawMessage
+	CreatedAt time.Time
+	Xact      int64
+}
+
+// The platform's events after the position (after_xact, after_id) in stream order, those
+// whose recording transaction and every earlier one have ended (migration 0060).
+func (q *Queries) WebhookEventsStream(ctx context.Context, arg WebhookEventsStreamParams) ([]WebhookEventsStreamRow, error) {
+	rows, err := q.db.Query(ctx, webhookEventsStream,
+		arg.PlatformID,
+		arg.AfterXact,
+		arg.AfterID,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookEventsStreamRow{}
+	for rows.Next() {
+		var i WebhookEventsStreamRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+			&i.Xact,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

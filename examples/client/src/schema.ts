@@ -1839,6 +1839,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream webhook events
+         * @description The platform's webhook events as they are recorded, as server-sent events
+         *     (`text/event-stream`), whatever their delivery state: what `paycore listen`
+         *     forwards to a local endpoint during development, with no public address needed.
+         *
+         *     Events come in the order of the database transactions that recorded them, and an
+         *     event appears only once its transaction and every earlier one have ended, so a
+         *     client that resumes after the last event it received misses none and gets none
+         *     twice. The stream starts after the event named by the `Last-Event-ID` header (an
+         *     `EventSource` that reconnects sends it), else after the `after` parameter's event,
+         *     else after the platform's newest event (from now on). A write transaction still
+         *     open anywhere on the database holds back the events recorded after it began, until
+         *     it ends. Each event is
+         *
+         *     ```
+         *     id: Webhook:<uuid>
+         *     event: webhook
+         *     data: {"body": "<the delivery body>", "serviceSignature": "<X-Service-Signature>"}
+         *     ```
+         *
+         *     where `body` is exactly what a webhook delivery of the event carries (its
+         *     envelope, with the event's creation time as `timestamp`) and `serviceSignature`
+         *     the service's `X-Service-Signature` of those bytes (verify it with
+         *     `GET /webhooks/signing-key`). An idle stream sends a comment line every 15
+         *     seconds; `retry` asks clients to reconnect after 2 seconds. One API process
+         *     serves at most 5 streams to a platform at a time. The stream ends when the
+         *     client hangs up or the API process shuts down.
+         */
+        get: operations["streamWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/events/{eventId}": {
         parameters: {
             query?: never;
@@ -3898,6 +3943,13 @@ export interface components {
             error?: string;
             /** @description The start of the response body (at most 4096 bytes); empty when there was none. */
             responseBody: string;
+        };
+        /** @description The data of one event of `GET /webhooks/events/stream`. */
+        WebhookStreamEvent: {
+            /** @description The body a webhook delivery of the event carries (a `WebhookEnvelope`-shaped JSON document), byte for byte. */
+            body: string;
+            /** @description The service's ECDSA P-256 signature of `body` (base64 DER), as sent in `X-Service-Signature`. */
+            serviceSignature: string;
         };
         /** @description A recorded webhook event with its delivery state. */
         WebhookEvent: {
@@ -10342,6 +10394,60 @@ export interface operations {
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamWebhookEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start after this event (`Webhook:<uuid>`, one of the platform's events);
+                 *     `Last-Event-ID` takes precedence.
+                 * @example Webhook:0190a000-0000-7000-8000-000000000001
+                 */
+                after?: string;
+            };
+            header?: {
+                /** @description Start after this event (`Webhook:<uuid>`), as an `EventSource` sends it when it reconnects. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events, until the client hangs up. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: Webhook:0190a000-0000-7000-8000-000000000001
+                     *     event: webhook
+                     *     data: {"body":"{\"id\":\"Webhook:0190a000-0000-7000-8000-000000000001\",\"type\":\"CUSTOMER_CREATED\",\"timestamp\":\"2025-10-13T12:00:00Z\",\"data\":{}}","serviceSignature":"MEUCIQ..."}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookEventNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `RATE_LIMITED`: the platform has 5 streams open on this API process; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"paycore/internal/infra/config"
+	"paycore/internal/infra/webhookforward"
+	"paycore/internal/webhooksig"
+)
+
+const listenUsage = `usage: paycore listen -forward-to URL [-api BASE_URL] [-after Webhook:<uuid>]
+
+Streams the platform's webhook events from the service and POSTs each to URL, signed with a
+local Standard Webhooks secret (printed at start; PAYCORE_LISTEN_SECRET=whsec_... keeps one
+across runs) and with the service's X-Service-Signature. The platform's API token is
+PAYCORE_TOKEN_ID and PAYCORE_TOKEN_SECRET, or the sandbox platform ` + "`make run`" + ` wrote to
+the data folder (.data/sandbox-platform.json).`
+
+// listen is `paycore listen`: the platform's webhook events, forwarded to a local URL. It
+// reads its environment variables through getenv (os.Getenv).
+func listen(ctx context.Context, cfg config.Config, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("listen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	forwardTo := fs.String("forward-to", "", "the local URL each event is POSTed to")
+	base := fs.String("api", cmp.Or(getenv("PAYCORE_BASE_URL"), "http://"+cfg.HTTPAddr+cfg.BasePath()), "the API's base URL, with its version")
+	after := fs.String("after", "", "start after this event (Webhook:<uuid>); from now when empty")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return fmt.Errorf("%s", listenUsage)
+	}
+	if err := checkForwardURL(*forwardTo); err != nil {
+		return fmt.Errorf("-forward-to: %w\n%s", err, listenUsage)
+	}
+	tokenID, tokenSecret, err := listenToken(getenv, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	secret, printable, err := listenSecret(getenv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Forwarding the platform's webhook events from %s to %s\n", *base, *forwardTo)
+	fmt.Fprintf(stdout, "Signing them with %s (webhook-signature); X-Service-Signature is the service's own\n", printable)
+	f := &webhookforward.Forwarder{BaseURL: *base, TokenID: tokenID, TokenSecret: tokenSecret, ForwardTo: *forwardTo,
+		Secret: secret, After: *after, Out: stdout}
+	return f.Run(ctx)
+}
+
+// checkForwardURL accepts an absolute http(s) URL.
+func checkForwardURL(s string) error {
+	if s == "" {
+		return errors.New("required")
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return nil
+}
+
+// listenToken is the platform's API token: PAYCORE_TOKEN_ID and PAYCORE_TOKEN_SECRET, else
+// the sandbox platform's credentials `paycore dev` keeps in the data folder.
+func listenToken(getenv func(string) string, dataDir string) (id, secret string, err error) {
+	id, secret = getenv("PAYCORE_TOKEN_ID"), getenv("PAYCORE_TOKEN_SECRET")
+	if id != "" && secret != "" {
+		return id, secret, nil
+	}
+	path := filepath.Join(dataDir, "sandbox-platform.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("no API token: set PAYCORE_TOKEN_ID and PAYCORE_TOKEN_SECRET (or run `make run`, which writes %s)", path)
+	}
+	var creds devCredentials
+	if err := json.Unmarshal(b, &creds); err != nil || creds.ClientID == "" || creds.ClientSecret == "" {
+		return "", "", fmt.Errorf("%s holds no API token", path)
+	}
+	return creds.ClientID, creds.ClientSecret, nil
+}
+
+// listenSecret is the secret forwarded events are signed with: PAYCORE_LISTEN_SECRET, else
+// a new one.
+func listenSecret(getenv func(string) string) (raw []byte, printable string, err error) {
+	if s := strings.TrimSpace(getenv("PAYCORE_LISTEN_SECRET")); s != "" {
+		raw, err := webhooksig.ParseSecret(s)
+		if err != nil {
+			return nil, "", fmt.Errorf("PAYCORE_LISTEN_SECRET: %w", err)
+		}
+		return raw, s, nil
+	}
+	raw, printable = webhooksig.NewSecret()
+	return raw, printable, nil
+}
