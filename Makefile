@@ -25,6 +25,9 @@ LIGHTNING_BINS := $(BIN)/lnd $(BIN)/lncli $(BIN)/btcd $(BIN)/btcctl
 # The gRPC stubs of the part of LND's API the Lightning rail calls (make generate): protoc
 # from Debian's protobuf-compiler, its Go plugins built into bin/ at the versions of the
 # protobuf and gRPC modules go.mod requires.
+# The Go SDK's client (sdk/go/paycore.gen.go), generated from api/openapi.yaml.
+OAPI_CODEGEN_VERSION := v2.8.2
+SDK := sdk/go
 PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 LNDRPC := internal/infra/lnd/lndrpc
@@ -69,6 +72,9 @@ $(BIN)/protoc-gen-go-grpc:
 lndrpc = command -v protoc >/dev/null || { echo "protoc not found: apt-get install protobuf-compiler"; exit 1; }; \
 	PATH=$(BIN):$$PATH protoc -I $(LNDRPC) --go_out=$(1) --go_opt=module=paycore \
 	--go-grpc_out=$(1) --go-grpc_opt=module=paycore $(LNDRPC)/lightning.proto $(LNDRPC)/router.proto
+
+$(BIN)/oapi-codegen:
+	GOBIN=$(BIN) $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 
 $(BIN)/staticcheck:
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -144,7 +150,7 @@ test-faults: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool ## 
 test-quickstart: $(BIN)/temporal ## run the README's quickstart commands as written, then pay from the wallet page in Chromium
 	PAYCORE_TEST_QUICKSTART=1 $(GO) test -count=1 -timeout 30m -run '^TestQuickstart$$' -v ./cmd/paycore
 
-tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm)
+tools: $(BIN)/temporal $(BIN)/sqlc $(BIN)/staticcheck $(BIN)/workflowcheck $(BIN)/helm $(BIN)/oapi-codegen ## build the pinned tools into bin/ (Temporal CLI, sqlc, staticcheck, workflowcheck, Helm, oapi-codegen)
 
 # deploy-check renders the chart with its defaults and with every optional part turned on
 # (deploy/helm/ci-values.yaml), validates each manifest strictly against the Kubernetes
@@ -266,16 +272,18 @@ $(CLIENT)/node_modules/.installed: $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-generate: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/internal/gen and its aliases in db/gen_types.go, the LND stubs, the TypeScript client's types (examples/client/src/schema.ts) and the vendored API reference renderer
+generate: $(BIN)/sqlc $(PROTOC_PLUGINS) $(BIN)/oapi-codegen $(CLIENT)/node_modules/.installed ## regenerate the sqlc code in db/internal/gen and its aliases in db/gen_types.go, the LND stubs, the TypeScript client's types (examples/client/src/schema.ts), the Go SDK's client (sdk/go/paycore.gen.go) and the vendored API reference renderer
 	$(BIN)/sqlc generate
 	@$(call lndrpc,.)
 	$(GO) run ./db/internal/aliasgen
 	cd $(CLIENT) && npm run --silent generate
+	cd $(SDK) && $(BIN)/oapi-codegen -config oapi-codegen.yaml ../../api/openapi.yaml
 	$(MAKE) --no-print-directory docs-renderer
 
-verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## generated code (sqlc and its db aliases, the LND stubs, the TypeScript client's types), go.mod and the vendored API reference renderer are in sync
+verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(BIN)/oapi-codegen $(CLIENT)/node_modules/.installed ## generated code (sqlc and its db aliases, the LND stubs, the TypeScript client's types, the Go SDK's client), go.mod files and the vendored API reference renderer are in sync
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
+	cd $(SDK) && $(GO) mod tidy -diff
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(call lndrpc,$$tmp); \
 	if ! diff -ru -x '*.proto' $(LNDRPC) "$$tmp/$(LNDRPC)"; then \
@@ -289,6 +297,10 @@ verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(CLIENT)/node_modules/.installed ## gener
 	(cd $(CLIENT) && SCHEMA_OUT="$$tmp/schema.ts" npm run --silent generate >/dev/null); \
 	if ! diff -u $(CLIENT)/src/schema.ts "$$tmp/schema.ts"; then \
 		echo "$(CLIENT)/src/schema.ts is not what api/openapi.yaml generates: run make generate"; exit 1; \
+	fi; \
+	cp $(SDK)/oapi-codegen.yaml "$$tmp"/ && (cd "$$tmp" && $(BIN)/oapi-codegen -config oapi-codegen.yaml $(CURDIR)/api/openapi.yaml); \
+	if ! cmp -s $(SDK)/paycore.gen.go "$$tmp/paycore.gen.go"; then \
+		echo "$(SDK)/paycore.gen.go is not what api/openapi.yaml generates: run make generate"; exit 1; \
 	fi
 	$(MAKE) --no-print-directory docs-renderer-check
 
@@ -336,6 +348,7 @@ lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## gofmt, go vet, staticcheck, wor
 	$(BIN)/staticcheck $(PKGS)
 	$(BIN)/workflowcheck ./workflows/...
 	$(GO) run ./cmd/archlint
+	cd $(SDK) && $(GO) vet ./... && $(BIN)/staticcheck ./...
 
 clean-data: ## delete .data/ (Temporal's SQLite file, master key, sandbox credentials)
 	rm -rf .data
