@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,11 +20,12 @@ import (
 	"paycore/internal/webhooksig"
 )
 
-const listenUsage = `usage: paycore listen -forward-to URL [-api BASE_URL] [-after Webhook:<uuid>]
+const listenUsage = `usage: paycore listen -forward-to URL [-api BASE_URL] [-after Webhook:<uuid>] [-platform-secret]
 
 Streams the platform's webhook events from the service and POSTs each to URL, signed with a
 local Standard Webhooks secret (printed at start; PAYCORE_LISTEN_SECRET=whsec_... keeps one
-across runs) and with the service's X-Service-Signature. The platform's API token is
+across runs), or with the platform's own (-platform-secret), and with the service's
+X-Service-Signature. The platform's API token is
 PAYCORE_TOKEN_ID and PAYCORE_TOKEN_SECRET, or the sandbox platform ` + "`make run`" + ` wrote to
 the data folder (.data/sandbox-platform.json).`
 
@@ -34,6 +37,7 @@ func listen(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	forwardTo := fs.String("forward-to", "", "the local URL each event is POSTed to")
 	base := fs.String("api", cmp.Or(getenv("PAYCORE_BASE_URL"), "http://"+cfg.HTTPAddr+cfg.BasePath()), "the API's base URL, with its version")
 	after := fs.String("after", "", "start after this event (Webhook:<uuid>); from now when empty")
+	platformSecret := fs.Bool("platform-secret", false, "sign with the platform's own webhook secret (GET /webhooks/secret; needs MANAGE) instead of a local one")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("%s", listenUsage)
 	}
@@ -44,7 +48,14 @@ func listen(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	if err != nil {
 		return err
 	}
-	secret, printable, err := listenSecret(getenv)
+	var secret []byte
+	var printable string
+	if *platformSecret {
+		secret, printable, err = platformWebhookSecret(ctx, *base, tokenID, tokenSecret)
+		printable = "the platform's webhook secret"
+	} else {
+		secret, printable, err = listenSecret(getenv)
+	}
 	if err != nil {
 		return err
 	}
@@ -84,6 +95,33 @@ func listenToken(getenv func(string) string, dataDir string) (id, secret string,
 		return "", "", fmt.Errorf("%s holds no API token", path)
 	}
 	return creds.ClientID, creds.ClientSecret, nil
+}
+
+// platformWebhookSecret reads the platform's current Standard Webhooks secret, so that
+// forwarded events verify as delivered ones do.
+func platformWebhookSecret(ctx context.Context, base, tokenID, tokenSecret string) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/webhooks/secret", nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+	}
+	req.SetBasicAuth(tokenID, tokenSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	var s struct {
+		Secret string `json:"secret"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &s) != nil {
+		return nil, "", fmt.Errorf("-platform-secret: GET /webhooks/secret answered %d: %s", resp.StatusCode, bytes.TrimSpace(body))
+	}
+	raw, err := webhooksig.ParseSecret(s.Secret)
+	if err != nil {
+		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+	}
+	return raw, s.Secret, nil
 }
 
 // listenSecret is the secret forwarded events are signed with: PAYCORE_LISTEN_SECRET, else

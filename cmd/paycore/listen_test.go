@@ -260,3 +260,55 @@ func TestListenRefusesBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestListenSignsWithThePlatformsSecret: with -platform-secret, forwarded events verify with
+// the platform's own webhook secret, as delivered ones do, and the secret is not printed.
+func TestListenSignsWithThePlatformsSecret(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	w := newWorld(t, s)
+	secret := w.c.Do("GET", "/webhooks/secret", nil).JSON(t)["secret"].(string)
+	verifier, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified := make(chan error, 16)
+	endpoint := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		verified <- verifier.Verify(body, r.Header)
+		rw.WriteHeader(http.StatusOK)
+	}))
+	defer endpoint.Close()
+	env := map[string]string{"PAYCORE_TOKEN_ID": w.c.User, "PAYCORE_TOKEN_SECRET": w.c.Password}
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- listen(ctx, s.cfg, []string{"-forward-to", endpoint.URL, "-api", s.baseURL, "-platform-secret"}, func(k string) string { return env[k] }, out)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("listen: %v", err)
+		}
+	}()
+	// The stream starts after the platform's newest event when it connects: fund until an
+	// event recorded after that arrives.
+	deadline := time.After(30 * time.Second)
+	for arrived := false; !arrived; {
+		w.fund(1_000)
+		select {
+		case err := <-verified:
+			if err != nil {
+				t.Fatalf("a forwarded event does not verify with the platform's secret: %v", err)
+			}
+			arrived = true
+		case <-time.After(time.Second):
+		case <-deadline:
+			t.Fatalf("nothing forwarded:\n%s", out.String())
+		}
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Fatal("listen printed the platform's secret")
+	}
+}
