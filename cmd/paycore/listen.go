@@ -51,7 +51,7 @@ func listen(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	var secret []byte
 	var printable string
 	if *platformSecret {
-		secret, printable, err = platformWebhookSecret(ctx, *base, tokenID, tokenSecret)
+		secret, err = platformWebhookSecret(ctx, *base, tokenID, tokenSecret)
 		printable = "the platform's webhook secret"
 	} else {
 		secret, printable, err = listenSecret(getenv)
@@ -99,15 +99,15 @@ func listenToken(getenv func(string) string, dataDir string) (id, secret string,
 
 // platformWebhookSecret reads the platform's current Standard Webhooks secret, so that
 // forwarded events verify as delivered ones do.
-func platformWebhookSecret(ctx context.Context, base, tokenID, tokenSecret string) ([]byte, string, error) {
+func platformWebhookSecret(ctx context.Context, base, tokenID, tokenSecret string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/webhooks/secret", nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+		return nil, fmt.Errorf("-platform-secret: %w", err)
 	}
 	req.SetBasicAuth(tokenID, tokenSecret)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+		return nil, fmt.Errorf("-platform-secret: %w", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
@@ -115,13 +115,13 @@ func platformWebhookSecret(ctx context.Context, base, tokenID, tokenSecret strin
 		Secret string `json:"secret"`
 	}
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &s) != nil {
-		return nil, "", fmt.Errorf("-platform-secret: GET /webhooks/secret answered %d: %s", resp.StatusCode, bytes.TrimSpace(body))
+		return nil, fmt.Errorf("-platform-secret: GET /webhooks/secret answered %d: %s", resp.StatusCode, bytes.TrimSpace(body))
 	}
 	raw, err := webhooksig.ParseSecret(s.Secret)
 	if err != nil {
-		return nil, "", fmt.Errorf("-platform-secret: %w", err)
+		return nil, fmt.Errorf("-platform-secret: %w", err)
 	}
-	return raw, s.Secret, nil
+	return raw, nil
 }
 
 // listenSecret is the secret forwarded events are signed with: PAYCORE_LISTEN_SECRET, else
