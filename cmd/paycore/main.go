@@ -65,6 +65,7 @@ commands:
   uma providers FILE  list the UMA providers of a JSON file (GET /uma-providers shows them; operator only)
   verifications review  decide a verification waiting for a manual review (operator only)
   listen              forward the platform's webhook events to a local URL (development; -forward-to URL)
+  mcp                 an MCP server for an AI assistant acting as an agent (stdio, or -http ADDR); mcp login CODE
   healthcheck URL     exit 0 when URL answers 2xx within 3s (for container healthchecks)`
 
 func run(args []string, stdout io.Writer) error {
@@ -114,6 +115,8 @@ func run(args []string, stdout io.Writer) error {
 		return verificationsCmd(ctx, cfg, args[1:], stdout)
 	case "listen":
 		return listen(ctx, cfg, args[1:], os.Getenv, stdout)
+	case "mcp":
+		return mcpCmd(ctx, cfg, args[1:], os.Getenv, stdout)
 	case "healthcheck":
 		if len(args) != 2 {
 			return fmt.Errorf("usage: paycore healthcheck URL")

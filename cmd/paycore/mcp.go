@@ -1,0 +1,97 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"paycore/api"
+	"paycore/internal/infra/agentmcp"
+	"paycore/internal/infra/config"
+)
+
+const mcpUsage = `usage: paycore mcp [-http ADDR] [-api BASE_URL] [-token-file PATH]
+       paycore mcp login [-api BASE_URL] [-token-file PATH] CODE
+
+An MCP server for an AI assistant acting as one of a platform's agents: a tool per operation
+under /agents/me, and login. Over stdio by default; -http ADDR serves streamable HTTP at /mcp
+instead, where each client may send its own "Authorization: Bearer <agent token>". The agent
+signs in with the device code the platform gave it (the login tool, or paycore mcp login
+CODE); the token is kept in PATH (0600; default: paycore/agent-token in the user's
+configuration folder) and never printed. PAYCORE_BASE_URL is the API's base URL.`
+
+// mcpCmd is `paycore mcp`. It reads its environment through getenv.
+func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(string) string, stdout io.Writer) error {
+	login := len(args) > 0 && args[0] == "login"
+	if login {
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	base := fs.String("api", cmp.Or(getenv("PAYCORE_BASE_URL"), "http://"+cfg.HTTPAddr+cfg.BasePath()), "the API's base URL, with its version")
+	addr := fs.String("http", "", "serve streamable HTTP at ADDR (/mcp) instead of stdio")
+	tokenFile := fs.String("token-file", "", "where the agent's token is kept")
+	if err := fs.Parse(args); err != nil || (login && fs.NArg() != 1) || (!login && fs.NArg() != 0) {
+		return fmt.Errorf("%s", mcpUsage)
+	}
+	path := *tokenFile
+	if path == "" {
+		p, err := agentmcp.DefaultTokenPath()
+		if err != nil {
+			return err
+		}
+		path = p
+	}
+	store := agentmcp.FileStore{Path: path}
+	if login {
+		r, err := agentmcp.Redeem(ctx, http.DefaultClient, *base, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		if err := store.Save(r.AccessToken); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Signed in as %s (%s); the token is kept in %s\n", r.AgentName, r.AgentID, path)
+		return nil
+	}
+	ops, err := agentmcp.Operations(api.OpenAPI())
+	if err != nil {
+		return err
+	}
+	server, err := agentmcp.NewServer(ops, agentmcp.Config{BaseURL: *base, Tokens: store, Version: config.APIVersion})
+	if err != nil {
+		return err
+	}
+	if *addr == "" {
+		if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("mcp over stdio: %w", err)
+		}
+		return nil
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("-http: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	fmt.Fprintf(stdout, "MCP server at http://%s/mcp for the API at %s\n", ln.Addr(), *base)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mcp over HTTP: %w", err)
+	}
+	return nil
+}
