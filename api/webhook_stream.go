@@ -31,13 +31,8 @@ const (
 	streamRetryMs = 2000
 )
 
-// WebhookStreamEvent is the data of one event of the stream: the body a webhook delivery of
-// the event would carry (its JSON envelope, with the event's creation time as timestamp)
-// and the service's X-Service-Signature of exactly those bytes.
-type WebhookStreamEvent struct {
-	Body             string `json:"body"`
-	ServiceSignature string `json:"serviceSignature"`
-}
+// WebhookStreamEvent is the data of one event of the stream (events.StreamEvent).
+type WebhookStreamEvent = events.StreamEvent
 
 // streams counts the event streams open per platform in this process and ends them all
 // when the server shuts down.

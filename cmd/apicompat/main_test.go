@@ -35,9 +35,11 @@ paths:
 ` + itemProps + ops
 }
 
-const deleteThing = `  /things/{id}:
-    delete:
-      operationId: deleteThing
+// thingOp is an operation on one thing, path /things/{id}<suffix>, answering 204.
+func thingOp(suffix, method, operationID string) string {
+	return `  /things/{id}` + suffix + `:
+    ` + method + `:
+      operationId: ` + operationID + `
       parameters:
         - name: id
           in: path
@@ -46,22 +48,14 @@ const deleteThing = `  /things/{id}:
             type: string
       responses:
         "204":
-          description: gone
+          description: done
 `
+}
 
-const postThing = `  /things/{id}/archive:
-    post:
-      operationId: archiveThing
-      parameters:
-        - name: id
-          in: path
-          required: true
-          schema:
-            type: string
-      responses:
-        "204":
-          description: archived
-`
+var (
+	deleteThing = thingOp("", "delete", "deleteThing")
+	postThing   = thingOp("/archive", "post", "archiveThing")
+)
 
 func runCase(t *testing.T, base, revision, changelog string) (bool, string) {
 	t.Helper()

@@ -46,21 +46,28 @@ func newAgentWorld(t *testing.T, s *stack, funds int64, policy map[string]any) *
 	return aw
 }
 
-// connectAgent creates an agent of the customer under policy and redeems its device code:
-// the agent's id and access token.
-func connectAgent(t *testing.T, c *apitest.Client, customerID string, policy map[string]any) (string, string) {
+// createAgent creates an agent of the customer under policy: its id and its device code,
+// not redeemed.
+func createAgent(t *testing.T, c *apitest.Client, customerID string, policy map[string]any) (id, code string) {
 	t.Helper()
 	r := c.Do("POST", "/agents", map[string]any{"name": "Treasury bot", "customerId": customerID, "policy": policy})
 	if r.Status != 201 {
 		t.Fatalf("create agent: %d %s", r.Status, r.Body)
 	}
 	created := r.JSON(t)
-	code := created["deviceCode"].(map[string]any)["code"].(string)
+	return created["agent"].(map[string]any)["id"].(string), created["deviceCode"].(map[string]any)["code"].(string)
+}
+
+// connectAgent creates an agent of the customer under policy and redeems its device code:
+// the agent's id and access token.
+func connectAgent(t *testing.T, c *apitest.Client, customerID string, policy map[string]any) (string, string) {
+	t.Helper()
+	id, code := createAgent(t, c, customerID, policy)
 	red := c.With("", "").Do("POST", "/agents/device-codes/"+code+"/redeem", nil)
 	if red.Status != 200 {
 		t.Fatalf("redeem: %d %s", red.Status, red.Body)
 	}
-	return created["agent"].(map[string]any)["id"].(string), red.JSON(t)["accessToken"].(string)
+	return id, red.JSON(t)["accessToken"].(string)
 }
 
 // as sends a request with the agent's token.

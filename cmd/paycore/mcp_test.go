@@ -29,11 +29,7 @@ type mcpAgent struct {
 
 func newMCPAgent(t *testing.T, w *world, policy map[string]any) *mcpAgent {
 	t.Helper()
-	r := w.c.Do("POST", "/agents", map[string]any{"name": "Assistant", "customerId": w.customer, "policy": policy})
-	if r.Status != 201 {
-		t.Fatalf("create agent: %d %s", r.Status, r.Body)
-	}
-	created := r.JSON(t)
+	agentID, code := createAgent(t, w.c, w.customer, policy)
 	ops, err := agentmcp.Operations(api.OpenAPI())
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +49,7 @@ func newMCPAgent(t *testing.T, w *world, policy map[string]any) *mcpAgent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { session.Close() })
-	return &mcpAgent{t: t, session: session, agentID: created["agent"].(map[string]any)["id"].(string),
-		code: created["deviceCode"].(map[string]any)["code"].(string), token: tokenFile}
+	return &mcpAgent{t: t, session: session, agentID: agentID, code: code, token: tokenFile}
 }
 
 // call calls a tool and returns its result, its structured content and its text.
@@ -173,14 +168,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	w := newWorld(t, s)
 	w.fund(10_000)
 	ext := w.external("000")
-	r := w.c.Do("POST", "/agents", map[string]any{"name": "Assistant", "customerId": w.customer,
-		"policy": usdPolicy(5_000, map[string]any{"approvalThresholds": map[string]any{"currency": "USD", "amount": 1_000}})})
-	if r.Status != 201 {
-		t.Fatalf("create agent: %d %s", r.Status, r.Body)
-	}
-	created := r.JSON(t)
-	agentID := created["agent"].(map[string]any)["id"].(string)
-	code := created["deviceCode"].(map[string]any)["code"].(string)
+	agentID, code := createAgent(t, w.c, w.customer, usdPolicy(5_000, map[string]any{"approvalThresholds": map[string]any{"currency": "USD", "amount": 1_000}}))
 	bin, err := buildOnce()
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,14 @@ var Types = []string{
 	InvitationClaimed, BulkUploadCompleted, BulkUploadFailed, AgentActionPendingApproval,
 }
 
+// StreamEvent is the data of one event of the event stream (GET /webhooks/events/stream):
+// the body a webhook delivery of the event carries, byte for byte (its Envelope, with the
+// event's creation time as timestamp), and the service's X-Service-Signature of those bytes.
+type StreamEvent struct {
+	Body             string `json:"body"`
+	ServiceSignature string `json:"serviceSignature"`
+}
+
 // Envelope is the JSON body of every webhook.
 type Envelope struct {
 	ID        string          `json:"id"`

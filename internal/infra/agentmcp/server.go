@@ -256,12 +256,12 @@ func (cfg Config) login(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if err := json.Unmarshal(req.Params.Arguments, &args); err != nil || strings.TrimSpace(args.Code) == "" {
 		return toolError("login needs the device code: {\"code\": \"AGENT-XXXX-XXXX-XXXX\"}"), nil
 	}
+	if cfg.Tokens == nil { // checked first: a redeemed code cannot be redeemed again
+		return toolError("this server keeps no token (it reads each caller's bearer token)"), nil
+	}
 	redeemed, err := Redeem(ctx, cfg.HTTP, cfg.BaseURL, args.Code)
 	if err != nil {
 		return toolError("%v", err), nil
-	}
-	if cfg.Tokens == nil {
-		return toolError("this server keeps no token (it reads each caller's bearer token)"), nil
 	}
 	if err := cfg.Tokens.Save(redeemed.AccessToken); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 
 	sse "github.com/tmaxmax/go-sse"
 
+	"paycore/internal/events"
 	"paycore/internal/webhooksig"
 )
 
@@ -127,16 +128,10 @@ func (f *Forwarder) maxWait() time.Duration {
 	return 30 * time.Second
 }
 
-// streamEvent is the data of one event of the stream (api.WebhookStreamEvent).
-type streamEvent struct {
-	Body             string `json:"body"`
-	ServiceSignature string `json:"serviceSignature"`
-}
-
 // forward POSTs one event to ForwardTo.
 func (f *Forwarder) forward(ctx context.Context, id, data string) Delivery {
 	d := Delivery{EventID: id}
-	var ev streamEvent
+	var ev events.StreamEvent
 	if err := json.Unmarshal([]byte(data), &ev); err != nil {
 		d.Err = fmt.Errorf("unreadable stream event: %w", err)
 		return d
