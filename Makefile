@@ -28,6 +28,8 @@ LIGHTNING_BINS := $(BIN)/lnd $(BIN)/lncli $(BIN)/btcd $(BIN)/btcctl
 # The Go SDK's client (sdk/go/paycore.gen.go), generated from api/openapi.yaml.
 OAPI_CODEGEN_VERSION := v2.8.2
 SDK := sdk/go
+# The Go program of the README's quickstart, a module of its own on the SDK.
+GO_EXAMPLE := examples/go-platform
 PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 LNDRPC := internal/infra/lnd/lndrpc
@@ -284,6 +286,7 @@ verify: $(BIN)/sqlc $(PROTOC_PLUGINS) $(BIN)/oapi-codegen $(CLIENT)/node_modules
 	$(BIN)/sqlc diff
 	$(GO) mod tidy -diff
 	cd $(SDK) && $(GO) mod tidy -diff
+	cd $(GO_EXAMPLE) && $(GO) mod tidy -diff
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(call lndrpc,$$tmp); \
 	if ! diff -ru -x '*.proto' $(LNDRPC) "$$tmp/$(LNDRPC)"; then \
@@ -349,6 +352,7 @@ lint: $(BIN)/staticcheck $(BIN)/workflowcheck ## gofmt, go vet, staticcheck, wor
 	$(BIN)/workflowcheck ./workflows/...
 	$(GO) run ./cmd/archlint
 	cd $(SDK) && $(GO) vet ./... && $(BIN)/staticcheck ./...
+	cd $(GO_EXAMPLE) && $(GO) vet ./... && $(BIN)/staticcheck ./...
 
 clean-data: ## delete .data/ (Temporal's SQLite file, master key, sandbox credentials)
 	rm -rf .data

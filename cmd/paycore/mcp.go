@@ -25,8 +25,10 @@ An MCP server for an AI assistant acting as one of a platform's agents: a tool p
 under /agents/me, and login. Over stdio by default; -http ADDR serves streamable HTTP at /mcp
 instead, where each client may send its own "Authorization: Bearer <agent token>". The agent
 signs in with the device code the platform gave it (the login tool, or paycore mcp login
-CODE); the token is kept in PATH (0600; default: paycore/agent-token in the user's
-configuration folder) and never printed. PAYCORE_BASE_URL is the API's base URL.`
+CODE); the token is never printed. It is kept in PATH (0600) when -token-file is given; else
+in the OS keyring where one is present (the Keychain, the Credential Manager, or the Secret
+Service of a desktop session's D-Bus); else in paycore/agent-token (0600) in the user's
+configuration folder. PAYCORE_BASE_URL is the API's base URL.`
 
 // mcpCmd is `paycore mcp`. It reads its environment through getenv.
 func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -42,15 +44,10 @@ func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	if err := fs.Parse(args); err != nil || (login && fs.NArg() != 1) || (!login && fs.NArg() != 0) {
 		return fmt.Errorf("%s", mcpUsage)
 	}
-	path := *tokenFile
-	if path == "" {
-		p, err := agentmcp.DefaultTokenPath()
-		if err != nil {
-			return err
-		}
-		path = p
+	store, err := agentmcp.OpenTokenStore(*tokenFile, getenv)
+	if err != nil {
+		return err
 	}
-	store := agentmcp.FileStore{Path: path}
 	if login {
 		r, err := agentmcp.Redeem(ctx, http.DefaultClient, *base, fs.Arg(0))
 		if err != nil {
@@ -59,7 +56,7 @@ func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(s
 		if err := store.Save(r.AccessToken); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Signed in as %s (%s); the token is kept in %s\n", r.AgentName, r.AgentID, path)
+		fmt.Fprintf(stdout, "Signed in as %s (%s); the token is kept in %s\n", r.AgentName, r.AgentID, store.Where())
 		return nil
 	}
 	ops, err := agentmcp.Operations(api.OpenAPI())

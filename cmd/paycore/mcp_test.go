@@ -155,6 +155,20 @@ func TestMCPAgentPaysWithinItsPolicy(t *testing.T) {
 	})
 }
 
+// tsToolResult is a tool's result as the TypeScript MCP client (testdata/mcpclient) reports it.
+type tsToolResult struct {
+	IsError           bool           `json:"isError"`
+	StructuredContent map[string]any `json:"structuredContent"`
+	Text              string         `json:"text"`
+}
+
+// tsCallTool calls the tool name with args through the TypeScript MCP client js.
+func tsCallTool(js *nodescript.Script, name string, args map[string]any) tsToolResult {
+	var res tsToolResult
+	js.Call(map[string]any{"op": "call", "name": name, "arguments": args}, &res)
+	return res
+}
+
 // TestMCPWithTheTypeScriptClient runs `paycore mcp` over stdio under the official TypeScript
 // MCP client (@modelcontextprotocol/sdk, pinned in testdata/mcpclient), as an assistant's host
 // would: connect, list the tools, sign in with the device code, pay within the limit, be
@@ -175,17 +189,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	}
 
 	js := nodescript.Start(t, filepath.Join("testdata", "mcpclient"), "client.mjs", "mcpclient")
-	type result struct {
-		IsError           bool           `json:"isError"`
-		StructuredContent map[string]any `json:"structuredContent"`
-		Text              string         `json:"text"`
-	}
-	call := func(name string, args map[string]any) result {
-		t.Helper()
-		var res result
-		js.Call(map[string]any{"op": "call", "name": name, "arguments": args}, &res)
-		return res
-	}
+	call := func(name string, args map[string]any) tsToolResult { return tsCallTool(js, name, args) }
 	tokenFile := filepath.Join(t.TempDir(), "agent-token")
 	js.Call(map[string]any{"op": "connect", "command": bin, "args": []string{"mcp", "-api", s.baseURL, "-token-file", tokenFile},
 		"env": map[string]string{"PAYCORE_LOG_LEVEL": "error"}}, &struct{}{})
@@ -203,7 +207,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	if res := call("login", map[string]any{"code": code}); res.IsError || res.StructuredContent["agentId"] != agentID {
 		t.Fatalf("login: %+v", res)
 	}
-	pay := func(amount int64) result {
+	pay := func(amount int64) tsToolResult {
 		return call("agentCreateTransferOut", map[string]any{"body": map[string]any{
 			"source": map[string]any{"accountId": w.account}, "destination": map[string]any{"accountId": ext}, "amount": amount}})
 	}

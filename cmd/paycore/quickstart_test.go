@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 
 	"paycore/api/apitest"
 	"paycore/db/dbtest"
+	"paycore/internal/infra/nodescript"
 )
 
 // The README's quickstart, run as written (make test-quickstart): its shell blocks, taken
@@ -80,6 +83,186 @@ func TestQuickstart(t *testing.T) {
 	p.shot("07-completed")
 	t.Logf("quickstart: `make run` ready after %s, the backend serving the page after %s, the payment completed and its webhook verified after %s",
 		ready.Round(time.Second), served.Round(time.Second), time.Since(start).Round(time.Second))
+
+	integratorQuickstarts(t, root, dir, env, shots)
+}
+
+// integratorQuickstarts runs the README's quickstarts that follow the wallet's, on the same
+// `make run` and backend, as written:
+//   - `paycore listen` forwarding to the backend;
+//   - the Go program (examples/go-platform), whose events must reach the backend through
+//     listen, signed so that the backend verifies them (it answers 200 only then);
+//   - `paycore mcp login` with the device code the Go program printed, then the MCP server
+//     as the README's configuration starts it, driven by the official TypeScript MCP client
+//     as an assistant would: the balance, 10 USD paid at once, 30 USD paid once the platform
+//     approves, 60 USD refused.
+func integratorQuickstarts(t *testing.T, root, dir string, env []string, shots string) {
+	t.Helper()
+	readme := filepath.Join(root, "README.md")
+	section := func(heading, lang string, n int) []string {
+		t.Helper()
+		blocks := readmeBlocks(t, readme, heading, lang)
+		if len(blocks) != n {
+			t.Fatalf("the README's %q has %d %s blocks, want %d", heading, len(blocks), lang, n)
+		}
+		return blocks
+	}
+	start := time.Now()
+	listen := startShell(t, dir, env, section(listenHeading, "sh", 1)[0], filepath.Join(shots, "listen.log"))
+	waitOutput(t, listen, "Forwarding the platform's webhook events", 2*time.Minute)
+
+	tour := startShell(t, dir, env, section(goHeading, "sh", 1)[0], filepath.Join(shots, "go-platform.log"))
+	select {
+	case <-tour.done:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("the Go program did not finish within 5 minutes:\n%s", tour.out.String())
+	}
+	out := tour.out.String()
+	if tour.cmd.ProcessState.ExitCode() != 0 || !strings.Contains(out, "Paid 5.00 USD out") ||
+		!strings.Contains(out, "/webhooks: answered 200") {
+		t.Fatalf("the Go program:\n%s", out)
+	}
+	code := lineAfter(t, out, "Its device code, until ")
+	code = code[strings.LastIndex(code, " ")+1:]
+	agentID := lineAfter(t, out, "Agent ")
+	agentID, _, _ = strings.Cut(agentID, " ")
+	// The TEST event and the payment's, forwarded by listen and verified by the backend.
+	for _, typ := range []string{"TEST", "OUTGOING_PAYMENT_COMPLETED"} {
+		eventually(t, time.Minute, "listen forwarding "+typ, func() bool {
+			for _, line := range strings.Split(listen.out.String(), "\n") {
+				if f := strings.Fields(line); len(f) >= 5 && f[1] == typ && f[3] == "→" && f[4] == "200" {
+					return true
+				}
+			}
+			return false
+		}, listen.out.String)
+	}
+	t.Logf("quickstart: listen and the Go program done after %s", time.Since(start).Round(time.Second))
+
+	// The MCP server: signed in by the README's command, then started as its configuration says.
+	config := t.TempDir()
+	mcpEnv := append(append([]string{}, env...), "XDG_CONFIG_HOME="+config, "DBUS_SESSION_BUS_ADDRESS=") // no keyring here: the 0600 file
+	login := section(mcpHeading, "sh", 1)[0]
+	if !strings.Contains(login, "AGENT-XXXX-XXXX-XXXX") {
+		t.Fatalf("the README's login command has no AGENT-XXXX-XXXX-XXXX to replace:\n%s", login)
+	}
+	signIn := startShell(t, dir, mcpEnv, strings.Replace(login, "AGENT-XXXX-XXXX-XXXX", code, 1), filepath.Join(shots, "mcp-login.log"))
+	waitOutput(t, signIn, "Signed in as Quickstart assistant", time.Minute)
+	if info, err := os.Stat(filepath.Join(config, "paycore", "agent-token")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the agent's token file: %v", err)
+	}
+	var hostConfig struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(section(mcpHeading, "json", 1)[0]), &hostConfig); err != nil {
+		t.Fatalf("the README's MCP configuration: %v", err)
+	}
+	server, ok := hostConfig.MCPServers["paycore"]
+	if !ok || !strings.HasSuffix(server.Command, "/bin/paycore") {
+		t.Fatalf("the README's MCP configuration runs no bin/paycore: %+v", hostConfig)
+	}
+	js := nodescript.Start(t, filepath.Join("testdata", "mcpclient"), "client.mjs", "mcpclient-quickstart")
+	js.Call(map[string]any{"op": "connect", "command": filepath.Join(dir, "bin", "paycore"), "args": server.Args,
+		"env": map[string]string{"XDG_CONFIG_HOME": config, "PAYCORE_LOG_LEVEL": "error"}}, &struct{}{})
+	call := func(name string, args map[string]any) tsToolResult {
+		t.Helper()
+		res := tsCallTool(js, name, args)
+		if name != "agentCreateTransferOut" && res.IsError {
+			t.Fatalf("%s: %s", name, res.Text)
+		}
+		return res
+	}
+	balance := func() (string, int64) {
+		t.Helper()
+		accts := call("agentListInternalAccounts", nil).StructuredContent["data"].([]any)
+		if len(accts) != 1 {
+			t.Fatalf("the agent sees %d accounts, want the customer's USD one", len(accts))
+		}
+		a := accts[0].(map[string]any)
+		return a["id"].(string), int64(a["balance"].(map[string]any)["amount"].(float64))
+	}
+	account, before := balance()
+	if before != 95_00 {
+		t.Fatalf("the customer's balance %d, want 9500 (100.00 funded, 5.00 paid out)", before)
+	}
+	banks := call("agentListExternalAccounts", nil).StructuredContent["data"].([]any)
+	if len(banks) != 1 {
+		t.Fatalf("the agent sees %d external accounts, want the customer's bank account", len(banks))
+	}
+	bank := banks[0].(map[string]any)["id"].(string)
+	pay := func(amount int64) tsToolResult {
+		return call("agentCreateTransferOut", map[string]any{"body": map[string]any{
+			"source": map[string]any{"accountId": account}, "destination": map[string]any{"accountId": bank}, "amount": amount}})
+	}
+	if res := pay(10_00); res.IsError || res.StructuredContent["status"] != "APPROVED" {
+		t.Fatalf("10 USD: %+v", res)
+	}
+	pending := pay(30_00)
+	if pending.IsError || pending.StructuredContent["status"] != "PENDING_APPROVAL" {
+		t.Fatalf("30 USD: %+v", pending)
+	}
+	actionID := pending.StructuredContent["id"].(string)
+	approveAsPlatform(t, dir, agentID, actionID)
+	eventually(t, 30*time.Second, "the approved action", func() bool {
+		res := call("agentGetAction", map[string]any{"actionId": actionID})
+		return res.StructuredContent["status"] == "APPROVED" && res.StructuredContent["transaction"] != nil
+	})
+	if res := pay(60_00); !res.IsError || !strings.Contains(res.Text, "refused") {
+		t.Fatalf("60 USD: %+v", res)
+	}
+	eventually(t, 30*time.Second, "the balance after 10 and 30 USD", func() bool { _, b := balance(); return b == 55_00 })
+	js.Call(map[string]any{"op": "close"}, &struct{}{})
+	t.Logf("quickstart: the assistant's payments done after %s", time.Since(start).Round(time.Second))
+}
+
+// The README's sections integratorQuickstarts runs.
+const (
+	listenHeading = "### Quickstart: webhooks on localhost"
+	goHeading     = "### Quickstart: a platform in Go"
+	mcpHeading    = "### Quickstart: an AI assistant as the customer's agent"
+)
+
+// lineAfter is the rest of the first line of out that starts with prefix.
+func lineAfter(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	t.Fatalf("no line starting %q in:\n%s", prefix, out)
+	return ""
+}
+
+// approveAsPlatform approves the agent's action with the sandbox platform's token, which
+// `make run` wrote to dir/.data/sandbox-platform.json.
+func approveAsPlatform(t *testing.T, dir, agentID, actionID string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, ".data", "sandbox-platform.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creds struct{ ClientID, ClientSecret string }
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8080/api/2025-10-13/agents/"+agentID+"/actions/"+actionID+"/approve", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(creds.ClientID, creds.ClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("approve %s: %d %s", actionID, resp.StatusCode, body)
+	}
 }
 
 // The README's quickstart keeps the shape TestQuickstart runs (which needs Chromium and the
@@ -100,11 +283,30 @@ func TestQuickstartBlocks(t *testing.T) {
 	if !strings.Contains(blocks[1], "node examples/platform-backend/server.mjs") {
 		t.Errorf("the quickstart's second block does not start the platform backend:\n%s", blocks[1])
 	}
+	readme := filepath.Join(root, "README.md")
+	for _, want := range []struct{ heading, lang, has string }{
+		{listenHeading, "sh", "bin/paycore listen -platform-secret -forward-to http://localhost:3000/webhooks"},
+		{goHeading, "sh", "cd examples/go-platform && go run ."},
+		{mcpHeading, "sh", "bin/paycore mcp login AGENT-XXXX-XXXX-XXXX"},
+		{mcpHeading, "json", `"args": ["mcp"]`},
+	} {
+		got := readmeBlocks(t, readme, want.heading, want.lang)
+		if len(got) != 1 || !strings.Contains(got[0], want.has) {
+			t.Errorf("the README's %q: %d %s blocks, want one with %q", want.heading, len(got), want.lang, want.has)
+		}
+	}
 }
 
 // quickstartBlocks returns the shell blocks of the README's "### Quickstart" section, in
 // order.
 func quickstartBlocks(t *testing.T, readme string) []string {
+	t.Helper()
+	return readmeBlocks(t, readme, "### Quickstart", "sh")
+}
+
+// readmeBlocks returns the blocks fenced as lang (sh, json) of the README's section under
+// heading, in order.
+func readmeBlocks(t *testing.T, readme, heading, lang string) []string {
 	t.Helper()
 	f, err := os.Open(readme)
 	if err != nil {
@@ -118,11 +320,11 @@ func quickstartBlocks(t *testing.T, readme string) []string {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
-		case line == "### Quickstart":
+		case line == heading:
 			in = true
 		case in && (strings.HasPrefix(line, "## ") || strings.HasPrefix(line, "### ")):
 			return blocks
-		case in && block == nil && line == "```sh":
+		case in && block == nil && line == "```"+lang:
 			block = &strings.Builder{}
 		case in && block != nil && line == "```":
 			blocks = append(blocks, block.String())
@@ -220,6 +422,9 @@ func waitOutput(t *testing.T, s *shell, text string, timeout time.Duration) {
 	for !bytes.Contains([]byte(s.out.String()), []byte(text)) {
 		select {
 		case <-s.done:
+			if strings.Contains(s.out.String(), text) { // printed just before it ended
+				return
+			}
 			t.Fatalf("the quickstart's command ended before printing %q:\n%s", text, s.out.String())
 		case <-time.After(200 * time.Millisecond):
 		}

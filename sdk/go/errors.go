@@ -47,3 +47,16 @@ func CheckResponse(resp *http.Response, body []byte) error {
 	}
 	return e
 }
+
+// Check passes a generated ...WithResponse call's result on when it is a 2xx answer, and
+// otherwise returns its error: the network error, or an *APIError for the answer. It reads
+// the call's two results directly:
+//
+//	cfg, err := paycore.Check(c.GetPlatformConfigWithResponse(ctx))
+func Check[R any](r R, err error) (R, error) {
+	if err != nil {
+		return r, err
+	}
+	resp, body := answerOf(r)
+	return r, CheckResponse(resp, body)
+}

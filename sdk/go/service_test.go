@@ -274,3 +274,23 @@ func TestWebhookVerifier(t *testing.T) {
 		t.Fatal("another secret verified")
 	}
 }
+
+// Check passes a 2xx result on and turns any other answer into an *APIError.
+func TestCheck(t *testing.T) {
+	c := service(t)
+	ctx := context.Background()
+	cfg, err := paycore.Check(c.GetPlatformConfigWithResponse(ctx))
+	if err != nil || cfg.JSON200 == nil {
+		t.Fatalf("the configuration: %v", err)
+	}
+	missing, err := paycore.Check(c.GetCustomerByIdWithResponse(ctx, "Customer:01900000-0000-7000-8000-000000000000"))
+	var apiErr *paycore.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 404 || apiErr.RequestID == "" || missing.StatusCode() != 404 {
+		t.Fatalf("an unknown customer: %v", err)
+	}
+	if _, err := paycore.Check(c.GetPlatformConfigWithResponse(ctx, func(context.Context, *http.Request) error {
+		return errors.New("refused before sending")
+	})); err == nil || !strings.Contains(err.Error(), "refused before sending") {
+		t.Fatalf("a request that was never sent: %v", err)
+	}
+}

@@ -35,6 +35,8 @@ type TokenStore interface {
 	// Load is the token, or "" when none is kept.
 	Load() (string, error)
 	Save(token string) error
+	// Where says where the token is kept, for people: never the token itself.
+	Where() string
 }
 
 // FileStore keeps the token in a file only its owner may read or write (0600), in a folder
@@ -62,6 +64,9 @@ func (f FileStore) Load() (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// Where is the file's path.
+func (f FileStore) Where() string { return f.Path }
 
 // Save writes the token, replacing any before it.
 func (f FileStore) Save(token string) error {
