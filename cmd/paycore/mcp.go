@@ -23,7 +23,8 @@ const mcpUsage = `usage: paycore mcp [-http ADDR] [-api BASE_URL] [-token-file P
 
 An MCP server for an AI assistant acting as one of a platform's agents: a tool per operation
 under /agents/me, and login. Over stdio by default; -http ADDR serves streamable HTTP at /mcp
-instead, where each client may send its own "Authorization: Bearer <agent token>". The agent
+instead, where each client may send its own "Authorization: Bearer <agent token>"; on an
+address other than loopback each client must, and the kept token is never used. The agent
 signs in with the device code the platform gave it (the login tool, or paycore mcp login
 CODE); the token is never printed. It is kept in PATH (0600) when -token-file is given; else
 in the OS keyring where one is present (the Keychain, the Credential Manager, or the Secret
@@ -63,11 +64,11 @@ func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	if err != nil {
 		return err
 	}
-	server, err := agentmcp.NewServer(ops, agentmcp.Config{BaseURL: *base, Tokens: store, Version: config.APIVersion})
-	if err != nil {
-		return err
-	}
 	if *addr == "" {
+		server, err := agentmcp.NewServer(ops, agentmcp.Config{BaseURL: *base, Tokens: store, Version: config.APIVersion})
+		if err != nil {
+			return err
+		}
 		if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("mcp over stdio: %w", err)
 		}
@@ -76,6 +77,18 @@ func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(s
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("-http: %w", err)
+	}
+	var tokens agentmcp.TokenStore = store
+	if !loopback(ln.Addr()) {
+		// Reachable from other machines: a caller without a token of its own must not act as
+		// the agent signed in here.
+		tokens = nil
+		fmt.Fprintf(stdout, "%s is reachable from other machines: each client must send its own Authorization: Bearer <agent token>\n", ln.Addr())
+	}
+	server, err := agentmcp.NewServer(ops, agentmcp.Config{BaseURL: *base, Tokens: tokens, Version: config.APIVersion})
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
@@ -91,4 +104,10 @@ func mcpCmd(ctx context.Context, cfg config.Config, args []string, getenv func(s
 		return fmt.Errorf("mcp over HTTP: %w", err)
 	}
 	return nil
+}
+
+// loopback says whether addr is a loopback address, reachable from this machine only.
+func loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,25 +239,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- mcpCmd(ctx, s.cfg, []string{"-http", "127.0.0.1:0", "-api", s.baseURL, "-token-file", filepath.Join(t.TempDir(), "none")},
-			func(string) string { return "" }, out)
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("mcp -http: %v", err)
-		}
-	}()
-	var url string
-	eventually(t, 10*time.Second, "the HTTP server's address", func() bool {
-		_, after, ok := strings.Cut(out.String(), "MCP server at ")
-		url, _, _ = strings.Cut(after, " ")
-		return ok && strings.HasSuffix(url, "/mcp")
-	})
+	url, _ := serveMCPOverHTTP(t, s, "127.0.0.1:0", filepath.Join(t.TempDir(), "none"))
 	js.Call(map[string]any{"op": "connect", "url": url}, &struct{}{})
 	if res := call("getAgentMe", nil); !res.IsError || !strings.Contains(res.Text, "login") {
 		t.Fatalf("over HTTP without a token: %+v", res)
@@ -268,5 +251,54 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	if res := call("agentListActions", nil); res.IsError || len(res.StructuredContent["data"].([]any)) != 2 {
 		t.Fatalf("the agent's actions over HTTP: %+v", res)
 	}
+
+	// With the agent signed in on this machine: a loopback server serves a client without a
+	// token as that agent (as stdio does); one reachable from other machines never does.
+	local, _ := serveMCPOverHTTP(t, s, "127.0.0.1:0", tokenFile)
+	js.Call(map[string]any{"op": "connect", "url": local}, &struct{}{})
+	if res := call("getAgentMe", nil); res.IsError || res.StructuredContent["id"] != agentID {
+		t.Fatalf("on loopback with the kept token: %+v", res)
+	}
+	shared, printed := serveMCPOverHTTP(t, s, "0.0.0.0:0", tokenFile)
+	if !strings.Contains(printed, "each client must send its own Authorization") {
+		t.Fatalf("a server on 0.0.0.0 did not say it ignores the kept token:\n%s", printed)
+	}
+	u, err := neturl.Parse(shared)
+	if err != nil {
+		t.Fatalf("%q: %v", shared, err)
+	}
+	js.Call(map[string]any{"op": "connect", "url": "http://127.0.0.1:" + u.Port() + "/mcp"}, &struct{}{})
+	if res := call("getAgentMe", nil); !res.IsError || !strings.Contains(res.Text, "login") {
+		t.Fatalf("a shared server served a client without a token: %+v", res)
+	}
+	if res := call("login", map[string]any{"code": "AGENT-0000-0000-0000"}); !res.IsError || !strings.Contains(res.Text, "keeps no token") {
+		t.Fatalf("login on a shared server: %+v", res)
+	}
 	js.Call(map[string]any{"op": "close"}, &struct{}{})
+}
+
+// serveMCPOverHTTP runs `paycore mcp -http addr` for the stack's API with the agent's token
+// kept in tokenFile, until the test ends: the MCP endpoint's URL, and what the command
+// printed once serving.
+func serveMCPOverHTTP(t *testing.T, s *stack, addr, tokenFile string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpCmd(ctx, s.cfg, []string{"-http", addr, "-api", s.baseURL, "-token-file", tokenFile}, func(string) string { return "" }, out)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("mcp -http %s: %v", addr, err)
+		}
+	})
+	var url string
+	eventually(t, 10*time.Second, "the HTTP server's address", func() bool {
+		_, after, ok := strings.Cut(out.String(), "MCP server at ")
+		url, _, _ = strings.Cut(after, " ")
+		return ok && strings.HasSuffix(url, "/mcp")
+	})
+	return url, out.String()
 }

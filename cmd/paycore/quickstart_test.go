@@ -295,6 +295,17 @@ func TestQuickstartBlocks(t *testing.T) {
 			t.Errorf("the README's %q: %d %s blocks, want one with %q", want.heading, len(got), want.lang, want.has)
 		}
 	}
+	// The breaking-change check the README tells API changers to run is the target .ci/run runs.
+	if got := readmeBlocks(t, readme, "## Changing the API", "sh"); len(got) != 1 || strings.TrimSpace(got[0]) != "make api-compat" {
+		t.Errorf("the README's \"## Changing the API\": %q, want one block `make api-compat`", got)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ci), "\nmake api-compat\n") {
+		t.Error(".ci/run does not run make api-compat")
+	}
 }
 
 // quickstartBlocks returns the shell blocks of the README's "### Quickstart" section, in
