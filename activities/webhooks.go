@@ -3,7 +3,6 @@ package activities
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,9 +172,9 @@ func (a *Activities) attempt(ctx context.Context, ev db.WebhookEvent, p db.Platf
 func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db.Platform) (*http.Request, error) {
 	now := a.now().UTC()
 	msgID := ids.Format(ids.Webhook, ev.ID)
-	body, err := json.Marshal(events.Envelope{ID: msgID, Type: ev.Type, Timestamp: now, Data: ev.Data})
+	body, err := events.Body(ev.ID, ev.Type, now, ev.Data)
 	if err != nil {
-		return nil, fmt.Errorf("encode event: %w", err)
+		return nil, err
 	}
 	secrets, err := a.signingSecrets(ctx, p.ID)
 	if err != nil {
@@ -191,10 +190,7 @@ func (a *Activities) signedRequest(ctx context.Context, ev db.WebhookEvent, p db
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "paycore-webhooks/1")
-	req.Header.Set(webhooksig.HeaderServiceSignature, sig)
-	req.Header.Set(webhooksig.HeaderID, msgID)
-	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard(secrets, msgID, now, body))
+	webhooksig.SetHeaders(req.Header.Set, sig, msgID, now, secrets, body)
 	return req, nil
 }
 

@@ -181,9 +181,9 @@ func (s *Server) pump(ctx context.Context, out *streamWriter, pid uuid.UUID, pos
 
 // streamFrame is one event's data line: its delivery body and the service's signature of it.
 func (s *Server) streamFrame(ev db.WebhookEventsStreamRow) ([]byte, error) {
-	body, err := json.Marshal(events.Envelope{ID: ids.Format(ids.Webhook, ev.ID), Type: ev.Type, Timestamp: ev.CreatedAt.UTC(), Data: ev.Data})
+	body, err := events.Body(ev.ID, ev.Type, ev.CreatedAt.UTC(), ev.Data)
 	if err != nil {
-		return nil, fmt.Errorf("encode event: %w", err)
+		return nil, err
 	}
 	sig, err := s.Signer.Sign(body)
 	if err != nil {

@@ -3,7 +3,12 @@ package events
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/google/uuid"
+
+	"paycore/internal/ids"
 )
 
 // Event types, in the spec's underscore form.
@@ -71,6 +76,16 @@ var Types = []string{
 type StreamEvent struct {
 	Body             string `json:"body"`
 	ServiceSignature string `json:"serviceSignature"`
+}
+
+// Body is the JSON body of a webhook of the event id of type typ, stamped at: its Envelope,
+// byte for byte what a delivery POSTs and what its signatures cover.
+func Body(id uuid.UUID, typ string, at time.Time, data json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(Envelope{ID: ids.Format(ids.Webhook, id), Type: typ, Timestamp: at, Data: data})
+	if err != nil {
+		return nil, fmt.Errorf("encode event: %w", err)
+	}
+	return b, nil
 }
 
 // Envelope is the JSON body of every webhook.

@@ -136,6 +136,17 @@ func SignStandard(secrets [][]byte, msgID string, ts time.Time, body []byte) str
 	return strings.Join(parts, " ")
 }
 
+// SetHeaders sets, through set (an http.Header's Set), the signature headers of a webhook
+// POST of body, the event msgID sent at ts: X-Service-Signature (serviceSignature, the
+// service's signature of body) and the Standard Webhooks headers, signed with each of
+// secrets.
+func SetHeaders(set func(key, value string), serviceSignature, msgID string, ts time.Time, secrets [][]byte, body []byte) {
+	set(HeaderServiceSignature, serviceSignature)
+	set(HeaderID, msgID)
+	set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
+	set(HeaderSignature, SignStandard(secrets, msgID, ts, body))
+}
+
 // ParseSecret reads a secret in its printable form ("whsec_<base64>"), as FormatSecret
 // writes it.
 func ParseSecret(s string) ([]byte, error) {

@@ -149,10 +149,7 @@ func (f *Forwarder) forward(ctx context.Context, id, data string) Delivery {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "paycore-listen/1")
-	req.Header.Set(webhooksig.HeaderServiceSignature, ev.ServiceSignature)
-	req.Header.Set(webhooksig.HeaderID, id)
-	req.Header.Set(webhooksig.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(webhooksig.HeaderSignature, webhooksig.SignStandard([][]byte{f.Secret}, id, now, []byte(ev.Body)))
+	webhooksig.SetHeaders(req.Header.Set, ev.ServiceSignature, id, now, [][]byte{f.Secret}, []byte(ev.Body))
 	resp, err := orDefault(f.Forward).Do(req)
 	d.Elapsed = f.now().Sub(now)
 	if err != nil {
