@@ -60,24 +60,22 @@ func Idempotent[R any](ctx context.Context, call Call[R], opts IdempotencyOption
 	}
 	edit := WithHeaders(http.Header{"Idempotency-Key": {key}})
 	for attempt := 1; ; attempt++ {
-		r, err := call(ctx, edit)
+		r, err := Check(call(ctx, edit))
+		if err == nil {
+			return r, nil
+		}
 		wait := min(maxDelay, base<<(attempt-1))
-		if err != nil {
-			if ctx.Err() != nil {
-				return r, err
-			}
-		} else {
-			resp, body := answerOf(r)
-			if err = CheckResponse(resp, body); err == nil {
-				return r, nil
-			}
-			var apiErr *APIError
-			if errors.As(err, &apiErr) && !retryable(apiErr) {
+		var apiErr *APIError
+		switch {
+		case errors.As(err, &apiErr): // an answer
+			if !retryable(apiErr) {
 				return r, err
 			}
 			if apiErr.RetryAfter > 0 {
 				wait = min(maxDelay, apiErr.RetryAfter)
 			}
+		case ctx.Err() != nil: // no answer, and no more time
+			return r, err
 		}
 		if attempt >= attempts {
 			return r, err

@@ -47,15 +47,11 @@ func (e *SignedRetryError) Unwrap() error { return e.Err }
 // expired"). A refused retry cannot be repeated: call SignedRetry again for a new challenge.
 func SignedRetry[R any](ctx context.Context, call Call[R], signer Signer) (R, error) {
 	none := func(context.Context, *http.Request) error { return nil }
-	first, err := call(ctx, none)
+	first, err := Check(call(ctx, none))
 	if err != nil {
 		return first, err
 	}
-	resp, body := answerOf(first)
-	if err := CheckResponse(resp, body); err != nil {
-		return first, err
-	}
-	challenge, ok := challengeOf(resp, body)
+	challenge, ok := challengeOf(first)
 	if !ok {
 		return first, nil
 	}
@@ -66,22 +62,20 @@ func SignedRetry[R any](ctx context.Context, call Call[R], signer Signer) (R, er
 	if stamp == "" {
 		return first, &SignedRetryError{Err: errors.New("the signer returned no stamp")}
 	}
-	second, err := call(ctx, WithHeaders(http.Header{"Service-Wallet-Signature": {stamp}, "Request-Id": {challenge.RequestId}}))
+	second, err := Check(call(ctx, WithHeaders(http.Header{"Service-Wallet-Signature": {stamp}, "Request-Id": {challenge.RequestId}})))
 	if err != nil {
 		return second, err
 	}
-	resp, body = answerOf(second)
-	if err := CheckResponse(resp, body); err != nil {
-		return second, err
-	}
-	if _, again := challengeOf(resp, body); again {
+	if _, again := challengeOf(second); again {
 		return second, &SignedRetryError{Err: errors.New("the signed request was challenged again")}
 	}
 	return second, nil
 }
 
-// challengeOf reads a signed retry's challenge: a 202 with payloadToSign and requestId.
-func challengeOf(resp *http.Response, body []byte) (AuthSignedRequestChallenge, bool) {
+// challengeOf reads a signed retry's challenge from a generated result: a 202 with
+// payloadToSign and requestId.
+func challengeOf(r any) (AuthSignedRequestChallenge, bool) {
+	resp, body := answerOf(r)
 	var c AuthSignedRequestChallenge
 	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(body, &c) != nil || c.PayloadToSign == "" || c.RequestId == "" {
 		return c, false
