@@ -118,13 +118,31 @@ paycore is running (Ctrl-C stops everything)
 	return err
 }
 
-func ensureSandboxPlatform(ctx context.Context, a *app) (devCredentials, error) {
-	path := filepath.Join(a.cfg.DataDir, "sandbox-platform.json")
+// devCredentialsPath is where `paycore dev` keeps the sandbox platform's credentials in the
+// data folder dataDir.
+func devCredentialsPath(dataDir string) string {
+	return filepath.Join(dataDir, "sandbox-platform.json")
+}
+
+// readDevCredentials reads the sandbox platform's credentials `paycore dev` keeps in dataDir
+// (an error wrapping os.ErrNotExist when there are none).
+func readDevCredentials(dataDir string) (devCredentials, error) {
 	var creds devCredentials
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &creds); err != nil {
-			return creds, fmt.Errorf("read %s: %w", path, err)
-		}
+	path := devCredentialsPath(dataDir)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return creds, err
+	}
+	if err := json.Unmarshal(b, &creds); err != nil {
+		return creds, fmt.Errorf("read %s: %w", path, err)
+	}
+	return creds, nil
+}
+
+func ensureSandboxPlatform(ctx context.Context, a *app) (devCredentials, error) {
+	path := devCredentialsPath(a.cfg.DataDir)
+	creds, err := readDevCredentials(a.cfg.DataDir)
+	if err == nil {
 		id, err := ids.Parse(ids.Platform, creds.PlatformID)
 		if err == nil {
 			if _, err := db.PlatformGet(ctx, a.pool, id); err == nil {

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"paycore/internal/infra/config"
@@ -85,13 +84,12 @@ func listenToken(getenv func(string) string, dataDir string) (id, secret string,
 	if id != "" && secret != "" {
 		return id, secret, nil
 	}
-	path := filepath.Join(dataDir, "sandbox-platform.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
+	path := devCredentialsPath(dataDir)
+	creds, err := readDevCredentials(dataDir)
+	if errors.Is(err, os.ErrNotExist) {
 		return "", "", fmt.Errorf("no API token: set PAYCORE_TOKEN_ID and PAYCORE_TOKEN_SECRET (or run `make run`, which writes %s)", path)
 	}
-	var creds devCredentials
-	if err := json.Unmarshal(b, &creds); err != nil || creds.ClientID == "" || creds.ClientSecret == "" {
+	if err != nil || creds.ClientID == "" || creds.ClientSecret == "" {
 		return "", "", fmt.Errorf("%s holds no API token", path)
 	}
 	return creds.ClientID, creds.ClientSecret, nil

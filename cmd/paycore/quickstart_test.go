@@ -241,27 +241,13 @@ func lineAfter(t *testing.T, out, prefix string) string {
 // `make run` wrote to dir/.data/sandbox-platform.json.
 func approveAsPlatform(t *testing.T, dir, agentID, actionID string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, ".data", "sandbox-platform.json"))
+	creds, err := readDevCredentials(filepath.Join(dir, ".data"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var creds struct{ ClientID, ClientSecret string }
-	if err := json.Unmarshal(raw, &creds); err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8080/api/2025-10-13/agents/"+agentID+"/actions/"+actionID+"/approve", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(creds.ClientID, creds.ClientSecret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("approve %s: %d %s", actionID, resp.StatusCode, body)
+	c := &apitest.Client{T: t, BaseURL: "http://127.0.0.1:8080/api/2025-10-13", User: creds.ClientID, Password: creds.ClientSecret}
+	if r := c.Do("POST", "/agents/"+agentID+"/actions/"+actionID+"/approve", nil); r.Status != http.StatusOK {
+		t.Fatalf("approve %s: %d %s", actionID, r.Status, r.Body)
 	}
 }
 
