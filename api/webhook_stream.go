@@ -31,9 +31,6 @@ const (
 	streamRetryMs = 2000
 )
 
-// WebhookStreamEvent is the data of one event of the stream (events.StreamEvent).
-type WebhookStreamEvent = events.StreamEvent
-
 // streams counts the event streams open per platform in this process and ends them all
 // when the server shuts down.
 type streams struct {
@@ -189,7 +186,7 @@ func (s *Server) streamFrame(ev db.WebhookEventsStreamRow) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	frame, err := json.Marshal(WebhookStreamEvent{Body: string(body), ServiceSignature: sig})
+	frame, err := json.Marshal(events.StreamEvent{Body: string(body), ServiceSignature: sig})
 	if err != nil {
 		return nil, fmt.Errorf("encode stream event: %w", err)
 	}

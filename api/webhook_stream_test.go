@@ -24,7 +24,7 @@ import (
 type streamEvent struct {
 	ID   string
 	Body events.Envelope
-	Raw  api.WebhookStreamEvent
+	Raw  events.StreamEvent
 }
 
 // eventStream is an open stream; its events arrive on ch until the answer ends.
@@ -53,7 +53,7 @@ func openStream(t *testing.T, c *apitest.Client, lastEventID string, query url.V
 			if err != nil {
 				return
 			}
-			var raw api.WebhookStreamEvent
+			var raw events.StreamEvent
 			var body events.Envelope
 			if ev.Type != "webhook" || json.Unmarshal([]byte(ev.Data), &raw) != nil || json.Unmarshal([]byte(raw.Body), &body) != nil {
 				t.Errorf("unreadable stream event %+v", ev)
